@@ -1,0 +1,243 @@
+//! Reading the attributes the derive cares about: `#[serde(...)]` (read,
+//! never judged: serde owns its syntax), `#[hook(...)]` (ours, strict) and
+//! `#[doc = "..."]`.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta, Token};
+
+use crate::ctxt::Ctxt;
+
+const HOOK: &str = "hook";
+const SERDE: &str = "serde";
+const DOC: &str = "doc";
+const TAG: &str = "tag";
+const CRATE: &str = "crate";
+const RENAME: &str = "rename";
+const RENAME_ALL: &str = "rename_all";
+const SERIALIZE: &str = "serialize";
+const DESERIALIZE: &str = "deserialize";
+const SKIP: &str = "skip";
+const SKIP_SERIALIZING: &str = "skip_serializing";
+
+/// A slot that may be set once; a second `set` is an error on the second
+/// occurrence (serde's `internals/attr.rs` `Attr<T>`).
+struct Attr<'c, T> {
+    cx: &'c Ctxt,
+    name: &'static str,
+    value: Option<T>,
+}
+
+impl<'c, T> Attr<'c, T> {
+    fn none(cx: &'c Ctxt, name: &'static str) -> Self {
+        Attr {
+            cx,
+            name,
+            value: None,
+        }
+    }
+
+    fn set<S: ToTokens>(&mut self, spanned: S, value: T) {
+        if self.value.is_some() {
+            self.cx
+                .error_spanned_by(spanned, format!("duplicate hook attribute `{}`", self.name));
+        } else {
+            self.value = Some(value);
+        }
+    }
+
+    fn get(self) -> Option<T> {
+        self.value
+    }
+}
+
+/// What the enum's own attributes say.
+pub(crate) struct Container {
+    /// `#[hook(crate = "…")]`: the path generated code uses for `io_hooks`.
+    pub crate_path: Option<syn::Path>,
+    /// Whether `#[serde(rename_all = …)]` is present, to explain why it does
+    /// not supply a tag.
+    pub has_rename_all: bool,
+}
+
+impl Container {
+    pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
+        let mut crate_path = Attr::none(cx, CRATE);
+        let mut has_rename_all = false;
+        for attr in attrs {
+            if attr.path().is_ident(HOOK) {
+                let result = attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident(CRATE) {
+                        // #[hook(crate = "my_crate::io_hooks")]
+                        let lit: LitStr = meta.value()?.parse()?;
+                        crate_path.set(&meta.path, lit.parse::<syn::Path>()?);
+                        Ok(())
+                    } else if meta.path.is_ident(TAG) {
+                        Err(meta.error("`tag` belongs on a variant, not on the enum"))
+                    } else {
+                        Err(meta.error(format!(
+                            "unknown hook attribute `{}` on an enum; expected `crate`",
+                            path_string(&meta.path)
+                        )))
+                    }
+                });
+                if let Err(err) = result {
+                    cx.syn_error(err);
+                }
+            } else if attr.path().is_ident(SERDE) {
+                has_rename_all |= serde_metas(attr)
+                    .iter()
+                    .any(|meta| meta.path().is_ident(RENAME_ALL));
+            }
+        }
+        Container {
+            crate_path: crate_path.get(),
+            has_rename_all,
+        }
+    }
+}
+
+/// What one variant's attributes say.
+pub(crate) struct Variant {
+    /// `#[serde(rename = "x")]`, or the serialize half of
+    /// `#[serde(rename(serialize = "x"))]`.
+    pub serde_rename: Option<LitStr>,
+    /// `#[hook(tag = "x")]`.
+    pub hook_tag: Option<LitStr>,
+    /// The `skip` or `skip_serializing` path, when serde never writes this
+    /// variant.
+    pub skipped: Option<TokenStream>,
+    /// The first paragraph of the doc comment, lines joined by a space.
+    pub doc: String,
+}
+
+impl Variant {
+    pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
+        let mut hook_tag = Attr::none(cx, TAG);
+        let mut serde_rename = None;
+        let mut skipped = None;
+        let mut doc_lines = Vec::new();
+        for attr in attrs {
+            if attr.path().is_ident(HOOK) {
+                let result = attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident(TAG) {
+                        // #[hook(tag = "tool_call")]
+                        let lit: LitStr = meta.value()?.parse()?;
+                        hook_tag.set(&meta.path, lit);
+                        Ok(())
+                    } else if meta.path.is_ident(CRATE) {
+                        Err(meta.error("`crate` belongs on the enum, not on a variant"))
+                    } else {
+                        Err(meta.error(format!(
+                            "unknown hook attribute `{}` on a variant; expected `tag`",
+                            path_string(&meta.path)
+                        )))
+                    }
+                });
+                if let Err(err) = result {
+                    cx.syn_error(err);
+                }
+            } else if attr.path().is_ident(SERDE) {
+                for meta in serde_metas(attr) {
+                    read_serde_variant_meta(cx, &meta, &mut serde_rename, &mut skipped);
+                }
+            } else if attr.path().is_ident(DOC) {
+                if let Meta::NameValue(nv) = &attr.meta {
+                    if let Some(s) = lit_str(&nv.value) {
+                        doc_lines.push(s.value());
+                    }
+                }
+            }
+        }
+        Variant {
+            serde_rename,
+            hook_tag: hook_tag.get(),
+            skipped,
+            doc: first_paragraph(&doc_lines),
+        }
+    }
+}
+
+fn read_serde_variant_meta(
+    cx: &Ctxt,
+    meta: &Meta,
+    rename: &mut Option<LitStr>,
+    skipped: &mut Option<TokenStream>,
+) {
+    let path = meta.path();
+    match meta {
+        // #[serde(rename = "tool_call")]
+        Meta::NameValue(nv) if path.is_ident(RENAME) => {
+            if let Some(lit) = lit_str(&nv.value) {
+                *rename = Some(lit.clone());
+            }
+        }
+        // #[serde(rename(serialize = "a", deserialize = "a"))]
+        Meta::List(list) if path.is_ident(RENAME) => {
+            let Ok(inner) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            else {
+                return;
+            };
+            let half = |name: &str| {
+                inner.iter().find_map(|m| match m {
+                    Meta::NameValue(nv) if nv.path.is_ident(name) => lit_str(&nv.value).cloned(),
+                    _ => None,
+                })
+            };
+            let (ser, de) = (half(SERIALIZE), half(DESERIALIZE));
+            if let (Some(s), Some(d)) = (&ser, &de) {
+                if s.value() != d.value() {
+                    cx.error_spanned_by(
+                        d,
+                        format!(
+                            "serde writes this variant as \"{}\" but reads it as \"{}\"; a hook \
+                             tag must read back as it was written, so make them equal",
+                            s.value(),
+                            d.value()
+                        ),
+                    );
+                }
+            }
+            if ser.is_some() {
+                *rename = ser;
+            }
+        }
+        // #[serde(skip)] / #[serde(skip_serializing)]
+        Meta::Path(p) if p.is_ident(SKIP) || p.is_ident(SKIP_SERIALIZING) => {
+            *skipped = Some(p.to_token_stream());
+        }
+        _ => {}
+    }
+}
+
+/// The items of a `#[serde(...)]` attribute, or none if serde's own syntax is
+/// something we cannot read: serde reports its own errors.
+fn serde_metas(attr: &Attribute) -> Vec<Meta> {
+    attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        .map(|p| p.into_iter().collect())
+        .unwrap_or_default()
+}
+
+fn lit_str(expr: &Expr) -> Option<&LitStr> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s),
+        _ => None,
+    }
+}
+
+fn first_paragraph(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn path_string(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}

@@ -1,0 +1,102 @@
+//! Generation: from a checked plan to the `HookEvents` impl.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::ctxt::Ctxt;
+use crate::plan::Plan;
+
+/// The whole derive: parse and check into a plan, then generate. On error,
+/// the errors plus a stub impl, so the user sees the real problem and not a
+/// cascade of "`HookEvents` is not implemented" at every use.
+pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let plan = Plan::from_ast(&cx, input);
+    match cx.check() {
+        Ok(()) => generate(&plan),
+        Err(err) => {
+            let errors = err.to_compile_error();
+            let stub = fallback(&plan);
+            quote!(#errors #stub)
+        }
+    }
+}
+
+fn generate(plan: &Plan) -> TokenStream {
+    let krate = &plan.crate_path;
+    let ident = plan.ident;
+    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
+    let tags = plan.variants.iter().map(|v| &v.tag);
+    let docs = plan.variants.iter().map(|v| &v.doc);
+    let count = plan.variants.len();
+    let index_arms = plan.variants.iter().enumerate().map(|(i, v)| {
+        let variant = v.ident;
+        // `{ .. }` matches unit, tuple and struct variants alike.
+        quote!(Self::#variant { .. } => #i,)
+    });
+    let tag_arms = plan.variants.iter().enumerate().map(|(i, v)| {
+        let tag = &v.tag;
+        quote!(#tag => ::core::option::Option::Some(#i),)
+    });
+    // An empty enum has no value to match on; `match *self {}` says so.
+    let index_body = if count == 0 {
+        quote!(match *self {})
+    } else {
+        quote!(match self { #(#index_arms)* })
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics #krate::HookEvents for #ident #ty_generics #where_clause {
+                const TAGS: &'static [&'static str] = &[#(#tags),*];
+                const DOCS: &'static [&'static str] = &[#(#docs),*];
+
+                #[inline]
+                fn index(&self) -> usize {
+                    #index_body
+                }
+
+                #[inline]
+                fn from_tag(__tag: &str) -> ::core::option::Option<usize> {
+                    match __tag {
+                        #(#tag_arms)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+
+            // The runtime's limit and the derive's must be one number.
+            const _: () = ::core::assert!(
+                #count <= #krate::MAX_EVENTS,
+                "more variants than a HookFilter holds",
+            );
+        };
+    }
+}
+
+/// A stub impl with the right shape and no content (thiserror's
+/// `fallback.rs`): it compiles, so the only errors shown are ours.
+fn fallback(plan: &Plan) -> TokenStream {
+    let krate = &plan.crate_path;
+    let ident = plan.ident;
+    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics #krate::HookEvents for #ident #ty_generics #where_clause {
+                const TAGS: &'static [&'static str] = &[];
+                const DOCS: &'static [&'static str] = &[];
+                fn index(&self) -> usize {
+                    ::core::unreachable!()
+                }
+                fn from_tag(_: &str) -> ::core::option::Option<usize> {
+                    ::core::option::Option::None
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,165 @@
+//! The plan: the variant list, computed and checked once. Every generated
+//! item is built from it, so the tags, indices, validator and docs cannot
+//! drift apart (enumset's `plan.rs`).
+
+use std::collections::HashMap;
+
+use syn::{Data, DeriveInput, Ident, LitStr};
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+
+/// One bit per variant in a `u64`; must equal `io_hooks::MAX_EVENTS`.
+const MAX_EVENTS: usize = 64;
+
+pub(crate) struct Plan<'a> {
+    pub ident: &'a Ident,
+    pub generics: &'a syn::Generics,
+    pub crate_path: syn::Path,
+    pub variants: Vec<PlannedVariant<'a>>,
+}
+
+pub(crate) struct PlannedVariant<'a> {
+    pub ident: &'a Ident,
+    pub tag: String,
+    pub doc: String,
+}
+
+impl<'a> Plan<'a> {
+    /// Parses and checks `input`, recording every problem in `cx`.
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Self {
+        let container = attr::Container::from_ast(cx, &input.attrs);
+        let crate_path = container
+            .crate_path
+            .unwrap_or_else(|| syn::parse_quote!(::io_hooks));
+        let mut plan = Plan {
+            ident: &input.ident,
+            generics: &input.generics,
+            crate_path,
+            variants: Vec::new(),
+        };
+        let data = match &input.data {
+            Data::Enum(data) => data,
+            Data::Struct(s) => {
+                cx.error_spanned_by(s.struct_token, NOT_AN_ENUM);
+                return plan;
+            }
+            Data::Union(u) => {
+                cx.error_spanned_by(u.union_token, NOT_AN_ENUM);
+                return plan;
+            }
+        };
+        if data.variants.len() > MAX_EVENTS {
+            cx.error_spanned_by(
+                &input.ident,
+                format!(
+                    "`HookEvents` supports at most {MAX_EVENTS} variants (one bit each in a \
+                     u64 filter), and `{}` has {}",
+                    input.ident,
+                    data.variants.len()
+                ),
+            );
+        }
+        // The first literal that wrote each tag, to point at both on a clash.
+        let mut seen: HashMap<String, (&Ident, LitStr)> = HashMap::new();
+        for variant in &data.variants {
+            let attrs = attr::Variant::from_ast(cx, &variant.attrs);
+            if let Some(skip) = &attrs.skipped {
+                cx.error_spanned_by(
+                    skip,
+                    format!(
+                        "variant `{}` is skipped by serde, so it is never serialised and no \
+                         hook could see it; remove the skip, or move the variant out of the \
+                         event enum",
+                        variant.ident
+                    ),
+                );
+            }
+            let Some(lit) = resolve_tag(cx, &variant.ident, &attrs, container.has_rename_all)
+            else {
+                continue;
+            };
+            let tag = lit.value();
+            if tag.is_empty() {
+                cx.error_spanned_by(&lit, "a wire tag must not be empty");
+                continue;
+            }
+            if let Some((first_ident, first_lit)) = seen.get(&tag) {
+                let mut err = syn::Error::new_spanned(
+                    &lit,
+                    format!(
+                        "duplicate tag \"{tag}\": variants `{first_ident}` and `{}` would be \
+                         one event to a hook; give each its own tag",
+                        variant.ident
+                    ),
+                );
+                err.combine(syn::Error::new_spanned(first_lit, "first one here"));
+                cx.syn_error(err);
+                continue;
+            }
+            seen.insert(tag.clone(), (&variant.ident, lit));
+            plan.variants.push(PlannedVariant {
+                ident: &variant.ident,
+                tag,
+                doc: attrs.doc,
+            });
+        }
+        plan
+    }
+}
+
+const NOT_AN_ENUM: &str =
+    "`HookEvents` can only be derived for an enum: its variants are the events a hook may name";
+
+/// The variant's literal tag: serde's rename, or `#[hook(tag)]`, which must
+/// agree when both are written.
+fn resolve_tag(
+    cx: &Ctxt,
+    ident: &Ident,
+    attrs: &attr::Variant,
+    has_rename_all: bool,
+) -> Option<LitStr> {
+    match (&attrs.serde_rename, &attrs.hook_tag) {
+        (Some(serde), Some(hook)) if serde.value() != hook.value() => {
+            cx.error_spanned_by(
+                hook,
+                format!(
+                    "`#[hook(tag = \"{}\")]` disagrees with `#[serde(rename = \"{}\")]`; serde \
+                     writes the tag a hook is matched on, so make them equal or drop this one",
+                    hook.value(),
+                    serde.value()
+                ),
+            );
+            None
+        }
+        (Some(lit), _) | (None, Some(lit)) => Some(lit.clone()),
+        (None, None) => {
+            let suggested = snake_case(&ident.to_string());
+            let mut message = format!(
+                "variant `{ident}` has no wire tag; add `#[serde(rename = \"{suggested}\")]`, \
+                 or `#[hook(tag = \"{suggested}\")]` if serde does not serialise this enum"
+            );
+            if has_rename_all {
+                message.push_str(
+                    " (an enum-level `rename_all` does not count: operators write the tag in \
+                     their config, so renaming the variant must never change it)",
+                );
+            }
+            cx.error_spanned_by(ident, message);
+            None
+        }
+    }
+}
+
+/// serde's `snake_case` for a variant name (`internals/case.rs`), used only
+/// to suggest a tag in an error.
+fn snake_case(variant: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in variant.char_indices() {
+        if i > 0 && ch.is_uppercase() {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_lowercase());
+    }
+    out
+}

@@ -1,0 +1,346 @@
+//! The event registry: the [`HookEvents`] trait the derive implements, and
+//! [`HookFilter`], the one-word bitset a hook's `on` list becomes.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+/// The most variants an event enum may have: one bit each in a `u64`.
+///
+/// `#[derive(HookEvents)]` refuses a 65th variant at compile time, so a
+/// [`HookFilter`] is always a single word and matching is always one AND.
+pub const MAX_EVENTS: usize = 64;
+
+/// An enum whose variants are the events a hook may name.
+///
+/// Implement it with `#[derive(HookEvents)]`, never by hand: the derive takes
+/// each variant's wire tag from its literal `#[serde(rename = "…")]` (or
+/// `#[hook(tag = "…")]`), refuses a variant without one, and builds every item
+/// below from one list, so the tags, the indices and the validator cannot
+/// disagree.
+///
+/// ```
+/// use io_hooks::HookEvents;
+///
+/// #[derive(HookEvents)]
+/// enum Light {
+///     /// The light came on.
+///     #[hook(tag = "on")]
+///     On,
+///     /// The light went off, with the seconds it was on.
+///     #[hook(tag = "off")]
+///     Off { seconds: u32 },
+/// }
+///
+/// assert_eq!(Light::TAGS, ["on", "off"]);
+/// assert_eq!(Light::Off { seconds: 3 }.index(), 1);
+/// assert_eq!(Light::from_tag("off"), Some(1));
+/// assert_eq!(Light::from_tag("Off"), None);
+/// assert_eq!(Light::DOCS[0], "The light came on.");
+/// ```
+pub trait HookEvents: 'static {
+    /// Every wire tag, in declaration order. `TAGS[e.index()]` is `e`'s tag.
+    const TAGS: &'static [&'static str];
+
+    /// Each variant's doc comment (its first paragraph, lines joined by a
+    /// space; empty when it has none), in the same order as [`TAGS`](Self::TAGS).
+    const DOCS: &'static [&'static str];
+
+    /// This event's position in [`TAGS`](Self::TAGS): a `match` on the
+    /// variant, with no string work.
+    fn index(&self) -> usize;
+
+    /// The position of `tag` in [`TAGS`](Self::TAGS), or `None` for a name
+    /// this enum does not emit. Exact and case-sensitive: this is the
+    /// validator config loading calls.
+    fn from_tag(tag: &str) -> Option<usize>;
+
+    /// This event's wire tag.
+    #[inline]
+    fn tag(&self) -> &'static str {
+        Self::TAGS[self.index()]
+    }
+}
+
+/// A set of events of `E`, one bit per variant.
+///
+/// A hook's `on` list becomes one of these at load time; matching an event
+/// against it is a shift, an AND and a test.
+///
+/// ```
+/// use io_hooks::{HookEvents, HookFilter};
+///
+/// #[derive(HookEvents)]
+/// enum Ev {
+///     #[hook(tag = "started")]
+///     Started,
+///     #[hook(tag = "step")]
+///     Step(u32),
+///     #[hook(tag = "finished")]
+///     Finished,
+/// }
+///
+/// let f = HookFilter::<Ev>::from_names(["step", "finished"])?;
+/// assert!(f.contains(&Ev::Step(3)));
+/// assert!(!f.contains(&Ev::Started));
+/// assert_eq!(f.tags().collect::<Vec<_>>(), ["step", "finished"]);
+///
+/// let err = HookFilter::<Ev>::from_names(["stepp"]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown event `stepp` (did you mean `step`?); \
+///      expected one of `started`, `step`, `finished`"
+/// );
+/// # Ok::<(), io_hooks::UnknownEvent>(())
+/// ```
+pub struct HookFilter<E> {
+    bits: u64,
+    // `fn() -> E`: the filter owns no `E`, so it is `Send + Sync + Copy`
+    // whatever `E` is.
+    marker: PhantomData<fn() -> E>,
+}
+
+impl<E: HookEvents> HookFilter<E> {
+    /// Every event of `E`.
+    pub const ALL: Self = Self::from_bits(if E::TAGS.len() >= MAX_EVENTS {
+        u64::MAX
+    } else {
+        (1u64 << E::TAGS.len()) - 1
+    });
+
+    /// No event at all.
+    pub const EMPTY: Self = Self::from_bits(0);
+
+    const fn from_bits(bits: u64) -> Self {
+        HookFilter {
+            bits,
+            marker: PhantomData,
+        }
+    }
+
+    /// The filter holding exactly the event at `index` in `E::TAGS`.
+    ///
+    /// # Panics
+    /// If `index` is not below `E::TAGS.len()`: indices come from
+    /// [`HookEvents::index`] or [`HookEvents::from_tag`], never from input.
+    pub fn only(index: usize) -> Self {
+        assert!(index < E::TAGS.len(), "event index {index} out of range");
+        Self::from_bits(1u64 << index)
+    }
+
+    /// The filter holding the named events.
+    ///
+    /// # Errors
+    /// The first name `E` does not emit, with every valid tag and the nearest
+    /// one when it is close.
+    pub fn from_names<I, S>(names: I) -> Result<Self, UnknownEvent>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut bits = 0u64;
+        for name in names {
+            let name = name.as_ref();
+            match E::from_tag(name) {
+                Some(i) => bits |= 1u64 << i,
+                None => return Err(UnknownEvent::new::<E>(name)),
+            }
+        }
+        Ok(Self::from_bits(bits))
+    }
+
+    /// Whether `event` is in the set: one shift, one AND.
+    #[inline]
+    pub fn contains(&self, event: &E) -> bool {
+        self.bits & (1u64 << event.index()) != 0
+    }
+
+    /// Whether the event at `index` in `E::TAGS` is in the set.
+    #[inline]
+    pub fn contains_index(&self, index: usize) -> bool {
+        index < MAX_EVENTS && self.bits & (1u64 << index) != 0
+    }
+
+    /// The events in either set.
+    #[inline]
+    #[must_use]
+    pub const fn union(self, other: Self) -> Self {
+        Self::from_bits(self.bits | other.bits)
+    }
+
+    /// Whether the set holds no event.
+    #[inline]
+    pub const fn is_empty(&self) -> bool {
+        self.bits == 0
+    }
+
+    /// Whether the set holds every event of `E`.
+    #[inline]
+    pub fn is_all(&self) -> bool {
+        self.bits == Self::ALL.bits
+    }
+
+    /// How many events the set holds.
+    #[inline]
+    pub const fn len(&self) -> usize {
+        self.bits.count_ones() as usize
+    }
+
+    /// The tags in the set, in `E::TAGS` order.
+    pub fn tags(&self) -> impl Iterator<Item = &'static str> + '_ {
+        E::TAGS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.contains_index(*i))
+            .map(|(_, tag)| *tag)
+    }
+}
+
+// Written out rather than derived: a derive would demand `E: Clone` and
+// friends, and the filter never holds an `E`.
+impl<E> Clone for HookFilter<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for HookFilter<E> {}
+impl<E> PartialEq for HookFilter<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits == other.bits
+    }
+}
+impl<E> Eq for HookFilter<E> {}
+impl<E: HookEvents> Default for HookFilter<E> {
+    /// The default is [`HookFilter::ALL`], as an absent `on` is every event.
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+impl<E: HookEvents> fmt::Debug for HookFilter<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.tags()).finish()
+    }
+}
+
+/// An event name the enum does not emit.
+///
+/// Its `Display` is the reason half of an operator's error; the config layer
+/// puts the file and the key path in front of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownEvent {
+    /// The name as written.
+    pub name: String,
+    /// The nearest valid tag, when one is close enough to be a typo.
+    pub suggestion: Option<&'static str>,
+    /// Every valid tag, in declaration order.
+    pub expected: &'static [&'static str],
+}
+
+impl UnknownEvent {
+    /// The error for `name`, which `E` does not emit.
+    pub fn new<E: HookEvents>(name: &str) -> Self {
+        UnknownEvent {
+            name: name.to_owned(),
+            suggestion: did_you_mean(name, E::TAGS.iter().copied()),
+            expected: E::TAGS,
+        }
+    }
+}
+
+impl fmt::Display for UnknownEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown event `{}`", self.name)?;
+        if let Some(s) = self.suggestion {
+            write!(f, " (did you mean `{s}`?)")?;
+        }
+        f.write_str("; expected one of ")?;
+        write_one_of(f, self.expected)
+    }
+}
+
+impl std::error::Error for UnknownEvent {}
+
+/// Writes `` `a`, `b`, `c` ``: serde's shape for a list of accepted values.
+pub(crate) fn write_one_of(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "`{name}`")?;
+    }
+    Ok(())
+}
+
+/// The candidate nearest to `input`, if it is near enough to be a typo.
+///
+/// "Near enough" is an edit distance (insertions, deletions, substitutions
+/// and swaps of two neighbours) of at most one for short names and at most a
+/// third of the input's length for longer ones, so `stepp` suggests `step`
+/// and `timout_ms` suggests `timeout_ms`, but `x` suggests nothing. Ties go
+/// to the earlier candidate.
+///
+/// ```
+/// assert_eq!(io_hooks::did_you_mean("stepp", ["started", "step"]), Some("step"));
+/// assert_eq!(io_hooks::did_you_mean("colour", ["on", "run"]), None);
+/// ```
+pub fn did_you_mean<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = (input.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(input, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Optimal-string-alignment distance: Levenshtein plus adjacent swaps.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Three rolling rows: two back is needed for the swap case.
+    let mut two_back = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(two_back[j - 2] + 1);
+            }
+            cur[j] = d;
+        }
+        std::mem::swap(&mut two_back, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_typos() {
+        assert_eq!(edit_distance("step", "step"), 0);
+        assert_eq!(edit_distance("stepp", "step"), 1);
+        assert_eq!(edit_distance("tset", "test"), 1, "a swap is one edit");
+        assert_eq!(edit_distance("timout_ms", "timeout_ms"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn did_you_mean_stays_quiet_when_nothing_is_close() {
+        let keys = ["on", "append", "run", "on_failure", "timeout_ms"];
+        assert_eq!(did_you_mean("timout_ms", keys), Some("timeout_ms"));
+        assert_eq!(did_you_mean("apend", keys), Some("append"));
+        assert_eq!(did_you_mean("onfailure", keys), Some("on_failure"));
+        assert_eq!(did_you_mean("command", keys), None);
+        assert_eq!(did_you_mean("x", keys), None);
+    }
+}

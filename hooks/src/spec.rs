@@ -1,0 +1,89 @@
+//! One hook, checked and typed: what `[[hook]]` tables become.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::registry::{HookEvents, HookFilter};
+
+/// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
+/// noticeable when a spawning hook is wired to a hot event.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
+
+/// One `[[hook]]` table after validation.
+pub struct HookSpec<E> {
+    /// The events this hook wants; [`HookFilter::ALL`] when `on` was absent.
+    pub on: HookFilter<E>,
+    /// What it does with each matching event.
+    pub action: Action,
+    /// What a failure of this hook does to the run.
+    pub on_failure: OnFailure,
+}
+
+impl<E> Clone for HookSpec<E> {
+    fn clone(&self) -> Self {
+        HookSpec {
+            on: self.on,
+            action: self.action.clone(),
+            on_failure: self.on_failure,
+        }
+    }
+}
+
+impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookSpec")
+            .field("on", &self.on)
+            .field("action", &self.action)
+            .field("on_failure", &self.on_failure)
+            .finish()
+    }
+}
+
+/// A hook's action: exactly one of `append` and `run`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Append one JSON line per matching event to `path`.
+    Append {
+        /// The file, resolved against the discovery root when it was
+        /// relative.
+        path: PathBuf,
+    },
+    /// Spawn `argv` with the event's JSON line on stdin.
+    Run {
+        /// The program and its arguments, as written: never a shell line.
+        argv: Vec<String>,
+        /// The wall-clock ceiling, from spawn.
+        timeout: Duration,
+    },
+}
+
+/// `on_failure`: what a failed hook does to the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnFailure {
+    /// Log the failure at warn level and go on (the default).
+    #[default]
+    Continue,
+    /// Answer [`Flow::Cancel`]: the run ends at its next step boundary.
+    Cancel,
+}
+
+impl OnFailure {
+    /// The value as written in a `[[hook]]` table.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OnFailure::Continue => "continue",
+            OnFailure::Cancel => "cancel",
+        }
+    }
+}
+
+/// An observer's answer to an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[must_use]
+pub enum Flow {
+    /// Go on.
+    #[default]
+    Continue,
+    /// End the run at its next step boundary.
+    Cancel,
+}
