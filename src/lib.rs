@@ -3,7 +3,13 @@
 
 mod event;
 mod observer;
+mod run;
 
 pub use event::{EventKind, Outcome, RunEvent, now_rfc3339};
 pub use io_hooks::{Flow, HookEvents, HookFilter};
 pub use observer::Observer;
+pub use run::{
+    ApprovalRequest, ApproveAll, Approver, Contract, DenyAll, FileStore, Policy, Provider,
+    ProviderError, Record, Rule, RunError, RunOutcome, RunResult, ScriptedProvider, Store,
+    StoreError, ToolCall, Turn, TurnRequest, resume_observed, run_observed, run_with_observed,
+};

@@ -12,6 +12,16 @@ use io_hooks::Flow;
 pub trait Observer: Send + Sync {
     /// Receives one event; the run waits for the answer.
     fn event(&self, event: &RunEvent) -> Flow;
+
+    /// Whether this observer wants events whose tag is `EventKind::TAGS[index]`
+    /// at all. The loop asks before it builds the [`RunEvent`], so an event
+    /// nobody wants costs no envelope, clock read or allocation. The default
+    /// wants everything.
+    #[inline]
+    fn wants(&self, index: usize) -> bool {
+        let _ = index;
+        true
+    }
 }
 
 /// Observing nothing: the run loop's "no observer".
@@ -20,11 +30,21 @@ impl Observer for () {
     fn event(&self, _: &RunEvent) -> Flow {
         Flow::Continue
     }
+
+    #[inline]
+    fn wants(&self, _: usize) -> bool {
+        false
+    }
 }
 
 impl<O: Observer + ?Sized> Observer for &O {
     #[inline]
     fn event(&self, event: &RunEvent) -> Flow {
         (**self).event(event)
+    }
+
+    #[inline]
+    fn wants(&self, index: usize) -> bool {
+        (**self).wants(index)
     }
 }

@@ -1,0 +1,694 @@
+//! A small, real run loop, so hooks have a run to react to.
+//!
+//! A run asks its [`Provider`] for a turn per step, streams the turn's text as
+//! `token` events, puts each tool call through the [`Policy`] (and the
+//! [`Approver`] when the policy asks), acts on a real workspace directory,
+//! decides whether the step moved the workspace, commits the step to the
+//! [`Store`] and emits `step`. An observer's [`Flow::Cancel`], from any
+//! event, is honoured at the next step boundary: the step finishes, the run
+//! records `cancelled` and returns [`RunOutcome::Cancelled`], resumable with
+//! [`resume_observed`].
+//!
+//! The entry points are `async` because an embedder's loop awaits its model;
+//! this reference loop does its work synchronously inside the future, so any
+//! executor, `pollster::block_on` included, drives it.
+
+mod policy;
+mod provider;
+mod shim;
+mod store;
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+use std::{fmt, thread};
+
+use io_hooks::{Flow, HookEvents};
+
+use crate::event::{EventKind, Outcome, RunEvent, now_rfc3339};
+use crate::observer::Observer;
+
+pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Rule};
+pub use provider::{Provider, ProviderError, ScriptedProvider, ToolCall, Turn, TurnRequest};
+pub use store::{FileStore, Record, Store, StoreError};
+
+use tools::{ToolResult, Workspace};
+
+/// What a run is asked to do, and its limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contract {
+    /// The goal, given to the provider and carried by `started`.
+    pub goal: String,
+    /// The directory the tools act on.
+    pub workspace: PathBuf,
+    /// The run fails after this many steps without an answer.
+    pub max_steps: u32,
+    /// How deep a tree may grow: a child at this depth may not spawn.
+    pub max_depth: u32,
+    /// `stalled` fires after this many steps in a row move nothing.
+    pub stall_after: u32,
+    /// The wall-clock ceiling on each `exec` tool call.
+    pub exec_timeout: Duration,
+    /// The token budget `spend_draw` draws on.
+    pub token_budget: u64,
+    /// The run id to use; one is generated when absent.
+    pub run_id: Option<String>,
+}
+
+impl Contract {
+    /// A contract for `goal` in `workspace`, with the default limits: 50
+    /// steps, depth 2, stalled after 3 idle steps, 30 s per command, a
+    /// budget of 10 million tokens.
+    pub fn new(goal: impl Into<String>, workspace: impl Into<PathBuf>) -> Self {
+        Contract {
+            goal: goal.into(),
+            workspace: workspace.into(),
+            max_steps: 50,
+            max_depth: 2,
+            stall_after: 3,
+            exec_timeout: Duration::from_secs(30),
+            token_budget: 10_000_000,
+            run_id: None,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// The model answered.
+    Completed {
+        /// Steps committed.
+        steps: u32,
+        /// The answer.
+        answer: String,
+    },
+    /// An observer asked to stop; the run ended at a step boundary and can be
+    /// resumed.
+    Cancelled {
+        /// Steps committed.
+        steps: u32,
+    },
+    /// The run could not go on (the provider failed, the step limit); it can
+    /// be resumed.
+    Failed {
+        /// Steps committed.
+        steps: u32,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl RunOutcome {
+    /// Steps committed.
+    pub fn steps(&self) -> u32 {
+        match self {
+            RunOutcome::Completed { steps, .. }
+            | RunOutcome::Cancelled { steps }
+            | RunOutcome::Failed { steps, .. } => *steps,
+        }
+    }
+
+    fn as_outcome(&self) -> Outcome {
+        match self {
+            RunOutcome::Completed { .. } => Outcome::Completed,
+            RunOutcome::Cancelled { .. } => Outcome::Cancelled,
+            RunOutcome::Failed { .. } => Outcome::Failed,
+        }
+    }
+}
+
+impl fmt::Display for RunOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunOutcome::Completed { steps, answer } => {
+                write!(f, "completed after {steps} steps: {answer}")
+            }
+            RunOutcome::Cancelled { steps } => write!(f, "cancelled after {steps} steps"),
+            RunOutcome::Failed { steps, reason } => {
+                write!(f, "failed after {steps} steps: {reason}")
+            }
+        }
+    }
+}
+
+/// A run's id and ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunResult {
+    /// The run's id: what [`resume_observed`] takes.
+    pub run_id: String,
+    /// How it ended.
+    pub outcome: RunOutcome,
+}
+
+/// A run could not be carried out or resumed at all.
+#[derive(Debug)]
+pub enum RunError {
+    /// The store failed; the run stopped where it was.
+    Store(StoreError),
+    /// [`resume_observed`] was given a run the store has never seen.
+    UnknownRun(String),
+    /// [`resume_observed`] was given a run that already completed.
+    AlreadyCompleted(String),
+    /// The store's journal does not begin with the run's contract.
+    Corrupt(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Store(e) => write!(f, "the store failed: {e}"),
+            RunError::UnknownRun(id) => write!(f, "no run `{id}` in the store"),
+            RunError::AlreadyCompleted(id) => {
+                write!(
+                    f,
+                    "run `{id}` already completed; there is nothing to resume"
+                )
+            }
+            RunError::Corrupt(id) => {
+                write!(
+                    f,
+                    "the journal of run `{id}` does not begin with its contract"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Store(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<StoreError> for RunError {
+    fn from(e: StoreError) -> Self {
+        RunError::Store(e)
+    }
+}
+
+/// Runs `contract` with the default [`Policy`] and [`ApproveAll`], reporting
+/// every event to `observer`.
+///
+/// # Errors
+/// Only when the store fails; every other ending is a [`RunOutcome`].
+pub async fn run_observed(
+    contract: &Contract,
+    provider: &dyn Provider,
+    store: &dyn Store,
+    observer: &dyn Observer,
+) -> Result<RunResult, RunError> {
+    run_with_observed(
+        contract,
+        provider,
+        store,
+        &Policy::default(),
+        &ApproveAll,
+        observer,
+    )
+    .await
+}
+
+/// Runs `contract` under `policy`, asking `approver` when the policy says
+/// ask, reporting every event (a child run's too) to `observer`.
+///
+/// # Errors
+/// Only when the store fails; every other ending is a [`RunOutcome`].
+pub async fn run_with_observed(
+    contract: &Contract,
+    provider: &dyn Provider,
+    store: &dyn Store,
+    policy: &Policy,
+    approver: &dyn Approver,
+    observer: &dyn Observer,
+) -> Result<RunResult, RunError> {
+    let env = Env {
+        provider,
+        store,
+        policy,
+        approver,
+        observer,
+    };
+    let run_id = contract.run_id.clone().unwrap_or_else(new_run_id);
+    env.start(contract, run_id, 0)
+}
+
+/// Continues run `run_id` from its last committed step: a cancelled, failed
+/// or interrupted run picks up where its journal ends, with its own id.
+///
+/// # Errors
+/// An unknown or completed run, an unreadable journal, or a store failure.
+pub async fn resume_observed(
+    run_id: &str,
+    provider: &dyn Provider,
+    store: &dyn Store,
+    policy: &Policy,
+    approver: &dyn Approver,
+    observer: &dyn Observer,
+) -> Result<RunResult, RunError> {
+    let records = store
+        .load(run_id)?
+        .ok_or_else(|| RunError::UnknownRun(run_id.to_owned()))?;
+    let Some(Record::Begin {
+        goal,
+        workspace,
+        depth,
+        max_steps,
+    }) = records.first().cloned()
+    else {
+        return Err(RunError::Corrupt(run_id.to_owned()));
+    };
+    let mut state = State::default();
+    for record in &records {
+        match record {
+            Record::Step {
+                observation,
+                moved_the_workspace,
+                next_seq,
+                ..
+            } => {
+                state.observations.push(observation.clone());
+                state.idle = if *moved_the_workspace {
+                    0
+                } else {
+                    state.idle + 1
+                };
+                state.next_seq = *next_seq;
+            }
+            Record::End {
+                outcome: Outcome::Completed,
+                ..
+            } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
+            Record::End { next_seq, .. } => state.next_seq = *next_seq,
+            Record::Begin { .. } => {}
+        }
+    }
+    let contract = Contract {
+        max_steps,
+        ..Contract::new(goal, workspace)
+    };
+    let env = Env {
+        provider,
+        store,
+        policy,
+        approver,
+        observer,
+    };
+    let run = Run::new(&env, &contract, run_id.to_owned(), depth, state.next_seq);
+    run.drive(state)
+}
+
+/// A fresh run id: `r-` and 12 hex digits from the clock, the process and a
+/// counter, unique within a store in practice.
+fn new_run_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mixed = nanos
+        ^ (u64::from(std::process::id()) << 32)
+        ^ COUNTER
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    format!("r-{:012x}", mixed & 0xffff_ffff_ffff)
+}
+
+/// Everything a run and its children share.
+struct Env<'a> {
+    provider: &'a dyn Provider,
+    store: &'a dyn Store,
+    policy: &'a Policy,
+    approver: &'a dyn Approver,
+    observer: &'a dyn Observer,
+}
+
+impl Env<'_> {
+    fn start(
+        &self,
+        contract: &Contract,
+        run_id: String,
+        depth: u32,
+    ) -> Result<RunResult, RunError> {
+        self.store.append(
+            &run_id,
+            &Record::Begin {
+                goal: contract.goal.clone(),
+                workspace: contract.workspace.clone(),
+                depth,
+                max_steps: contract.max_steps,
+            },
+        )?;
+        Run::new(self, contract, run_id, depth, 0).drive(State::default())
+    }
+}
+
+/// Where a run is: what the journal holds of it.
+#[derive(Default)]
+struct State {
+    observations: Vec<String>,
+    /// Steps in a row that moved nothing.
+    idle: u32,
+    next_seq: u64,
+}
+
+/// One run in progress.
+struct Run<'e, 'a> {
+    env: &'e Env<'a>,
+    contract: &'e Contract,
+    run_id: String,
+    depth: u32,
+    seq: AtomicU64,
+    /// Set by any event's `Flow::Cancel`; read at the step boundary.
+    cancel: AtomicBool,
+    tokens_used: AtomicU64,
+}
+
+impl<'e, 'a> Run<'e, 'a> {
+    fn new(env: &'e Env<'a>, contract: &'e Contract, run_id: String, depth: u32, seq: u64) -> Self {
+        Run {
+            env,
+            contract,
+            run_id,
+            depth,
+            seq: AtomicU64::new(seq),
+            cancel: AtomicBool::new(false),
+            tokens_used: AtomicU64::new(0),
+        }
+    }
+
+    /// Reports one event. Its `seq` is taken whether or not the observer
+    /// wants it, so a filtered log shows where it has gaps.
+    fn emit(&self, kind: EventKind) {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        if !self.env.observer.wants(kind.index()) {
+            return;
+        }
+        let event = RunEvent {
+            kind,
+            run_id: self.run_id.clone(),
+            depth: self.depth,
+            seq: Some(seq),
+            at: Some(now_rfc3339()),
+        };
+        if self.env.observer.event(&event) == Flow::Cancel {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn drive(&self, mut state: State) -> Result<RunResult, RunError> {
+        self.emit(EventKind::Started {
+            goal: self.contract.goal.clone(),
+        });
+        loop {
+            let steps = state.observations.len() as u32;
+            if steps >= self.contract.max_steps {
+                let reason = format!("reached the step limit ({})", self.contract.max_steps);
+                return self.end(RunOutcome::Failed { steps, reason });
+            }
+            let step = steps + 1;
+            let turn = match self.turn(step, &state.observations) {
+                Ok(turn) => turn,
+                Err(e) => {
+                    return self.end(RunOutcome::Failed {
+                        steps,
+                        reason: e.to_string(),
+                    });
+                }
+            };
+            let (observation, moved) = self.take_step(step, &turn);
+            state.observations.push(observation.clone());
+            self.env.store.append(
+                &self.run_id,
+                &Record::Step {
+                    step,
+                    observation,
+                    moved_the_workspace: moved,
+                    // The `step` event below takes one seq; the journal keeps
+                    // the one after it.
+                    next_seq: self.seq.load(Ordering::Relaxed) + 1,
+                },
+            )?;
+            self.emit(EventKind::Step {
+                step,
+                moved_the_workspace: moved,
+            });
+            state.idle = if moved { 0 } else { state.idle + 1 };
+            if state.idle == self.contract.stall_after {
+                self.emit(EventKind::Stalled {
+                    step,
+                    steps_without_progress: state.idle,
+                });
+            }
+            if let Some(answer) = turn.answer {
+                return self.end(RunOutcome::Completed {
+                    steps: step,
+                    answer,
+                });
+            }
+            if self.cancel.load(Ordering::Relaxed) {
+                return self.end(RunOutcome::Cancelled { steps: step });
+            }
+        }
+    }
+
+    /// Asks the provider for the step's turn, retrying twice.
+    fn turn(&self, step: u32, observations: &[String]) -> Result<Turn, ProviderError> {
+        let request = TurnRequest {
+            goal: &self.contract.goal,
+            step,
+            depth: self.depth,
+            observations,
+        };
+        let mut attempt = 1;
+        loop {
+            match self.env.provider.turn(&request) {
+                Ok(turn) => return Ok(turn),
+                Err(e) if attempt < 3 => {
+                    attempt += 1;
+                    self.emit(EventKind::Retry {
+                        step,
+                        attempt,
+                        reason: e.to_string(),
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Streams the turn, carries out its calls; returns the observation and
+    /// whether any write changed bytes on disk.
+    fn take_step(&self, step: u32, turn: &Turn) -> (String, bool) {
+        let mut count = 0u64;
+        for token in provider::tokens(&turn.say) {
+            count += 1;
+            self.emit(EventKind::Token {
+                step,
+                text: token.to_owned(),
+            });
+        }
+        let used = self.tokens_used.fetch_add(count, Ordering::Relaxed) + count;
+        self.emit(EventKind::SpendDraw {
+            step,
+            tokens: count,
+            remaining: self.contract.token_budget.saturating_sub(used),
+        });
+        if let Some(reason) = &turn.replan {
+            self.emit(EventKind::Replan {
+                step,
+                reason: reason.clone(),
+            });
+        }
+        let mut observations = Vec::new();
+        let mut moved = false;
+        let mut spawns = Vec::new();
+        for call in &turn.calls {
+            self.emit(EventKind::ToolCall {
+                step,
+                tool: call.tool.clone(),
+                args: call.args.clone(),
+            });
+            if let Err(refusal) = self.permit(step, call) {
+                observations.push(refusal);
+                continue;
+            }
+            if call.tool == "spawn" {
+                spawns.push(call);
+                continue;
+            }
+            match self.call(step, call) {
+                Ok(result) => {
+                    moved |= result.moved;
+                    observations.push(result.observation);
+                }
+                Err(e) => observations.push(format!("[{} failed] {e}", call.tool)),
+            }
+        }
+        observations.extend(self.spawn_all(step, &spawns));
+        (observations.join("\n"), moved)
+    }
+
+    /// The policy's verdict on a call, with the approver asked when it says
+    /// ask. `Err` is the refusal the model sees.
+    fn permit(&self, step: u32, call: &ToolCall) -> Result<(), String> {
+        let rule = self.env.policy.for_call(&call.tool, &call.args);
+        let refuse = |reason: String| {
+            self.emit(EventKind::Refused {
+                step,
+                tool: call.tool.clone(),
+                reason: reason.clone(),
+            });
+            Err(format!("[{} refused] {reason}", call.tool))
+        };
+        match rule {
+            Rule::Allow => Ok(()),
+            Rule::Deny => refuse("denied by policy".to_owned()),
+            Rule::Ask => {
+                self.emit(EventKind::ApprovalRequested {
+                    step,
+                    tool: call.tool.clone(),
+                    args: call.args.clone(),
+                });
+                let approved = self.env.approver.approve(&ApprovalRequest {
+                    run_id: &self.run_id,
+                    tool: &call.tool,
+                    args: &call.args,
+                });
+                self.emit(EventKind::ApprovalDecided {
+                    step,
+                    tool: call.tool.clone(),
+                    approved,
+                });
+                if approved {
+                    Ok(())
+                } else {
+                    refuse("not approved".to_owned())
+                }
+            }
+        }
+    }
+
+    fn call(&self, step: u32, call: &ToolCall) -> Result<ToolResult, String> {
+        let workspace = Workspace {
+            root: &self.contract.workspace,
+            exec_timeout: self.contract.exec_timeout,
+        };
+        match call.tool.as_str() {
+            "read_file" => workspace.read_file(&call.args),
+            "write_file" => workspace.write_file(&call.args),
+            "edit_file" => workspace.edit_file(&call.args),
+            "exec" => {
+                let argv = tools::argv_arg(&call.args)?;
+                let (result, outcome) = workspace.exec(&argv);
+                self.emit(EventKind::Sandbox {
+                    step,
+                    program: argv.first().cloned().unwrap_or_default(),
+                    outcome,
+                });
+                result
+            }
+            other => Err(format!("no tool named `{other}`")),
+        }
+    }
+
+    /// Runs the step's `spawn` calls as child runs, all at once, each on its
+    /// own thread; returns one observation per call, in call order.
+    fn spawn_all(&self, step: u32, spawns: &[&ToolCall]) -> Vec<String> {
+        if spawns.is_empty() {
+            return Vec::new();
+        }
+        thread::scope(|scope| {
+            let handles: Vec<_> = spawns
+                .iter()
+                .enumerate()
+                .map(|(k, call)| {
+                    let child = self.prepare_child(step, k, call);
+                    scope.spawn(move || match child {
+                        Ok((contract, run_id)) => {
+                            match self.env.start(&contract, run_id.clone(), self.depth + 1) {
+                                Ok(result) => format!("[child {run_id}] {}", result.outcome),
+                                Err(e) => format!("[child {run_id}] {e}"),
+                            }
+                        }
+                        Err(refusal) => refusal,
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| "[spawn failed] the child run panicked".to_owned())
+                })
+                .collect()
+        })
+    }
+
+    /// Checks a `spawn` call and announces the child, or refuses it.
+    fn prepare_child(
+        &self,
+        step: u32,
+        k: usize,
+        call: &ToolCall,
+    ) -> Result<(Contract, String), String> {
+        let refuse = |reason: String| {
+            self.emit(EventKind::SpawnRefused {
+                step,
+                reason: reason.clone(),
+            });
+            Err(format!("[spawn refused] {reason}"))
+        };
+        let goal = match tools::str_arg(&call.args, "goal") {
+            Ok(goal) => goal.to_owned(),
+            Err(e) => return refuse(e),
+        };
+        if self.depth >= self.contract.max_depth {
+            return refuse(format!(
+                "a run at depth {} may not spawn (max_depth = {})",
+                self.depth, self.contract.max_depth
+            ));
+        }
+        let run_id = format!("{}.{step}.{}", self.run_id, k + 1);
+        self.emit(EventKind::Spawned {
+            step,
+            child_run_id: run_id.clone(),
+            goal: goal.clone(),
+        });
+        let contract = Contract {
+            goal,
+            run_id: Some(run_id.clone()),
+            ..self.contract.clone()
+        };
+        Ok((contract, run_id))
+    }
+
+    /// Records the ending, emits `finished`, and returns the result.
+    fn end(&self, outcome: RunOutcome) -> Result<RunResult, RunError> {
+        let detail = match &outcome {
+            RunOutcome::Completed { answer, .. } => Some(answer.clone()),
+            RunOutcome::Failed { reason, .. } => Some(reason.clone()),
+            RunOutcome::Cancelled { .. } => None,
+        };
+        self.env.store.append(
+            &self.run_id,
+            &Record::End {
+                outcome: outcome.as_outcome(),
+                steps: outcome.steps(),
+                detail,
+                next_seq: self.seq.load(Ordering::Relaxed) + 1,
+            },
+        )?;
+        self.emit(EventKind::Finished {
+            outcome: outcome.as_outcome(),
+            steps: outcome.steps(),
+        });
+        Ok(RunResult {
+            run_id: self.run_id.clone(),
+            outcome,
+        })
+    }
+}

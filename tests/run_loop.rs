@@ -1,0 +1,570 @@
+//! The reference run loop, observed by a recording observer.
+
+use std::sync::Mutex;
+use std::thread::ThreadId;
+
+use io_harness::{
+    ApproveAll, Contract, DenyAll, EventKind, FileStore, Flow, Observer, Outcome, Policy, Rule,
+    RunError, RunEvent, RunOutcome, ScriptedProvider, resume_observed, run_with_observed,
+};
+
+/// Records every event with the thread it arrived on; cancels on the events
+/// `cancel_on` accepts.
+struct Recorder<F: Fn(&RunEvent) -> bool + Send + Sync> {
+    events: Mutex<Vec<(RunEvent, ThreadId)>>,
+    cancel_on: F,
+}
+
+impl<F: Fn(&RunEvent) -> bool + Send + Sync> Recorder<F> {
+    fn new(cancel_on: F) -> Self {
+        Recorder {
+            events: Mutex::new(Vec::new()),
+            cancel_on,
+        }
+    }
+
+    fn events(&self) -> Vec<RunEvent> {
+        self.events
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|(e, _)| e.clone())
+            .collect()
+    }
+
+    fn tags(&self) -> Vec<&'static str> {
+        self.events().iter().map(RunEvent::tag).collect()
+    }
+}
+
+impl<F: Fn(&RunEvent) -> bool + Send + Sync> Observer for Recorder<F> {
+    fn event(&self, event: &RunEvent) -> Flow {
+        self.events
+            .lock()
+            .expect("lock")
+            .push((event.clone(), std::thread::current().id()));
+        if (self.cancel_on)(event) {
+            Flow::Cancel
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+fn never(_: &RunEvent) -> bool {
+    false
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    workspace: std::path::PathBuf,
+    store: FileStore,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let store = FileStore::new(dir.path().join("store")).expect("store");
+    Fixture {
+        _dir: dir,
+        workspace,
+        store,
+    }
+}
+
+fn script(text: &str) -> ScriptedProvider {
+    ScriptedProvider::from_toml("test.toml", text).expect("script parses")
+}
+
+fn run(
+    fx: &Fixture,
+    provider: &ScriptedProvider,
+    policy: &Policy,
+    approver: &dyn io_harness::Approver,
+    observer: &dyn Observer,
+) -> io_harness::RunResult {
+    let contract = Contract {
+        run_id: Some("r-test".into()),
+        ..Contract::new(provider.goal(), &fx.workspace)
+    };
+    pollster::block_on(run_with_observed(
+        &contract, provider, &fx.store, policy, approver, observer,
+    ))
+    .expect("run")
+}
+
+const WRITE_THEN_ANSWER: &str = r#"
+goal = "greet"
+[[turn]]
+say = "I will write it."
+calls = [{ tool = "write_file", args = { path = "src/greet.txt", content = "hi\n" } }]
+[[turn]]
+say = "Done."
+answer = "wrote src/greet.txt"
+"#;
+
+#[test]
+fn a_run_writes_the_workspace_and_reports_each_event_in_order() {
+    let fx = fixture();
+    let rec = Recorder::new(never);
+    let result = run(
+        &fx,
+        &script(WRITE_THEN_ANSWER),
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    );
+    assert_eq!(
+        result.outcome,
+        RunOutcome::Completed {
+            steps: 2,
+            answer: "wrote src/greet.txt".into()
+        }
+    );
+    assert_eq!(
+        std::fs::read_to_string(fx.workspace.join("src/greet.txt")).expect("written"),
+        "hi\n"
+    );
+    assert_eq!(
+        rec.tags(),
+        [
+            "started",
+            "token",
+            "token",
+            "token",
+            "token",
+            "spend_draw",
+            "tool_call",
+            "step",
+            "token",
+            "spend_draw",
+            "step",
+            "finished"
+        ]
+    );
+    let events = rec.events();
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq.expect("seq")).collect();
+    assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
+    assert!(events.iter().all(|e| e.run_id == "r-test" && e.depth == 0));
+    assert_eq!(
+        events[7].kind,
+        EventKind::Step {
+            step: 1,
+            moved_the_workspace: true
+        }
+    );
+    assert_eq!(
+        events[10].kind,
+        EventKind::Step {
+            step: 2,
+            moved_the_workspace: false
+        }
+    );
+    assert_eq!(
+        events[11].kind,
+        EventKind::Finished {
+            outcome: Outcome::Completed,
+            steps: 2
+        }
+    );
+}
+
+#[test]
+fn writing_the_bytes_already_there_does_not_move_the_workspace() {
+    let fx = fixture();
+    std::fs::create_dir_all(fx.workspace.join("src")).expect("dir");
+    std::fs::write(fx.workspace.join("src/greet.txt"), "hi\n").expect("seed");
+    let rec = Recorder::new(never);
+    run(
+        &fx,
+        &script(WRITE_THEN_ANSWER),
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    );
+    let steps: Vec<EventKind> = rec
+        .events()
+        .into_iter()
+        .filter(|e| e.tag() == "step")
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        steps[0],
+        EventKind::Step {
+            step: 1,
+            moved_the_workspace: false
+        }
+    );
+}
+
+const THREE_STEPS: &str = r#"
+goal = "three"
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "c.txt", content = "c" } }]
+answer = "done"
+"#;
+
+#[test]
+fn a_cancel_is_honoured_at_the_next_step_boundary_and_the_run_resumes() {
+    let fx = fixture();
+    let provider = script(THREE_STEPS);
+    // Cancel on the second step's tool call: the tool still runs, the step
+    // still commits, and the run ends after it.
+    let rec = Recorder::new(|e: &RunEvent| matches!(&e.kind, EventKind::ToolCall { step: 2, .. }));
+    let result = run(&fx, &provider, &Policy::default(), &ApproveAll, &rec);
+    assert_eq!(result.outcome, RunOutcome::Cancelled { steps: 2 });
+    assert!(
+        fx.workspace.join("b.txt").exists(),
+        "a cancel does not un-call the tool"
+    );
+    assert!(!fx.workspace.join("c.txt").exists());
+    let tags = rec.tags();
+    assert_eq!(&tags[tags.len() - 3..], ["tool_call", "step", "finished"]);
+    assert_eq!(
+        rec.events().last().expect("finished").kind,
+        EventKind::Finished {
+            outcome: Outcome::Cancelled,
+            steps: 2
+        }
+    );
+    let last_seq = rec.events().last().and_then(|e| e.seq).expect("seq");
+
+    let resumed = Recorder::new(never);
+    let result = pollster::block_on(resume_observed(
+        "r-test",
+        &provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &resumed,
+    ))
+    .expect("resume");
+    assert_eq!(
+        result.outcome,
+        RunOutcome::Completed {
+            steps: 3,
+            answer: "done".into()
+        }
+    );
+    assert!(fx.workspace.join("c.txt").exists());
+    let events = resumed.events();
+    assert_eq!(events[0].tag(), "started");
+    assert_eq!(
+        events[0].seq,
+        Some(last_seq + 1),
+        "seq continues across a resume"
+    );
+    assert!(events.iter().any(|e| e.kind
+        == EventKind::Step {
+            step: 3,
+            moved_the_workspace: true
+        }));
+
+    let again = pollster::block_on(resume_observed(
+        "r-test",
+        &provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &resumed,
+    ));
+    assert!(
+        matches!(again, Err(RunError::AlreadyCompleted(_))),
+        "{again:?}"
+    );
+    let unknown = pollster::block_on(resume_observed(
+        "r-nope",
+        &provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &resumed,
+    ));
+    assert!(
+        matches!(unknown, Err(RunError::UnknownRun(_))),
+        "{unknown:?}"
+    );
+}
+
+#[test]
+fn a_cancel_on_the_step_event_itself_stops_right_after_it() {
+    let fx = fixture();
+    let rec = Recorder::new(|e: &RunEvent| e.tag() == "step");
+    let result = run(
+        &fx,
+        &script(THREE_STEPS),
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    );
+    assert_eq!(result.outcome, RunOutcome::Cancelled { steps: 1 });
+}
+
+#[test]
+fn steps_that_move_nothing_raise_stalled_once_at_the_threshold() {
+    let fx = fixture();
+    std::fs::write(fx.workspace.join("notes.txt"), "n").expect("seed");
+    let read = r#"calls = [{ tool = "read_file", args = { path = "notes.txt" } }]"#;
+    let text = format!(
+        "goal = \"idle\"\n{}[[turn]]\nanswer = \"gave up\"\n",
+        format!("[[turn]]\n{read}\n").repeat(4)
+    );
+    let rec = Recorder::new(never);
+    run(&fx, &script(&text), &Policy::default(), &ApproveAll, &rec);
+    let stalled: Vec<EventKind> = rec
+        .events()
+        .into_iter()
+        .filter(|e| e.tag() == "stalled")
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        stalled,
+        [EventKind::Stalled {
+            step: 3,
+            steps_without_progress: 3
+        }]
+    );
+}
+
+#[test]
+fn the_policy_refuses_and_the_approver_decides() {
+    let fx = fixture();
+    let text = r#"
+goal = "risky"
+[[turn]]
+calls = [
+  { tool = "exec", args = { argv = ["true"] } },
+  { tool = "exec", args = { argv = ["rm", "-rf", "x"] } },
+  { tool = "format_disk" },
+]
+answer = "tried"
+"#;
+    let policy = Policy::default().program("rm", Rule::Deny);
+    let rec = Recorder::new(never);
+    run(&fx, &script(text), &policy, &DenyAll, &rec);
+    let interesting: Vec<EventKind> = rec
+        .events()
+        .into_iter()
+        .map(|e| e.kind)
+        .filter(|k| {
+            matches!(
+                k,
+                EventKind::Refused { .. }
+                    | EventKind::ApprovalRequested { .. }
+                    | EventKind::ApprovalDecided { .. }
+                    | EventKind::Sandbox { .. }
+            )
+        })
+        .collect();
+    let refused = |tool: &str, reason: &str| EventKind::Refused {
+        step: 1,
+        tool: tool.into(),
+        reason: reason.into(),
+    };
+    assert_eq!(
+        interesting,
+        [
+            EventKind::ApprovalRequested {
+                step: 1,
+                tool: "exec".into(),
+                args: serde_json::json!({"argv": ["true"]})
+            },
+            EventKind::ApprovalDecided {
+                step: 1,
+                tool: "exec".into(),
+                approved: false
+            },
+            refused("exec", "not approved"),
+            refused("exec", "denied by policy"),
+            refused("format_disk", "denied by policy"),
+        ]
+    );
+}
+
+#[test]
+fn an_approved_command_runs_as_an_argv_in_the_workspace() {
+    let fx = fixture();
+    let text = r#"
+goal = "mkdir"
+[[turn]]
+calls = [{ tool = "exec", args = { argv = ["mkdir", "made; touch pwned"] } }]
+answer = "ok"
+"#;
+    let rec = Recorder::new(never);
+    run(&fx, &script(text), &Policy::default(), &ApproveAll, &rec);
+    assert!(
+        fx.workspace.join("made; touch pwned").is_dir(),
+        "one argument, not a shell line"
+    );
+    assert!(!fx.workspace.join("pwned").exists());
+    let sandbox: Vec<EventKind> = rec
+        .events()
+        .into_iter()
+        .filter(|e| e.tag() == "sandbox")
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        sandbox,
+        [EventKind::Sandbox {
+            step: 1,
+            program: "mkdir".into(),
+            outcome: "exited 0".into()
+        }]
+    );
+}
+
+#[test]
+fn a_path_outside_the_workspace_is_refused_as_a_tool_error() {
+    let fx = fixture();
+    let text = r#"
+goal = "escape"
+[[turn]]
+calls = [
+  { tool = "write_file", args = { path = "../escaped.txt", content = "x" } },
+  { tool = "write_file", args = { path = "/tmp/io-harness-escaped.txt", content = "x" } },
+]
+answer = "tried"
+"#;
+    let rec = Recorder::new(never);
+    let result = run(&fx, &script(text), &Policy::default(), &ApproveAll, &rec);
+    assert_eq!(result.outcome.steps(), 1);
+    assert!(
+        !fx.workspace
+            .parent()
+            .expect("parent")
+            .join("escaped.txt")
+            .exists()
+    );
+    assert!(!std::path::Path::new("/tmp/io-harness-escaped.txt").exists());
+    assert!(rec.events().iter().any(|e| e.kind
+        == EventKind::Step {
+            step: 1,
+            moved_the_workspace: false
+        }));
+}
+
+const TREE: &str = r#"
+goal = "parent"
+[[turn]]
+calls = [
+  { tool = "spawn", args = { goal = "left" } },
+  { tool = "spawn", args = { goal = "right" } },
+]
+[[turn]]
+answer = "both done"
+
+[[child]]
+goal = "left"
+[[child.turn]]
+calls = [{ tool = "write_file", args = { path = "left.txt", content = "l" } }]
+answer = "left done"
+
+[[child]]
+goal = "right"
+[[child.turn]]
+calls = [{ tool = "spawn", args = { goal = "too deep" } }]
+answer = "right done"
+
+[[child]]
+goal = "too deep"
+[[child.turn]]
+answer = "unreachable"
+"#;
+
+#[test]
+fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
+    let fx = fixture();
+    let provider = script(TREE);
+    let rec = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-tree".into()),
+        max_depth: 1,
+        ..Contract::new("parent", &fx.workspace)
+    };
+    let result = pollster::block_on(run_with_observed(
+        &contract,
+        &provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    assert_eq!(
+        result.outcome,
+        RunOutcome::Completed {
+            steps: 2,
+            answer: "both done".into()
+        }
+    );
+    assert!(fx.workspace.join("left.txt").exists());
+    let all = rec.events.lock().expect("lock").clone();
+    let parent_thread = all[0].1;
+    let child_ids: std::collections::BTreeSet<String> = all
+        .iter()
+        .filter(|(e, _)| e.depth == 1)
+        .map(|(e, _)| e.run_id.clone())
+        .collect();
+    assert_eq!(
+        child_ids.into_iter().collect::<Vec<_>>(),
+        ["r-tree.1.1", "r-tree.1.2"]
+    );
+    assert!(
+        all.iter()
+            .filter(|(e, _)| e.depth == 1)
+            .all(|(_, t)| *t != parent_thread)
+    );
+    let spawned = all
+        .iter()
+        .filter(|(e, _)| e.tag() == "spawned" && e.run_id == "r-tree")
+        .count();
+    assert_eq!(spawned, 2);
+    let refused: Vec<&RunEvent> = all
+        .iter()
+        .map(|(e, _)| e)
+        .filter(|e| e.tag() == "spawn_refused")
+        .collect();
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].run_id, "r-tree.1.2");
+    assert_eq!(refused[0].depth, 1);
+    for id in ["r-tree.1.1", "r-tree.1.2"] {
+        let finished = all.iter().any(|(e, _)| {
+            e.run_id == id
+                && matches!(
+                    e.kind,
+                    EventKind::Finished {
+                        outcome: Outcome::Completed,
+                        steps: 1
+                    }
+                )
+        });
+        assert!(finished, "{id} finished");
+    }
+}
+
+#[test]
+fn a_provider_that_cannot_answer_is_retried_then_the_run_fails_resumably() {
+    let fx = fixture();
+    let provider = script("goal = \"short\"\n[[turn]]\nsay = \"hm\"\n");
+    let rec = Recorder::new(never);
+    let result = run(&fx, &provider, &Policy::default(), &ApproveAll, &rec);
+    assert!(
+        matches!(&result.outcome, RunOutcome::Failed { steps: 1, reason } if reason.contains("has 1 turns")),
+        "{:?}",
+        result.outcome
+    );
+    let retries: Vec<u32> = rec
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Retry { attempt, .. } => Some(attempt),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries, [2, 3]);
+}
