@@ -10,6 +10,7 @@ pub use io_hooks::{Flow, HookEvents, HookFilter};
 pub use observer::Observer;
 pub use run::{
     ApprovalRequest, ApproveAll, Approver, Contract, DenyAll, FileStore, Policy, Provider,
-    ProviderError, Record, Rule, RunError, RunOutcome, RunResult, ScriptedProvider, Store,
-    StoreError, ToolCall, Turn, TurnRequest, resume_observed, run_observed, run_with_observed,
+    ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
+    ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
+    run_observed, run_with_observed,
 };

@@ -568,3 +568,222 @@ fn a_provider_that_cannot_answer_is_retried_then_the_run_fails_resumably() {
         .collect();
     assert_eq!(retries, [2, 3]);
 }
+
+fn kinds_tagged(rec: &Recorder<fn(&RunEvent) -> bool>, tags: &[&str]) -> Vec<EventKind> {
+    rec.events()
+        .into_iter()
+        .filter(|e| tags.contains(&e.tag()))
+        .map(|e| e.kind)
+        .collect()
+}
+
+#[test]
+fn three_failed_attempts_fall_back_to_the_scripts_fallback_model() {
+    let fx = fixture();
+    let provider = script(
+        r#"
+goal = "flaky"
+fallback = "backup-model"
+[[turn]]
+fail = 3
+server_tools = ["web_search"]
+answer = "got there"
+"#,
+    );
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let result = run(&fx, &provider, &Policy::default(), &ApproveAll, &rec);
+    assert_eq!(
+        result.outcome,
+        RunOutcome::Completed {
+            steps: 1,
+            answer: "got there".into()
+        }
+    );
+    let reason = |n: u32| format!("scripted failure {n} of 3 (model overloaded)");
+    assert_eq!(
+        kinds_tagged(&rec, &["retry", "fell_back_to", "server_tool_used"]),
+        [
+            EventKind::Retry {
+                step: 1,
+                attempt: 2,
+                reason: reason(1)
+            },
+            EventKind::Retry {
+                step: 1,
+                attempt: 3,
+                reason: reason(2)
+            },
+            EventKind::FellBackTo {
+                step: 1,
+                provider: "backup-model".into(),
+                reason: reason(3)
+            },
+            EventKind::ServerToolUsed {
+                step: 1,
+                tool: "web_search".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn memory_todo_and_questions_are_real_tools_with_their_events() {
+    let fx = fixture();
+    let provider = script(
+        r#"
+goal = "plan"
+[[turn]]
+calls = [
+  { tool = "memory_write", args = { key = "style", value = "tabs" } },
+  { tool = "todo_write", args = { items = ["write", "test"] } },
+  { tool = "ask", args = { question = "which file?" } },
+  { tool = "ask", args = { question = "unscripted?" } },
+]
+answer = "planned"
+
+[operator]
+answers = { "which file?" = "src/x.rs" }
+"#,
+    );
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    run(
+        &fx,
+        &provider,
+        &Policy::default(),
+        provider.operator(),
+        &rec,
+    );
+    assert_eq!(
+        std::fs::read_to_string(fx.workspace.join(".io/memory/style.md")).expect("memory"),
+        "tabs"
+    );
+    assert_eq!(
+        std::fs::read_to_string(fx.workspace.join(".io/todo.md")).expect("todo"),
+        "- [ ] write\n- [ ] test\n"
+    );
+    assert_eq!(
+        kinds_tagged(
+            &rec,
+            &[
+                "memory_wrote",
+                "todo_wrote",
+                "question_asked",
+                "question_answered",
+                "step"
+            ]
+        ),
+        [
+            EventKind::MemoryWrote {
+                step: 1,
+                key: "style".into()
+            },
+            EventKind::TodoWrote { step: 1, items: 2 },
+            EventKind::QuestionAsked {
+                step: 1,
+                question: "which file?".into()
+            },
+            EventKind::QuestionAnswered {
+                step: 1,
+                answer: "src/x.rs".into()
+            },
+            EventKind::QuestionAsked {
+                step: 1,
+                question: "unscripted?".into()
+            },
+            // The run's own notes are not progress.
+            EventKind::Step {
+                step: 1,
+                moved_the_workspace: false
+            },
+        ]
+    );
+}
+
+/// Whether any live process has exactly this argv.
+fn process_with_argv_exists(argv: &[&str]) -> bool {
+    let wanted: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|cmdline| cmdline == wanted)
+}
+
+#[test]
+fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
+    let fx = fixture();
+    // A unique argument, so the test can look for this very process.
+    let nap = format!("30.{}", std::process::id());
+    // `true` exits at once; it is polled (with a command between polls to
+    // let it finish) until it is seen to exit, at most 40 times.
+    let poll_turn = "[[turn]]\ncalls = [{ tool = \"exec\", args = { argv = [\"true\"] } }, { tool = \"poll\", args = { handle = \"h-1\" } }]\n";
+    let text = format!(
+        "goal = \"handles\"\n\
+         [[turn]]\ncalls = [{{ tool = \"exec_background\", args = {{ argv = [\"true\"] }} }}, \
+         {{ tool = \"exec_background\", args = {{ argv = [\"sleep\", \"{nap}\"] }} }}, \
+         {{ tool = \"exec_background\", args = {{ argv = [\"sleep\", \"{nap}\"] }} }}]\n\
+         [[turn]]\ncalls = [{{ tool = \"kill\", args = {{ handle = \"h-2\" }} }}, {{ tool = \"poll\", args = {{ handle = \"h-3\" }} }}]\n\
+         {}[[turn]]\nanswer = \"left one running\"\n",
+        poll_turn.repeat(40)
+    );
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    run(&fx, &script(&text), &Policy::default(), &ApproveAll, &rec);
+    let handles = kinds_tagged(
+        &rec,
+        &[
+            "handle_started",
+            "handle_killed",
+            "handle_exited",
+            "handle_orphaned",
+        ],
+    );
+    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        handles,
+        [
+            EventKind::HandleStarted {
+                step: 1,
+                handle: "h-1".into(),
+                argv: argv(&["true"])
+            },
+            EventKind::HandleStarted {
+                step: 1,
+                handle: "h-2".into(),
+                argv: argv(&["sleep", &nap])
+            },
+            EventKind::HandleStarted {
+                step: 1,
+                handle: "h-3".into(),
+                argv: argv(&["sleep", &nap])
+            },
+            EventKind::HandleKilled {
+                step: 2,
+                handle: "h-2".into()
+            },
+            handles
+                .iter()
+                .find(|k| matches!(k, EventKind::HandleExited { .. }))
+                .cloned()
+                .expect("h-1 exited"),
+            EventKind::HandleOrphaned {
+                handle: "h-3".into()
+            },
+        ]
+    );
+    assert!(
+        matches!(&handles[4], EventKind::HandleExited { handle, code: Some(0), .. } if handle == "h-1")
+    );
+    let polled = kinds_tagged(&rec, &["handle_polled"]);
+    assert_eq!(
+        polled[0],
+        EventKind::HandlePolled {
+            step: 2,
+            handle: "h-3".into(),
+            running: true
+        }
+    );
+    assert!(
+        !process_with_argv_exists(&["sleep", &nap]),
+        "no handle outlives its run"
+    );
+}

@@ -19,7 +19,10 @@ mod shim;
 mod store;
 mod tools;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::process::Child;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use std::{fmt, thread};
@@ -29,8 +32,10 @@ use io_hooks::{Flow, HookEvents};
 use crate::event::{EventKind, Outcome, RunEvent, now_rfc3339};
 use crate::observer::Observer;
 
-pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Rule};
-pub use provider::{Provider, ProviderError, ScriptedProvider, ToolCall, Turn, TurnRequest};
+pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Question, Rule};
+pub use provider::{
+    Provider, ProviderError, ScriptedOperator, ScriptedProvider, ToolCall, Turn, TurnRequest,
+};
 pub use store::{FileStore, Record, Store, StoreError};
 
 use tools::{ToolResult, Workspace};
@@ -365,6 +370,9 @@ struct Run<'e, 'a> {
     /// Set by any event's `Flow::Cancel`; read at the step boundary.
     cancel: AtomicBool,
     tokens_used: AtomicU64,
+    /// Background processes started with `exec_background`, by handle id.
+    handles: Mutex<BTreeMap<String, Child>>,
+    handles_started: AtomicU64,
 }
 
 impl<'e, 'a> Run<'e, 'a> {
@@ -377,6 +385,8 @@ impl<'e, 'a> Run<'e, 'a> {
             seq: AtomicU64::new(seq),
             cancel: AtomicBool::new(false),
             tokens_used: AtomicU64::new(0),
+            handles: Mutex::new(BTreeMap::new()),
+            handles_started: AtomicU64::new(0),
         }
     }
 
@@ -455,7 +465,8 @@ impl<'e, 'a> Run<'e, 'a> {
         }
     }
 
-    /// Asks the provider for the step's turn, retrying twice.
+    /// Asks the provider for the step's turn: three attempts, then its
+    /// fallback (three more), then the run fails.
     fn turn(&self, step: u32, observations: &[String]) -> Result<Turn, ProviderError> {
         let request = TurnRequest {
             goal: &self.contract.goal,
@@ -465,17 +476,26 @@ impl<'e, 'a> Run<'e, 'a> {
         };
         let mut attempt = 1;
         loop {
-            match self.env.provider.turn(&request) {
+            let error = match self.env.provider.turn(&request) {
                 Ok(turn) => return Ok(turn),
-                Err(e) if attempt < 3 => {
-                    attempt += 1;
-                    self.emit(EventKind::Retry {
-                        step,
-                        attempt,
-                        reason: e.to_string(),
-                    });
-                }
-                Err(e) => return Err(e),
+                Err(e) => e,
+            };
+            if attempt < 3 {
+                attempt += 1;
+                self.emit(EventKind::Retry {
+                    step,
+                    attempt,
+                    reason: error.to_string(),
+                });
+            } else if let Some(provider) = self.env.provider.fall_back() {
+                attempt = 1;
+                self.emit(EventKind::FellBackTo {
+                    step,
+                    provider,
+                    reason: error.to_string(),
+                });
+            } else {
+                return Err(error);
             }
         }
     }
@@ -489,6 +509,12 @@ impl<'e, 'a> Run<'e, 'a> {
             self.emit(EventKind::Token {
                 step,
                 text: token.to_owned(),
+            });
+        }
+        for tool in &turn.server_tools {
+            self.emit(EventKind::ServerToolUsed {
+                step,
+                tool: tool.clone(),
             });
         }
         let used = self.tokens_used.fetch_add(count, Ordering::Relaxed) + count;
@@ -591,8 +617,104 @@ impl<'e, 'a> Run<'e, 'a> {
                 });
                 result
             }
+            "exec_background" => {
+                let argv = tools::argv_arg(&call.args)?;
+                let child = workspace.spawn_background(&argv)?;
+                let n = self.handles_started.fetch_add(1, Ordering::Relaxed) + 1;
+                let handle = format!("h-{n}");
+                self.lock_handles().insert(handle.clone(), child);
+                self.emit(EventKind::HandleStarted {
+                    step,
+                    handle: handle.clone(),
+                    argv,
+                });
+                Ok(ToolResult::seen(format!("[started {handle}]")))
+            }
+            "poll" => self.poll(step, tools::str_arg(&call.args, "handle")?),
+            "kill" => {
+                let handle = tools::str_arg(&call.args, "handle")?;
+                let child = self
+                    .lock_handles()
+                    .remove(handle)
+                    .ok_or_else(|| format!("no running handle `{handle}`"))?;
+                tools::kill_and_reap(child);
+                self.emit(EventKind::HandleKilled {
+                    step,
+                    handle: handle.to_owned(),
+                });
+                Ok(ToolResult::seen(format!("[killed {handle}]")))
+            }
+            "memory_write" => {
+                let key = tools::str_arg(&call.args, "key")?;
+                workspace.memory_write(key, tools::str_arg(&call.args, "value")?)?;
+                self.emit(EventKind::MemoryWrote {
+                    step,
+                    key: key.to_owned(),
+                });
+                Ok(ToolResult::seen(format!("[remembered {key}]")))
+            }
+            "todo_write" => {
+                let items = workspace.todo_write(&call.args)?;
+                self.emit(EventKind::TodoWrote { step, items });
+                Ok(ToolResult::seen(format!("[todo: {items} items]")))
+            }
+            "ask" => {
+                let question = tools::str_arg(&call.args, "question")?;
+                self.emit(EventKind::QuestionAsked {
+                    step,
+                    question: question.to_owned(),
+                });
+                let answer = self.env.approver.answer(&Question {
+                    run_id: &self.run_id,
+                    question,
+                });
+                Ok(ToolResult::seen(match answer {
+                    Some(answer) => {
+                        self.emit(EventKind::QuestionAnswered {
+                            step,
+                            answer: answer.clone(),
+                        });
+                        format!("[answer] {answer}")
+                    }
+                    None => "[no answer] nobody is there to answer; go on without".to_owned(),
+                }))
+            }
             other => Err(format!("no tool named `{other}`")),
         }
+    }
+
+    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Child>> {
+        // The map stays consistent whatever panicked while holding it.
+        self.handles
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Polls a handle: still running, or exited (and then forgotten).
+    fn poll(&self, step: u32, handle: &str) -> Result<ToolResult, String> {
+        let mut handles = self.lock_handles();
+        let child = handles
+            .get_mut(handle)
+            .ok_or_else(|| format!("no running handle `{handle}`"))?;
+        let status = child
+            .try_wait()
+            .map_err(|e| format!("poll {handle}: {e}"))?;
+        drop(handles);
+        self.emit(EventKind::HandlePolled {
+            step,
+            handle: handle.to_owned(),
+            running: status.is_none(),
+        });
+        let Some(status) = status else {
+            return Ok(ToolResult::seen(format!("[{handle}] running")));
+        };
+        self.lock_handles().remove(handle);
+        self.emit(EventKind::HandleExited {
+            step,
+            handle: handle.to_owned(),
+            code: status.code(),
+        });
+        Ok(ToolResult::seen(format!("[{handle}] {status}")))
     }
 
     /// Runs the step's `spawn` calls as child runs, all at once, each on its
@@ -666,8 +788,15 @@ impl<'e, 'a> Run<'e, 'a> {
         Ok((contract, run_id))
     }
 
-    /// Records the ending, emits `finished`, and returns the result.
+    /// Records the ending, emits `finished`, and returns the result. A
+    /// handle still running is reported as orphaned and killed: nothing the
+    /// run started outlives it.
     fn end(&self, outcome: RunOutcome) -> Result<RunResult, RunError> {
+        let orphans = std::mem::take(&mut *self.lock_handles());
+        for (handle, child) in orphans {
+            self.emit(EventKind::HandleOrphaned { handle });
+            tools::kill_and_reap(child);
+        }
         let detail = match &outcome {
             RunOutcome::Completed { answer, .. } => Some(answer.clone()),
             RunOutcome::Failed { reason, .. } => Some(reason.clone()),

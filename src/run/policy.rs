@@ -19,9 +19,9 @@ pub enum Rule {
 
 /// Allow, ask or deny, per tool and, for `exec`, per program.
 ///
-/// The default allows the workspace tools (`read_file`, `write_file`,
-/// `edit_file`, `spawn`), asks for any program `exec` runs, and denies a tool
-/// it does not know.
+/// The default allows every tool the reference loop has, asks for any
+/// program `exec` or `exec_background` runs, and denies a tool it does not
+/// know.
 ///
 /// ```
 /// use io_harness::{Policy, Rule};
@@ -45,10 +45,22 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        let tools = ["read_file", "write_file", "edit_file", "spawn", "exec"]
-            .into_iter()
-            .map(|t| (t.to_owned(), Rule::Allow))
-            .collect();
+        let tools = [
+            "read_file",
+            "write_file",
+            "edit_file",
+            "spawn",
+            "exec",
+            "exec_background",
+            "poll",
+            "kill",
+            "memory_write",
+            "todo_write",
+            "ask",
+        ]
+        .into_iter()
+        .map(|t| (t.to_owned(), Rule::Allow))
+        .collect();
         Policy {
             tools,
             programs: BTreeMap::new(),
@@ -94,8 +106,9 @@ impl Policy {
             .unwrap_or(self.other_programs)
     }
 
-    /// The rule for one call: the tool's, and for `exec` the stricter of the
-    /// tool's and the program's (`argv[0]`).
+    /// The rule for one call: the tool's, and for `exec` and
+    /// `exec_background` the stricter of the tool's and the program's
+    /// (`argv[0]`).
     ///
     /// ```
     /// use io_harness::{Policy, Rule};
@@ -114,7 +127,7 @@ impl Policy {
             .and_then(|argv| argv.get(0))
             .and_then(serde_json::Value::as_str);
         match (tool, program) {
-            ("exec", Some(program)) => rule.stricter(self.for_program(program)),
+            ("exec" | "exec_background", Some(program)) => rule.stricter(self.for_program(program)),
             _ => rule,
         }
     }
@@ -142,10 +155,27 @@ pub struct ApprovalRequest<'a> {
     pub args: &'a serde_json::Value,
 }
 
-/// Answers the policy's `Ask`: the other channel, which a hook cannot reach.
+/// A question the model put to the operator with the `ask` tool.
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    /// The run asking.
+    pub run_id: &'a str,
+    /// The question.
+    pub question: &'a str,
+}
+
+/// The operator's channel: answers the policy's `Ask`, and the model's
+/// questions. A hook cannot reach it.
 pub trait Approver: Send + Sync {
     /// Whether the call may go ahead.
     fn approve(&self, request: &ApprovalRequest<'_>) -> bool;
+
+    /// The answer to a question, or `None` when there is nobody to answer
+    /// (the default): the model is told so and goes on.
+    fn answer(&self, question: &Question<'_>) -> Option<String> {
+        let _ = question;
+        None
+    }
 }
 
 /// Approves everything the policy asks about.

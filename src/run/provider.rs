@@ -2,9 +2,11 @@
 //! a file of model turns (no model is reachable from here, and a script makes
 //! a run repeatable).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
 
@@ -38,6 +40,15 @@ pub struct Turn {
     /// The final answer: the run completes after this turn.
     #[serde(default)]
     pub answer: Option<String>,
+    /// Tools the provider ran on its side while producing the turn (a
+    /// `server_tool_used` event each).
+    #[serde(default)]
+    pub server_tools: Vec<String>,
+    /// Scripted flakiness: how many attempts at this turn fail before it is
+    /// produced. Each failure is a `retry`; three in a row make the loop
+    /// fall back to the provider's fallback, if it has one.
+    #[serde(default)]
+    pub fail: u32,
 }
 
 /// One tool call as the model writes it.
@@ -75,8 +86,15 @@ pub trait Provider: Send + Sync {
     /// The next turn of the run described by `request`.
     ///
     /// # Errors
-    /// When no turn can be produced; the run fails with the message.
+    /// When no turn can be produced: the loop retries, then falls back, then
+    /// fails the run with the message.
     fn turn(&self, request: &TurnRequest<'_>) -> Result<Turn, ProviderError>;
+
+    /// Switches to a fallback model after repeated failures, returning its
+    /// name, or `None` when there is none left (the default).
+    fn fall_back(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A script of model turns, keyed by goal: the top-level run's turns, and a
@@ -100,20 +118,75 @@ pub trait Provider: Send + Sync {
 ///
 /// Turn *k* answers step *k*; a run that asks for a step past its script's
 /// end gets an error, so a script that forgets its answer fails loudly.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A script may also name a `fallback` model (taken after three failed
+/// attempts at a turn) and carry an `[operator]` table, the human side of
+/// the session: whether approvals are granted and the answers to questions.
+/// [`operator`](Self::operator) turns it into an [`Approver`](crate::Approver).
+#[derive(Debug)]
 pub struct ScriptedProvider {
     goal: String,
     scripts: BTreeMap<String, Vec<Turn>>,
+    fallback: Option<String>,
+    fell_back: AtomicBool,
+    /// Attempts so far at each (goal, step), for `fail`.
+    attempts: Mutex<HashMap<(String, u32), u32>>,
+    operator: ScriptedOperator,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScriptFile {
     goal: String,
+    #[serde(default)]
+    fallback: Option<String>,
     #[serde(default, rename = "turn")]
     turns: Vec<Turn>,
     #[serde(default, rename = "child")]
     children: Vec<ChildScript>,
+    #[serde(default)]
+    operator: ScriptedOperator,
+}
+
+/// The operator's side of a scripted session: approvals and answers.
+///
+/// ```toml
+/// [operator]
+/// approve = false                       # deny what the policy asks about
+/// answers = { "which file?" = "src/x.rs" }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedOperator {
+    /// Whether approval requests are granted.
+    #[serde(default = "yes")]
+    pub approve: bool,
+    /// Answers, by the exact question.
+    #[serde(default)]
+    pub answers: BTreeMap<String, String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for ScriptedOperator {
+    fn default() -> Self {
+        ScriptedOperator {
+            approve: true,
+            answers: BTreeMap::new(),
+        }
+    }
+}
+
+impl crate::Approver for ScriptedOperator {
+    fn approve(&self, _: &crate::ApprovalRequest<'_>) -> bool {
+        self.approve
+    }
+
+    fn answer(&self, question: &crate::Question<'_>) -> Option<String> {
+        self.answers.get(question.question).cloned()
+    }
 }
 
 #[derive(Deserialize)]
@@ -147,6 +220,10 @@ impl ScriptedProvider {
         Ok(ScriptedProvider {
             goal: file.goal,
             scripts,
+            fallback: file.fallback,
+            fell_back: AtomicBool::new(false),
+            attempts: Mutex::new(HashMap::new()),
+            operator: file.operator,
         })
     }
 
@@ -164,6 +241,12 @@ impl ScriptedProvider {
     pub fn goal(&self) -> &str {
         &self.goal
     }
+
+    /// The script's `[operator]`: an approver that grants or denies as the
+    /// script says and answers its questions.
+    pub fn operator(&self) -> &ScriptedOperator {
+        &self.operator
+    }
 }
 
 impl Provider for ScriptedProvider {
@@ -175,14 +258,37 @@ impl Provider for ScriptedProvider {
             ))
         })?;
         let index = request.step.saturating_sub(1) as usize;
-        turns.get(index).cloned().ok_or_else(|| {
+        let turn = turns.get(index).ok_or_else(|| {
             ProviderError(format!(
                 "the script for `{}` has {} turns and step {} asked for another",
                 request.goal,
                 turns.len(),
                 request.step
             ))
-        })
+        })?;
+        if turn.fail > 0 {
+            // A poisoned lock only means another run panicked mid-count.
+            let mut attempts = self
+                .attempts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let n = attempts
+                .entry((request.goal.to_owned(), request.step))
+                .or_insert(0);
+            *n += 1;
+            if *n <= turn.fail {
+                return Err(ProviderError(format!(
+                    "scripted failure {n} of {} (model overloaded)",
+                    turn.fail
+                )));
+            }
+        }
+        Ok(turn.clone())
+    }
+
+    fn fall_back(&self) -> Option<String> {
+        let name = self.fallback.clone()?;
+        (!self.fell_back.swap(true, Ordering::Relaxed)).then_some(name)
     }
 }
 

@@ -4,7 +4,7 @@
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -23,7 +23,7 @@ pub(crate) struct ToolResult {
 }
 
 impl ToolResult {
-    fn seen(observation: String) -> Self {
+    pub(crate) fn seen(observation: String) -> Self {
         ToolResult {
             observation,
             moved: false,
@@ -151,6 +151,69 @@ impl Workspace<'_> {
             ),
         }
     }
+
+    /// Starts an argv in the background, in its own process group, with no
+    /// input and its output discarded.
+    pub fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {
+        use std::os::unix::process::CommandExt;
+        let (program, rest) = argv
+            .split_first()
+            .ok_or("exec_background: `argv` names no program")?;
+        let resolved = shim::resolve_program(program, self.root)
+            .ok_or_else(|| format!("exec_background: `{program}` was not found"))?;
+        Command::new(resolved)
+            .args(rest)
+            .current_dir(self.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("exec_background {program}: {e}"))
+    }
+
+    /// Writes `.io/memory/<key>.md`. The run's own notes, not its work: it
+    /// does not move the workspace.
+    pub fn memory_write(&self, key: &str, value: &str) -> Result<(), ToolError> {
+        let ok = !key.is_empty()
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !ok {
+            return Err(format!(
+                "memory_write: `{key}` is not a key (letters, digits, `-` and `_`)"
+            ));
+        }
+        let dir = self.root.join(".io/memory");
+        fs::create_dir_all(&dir).map_err(|e| format!("memory_write: {e}"))?;
+        fs::write(dir.join(format!("{key}.md")), value).map_err(|e| format!("memory_write: {e}"))
+    }
+
+    /// Writes `.io/todo.md` from `items`, returning how many it holds.
+    pub fn todo_write(&self, args: &Value) -> Result<u32, ToolError> {
+        let items = args
+            .get("items")
+            .and_then(Value::as_array)
+            .ok_or("missing array argument `items`")?;
+        let mut text = String::new();
+        for item in items {
+            let item = item.as_str().ok_or("`items` holds a non-string")?;
+            text.push_str("- [ ] ");
+            text.push_str(item);
+            text.push('\n');
+        }
+        let dir = self.root.join(".io");
+        fs::create_dir_all(&dir).map_err(|e| format!("todo_write: {e}"))?;
+        fs::write(dir.join("todo.md"), text).map_err(|e| format!("todo_write: {e}"))?;
+        Ok(items.len() as u32)
+    }
+}
+
+/// Kills a background child and reaps it.
+pub(crate) fn kill_and_reap(mut child: Child) {
+    // Failing to kill means it already exited; the wait reaps it either way.
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 pub(crate) fn str_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, ToolError> {
