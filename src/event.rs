@@ -214,7 +214,7 @@ pub enum EventKind {
         /// The argv it runs.
         argv: Vec<String>,
     },
-    /// A handle was polled for output; once per poll.
+    /// A handle was polled to see whether it still runs; once per poll.
     #[serde(rename = "handle_polled")]
     HandlePolled {
         /// The step that polled it.
@@ -242,7 +242,7 @@ pub enum EventKind {
         /// Its exit code, absent when a signal ended it.
         code: Option<i32>,
     },
-    /// A handle outlived its run and was left behind; when it happens, rarely.
+    /// A handle was still running when its run ended (it is then killed); when it happens, rarely.
     #[serde(rename = "handle_orphaned")]
     HandleOrphaned {
         /// The handle's id.
@@ -256,6 +256,67 @@ pub enum EventKind {
         /// How many steps were committed.
         steps: u32,
     },
+}
+
+/// How often an event fires: what a hook on it costs (the spec's "What a
+/// hook costs").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Frequency {
+    /// Once per streamed token: a `run` hook here spawns a process per token.
+    PerToken,
+    /// Once per step or per call within a step.
+    PerStep,
+    /// Once per run.
+    PerRun,
+    /// When it happens, rarely: nothing measurable.
+    Rare,
+}
+
+impl Frequency {
+    /// The class as `io events` prints it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Frequency::PerToken => "per token",
+            Frequency::PerStep => "per step",
+            Frequency::PerRun => "per run",
+            Frequency::Rare => "rare",
+        }
+    }
+}
+
+/// Each event's [`Frequency`], in `EventKind::TAGS` order.
+const FREQUENCIES: [Frequency; 27] = {
+    use Frequency::*;
+    [
+        PerRun, PerStep, PerStep, Rare, // started step tool_call refused
+        Rare, Rare, PerStep, Rare, // approval_requested approval_decided spend_draw retry
+        Rare, Rare, Rare, Rare, // fell_back_to replan stalled spawned
+        Rare, Rare, Rare, Rare, // spawn_refused memory_wrote todo_wrote question_asked
+        Rare, Rare, PerToken, PerStep, // question_answered server_tool_used token sandbox
+        Rare, Rare, PerStep, Rare, // mcp handle_started handle_polled handle_killed
+        Rare, Rare, PerRun, // handle_exited handle_orphaned finished
+    ]
+};
+
+// The table and the registry are one length, or this does not compile.
+const _: () = assert!(FREQUENCIES.len() == <EventKind as HookEvents>::TAGS.len());
+
+impl EventKind {
+    /// How often the event at `index` in [`HookEvents::TAGS`] fires.
+    ///
+    /// ```
+    /// use io_harness::{EventKind, Frequency, HookEvents};
+    ///
+    /// let token = EventKind::from_tag("token").expect("a tag");
+    /// assert_eq!(EventKind::frequency(token), Frequency::PerToken);
+    /// ```
+    ///
+    /// # Panics
+    /// If `index` is not an index into `TAGS`.
+    pub fn frequency(index: usize) -> Frequency {
+        FREQUENCIES[index]
+    }
 }
 
 /// How a run ended, as `finished` reports it.

@@ -4,8 +4,9 @@
 mod event;
 mod observer;
 mod run;
+mod schema;
 
-pub use event::{EventKind, Outcome, RunEvent, now_rfc3339};
+pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
 pub use io_hooks::{Flow, HookEvents, HookFilter};
 pub use observer::Observer;
 pub use run::{
@@ -14,3 +15,4 @@ pub use run::{
     ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
     run_observed, run_with_observed,
 };
+pub use schema::hook_schema;

@@ -98,6 +98,29 @@ fn every_variant_has_a_one_line_doc_saying_when_it_fires() {
     }
 }
 
+#[test]
+fn each_frequency_agrees_with_what_the_doc_says() {
+    use io_harness::Frequency;
+    for (i, (tag, doc)) in EventKind::TAGS.iter().zip(EventKind::DOCS).enumerate() {
+        let expected = match EventKind::frequency(i) {
+            Frequency::PerToken => "once per streamed token",
+            Frequency::PerRun => "once per run",
+            Frequency::PerStep => "once per",
+            Frequency::Rare => "",
+        };
+        assert!(
+            doc.contains(expected),
+            "{tag}: {doc:?} should say {expected:?}"
+        );
+        if EventKind::frequency(i) == Frequency::Rare {
+            assert!(
+                !doc.contains("once per step") && !doc.contains("once per run"),
+                "{tag}: {doc:?}"
+            );
+        }
+    }
+}
+
 /// One value of every variant; `index` proves each one is a different variant.
 fn one_of_each() -> Vec<EventKind> {
     use EventKind::*;
