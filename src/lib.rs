@@ -3,12 +3,14 @@
 
 mod event;
 mod observer;
+mod replay;
 mod run;
 mod schema;
 
 pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
 pub use io_hooks::{Flow, HookEvents, HookFilter};
 pub use observer::Observer;
+pub use replay::{ReplayOutcome, replay};
 pub use run::{
     ApprovalRequest, ApproveAll, Approver, Contract, DenyAll, FileStore, Policy, Provider,
     ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
