@@ -59,6 +59,10 @@ pub struct Contract {
     pub token_budget: u64,
     /// The run id to use; one is generated when absent.
     pub run_id: Option<String>,
+    /// Where the run's instructions came from, in the embedder's terms (for
+    /// `io run`, the script's path). Kept in the journal so a resume can
+    /// find them again; a child inherits it.
+    pub origin: Option<String>,
 }
 
 impl Contract {
@@ -75,6 +79,7 @@ impl Contract {
             exec_timeout: Duration::from_secs(30),
             token_budget: 10_000_000,
             run_id: None,
+            origin: None,
         }
     }
 }
@@ -263,6 +268,7 @@ pub async fn resume_observed(
         workspace,
         depth,
         max_steps,
+        origin,
     }) = records.first().cloned()
     else {
         return Err(RunError::Corrupt(run_id.to_owned()));
@@ -294,6 +300,7 @@ pub async fn resume_observed(
     }
     let contract = Contract {
         max_steps,
+        origin,
         ..Contract::new(goal, workspace)
     };
     let env = Env {
@@ -345,6 +352,7 @@ impl Env<'_> {
                 workspace: contract.workspace.clone(),
                 depth,
                 max_steps: contract.max_steps,
+                origin: contract.origin.clone(),
             },
         )?;
         Run::new(self, contract, run_id, depth, 0).drive(State::default())

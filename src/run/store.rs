@@ -24,6 +24,9 @@ pub enum Record {
         depth: u32,
         /// The step limit.
         max_steps: u32,
+        /// Where the run's instructions came from (`Contract::origin`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     /// A step was committed.
     Step {

@@ -1,0 +1,1 @@
+//! A crate the demo run works on.
