@@ -26,7 +26,8 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 fn generate(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
     let ident = plan.ident;
-    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
+    let generics = static_generics(plan.generics);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let tags = plan.variants.iter().map(|v| &v.tag);
     let docs = plan.variants.iter().map(|v| &v.doc);
     let count = plan.variants.len();
@@ -82,7 +83,8 @@ fn generate(plan: &Plan) -> TokenStream {
 fn fallback(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
     let ident = plan.ident;
-    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
+    let generics = static_generics(plan.generics);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         #[doc(hidden)]
         const _: () = {
@@ -99,4 +101,27 @@ fn fallback(plan: &Plan) -> TokenStream {
             }
         };
     }
+}
+
+/// The enum's generics with every lifetime and type parameter bounded by
+/// `'static`, which the `HookEvents: 'static` supertrait demands of the impl.
+fn static_generics(generics: &syn::Generics) -> syn::Generics {
+    let mut generics = generics.clone();
+    let predicates: Vec<syn::WherePredicate> = generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            syn::GenericParam::Lifetime(l) => {
+                let lifetime = &l.lifetime;
+                Some(syn::parse_quote!(#lifetime: 'static))
+            }
+            syn::GenericParam::Type(t) => {
+                let ident = &t.ident;
+                Some(syn::parse_quote!(#ident: 'static))
+            }
+            syn::GenericParam::Const(_) => None,
+        })
+        .collect();
+    generics.make_where_clause().predicates.extend(predicates);
+    generics
 }
