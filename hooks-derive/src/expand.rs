@@ -48,7 +48,6 @@ fn generate(plan: &Plan) -> TokenStream {
     };
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #krate::HookEvents for #ident #ty_generics #where_clause {
