@@ -12,7 +12,7 @@ enum Event {
     Restarted,
     #[serde(rename = "hidden", skip)]
     Hidden,
-    #[hook(tag = "")]
+    #[serde(rename = "")]
     Blank,
 }
 

@@ -2,7 +2,7 @@ use io_hooks::HookEvents;
 
 #[derive(HookEvents)]
 enum Event {
-    #[hook(tag = "started", rename = "begun")]
+    #[hook(rename = "begun", tag = "started")]
     Started,
 }
 
