@@ -295,7 +295,12 @@ fn serde_metas(attr: &Attribute) -> Vec<Meta> {
         .unwrap_or_default()
 }
 
-fn lit_str(expr: &Expr) -> Option<&LitStr> {
+/// The string literal `expr` is, seen through the invisible groups a
+/// `macro_rules!` fragment (`$tag:literal`, `$tag:expr`) arrives in.
+fn lit_str(mut expr: &Expr) -> Option<&LitStr> {
+    while let Expr::Group(group) = expr {
+        expr = &group.expr;
+    }
     match expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
@@ -309,7 +314,7 @@ fn lit_str(expr: &Expr) -> Option<&LitStr> {
 fn first_paragraph(lines: &[String]) -> String {
     lines
         .iter()
-        .flat_map(|l| l.lines())
+        .flat_map(|l| l.split('\n'))
         .map(str::trim)
         .skip_while(|l| l.is_empty())
         .take_while(|l| !l.is_empty())
