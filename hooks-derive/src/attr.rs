@@ -186,12 +186,11 @@ impl Variant {
                 for meta in serde_metas(attr) {
                     serde.read(cx, &meta);
                 }
-            } else if attr.path().is_ident(DOC) {
-                if let Meta::NameValue(nv) = &attr.meta {
-                    if let Some(s) = lit_str(&nv.value) {
-                        doc_lines.push(s.value());
-                    }
-                }
+            } else if attr.path().is_ident(DOC)
+                && let Meta::NameValue(nv) = &attr.meta
+                && let Some(s) = lit_str(&nv.value)
+            {
+                doc_lines.push(s.value());
             }
         }
         Variant {
@@ -256,19 +255,19 @@ impl SerdeVariant {
                     })
                 };
                 let (ser, de) = (half(SERIALIZE), half(DESERIALIZE));
-                if let (Some(s), Some(d)) = (&ser, &de) {
-                    if s.value() != d.value() {
-                        cx.error_spanned_by(
-                            d,
-                            format!(
-                                "serde writes this variant as \"{s}\" but reads it as \"{d}\"; \
-                                 a hook tag must read back as it was written, so write \
-                                 `#[serde(rename = \"{s}\")]`",
-                                s = s.value(),
-                                d = d.value(),
-                            ),
-                        );
-                    }
+                if let (Some(s), Some(d)) = (&ser, &de)
+                    && s.value() != d.value()
+                {
+                    cx.error_spanned_by(
+                        d,
+                        format!(
+                            "serde writes this variant as \"{s}\" but reads it as \"{d}\"; a \
+                             hook tag must read back as it was written, so write \
+                             `#[serde(rename = \"{s}\")]`",
+                            s = s.value(),
+                            d = d.value(),
+                        ),
+                    );
                 }
                 if ser.is_some() {
                     self.rename = ser;

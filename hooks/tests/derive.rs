@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// One variant of each shape, tagged with `#[hook(tag)]` only.
 #[derive(Debug, HookEvents)]
+#[expect(dead_code, reason = "the payloads only give each variant its shape")]
 enum Shapes {
     /// A unit variant.
     #[hook(tag = "unit")]
@@ -224,6 +225,7 @@ fn the_tag_is_what_serde_writes_and_reads_back() {
 
 /// Generic parameters, bounded as the `'static` trait requires.
 #[derive(HookEvents)]
+#[expect(dead_code, reason = "the payloads only give each variant its shape")]
 enum Generic<'a, T> {
     #[hook(tag = "value")]
     Value(T),
