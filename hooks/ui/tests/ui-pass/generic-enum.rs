@@ -12,15 +12,25 @@ where
     #[serde(rename = "payload")]
     Payload { value: T },
     #[serde(rename = "borrowed")]
-    Borrowed { text: &'a str, width: std::marker::PhantomData<[u8; N]> },
+    Borrowed {
+        text: &'a str,
+        width: std::marker::PhantomData<[u8; N]>,
+    },
 }
 
 fn main() {
     type E = Event<'static, String, 2>;
     assert_eq!(E::TAGS, ["payload", "borrowed"]);
-    let e: E = Event::Payload { value: "x".to_owned() };
+    let e: E = Event::Payload {
+        value: "x".to_owned(),
+    };
     assert_eq!(e.tag(), "payload");
-    assert!(HookFilter::<E>::from_names(["borrowed"]).unwrap().contains(
-        &Event::Borrowed { text: "t", width: std::marker::PhantomData }
-    ));
+    assert!(
+        HookFilter::<E>::from_names(["borrowed"])
+            .unwrap()
+            .contains(&Event::Borrowed {
+                text: "t",
+                width: std::marker::PhantomData
+            })
+    );
 }

@@ -16,7 +16,9 @@ enum Event {
 
 fn main() {
     assert_eq!(Event::TAGS, ["started", "tool_call", "finished"]);
-    let call = Event::ToolCall { tool: "exec".into() };
+    let call = Event::ToolCall {
+        tool: "exec".into(),
+    };
     assert_eq!(call.tag(), "tool_call");
     assert_eq!(Event::from_tag("finished"), Some(2));
 }
