@@ -5,7 +5,7 @@ use quote::quote;
 use syn::DeriveInput;
 
 use crate::ctxt::Ctxt;
-use crate::plan::Plan;
+use crate::plan::{MAX_EVENTS, Plan};
 
 /// The whole derive: parse and check into a plan, then generate. On error,
 /// the errors plus a stub impl, so the user sees the real problem and not a
@@ -31,6 +31,7 @@ fn generate(plan: &Plan) -> TokenStream {
     let tags = plan.variants.iter().map(|v| &v.tag);
     let docs = plan.variants.iter().map(|v| &v.doc);
     let count = plan.variants.len();
+    let max_events = MAX_EVENTS;
     let index_arms = plan.variants.iter().enumerate().map(|(i, v)| {
         let variant = v.ident;
         // `{ .. }` matches unit, tuple and struct variants alike.
@@ -68,10 +69,11 @@ fn generate(plan: &Plan) -> TokenStream {
                 }
             }
 
-            // The runtime's limit and the derive's must be one number.
+            // The derive refused more than its own limit; the runtime's must
+            // be the same number, or a filter could not hold every variant.
             const _: () = ::core::assert!(
-                #count <= #krate::MAX_EVENTS,
-                "more variants than a HookFilter holds",
+                #max_events == #krate::MAX_EVENTS,
+                "io-hooks and io-hooks-derive disagree on MAX_EVENTS; use matching versions",
             );
         };
     }

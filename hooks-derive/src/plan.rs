@@ -11,8 +11,9 @@ use syn::{Data, DeriveInput, Ident, LitStr};
 use crate::attr;
 use crate::ctxt::Ctxt;
 
-/// One bit per variant in a `u64`; must equal `io_hooks::MAX_EVENTS`.
-const MAX_EVENTS: usize = 64;
+/// One bit per variant in a `u64`; must equal `io_hooks::MAX_EVENTS`, which
+/// the generated code asserts.
+pub(crate) const MAX_EVENTS: usize = 64;
 
 pub(crate) struct Plan<'a> {
     pub ident: &'a Ident,
