@@ -226,3 +226,25 @@ fn snake_case(variant: &Ident) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::Span;
+
+    use super::*;
+
+    #[test]
+    fn suggested_tags_follow_serde_snake_case() {
+        let tag = |name: &str| snake_case(&Ident::new(name, Span::call_site()));
+        assert_eq!(tag("ToolCall"), "tool_call");
+        assert_eq!(tag("Step"), "step");
+        // serde's rule, not heck's: every capital starts a word.
+        assert_eq!(tag("HTTPRequest"), "h_t_t_p_request");
+    }
+
+    #[test]
+    fn a_raw_identifier_suggests_its_plain_name() {
+        let ident = Ident::new_raw("Type", Span::call_site());
+        assert_eq!(snake_case(&ident), "type");
+    }
+}
