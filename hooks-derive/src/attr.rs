@@ -205,6 +205,11 @@ impl Variant {
     }
 }
 
+/// Whether `attrs` hold a `#[serde(...)]`.
+pub(crate) fn has_serde(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|attr| attr.path().is_ident(SERDE))
+}
+
 /// The `#[hook]` attributes on a field, which mean nothing there.
 pub(crate) fn hook_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|attr| attr.path().is_ident(HOOK))

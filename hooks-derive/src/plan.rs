@@ -70,7 +70,14 @@ impl<'a> Plan<'a> {
             .collect();
         let naming = Naming {
             has_rename_all: container.has_rename_all,
-            serde_names_variants: container.has_serde || attrs.iter().any(|a| a.has_serde),
+            // A `#[serde]` anywhere, even on a field, means serde derives.
+            serde_names_variants: container.has_serde
+                || attrs.iter().any(|a| a.has_serde)
+                || data
+                    .variants
+                    .iter()
+                    .flat_map(|v| &v.fields)
+                    .any(|f| attr::has_serde(&f.attrs)),
         };
         // The first literal that wrote each tag, to point at both on a clash.
         let mut seen: HashMap<String, (&Ident, LitStr)> = HashMap::new();

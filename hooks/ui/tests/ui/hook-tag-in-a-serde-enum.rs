@@ -12,4 +12,14 @@ enum Event {
     Step,
 }
 
+// A `#[serde]` on a field is enough to know serde names the variants.
+#[derive(Serialize, HookEvents)]
+enum FieldOnly {
+    #[hook(tag = "note")]
+    Note {
+        #[serde(rename = "text")]
+        body: String,
+    },
+}
+
 fn main() {}
