@@ -111,9 +111,20 @@ impl Container {
                 }
             } else if attr.path().is_ident(SERDE) {
                 has_serde = true;
-                has_rename_all |= serde_metas(attr)
-                    .iter()
-                    .any(|meta| meta.path().is_ident(RENAME_ALL));
+                for meta in serde_metas(attr) {
+                    has_rename_all |= meta.path().is_ident(RENAME_ALL);
+                    // #[serde(untagged)] on the enum
+                    if let Meta::Path(p) = &meta
+                        && p.is_ident(UNTAGGED)
+                    {
+                        cx.error_spanned_by(
+                            p,
+                            "an `untagged` enum is written without any variant's tag, so no \
+                             hook could tell its events apart; tag it, as \
+                             `#[serde(tag = \"event\")]`",
+                        );
+                    }
+                }
             }
         }
         Container {
