@@ -339,3 +339,127 @@ impl Waiter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(body: &str) -> Vec<String> {
+        ["/bin/sh", "-c", body].map(String::from).to_vec()
+    }
+
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|s| s.split_whitespace().next());
+            !matches!(state, Some("Z" | "X") | None)
+        })
+    }
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn the_waitid_fallback_reports_exit_statuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let go = |body: &str| run_with(&sh(body), MS(5000), dir.path(), b"{}\n", WaitMode::Poll);
+        assert!(go("read line; [ \"$line\" = '{}' ]").is_ok());
+        assert!(matches!(go("exit 7"), Err(HookFailure::Exit { code: 7 })));
+        assert!(matches!(
+            go("kill -9 $$"),
+            Err(HookFailure::Signal { signal: 9 })
+        ));
+    }
+
+    #[test]
+    fn the_waitid_fallback_kills_the_group_on_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'x'; 4 << 20];
+        let start = Instant::now();
+        let r = run_with(
+            &sh("sleep 30 & echo $! > gc.pid; sleep 30"),
+            MS(300),
+            dir.path(),
+            &big,
+            WaitMode::Poll,
+        );
+        assert!(matches!(r, Err(HookFailure::TimedOut { .. })), "{r:?}");
+        assert!(start.elapsed() < Duration::from_secs(3));
+        let gc: i32 = std::fs::read_to_string(dir.path().join("gc.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while alive(gc) && Instant::now() < deadline {
+            std::thread::sleep(MS(5));
+        }
+        if alive(gc) {
+            let _ = rustix::process::kill_process(Pid::from_raw(gc).unwrap(), Signal::KILL);
+            panic!("grandchild {gc} survived the timeout");
+        }
+    }
+
+    #[test]
+    fn the_waitid_fallback_does_not_wait_on_an_unread_stdin() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'x'; 4 << 20];
+        let start = Instant::now();
+        let r = run_with(&sh("exit 0"), MS(5000), dir.path(), &big, WaitMode::Poll);
+        assert!(r.is_ok(), "{r:?}");
+        assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn auto_uses_a_pidfd_where_the_kernel_has_them() {
+        let mut child = Command::new("/bin/sh")
+            .args(["-c", "exit 0"])
+            .spawn()
+            .unwrap();
+        let waiter = Waiter::new(Pid::from_child(&child), WaitMode::Auto);
+        let forced = Waiter::new(Pid::from_child(&child), WaitMode::Poll);
+        child.wait().unwrap();
+        assert!(waiter.pidfd.is_some(), "pidfd_open refused on this kernel");
+        assert!(forced.pidfd.is_none());
+    }
+
+    #[test]
+    fn resolution_uses_only_absolute_path_entries() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        for dir in [root.path(), bin.path()] {
+            let tool = dir.join("tool");
+            std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let plain = bin.path().join("plain");
+        std::fs::write(&plain, "").unwrap(); // not executable: skipped
+        let path = |s: String| Some(std::ffi::OsString::from(s));
+        let abs = bin.path().display().to_string();
+        let r = root.path();
+
+        let found = resolve("tool", r, path(format!(".::bin:{abs}")).as_deref());
+        assert_eq!(found.unwrap(), bin.path().join("tool"));
+        for only_relative in [".", "", ":", "bin:.", "./"] {
+            let got = resolve("tool", r, path(only_relative.to_owned()).as_deref());
+            assert!(
+                matches!(got, Err(HookFailure::NotFound { .. })),
+                "PATH={only_relative:?}: {got:?}"
+            );
+        }
+        assert!(resolve("plain", r, path(abs.clone()).as_deref()).is_err());
+        assert!(resolve("", r, path(abs.clone()).as_deref()).is_err());
+        // Containing `/`: the root's, never PATH's; absolute stays absolute.
+        assert_eq!(
+            resolve("./scripts/x", r, None).unwrap(),
+            r.join("./scripts/x")
+        );
+        assert_eq!(
+            resolve("/usr/bin/env", r, None).unwrap(),
+            Path::new("/usr/bin/env")
+        );
+        // Unset PATH: the absolute default.
+        assert!(resolve("sh", r, None).unwrap().is_absolute());
+    }
+}

@@ -139,10 +139,10 @@ pub struct KillOnDrop(pub Vec<i32>);
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         for &pid in &self.0 {
-            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                if alive(pid.as_raw_nonzero().get()) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                }
+            if let Some(p) = rustix::process::Pid::from_raw(pid)
+                && alive(pid)
+            {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
             }
         }
     }
