@@ -104,11 +104,13 @@ fn a_write_error_is_a_failure_naming_the_file_and_cause() {
 #[test]
 fn a_short_write_is_a_failure() {
     const NAME: &str = "a_short_write_is_a_failure";
-    let dir = tempfile::tempdir().unwrap();
+    // The child works in the parent's temporary directory, so that even a
+    // child killed by a signal leaves nothing behind.
     if is_reexec(NAME) {
-        let log = dir.path().join("log");
+        let dir = std::env::current_dir().unwrap();
+        let log = dir.join("log");
         fs::write(&log, [b'x'; 90]).unwrap();
-        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], &dir);
         use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
         let hard = getrlimit(Resource::Fsize).maximum;
         setrlimit(
@@ -135,6 +137,7 @@ fn a_short_write_is_a_failure() {
         );
         return;
     }
+    let dir = tempfile::tempdir().unwrap();
     assert_child_passed(&reexec(NAME, &[], dir.path()));
 }
 

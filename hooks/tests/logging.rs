@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use common::{append, run, started};
 use io_hooks::{Flow, Hooks, OnFailure};
@@ -41,14 +41,25 @@ impl<'a> MakeWriter<'a> for Captured {
 
 /// Runs `f` with a subscriber that records everything at TRACE and above,
 /// and returns what it wrote.
+///
+/// tracing caches each callsite's interest process-wide, computed by the
+/// first thread to reach it: a test reaching a `warn!` with no subscriber
+/// would silence it for every test. So captures run one at a time, every
+/// call that can log happens inside one, and the cache is rebuilt against
+/// the capturing subscriber before `f` runs.
 fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let out = Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(out.clone())
         .with_max_level(tracing::Level::TRACE)
         .with_ansi(false)
         .finish();
-    let r = tracing::subscriber::with_default(subscriber, f);
+    let r = tracing::subscriber::with_default(subscriber, || {
+        tracing::callsite::rebuild_interest_cache();
+        f()
+    });
     (r, out.text())
 }
 
@@ -57,21 +68,23 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
     let dir = tempfile::tempdir().unwrap();
     let bad_log = dir.path().join("missing-dir/audit.jsonl");
     let good_log = dir.path().join("audit.jsonl");
-    let hooks = Hooks::new(
-        vec![
-            append(&good_log, &[], OnFailure::Continue),
-            run(
-                &["/bin/sh", "-c", "exit 3"],
-                5000,
-                &["started"],
-                OnFailure::Continue,
-            ),
-            append(&bad_log, &["started"], OnFailure::Cancel),
-        ],
-        dir.path(),
-    );
     let ev = started(SECRET);
-    let (flow, log) = capture(|| hooks.event(&ev));
+    let (flow, log) = capture(|| {
+        let hooks = Hooks::new(
+            vec![
+                append(&good_log, &[], OnFailure::Continue),
+                run(
+                    &["/bin/sh", "-c", "exit 3"],
+                    5000,
+                    &["started"],
+                    OnFailure::Continue,
+                ),
+                append(&bad_log, &["started"], OnFailure::Cancel),
+            ],
+            dir.path(),
+        );
+        hooks.event(&ev)
+    });
     assert_eq!(flow, Flow::Cancel);
 
     assert!(
@@ -83,7 +96,9 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
         "a field name of the event leaked:\n{log}"
     );
     let lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len(), 2, "one warning per failed hook:\n{log}");
+    assert_eq!(lines.len(), 3, "one at build, one per failed hook:\n{log}");
+    assert!(lines[0].contains("hook[2]: could not create `"), "{log}");
+    let lines = &lines[1..];
     assert!(lines.iter().all(|l| l.contains("WARN")), "{log}");
 
     assert!(
@@ -168,15 +183,15 @@ fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
 #[test]
 fn a_successful_or_unwanted_event_logs_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let hooks = Hooks::new(
-        vec![append(
-            &dir.path().join("a"),
-            &["finished"],
-            OnFailure::Cancel,
-        )],
-        dir.path(),
-    );
     let (flow, log) = capture(|| {
+        let hooks = Hooks::new(
+            vec![append(
+                &dir.path().join("a"),
+                &["finished"],
+                OnFailure::Cancel,
+            )],
+            dir.path(),
+        );
         let a = hooks.event(&started(SECRET));
         let b = hooks.event(&common::Ev::Finished { run_id: 1 });
         (a, b)

@@ -286,8 +286,10 @@ fn a_child_that_does_not_read_its_stdin_is_not_a_failure() {
 #[test]
 fn a_host_with_default_sigpipe_survives_a_hook_that_does_not_read() {
     const NAME: &str = "a_host_with_default_sigpipe_survives_a_hook_that_does_not_read";
-    let dir = tempfile::tempdir().unwrap();
+    // The child works in the parent's temporary directory, so that even a
+    // child killed by a signal leaves nothing behind.
     if is_reexec(NAME) {
+        let dir = std::env::current_dir().unwrap();
         // SAFETY: `signal` with `SIG_DFL` installs no handler, so there is no
         // handler code whose async-signal-safety could matter, and this is
         // the only thread of this child touching signal dispositions.
@@ -308,13 +310,14 @@ fn a_host_with_default_sigpipe_survives_a_hook_that_does_not_read() {
         for body in ["exit 0", "exec 0<&-; sleep 0.1; exit 0"] {
             let hooks = Hooks::new(
                 vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
-                dir.path(),
+                &dir,
             );
             let (flow, failure, _) = fire(&hooks, &huge_event());
             assert_eq!((flow, failure), (Flow::Continue, None), "{body}");
         }
         return;
     }
+    let dir = tempfile::tempdir().unwrap();
     let out = reexec(NAME, &[], dir.path());
     assert_child_passed(&out);
     assert!(
@@ -392,4 +395,112 @@ fn a_missing_program_is_warned_about_yet_still_fails_when_fired() {
     script(dir.path(), "later", "touch later-ran");
     assert_eq!(hooks.event(&step(2)), Flow::Continue);
     assert!(dir.path().join("later-ran").exists());
+}
+
+fn sigchld_caught() -> bool {
+    let status = fs::read_to_string("/proc/self/status").unwrap();
+    let caught = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .map(|hex| u64::from_str_radix(hex.trim(), 16).unwrap())
+        .unwrap();
+    caught & (1 << (libc::SIGCHLD - 1)) != 0
+}
+
+/// Waiting touches only our own child: another child of the host, already
+/// exited, is still there to be reaped by its owner afterwards, and no
+/// `SIGCHLD` handler was installed.
+#[test]
+fn hooks_never_reap_other_children_of_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut other = std::process::Command::new("/bin/sh")
+        .args(["-c", "exit 42"])
+        .spawn()
+        .unwrap();
+    let other_pid = other.id() as i32;
+    assert!(
+        wait_until(Duration::from_secs(5), || proc_state(other_pid)
+            == Some('Z')),
+        "the other child exits and waits, unreaped"
+    );
+    let had_handler = sigchld_caught();
+    let hooks = Hooks::new(
+        vec![
+            run(&["/bin/sh", "-c", "exit 0"], 5000, &[], OnFailure::Cancel),
+            run(
+                &["/bin/sh", "-c", "exec sleep 30"],
+                200,
+                &[],
+                OnFailure::Continue,
+            ),
+        ],
+        dir.path(),
+    );
+    let mut failures = Vec::new();
+    let flow = hooks.fire_with(&step(1), &step(1), |r| {
+        failures.push(r.result.err().map(HookFailure::to_string));
+    });
+    assert_eq!(flow, Flow::Continue);
+    assert_eq!(
+        failures,
+        [
+            None,
+            Some("timed out after 200 ms and was killed".to_owned())
+        ]
+    );
+    assert_eq!(proc_state(other_pid), Some('Z'), "still ours to reap");
+    assert_eq!(other.wait().unwrap().code(), Some(42));
+    assert_eq!(
+        sigchld_caught(),
+        had_handler,
+        "no SIGCHLD handler installed"
+    );
+}
+
+/// One `Hooks` serves many threads at once, as for a tree of runs: each
+/// waits for its own children and none is confused by another's.
+#[test]
+fn run_hooks_fire_from_many_threads_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = std::sync::Arc::new(Hooks::new(
+        vec![run(
+            &[
+                "/bin/sh",
+                "-c",
+                r#"read line; case "$line" in *'"depth":0'*) exit 0;; *) exit 5;; esac"#,
+            ],
+            5000,
+            &["step"],
+            OnFailure::Cancel,
+        )],
+        dir.path(),
+    ));
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let hooks = std::sync::Arc::clone(&hooks);
+            std::thread::spawn(move || {
+                (0..4)
+                    .map(|n| {
+                        let depth = (t % 2) as u32;
+                        let ev = Ev::Step {
+                            run_id: t,
+                            depth,
+                            n,
+                        };
+                        (depth, hooks.event(&ev))
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for t in threads {
+        for (depth, flow) in t.join().unwrap() {
+            let want = if depth == 0 {
+                Flow::Continue
+            } else {
+                Flow::Cancel
+            };
+            assert_eq!(flow, want, "depth {depth}");
+        }
+    }
 }
