@@ -138,7 +138,12 @@ fn a_short_write_is_a_failure() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    assert_child_passed(&reexec(NAME, &[], dir.path()));
+    let out = reexec(NAME, &[], dir.path());
+    assert_child_passed(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "the child ran the test body"
+    );
 }
 
 /// 16 threads x 2,000 events into one file: every line whole, every event

@@ -254,5 +254,6 @@ fn no_hooks_is_empty_and_wants_nothing() {
     assert!(hooks.is_empty());
     assert!(hooks.wanted().is_empty());
     assert_eq!(hooks.root(), dir.path());
+    assert!(format!("{hooks:?}").starts_with("Hooks { specs: [], root: "));
     assert_eq!(hooks.event(&step(1)), Flow::Continue);
 }

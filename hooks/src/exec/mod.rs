@@ -62,6 +62,15 @@ pub struct Hooks<E> {
     wanted: HookFilter<E>,
 }
 
+impl<E: HookEvents> fmt::Debug for Hooks<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hooks")
+            .field("specs", &self.specs)
+            .field("root", &self.root)
+            .finish_non_exhaustive()
+    }
+}
+
 // One `Hooks` serves events from many threads, whatever the event enum is.
 const _: () = {
     const fn send_sync<T: Send + Sync>() {}

@@ -53,8 +53,8 @@ use rustix::process::{
 
 use super::HookFailure;
 
-/// The search path when `PATH` is unset: glibc's default, minus nothing,
-/// since both entries are absolute.
+/// The search path when `PATH` is unset: glibc's own default, whose
+/// entries are both absolute.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
 /// The longest sleep between two `waitid` checks when there is no pidfd.
