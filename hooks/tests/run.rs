@@ -175,7 +175,7 @@ fn on_timeout_the_child_and_everything_it_started_are_killed() {
         "sleep 30 &\necho $! > grandchild.pid\necho $$ > child.pid\nsleep 30",
     );
     let hooks = Hooks::new(
-        vec![run(&["./hook"], 400, &[], OnFailure::Cancel)],
+        vec![run(&["/bin/sh", "hook"], 400, &[], OnFailure::Cancel)],
         dir.path(),
     );
     let start = Instant::now();
@@ -220,7 +220,7 @@ fn a_hook_that_exits_after_backgrounding_work_is_not_waited_for() {
         "sleep 30 <&0 &\necho $! > bg.pid.tmp\nmv bg.pid.tmp bg.pid\nexit 0",
     );
     let hooks = Hooks::new(
-        vec![run(&["./hook"], 5000, &[], OnFailure::Cancel)],
+        vec![run(&["/bin/sh", "hook"], 5000, &[], OnFailure::Cancel)],
         dir.path(),
     );
     let (flow, failure, elapsed) = fire(&hooks, &huge_event());
@@ -241,7 +241,7 @@ fn a_child_that_never_reads_a_huge_event_is_bounded_by_its_timeout() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "hook", "echo $$ > child.pid\nexec sleep 30");
     let hooks = Hooks::new(
-        vec![run(&["./hook"], 300, &[], OnFailure::Continue)],
+        vec![run(&["/bin/sh", "hook"], 300, &[], OnFailure::Continue)],
         dir.path(),
     );
     let start = Instant::now();

@@ -76,7 +76,10 @@ pub fn run(argv: &[&str], timeout_ms: u64, on: &[&str], on_failure: OnFailure) -
 
 /// Writes an executable `/bin/sh` script to a temporary name, then renames
 /// it into place: a file still open for writing cannot be executed ("text
-/// file busy"), and a rename never leaves it open.
+/// file busy"), and a rename never leaves it open. Tests that do not test
+/// which program runs invoke it as `/bin/sh name` instead, which never
+/// executes the file itself: a thread forking at the moment another wrote
+/// a script can briefly hold a writable descriptor of it in its child.
 pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
