@@ -25,8 +25,8 @@ fn the_file_exists_empty_after_build_even_if_nothing_matches() {
         dir.path(),
     );
     assert_eq!(fs::read(&log).unwrap(), b"");
-    assert_eq!(hooks.event(&started("g")), Flow::Continue);
-    assert_eq!(hooks.event(&step(1)), Flow::Continue);
+    assert_eq!(hooks.fire_event(&started("g")), Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
     assert_eq!(fs::read(&log).unwrap(), b"", "the filter matched nothing");
 }
 
@@ -46,7 +46,10 @@ fn an_existing_file_is_neither_truncated_nor_rechmodded() {
     fs::set_permissions(&log, fs::Permissions::from_mode(0o640)).unwrap();
     let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
     assert_eq!(fs::read_to_string(&log).unwrap(), "earlier\n");
-    assert_eq!(hooks.event(&Ev::Finished { run_id: 2 }), Flow::Continue);
+    assert_eq!(
+        hooks.fire_event(&Ev::Finished { run_id: 2 }),
+        Flow::Continue
+    );
     assert_eq!(
         fs::read_to_string(&log).unwrap(),
         "earlier\n{\"event\":\"finished\",\"run_id\":2}\n"
@@ -77,7 +80,7 @@ fn a_file_that_could_not_be_created_fails_each_append_until_it_can() {
 
     // The per-event open creates it, 0600, once it can.
     fs::create_dir(&sub).unwrap();
-    assert_eq!(hooks.event(&step(2)), Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(2)), Flow::Continue);
     assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 1);
     assert_eq!(mode(&log), 0o600);
 }
@@ -169,7 +172,7 @@ fn concurrent_appends_keep_every_line_whole() {
                         depth: (t % 3) as u32,
                         n,
                     };
-                    assert_eq!(hooks.event(&ev), Flow::Continue);
+                    assert_eq!(hooks.fire_event(&ev), Flow::Continue);
                 }
             })
         })

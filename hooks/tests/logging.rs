@@ -83,7 +83,7 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
             ],
             dir.path(),
         );
-        hooks.event(&ev)
+        hooks.fire_event(&ev)
     });
     assert_eq!(flow, Flow::Cancel);
 
@@ -192,8 +192,8 @@ fn a_successful_or_unwanted_event_logs_nothing() {
             )],
             dir.path(),
         );
-        let a = hooks.event(&started(SECRET));
-        let b = hooks.event(&common::Ev::Finished { run_id: 1 });
+        let a = hooks.fire_event(&started(SECRET));
+        let b = hooks.fire_event(&common::Ev::Finished { run_id: 1 });
         (a, b)
     });
     assert_eq!(flow, (Flow::Continue, Flow::Continue));

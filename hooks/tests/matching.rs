@@ -208,12 +208,15 @@ fn the_answer_is_cancel_iff_a_failed_hook_says_cancel() {
 }
 
 #[test]
-fn event_serialises_the_enum_itself() {
+fn fire_event_serialises_the_enum_itself() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log");
     let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
     assert!(!hooks.is_empty());
-    assert_eq!(hooks.event(&Ev::Finished { run_id: 4 }), Flow::Continue);
+    assert_eq!(
+        hooks.fire_event(&Ev::Finished { run_id: 4 }),
+        Flow::Continue
+    );
     assert_eq!(
         fs::read_to_string(&log).unwrap(),
         "{\"event\":\"finished\",\"run_id\":4}\n"
@@ -255,5 +258,5 @@ fn no_hooks_is_empty_and_wants_nothing() {
     assert!(hooks.wanted().is_empty());
     assert_eq!(hooks.root(), dir.path());
     assert!(format!("{hooks:?}").starts_with("Hooks { specs: [], root: "));
-    assert_eq!(hooks.event(&step(1)), Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
 }

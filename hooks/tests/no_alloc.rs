@@ -71,7 +71,7 @@ fn an_unwanted_event_allocates_nothing() {
         dir.path(),
     );
     let ev = started("goal");
-    let (flow, n) = allocations(|| hooks.event(&ev));
+    let (flow, n) = allocations(|| hooks.fire_event(&ev));
     assert_eq!((flow, n), (Flow::Continue, 0));
     let (flow, n) = allocations(|| hooks.fire(&ev, &ev));
     assert_eq!((flow, n), (Flow::Continue, 0));
@@ -80,7 +80,7 @@ fn an_unwanted_event_allocates_nothing() {
 
     // No hooks at all is the same path.
     let none = Hooks::<Ev>::new(Vec::new(), dir.path());
-    let (flow, n) = allocations(|| none.event(&step(1)));
+    let (flow, n) = allocations(|| none.fire_event(&step(1)));
     assert_eq!((flow, n), (Flow::Continue, 0));
 }
 
@@ -96,7 +96,7 @@ fn the_counter_does_count_a_wanted_event() {
         )],
         dir.path(),
     );
-    let (flow, n) = allocations(|| hooks.event(&Ev::Finished { run_id: 1 }));
+    let (flow, n) = allocations(|| hooks.fire_event(&Ev::Finished { run_id: 1 }));
     assert_eq!(flow, Flow::Continue);
     assert!(n > 0, "a matching event serialises, so it allocates");
 }

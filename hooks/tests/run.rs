@@ -160,7 +160,7 @@ fn an_absolute_program_and_a_bare_name_on_path_run() {
         ],
         dir.path(),
     );
-    assert_eq!(hooks.event(&step(1)), Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
     assert!(dir.path().join("ran").exists());
 }
 
@@ -390,10 +390,10 @@ fn a_missing_program_is_warned_about_yet_still_fails_when_fired() {
         vec![run(&["./later"], 5000, &[], OnFailure::Cancel)],
         dir.path(),
     );
-    assert_eq!(hooks.event(&step(1)), Flow::Cancel);
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Cancel);
     // Resolution is per event: a program that appears later runs.
     script(dir.path(), "later", "touch later-ran");
-    assert_eq!(hooks.event(&step(2)), Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(2)), Flow::Continue);
     assert!(dir.path().join("later-ran").exists());
 }
 
@@ -487,7 +487,7 @@ fn run_hooks_fire_from_many_threads_at_once() {
                             depth,
                             n,
                         };
-                        (depth, hooks.event(&ev))
+                        (depth, hooks.fire_event(&ev))
                     })
                     .collect::<Vec<_>>()
             })

@@ -47,8 +47,8 @@ use crate::spec::{Action, Flow, HookSpec, OnFailure};
 /// assert_eq!(std::fs::read_to_string(&audit)?, "");
 ///
 /// let started = Ev::Started { goal: "ship it".into() };
-/// assert_eq!(hooks.event(&started), Flow::Continue); // not wanted: one mask test
-/// assert_eq!(hooks.event(&Ev::Finished), Flow::Continue);
+/// assert_eq!(hooks.fire_event(&started), Flow::Continue); // not wanted: one mask test
+/// assert_eq!(hooks.fire_event(&Ev::Finished), Flow::Continue);
 /// assert_eq!(std::fs::read_to_string(&audit)?, "{\"event\":\"finished\"}\n");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -192,8 +192,12 @@ impl<E: HookEvents> Hooks<E> {
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
+    ///
+    /// (Not named `event`: a harness implements its observer trait's
+    /// `event(&self, &Envelope)` for `Hooks`, and an inherent method of that
+    /// name would shadow it at every direct call.)
     #[inline]
-    pub fn event(&self, event: &E) -> Flow
+    pub fn fire_event(&self, event: &E) -> Flow
     where
         E: Serialize,
     {
