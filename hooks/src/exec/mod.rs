@@ -4,6 +4,8 @@
 mod append;
 mod run;
 
+pub use run::{resolve_program, run_argv};
+
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};

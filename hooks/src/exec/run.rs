@@ -109,6 +109,68 @@ pub(super) fn run_with(
     line: &[u8],
     mode: WaitMode,
 ) -> Result<(), HookFailure> {
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode)
+}
+
+/// Runs an argv exactly as a `run` hook runs: never through a shell, the
+/// program found as [`resolve_program`] finds it, in `root`, with `input` on
+/// stdin then EOF, stderr to null, in a process group of its own that is
+/// killed, and reaped, if it is still running at `timeout`. Only stdout is
+/// the caller's choice.
+///
+/// This is for an embedder's own commands (a harness's `exec` tool), so that
+/// they and its hooks share one way of spawning and one way of waiting.
+///
+/// ```
+/// use std::process::Stdio;
+/// use std::time::Duration;
+///
+/// let dir = tempfile::tempdir()?;
+/// let argv = ["mkdir".to_owned(), "made; rm -rf /".to_owned()];
+/// io_hooks::run_argv(&argv, dir.path(), b"", Stdio::null(), Duration::from_secs(5))?;
+/// assert!(dir.path().join("made; rm -rf /").is_dir()); // one argument, no shell
+///
+/// let sleepy = ["sleep".to_owned(), "5".to_owned()];
+/// let err = io_hooks::run_argv(&sleepy, dir.path(), b"", Stdio::null(), Duration::from_millis(50));
+/// assert_eq!(err.unwrap_err().to_string(), "timed out after 50 ms and was killed");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As a `run` hook fails: not found, not spawned, a non-zero exit, a signal,
+/// or the timeout.
+pub fn run_argv(
+    argv: &[String],
+    root: &Path,
+    input: &[u8],
+    stdout: Stdio,
+    timeout: Duration,
+) -> Result<(), HookFailure> {
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto)
+}
+
+/// The program `program` names, as a `run` hook would run it: one containing
+/// `/` is relative to `root` (an absolute one stays as it is); a bare name is
+/// looked up only in the absolute entries of `PATH` as it is now, so an
+/// empty, `.` or relative entry can never run a file planted in the
+/// repository.
+///
+/// # Errors
+/// [`HookFailure::NotFound`] when a bare name is in no absolute `PATH`
+/// entry, or `program` is empty.
+pub fn resolve_program(program: &str, root: &Path) -> Result<PathBuf, HookFailure> {
+    resolve(program, root, std::env::var_os("PATH").as_deref())
+}
+
+fn spawn_and_wait(
+    argv: &[String],
+    timeout: Duration,
+    root: &Path,
+    line: &[u8],
+    stdout: Stdio,
+    mode: WaitMode,
+) -> Result<(), HookFailure> {
     let (program, args) = match argv.split_first() {
         Some((program, args)) => (program.as_str(), args),
         None => ("", &[][..]),
@@ -134,7 +196,7 @@ pub(super) fn run_with(
         .args(args)
         .current_dir(root)
         .stdin(Stdio::from(child_stdin))
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .process_group(0);
     let spawned = Instant::now();
