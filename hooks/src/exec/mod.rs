@@ -1,0 +1,438 @@
+//! Executing hooks: one mask test per event, then every matching hook's
+//! `append` or `run`, in the order written.
+
+mod append;
+mod run;
+
+pub use run::{resolve_program, run_argv};
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::registry::{HookEvents, HookFilter};
+use crate::spec::{Action, Flow, HookSpec, OnFailure};
+
+/// Every hook of one config, ready to receive events.
+///
+/// One `Hooks` serves a whole tree of runs: it is `Send + Sync`, and events
+/// may be fired at it from any number of threads at once. Appends are
+/// serialised by a process-wide lock; `run` hooks on different threads run
+/// concurrently, each waiting only for its own child.
+///
+/// ```
+/// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
+///
+/// #[derive(HookEvents, serde::Serialize)]
+/// #[serde(tag = "event")]
+/// enum Ev {
+///     #[serde(rename = "started")]
+///     Started { goal: String },
+///     #[serde(rename = "finished")]
+///     Finished,
+/// }
+///
+/// let dir = tempfile::tempdir()?;
+/// let audit = dir.path().join("audit.jsonl");
+/// let hooks = Hooks::new(
+///     vec![HookSpec {
+///         on: HookFilter::from_names(["finished"])?,
+///         action: Action::Append { path: audit.clone() },
+///         on_failure: OnFailure::Continue,
+///     }],
+///     dir.path(),
+/// );
+/// // Created, empty, when the hooks are built.
+/// assert_eq!(std::fs::read_to_string(&audit)?, "");
+///
+/// let started = Ev::Started { goal: "ship it".into() };
+/// assert_eq!(hooks.fire_event(&started), Flow::Continue); // not wanted: one mask test
+/// assert_eq!(hooks.fire_event(&Ev::Finished), Flow::Continue);
+/// assert_eq!(std::fs::read_to_string(&audit)?, "{\"event\":\"finished\"}\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Hooks<E> {
+    specs: Vec<HookSpec<E>>,
+    root: PathBuf,
+    /// `root` made absolute when the hooks were built, so that a program
+    /// relative to it, and every child's working directory, do not depend on
+    /// the host's working directory at the moment an event fires.
+    abs_root: PathBuf,
+    wanted: HookFilter<E>,
+}
+
+impl<E: HookEvents> fmt::Debug for Hooks<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hooks")
+            .field("specs", &self.specs)
+            .field("root", &self.root)
+            .finish_non_exhaustive()
+    }
+}
+
+// One `Hooks` serves events from many threads, whatever the event enum is.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    #[allow(dead_code)]
+    const fn hooks_are_send_sync<E: HookEvents>() {
+        send_sync::<Hooks<E>>();
+    }
+};
+
+impl<E: HookEvents> Hooks<E> {
+    /// Builds the hooks of `specs`, in the order written; `root` is the
+    /// discovery root, the working directory of every `run` hook.
+    ///
+    /// Every `append` file is created here, empty and with mode 0600, when
+    /// it does not exist yet (an existing file is never truncated), so an
+    /// empty file means "the filter matched nothing" and a missing one means
+    /// "the hooks were never built". A file that cannot be created, and a
+    /// `run` program that cannot be found now, are warned about through
+    /// `tracing`; the hook is kept, and fails (subject to its `on_failure`)
+    /// each time it fires and the cause persists.
+    pub fn new(specs: Vec<HookSpec<E>>, root: &Path) -> Self {
+        let wanted = specs
+            .iter()
+            .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
+        let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        for (index, spec) in specs.iter().enumerate() {
+            match &spec.action {
+                Action::Append { path } => append::create(index, path),
+                Action::Run { argv, .. } => run::check(index, argv, &abs_root),
+            }
+        }
+        Hooks {
+            specs,
+            root: root.to_path_buf(),
+            abs_root,
+            wanted,
+        }
+    }
+
+    /// Whether the config declared no hook.
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
+    /// The hooks, in the order written.
+    pub fn specs(&self) -> &[HookSpec<E>] {
+        &self.specs
+    }
+
+    /// The discovery root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The union of every hook's filter.
+    pub fn wanted(&self) -> HookFilter<E> {
+        self.wanted
+    }
+
+    /// Delivers `event`, whose kind is `kind`, to every hook that wants it.
+    ///
+    /// `kind` decides which hooks match and names the event in logs; `event`
+    /// is what a hook receives, serialised once as one JSON line (a harness
+    /// passes its envelope, whose flattened `event` tag is `kind`'s).
+    ///
+    /// An event no hook wants costs one mask test: no allocation, no lock and
+    /// no serialisation. Otherwise the matching hooks run in the order
+    /// written, every one of them even after a failure; each failure is
+    /// logged at warn level with the hook's index, the event's tag and the
+    /// cause, never the event's contents. The answer is [`Flow::Cancel`] when
+    /// any failed hook has [`OnFailure::Cancel`].
+    #[inline]
+    pub fn fire<T: Serialize + ?Sized>(&self, kind: &E, event: &T) -> Flow {
+        if !self.wanted.contains(kind) {
+            return Flow::Continue;
+        }
+        self.fire_matched(kind.index(), event, &mut |_| {})
+    }
+
+    /// [`fire`](Self::fire), calling `report` once per matching hook, in
+    /// order, with what it did: the `io replay` view of a run's hooks.
+    ///
+    /// ```
+    /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
+    /// # #[derive(HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// # let dir = tempfile::tempdir()?;
+    /// let hooks = Hooks::new(
+    ///     vec![HookSpec {
+    ///         on: HookFilter::<Ev>::ALL,
+    ///         action: Action::Append { path: dir.path().join("no/such/dir/log") },
+    ///         on_failure: OnFailure::Cancel,
+    ///     }],
+    ///     dir.path(),
+    /// );
+    /// let mut lines = Vec::new();
+    /// let flow = hooks.fire_with(&Ev::Step, &Ev::Step, |run| {
+    ///     lines.push(match run.result {
+    ///         Ok(()) => format!("hook[{}] ok in {:?}", run.index, run.elapsed),
+    ///         Err(failure) => format!("hook[{}] {failure}", run.index),
+    ///     });
+    /// });
+    /// assert_eq!(flow, Flow::Cancel);
+    /// assert!(lines[0].starts_with("hook[0] could not append to `"));
+    /// assert!(lines[0].ends_with("log`: No such file or directory"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn fire_with<T, F>(&self, kind: &E, event: &T, mut report: F) -> Flow
+    where
+        T: Serialize + ?Sized,
+        F: FnMut(HookRun<'_>),
+    {
+        if !self.wanted.contains(kind) {
+            return Flow::Continue;
+        }
+        self.fire_matched(kind.index(), event, &mut report)
+    }
+
+    /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
+    ///
+    /// (Not named `event`: a harness implements its observer trait's
+    /// `event(&self, &Envelope)` for `Hooks`, and an inherent method of that
+    /// name would shadow it at every direct call.)
+    #[inline]
+    pub fn fire_event(&self, event: &E) -> Flow
+    where
+        E: Serialize,
+    {
+        self.fire(event, event)
+    }
+
+    // Kept out of line, like tracing's slow path, so that the mask test is
+    // all that inlines into the caller.
+    #[cold]
+    #[inline(never)]
+    fn fire_matched<T: Serialize + ?Sized>(
+        &self,
+        kind: usize,
+        event: &T,
+        report: &mut dyn FnMut(HookRun<'_>),
+    ) -> Flow {
+        let tag = E::TAGS.get(kind).copied().unwrap_or("?");
+        let line = serialize_line(event);
+        let mut flow = Flow::Continue;
+        for (index, spec) in self.specs.iter().enumerate() {
+            if !spec.on.contains_index(kind) {
+                continue;
+            }
+            let start = Instant::now();
+            let result = match &line {
+                None => Err(HookFailure::Serialize),
+                Some(line) => match &spec.action {
+                    Action::Append { path } => append::append(path, line),
+                    Action::Run { argv, timeout } => run::run(argv, *timeout, &self.abs_root, line),
+                },
+            };
+            let elapsed = start.elapsed();
+            if let Err(failure) = &result {
+                let verdict = match spec.on_failure {
+                    OnFailure::Continue => "the run goes on",
+                    OnFailure::Cancel => {
+                        flow = Flow::Cancel;
+                        "cancelling the run"
+                    }
+                };
+                tracing::warn!(
+                    hook = index,
+                    event = tag,
+                    on_failure = spec.on_failure.as_str(),
+                    "hook[{index}] failed on `{tag}`: {failure}; {verdict}"
+                );
+            }
+            report(HookRun {
+                index,
+                result: result.as_ref().map(|_| ()),
+                elapsed,
+            });
+        }
+        flow
+    }
+}
+
+/// The event as one JSON line with its newline, or `None` when it cannot be
+/// serialised.
+fn serialize_line<T: Serialize + ?Sized>(event: &T) -> Option<Vec<u8>> {
+    let mut line = Vec::with_capacity(256);
+    serde_json::to_writer(&mut line, event).ok()?;
+    line.push(b'\n');
+    Some(line)
+}
+
+/// What one matching hook did with one event, as given to the `report` of
+/// [`Hooks::fire_with`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct HookRun<'a> {
+    /// The hook's position in [`Hooks::specs`]: `hook[index]`.
+    pub index: usize,
+    /// `Ok` when it succeeded, or why it failed.
+    pub result: Result<(), &'a HookFailure>,
+    /// How long it took, spawn, wait and any kill included.
+    pub elapsed: Duration,
+}
+
+/// Why a hook failed. Its `Display` is written for an operator, and never
+/// includes the event.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HookFailure {
+    /// The event could not be serialised as JSON. (serde's message is left
+    /// out: a custom `Serialize` may put the event's contents in it.)
+    Serialize,
+    /// The `append` file could not be opened or written.
+    Append {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The one `write` of the line wrote only part of it (a full disk or a
+    /// file size limit): the file now ends with a partial line.
+    ShortWrite {
+        /// The file.
+        path: PathBuf,
+        /// The bytes written.
+        written: usize,
+        /// The bytes in the line.
+        len: usize,
+    },
+    /// A bare program name is not an executable file in any absolute entry
+    /// of `PATH` (relative entries, `.` and empty ones included, are never
+    /// searched).
+    NotFound {
+        /// The program as written.
+        program: String,
+    },
+    /// The program could not be spawned.
+    Spawn {
+        /// The program as written.
+        program: String,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The program exited with a non-zero status.
+    Exit {
+        /// The status.
+        code: i32,
+    },
+    /// The program was killed by a signal it did not get from us.
+    Signal {
+        /// The signal's number.
+        signal: i32,
+    },
+    /// The program was still running at its timeout, so its process group
+    /// was killed.
+    TimedOut {
+        /// The hook's `timeout_ms`.
+        timeout: Duration,
+    },
+    /// The program's exit status could not be collected (as when the host
+    /// ignores `SIGCHLD`, which makes the kernel reap children unasked).
+    Wait {
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for HookFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HookFailure::Serialize => f.write_str("could not serialise the event as JSON"),
+            HookFailure::Append { path, source } => {
+                write!(
+                    f,
+                    "could not append to `{}`: {}",
+                    path.display(),
+                    OsMessage(source)
+                )
+            }
+            HookFailure::ShortWrite { path, written, len } => write!(
+                f,
+                "could not append to `{}`: wrote {written} of {len} bytes",
+                path.display()
+            ),
+            HookFailure::NotFound { program } => write!(
+                f,
+                "could not spawn `{program}`: not found in any absolute `PATH` entry"
+            ),
+            HookFailure::Spawn { program, source } => {
+                write!(f, "could not spawn `{program}`: {}", OsMessage(source))
+            }
+            HookFailure::Exit { code } => write!(f, "exited with status {code}"),
+            HookFailure::Signal { signal } => {
+                write!(f, "was killed by signal {signal}")?;
+                if let Some(name) = signal_name(*signal) {
+                    write!(f, " ({name})")?;
+                }
+                Ok(())
+            }
+            HookFailure::TimedOut { timeout } => write!(
+                f,
+                "timed out after {} ms and was killed",
+                timeout.as_millis()
+            ),
+            HookFailure::Wait { source } => {
+                write!(
+                    f,
+                    "could not collect its exit status: {}",
+                    OsMessage(source)
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for HookFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HookFailure::Append { source, .. }
+            | HookFailure::Spawn { source, .. }
+            | HookFailure::Wait { source } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// An `io::Error` as an operator reads it: "Permission denied", without
+/// std's " (os error 13)".
+struct OsMessage<'a>(&'a io::Error);
+
+impl fmt::Display for OsMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.to_string();
+        let text = match self.0.raw_os_error() {
+            Some(code) => text
+                .strip_suffix(&format!(" (os error {code})"))
+                .map(str::to_owned)
+                .unwrap_or(text),
+            None => text,
+        };
+        f.write_str(&text)
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return None,
+    })
+}

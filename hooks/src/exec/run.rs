@@ -1,0 +1,527 @@
+//! The `run` action: spawn an argv (never a shell) with the event on stdin,
+//! and wait for it against a deadline.
+//!
+//! Three decisions live here.
+//!
+//! **Which program runs is decided per event.** A program containing `/` is
+//! the discovery root joined with it (an absolute one stays absolute); a bare
+//! name is looked up in the *absolute* entries of `PATH` as it is when the
+//! event fires. Looking it up per event costs a few `stat` calls beside a
+//! `fork` and an `exec`, which is noise, and in exchange a program installed,
+//! upgraded or moved while a long-lived host runs is found the way a shell
+//! would find it, without rebuilding the hooks. (`Hooks::new` also looks once,
+//! only to warn early about a program that is missing.) The result is always
+//! an absolute path, so std's own `PATH` search, which honours relative
+//! entries, never runs.
+//!
+//! **The host cannot be killed by `SIGPIPE`, and no signal state is touched.**
+//! We create the stdin pipe ourselves and keep a descriptor of its read end
+//! open until the child is finished with. A pipe with a reader never raises
+//! `SIGPIPE` or `EPIPE`, whatever the host's disposition and whatever the
+//! child does with its stdin; a write to a child that stopped reading just
+//! finds the pipe full, and the writer waits on the child's exit instead.
+//! The alternatives were worse: blocking `SIGPIPE` per thread and draining it
+//! with `sigtimedwait` needs `unsafe` FFI and can swallow a signal meant for
+//! someone else, and a socket for stdin breaks a hook that opens
+//! `/dev/stdin`. The write end is non-blocking, so a child that never reads
+//! an event larger than the pipe buffer cannot hold us past the deadline.
+//!
+//! **Waiting is a pidfd polled against the deadline.** No `SIGCHLD` handler,
+//! and nothing reaps any pid but our child's. Where `pidfd_open` is refused
+//! (a kernel before 5.3, a seccomp filter), we fall back to polling
+//! `waitid(P_PID, WEXITED | WNOHANG | WNOWAIT)` at intervals growing from
+//! 1 ms to 20 ms, bounded by the deadline. Both leave the child unreaped
+//! until we choose to reap it, so on timeout its process group (it leads its
+//! own: `process_group(0)`) is killed while its id cannot yet have been
+//! reused; then the leader is reaped.
+
+use std::ffi::OsStr;
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+use rustix::io::{Errno, write};
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::{
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
+};
+
+use super::HookFailure;
+
+/// The search path when `PATH` is unset: glibc's own default, whose
+/// entries are both absolute.
+const DEFAULT_PATH: &str = "/bin:/usr/bin";
+
+/// The longest sleep between two `waitid` checks when there is no pidfd.
+const MAX_POLL_SLICE: Duration = Duration::from_millis(20);
+
+/// How to wait for the child; [`WaitMode::Poll`] forces the fallback so
+/// tests can exercise it on a kernel with pidfds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WaitMode {
+    /// A pidfd when the kernel gives one, else polling.
+    Auto,
+    /// `waitid(WNOHANG)` polling only.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Poll,
+}
+
+/// Warns, when the hooks are built, about a program that cannot be found.
+pub(super) fn check(index: usize, argv: &[String], root: &Path) {
+    let program = argv.first().map(String::as_str).unwrap_or("");
+    let path_var = std::env::var_os("PATH");
+    let found = match resolve(program, root, path_var.as_deref()) {
+        Ok(path) => is_executable(&path),
+        Err(_) => false,
+    };
+    if !found {
+        tracing::warn!(
+            hook = index,
+            "hook[{index}]: `{program}` is not an executable file {}; it fails each time it fires until it is",
+            if program.contains('/') {
+                "relative to the discovery root"
+            } else {
+                "in any absolute `PATH` entry"
+            }
+        );
+    }
+}
+
+/// Runs `argv` with `line` on its stdin, in `root`, within `timeout`.
+pub(super) fn run(
+    argv: &[String],
+    timeout: Duration,
+    root: &Path,
+    line: &[u8],
+) -> Result<(), HookFailure> {
+    run_with(argv, timeout, root, line, WaitMode::Auto)
+}
+
+pub(super) fn run_with(
+    argv: &[String],
+    timeout: Duration,
+    root: &Path,
+    line: &[u8],
+    mode: WaitMode,
+) -> Result<(), HookFailure> {
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode)
+}
+
+/// Runs an argv exactly as a `run` hook runs: never through a shell, the
+/// program found as [`resolve_program`] finds it, in `root`, with `input` on
+/// stdin then EOF, stderr to null, in a process group of its own that is
+/// killed, and reaped, if it is still running at `timeout`. Only stdout is
+/// the caller's choice.
+///
+/// This is for an embedder's own commands (a harness's `exec` tool), so that
+/// they and its hooks share one way of spawning and one way of waiting.
+///
+/// ```
+/// use std::process::Stdio;
+/// use std::time::Duration;
+///
+/// let dir = tempfile::tempdir()?;
+/// let argv = ["mkdir".to_owned(), "made; rm -rf /".to_owned()];
+/// io_hooks::run_argv(&argv, dir.path(), b"", Stdio::null(), Duration::from_secs(5))?;
+/// assert!(dir.path().join("made; rm -rf /").is_dir()); // one argument, no shell
+///
+/// let sleepy = ["sleep".to_owned(), "5".to_owned()];
+/// let err = io_hooks::run_argv(&sleepy, dir.path(), b"", Stdio::null(), Duration::from_millis(50));
+/// assert_eq!(err.unwrap_err().to_string(), "timed out after 50 ms and was killed");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As a `run` hook fails: not found, not spawned, a non-zero exit, a signal,
+/// or the timeout.
+pub fn run_argv(
+    argv: &[String],
+    root: &Path,
+    input: &[u8],
+    stdout: Stdio,
+    timeout: Duration,
+) -> Result<(), HookFailure> {
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto)
+}
+
+/// The program `program` names, as a `run` hook would run it: one containing
+/// `/` is relative to `root` (an absolute one stays as it is); a bare name is
+/// looked up only in the absolute entries of `PATH` as it is now, so an
+/// empty, `.` or relative entry can never run a file planted in the
+/// repository.
+///
+/// # Errors
+/// [`HookFailure::NotFound`] when a bare name is in no absolute `PATH`
+/// entry, or `program` is empty.
+pub fn resolve_program(program: &str, root: &Path) -> Result<PathBuf, HookFailure> {
+    resolve(program, root, std::env::var_os("PATH").as_deref())
+}
+
+fn spawn_and_wait(
+    argv: &[String],
+    timeout: Duration,
+    root: &Path,
+    line: &[u8],
+    stdout: Stdio,
+    mode: WaitMode,
+) -> Result<(), HookFailure> {
+    let (program, args) = match argv.split_first() {
+        Some((program, args)) => (program.as_str(), args),
+        None => ("", &[][..]),
+    };
+    let path_var = std::env::var_os("PATH");
+    let exe = resolve(program, root, path_var.as_deref())?;
+    let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
+        program: program.to_owned(),
+        source,
+    };
+
+    // Our own pipe, close-on-exec both ends, so a hook spawned at the same
+    // moment on another thread inherits neither. `reader` stays open here
+    // until the child is done: see the module docs on SIGPIPE.
+    let (reader, writer) = pipe_with(PipeFlags::CLOEXEC).map_err(|e| spawn_failed(e.into()))?;
+    // Non-blocking on the write end only: the read end is a separate open
+    // file description, so the child still reads a blocking stdin.
+    set_nonblocking(&writer).map_err(|e| spawn_failed(e.into()))?;
+    let child_stdin = reader.try_clone().map_err(spawn_failed)?;
+
+    let mut command = Command::new(&exe);
+    command
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::from(child_stdin))
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .process_group(0);
+    let spawned = Instant::now();
+    let mut child = command.spawn().map_err(spawn_failed)?;
+    // Drops the command's copy of the child's stdin; `reader` remains.
+    drop(command);
+    let deadline = spawned.checked_add(timeout);
+
+    let pid = Pid::from_child(&child);
+    let mut waiter = Waiter::new(pid, mode);
+    let exited = feed_and_wait(&mut waiter, writer, line, deadline);
+    if !exited {
+        // The leader is unreaped (only `child.wait` below reaps it), so its
+        // id still names its process group: this cannot hit a stranger.
+        // An error here means there is nothing left to kill.
+        let _ = kill_process_group(pid, Signal::KILL);
+    }
+    let status = child.wait().map_err(|source| HookFailure::Wait { source });
+    drop(reader);
+    if !exited {
+        return Err(HookFailure::TimedOut { timeout });
+    }
+    let status = status?;
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Ok(()),
+        (Some(code), _) => Err(HookFailure::Exit { code }),
+        (None, Some(signal)) => Err(HookFailure::Signal { signal }),
+        (None, None) => Err(HookFailure::Exit { code: -1 }),
+    }
+}
+
+/// The program `argv[0]` names, as an absolute path when `root` is one.
+///
+/// A name containing `/` is `root` joined with it (an absolute path stays
+/// as it is). A bare name is searched for in the absolute entries of
+/// `path_var` only: an empty, `.` or other relative entry would resolve
+/// against the working directory, which is the repository, and a file
+/// planted there must never run.
+pub(super) fn resolve(
+    program: &str,
+    root: &Path,
+    path_var: Option<&OsStr>,
+) -> Result<PathBuf, HookFailure> {
+    let not_found = || HookFailure::NotFound {
+        program: program.to_owned(),
+    };
+    if program.is_empty() {
+        return Err(not_found());
+    }
+    if program.contains('/') {
+        return Ok(root.join(program));
+    }
+    let path_var = path_var.unwrap_or(OsStr::new(DEFAULT_PATH));
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+        .ok_or_else(not_found)
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> rustix::io::Result<()> {
+    let flags = fcntl_getfl(fd)?;
+    fcntl_setfl(fd, flags | OFlags::NONBLOCK)
+}
+
+/// Writes `line` to the child's stdin then closes it, while waiting for the
+/// child to exit. Returns whether it exited before `deadline`.
+///
+/// Once the child has exited, whatever is left unwritten is dropped: only
+/// the exit status counts, and a grandchild that inherited stdin must not
+/// keep us waiting.
+fn feed_and_wait(
+    waiter: &mut Waiter,
+    writer: OwnedFd,
+    line: &[u8],
+    deadline: Option<Instant>,
+) -> bool {
+    let mut stdin = Some(writer);
+    let mut rest = line;
+    loop {
+        if let Some(fd) = &stdin {
+            loop {
+                if rest.is_empty() {
+                    // Closing our end is the child's EOF.
+                    stdin = None;
+                    break;
+                }
+                match write(fd, rest) {
+                    Ok(n) => rest = &rest[n..],
+                    Err(Errno::INTR) => {}
+                    Err(Errno::AGAIN) => break,
+                    // EPIPE cannot happen while we hold a reader; any error
+                    // means the hook will not read the rest, which is its
+                    // business: stop writing and wait for its status.
+                    Err(_) => {
+                        stdin = None;
+                        break;
+                    }
+                }
+            }
+        }
+        let remaining = match deadline {
+            Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => Some(left),
+                _ => return waiter.exited_now(),
+            },
+            None => None,
+        };
+        if waiter.wait(stdin.as_ref(), remaining) {
+            return true;
+        }
+    }
+}
+
+/// Watches one child for its exit without reaping it.
+struct Waiter {
+    pid: Pid,
+    /// Readable once the child has exited; `None` where the kernel refused
+    /// one, and we poll `waitid` instead.
+    pidfd: Option<OwnedFd>,
+    /// The next sleep between two `waitid` checks.
+    slice: Duration,
+}
+
+impl Waiter {
+    fn new(pid: Pid, mode: WaitMode) -> Self {
+        let pidfd = match mode {
+            WaitMode::Auto => pidfd_open(pid, PidfdFlags::empty()).ok(),
+            WaitMode::Poll => None,
+        };
+        Waiter {
+            pid,
+            pidfd,
+            slice: Duration::from_millis(1),
+        }
+    }
+
+    /// Waits up to `timeout` (forever when `None`) for the child to exit or,
+    /// when `stdin` is given, for room in the pipe. Returns whether the child
+    /// has exited.
+    fn wait(&mut self, stdin: Option<&OwnedFd>, timeout: Option<Duration>) -> bool {
+        if let Some(pidfd) = &self.pidfd {
+            let mut fds = [
+                PollFd::new(pidfd, PollFlags::IN),
+                // Polled only while there is something left to write.
+                match stdin {
+                    Some(fd) => PollFd::new(fd, PollFlags::OUT),
+                    None => PollFd::new(pidfd, PollFlags::empty()),
+                },
+            ];
+            let timeout = timeout.and_then(|t| Timespec::try_from(t).ok());
+            match poll(&mut fds, timeout.as_ref()) {
+                // Readable (or an error on the pidfd): the process is no
+                // longer running.
+                Ok(_) => return !fds[0].revents().is_empty(),
+                // The caller recomputes the time left.
+                Err(Errno::INTR) => return false,
+                // Anything else would repeat: poll `waitid` from now on.
+                Err(_) => self.pidfd = None,
+            }
+        }
+        if self.exited_now() {
+            return true;
+        }
+        let nap = timeout.map_or(self.slice, |t| t.min(self.slice));
+        self.slice = (self.slice * 2).min(MAX_POLL_SLICE);
+        match stdin {
+            // Wakes early when the pipe has room.
+            Some(fd) => {
+                let nap = Timespec::try_from(nap).ok();
+                let _ = poll(&mut [PollFd::new(fd, PollFlags::OUT)], nap.as_ref());
+            }
+            None => std::thread::sleep(nap),
+        }
+        self.exited_now()
+    }
+
+    /// Whether the child has exited, without waiting and without reaping.
+    fn exited_now(&self) -> bool {
+        match &self.pidfd {
+            Some(pidfd) => {
+                let zero = Timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                matches!(poll(&mut [PollFd::new(pidfd, PollFlags::IN)], Some(&zero)), Ok(n) if n > 0)
+            }
+            None => {
+                let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+                match waitid(WaitId::Pid(self.pid), options) {
+                    Ok(status) => status.is_some(),
+                    Err(Errno::INTR) => false,
+                    // ECHILD: something else reaped it (a host ignoring
+                    // SIGCHLD); it has exited either way.
+                    Err(_) => true,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(body: &str) -> Vec<String> {
+        ["/bin/sh", "-c", body].map(String::from).to_vec()
+    }
+
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|s| s.split_whitespace().next());
+            !matches!(state, Some("Z" | "X") | None)
+        })
+    }
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn the_waitid_fallback_reports_exit_statuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let go = |body: &str| run_with(&sh(body), MS(5000), dir.path(), b"{}\n", WaitMode::Poll);
+        assert!(go("read line; [ \"$line\" = '{}' ]").is_ok());
+        assert!(matches!(go("exit 7"), Err(HookFailure::Exit { code: 7 })));
+        assert!(matches!(
+            go("kill -9 $$"),
+            Err(HookFailure::Signal { signal: 9 })
+        ));
+    }
+
+    #[test]
+    fn the_waitid_fallback_kills_the_group_on_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'x'; 4 << 20];
+        let start = Instant::now();
+        let r = run_with(
+            &sh("sleep 30 & echo $! > gc.pid; sleep 30"),
+            MS(300),
+            dir.path(),
+            &big,
+            WaitMode::Poll,
+        );
+        assert!(matches!(r, Err(HookFailure::TimedOut { .. })), "{r:?}");
+        assert!(start.elapsed() < Duration::from_secs(3));
+        let gc: i32 = std::fs::read_to_string(dir.path().join("gc.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while alive(gc) && Instant::now() < deadline {
+            std::thread::sleep(MS(5));
+        }
+        if alive(gc) {
+            let _ = rustix::process::kill_process(Pid::from_raw(gc).unwrap(), Signal::KILL);
+            panic!("grandchild {gc} survived the timeout");
+        }
+    }
+
+    #[test]
+    fn the_waitid_fallback_does_not_wait_on_an_unread_stdin() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'x'; 4 << 20];
+        let start = Instant::now();
+        let r = run_with(&sh("exit 0"), MS(5000), dir.path(), &big, WaitMode::Poll);
+        assert!(r.is_ok(), "{r:?}");
+        assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn auto_uses_a_pidfd_where_the_kernel_has_them() {
+        let mut child = Command::new("/bin/sh")
+            .args(["-c", "exit 0"])
+            .spawn()
+            .unwrap();
+        let waiter = Waiter::new(Pid::from_child(&child), WaitMode::Auto);
+        let forced = Waiter::new(Pid::from_child(&child), WaitMode::Poll);
+        child.wait().unwrap();
+        assert!(waiter.pidfd.is_some(), "pidfd_open refused on this kernel");
+        assert!(forced.pidfd.is_none());
+    }
+
+    #[test]
+    fn resolution_uses_only_absolute_path_entries() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        for dir in [root.path(), bin.path()] {
+            let tool = dir.join("tool");
+            std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let plain = bin.path().join("plain");
+        std::fs::write(&plain, "").unwrap(); // not executable: skipped
+        let path = |s: String| Some(std::ffi::OsString::from(s));
+        let abs = bin.path().display().to_string();
+        let r = root.path();
+
+        let found = resolve("tool", r, path(format!(".::bin:{abs}")).as_deref());
+        assert_eq!(found.unwrap(), bin.path().join("tool"));
+        for only_relative in [".", "", ":", "bin:.", "./"] {
+            let got = resolve("tool", r, path(only_relative.to_owned()).as_deref());
+            assert!(
+                matches!(got, Err(HookFailure::NotFound { .. })),
+                "PATH={only_relative:?}: {got:?}"
+            );
+        }
+        assert!(resolve("plain", r, path(abs.clone()).as_deref()).is_err());
+        assert!(resolve("", r, path(abs.clone()).as_deref()).is_err());
+        // Containing `/`: the root's, never PATH's; absolute stays absolute.
+        assert_eq!(
+            resolve("./scripts/x", r, None).unwrap(),
+            r.join("./scripts/x")
+        );
+        assert_eq!(
+            resolve("/usr/bin/env", r, None).unwrap(),
+            Path::new("/usr/bin/env")
+        );
+        // Unset PATH: the absolute default.
+        assert!(resolve("sh", r, None).unwrap().is_absolute());
+    }
+}

@@ -1,0 +1,195 @@
+//! The `append` action: created at build, mode 0600, one whole line per
+//! event under concurrency, and its failures.
+
+mod common;
+
+use std::collections::HashSet;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+use common::{Ev, append, assert_child_passed, is_reexec, reexec, started, step};
+use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+
+fn mode(path: &std::path::Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn the_file_exists_empty_after_build_even_if_nothing_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    assert!(!log.exists());
+    let hooks = Hooks::new(
+        vec![append(&log, &["finished"], OnFailure::Continue)],
+        dir.path(),
+    );
+    assert_eq!(fs::read(&log).unwrap(), b"");
+    assert_eq!(hooks.fire_event(&started("g")), Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
+    assert_eq!(fs::read(&log).unwrap(), b"", "the filter matched nothing");
+}
+
+#[test]
+fn a_created_file_has_mode_0600() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let _hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    assert_eq!(mode(&log), 0o600);
+}
+
+#[test]
+fn an_existing_file_is_neither_truncated_nor_rechmodded() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    fs::write(&log, "earlier\n").unwrap();
+    fs::set_permissions(&log, fs::Permissions::from_mode(0o640)).unwrap();
+    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    assert_eq!(fs::read_to_string(&log).unwrap(), "earlier\n");
+    assert_eq!(
+        hooks.fire_event(&Ev::Finished { run_id: 2 }),
+        Flow::Continue
+    );
+    assert_eq!(
+        fs::read_to_string(&log).unwrap(),
+        "earlier\n{\"event\":\"finished\",\"run_id\":2}\n"
+    );
+    assert_eq!(mode(&log), 0o640);
+}
+
+#[test]
+fn a_file_that_could_not_be_created_fails_each_append_until_it_can() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("logs");
+    let log = sub.join("audit.jsonl");
+    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+    assert!(!log.exists());
+
+    let mut failure = None;
+    let flow = hooks.fire_with(&step(1), &step(1), |r| {
+        failure = r.result.err().map(HookFailure::to_string);
+    });
+    assert_eq!(flow, Flow::Cancel, "a failed append is a hook failure");
+    assert_eq!(
+        failure.unwrap(),
+        format!(
+            "could not append to `{}`: No such file or directory",
+            log.display()
+        )
+    );
+
+    // The per-event open creates it, 0600, once it can.
+    fs::create_dir(&sub).unwrap();
+    assert_eq!(hooks.fire_event(&step(2)), Flow::Continue);
+    assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 1);
+    assert_eq!(mode(&log), 0o600);
+}
+
+#[test]
+fn a_write_error_is_a_failure_naming_the_file_and_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::path::Path::new("/dev/full");
+    let hooks = Hooks::new(vec![append(full, &[], OnFailure::Continue)], dir.path());
+    let mut failure = None;
+    let flow = hooks.fire_with(&step(1), &step(1), |r| {
+        failure = r.result.err().map(HookFailure::to_string);
+    });
+    assert_eq!(flow, Flow::Continue, "on_failure = continue");
+    assert_eq!(
+        failure.unwrap(),
+        "could not append to `/dev/full`: No space left on device"
+    );
+}
+
+/// A file size limit makes the kernel write only part of a line; that is a
+/// failure, reported with the count. Run in a child: the limit is
+/// process-wide.
+#[test]
+fn a_short_write_is_a_failure() {
+    const NAME: &str = "a_short_write_is_a_failure";
+    // The child works in the parent's temporary directory, so that even a
+    // child killed by a signal leaves nothing behind.
+    if is_reexec(NAME) {
+        let dir = std::env::current_dir().unwrap();
+        let log = dir.join("log");
+        fs::write(&log, [b'x'; 90]).unwrap();
+        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], &dir);
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let hard = getrlimit(Resource::Fsize).maximum;
+        setrlimit(
+            Resource::Fsize,
+            Rlimit {
+                current: Some(100),
+                maximum: hard,
+            },
+        )
+        .unwrap();
+        let ev = Ev::Finished { run_id: 1 };
+        let len = serde_json::to_string(&ev).unwrap().len() + 1;
+        let mut failure = None;
+        let flow = hooks.fire_with(&ev, &ev, |r| {
+            failure = r.result.err().map(HookFailure::to_string);
+        });
+        assert_eq!(flow, Flow::Cancel);
+        assert_eq!(
+            failure.unwrap(),
+            format!(
+                "could not append to `{}`: wrote 10 of {len} bytes",
+                log.display()
+            )
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = reexec(NAME, &[], dir.path());
+    assert_child_passed(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "the child ran the test body"
+    );
+}
+
+/// 16 threads x 2,000 events into one file: every line whole, every event
+/// there exactly once. The threads stand for the runs of a tree, each with
+/// its own `run_id` and depth.
+#[test]
+fn concurrent_appends_keep_every_line_whole() {
+    const THREADS: u64 = 16;
+    const EVENTS: u64 = 2_000;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let hooks = Arc::new(Hooks::new(
+        vec![append(&log, &["step"], OnFailure::Cancel)],
+        dir.path(),
+    ));
+    let threads: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let hooks = Arc::clone(&hooks);
+            std::thread::spawn(move || {
+                for n in 0..EVENTS {
+                    let ev = Ev::Step {
+                        run_id: t,
+                        depth: (t % 3) as u32,
+                        n,
+                    };
+                    assert_eq!(hooks.fire_event(&ev), Flow::Continue);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let text = fs::read_to_string(&log).unwrap();
+    let mut seen = HashSet::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a whole JSON line");
+        assert_eq!(v["event"], "step");
+        let run_id = v["run_id"].as_u64().unwrap();
+        assert_eq!(v["depth"].as_u64().unwrap(), run_id % 3);
+        assert!(seen.insert((run_id, v["n"].as_u64().unwrap())), "{line}");
+    }
+    assert_eq!(seen.len() as u64, THREADS * EVENTS);
+    assert_eq!(text.lines().count() as u64, THREADS * EVENTS);
+    assert!(text.ends_with('\n'));
+}

@@ -1,0 +1,187 @@
+//! Shared by the test binaries: a small event enum, spec builders, scripts
+//! written atomically, bounded waits and re-executing one test in a child.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
+use serde::Serialize;
+
+/// The events of these tests: a miniature of a harness's, never its own.
+#[derive(HookEvents, Serialize, Debug, Clone)]
+#[serde(tag = "event")]
+pub enum Ev {
+    #[serde(rename = "started")]
+    Started {
+        run_id: u64,
+        depth: u32,
+        goal: String,
+    },
+    #[serde(rename = "step")]
+    Step { run_id: u64, depth: u32, n: u64 },
+    #[serde(rename = "tool_call")]
+    ToolCall { run_id: u64, tool: String },
+    #[serde(rename = "finished")]
+    Finished { run_id: u64 },
+}
+
+pub fn started(goal: &str) -> Ev {
+    Ev::Started {
+        run_id: 1,
+        depth: 0,
+        goal: goal.to_owned(),
+    }
+}
+
+pub fn step(n: u64) -> Ev {
+    Ev::Step {
+        run_id: 1,
+        depth: 0,
+        n,
+    }
+}
+
+pub fn filter(on: &[&str]) -> HookFilter<Ev> {
+    if on.is_empty() {
+        HookFilter::ALL
+    } else {
+        HookFilter::from_names(on).expect("test filters name real events")
+    }
+}
+
+pub fn append(path: &Path, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
+    HookSpec {
+        on: filter(on),
+        action: Action::Append {
+            path: path.to_path_buf(),
+        },
+        on_failure,
+    }
+}
+
+pub fn run(argv: &[&str], timeout_ms: u64, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
+    HookSpec {
+        on: filter(on),
+        action: Action::Run {
+            argv: argv.iter().map(|s| (*s).to_owned()).collect(),
+            timeout: Duration::from_millis(timeout_ms),
+        },
+        on_failure,
+    }
+}
+
+/// Writes an executable `/bin/sh` script to a temporary name, then renames
+/// it into place: a file still open for writing cannot be executed ("text
+/// file busy"), and a rename never leaves it open. Tests that do not test
+/// which program runs invoke it as `/bin/sh name` instead, which never
+/// executes the file itself: a thread forking at the moment another wrote
+/// a script can briefly hold a writable descriptor of it in its child.
+pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    fs::write(&tmp, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755)).expect("chmod script");
+    fs::rename(&tmp, &path).expect("rename script");
+    path
+}
+
+/// Polls `cond` until it holds or `limit` passes; returns whether it held.
+pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
+/// `None` when there is no such process.
+pub fn proc_state(pid: i32) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().next()?.chars().next()
+}
+
+/// A process's parent, from `/proc/<pid>/stat`.
+pub fn proc_ppid(pid: i32) -> Option<i32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether `pid` is alive: present and not a zombie.
+pub fn alive(pid: i32) -> bool {
+    matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
+}
+
+/// Reads a pid a script wrote to `path`, once it is there.
+pub fn read_pid(path: &Path) -> Option<i32> {
+    let mut pid = None;
+    wait_until(Duration::from_secs(5), || {
+        pid = fs::read_to_string(path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok());
+        pid.is_some()
+    });
+    pid
+}
+
+/// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
+pub struct KillOnDrop(pub Vec<i32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            if let Some(p) = rustix::process::Pid::from_raw(pid)
+                && alive(pid)
+            {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+/// The name of the environment variable telling a re-executed test binary
+/// which test body to run.
+pub const REEXEC: &str = "IO_HOOKS_TEST_REEXEC";
+
+/// Whether this process is the re-executed child running `test`.
+pub fn is_reexec(test: &str) -> bool {
+    std::env::var_os(REEXEC).is_some_and(|v| v == test)
+}
+
+/// Re-runs this test binary on the one test named `test` (its full path,
+/// e.g. `module::name`), with `REEXEC` set, `envs` added and `cwd` as its
+/// working directory.
+pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Output {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut cmd = Command::new(exe);
+    cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(REEXEC, test)
+        .current_dir(cwd);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("re-execute the test binary")
+}
+
+/// Panics with the child's output unless it exited 0 by itself.
+pub fn assert_child_passed(out: &Output) {
+    assert!(
+        out.status.success(),
+        "re-executed test failed: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,0 +1,201 @@
+//! What a failing hook logs: its index, the event's tag and the cause, at
+//! warn level, and never the event's contents. Every test here installs its
+//! own subscriber, capturing into a buffer.
+
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use common::{append, run, started};
+use io_hooks::{Flow, Hooks, OnFailure};
+use tracing_subscriber::fmt::MakeWriter;
+
+const SECRET: &str = "sk-live-TOP-SECRET-GOAL-4242";
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+/// Runs `f` with a subscriber that records everything at TRACE and above,
+/// and returns what it wrote.
+///
+/// tracing caches each callsite's interest process-wide, computed by the
+/// first thread to reach it: a test reaching a `warn!` with no subscriber
+/// would silence it for every test. So captures run one at a time, every
+/// call that can log happens inside one, and the cache is rebuilt against
+/// the capturing subscriber before `f` runs.
+fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(out.clone())
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .finish();
+    let r = tracing::subscriber::with_default(subscriber, || {
+        tracing::callsite::rebuild_interest_cache();
+        f()
+    });
+    (r, out.text())
+}
+
+#[test]
+fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_log = dir.path().join("missing-dir/audit.jsonl");
+    let good_log = dir.path().join("audit.jsonl");
+    let ev = started(SECRET);
+    let (flow, log) = capture(|| {
+        let hooks = Hooks::new(
+            vec![
+                append(&good_log, &[], OnFailure::Continue),
+                run(
+                    &["/bin/sh", "-c", "exit 3"],
+                    5000,
+                    &["started"],
+                    OnFailure::Continue,
+                ),
+                append(&bad_log, &["started"], OnFailure::Cancel),
+            ],
+            dir.path(),
+        );
+        hooks.fire_event(&ev)
+    });
+    assert_eq!(flow, Flow::Cancel);
+
+    assert!(
+        !log.contains(SECRET),
+        "the event leaked into the log:\n{log}"
+    );
+    assert!(
+        !log.contains("goal"),
+        "a field name of the event leaked:\n{log}"
+    );
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 3, "one at build, one per failed hook:\n{log}");
+    assert!(lines[0].contains("hook[2]: could not create `"), "{log}");
+    let lines = &lines[1..];
+    assert!(lines.iter().all(|l| l.contains("WARN")), "{log}");
+
+    assert!(
+        lines[0].contains("hook[1] failed on `started`: exited with status 3"),
+        "{log}"
+    );
+    assert!(lines[0].contains("hook=1"), "{log}");
+    assert!(lines[0].contains("event=\"started\""), "{log}");
+    assert!(lines[0].contains("on_failure=\"continue\""), "{log}");
+
+    assert!(
+        lines[1].contains(&format!(
+            "hook[2] failed on `started`: could not append to `{}`: No such file or directory; cancelling the run",
+            bad_log.display()
+        )),
+        "{log}"
+    );
+    assert!(lines[1].contains("hook=2"), "{log}");
+
+    // The successful hook did receive the secret: the log is what must not.
+    assert!(std::fs::read_to_string(&good_log).unwrap().contains(SECRET));
+}
+
+#[test]
+fn a_file_that_cannot_be_created_is_warned_about_when_the_hooks_are_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("no/such/dir/audit.jsonl");
+    let (hooks, log) = capture(|| {
+        Hooks::new(
+            vec![
+                append(&dir.path().join("fine.jsonl"), &[], OnFailure::Continue),
+                append(&bad, &[], OnFailure::Continue),
+            ],
+            dir.path(),
+        )
+    });
+    assert_eq!(hooks.specs().len(), 2, "the hook is kept");
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(lines[0].contains("WARN"), "{log}");
+    assert!(
+        lines[0].contains(&format!(
+            "hook[1]: could not create `{}`: No such file or directory",
+            bad.display()
+        )),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_hooks, log) = capture(|| {
+        Hooks::new(
+            vec![
+                run(&["./scripts/check"], 5000, &[], OnFailure::Continue),
+                run(&["sh"], 5000, &[], OnFailure::Continue),
+                run(
+                    &["no-such-program-anywhere"],
+                    5000,
+                    &[],
+                    OnFailure::Continue,
+                ),
+            ],
+            dir.path(),
+        )
+    });
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2, "{log}");
+    assert!(
+        lines[0].contains(
+            "hook[0]: `./scripts/check` is not an executable file relative to the discovery root"
+        ),
+        "{log}"
+    );
+    assert!(
+        lines[1].contains("hook[2]: `no-such-program-anywhere` is not an executable file in any absolute `PATH` entry"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_successful_or_unwanted_event_logs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (flow, log) = capture(|| {
+        let hooks = Hooks::new(
+            vec![append(
+                &dir.path().join("a"),
+                &["finished"],
+                OnFailure::Cancel,
+            )],
+            dir.path(),
+        );
+        let a = hooks.fire_event(&started(SECRET));
+        let b = hooks.fire_event(&common::Ev::Finished { run_id: 1 });
+        (a, b)
+    });
+    assert_eq!(flow, (Flow::Continue, Flow::Continue));
+    assert_eq!(log, "");
+}
