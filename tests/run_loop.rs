@@ -787,3 +787,67 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
         "no handle outlives its run"
     );
 }
+
+#[test]
+fn exec_output_reaches_the_observation_and_a_slow_command_is_killed_at_its_timeout() {
+    use io_harness::{Record, Store};
+    let fx = fixture();
+    let text = r#"
+goal = "commands"
+[[turn]]
+calls = [
+  { tool = "exec", args = { argv = ["echo", "hello from exec"] } },
+  { tool = "exec", args = { argv = ["sleep", "5"] } },
+  { tool = "exec", args = { argv = ["no-such-program-here"] } },
+]
+answer = "ran"
+"#;
+    let provider = script(text);
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-exec".into()),
+        exec_timeout: std::time::Duration::from_millis(150),
+        ..Contract::new("commands", &fx.workspace)
+    };
+    let started = std::time::Instant::now();
+    pollster::block_on(run_with_observed(
+        &contract,
+        &provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "sleep 5 was not killed"
+    );
+    let outcomes: Vec<String> = kinds_tagged(&rec, &["sandbox"])
+        .into_iter()
+        .map(|k| match k {
+            EventKind::Sandbox { outcome, .. } => outcome,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            "exited 0",
+            "timed out after 150 ms and was killed",
+            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
+        ]
+    );
+    let records = fx.store.load("r-exec").expect("load").expect("journal");
+    let observation = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Step { observation, .. } => Some(observation.clone()),
+            _ => None,
+        })
+        .expect("a step record");
+    assert!(
+        observation.contains("[exec echo] exited 0\nhello from exec\n"),
+        "{observation}"
+    );
+}

@@ -15,7 +15,6 @@
 
 mod policy;
 mod provider;
-mod shim;
 mod store;
 mod tools;
 

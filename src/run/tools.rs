@@ -2,14 +2,14 @@
 //! directory; none reaches outside it, and none involves a shell.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
-
-use super::shim;
 
 /// How much of a file or a command's output an observation keeps.
 const OBSERVATION_LIMIT: usize = 16 * 1024;
@@ -115,40 +115,38 @@ impl Workspace<'_> {
         Ok(before.as_deref() != Some(bytes))
     }
 
-    /// Runs an argv (never a shell) in the workspace, with the run's timeout.
-    /// Returns the observation and the sandbox outcome line.
+    /// Runs an argv (never a shell) in the workspace, with the run's timeout,
+    /// exactly as a `run` hook is run. Returns the observation and the
+    /// sandbox outcome line.
     pub fn exec(&self, argv: &[String]) -> (Result<ToolResult, ToolError>, String) {
-        let Some((program, rest)) = argv.split_first() else {
-            return (
-                Err("exec: `argv` names no program".into()),
-                "refused".into(),
-            );
-        };
-        let Some(resolved) = shim::resolve_program(program, self.root) else {
-            let e = format!("exec: `{program}` was not found");
-            return (Err(e), "not found".into());
-        };
-        let mut command = Command::new(&resolved);
-        command
-            .args(rest)
-            .current_dir(self.root)
-            .stdin(Stdio::null())
-            .stderr(Stdio::null());
-        match shim::run_capturing(command, self.exec_timeout, OBSERVATION_LIMIT) {
-            Ok((ending, output)) => {
-                let text = String::from_utf8_lossy(&output);
-                let observation = format!("[exec {program}] {ending}\n{}", truncate(&text));
-                let outcome = ending.to_string();
-                if ending.success() {
-                    (Ok(ToolResult::seen(observation)), outcome)
-                } else {
-                    (Err(observation), outcome)
-                }
+        let program = argv.first().map_or("", String::as_str);
+        let (reader, writer) = match io::pipe() {
+            Ok(pair) => pair,
+            Err(e) => {
+                return (
+                    Err(format!("exec {program}: {e}")),
+                    "could not spawn".into(),
+                );
             }
-            Err(e) => (
-                Err(format!("exec {program}: {e}")),
-                "could not spawn".into(),
+        };
+        let output = read_bounded(reader);
+        let result =
+            io_hooks::run_argv(argv, self.root, b"", Stdio::from(writer), self.exec_timeout);
+        // The child's end closed when it exited; a grandchild still holding
+        // it only costs us what it printed so far.
+        let text = output.recv_timeout(OUTPUT_GRACE).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        match result {
+            Ok(()) => (
+                Ok(ToolResult::seen(format!(
+                    "[exec {program}] exited 0\n{text}"
+                ))),
+                "exited 0".into(),
             ),
+            Err(failure) => {
+                let outcome = failure.to_string();
+                (Err(format!("[exec {program}] {outcome}\n{text}")), outcome)
+            }
         }
     }
 
@@ -159,8 +157,8 @@ impl Workspace<'_> {
         let (program, rest) = argv
             .split_first()
             .ok_or("exec_background: `argv` names no program")?;
-        let resolved = shim::resolve_program(program, self.root)
-            .ok_or_else(|| format!("exec_background: `{program}` was not found"))?;
+        let resolved = io_hooks::resolve_program(program, self.root)
+            .map_err(|e| format!("exec_background: {e}"))?;
         Command::new(resolved)
             .args(rest)
             .current_dir(self.root)
@@ -209,10 +207,33 @@ impl Workspace<'_> {
     }
 }
 
-/// Kills a background child and reaps it.
+/// How long to wait, once a command has ended, for the rest of its output.
+const OUTPUT_GRACE: Duration = Duration::from_millis(200);
+
+/// Reads up to [`OBSERVATION_LIMIT`] bytes of `reader` on a thread of its
+/// own, then drains the rest, and sends what it kept when the pipe closes.
+fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut reader = reader;
+        // A read error ends the output like an EOF does.
+        let _ = (&mut reader)
+            .take(OBSERVATION_LIMIT as u64)
+            .read_to_end(&mut kept);
+        let _ = io::copy(&mut reader, &mut io::sink());
+        let _ = tx.send(kept);
+    });
+    rx
+}
+
+/// Kills a background child's whole process group, then reaps it.
 pub(crate) fn kill_and_reap(mut child: Child) {
-    // Failing to kill means it already exited; the wait reaps it either way.
-    let _ = child.kill();
+    // The leader is unreaped until `wait` below, so its id still names its
+    // group. Failing to kill means the group is already gone; the wait
+    // reaps the leader either way.
+    let pid = rustix::process::Pid::from_child(&child);
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     let _ = child.wait();
 }
 
