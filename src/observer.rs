@@ -1,6 +1,6 @@
 //! The observer the run loop calls for every event.
 
-use crate::event::RunEvent;
+use crate::event::{EventKind, RunEvent};
 use io_hooks::Flow;
 
 /// Watches a run: called synchronously for every event, in order, and may
@@ -46,5 +46,22 @@ impl<O: Observer + ?Sized> Observer for &O {
     #[inline]
     fn wants(&self, index: usize) -> bool {
         (**self).wants(index)
+    }
+}
+
+/// The hooks of a config are an observer like any other: install them with
+/// `run_observed`, `run_with_observed` or `resume_observed`.
+///
+/// An event no hook wants is answered before the loop builds its envelope,
+/// through [`wants`](Observer::wants): one mask test.
+impl Observer for io_hooks::Hooks<EventKind> {
+    #[inline]
+    fn event(&self, event: &RunEvent) -> Flow {
+        self.fire(&event.kind, event)
+    }
+
+    #[inline]
+    fn wants(&self, index: usize) -> bool {
+        self.wanted().contains_index(index)
     }
 }
