@@ -76,6 +76,7 @@ pub struct Source {
     document: toml::Table,
     hooks: Option<Vec<HookSpec<EventKind>>>,
     profiles: Vec<(String, Option<Vec<HookSpec<EventKind>>>)>,
+    in_force: bool,
 }
 
 impl Source {
@@ -100,6 +101,14 @@ impl Source {
     /// that it replaces the hooks of every earlier scope.
     pub fn declares_hooks(&self) -> bool {
         self.hooks.is_some()
+    }
+
+    /// Whether this file's hooks are the ones in force: its top-level
+    /// `hook`, or the applied profile's body in it
+    /// ([`Config::hooks_in_force`] says which). At most one source of a
+    /// config answers `true`.
+    pub fn in_force(&self) -> bool {
+        self.in_force
     }
 
     /// The file's top-level hooks, checked; `None` when it declares none.
@@ -128,6 +137,23 @@ pub struct HooksInForce<'a> {
     /// The applied profile whose body held that array, or `None` when it is
     /// the file's top-level `hook`.
     pub profile: Option<&'a str>,
+}
+
+impl fmt::Display for HooksInForce<'_> {
+    /// `hooks from /p/io.local.toml (local scope)`, with
+    /// `` , profile `ci` `` when an applied profile supplied them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "hooks from {} ({} scope)",
+            self.source.path.display(),
+            self.source.scope
+        )?;
+        if let Some(profile) = self.profile {
+            write!(f, ", profile `{profile}`")?;
+        }
+        Ok(())
+    }
 }
 
 /// A loaded configuration: the files read, in scope order, and the hooks
@@ -235,7 +261,8 @@ impl Config {
             root,
             sources,
             profile: None,
-        })
+        }
+        .settled())
     }
 
     /// The user-scope directory the environment names: `$IO_CONFIG_HOME` if
@@ -273,7 +300,8 @@ impl Config {
             root,
             sources: vec![source],
             profile: None,
-        })
+        }
+        .settled())
     }
 
     /// Applies the profile `name`: a `[profile.<name>]` body that declares
@@ -295,7 +323,16 @@ impl Config {
             });
         }
         self.profile = Some(name.to_owned());
-        Ok(self)
+        Ok(self.settled())
+    }
+
+    /// Marks the one source whose hooks are in force.
+    fn settled(mut self) -> Self {
+        let winner = self.winner().map(|(i, _)| i);
+        for (i, source) in self.sources.iter_mut().enumerate() {
+            source.in_force = winner == Some(i);
+        }
+        self
     }
 
     /// The applied profile, if any.
@@ -323,27 +360,28 @@ impl Config {
     /// The file, and the profile, whose `hook` array is in force; `None` when
     /// nothing declares `hook`.
     pub fn hooks_in_force(&self) -> Option<HooksInForce<'_>> {
-        if let Some(name) = self.profile.as_deref() {
-            let via_profile = self
-                .sources
-                .iter()
-                .rev()
-                .find(|s| s.profile_hooks(name).is_some());
-            if let Some(source) = via_profile {
-                return Some(HooksInForce {
-                    source,
-                    profile: Some(name),
-                });
-            }
+        self.winner().map(|(i, via_profile)| HooksInForce {
+            source: &self.sources[i],
+            profile: if via_profile {
+                self.profile.as_deref()
+            } else {
+                None
+            },
+        })
+    }
+
+    /// The index of the source whose hooks are in force, and whether they
+    /// come from the applied profile's body in it. An applied profile that
+    /// declares `hook` comes after every file; otherwise the last file that
+    /// declares `hook` wins.
+    fn winner(&self) -> Option<(usize, bool)> {
+        let last = |found: &dyn Fn(&Source) -> bool| self.sources.iter().rposition(found);
+        if let Some(name) = self.profile.as_deref()
+            && let Some(i) = last(&|s| s.profile_hooks(name).is_some())
+        {
+            return Some((i, true));
         }
-        self.sources
-            .iter()
-            .rev()
-            .find(|s| s.declares_hooks())
-            .map(|source| HooksInForce {
-                source,
-                profile: None,
-            })
+        last(&Source::declares_hooks).map(|i| (i, false))
     }
 
     /// The hooks in force, checked and in the order written; empty when no
@@ -493,6 +531,7 @@ fn load(path: &Path, scope: Scope, text: &str, root: &Path) -> Result<Source, Co
         document,
         hooks,
         profiles,
+        in_force: false,
     })
 }
 

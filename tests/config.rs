@@ -355,9 +355,16 @@ fn the_last_scope_that_declares_hook_supplies_all_of_them() {
         .collect();
     assert_eq!(declares, [true, false, true]);
 
+    let in_force: Vec<_> = config.sources().iter().map(|s| s.in_force()).collect();
+    assert_eq!(in_force, [false, false, true]);
+
     let won = config.hooks_in_force().unwrap();
     assert_eq!(won.source.path(), f.local_file());
     assert_eq!(won.profile, None);
+    assert_eq!(
+        won.to_string(),
+        format!("hooks from {} (local scope)", f.local_file().display())
+    );
 }
 
 #[test]
@@ -394,6 +401,7 @@ fn nothing_declared_means_no_hooks_and_none_in_force() {
     let f = Fixture::new();
     let config = f.load();
     assert!(config.sources().is_empty(), "missing files are skipped");
+    assert!(config.sources().iter().all(|s| !s.in_force()));
     assert!(config.hooks_in_force().is_none());
     assert!(config.hooks().is_empty());
     assert_eq!(config.root(), f.root());
@@ -448,6 +456,19 @@ fn an_applied_profile_with_hooks_replaces_the_hooks_like_a_later_scope() {
     let won = ci.hooks_in_force().unwrap();
     assert_eq!(won.source.path(), f.user_file());
     assert_eq!(won.profile, Some("ci"));
+    assert_eq!(
+        won.to_string(),
+        format!(
+            "hooks from {} (user scope), profile `ci`",
+            f.user_file().display()
+        )
+    );
+    let in_force: Vec<_> = ci.sources().iter().map(|s| s.in_force()).collect();
+    assert_eq!(
+        in_force,
+        [true, false],
+        "the profile moved the hooks to the user file"
+    );
 }
 
 #[test]
