@@ -121,7 +121,9 @@ impl Source {
         self.profiles.iter().map(|(name, _)| name.as_str())
     }
 
-    fn profile_hooks(&self, name: &str) -> Option<&[HookSpec<EventKind>]> {
+    /// The hooks of the file's `[profile.<name>]` body, checked; `None` when
+    /// the file has no such profile or its body declares no `hook`.
+    pub fn profile_hooks(&self, name: &str) -> Option<&[HookSpec<EventKind>]> {
         self.profiles
             .iter()
             .find(|(n, _)| n == name)
@@ -246,16 +248,7 @@ impl Config {
             sources.push(load(&project, scope, &text, &root)?);
         }
         if let Some(text) = read_if_present(&local)? {
-            let source = load(&local, Scope::Local, &text, &root)?;
-            if let Some(key) = first_hook_key(&source.document)
-                && git::tracks(&root, LOCAL_FILE)
-            {
-                return Err(ConfigError::TrackedLocal {
-                    file: local.display().to_string(),
-                    key,
-                });
-            }
-            sources.push(source);
+            sources.push(load(&local, Scope::Local, &text, &root)?);
         }
         Ok(Config {
             root,
@@ -496,10 +489,15 @@ fn load(path: &Path, scope: Scope, text: &str, root: &Path) -> Result<Source, Co
     let name = path.display().to_string();
     let file = TomlFile::new(&name, text);
     let document: toml::Table = file.deserialize()?;
-    if scope == Scope::Project
-        && let Some(key) = first_hook_key(&document)
-    {
-        return Err(ConfigError::ProjectHooks { file: name, key });
+    // Both refusals come before any table is checked: a file that may not
+    // declare hooks is told so, not told how to fix a hook it may not have.
+    if let Some(key) = first_hook_key(&document) {
+        if scope == Scope::Project {
+            return Err(ConfigError::ProjectHooks { file: name, key });
+        }
+        if scope == Scope::Local && git::tracks(root, LOCAL_FILE) {
+            return Err(ConfigError::TrackedLocal { file: name, key });
+        }
     }
 
     let raw: RawDocument = file.deserialize()?;

@@ -287,6 +287,14 @@ fn every_way_of_writing_hook_is_refused_in_the_project_scope() {
 }
 
 #[test]
+fn the_refusal_comes_before_the_tables_are_checked() {
+    // A broken table in a project file is refused for being there, not
+    // diagnosed as if it could be fixed in place.
+    let e = Config::from_toml("[[hook]]\ntimout_ms = 1\non = [\"nope\"]\n").unwrap_err();
+    assert_eq!(e.to_string(), refusal("io.toml", "hook"));
+}
+
+#[test]
 fn the_refusal_reads_the_document_not_the_text() {
     // Text that mentions `hook` but declares none is not refused.
     let text = "# [[hook]]\n# hook = []\nhooks = 1\ndescription = \"[[hook]] hook = []\"\n\
@@ -817,6 +825,13 @@ fn a_tracked_io_local_toml_may_not_declare_hooks() {
         matches!(&e, ConfigError::TrackedLocal { key, .. } if key == "profile.ci.hook"),
         "{e}"
     );
+
+    // The refusal comes before the tables are checked, as in `io.toml`.
+    f.local("[[hook]]\ntimout_ms = 1\n");
+    assert!(matches!(
+        f.discover(),
+        Err(ConfigError::TrackedLocal { .. })
+    ));
 
     // A tracked file without hooks is fine: only hooks are refused.
     f.local("[mcp]\nserver = \"x\"\n");

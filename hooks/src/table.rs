@@ -139,12 +139,13 @@ impl<'a> TomlFile<'a> {
         let message = inner.message().trim_end();
         let segments = key_segments(e.path());
         let key = render_key(&segments);
-        let kind = match segments.last() {
+        let kind = match segments.as_slice() {
             // `deny_unknown_fields` on a hook table is the only source of
-            // "unknown field", and serde_path_to_error ends the path with
-            // the key it was reading, so the key comes from the path rather
-            // than from picking apart serde's message.
-            Some(KeySegment::Key(k))
+            // "unknown field" in a table of an array, and
+            // serde_path_to_error ends the path with the key it was reading,
+            // so the key comes from the path rather than from picking apart
+            // serde's message.
+            [.., KeySegment::Nth(_), KeySegment::Key(k)]
                 if message.starts_with("unknown field") && !HOOK_KEYS.contains(&k.as_str()) =>
             {
                 TableErrorKind::UnknownKey {
