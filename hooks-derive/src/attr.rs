@@ -2,10 +2,10 @@
 //! never judged: serde owns its syntax), `#[hook(...)]` (ours, strict) and
 //! `#[doc = "..."]`.
 
-use proc_macro2::TokenStream;
 use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta, Token};
+use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta, Token, token};
 
 use crate::ctxt::Ctxt;
 
@@ -20,6 +20,7 @@ const SERIALIZE: &str = "serialize";
 const DESERIALIZE: &str = "deserialize";
 const SKIP: &str = "skip";
 const SKIP_SERIALIZING: &str = "skip_serializing";
+const UNTAGGED: &str = "untagged";
 
 /// A slot that may be set once; a second `set` is an error on the second
 /// occurrence (serde's `internals/attr.rs` `Attr<T>`).
@@ -59,41 +60,77 @@ pub(crate) struct Container {
     /// Whether `#[serde(rename_all = …)]` is present, to explain why it does
     /// not supply a tag.
     pub has_rename_all: bool,
+    /// Whether the enum carries any `#[serde(...)]`: serde then names the
+    /// variants, whatever `#[hook(tag)]` says.
+    pub has_serde: bool,
 }
 
 impl Container {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut crate_path = Attr::none(cx, CRATE);
         let mut has_rename_all = false;
+        let mut has_serde = false;
         for attr in attrs {
             if attr.path().is_ident(HOOK) {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(CRATE) {
                         // #[hook(crate = "my_crate::io_hooks")]
-                        let lit: LitStr = meta.value()?.parse()?;
-                        crate_path.set(&meta.path, lit.parse::<syn::Path>()?);
-                        Ok(())
+                        let value: Expr = meta.value()?.parse()?;
+                        let Some(lit) = lit_str(&value) else {
+                            return Err(syn::Error::new_spanned(
+                                value,
+                                "a crate path is a string literal, as \
+                                 `#[hook(crate = \"my_crate::io_hooks\")]`",
+                            ));
+                        };
+                        let path = lit.parse::<syn::Path>().map_err(|_| {
+                            syn::Error::new_spanned(
+                                lit,
+                                format!(
+                                    "\"{}\" is not a path; write the path `io_hooks` is \
+                                     reachable at, as `#[hook(crate = \"my_crate::io_hooks\")]`",
+                                    lit.value()
+                                ),
+                            )
+                        })?;
+                        crate_path.set(&meta.path, path);
                     } else if meta.path.is_ident(TAG) {
-                        Err(meta.error("`tag` belongs on a variant, not on the enum"))
+                        cx.syn_error(meta.error("`tag` belongs on a variant, not on the enum"));
+                        skip_value(&meta)?;
                     } else {
-                        Err(meta.error(format!(
+                        cx.syn_error(meta.error(format!(
                             "unknown hook attribute `{}` on an enum; expected `crate`",
                             path_string(&meta.path)
-                        )))
+                        )));
+                        skip_value(&meta)?;
                     }
+                    Ok(())
                 });
                 if let Err(err) = result {
                     cx.syn_error(err);
                 }
             } else if attr.path().is_ident(SERDE) {
-                has_rename_all |= serde_metas(attr)
-                    .iter()
-                    .any(|meta| meta.path().is_ident(RENAME_ALL));
+                has_serde = true;
+                for meta in serde_metas(attr) {
+                    has_rename_all |= meta.path().is_ident(RENAME_ALL);
+                    // #[serde(untagged)] on the enum
+                    if let Meta::Path(p) = &meta
+                        && p.is_ident(UNTAGGED)
+                    {
+                        cx.error_spanned_by(
+                            p,
+                            "an `untagged` enum is written without any variant's tag, so no \
+                             hook could tell its events apart; tag it, as \
+                             `#[serde(tag = \"event\")]`",
+                        );
+                    }
+                }
             }
         }
         Container {
             crate_path: crate_path.get(),
             has_rename_all,
+            has_serde,
         }
     }
 }
@@ -107,7 +144,14 @@ pub(crate) struct Variant {
     pub hook_tag: Option<LitStr>,
     /// The `skip` or `skip_serializing` path, when serde never writes this
     /// variant.
-    pub skipped: Option<TokenStream>,
+    pub skipped: Option<syn::Path>,
+    /// The `untagged` path, when serde writes this variant without its tag.
+    pub untagged: Option<syn::Path>,
+    /// Whether the variant carries any `#[serde(...)]`.
+    pub has_serde: bool,
+    /// Whether a `#[hook(...)]` could not be read: its tag is then unknown,
+    /// and reporting it missing would be a second error for one mistake.
+    pub hook_unreadable: bool,
     /// The first paragraph of the doc comment, lines joined by a space.
     pub doc: String,
 }
@@ -115,99 +159,146 @@ pub(crate) struct Variant {
 impl Variant {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut hook_tag = Attr::none(cx, TAG);
-        let mut serde_rename = None;
-        let mut skipped = None;
+        let mut serde = SerdeVariant::default();
+        let mut has_serde = false;
+        let mut hook_unreadable = false;
         let mut doc_lines = Vec::new();
         for attr in attrs {
             if attr.path().is_ident(HOOK) {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(TAG) {
                         // #[hook(tag = "tool_call")]
-                        let lit: LitStr = meta.value()?.parse()?;
-                        hook_tag.set(&meta.path, lit);
-                        Ok(())
+                        let value: Expr = meta.value()?.parse()?;
+                        let Some(lit) = lit_str(&value) else {
+                            return Err(syn::Error::new_spanned(
+                                value,
+                                "a tag is a string literal, as `#[hook(tag = \"tool_call\")]`",
+                            ));
+                        };
+                        hook_tag.set(&meta.path, lit.clone());
                     } else if meta.path.is_ident(CRATE) {
-                        Err(meta.error("`crate` belongs on the enum, not on a variant"))
+                        cx.syn_error(meta.error("`crate` belongs on the enum, not on a variant"));
+                        skip_value(&meta)?;
                     } else {
-                        Err(meta.error(format!(
+                        cx.syn_error(meta.error(format!(
                             "unknown hook attribute `{}` on a variant; expected `tag`",
                             path_string(&meta.path)
-                        )))
+                        )));
+                        skip_value(&meta)?;
                     }
+                    Ok(())
                 });
                 if let Err(err) = result {
+                    hook_unreadable = true;
                     cx.syn_error(err);
                 }
             } else if attr.path().is_ident(SERDE) {
+                has_serde = true;
                 for meta in serde_metas(attr) {
-                    read_serde_variant_meta(cx, &meta, &mut serde_rename, &mut skipped);
+                    serde.read(cx, &meta);
                 }
-            } else if attr.path().is_ident(DOC) {
-                if let Meta::NameValue(nv) = &attr.meta {
-                    if let Some(s) = lit_str(&nv.value) {
-                        doc_lines.push(s.value());
-                    }
-                }
+            } else if attr.path().is_ident(DOC)
+                && let Meta::NameValue(nv) = &attr.meta
+                && let Some(s) = lit_str(&nv.value)
+            {
+                doc_lines.push(s.value());
             }
         }
         Variant {
-            serde_rename,
+            serde_rename: serde.rename,
             hook_tag: hook_tag.get(),
-            skipped,
+            skipped: serde.skipped,
+            untagged: serde.untagged,
+            has_serde,
+            hook_unreadable,
             doc: first_paragraph(&doc_lines),
         }
     }
 }
 
-fn read_serde_variant_meta(
-    cx: &Ctxt,
-    meta: &Meta,
-    rename: &mut Option<LitStr>,
-    skipped: &mut Option<TokenStream>,
-) {
-    let path = meta.path();
-    match meta {
-        // #[serde(rename = "tool_call")]
-        Meta::NameValue(nv) if path.is_ident(RENAME) => {
-            if let Some(lit) = lit_str(&nv.value) {
-                *rename = Some(lit.clone());
+/// Whether `attrs` hold a `#[serde(...)]`.
+pub(crate) fn has_serde(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|attr| attr.path().is_ident(SERDE))
+}
+
+/// The `#[hook]` attributes on a field, which mean nothing there.
+pub(crate) fn hook_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|attr| attr.path().is_ident(HOOK))
+}
+
+/// Consumes the rest of an item we refused (`= value` or `(...)`), so the
+/// items after it are still read and their errors still reported.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(token::Paren) {
+        meta.input.parse::<proc_macro2::Group>()?;
+    }
+    Ok(())
+}
+
+/// What serde's own attributes say about a variant's name on the wire.
+#[derive(Default)]
+struct SerdeVariant {
+    rename: Option<LitStr>,
+    skipped: Option<syn::Path>,
+    untagged: Option<syn::Path>,
+}
+
+impl SerdeVariant {
+    fn read(&mut self, cx: &Ctxt, meta: &Meta) {
+        let path = meta.path();
+        match meta {
+            // #[serde(rename = "tool_call")]
+            Meta::NameValue(nv) if path.is_ident(RENAME) => {
+                if let Some(lit) = lit_str(&nv.value) {
+                    self.rename = Some(lit.clone());
+                }
             }
-        }
-        // #[serde(rename(serialize = "a", deserialize = "a"))]
-        Meta::List(list) if path.is_ident(RENAME) => {
-            let Ok(inner) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-            else {
-                return;
-            };
-            let half = |name: &str| {
-                inner.iter().find_map(|m| match m {
-                    Meta::NameValue(nv) if nv.path.is_ident(name) => lit_str(&nv.value).cloned(),
-                    _ => None,
-                })
-            };
-            let (ser, de) = (half(SERIALIZE), half(DESERIALIZE));
-            if let (Some(s), Some(d)) = (&ser, &de) {
-                if s.value() != d.value() {
+            // #[serde(rename(serialize = "a", deserialize = "a"))]
+            Meta::List(list) if path.is_ident(RENAME) => {
+                let Ok(inner) =
+                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                else {
+                    return;
+                };
+                let half = |name: &str| {
+                    inner.iter().find_map(|m| match m {
+                        Meta::NameValue(nv) if nv.path.is_ident(name) => {
+                            lit_str(&nv.value).cloned()
+                        }
+                        _ => None,
+                    })
+                };
+                let (ser, de) = (half(SERIALIZE), half(DESERIALIZE));
+                if let (Some(s), Some(d)) = (&ser, &de)
+                    && s.value() != d.value()
+                {
                     cx.error_spanned_by(
                         d,
                         format!(
-                            "serde writes this variant as \"{}\" but reads it as \"{}\"; a hook \
-                             tag must read back as it was written, so make them equal",
-                            s.value(),
-                            d.value()
+                            "serde writes this variant as \"{s}\" but reads it as \"{d}\"; a \
+                             hook tag must read back as it was written, so write \
+                             `#[serde(rename = \"{s}\")]`",
+                            s = s.value(),
+                            d = d.value(),
                         ),
                     );
                 }
+                if ser.is_some() {
+                    self.rename = ser;
+                }
             }
-            if ser.is_some() {
-                *rename = ser;
+            // #[serde(skip)] / #[serde(skip_serializing)]
+            Meta::Path(p) if p.is_ident(SKIP) || p.is_ident(SKIP_SERIALIZING) => {
+                self.skipped = Some(p.clone());
             }
+            // #[serde(untagged)]
+            Meta::Path(p) if p.is_ident(UNTAGGED) => {
+                self.untagged = Some(p.clone());
+            }
+            _ => {}
         }
-        // #[serde(skip)] / #[serde(skip_serializing)]
-        Meta::Path(p) if p.is_ident(SKIP) || p.is_ident(SKIP_SERIALIZING) => {
-            *skipped = Some(p.to_token_stream());
-        }
-        _ => {}
     }
 }
 
@@ -219,7 +310,12 @@ fn serde_metas(attr: &Attribute) -> Vec<Meta> {
         .unwrap_or_default()
 }
 
-fn lit_str(expr: &Expr) -> Option<&LitStr> {
+/// The string literal `expr` is, seen through the invisible groups a
+/// `macro_rules!` fragment (`$tag:literal`, `$tag:expr`) arrives in.
+fn lit_str(mut expr: &Expr) -> Option<&LitStr> {
+    while let Expr::Group(group) = expr {
+        expr = &group.expr;
+    }
     match expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
@@ -228,10 +324,13 @@ fn lit_str(expr: &Expr) -> Option<&LitStr> {
     }
 }
 
+/// `/// a` lines arrive one attribute each, a `/** a */` block as one
+/// attribute holding newlines; both are split into lines here.
 fn first_paragraph(lines: &[String]) -> String {
     lines
         .iter()
-        .map(|l| l.trim())
+        .flat_map(|l| l.split('\n'))
+        .map(str::trim)
         .skip_while(|l| l.is_empty())
         .take_while(|l| !l.is_empty())
         .collect::<Vec<_>>()

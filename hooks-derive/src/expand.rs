@@ -5,7 +5,7 @@ use quote::quote;
 use syn::DeriveInput;
 
 use crate::ctxt::Ctxt;
-use crate::plan::Plan;
+use crate::plan::{MAX_EVENTS, Plan};
 
 /// The whole derive: parse and check into a plan, then generate. On error,
 /// the errors plus a stub impl, so the user sees the real problem and not a
@@ -26,10 +26,12 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 fn generate(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
     let ident = plan.ident;
-    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
+    let generics = static_generics(plan.generics);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let tags = plan.variants.iter().map(|v| &v.tag);
     let docs = plan.variants.iter().map(|v| &v.doc);
     let count = plan.variants.len();
+    let max_events = MAX_EVENTS;
     let index_arms = plan.variants.iter().enumerate().map(|(i, v)| {
         let variant = v.ident;
         // `{ .. }` matches unit, tuple and struct variants alike.
@@ -47,7 +49,6 @@ fn generate(plan: &Plan) -> TokenStream {
     };
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #krate::HookEvents for #ident #ty_generics #where_clause {
@@ -68,10 +69,11 @@ fn generate(plan: &Plan) -> TokenStream {
                 }
             }
 
-            // The runtime's limit and the derive's must be one number.
+            // The derive refused more than its own limit; the runtime's must
+            // be the same number, or a filter could not hold every variant.
             const _: () = ::core::assert!(
-                #count <= #krate::MAX_EVENTS,
-                "more variants than a HookFilter holds",
+                #max_events == #krate::MAX_EVENTS,
+                "io-hooks and io-hooks-derive disagree on MAX_EVENTS; use matching versions",
             );
         };
     }
@@ -82,7 +84,8 @@ fn generate(plan: &Plan) -> TokenStream {
 fn fallback(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
     let ident = plan.ident;
-    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
+    let generics = static_generics(plan.generics);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         #[doc(hidden)]
         const _: () = {
@@ -99,4 +102,27 @@ fn fallback(plan: &Plan) -> TokenStream {
             }
         };
     }
+}
+
+/// The enum's generics with every lifetime and type parameter bounded by
+/// `'static`, which the `HookEvents: 'static` supertrait demands of the impl.
+fn static_generics(generics: &syn::Generics) -> syn::Generics {
+    let mut generics = generics.clone();
+    let predicates: Vec<syn::WherePredicate> = generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            syn::GenericParam::Lifetime(l) => {
+                let lifetime = &l.lifetime;
+                Some(syn::parse_quote!(#lifetime: 'static))
+            }
+            syn::GenericParam::Type(t) => {
+                let ident = &t.ident;
+                Some(syn::parse_quote!(#ident: 'static))
+            }
+            syn::GenericParam::Const(_) => None,
+        })
+        .collect();
+    generics.make_where_clause().predicates.extend(predicates);
+    generics
 }

@@ -5,9 +5,16 @@
 //!
 //! Every variant must carry its wire tag literally, as
 //! `#[serde(rename = "…")]` or `#[hook(tag = "…")]` (both present must agree).
-//! A variant without one, two variants with one tag, a variant serde never
-//! serialises, more than 64 variants, and a derive on a struct or union are
+//! A variant without one, two variants with one tag, an empty tag, a variant
+//! serde never writes or writes untagged (`skip`, `skip_serializing`,
+//! `untagged`), more than 64 variants, and a derive on a struct or union are
 //! compile errors, all reported together.
+//!
+//! `#[hook(tag)]` is for an enum serde does not serialise. Where the enum
+//! carries any `#[serde(...)]`, serde names the variants, so a variant tagged
+//! only by `#[hook(tag)]` is refused. An enum that derives `Serialize` with no
+//! `#[serde]` attribute at all cannot be told apart from one that does not
+//! derive it, so there the derive trusts `#[hook(tag)]`.
 
 mod attr;
 mod ctxt;

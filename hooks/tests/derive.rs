@@ -1,0 +1,252 @@
+//! What `#[derive(HookEvents)]` generates, proved on this crate's own small
+//! enums: the tag table, `index`, `from_tag`, `DOCS`, `tag()`, and the
+//! `HookFilter` built on them, up to the 64-variant limit.
+
+use io_hooks::{HookEvents, HookFilter, MAX_EVENTS};
+use serde::{Deserialize, Serialize};
+
+/// One variant of each shape, tagged with `#[hook(tag)]` only.
+#[derive(Debug, HookEvents)]
+#[expect(dead_code, reason = "the payloads only give each variant its shape")]
+enum Shapes {
+    /// A unit variant.
+    #[hook(tag = "unit")]
+    Unit,
+    /// A tuple variant,
+    /// documented over two lines.
+    ///
+    /// A second paragraph, which `DOCS` leaves out.
+    #[hook(tag = "tuple")]
+    Tuple(u32, String),
+    #[hook(tag = "named")]
+    Named { x: i64, y: i64 },
+    ///
+    /// After a blank first line.
+    #[hook(tag = "empty_tuple")]
+    EmptyTuple(),
+    /** A block comment
+    over two lines.
+
+    Not this paragraph. */
+    #[hook(tag = "empty_named")]
+    EmptyNamed {},
+}
+
+fn every_shape() -> [Shapes; 5] {
+    [
+        Shapes::Unit,
+        Shapes::Tuple(7, "seven".to_owned()),
+        Shapes::Named { x: 1, y: -1 },
+        Shapes::EmptyTuple(),
+        Shapes::EmptyNamed {},
+    ]
+}
+
+#[test]
+fn tags_are_in_declaration_order() {
+    assert_eq!(
+        Shapes::TAGS,
+        ["unit", "tuple", "named", "empty_tuple", "empty_named"]
+    );
+}
+
+#[test]
+fn index_matches_every_variant_shape() {
+    let indices: Vec<usize> = every_shape().iter().map(HookEvents::index).collect();
+    assert_eq!(indices, [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn tag_is_the_variants_own_tag() {
+    let tags: Vec<&str> = every_shape().iter().map(HookEvents::tag).collect();
+    assert_eq!(tags, Shapes::TAGS);
+}
+
+#[test]
+fn from_tag_finds_each_tag_at_its_index() {
+    for event in every_shape() {
+        assert_eq!(
+            Shapes::from_tag(event.tag()),
+            Some(event.index()),
+            "{event:?}"
+        );
+    }
+}
+
+#[test]
+fn from_tag_is_exact_and_case_sensitive() {
+    assert_eq!(Shapes::from_tag("named"), Some(2));
+    for near_miss in [
+        "Named", "NAMED", "named ", " named", "name", "named_", "", "Unit",
+    ] {
+        assert_eq!(Shapes::from_tag(near_miss), None, "{near_miss:?}");
+    }
+}
+
+#[test]
+fn docs_are_each_first_paragraph_with_lines_joined() {
+    assert_eq!(
+        Shapes::DOCS,
+        [
+            "A unit variant.",
+            "A tuple variant, documented over two lines.",
+            "",
+            "After a blank first line.",
+            "A block comment over two lines.",
+        ]
+    );
+}
+
+#[test]
+fn filter_from_names_holds_exactly_those_names() {
+    let filter = HookFilter::<Shapes>::from_names(["named", "unit"]).expect("both are tags");
+    let held: Vec<bool> = every_shape().iter().map(|e| filter.contains(e)).collect();
+    assert_eq!(held, [true, false, true, false, false]);
+    assert_eq!(filter.tags().collect::<Vec<_>>(), ["unit", "named"]);
+    assert_eq!(filter.len(), 2);
+}
+
+#[test]
+fn filter_from_names_refuses_a_name_that_is_not_a_tag() {
+    let err = HookFilter::<Shapes>::from_names(["unit", "Unit"]).unwrap_err();
+    assert_eq!(err.name, "Unit");
+    assert_eq!(err.expected, Shapes::TAGS);
+}
+
+#[test]
+fn all_and_empty_cover_exactly_the_variants() {
+    let all = HookFilter::<Shapes>::ALL;
+    assert!(every_shape().iter().all(|e| all.contains(e)));
+    assert_eq!(all.len(), Shapes::TAGS.len());
+    assert!(
+        !all.contains_index(Shapes::TAGS.len()),
+        "no bit past the last variant"
+    );
+
+    let empty = HookFilter::<Shapes>::EMPTY;
+    assert!(empty.is_empty());
+    assert!(!every_shape().iter().any(|e| empty.contains(e)));
+}
+
+// 64 variants through `macro_rules!`, which is also how a crate would build
+// a large event enum: the tags arrive as `$tag:literal` fragments.
+macro_rules! sixty_four {
+    ($($variant:ident = $tag:literal),* $(,)?) => {
+        #[derive(Debug, Clone, Copy, HookEvents)]
+        enum SixtyFour {
+            $(#[hook(tag = $tag)] $variant,)*
+        }
+
+        const EVERY: &[SixtyFour] = &[$(SixtyFour::$variant),*];
+    };
+}
+
+sixty_four! {
+    V00 = "v00", V01 = "v01", V02 = "v02", V03 = "v03", V04 = "v04", V05 = "v05", V06 = "v06",
+    V07 = "v07", V08 = "v08", V09 = "v09", V10 = "v10", V11 = "v11", V12 = "v12", V13 = "v13",
+    V14 = "v14", V15 = "v15", V16 = "v16", V17 = "v17", V18 = "v18", V19 = "v19", V20 = "v20",
+    V21 = "v21", V22 = "v22", V23 = "v23", V24 = "v24", V25 = "v25", V26 = "v26", V27 = "v27",
+    V28 = "v28", V29 = "v29", V30 = "v30", V31 = "v31", V32 = "v32", V33 = "v33", V34 = "v34",
+    V35 = "v35", V36 = "v36", V37 = "v37", V38 = "v38", V39 = "v39", V40 = "v40", V41 = "v41",
+    V42 = "v42", V43 = "v43", V44 = "v44", V45 = "v45", V46 = "v46", V47 = "v47", V48 = "v48",
+    V49 = "v49", V50 = "v50", V51 = "v51", V52 = "v52", V53 = "v53", V54 = "v54", V55 = "v55",
+    V56 = "v56", V57 = "v57", V58 = "v58", V59 = "v59", V60 = "v60", V61 = "v61", V62 = "v62",
+    V63 = "v63",
+}
+
+#[test]
+fn sixty_four_variants_fill_the_word_without_overflow() {
+    assert_eq!(SixtyFour::TAGS.len(), MAX_EVENTS);
+    assert_eq!(SixtyFour::V63.index(), 63);
+    assert_eq!(SixtyFour::from_tag("v63"), Some(63));
+
+    // `len` counts the bits: 64 set bits is `u64::MAX`, computed without
+    // the `1 << 64` that would overflow.
+    let all = HookFilter::<SixtyFour>::ALL;
+    assert_eq!(all.len(), 64);
+    assert!(all.is_all());
+    assert!(EVERY.iter().all(|e| all.contains(e)));
+    assert_eq!(all.tags().count(), 64);
+
+    let empty = HookFilter::<SixtyFour>::EMPTY;
+    assert!(empty.is_empty());
+    assert!(!EVERY.iter().any(|e| empty.contains(e)));
+
+    let last = HookFilter::<SixtyFour>::from_names(["v63"]).expect("a tag");
+    assert!(last.contains(&SixtyFour::V63));
+    assert!(!last.contains(&SixtyFour::V62));
+    assert_eq!(
+        last.union(HookFilter::only(0)).tags().collect::<Vec<_>>(),
+        ["v00", "v63"]
+    );
+}
+
+/// An enum serde serialises, tagged on `event` as `RunEvent` is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, HookEvents)]
+#[serde(tag = "event")]
+enum Wire {
+    #[serde(rename = "began")]
+    Began,
+    #[serde(rename = "tool_call")]
+    ToolCall { tool: String, step: u32 },
+    #[serde(rename = "wrapped")]
+    Wrapped(Inner),
+    #[serde(rename(serialize = "ended", deserialize = "ended"))]
+    #[hook(tag = "ended")]
+    Ended { ok: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Inner {
+    note: String,
+}
+
+#[test]
+fn the_tag_is_what_serde_writes_and_reads_back() {
+    let events = [
+        Wire::Began,
+        Wire::ToolCall {
+            tool: "exec".to_owned(),
+            step: 3,
+        },
+        Wire::Wrapped(Inner {
+            note: "n".to_owned(),
+        }),
+        Wire::Ended { ok: true },
+    ];
+    for event in events {
+        let json = serde_json::to_value(&event).expect("serialises");
+        assert_eq!(json["event"], event.tag(), "{json}");
+        let back: Wire = serde_json::from_value(json).expect("deserialises");
+        assert_eq!(back, event);
+    }
+    assert_eq!(Wire::TAGS, ["began", "tool_call", "wrapped", "ended"]);
+}
+
+/// Generic parameters, bounded as the `'static` trait requires.
+#[derive(HookEvents)]
+#[expect(dead_code, reason = "the payloads only give each variant its shape")]
+enum Generic<'a, T> {
+    #[hook(tag = "value")]
+    Value(T),
+    #[hook(tag = "text")]
+    Text(&'a str),
+}
+
+#[test]
+fn a_generic_enum_gets_the_same_registry() {
+    assert_eq!(Generic::<'static, u8>::TAGS, ["value", "text"]);
+    assert_eq!(Generic::<u8>::Text("t").index(), 1);
+    assert_eq!(Generic::<'_, u8>::Value(1).tag(), "value");
+}
+
+#[derive(HookEvents)]
+enum Nothing {}
+
+#[test]
+fn an_empty_enum_has_no_tags_and_an_empty_all() {
+    assert!(Nothing::TAGS.is_empty());
+    assert!(Nothing::DOCS.is_empty());
+    assert_eq!(Nothing::from_tag(""), None);
+    assert!(HookFilter::<Nothing>::ALL.is_empty());
+}

@@ -1,0 +1,15 @@
+use io_hooks::HookEvents;
+
+#[derive(HookEvents)]
+enum Light {
+    #[hook(tag = "on")]
+    On,
+    #[hook(tag = "off")]
+    Off,
+}
+
+fn main() {
+    assert_eq!(Light::TAGS, ["on", "off"]);
+    assert_eq!(Light::Off.index(), 1);
+    assert_eq!(Light::On.tag(), "on");
+}

@@ -1,0 +1,38 @@
+//! The generated code trips no lint a careful crate turns on, so it needs no
+//! `#[allow]` of its own (which a `forbid` here would reject).
+#![forbid(
+    warnings,
+    unsafe_code,
+    unused_qualifications,
+    unused_results,
+    unreachable_pub,
+    single_use_lifetimes,
+    trivial_casts,
+    trivial_numeric_casts,
+    missing_docs
+)]
+
+// No serde here: its derive emits an `#[allow]` that `forbid` rejects.
+use io_hooks::HookEvents;
+
+#[derive(HookEvents)]
+enum Event<'a, T> {
+    #[hook(tag = "started")]
+    Started,
+    #[hook(tag = "step")]
+    Step(T),
+    #[hook(tag = "note")]
+    Note { text: &'a str },
+}
+
+#[derive(HookEvents)]
+enum Nothing {}
+
+fn main() {
+    let event: Event<'_, u32> = Event::Note { text: "n" };
+    assert_eq!(event.tag(), "note");
+    assert_eq!(Event::<'static, u32>::Started.index(), 0);
+    assert_eq!(Event::<'static, u32>::Step(1).index(), 1);
+    assert!(Nothing::TAGS.is_empty());
+    assert_eq!(Nothing::from_tag("x"), None);
+}

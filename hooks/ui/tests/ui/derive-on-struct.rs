@@ -1,0 +1,8 @@
+use io_hooks::HookEvents;
+
+#[derive(HookEvents)]
+struct Started {
+    goal: String,
+}
+
+fn main() {}

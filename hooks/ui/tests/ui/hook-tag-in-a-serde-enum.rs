@@ -1,0 +1,25 @@
+use io_hooks::HookEvents;
+use serde::Serialize;
+
+// serde writes `Step` as "Step", so a hook tag "step" alone would never match
+// what an `append` hook records.
+#[derive(Serialize, HookEvents)]
+#[serde(tag = "event")]
+enum Event {
+    #[serde(rename = "started")]
+    Started,
+    #[hook(tag = "step")]
+    Step,
+}
+
+// A `#[serde]` on a field is enough to know serde names the variants.
+#[derive(Serialize, HookEvents)]
+enum FieldOnly {
+    #[hook(tag = "note")]
+    Note {
+        #[serde(rename = "text")]
+        body: String,
+    },
+}
+
+fn main() {}
