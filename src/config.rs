@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use io_hooks::{HookSpec, HookTables, TableError, TomlFile, did_you_mean, toml_key};
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::event::EventKind;
 
@@ -559,6 +559,12 @@ impl<'de> Deserialize<'de> for RawProfiles {
                 }
                 Ok(RawProfiles(out))
             }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<RawProfiles, A::Error> {
+                Err(de::Error::invalid_type(
+                    de::Unexpected::Other("array"),
+                    &self,
+                ))
+            }
         }
         d.deserialize_map(V)
     }
@@ -587,6 +593,12 @@ impl<'de> Deserialize<'de> for RawProfile {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawProfile, A::Error> {
                 let body = Body::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 Ok(RawProfile { hook: body.hook })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<RawProfile, A::Error> {
+                Err(de::Error::invalid_type(
+                    de::Unexpected::Other("array"),
+                    &self,
+                ))
             }
         }
         d.deserialize_map(V)

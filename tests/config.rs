@@ -318,8 +318,14 @@ fn a_profile_body_must_be_a_table_so_it_cannot_smuggle_hooks_by_position() {
     let e = Config::from_toml("profile.ci = [[{ append = \"a\" }]]\n").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "io.toml: key `profile.ci`: invalid type: sequence, expected a profile body: a table, \
+        "io.toml: key `profile.ci`: invalid type: array, expected a profile body: a table, \
          as in `[profile.ci]` (line 1, column 14)"
+    );
+    let e = Config::from_toml("[[profile]]\nhook = []\n").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "io.toml: key `profile`: invalid type: array, expected a table of profiles, as in \
+         `[profile.ci]` (line 1, column 1)"
     );
     let e = Config::from_toml("profile = 3\n").unwrap_err();
     assert_eq!(

@@ -19,11 +19,12 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_path_to_error::Segment;
 use toml::Spanned;
 
@@ -258,6 +259,9 @@ impl<'de> Deserialize<'de> for HookTables {
                 }
                 Ok(HookTables { tables })
             }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HookTables, A::Error> {
+                Err(found_table(map, &self))
+            }
         }
         d.deserialize_seq(V)
     }
@@ -282,8 +286,11 @@ impl<'de> Deserialize<'de> for HookTable {
                     "a hook table, with `append` or `run` and optionally `on`, `on_failure`, `timeout_ms`",
                 )
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<HookTable, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HookTable, A::Error> {
                 RawHook::deserialize(de::value::MapAccessDeserializer::new(map)).map(HookTable)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<HookTable, A::Error> {
+                Err(found_array(&self))
             }
         }
         d.deserialize_map(V)
@@ -305,34 +312,99 @@ struct RawHook {
 trait Noun {
     const EXPECTING: &'static str;
 }
+/// What an element of an array is called in a type error.
+trait ArrayNoun: Noun {
+    type Item: Noun;
+}
+
 #[derive(Debug, Clone)]
 struct EventNoun;
 impl Noun for EventNoun {
     const EXPECTING: &'static str = "an array of event names, as in `on = [\"step\"]`";
 }
+impl ArrayNoun for EventNoun {
+    type Item = EventNameNoun;
+}
+#[derive(Debug, Clone)]
+struct EventNameNoun;
+impl Noun for EventNameNoun {
+    const EXPECTING: &'static str = "an event name, a string";
+}
+
 #[derive(Debug, Clone)]
 struct ArgvNoun;
 impl Noun for ArgvNoun {
     const EXPECTING: &'static str =
         "an argv array, program first, as in `run = [\"cargo\", \"fmt\"]` (there is no shell)";
 }
+impl ArrayNoun for ArgvNoun {
+    type Item = ArgNoun;
+}
+#[derive(Debug, Clone)]
+struct ArgNoun;
+impl Noun for ArgNoun {
+    const EXPECTING: &'static str = "a program or an argument, a string";
+}
+
 #[derive(Debug, Clone)]
 struct PathNoun;
 impl Noun for PathNoun {
     const EXPECTING: &'static str = "a file path, as in `append = \"audit.jsonl\"`";
 }
 
-/// An array of strings, each with its span.
-#[derive(Debug, Clone)]
-struct Strings<N> {
-    items: Vec<Spanned<String>>,
-    noun: std::marker::PhantomData<N>,
+/// The type error for a table where something else belongs, in TOML's
+/// words: serde would say "map".
+///
+/// The toml crate hands a date-time to a visitor as a one-entry map under a
+/// private key, so a key with toml's private prefix is named as the
+/// date-time it is; should that convention change, the message degrades to
+/// "table", which is still true of the value's shape. Only `next_key` and
+/// `next_value` are called, and a failure of either is discarded, so the
+/// key path stays the value's own.
+fn found_table<'de, A: MapAccess<'de>>(mut map: A, expected: &dyn de::Expected) -> A::Error {
+    let found = match map.next_key::<String>() {
+        Ok(Some(key)) if key.starts_with(TOML_PRIVATE) => match map.next_value::<String>() {
+            Ok(datetime) => format!("date-time `{datetime}`"),
+            Err(_) => "date-time".to_owned(),
+        },
+        _ => "table".to_owned(),
+    };
+    de::Error::invalid_type(de::Unexpected::Other(&found), expected)
 }
 
-impl<'de, N: Noun> Deserialize<'de> for Strings<N> {
+/// The prefix of the toml crate's private keys (its date-time).
+const TOML_PRIVATE: &str = "$__toml_private";
+/// The prefix of `serde_spanned`'s private keys ([`Spanned`]).
+const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
+
+/// The type error for an array where something else belongs: serde would
+/// say "sequence".
+fn found_array<Er: de::Error>(expected: &dyn de::Expected) -> Er {
+    Er::invalid_type(de::Unexpected::Other("array"), expected)
+}
+
+/// An array of strings, each with its span.
+#[derive(Debug, Clone)]
+struct Strings<N: ArrayNoun> {
+    items: Vec<Spanned<Text<N::Item>>>,
+}
+
+impl<N: ArrayNoun> Strings<N> {
+    fn into_strings(self) -> Vec<Spanned<String>> {
+        self.items
+            .into_iter()
+            .map(|s| {
+                let span = s.span();
+                Spanned::new(span, s.into_inner().text)
+            })
+            .collect()
+    }
+}
+
+impl<'de, N: ArrayNoun> Deserialize<'de> for Strings<N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<N>(std::marker::PhantomData<N>);
-        impl<'de, N: Noun> Visitor<'de> for V<N> {
+        struct V<N>(PhantomData<N>);
+        impl<'de, N: ArrayNoun> Visitor<'de> for V<N> {
             type Value = Strings<N>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(N::EXPECTING)
@@ -342,13 +414,13 @@ impl<'de, N: Noun> Deserialize<'de> for Strings<N> {
                 while let Some(s) = seq.next_element()? {
                     items.push(s);
                 }
-                Ok(Strings {
-                    items,
-                    noun: std::marker::PhantomData,
-                })
+                Ok(Strings { items })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Strings<N>, A::Error> {
+                Err(found_table(map, &self))
             }
         }
-        d.deserialize_seq(V(std::marker::PhantomData))
+        d.deserialize_seq(V(PhantomData))
     }
 }
 
@@ -356,13 +428,13 @@ impl<'de, N: Noun> Deserialize<'de> for Strings<N> {
 #[derive(Debug, Clone)]
 struct Text<N> {
     text: String,
-    noun: std::marker::PhantomData<N>,
+    noun: PhantomData<N>,
 }
 
 impl<'de, N: Noun> Deserialize<'de> for Text<N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<N>(std::marker::PhantomData<N>);
-        impl<N: Noun> Visitor<'_> for V<N> {
+        struct V<N>(PhantomData<N>);
+        impl<'de, N: Noun> Visitor<'de> for V<N> {
             type Value = Text<N>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(N::EXPECTING)
@@ -370,11 +442,17 @@ impl<'de, N: Noun> Deserialize<'de> for Text<N> {
             fn visit_str<Er: de::Error>(self, v: &str) -> Result<Text<N>, Er> {
                 Ok(Text {
                     text: v.to_owned(),
-                    noun: std::marker::PhantomData,
+                    noun: PhantomData,
                 })
             }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text<N>, A::Error> {
+                Err(found_table(map, &self))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Text<N>, A::Error> {
+                Err(found_array(&self))
+            }
         }
-        d.deserialize_str(V(std::marker::PhantomData))
+        d.deserialize_str(V(PhantomData))
     }
 }
 
@@ -386,7 +464,7 @@ struct Millis(i64);
 impl<'de> Deserialize<'de> for Millis {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
+        impl<'de> Visitor<'de> for V {
             type Value = Millis;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a whole number of milliseconds, at least 1, as in `timeout_ms = 2000`")
@@ -398,6 +476,12 @@ impl<'de> Deserialize<'de> for Millis {
                 // TOML integers are i64; saturate rather than fail on a
                 // deserializer that hands out larger ones.
                 Ok(Millis(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Millis, A::Error> {
+                Err(found_table(map, &self))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Millis, A::Error> {
+                Err(found_array(&self))
             }
         }
         d.deserialize_i64(V)
@@ -411,7 +495,7 @@ struct RawOnFailure(OnFailure);
 impl<'de> Deserialize<'de> for RawOnFailure {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
+        impl<'de> Visitor<'de> for V {
             type Value = RawOnFailure;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("`\"continue\"` or `\"cancel\"`")
@@ -422,6 +506,12 @@ impl<'de> Deserialize<'de> for RawOnFailure {
                     "cancel" => Ok(RawOnFailure(OnFailure::Cancel)),
                     _ => Err(Er::invalid_value(de::Unexpected::Str(v), &self)),
                 }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawOnFailure, A::Error> {
+                Err(found_table(map, &self))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<RawOnFailure, A::Error> {
+                Err(found_array(&self))
             }
         }
         d.deserialize_str(V)
@@ -446,7 +536,7 @@ fn validate<E: HookEvents>(
         None => HookFilter::ALL,
         Some(on) => {
             let span = on.span();
-            let names = on.into_inner().items;
+            let names = on.into_inner().into_strings();
             if names.is_empty() {
                 return Err(file.error(key("on"), span, TableErrorKind::NoEvents(E::TAGS)));
             }
@@ -497,7 +587,7 @@ fn validate<E: HookEvents>(
         }
         (None, Some(run)) => {
             let span = run.span();
-            let argv = run.into_inner().items;
+            let argv = run.into_inner().into_strings();
             match argv.first() {
                 None => {
                     return Err(file.error(
@@ -745,7 +835,7 @@ fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> {
                 out.push(KeySegment::Nth(index.saturating_add(1)));
             }
             Segment::Map { key } => {
-                if key.starts_with("$__serde_spanned_private_") {
+                if key.starts_with(SPANNED_PRIVATE) || key.starts_with(TOML_PRIVATE) {
                     continue;
                 }
                 out.push(KeySegment::Key(key.clone()));

@@ -326,8 +326,8 @@ fn on_must_be_an_array_of_strings() {
     );
     assert_eq!(
         err("[[hook]]\non = [\"step\", 3]\nappend = \"a\"\n"),
-        "io.local.toml: key `hook[1].on`: invalid type: integer `3`, expected a string \
-         (line 2, column 15)"
+        "io.local.toml: key `hook[1].on`: invalid type: integer `3`, expected an event name, a \
+         string (line 2, column 15)"
     );
 }
 
@@ -390,7 +390,7 @@ fn append_must_name_a_file() {
     );
     assert_eq!(
         err("[[hook]]\nappend = [\"a\"]\n"),
-        "io.local.toml: key `hook[1].append`: invalid type: sequence, expected a file path, \
+        "io.local.toml: key `hook[1].append`: invalid type: array, expected a file path, \
          as in `append = \"audit.jsonl\"` (line 2, column 10)"
     );
     assert_eq!(
@@ -418,7 +418,7 @@ fn hook_must_be_an_array_of_tables() {
     );
     assert_eq!(
         err("[hook]\nappend = \"a\"\n"),
-        "io.local.toml: key `hook`: invalid type: map, expected an array of hook tables, \
+        "io.local.toml: key `hook`: invalid type: table, expected an array of hook tables, \
          written `[[hook]]` (line 1, column 1)"
     );
     assert_eq!(
@@ -429,13 +429,42 @@ fn hook_must_be_an_array_of_tables() {
 }
 
 #[test]
+fn type_errors_use_toml_words_for_tables_arrays_and_date_times() {
+    assert_eq!(
+        err("hook = {}\n"),
+        "io.local.toml: key `hook`: invalid type: table, expected an array of hook tables, \
+         written `[[hook]]` (line 1, column 8)"
+    );
+    assert_eq!(
+        err("[[hook]]\nappend = 1979-05-27\n"),
+        "io.local.toml: key `hook[1].append`: invalid type: date-time `1979-05-27`, expected a \
+         file path, as in `append = \"audit.jsonl\"` (line 2, column 10)"
+    );
+    assert_eq!(
+        err("[[hook]]\non = [07:32:00]\nappend = \"a\"\n"),
+        "io.local.toml: key `hook[1].on`: invalid type: date-time `07:32:00`, expected an event \
+         name, a string (line 2, column 7)"
+    );
+    assert_eq!(
+        err("[[hook]]\nrun = [\"x\"]\non_failure = [\"cancel\"]\n"),
+        "io.local.toml: key `hook[1].on_failure`: invalid type: array, expected `\"continue\"` \
+         or `\"cancel\"` (line 3, column 14)"
+    );
+    assert_eq!(
+        err("[[hook]]\nrun = [\"x\"]\ntimeout_ms = { ms = 5 }\n"),
+        "io.local.toml: key `hook[1].timeout_ms`: invalid type: table, expected a whole number \
+         of milliseconds, at least 1, as in `timeout_ms = 2000` (line 3, column 14)"
+    );
+}
+
+#[test]
 fn a_hook_table_cannot_be_written_as_a_positional_array() {
     // A derived struct would fill `on` and `append` from this by position.
     let e = load("hook = [[[\"step\"], \"audit.jsonl\"]]\n").unwrap_err();
     assert_eq!(e.key(), Some("hook[1]"));
     assert!(
         e.to_string()
-            .contains("invalid type: sequence, expected a hook table"),
+            .contains("invalid type: array, expected a hook table"),
         "{e}"
     );
 }
