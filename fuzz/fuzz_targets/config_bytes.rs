@@ -1,0 +1,18 @@
+#![no_main]
+//! `Config` over arbitrary bytes, as the user, project and
+//! local file and as `Config::from_toml` text. The oracle is the one the
+//! in-suite proptests use: `tests/fuzz_support/mod.rs`.
+
+#[path = "../../tests/fuzz_support/mod.rs"]
+mod fuzz_support;
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+
+static SCRATCH: OnceLock<fuzz_support::Scratch> = OnceLock::new();
+
+fuzz_target!(|data: &[u8]| {
+    let scratch = SCRATCH.get_or_init(fuzz_support::Scratch::new);
+    scratch.check_config_bytes(data);
+});
