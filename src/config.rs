@@ -404,6 +404,22 @@ impl Config {
 
 /// Reads `path`; `None` when there is no such file.
 fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
+    // Only a regular file (or a symbolic link to one) is read. A FIFO would
+    // block the load until someone writes to it, and a link to a device
+    // such as `/dev/zero` (a repository can commit one) would never stop
+    // reading. A directory is left to the read below, which names it.
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file (a FIFO, a socket or a device), so it is not read as config",
+            ),
+        });
+    }
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
