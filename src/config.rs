@@ -752,8 +752,21 @@ impl From<TableError> for ConfigError {
 
 /// Whether a repository's git index tracks a file, asked of `git` itself.
 mod git {
+    use std::os::unix::process::CommandExt;
     use std::path::{Path, PathBuf};
     use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use rustix::process::{Pid, Signal, kill_process_group};
+
+    /// How long git may take to answer. `ls-files` on one path answers in
+    /// milliseconds even in a large repository; a git that has not answered
+    /// by then is stuck (a FIFO planted as `.git/index`, a hung network
+    /// file system) and will not.
+    const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+
+    /// The longest sleep between two checks on git.
+    const MAX_POLL_SLICE: Duration = Duration::from_millis(20);
 
     /// Whether the git index of the repository holding `root` tracks
     /// `root/name`.
@@ -761,30 +774,70 @@ mod git {
     /// `git` is looked up only in the absolute entries of `PATH`, so an empty
     /// or `.` entry cannot run a `git` planted in the repository, and it is
     /// run with an argv, never a shell. Where there is no `git`, where `root`
-    /// is not in a repository, or where git cannot answer, the answer is "not
-    /// tracked": this check narrows a hazard the spec leaves open, and
-    /// without git nobody can have cloned the file in the first place.
+    /// is not in a repository, or where git cannot answer (in time), the
+    /// answer is "not tracked": this check narrows a hazard the spec leaves
+    /// open, and without git nobody can have cloned the file in the first
+    /// place.
     pub(super) fn tracks(root: &Path, name: &str) -> bool {
+        tracks_within(root, name, ANSWER_WITHIN)
+    }
+
+    fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
         let Some(git) = find_git() else {
             return false;
         };
-        Command::new(git)
-            // Only repository state matters, not how this process was started.
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
+        let mut command = Command::new(git);
+        // Only the repository at `root` matters, not how this process was
+        // started: a git hook's GIT_DIR or temporary GIT_INDEX_FILE, a
+        // GIT_CEILING_DIRECTORIES that hides the repository, pathspec modes.
+        for (key, _) in std::env::vars_os() {
+            if key.as_encoded_bytes().starts_with(b"GIT_") {
+                command.env_remove(key);
+            }
+        }
+        command
+            // Nothing is fetched for a partial clone's missing objects (a
+            // fetch would run the transport a hostile config names).
+            .env("GIT_NO_LAZY_FETCH", "1")
             .arg("--no-pager")
             // A `.git/config` that came with a tarball rather than a clone
-            // could name an fsmonitor command; `ls-files` has no use for one.
+            // could name commands; none that `ls-files` could reach may run.
             .args(["-c", "core.fsmonitor=false"])
+            .args(["-c", "core.hooksPath=/dev/null"])
+            // A repository another user owns is refused by git ("dubious
+            // ownership") because its config could run commands; with the
+            // overrides above `ls-files` runs none, and without the answer a
+            // checkout made by another uid would load cloned hooks.
+            .args(["-c", "safe.directory=*"])
             .arg("-C")
             .arg(root)
             .args(["ls-files", "--error-unmatch", "--", name])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
+            // Its own group, so that a git given up on is killed whole.
+            .process_group(0);
+        let Ok(mut child) = command.spawn() else {
+            return false;
+        };
+        let deadline = Instant::now() + limit;
+        let mut slice = Duration::from_millis(1);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => return status.success(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(slice.min(deadline - Instant::now()));
+                    slice = (slice * 2).min(MAX_POLL_SLICE);
+                }
+                _ => break,
+            }
+        }
+        // Unreaped, so its pid still names its group and no stranger's.
+        if let Some(pid) = Pid::from_raw(i32::try_from(child.id()).unwrap_or(0)) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+        let _ = child.wait();
+        false
     }
 
     fn find_git() -> Option<PathBuf> {

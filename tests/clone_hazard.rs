@@ -71,3 +71,244 @@ fn a_symlink_to_a_device_is_refused_rather_than_read_forever() {
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 }
+
+// ---- asking git whether `io.local.toml` is tracked ----
+
+fn git(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A repository at a fresh temp dir with a hooked `io.local.toml` in its
+/// index; `None` when there is no usable git.
+fn tracked_repo() -> Option<tempfile::TempDir> {
+    let dir = tempfile::tempdir().unwrap();
+    if !git(dir.path(), &["init", "-q"]) {
+        eprintln!("skipped: no usable git");
+        return None;
+    }
+    fs::write(dir.path().join("io.local.toml"), HOOKED).unwrap();
+    assert!(git(dir.path(), &["add", "io.local.toml"]));
+    Some(dir)
+}
+
+fn is_tracked_refusal(got: &Result<Config, ConfigError>) -> bool {
+    matches!(got, Err(ConfigError::TrackedLocal { .. }))
+}
+
+/// Writes a `.git/config` that would run `marker`-writing scripts from
+/// every place a git command might look for one, and returns the marker.
+fn make_hostile(repo: &Path, scratch: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let marker = scratch.join("RAN");
+    let script = scratch.join("evil.sh");
+    fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\n", marker.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let hooks = scratch.join("hooks");
+    fs::create_dir_all(&hooks).unwrap();
+    for hook in [
+        "post-index-change",
+        "pre-commit",
+        "post-checkout",
+        "reference-transaction",
+        "pre-auto-gc",
+        "fsmonitor-watchman",
+    ] {
+        fs::copy(&script, hooks.join(hook)).unwrap();
+    }
+    let s = script.display();
+    let mut config = fs::read_to_string(repo.join(".git/config")).unwrap();
+    config.push_str(&format!(
+        "[core]\n\tfsmonitor = {s}\n\thooksPath = {h}\n\tpager = {s}\n\tsshCommand = {s}\n\
+         \tuntrackedCache = true\n\tsplitIndex = true\n\talternateRefsCommand = {s}\n\
+         [pager]\n\tls-files = {s}\n[alias]\n\tls-files = !{s}\n\
+         [remote \"origin\"]\n\turl = file://{r}\n\tpromisor = true\n\tuploadpack = {s}\n\
+         [extensions]\n\tpartialClone = origin\n[gc]\n\tauto = 1\n",
+        h = hooks.display(),
+        r = scratch.display(),
+    ));
+    fs::write(repo.join(".git/config"), config).unwrap();
+    marker
+}
+
+#[test]
+fn a_hostile_git_config_runs_nothing_and_the_file_is_still_refused() {
+    let Some(repo) = tracked_repo() else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = make_hostile(repo.path(), scratch.path());
+    let got = Config::discover_with(repo.path(), None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
+    assert!(
+        !marker.exists(),
+        "asking git ran a command the repository chose: {}",
+        fs::read_to_string(&marker).unwrap_or_default()
+    );
+}
+
+#[test]
+fn a_repository_owned_by_another_user_is_still_asked_and_runs_nothing() {
+    // git refuses a repository another user owns ("dubious ownership"),
+    // which read as "not tracked": a checkout made by another uid (a CI
+    // container's, say) had its cloned hooks loaded.
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: changing a directory's owner needs root");
+        return;
+    }
+    let Some(repo) = tracked_repo() else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = make_hostile(repo.path(), scratch.path());
+    let chown = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(repo.path())
+        .status();
+    assert!(chown.is_ok_and(|s| s.success()));
+    let got = Config::discover_with(repo.path(), None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
+    assert!(
+        !marker.exists(),
+        "asking git ran a command the repository chose"
+    );
+}
+
+#[test]
+fn a_git_file_a_symlinked_root_and_a_subdirectory_root_are_all_asked() {
+    let Some(repo) = tracked_repo() else { return };
+    // `.git` as a file naming the git directory, as a linked worktree or
+    // a submodule has it.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let gitdir = elsewhere.path().join("real.git");
+    fs::rename(repo.path().join(".git"), &gitdir).unwrap();
+    fs::write(
+        repo.path().join(".git"),
+        format!("gitdir: {}\n", gitdir.display()),
+    )
+    .unwrap();
+    assert!(is_tracked_refusal(&Config::discover_with(
+        repo.path(),
+        None
+    )));
+
+    // The root reached through a symbolic link.
+    let links = tempfile::tempdir().unwrap();
+    let link = links.path().join("project");
+    std::os::unix::fs::symlink(repo.path(), &link).unwrap();
+    assert!(is_tracked_refusal(&Config::discover_with(&link, None)));
+
+    // A subdirectory of the repository as the root.
+    let sub = repo.path().join("crates/app");
+    fs::create_dir_all(&sub).unwrap();
+    fs::write(sub.join("io.local.toml"), HOOKED).unwrap();
+    assert!(git(repo.path(), &["add", "crates/app/io.local.toml"]));
+    assert!(is_tracked_refusal(&Config::discover_with(&sub, None)));
+}
+
+#[test]
+fn untracked_and_ignored_files_still_load() {
+    let dir = tempfile::tempdir().unwrap();
+    if !git(dir.path(), &["init", "-q"]) {
+        eprintln!("skipped: no usable git");
+        return;
+    }
+    fs::write(dir.path().join("io.local.toml"), HOOKED).unwrap();
+    let untracked = Config::discover_with(dir.path(), None).unwrap();
+    assert_eq!(untracked.hook_specs().len(), 1);
+    fs::write(dir.path().join(".gitignore"), "io.local.toml\n").unwrap();
+    assert!(git(dir.path(), &["add", ".gitignore"]));
+    let ignored = Config::discover_with(dir.path(), None).unwrap();
+    assert_eq!(ignored.hook_specs().len(), 1);
+    // A bare repository has no work tree, so nothing in it is checked out.
+    let bare = tempfile::tempdir().unwrap();
+    assert!(git(bare.path(), &["init", "-q", "--bare"]));
+    fs::write(bare.path().join("io.local.toml"), HOOKED).unwrap();
+    assert_eq!(
+        Config::discover_with(bare.path(), None)
+            .unwrap()
+            .hook_specs()
+            .len(),
+        1
+    );
+}
+
+const REEXEC: &str = "IO_CLONE_HAZARD_REEXEC_ROOT";
+
+#[test]
+fn the_callers_git_environment_does_not_change_the_answer() {
+    // Run from inside a git hook, or a CI step, this process may carry
+    // GIT_DIR, GIT_INDEX_FILE (a pre-commit hook's temporary index),
+    // GIT_CEILING_DIRECTORIES and the like. The question is about the
+    // repository at the root, so none of them may redirect it.
+    if let Some(root) = std::env::var_os(REEXEC) {
+        let sub = Path::new(&root).join("crates/app");
+        let got = Config::discover_with(&sub, None);
+        assert!(is_tracked_refusal(&got), "{got:?}");
+        return;
+    }
+    let Some(repo) = tracked_repo() else { return };
+    let sub = repo.path().join("crates/app");
+    fs::create_dir_all(&sub).unwrap();
+    fs::write(sub.join("io.local.toml"), HOOKED).unwrap();
+    assert!(git(repo.path(), &["add", "crates/app/io.local.toml"]));
+    let other = tempfile::tempdir().unwrap();
+    assert!(git(other.path(), &["init", "-q"]));
+    let other_git = other.path().join(".git");
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "the_callers_git_environment_does_not_change_the_answer",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(REEXEC, repo.path())
+        .env("GIT_DIR", &other_git)
+        .env("GIT_WORK_TREE", other.path())
+        .env("GIT_INDEX_FILE", other_git.join("index"))
+        .env("GIT_COMMON_DIR", &other_git)
+        .env("GIT_CEILING_DIRECTORIES", repo.path().join("crates"))
+        .env("GIT_LITERAL_PATHSPECS", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_git_that_never_answers_is_given_up_on() {
+    // A repository whose `.git/index` is a FIFO (a tarball can hold one)
+    // blocks git's read of it forever; so would a stuck network file
+    // system. The question is bounded, and unanswered means "not tracked",
+    // as with no git at all.
+    let Some(repo) = tracked_repo() else { return };
+    let index = repo.path().join(".git/index");
+    fs::remove_file(&index).unwrap();
+    let made = Command::new("mkfifo").arg(&index).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let got = discover_within(repo.path(), Duration::from_secs(20));
+    if got.is_none() {
+        // Unblock the stuck git, so nothing outlives the test.
+        let _ = fs::OpenOptions::new().write(true).open(&index);
+    }
+    let config = got
+        .expect("discover gave up on git within its bound")
+        .expect("unanswered is not tracked");
+    assert_eq!(config.hook_specs().len(), 1);
+}
