@@ -21,6 +21,6 @@ pub use run::{
     ApprovalRequest, ApproveAll, Approver, Contract, DenyAll, FileStore, Policy, Provider,
     ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
     ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
-    run_observed, run_with_observed,
+    run_observed, run_with_observed, steps,
 };
 pub use schema::hook_schema;

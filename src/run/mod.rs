@@ -131,14 +131,23 @@ impl RunOutcome {
 impl fmt::Display for RunOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunOutcome::Completed { steps, answer } => {
-                write!(f, "completed after {steps} steps: {answer}")
+            RunOutcome::Completed { steps: n, answer } => {
+                write!(f, "completed after {}: {answer}", steps(*n))
             }
-            RunOutcome::Cancelled { steps } => write!(f, "cancelled after {steps} steps"),
-            RunOutcome::Failed { steps, reason } => {
-                write!(f, "failed after {steps} steps: {reason}")
+            RunOutcome::Cancelled { steps: n } => write!(f, "cancelled after {}", steps(*n)),
+            RunOutcome::Failed { steps: n, reason } => {
+                write!(f, "failed after {}: {reason}", steps(*n))
             }
         }
+    }
+}
+
+/// `1 step`, `3 steps`: a step count as messages write it.
+pub fn steps(n: u32) -> String {
+    if n == 1 {
+        "1 step".to_owned()
+    } else {
+        format!("{n} steps")
     }
 }
 
