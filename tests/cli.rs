@@ -442,3 +442,42 @@ fn io_demo_runs_the_four_hooks_cancels_and_resumes() {
             .contains("hook[4] failed on `tool_call`: exited with status 1; cancelling the run")
     );
 }
+
+#[test]
+fn the_example_events_file_holds_every_kind_and_a_child_run() {
+    let events: Vec<io_harness::RunEvent> = example_events()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is a RunEvent"))
+        .collect();
+    for tag in EventKind::TAGS {
+        assert!(
+            events.iter().any(|e| e.tag() == *tag),
+            "no `{tag}` in examples/events.jsonl"
+        );
+    }
+    let top = &events[0].run_id;
+    let child = events
+        .iter()
+        .find(|e| e.depth == 1)
+        .expect("a child run's event");
+    assert_ne!(&child.run_id, top);
+    assert!(child.run_id.starts_with(top.as_str()));
+}
+
+#[test]
+fn io_run_names_a_malformed_mcp_table_by_file_and_key() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[mcp]]\nname = \"docs\"\ncommand = \"./server\"\n",
+    );
+    let script = env.write("script.toml", "goal = \"g\"\n[[turn]]\nanswer = \"a\"\n");
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out)
+            .contains("io.local.toml: key `mcp[1].command`: expected an argv array, program first"),
+        "{}",
+        stderr(&out)
+    );
+}

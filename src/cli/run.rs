@@ -1,6 +1,7 @@
 //! `io run`: a scripted run with the config's hooks installed, showing
 //! progress as it goes.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -39,6 +40,7 @@ pub fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
             let provider = ScriptedProvider::from_path(&script).map_err(|e| e.to_string())?;
             let contract = Contract {
                 origin: Some(script.display().to_string()),
+                mcp_servers: mcp_servers(config)?,
                 ..Contract::new(provider.goal(), root)
             };
             pollster::block_on(run_with_observed(
@@ -83,6 +85,45 @@ pub fn exit_code(result: &RunResult) -> ExitCode {
         RunOutcome::Cancelled { .. } => ExitCode::from(EXIT_CANCELLED),
         RunOutcome::Failed { .. } => ExitCode::from(1),
     }
+}
+
+/// The MCP servers of the config's `[[mcp]]` tables (`name` and `command`,
+/// an argv), from the last scope that declares `mcp`, as hooks are. Other
+/// keys of those tables belong to whoever owns `[[mcp]]` and are left alone.
+fn mcp_servers(config: &Config) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let Some((source, value)) = config
+        .sources()
+        .iter()
+        .rev()
+        .find_map(|s| s.document().get("mcp").map(|v| (s, v)))
+    else {
+        return Ok(BTreeMap::new());
+    };
+    let file = source.path().display();
+    let tables = value
+        .as_array()
+        .ok_or_else(|| format!("{file}: key `mcp`: expected an array of tables, as `[[mcp]]`"))?;
+    let mut servers = BTreeMap::new();
+    for (i, table) in tables.iter().enumerate() {
+        let key = format!("mcp[{}]", i + 1);
+        let name = table
+            .get("name")
+            .and_then(toml::Value::as_str)
+            .ok_or_else(|| {
+                format!("{file}: key `{key}.name`: expected the server's name, a string")
+            })?;
+        let command: Option<Vec<String>> = table
+            .get("command")
+            .and_then(toml::Value::as_array)
+            .and_then(|argv| argv.iter().map(|a| a.as_str().map(str::to_owned)).collect());
+        let command = command
+            .filter(|argv| argv.first().is_some_and(|p| !p.is_empty()))
+            .ok_or_else(|| {
+                format!("{file}: key `{key}.command`: expected an argv array, program first, as `command = [\"./scripts/docs-mcp\"]`")
+            })?;
+        servers.insert(name.to_owned(), command);
+    }
+    Ok(servers)
 }
 
 /// The script a stored run was started from.
