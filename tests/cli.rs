@@ -69,6 +69,18 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// The `event` tag of each line of a JSON-lines file.
+fn tags_in(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .expect("the file exists")
+        .lines()
+        .map(|l| {
+            let value: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            value["event"].as_str().expect("a tag").to_owned()
+        })
+        .collect()
+}
+
 fn example_events() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/events.jsonl"))
         .expect("examples/events.jsonl")
@@ -392,17 +404,10 @@ fn io_run_is_cancelled_by_a_policy_hook_and_resumed_to_completion() {
         stdout(&out)
     );
     assert!(env.root().join("c.txt").exists());
-    let audit = std::fs::read_to_string(env.root().join("audit.jsonl")).expect("audit");
-    let tags: Vec<String> = audit
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).expect("json")["event"]
-                .as_str()
-                .expect("tag")
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(tags, ["step", "step", "finished", "step", "finished"]);
+    assert_eq!(
+        tags_in(&env.root().join("audit.jsonl")),
+        ["step", "step", "finished", "step", "finished"]
+    );
 
     let out = env.io(&["run", "--resume", "r-nope"]);
     assert_eq!(code(&out), 1);
@@ -426,17 +431,10 @@ fn io_demo_runs_the_four_hooks_cancels_and_resumes() {
         greet, "pub fn greet(name: &str) -> String {\n    format!(\"hello, {name}\")\n}\n",
         "cargo fmt ran as a hook"
     );
-    let notes = std::fs::read_to_string(ws.join("notifications.log")).expect("notifications");
-    let tags: Vec<String> = notes
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).expect("json")["event"]
-                .as_str()
-                .expect("tag")
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(tags, ["stalled", "finished", "finished", "finished"]);
+    assert_eq!(
+        tags_in(&ws.join("notifications.log")),
+        ["stalled", "finished", "finished", "finished"]
+    );
     assert!(
         stderr(&out)
             .contains("hook[4] failed on `tool_call`: exited with status 1; cancelling the run")

@@ -94,6 +94,22 @@ fn run(
     .expect("run")
 }
 
+fn resume(
+    fx: &Fixture,
+    run_id: &str,
+    provider: &ScriptedProvider,
+    observer: &dyn Observer,
+) -> Result<io_harness::RunResult, RunError> {
+    pollster::block_on(resume_observed(
+        run_id,
+        provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        observer,
+    ))
+}
+
 const WRITE_THEN_ANSWER: &str = r#"
 goal = "greet"
 [[turn]]
@@ -235,15 +251,7 @@ fn a_cancel_is_honoured_at_the_next_step_boundary_and_the_run_resumes() {
     let last_seq = rec.events().last().and_then(|e| e.seq).expect("seq");
 
     let resumed = Recorder::new(never);
-    let result = pollster::block_on(resume_observed(
-        "r-test",
-        &provider,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &resumed,
-    ))
-    .expect("resume");
+    let result = resume(&fx, "r-test", &provider, &resumed).expect("resume");
     assert_eq!(
         result.outcome,
         RunOutcome::Completed {
@@ -265,26 +273,12 @@ fn a_cancel_is_honoured_at_the_next_step_boundary_and_the_run_resumes() {
             moved_the_workspace: true
         }));
 
-    let again = pollster::block_on(resume_observed(
-        "r-test",
-        &provider,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &resumed,
-    ));
+    let again = resume(&fx, "r-test", &provider, &resumed);
     assert!(
         matches!(again, Err(RunError::AlreadyCompleted(_))),
         "{again:?}"
     );
-    let unknown = pollster::block_on(resume_observed(
-        "r-nope",
-        &provider,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &resumed,
-    ));
+    let unknown = resume(&fx, "r-nope", &provider, &resumed);
     assert!(
         matches!(unknown, Err(RunError::UnknownRun(_))),
         "{unknown:?}"
