@@ -312,3 +312,107 @@ fn a_git_that_never_answers_is_given_up_on() {
         .expect("unanswered is not tracked");
     assert_eq!(config.hook_specs().len(), 1);
 }
+
+// ---- the same, through the `io` program ----
+
+/// Runs `io` in `root` with an empty user scope.
+fn io(root: &Path, user: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_io"))
+        .args(args)
+        .current_dir(root)
+        .env("IO_CONFIG_HOME", user)
+        .stdin(Stdio::null())
+        .output()
+        .expect("io runs")
+}
+
+#[test]
+fn io_check_refuses_a_committed_io_local_toml_and_io_replay_runs_no_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join("repo"), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    if !git(&root, &["init", "-q"]) {
+        eprintln!("skipped: no usable git");
+        return;
+    }
+    // Both actions: a `run` hook that leaves a mark, and an `append` hook,
+    // whose file building the hooks would create.
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n\
+         [[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .unwrap();
+    let events = dir.path().join("events.jsonl");
+    fs::write(
+        &events,
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n\
+         {\"event\":\"step\",\"step\":1,\"moved_the_workspace\":true,\"run_id\":\"r\",\"depth\":0}\n",
+    )
+    .unwrap();
+    let events = events.to_str().unwrap();
+    assert!(git(&root, &["add", "io.local.toml"]));
+    assert!(git(
+        &root,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-q",
+            "-m",
+            "hooks"
+        ]
+    ));
+
+    let refusal = format!(
+        "io: {}: key `hook`: this `io.local.toml` is tracked by the repository's git index, so \
+         it arrives with a `git clone` just as `io.toml` does, and may not declare hooks. \
+         Untrack it with `git rm --cached io.local.toml` (and list it in `.gitignore`), or move \
+         the hooks to the user-scope file.\n",
+        root.join("io.local.toml").display()
+    );
+    let check = io(&root, &user, &["check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&check.stderr), refusal);
+    assert!(check.stdout.is_empty());
+
+    let replay = io(&root, &user, &["replay", events]);
+    assert_eq!(replay.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&replay.stderr), refusal);
+    assert!(!root.join("ran.txt").exists(), "a refused hook ran");
+    assert!(
+        !root.join("audit.jsonl").exists(),
+        "refused hooks were built"
+    );
+
+    // Untracked (the message's own fix), the same file works.
+    assert!(git(&root, &["rm", "-q", "--cached", "io.local.toml"]));
+    let check = io(&root, &user, &["check"]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    let replay = io(&root, &user, &["replay", events]);
+    assert_eq!(replay.status.code(), Some(0), "{replay:?}");
+    assert_eq!(
+        fs::read_to_string(root.join("ran.txt")).unwrap(),
+        "ran\nran\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("audit.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+
+    // And git-ignored, as the message advises.
+    fs::write(root.join(".gitignore"), "io.local.toml\n").unwrap();
+    assert!(git(&root, &["add", ".gitignore"]));
+    let replay = io(&root, &user, &["replay", events]);
+    assert_eq!(replay.status.code(), Some(0), "{replay:?}");
+    assert_eq!(
+        fs::read_to_string(root.join("ran.txt")).unwrap(),
+        "ran\n".repeat(4)
+    );
+}
