@@ -41,7 +41,7 @@ fn event(t: usize, i: u64) -> RunEvent {
     let kind = match i % 10 {
         0 => EventKind::Step {
             step,
-            moved_the_workspace: i % 20 == 0,
+            moved_the_workspace: i.is_multiple_of(20),
         },
         1 => EventKind::ToolCall {
             step,
@@ -50,7 +50,7 @@ fn event(t: usize, i: u64) -> RunEvent {
         },
         _ => EventKind::Token {
             step,
-            text: if i % 997 == 0 {
+            text: if i.is_multiple_of(997) {
                 "x".repeat(8192)
             } else {
                 format!("tok {i} \"é\"\n\t")

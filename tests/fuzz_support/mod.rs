@@ -514,7 +514,7 @@ impl Doc {
     /// What a user- or local-scope load must give, when the document is
     /// simple enough to predict: every table valid, no noise, and the
     /// top-level `hook` written in one form only.
-    fn expected(&self) -> Option<Model> {
+    fn expected(&self) -> Option<Model<'_>> {
         let mut top: Option<Vec<Table>> = None;
         let mut inline_seen = false;
         let mut array_seen = false;
