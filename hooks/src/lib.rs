@@ -5,6 +5,8 @@
 //! This crate knows nothing of any particular harness's events: it works for
 //! any enum that derives [`HookEvents`].
 
+#![warn(missing_docs)]
+
 mod exec;
 mod registry;
 mod spec;
