@@ -45,6 +45,8 @@
 //! into the registry hook tables are checked against and the one-word bitset
 //! a hook's `on` list becomes.
 
+#![warn(missing_docs)]
+
 mod config;
 mod event;
 mod observer;
