@@ -13,6 +13,13 @@ use libfuzzer_sys::fuzz_target;
 static SCRATCH: OnceLock<fuzz_support::Scratch> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
-    let scratch = SCRATCH.get_or_init(fuzz_support::Scratch::new);
+    // Under fuzz/target (ignored), emptied at each start: nothing is left
+    // in the system temp dir.
+    let scratch = SCRATCH.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/scratch")
+            .join(env!("CARGO_BIN_NAME"));
+        fuzz_support::Scratch::in_dir(&dir)
+    });
     scratch.check_config_bytes(data);
 });

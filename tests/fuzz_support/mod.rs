@@ -37,6 +37,19 @@ impl Scratch {
         }
     }
 
+    /// A scratch whose directories live in `dir`, emptied first. For the
+    /// fuzz targets, which keep theirs in a `static` that is never dropped
+    /// (libFuzzer ends with `exit`): in the system temp dir, each run would
+    /// leave two directories behind.
+    pub fn in_dir(dir: &Path) -> Self {
+        let _ = fs::remove_dir_all(dir);
+        fs::create_dir_all(dir).expect("scratch dir");
+        Scratch {
+            root: tempfile::tempdir_in(dir).expect("temp root"),
+            home: tempfile::tempdir_in(dir).expect("temp home"),
+        }
+    }
+
     pub fn root(&self) -> &Path {
         self.root.path()
     }
