@@ -86,7 +86,7 @@ fn a_file_that_could_not_be_created_fails_each_append_until_it_can() {
 }
 
 #[test]
-fn a_write_error_is_a_failure_naming_the_file_and_cause() {
+fn a_device_is_not_appended_to() {
     let dir = tempfile::tempdir().unwrap();
     let full = std::path::Path::new("/dev/full");
     let hooks = Hooks::new(vec![append(full, &[], OnFailure::Continue)], dir.path());
@@ -97,8 +97,70 @@ fn a_write_error_is_a_failure_naming_the_file_and_cause() {
     assert_eq!(flow, Flow::Continue, "on_failure = continue");
     assert_eq!(
         failure.unwrap(),
-        "could not append to `/dev/full`: No space left on device"
+        "could not append to `/dev/full`: it is not a regular file, and an append hook writes only to one"
     );
+}
+
+/// A repository can commit `audit.jsonl -> ~/.bashrc`; an append hook whose
+/// path lands on it must not write through it.
+#[test]
+fn a_symbolic_link_is_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("victim");
+    fs::write(&target, "precious\n").unwrap();
+    let log = dir.path().join("audit.jsonl");
+    std::os::unix::fs::symlink(&target, &log).unwrap();
+    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+    let mut failure = None;
+    let flow = hooks.fire_with(&step(1), &step(1), |r| {
+        failure = r.result.err().map(HookFailure::to_string);
+    });
+    assert_eq!(flow, Flow::Cancel);
+    assert_eq!(
+        failure.unwrap(),
+        format!(
+            "could not append to `{}`: it is a symbolic link, which an append hook never follows; name the file itself",
+            log.display()
+        )
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "precious\n");
+}
+
+/// A FIFO where the log should be: opening it for writing would wait for a
+/// reader forever; the hook fails at once instead.
+#[test]
+fn a_fifo_fails_at_once_instead_of_blocking_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &log,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fifo = log.clone();
+    let root = dir.path().to_path_buf();
+    let firing = std::thread::spawn(move || {
+        let hooks = Hooks::new(vec![append(&fifo, &[], OnFailure::Continue)], &root);
+        let mut failure = None;
+        let _ = hooks.fire_with(&step(1), &step(1), |r| {
+            failure = r.result.err().map(HookFailure::to_string);
+        });
+        let _ = tx.send(failure);
+    });
+    let outcome = rx.recv_timeout(std::time::Duration::from_secs(5));
+    if outcome.is_err() {
+        // Blocked in open: give it a reader so the thread can finish, then fail.
+        let _reader = fs::File::open(&log);
+        let _ = firing.join();
+        panic!("opening the FIFO blocked the hook");
+    }
+    let failure = outcome.unwrap().expect("the hook failed");
+    assert!(failure.starts_with("could not append to `"), "{failure}");
+    firing.join().unwrap();
 }
 
 /// A file size limit makes the kernel write only part of a line; that is a

@@ -6,6 +6,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
+use rustix::fs::OFlags;
+use rustix::io::Errno;
+
 use super::HookFailure;
 
 /// Serialises every append in the process, whichever `Hooks` and whichever
@@ -17,12 +20,36 @@ static APPEND: Mutex<()> = Mutex::new(());
 
 /// Opens `path` for appending, creating it with mode 0600 when it is
 /// missing: an audit log carries goals and tool arguments.
+///
+/// The path is relative to the discovery root, which is usually a cloned
+/// repository, so what sits there is not the operator's choice: a committed
+/// `audit.jsonl -> ~/.bashrc` must not turn an audit log into a write to the
+/// operator's shell profile, and a FIFO must not stall the run in `open`
+/// waiting for a reader. So the last component is never followed if it is a
+/// symbolic link (`O_NOFOLLOW`), the open never waits (`O_NONBLOCK`, which
+/// changes nothing for a regular file), and anything but a regular file is
+/// refused.
 fn open(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
+    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
+    let file = OpenOptions::new()
         .append(true)
         .create(true)
         .mode(0o600)
+        .custom_flags(flags.bits() as i32)
         .open(path)
+        .map_err(|e| match Errno::from_io_error(&e) {
+            Some(Errno::LOOP) => io::Error::other(
+                "it is a symbolic link, which an append hook never follows; name the file itself",
+            ),
+            _ => e,
+        })?;
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(io::Error::other(
+            "it is not a regular file, and an append hook writes only to one",
+        ))
+    }
 }
 
 /// Creates the file, empty, when the hooks are built; warns when it cannot.
