@@ -752,21 +752,15 @@ impl From<TableError> for ConfigError {
 
 /// Whether a repository's git index tracks a file, asked of `git` itself.
 mod git {
-    use std::os::unix::process::CommandExt;
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
-
-    use rustix::process::{Pid, Signal, kill_process_group};
+    use std::time::Duration;
 
     /// How long git may take to answer. `ls-files` on one path answers in
     /// milliseconds even in a large repository; a git that has not answered
     /// by then is stuck (a FIFO planted as `.git/index`, a hung network
     /// file system) and will not.
     const ANSWER_WITHIN: Duration = Duration::from_secs(5);
-
-    /// The longest sleep between two checks on git.
-    const MAX_POLL_SLICE: Duration = Duration::from_millis(20);
 
     /// Whether the git index of the repository holding `root` tracks
     /// `root/name`.
@@ -783,7 +777,7 @@ mod git {
     }
 
     fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
-        let Some(git) = find_git() else {
+        let Ok(git) = io_hooks::resolve_program("git", root) else {
             return false;
         };
         let mut command = Command::new(git);
@@ -812,45 +806,13 @@ mod git {
             .arg("-C")
             .arg(root)
             .args(["ls-files", "--error-unmatch", "--", name])
-            .stdin(Stdio::null())
+            .current_dir(root)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            // Its own group, so that a git given up on is killed whole.
-            .process_group(0);
-        let Ok(mut child) = command.spawn() else {
-            return false;
-        };
-        let deadline = Instant::now() + limit;
-        let mut slice = Duration::from_millis(1);
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) => return status.success(),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(slice.min(deadline - Instant::now()));
-                    slice = (slice * 2).min(MAX_POLL_SLICE);
-                }
-                _ => break,
-            }
-        }
-        // Unreaped, so its pid still names its group and no stranger's.
-        if let Some(pid) = Pid::from_raw(i32::try_from(child.id()).unwrap_or(0)) {
-            let _ = kill_process_group(pid, Signal::KILL);
-        }
-        let _ = child.wait();
-        false
-    }
-
-    fn find_git() -> Option<PathBuf> {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .filter(|dir| dir.is_absolute())
-            .map(|dir| dir.join("git"))
-            .find(|candidate| is_executable(candidate))
-    }
-
-    fn is_executable(path: &Path) -> bool {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .stderr(Stdio::null());
+        // Spawned and waited on as a `run` hook is: its own process group,
+        // killed and reaped at the deadline. Exit 0 is "tracked"; anything
+        // else, a timeout included, is "not tracked".
+        io_hooks::run_command(command, b"", limit).is_ok()
     }
 }
 

@@ -58,7 +58,7 @@ mod registry;
 mod spec;
 mod table;
 
-pub use exec::{HookFailure, HookRun, Hooks, resolve_program, run_argv};
+pub use exec::{HookFailure, HookRun, Hooks, resolve_program, run_argv, run_command};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
 pub use spec::{Action, DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};

@@ -4,7 +4,7 @@
 mod append;
 mod run;
 
-pub use run::{resolve_program, run_argv};
+pub use run::{resolve_program, run_argv, run_command};
 
 use std::fmt;
 use std::io;

@@ -178,6 +178,41 @@ fn spawn_and_wait(
     };
     let path_var = std::env::var_os("PATH");
     let exe = resolve(program, root, path_var.as_deref())?;
+    let mut command = Command::new(&exe);
+    command
+        .args(args)
+        .current_dir(root)
+        .stdout(stdout)
+        .stderr(Stdio::null());
+    wait_for(command, program, line, timeout, mode)
+}
+
+/// Runs a `Command` the caller has set up (program, arguments, working
+/// directory, environment, stdout, stderr) the way a `run` hook runs: `input`
+/// on stdin then EOF, in a process group of its own that is killed and reaped
+/// if it is still running at `timeout`, waited on with a pidfd and no
+/// `SIGCHLD` handler. Only exit status 0 is success.
+///
+/// For a caller that must shape the child's environment (say, a `git` run
+/// with the repository's `GIT_*` variables removed). The program should be an
+/// absolute path from [`resolve_program`]: `Command` itself searches `PATH`
+/// including its relative entries.
+///
+/// # Errors
+/// As a `run` hook fails: not spawned, a non-zero exit, a signal, or the
+/// timeout.
+pub fn run_command(command: Command, input: &[u8], timeout: Duration) -> Result<(), HookFailure> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    wait_for(command, &program, input, timeout, WaitMode::Auto)
+}
+
+fn wait_for(
+    mut command: Command,
+    program: &str,
+    line: &[u8],
+    timeout: Duration,
+    mode: WaitMode,
+) -> Result<(), HookFailure> {
     let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
         program: program.to_owned(),
         source,
@@ -192,14 +227,7 @@ fn spawn_and_wait(
     set_nonblocking(&writer).map_err(|e| spawn_failed(e.into()))?;
     let child_stdin = reader.try_clone().map_err(spawn_failed)?;
 
-    let mut command = Command::new(&exe);
-    command
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::from(child_stdin))
-        .stdout(stdout)
-        .stderr(Stdio::null())
-        .process_group(0);
+    command.stdin(Stdio::from(child_stdin)).process_group(0);
     let spawned = Instant::now();
     let mut child = command.spawn().map_err(spawn_failed)?;
     // Drops the command's copy of the child's stdin; `reader` remains.
