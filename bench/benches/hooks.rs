@@ -1,8 +1,9 @@
 //! What a hook costs, each figure beside its baseline in the same run.
 //!
-//! `cargo bench -p io-bench` runs a short version of every group (about
-//! two minutes on two cores) and ends with one table: each figure, its
-//! baseline and the ratio (see `BENCHMARKS.md`). Criterion's own flags
+//! `cargo bench -p io-bench` runs a short version of every group (about a
+//! minute on two cores) and ends with one table: each figure, its baseline
+//! and the ratio, the two measured in alternation (see `report.rs` and
+//! `BENCHMARKS.md`). Criterion's own flags
 //! lengthen it (`-- --warm-up-time 3 --measurement-time 10`) or pick groups
 //! (`-- spawn/`).
 

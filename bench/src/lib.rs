@@ -4,8 +4,9 @@
 //! this library holds what they share and what is worth reading on its own:
 //! the baselines each figure is compared with (the naive filter, the raw
 //! append loop), the fixtures (every [`EventKind`], a script of 100,000
-//! streamed tokens, a store that keeps nothing), and [`report`], which turns
-//! criterion's estimates into the one table `BENCHMARKS.md` shows.
+//! streamed tokens, a store that keeps nothing), and [`report`], the one
+//! table `BENCHMARKS.md` shows: each figure and its baseline measured again
+//! in alternation, after criterion's own runs of the two.
 //!
 //! Nothing here is a dependency of the engine or the harness: the arrow
 //! points one way, bench → harness → engine.
