@@ -3,9 +3,9 @@
 //! drown.
 //!
 //! ```sh
-//! cargo build --release -p io-bench --example onerun
-//! valgrind --tool=callgrind target/release/examples/onerun none 5
-//! valgrind --tool=callgrind target/release/examples/onerun hooks 5
+//! cargo build --release -p io-bench --bin onerun
+//! valgrind --tool=callgrind target/release/onerun none 5
+//! valgrind --tool=callgrind target/release/onerun hooks 5
 //! ```
 //!
 //! `none` runs with no observer, `hooks` with an `append` hook on `step` and
