@@ -1,20 +1,72 @@
 //! io-harness: an agent harness's run events, and the hooks an operator
-//! declares for them in `io.toml`.
+//! declares for them in a TOML file.
+//!
+//! An operator writes `[[hook]]` tables in `io.local.toml` (or the user-scope
+//! file): the events a hook wants, and a file to `append` them to or an argv
+//! to `run`. [`Config::discover`] reads and checks them strictly;
+//! [`Config::hooks`] returns a [`Hooks`], which is an [`Observer`]; the caller
+//! installs it like any other. Nothing installs a hook on its own.
+//!
+//! The whole flow, with the spec's own lines in the middle:
+//!
+//! ```
+//! # use io_harness::{Contract, FileStore, Policy, ScriptedProvider};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! # let root = dir.path().to_path_buf();
+//! # std::fs::write(root.join("io.local.toml"), "[[hook]]\non = [\"step\", \"finished\"]\nappend = \"audit.jsonl\"\n")?;
+//! # let provider = ScriptedProvider::from_toml("script.toml", r#"
+//! # goal = "greet"
+//! # [[turn]]
+//! # calls = [{ tool = "write_file", args = { path = "hi.txt", content = "hi" } }]
+//! # answer = "done"
+//! # "#)?;
+//! # let contract = Contract::new(provider.goal(), &root);
+//! # let store = FileStore::new(root.join(".io/runs"))?;
+//! # let policy = Policy::default();
+//! # pollster::block_on(async {
+//! use io_harness::{run_with_observed, ApproveAll, Config};
+//!
+//! let config = Config::discover(&root)?;
+//! let hooks = config.hooks();
+//! let result = run_with_observed(
+//!     &contract, &provider, &store, &policy, &ApproveAll, &hooks,
+//! ).await?;
+//! # assert_eq!(result.outcome, io_harness::RunOutcome::Completed { steps: 1, answer: "done".into() });
+//! # let audit = std::fs::read_to_string(root.join("audit.jsonl"))?;
+//! # assert_eq!(audit.lines().count(), 2); // step, finished
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })
+//! # }
+//! ```
+//!
+//! The events are [`EventKind`]'s 27 variants, each with its wire tag written
+//! literally on it; `#[derive(HookEvents)]` (from `io-hooks`) turns the enum
+//! into the registry hook tables are checked against and the one-word bitset
+//! a hook's `on` list becomes.
 
+#![warn(missing_docs)]
+
+mod config;
 mod event;
 mod observer;
 mod replay;
 mod run;
 mod schema;
 
+pub use config::{
+    Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
+};
 pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
-pub use io_hooks::{Flow, HookEvents, HookFilter};
+pub use io_hooks::{
+    Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, TableError,
+};
 pub use observer::Observer;
 pub use replay::{ReplayOutcome, replay};
 pub use run::{
     ApprovalRequest, ApproveAll, Approver, Contract, DenyAll, FileStore, Policy, Provider,
     ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
     ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
-    run_observed, run_with_observed,
+    run_observed, run_with_observed, steps,
 };
 pub use schema::hook_schema;

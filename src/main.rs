@@ -1,17 +1,21 @@
 //! `io`: the operator's command line for hooks.
 //!
 //! Every command prints its result on stdout and its errors on stderr as one
-//! readable paragraph; exit codes are documented in `io --help`.
+//! readable paragraph; the exit codes are in `io --help`.
 
-use std::io::Write;
+mod cli;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use io_harness::{EventKind, HookEvents, hook_schema};
 
+use cli::{CmdResult, out};
+
 const AFTER_HELP: &str = "\
-Exit status: 0 success; 1 a config error or bad input; 2 a usage error;
-3 (io replay, io run) the run was cancelled by a hook.";
+Exit status: 0 success; 1 a config error, bad input or a failed run;
+2 a usage error; 3 (io replay, io run) a hook cancelled the run.";
 
 /// Check, inspect and try the `[[hook]]` tables of an io-harness config.
 #[derive(Parser)]
@@ -23,9 +27,22 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the events a hook may name, in the registry's order, with when
-    /// each fires and what a hook on it costs.
-    #[command(after_help = "Example:\n  io events\n  io events --json | jq -r '.[].event'")]
+    /// Load the config as a run would and say what its hooks do.
+    ///
+    /// Reads the user-scope file ($IO_CONFIG_HOME/io.toml, else
+    /// $XDG_CONFIG_HOME/io/io.toml, else ~/.config/io/io.toml), then
+    /// ROOT/io.toml, then ROOT/io.local.toml.
+    #[command(after_help = "Example:\n  io check --root . --profile ci")]
+    Check {
+        /// The discovery root [default: the current directory].
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// A `[profile.<name>]` to apply.
+        #[arg(long)]
+        profile: Option<String>,
+    },
+    /// List the events a hook may name, with when each fires and its cost.
+    #[command(after_help = "Example:\n  io events\n  io events --json")]
     Events {
         /// One JSON array of {event, when, frequency} objects.
         #[arg(long)]
@@ -35,16 +52,86 @@ enum Command {
     #[command(after_help = "\
 Example:
   io schema > io-hooks.schema.json
-then, at the top of io.local.toml (taplo / Even Better TOML):
+then, as the first line of io.local.toml (taplo / Even Better TOML):
   #:schema ./io-hooks.schema.json")]
     Schema,
+    /// Replay a recorded run (JSON lines, as an `append` hook writes them)
+    /// through the configured hooks, cancelling at the next step boundary as
+    /// a run would.
+    #[command(
+        after_help = "Example:\n  io replay audit.jsonl\n  io replay - --json < events.jsonl"
+    )]
+    Replay {
+        /// The events file, or `-` for stdin.
+        file: String,
+        /// The discovery root [default: the current directory].
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// A `[profile.<name>]` to apply.
+        #[arg(long)]
+        profile: Option<String>,
+        /// One JSON object per event, then a summary object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a scripted session in ROOT with the config's hooks installed, or
+    /// resume a stored run.
+    #[command(after_help = "\
+Example:
+  io run examples/demo/script.toml --root /tmp/ws
+  io run --resume r-0123456789ab --root /tmp/ws")]
+    Run {
+        /// The script of model turns.
+        #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+        script: Option<PathBuf>,
+        /// Resume this run from its last committed step.
+        #[arg(long, value_name = "RUN_ID")]
+        resume: Option<String>,
+        /// The workspace and discovery root [default: the current directory].
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// A `[profile.<name>]` to apply.
+        #[arg(long)]
+        profile: Option<String>,
+    },
+    /// The spec's four hooks on a real run, in a fresh temporary workspace:
+    /// an audit log, a notification, a formatter and a policy check that
+    /// stops the run, which is then resumed.
+    #[command(after_help = "Example:\n  io demo")]
+    Demo {
+        /// Lay the demo out here instead of a new temporary directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Check { root, profile } => cli::check::check(root.as_deref(), profile.as_deref()),
         Command::Events { json } => events(json),
         Command::Schema => print_json(&hook_schema()),
+        Command::Replay {
+            file,
+            root,
+            profile,
+            json,
+        } => cli::replay::replay_file(&file, root.as_deref(), profile.as_deref(), json),
+        Command::Run {
+            script,
+            resume,
+            root,
+            profile,
+        } => {
+            let start = match (&script, &resume) {
+                (_, Some(run_id)) => cli::run::Start::Resume(run_id),
+                (Some(script), None) => cli::run::Start::Script(script),
+                // clap requires one of the two.
+                (None, None) => return ExitCode::from(2),
+            };
+            cli::run::run(start, root.as_deref(), profile.as_deref())
+        }
+        Command::Demo { dir } => cli::demo::demo(dir.as_deref()),
     };
     match result {
         Ok(code) => code,
@@ -54,8 +141,6 @@ fn main() -> ExitCode {
         }
     }
 }
-
-type CmdResult = Result<ExitCode, String>;
 
 fn events(json: bool) -> CmdResult {
     let rows = EventKind::TAGS
@@ -72,23 +157,16 @@ fn events(json: bool) -> CmdResult {
         return print_json(&serde_json::Value::Array(list));
     }
     let width = EventKind::TAGS.iter().map(|t| t.len()).max().unwrap_or(0);
-    let mut out = String::new();
+    let mut text = String::new();
     for (tag, doc, freq) in rows {
-        out.push_str(&format!("{tag:width$}  {:9}  {doc}\n", freq.as_str()));
+        text.push_str(&format!("{tag:width$}  {:9}  {doc}\n", freq.as_str()));
     }
-    write_stdout(&out)
+    out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_json(value: &serde_json::Value) -> CmdResult {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    write_stdout(&format!("{text}\n"))
-}
-
-/// Writes to stdout; a closed pipe (`io events | head`) is not an error.
-fn write_stdout(text: &str) -> CmdResult {
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(format!("could not write to stdout: {e}")),
-    }
+    out(&format!("{text}\n"))?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -94,6 +94,22 @@ fn run(
     .expect("run")
 }
 
+fn resume(
+    fx: &Fixture,
+    run_id: &str,
+    provider: &ScriptedProvider,
+    observer: &dyn Observer,
+) -> Result<io_harness::RunResult, RunError> {
+    pollster::block_on(resume_observed(
+        run_id,
+        provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        observer,
+    ))
+}
+
 const WRITE_THEN_ANSWER: &str = r#"
 goal = "greet"
 [[turn]]
@@ -235,15 +251,7 @@ fn a_cancel_is_honoured_at_the_next_step_boundary_and_the_run_resumes() {
     let last_seq = rec.events().last().and_then(|e| e.seq).expect("seq");
 
     let resumed = Recorder::new(never);
-    let result = pollster::block_on(resume_observed(
-        "r-test",
-        &provider,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &resumed,
-    ))
-    .expect("resume");
+    let result = resume(&fx, "r-test", &provider, &resumed).expect("resume");
     assert_eq!(
         result.outcome,
         RunOutcome::Completed {
@@ -265,26 +273,12 @@ fn a_cancel_is_honoured_at_the_next_step_boundary_and_the_run_resumes() {
             moved_the_workspace: true
         }));
 
-    let again = pollster::block_on(resume_observed(
-        "r-test",
-        &provider,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &resumed,
-    ));
+    let again = resume(&fx, "r-test", &provider, &resumed);
     assert!(
         matches!(again, Err(RunError::AlreadyCompleted(_))),
         "{again:?}"
     );
-    let unknown = pollster::block_on(resume_observed(
-        "r-nope",
-        &provider,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &resumed,
-    ));
+    let unknown = resume(&fx, "r-nope", &provider, &resumed);
     assert!(
         matches!(unknown, Err(RunError::UnknownRun(_))),
         "{unknown:?}"
@@ -848,6 +842,92 @@ answer = "ran"
         .expect("a step record");
     assert!(
         observation.contains("[exec echo] exited 0\nhello from exec\n"),
+        "{observation}"
+    );
+}
+
+#[test]
+fn the_mcp_tool_sends_one_json_rpc_request_and_is_asked_about_first() {
+    let fx = fixture();
+    // The server reads one request and answers with the method it was asked.
+    std::fs::write(
+        fx.workspace.join("server.sh"),
+        "read -r req\ncase \"$req\" in *'\"method\":\"tools/list\"'*) printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[\"search\"]}}' ;; *) printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601}}' ;; esac\n",
+    )
+    .expect("server");
+    let text = r#"
+goal = "mcp"
+[[turn]]
+calls = [
+  { tool = "mcp", args = { server = "docs", method = "tools/list" } },
+  { tool = "mcp", args = { server = "docs", method = "nope" } },
+  { tool = "mcp", args = { server = "missing", method = "tools/list" } },
+]
+answer = "asked"
+"#;
+    let provider = script(text);
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-mcp".into()),
+        mcp_servers: [(
+            "docs".to_owned(),
+            vec!["/bin/sh".to_owned(), "./server.sh".to_owned()],
+        )]
+        .into(),
+        ..Contract::new("mcp", &fx.workspace)
+    };
+    pollster::block_on(run_with_observed(
+        &contract,
+        &provider,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    let mcp = kinds_tagged(&rec, &["mcp", "approval_requested"]);
+    let asked = |method: &str, server: &str| EventKind::ApprovalRequested {
+        step: 1,
+        tool: "mcp".into(),
+        args: serde_json::json!({"server": server, "method": method}),
+    };
+    assert_eq!(
+        mcp,
+        [
+            asked("tools/list", "docs"),
+            EventKind::Mcp {
+                step: 1,
+                server: "docs".into(),
+                method: "tools/list".into()
+            },
+            asked("nope", "docs"),
+            EventKind::Mcp {
+                step: 1,
+                server: "docs".into(),
+                method: "nope".into()
+            },
+            asked("tools/list", "missing"),
+        ]
+    );
+    use io_harness::{Record, Store};
+    let records = fx.store.load("r-mcp").expect("load").expect("journal");
+    let observation = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Step { observation, .. } => Some(observation.clone()),
+            _ => None,
+        })
+        .expect("step");
+    assert!(
+        observation.contains("[mcp docs tools/list] {\"tools\":[\"search\"]}"),
+        "{observation}"
+    );
+    assert!(
+        observation.contains("the server answered an error: {\"code\":-32601}"),
+        "{observation}"
+    );
+    assert!(
+        observation.contains("no MCP server named `missing`; this run has: docs"),
         "{observation}"
     );
 }

@@ -16,6 +16,8 @@
 //! `#[serde]` attribute at all cannot be told apart from one that does not
 //! derive it, so there the derive trusts `#[hook(tag)]`.
 
+#![warn(missing_docs)]
+
 mod attr;
 mod ctxt;
 mod expand;

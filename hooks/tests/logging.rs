@@ -97,26 +97,26 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
     );
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 3, "one at build, one per failed hook:\n{log}");
-    assert!(lines[0].contains("hook[2]: could not create `"), "{log}");
+    assert!(lines[0].contains("hook[3]: could not create `"), "{log}");
     let lines = &lines[1..];
     assert!(lines.iter().all(|l| l.contains("WARN")), "{log}");
 
     assert!(
-        lines[0].contains("hook[1] failed on `started`: exited with status 3"),
+        lines[0].contains("hook[2] failed on `started`: exited with status 3"),
         "{log}"
     );
-    assert!(lines[0].contains("hook=1"), "{log}");
+    assert!(lines[0].contains("hook=2"), "{log}");
     assert!(lines[0].contains("event=\"started\""), "{log}");
     assert!(lines[0].contains("on_failure=\"continue\""), "{log}");
 
     assert!(
         lines[1].contains(&format!(
-            "hook[2] failed on `started`: could not append to `{}`: No such file or directory; cancelling the run",
+            "hook[3] failed on `started`: could not append to `{}`: No such file or directory; cancelling the run",
             bad_log.display()
         )),
         "{log}"
     );
-    assert!(lines[1].contains("hook=2"), "{log}");
+    assert!(lines[1].contains("hook=3"), "{log}");
 
     // The successful hook did receive the secret: the log is what must not.
     assert!(std::fs::read_to_string(&good_log).unwrap().contains(SECRET));
@@ -141,7 +141,7 @@ fn a_file_that_cannot_be_created_is_warned_about_when_the_hooks_are_built() {
     assert!(lines[0].contains("WARN"), "{log}");
     assert!(
         lines[0].contains(&format!(
-            "hook[1]: could not create `{}`: No such file or directory",
+            "hook[2]: could not create `{}`: No such file or directory",
             bad.display()
         )),
         "{log}"
@@ -170,12 +170,12 @@ fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
     assert_eq!(lines.len(), 2, "{log}");
     assert!(
         lines[0].contains(
-            "hook[0]: `./scripts/check` is not an executable file relative to the discovery root"
+            "hook[1]: `./scripts/check` is not an executable file relative to the discovery root"
         ),
         "{log}"
     );
     assert!(
-        lines[1].contains("hook[2]: `no-such-program-anywhere` is not an executable file in any absolute `PATH` entry"),
+        lines[1].contains("hook[3]: `no-such-program-anywhere` is not an executable file in any absolute `PATH` entry"),
         "{log}"
     );
 }

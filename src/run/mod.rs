@@ -58,6 +58,9 @@ pub struct Contract {
     pub token_budget: u64,
     /// The run id to use; one is generated when absent.
     pub run_id: Option<String>,
+    /// The MCP servers the `mcp` tool may call, by name: each an argv spoken
+    /// to over stdio, one JSON-RPC request per call.
+    pub mcp_servers: BTreeMap<String, Vec<String>>,
     /// Where the run's instructions came from, in the embedder's terms (for
     /// `io run`, the script's path). Kept in the journal so a resume can
     /// find them again; a child inherits it.
@@ -78,6 +81,7 @@ impl Contract {
             exec_timeout: Duration::from_secs(30),
             token_budget: 10_000_000,
             run_id: None,
+            mcp_servers: BTreeMap::new(),
             origin: None,
         }
     }
@@ -131,14 +135,23 @@ impl RunOutcome {
 impl fmt::Display for RunOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunOutcome::Completed { steps, answer } => {
-                write!(f, "completed after {steps} steps: {answer}")
+            RunOutcome::Completed { steps: n, answer } => {
+                write!(f, "completed after {}: {answer}", steps(*n))
             }
-            RunOutcome::Cancelled { steps } => write!(f, "cancelled after {steps} steps"),
-            RunOutcome::Failed { steps, reason } => {
-                write!(f, "failed after {steps} steps: {reason}")
+            RunOutcome::Cancelled { steps: n } => write!(f, "cancelled after {}", steps(*n)),
+            RunOutcome::Failed { steps: n, reason } => {
+                write!(f, "failed after {}: {reason}", steps(*n))
             }
         }
+    }
+}
+
+/// `1 step`, `3 steps`: a step count as messages write it.
+pub fn steps(n: u32) -> String {
+    if n == 1 {
+        "1 step".to_owned()
+    } else {
+        format!("{n} steps")
     }
 }
 
@@ -268,6 +281,7 @@ pub async fn resume_observed(
         depth,
         max_steps,
         origin,
+        mcp_servers,
     }) = records.first().cloned()
     else {
         return Err(RunError::Corrupt(run_id.to_owned()));
@@ -300,6 +314,7 @@ pub async fn resume_observed(
     let contract = Contract {
         max_steps,
         origin,
+        mcp_servers,
         ..Contract::new(goal, workspace)
     };
     let env = Env {
@@ -352,6 +367,7 @@ impl Env<'_> {
                 depth,
                 max_steps: contract.max_steps,
                 origin: contract.origin.clone(),
+                mcp_servers: contract.mcp_servers.clone(),
             },
         )?;
         Run::new(self, contract, run_id, depth, 0).drive(State::default())
@@ -657,6 +673,34 @@ impl<'e, 'a> Run<'e, 'a> {
                 Ok(ToolResult::seen(format!("[started {handle}]")))
             }
             "poll" => self.poll(step, tools::str_arg(&call.args, "handle")?),
+            "mcp" => {
+                let server = tools::str_arg(&call.args, "server")?;
+                let method = tools::str_arg(&call.args, "method")?;
+                let argv = self.contract.mcp_servers.get(server).ok_or_else(|| {
+                    let known: Vec<&str> = self
+                        .contract
+                        .mcp_servers
+                        .keys()
+                        .map(String::as_str)
+                        .collect();
+                    format!(
+                        "no MCP server named `{server}`; this run has: {}",
+                        known.join(", ")
+                    )
+                })?;
+                let params = call
+                    .args
+                    .get("params")
+                    .cloned()
+                    .unwrap_or_else(|| serde_json::json!({}));
+                let result = workspace.mcp(argv, method, &params);
+                self.emit(EventKind::Mcp {
+                    step,
+                    server: server.to_owned(),
+                    method: method.to_owned(),
+                });
+                result.map(|answer| ToolResult::seen(format!("[mcp {server} {method}] {answer}")))
+            }
             "kill" => {
                 let handle = tools::str_arg(&call.args, "handle")?;
                 let child = self

@@ -19,9 +19,9 @@ pub enum Rule {
 
 /// Allow, ask or deny, per tool and, for `exec`, per program.
 ///
-/// The default allows every tool the reference loop has, asks for any
-/// program `exec` or `exec_background` runs, and denies a tool it does not
-/// know.
+/// The default allows every tool the reference loop has but `mcp`, asks
+/// for `mcp` and for any program `exec` or `exec_background` runs, and
+/// denies a tool it does not know.
 ///
 /// ```
 /// use io_harness::{Policy, Rule};
@@ -60,6 +60,8 @@ impl Default for Policy {
         ]
         .into_iter()
         .map(|t| (t.to_owned(), Rule::Allow))
+        // An MCP server is a command someone else named: ask first.
+        .chain([("mcp".to_owned(), Rule::Ask)])
         .collect();
         Policy {
             tools,

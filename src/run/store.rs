@@ -1,6 +1,7 @@
 //! Where a run's progress is kept so every ending is resumable: the
 //! [`Store`] trait and [`FileStore`], an append-only journal per run.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{self, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
@@ -27,6 +28,9 @@ pub enum Record {
         /// Where the run's instructions came from (`Contract::origin`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         origin: Option<String>,
+        /// The MCP servers the run may call (`Contract::mcp_servers`).
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        mcp_servers: BTreeMap<String, Vec<String>>,
     },
     /// A step was committed.
     Step {

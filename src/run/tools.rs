@@ -150,6 +150,35 @@ impl Workspace<'_> {
         }
     }
 
+    /// Sends one JSON-RPC request to an MCP server spoken to over stdio (the
+    /// shape of an MCP `tools/call`, without the session around it) and
+    /// returns the `result` of its first line of output.
+    pub fn mcp(&self, argv: &[String], method: &str, params: &Value) -> Result<String, ToolError> {
+        let request =
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut line = request.to_string().into_bytes();
+        line.push(b'\n');
+        let (reader, writer) = io::pipe().map_err(|e| format!("mcp: {e}"))?;
+        let output = read_bounded(reader);
+        let ran = io_hooks::run_argv(
+            argv,
+            self.root,
+            &line,
+            Stdio::from(writer),
+            self.exec_timeout,
+        );
+        let text = output.recv_timeout(OUTPUT_GRACE).unwrap_or_default();
+        ran.map_err(|e| format!("mcp: the server {e}"))?;
+        let first = text.split(|&b| b == b'\n').next().unwrap_or_default();
+        let reply: Value = serde_json::from_slice(first)
+            .map_err(|e| format!("mcp: the server's answer is not JSON: {e}"))?;
+        match (reply.get("result"), reply.get("error")) {
+            (Some(result), _) => Ok(result.to_string()),
+            (None, Some(error)) => Err(format!("mcp: the server answered an error: {error}")),
+            (None, None) => Err("mcp: the server's answer has neither `result` nor `error`".into()),
+        }
+    }
+
     /// Starts an argv in the background, in its own process group, with no
     /// input and its output discarded.
     pub fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {

@@ -26,12 +26,13 @@ fn open(path: &Path) -> io::Result<File> {
 }
 
 /// Creates the file, empty, when the hooks are built; warns when it cannot.
-pub(super) fn create(index: usize, path: &Path) {
+/// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
+pub(super) fn create(number: usize, path: &Path) {
     if let Err(e) = open(path) {
         tracing::warn!(
-            hook = index,
+            hook = number,
             path = %path.display(),
-            "hook[{index}]: could not create `{}`: {}; each append will fail until it can",
+            "hook[{number}]: could not create `{}`: {}; each append will fail until it can",
             path.display(),
             super::OsMessage(&e)
         );

@@ -100,8 +100,8 @@ impl<E: HookEvents> Hooks<E> {
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         for (index, spec) in specs.iter().enumerate() {
             match &spec.action {
-                Action::Append { path } => append::create(index, path),
-                Action::Run { argv, .. } => run::check(index, argv, &abs_root),
+                Action::Append { path } => append::create(index + 1, path),
+                Action::Run { argv, .. } => run::check(index + 1, argv, &abs_root),
             }
         }
         Hooks {
@@ -172,12 +172,12 @@ impl<E: HookEvents> Hooks<E> {
     /// let mut lines = Vec::new();
     /// let flow = hooks.fire_with(&Ev::Step, &Ev::Step, |run| {
     ///     lines.push(match run.result {
-    ///         Ok(()) => format!("hook[{}] ok in {:?}", run.index, run.elapsed),
-    ///         Err(failure) => format!("hook[{}] {failure}", run.index),
+    ///         Ok(()) => format!("hook[{}] ok in {:?}", run.number(), run.elapsed),
+    ///         Err(failure) => format!("hook[{}] {failure}", run.number()),
     ///     });
     /// });
     /// assert_eq!(flow, Flow::Cancel);
-    /// assert!(lines[0].starts_with("hook[0] could not append to `"));
+    /// assert!(lines[0].starts_with("hook[1] could not append to `"));
     /// assert!(lines[0].ends_with("log`: No such file or directory"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -242,11 +242,12 @@ impl<E: HookEvents> Hooks<E> {
                         "cancelling the run"
                     }
                 };
+                let number = index + 1;
                 tracing::warn!(
-                    hook = index,
+                    hook = number,
                     event = tag,
                     on_failure = spec.on_failure.as_str(),
-                    "hook[{index}] failed on `{tag}`: {failure}; {verdict}"
+                    "hook[{number}] failed on `{tag}`: {failure}; {verdict}"
                 );
             }
             if let Some(report) = report.as_mut() {
@@ -275,12 +276,21 @@ fn serialize_line<T: Serialize + ?Sized>(event: &T) -> Option<Vec<u8>> {
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct HookRun<'a> {
-    /// The hook's position in [`Hooks::specs`]: `hook[index]`.
+    /// The hook's position in [`Hooks::specs`], from 0. Messages name it
+    /// `hook[index + 1]` ([`number`](Self::number)), counting tables from 1
+    /// as config errors do.
     pub index: usize,
     /// `Ok` when it succeeded, or why it failed.
     pub result: Result<(), &'a HookFailure>,
     /// How long it took, spawn, wait and any kill included.
     pub elapsed: Duration,
+}
+
+impl HookRun<'_> {
+    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    pub fn number(&self) -> usize {
+        self.index + 1
+    }
 }
 
 /// Why a hook failed. Its `Display` is written for an operator, and never

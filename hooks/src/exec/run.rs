@@ -72,7 +72,8 @@ pub(super) enum WaitMode {
 }
 
 /// Warns, when the hooks are built, about a program that cannot be found.
-pub(super) fn check(index: usize, argv: &[String], root: &Path) {
+/// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
+pub(super) fn check(number: usize, argv: &[String], root: &Path) {
     let program = argv.first().map(String::as_str).unwrap_or("");
     let path_var = std::env::var_os("PATH");
     let found = match resolve(program, root, path_var.as_deref()) {
@@ -81,8 +82,8 @@ pub(super) fn check(index: usize, argv: &[String], root: &Path) {
     };
     if !found {
         tracing::warn!(
-            hook = index,
-            "hook[{index}]: `{program}` is not an executable file {}; it fails each time it fires until it is",
+            hook = number,
+            "hook[{number}]: `{program}` is not an executable file {}; it fails each time it fires until it is",
             if program.contains('/') {
                 "relative to the discovery root"
             } else {

@@ -1,0 +1,267 @@
+//! `io run`: a scripted run with the config's hooks installed, showing
+//! progress as it goes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+use io_harness::{
+    Config, Contract, EventKind, FileStore, Flow, Hooks, Observer, Policy, Record, RunEvent,
+    RunOutcome, RunResult, ScriptedProvider, Store, resume_observed, run_with_observed,
+};
+
+use super::{CmdResult, EXIT_CANCELLED, load, out, report, store_dir};
+
+/// What to run: a script from the start, or a stored run from where it
+/// stopped.
+pub enum Start<'a> {
+    Script(&'a Path),
+    Resume(&'a str),
+}
+
+pub fn run(start: Start<'_>, root: Option<&Path>, profile: Option<&str>) -> CmdResult {
+    let config = load(root, profile)?;
+    super::log_to_stderr();
+    let result = run_in(&config, start)?;
+    Ok(exit_code(&result))
+}
+
+/// Runs (or resumes) with `config`'s hooks, printing progress; the result
+/// carries the run id and outcome.
+pub fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
+    let root = config.root();
+    let store = FileStore::new(store_dir(root)).map_err(|e| e.to_string())?;
+    let hooks = config.hooks();
+    let progress = Progress::new(&hooks);
+    let result = match start {
+        Start::Script(script) => {
+            let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
+            let provider = ScriptedProvider::from_path(&script).map_err(|e| e.to_string())?;
+            let contract = Contract {
+                origin: Some(script.display().to_string()),
+                mcp_servers: mcp_servers(config)?,
+                ..Contract::new(provider.goal(), root)
+            };
+            pollster::block_on(run_with_observed(
+                &contract,
+                &provider,
+                &store,
+                &Policy::default(),
+                provider.operator(),
+                &progress,
+            ))
+        }
+        Start::Resume(run_id) => {
+            let script = origin(&store, run_id)?;
+            let provider = ScriptedProvider::from_path(&script).map_err(|e| e.to_string())?;
+            pollster::block_on(resume_observed(
+                run_id,
+                &provider,
+                &store,
+                &Policy::default(),
+                provider.operator(),
+                &progress,
+            ))
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    progress.finish();
+    let hint = match &result.outcome {
+        RunOutcome::Completed { .. } => String::new(),
+        _ => format!(
+            "\n  resume with: io run --resume {} --root {}",
+            result.run_id,
+            root.display()
+        ),
+    };
+    out(&format!("run {} {}{hint}\n", result.run_id, result.outcome))?;
+    Ok(result)
+}
+
+pub fn exit_code(result: &RunResult) -> ExitCode {
+    match result.outcome {
+        RunOutcome::Completed { .. } => ExitCode::SUCCESS,
+        RunOutcome::Cancelled { .. } => ExitCode::from(EXIT_CANCELLED),
+        RunOutcome::Failed { .. } => ExitCode::from(1),
+    }
+}
+
+/// The MCP servers of the config's `[[mcp]]` tables (`name` and `command`,
+/// an argv), from the last scope that declares `mcp`, as hooks are. Other
+/// keys of those tables belong to whoever owns `[[mcp]]` and are left alone.
+fn mcp_servers(config: &Config) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let Some((source, value)) = config
+        .sources()
+        .iter()
+        .rev()
+        .find_map(|s| s.document().get("mcp").map(|v| (s, v)))
+    else {
+        return Ok(BTreeMap::new());
+    };
+    let file = source.path().display();
+    let tables = value
+        .as_array()
+        .ok_or_else(|| format!("{file}: key `mcp`: expected an array of tables, as `[[mcp]]`"))?;
+    let mut servers = BTreeMap::new();
+    for (i, table) in tables.iter().enumerate() {
+        let key = format!("mcp[{}]", i + 1);
+        let name = table
+            .get("name")
+            .and_then(toml::Value::as_str)
+            .ok_or_else(|| {
+                format!("{file}: key `{key}.name`: expected the server's name, a string")
+            })?;
+        let command: Option<Vec<String>> = table
+            .get("command")
+            .and_then(toml::Value::as_array)
+            .and_then(|argv| argv.iter().map(|a| a.as_str().map(str::to_owned)).collect());
+        let command = command
+            .filter(|argv| argv.first().is_some_and(|p| !p.is_empty()))
+            .ok_or_else(|| {
+                format!("{file}: key `{key}.command`: expected an argv array, program first, as `command = [\"./scripts/docs-mcp\"]`")
+            })?;
+        servers.insert(name.to_owned(), command);
+    }
+    Ok(servers)
+}
+
+/// The script a stored run was started from.
+fn origin(store: &FileStore, run_id: &str) -> Result<PathBuf, String> {
+    let records = store
+        .load(run_id)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no run `{run_id}` in {}", store.dir().display()))?;
+    match records.first() {
+        Some(Record::Begin {
+            origin: Some(origin),
+            ..
+        }) => Ok(PathBuf::from(origin)),
+        _ => Err(format!(
+            "run `{run_id}` does not say which script it came from, so it cannot be resumed here"
+        )),
+    }
+}
+
+/// Fires each event at the hooks and prints a line of progress for it:
+/// streamed text as it arrives, then each other event with what its hooks
+/// did.
+struct Progress<'h> {
+    hooks: &'h Hooks,
+    /// The run whose streamed text is on the current line, if any.
+    streaming: Mutex<Option<String>>,
+}
+
+impl<'h> Progress<'h> {
+    fn new(hooks: &'h Hooks) -> Self {
+        Progress {
+            hooks,
+            streaming: Mutex::new(None),
+        }
+    }
+
+    fn finish(&self) {
+        let mut streaming = self
+            .streaming
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if streaming.take().is_some() {
+            let _ = out("\n");
+        }
+    }
+}
+
+impl Observer for Progress<'_> {
+    fn event(&self, event: &RunEvent) -> Flow {
+        let mut fired = Vec::new();
+        let flow = self
+            .hooks
+            .fire_with(&event.kind, event, |run| fired.push(report(&run)));
+        let indent = "  ".repeat(event.depth as usize + 1);
+        let mut streaming = self
+            .streaming
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut text = String::new();
+        if let EventKind::Token { text: token, .. } = &event.kind {
+            if streaming.as_deref() != Some(event.run_id.as_str()) {
+                if streaming.is_some() {
+                    text.push('\n');
+                }
+                text.push_str(&format!("{indent}model: "));
+                *streaming = Some(event.run_id.clone());
+            }
+            let token = token.replace('\n', " ");
+            // The first token of a line carries the whitespace before it.
+            text.push_str(if text.ends_with("model: ") {
+                token.trim_start()
+            } else {
+                &token
+            });
+        } else {
+            if streaming.take().is_some() {
+                text.push('\n');
+            }
+            text.push_str(&format!("{indent}{}", summary(event)));
+        }
+        if !fired.is_empty() {
+            if streaming.take().is_some() {
+                text.push('\n');
+            }
+            text.push_str(&format!("\n{indent}  hooks: {}", fired.join(", ")));
+            if flow == Flow::Cancel {
+                text.push_str(" -> the run ends at the next step boundary");
+            }
+            text.push('\n');
+        } else if streaming.is_none() {
+            text.push('\n');
+        }
+        // Progress is a courtesy: a closed stdout must not change the run.
+        let _ = out(&text);
+        flow
+    }
+}
+
+/// One line for an event: its tag and its payload, compact.
+fn summary(event: &RunEvent) -> String {
+    let who = format!("[{}]", event.run_id);
+    match &event.kind {
+        EventKind::Started { goal } => format!("{who} started: {goal}"),
+        EventKind::Step {
+            step,
+            moved_the_workspace,
+        } => format!(
+            "{who} step {step} committed ({})",
+            if *moved_the_workspace {
+                "moved the workspace"
+            } else {
+                "no progress"
+            }
+        ),
+        EventKind::Finished { outcome, steps } => {
+            let outcome = serde_json::to_value(outcome).unwrap_or_default();
+            format!(
+                "{who} finished: {} after {}",
+                outcome.as_str().unwrap_or("?"),
+                io_harness::steps(*steps)
+            )
+        }
+        other => {
+            let mut fields = serde_json::to_value(other).unwrap_or_default();
+            if let Some(map) = fields.as_object_mut() {
+                map.shift_remove("event");
+                map.shift_remove("step");
+            }
+            let mut fields = fields.to_string();
+            if fields.len() > 100 {
+                let mut end = 97;
+                while !fields.is_char_boundary(end) {
+                    end -= 1;
+                }
+                fields.truncate(end);
+                fields.push_str("...");
+            }
+            format!("{} {fields}", event.tag())
+        }
+    }
+}

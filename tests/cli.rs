@@ -1,0 +1,481 @@
+//! The `io` program, run as an operator runs it: every command and exit code,
+//! in temporary directories, with an empty user scope.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use io_harness::{EventKind, HookEvents};
+
+/// A temp dir holding an empty user scope and a discovery root.
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("user")).expect("user scope");
+        std::fs::create_dir(dir.path().join("root")).expect("root");
+        Env { dir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.root().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent");
+        }
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    fn io(&self, args: &[&str]) -> Output {
+        self.io_with_stdin(args, None)
+    }
+
+    fn io_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_io"))
+            .args(args)
+            .current_dir(self.root())
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("io runs");
+        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            std::io::Write::write_all(&mut pipe, input).expect("stdin");
+        }
+        child.wait_with_output().expect("io finishes")
+    }
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited, not signalled")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The `event` tag of each line of a JSON-lines file.
+fn tags_in(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .expect("the file exists")
+        .lines()
+        .map(|l| {
+            let value: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            value["event"].as_str().expect("a tag").to_owned()
+        })
+        .collect()
+}
+
+fn example_events() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/events.jsonl"))
+        .expect("examples/events.jsonl")
+}
+
+#[test]
+fn io_events_lists_every_tag_in_order_as_text_and_json() {
+    let env = Env::new();
+    let out = env.io(&["events"]);
+    assert_eq!(code(&out), 0);
+    let tags: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(tags, EventKind::TAGS);
+    assert!(
+        stdout(&out).contains("token               per token"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = env.io(&["events", "--json"]);
+    assert_eq!(code(&out), 0);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let tags: Vec<&str> = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|e| e["event"].as_str().expect("event"))
+        .collect();
+    assert_eq!(tags, EventKind::TAGS);
+    assert_eq!(list[0]["frequency"], "per_run");
+}
+
+#[test]
+fn io_schema_offers_exactly_the_registry_as_on_values() {
+    let env = Env::new();
+    let out = env.io(&["schema"]);
+    assert_eq!(code(&out), 0);
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let hook = &schema["$defs"]["hook"];
+    assert_eq!(hook["additionalProperties"], false);
+    let on: Vec<&str> = hook["properties"]["on"]["items"]["enum"]
+        .as_array()
+        .expect("enum")
+        .iter()
+        .map(|v| v.as_str().expect("str"))
+        .collect();
+    assert_eq!(on, EventKind::TAGS);
+    assert_eq!(hook["properties"]["timeout_ms"]["default"], 5000);
+}
+
+#[test]
+fn io_check_says_which_file_won_and_what_each_hook_does() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\nappend = \"audit.jsonl\"\n\n[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"/usr/local/bin/notify\", \"--channel\", \"ops\"]\ntimeout_ms = 2000\non_failure = \"cancel\"\n",
+    );
+    env.write("io.toml", "[mcp]\nkept = true\n");
+    let out = env.io(&["check"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let root = env.root().canonicalize().expect("root");
+    assert!(
+        text.contains(&format!("  project  {}/io.toml\n", root.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "  local    {}/io.local.toml  <- hooks in force\n",
+            root.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("  hook[1]  on every event: append to audit.jsonl; on failure: continue\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  hook[2]  on stalled, finished: run [\"/usr/local/bin/notify\",\"--channel\",\"ops\"] (timeout 2000 ms); on failure: cancel the run\n"),
+        "{text}"
+    );
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn io_check_exits_1_with_one_paragraph_on_a_config_error_and_2_on_usage() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"stepp\"]\nappend = \"a.jsonl\"\n",
+    );
+    let out = env.io(&["check"]);
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(err.starts_with("io: "), "{err}");
+    assert!(
+        err.contains(
+            "io.local.toml: key `hook[1].on`: unknown event `stepp` (did you mean `step`?)"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("(line 2, column 7)"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one paragraph: {err}");
+    assert!(
+        !err.contains("Error {") && !err.contains("panicked"),
+        "{err}"
+    );
+
+    let out = env.io(&["check", "--no-such-flag"]);
+    assert_eq!(code(&out), 2);
+
+    let out = env.io(&["check", "--profile", "cii"]);
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn io_check_refuses_hooks_in_the_project_file_with_the_spec_message() {
+    let env = Env::new();
+    env.write("io.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    let out = env.io(&["check"]);
+    assert_eq!(code(&out), 1);
+    let root = env.root().canonicalize().expect("root");
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "io: {}/io.toml: key `hook`: a project-scoped file may not declare hooks, because a hook runs or writes on this machine and `io.toml` arrives with a `git clone`. Write it in `io.local.toml` or the user-scope file instead.\n",
+            root.display()
+        )
+    );
+    assert!(
+        !env.root().join("audit.jsonl").exists(),
+        "no hook was built"
+    );
+}
+
+#[test]
+fn io_replay_of_the_shipped_events_writes_the_audit_log_and_completes() {
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    let events = example_events();
+    let file = env.write("events.jsonl", &events);
+    let out = env.io(&["replay", file.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let audit = std::fs::read_to_string(env.root().join("audit.jsonl")).expect("audit log");
+    assert_eq!(
+        audit, events,
+        "an append hook with no `on` writes back exactly what it was given"
+    );
+    let steps = events
+        .lines()
+        .filter(|l| l.starts_with("{\"event\":\"step\""))
+        .count();
+    assert!(
+        stdout(&out).ends_with(&format!("completed after {steps} steps\n")),
+        "{}",
+        stdout(&out)
+    );
+    // One line per event, then the summary.
+    assert_eq!(stdout(&out).lines().count(), events.lines().count() + 1);
+}
+
+#[test]
+fn io_replay_cancels_at_the_next_step_boundary_and_exits_3() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"false\"]\non_failure = \"cancel\"\n\n[[hook]]\nappend = \"seen.jsonl\"\n",
+    );
+    let events = example_events();
+    let out = env.io_with_stdin(&["replay", "-"], Some(events.as_bytes()));
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let seen = std::fs::read_to_string(env.root().join("seen.jsonl")).expect("seen");
+    let first_call = events
+        .lines()
+        .position(|l| l.contains("\"event\":\"tool_call\""))
+        .expect("a tool_call");
+    let boundary = events
+        .lines()
+        .enumerate()
+        .skip(first_call)
+        .find(|(_, l)| l.starts_with("{\"event\":\"step\""))
+        .map(|(i, _)| i)
+        .expect("a step after it");
+    assert_eq!(
+        seen.lines().count(),
+        boundary + 1,
+        "delivered up to and including the boundary"
+    );
+    assert!(stdout(&out).contains("cancelled after"), "{}", stdout(&out));
+    let log = stderr(&out);
+    assert!(
+        log.contains("hook[1] failed on `tool_call`: exited with status 1; cancelling the run"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("\"goal\"") && !log.contains("args"),
+        "the warn log never holds the event: {log}"
+    );
+}
+
+#[test]
+fn io_replay_stops_at_a_line_that_is_not_an_event_and_names_it() {
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"seen.jsonl\"\n");
+    let events: Vec<String> = example_events()
+        .lines()
+        .take(3)
+        .map(str::to_owned)
+        .collect();
+    let text = format!(
+        "{}\n{}\n{{\"event\":\"nope\",\"run_id\":\"r\",\"depth\":0}}\n{}\n",
+        events[0], events[1], events[2]
+    );
+    let file = env.write("bad.jsonl", &text);
+    let out = env.io(&["replay", file.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("bad.jsonl: line 3, column 39: not a RunEvent: unknown variant `nope`, expected one of `started`, `step`,"),
+        "{err}"
+    );
+    assert!(err.contains("no hook fired for it or after it"), "{err}");
+    let seen = std::fs::read_to_string(env.root().join("seen.jsonl")).expect("seen");
+    assert_eq!(seen.lines().count(), 2);
+}
+
+#[test]
+fn io_replay_json_reports_each_hook_and_the_outcome() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"finished\"]\nappend = \"f.jsonl\"\n",
+    );
+    let out = env.io_with_stdin(
+        &["replay", "-", "--json"],
+        Some(example_events().as_bytes()),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let last = lines.last().expect("summary");
+    assert_eq!(last["outcome"], "completed");
+    let finished: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["event"] == "finished").collect();
+    assert!(!finished.is_empty());
+    for f in finished {
+        assert_eq!(f["hooks"][0]["hook"], 1);
+        assert_eq!(f["hooks"][0]["ok"], true);
+    }
+    let started = lines
+        .iter()
+        .find(|l| l["event"] == "started")
+        .expect("started");
+    assert_eq!(started["hooks"], serde_json::json!([]));
+}
+
+const SCRIPT: &str = r#"
+goal = "two files"
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "secret.txt", content = "s" } }]
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "c.txt", content = "c" } }]
+answer = "done"
+"#;
+
+#[test]
+fn io_run_is_cancelled_by_a_policy_hook_and_resumed_to_completion() {
+    let env = Env::new();
+    // A policy check: refuses any tool call that mentions secret.txt.
+    // Run as `/bin/sh check.sh`: no freshly written file is executed.
+    env.write(
+        "check.sh",
+        "read -r line\ncase \"$line\" in *secret.txt*) exit 1 ;; esac\n",
+    );
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"/bin/sh\", \"./check.sh\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"step\", \"finished\"]\nappend = \"audit.jsonl\"\n",
+    );
+    let script = env.write("script.toml", SCRIPT);
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    let run_id = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|r| r.split_whitespace().next())
+        })
+        .expect("the run id")
+        .to_owned();
+    assert!(
+        text.contains(&format!("run {run_id} cancelled after 2 steps")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("io run --resume {run_id}")),
+        "{text}"
+    );
+    assert!(
+        env.root().join("secret.txt").exists(),
+        "a cancel does not un-call the tool"
+    );
+    assert!(!env.root().join("c.txt").exists());
+
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(code(&out), 0, "{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("run {run_id} completed after 3 steps: done")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(env.root().join("c.txt").exists());
+    assert_eq!(
+        tags_in(&env.root().join("audit.jsonl")),
+        ["step", "step", "finished", "step", "finished"]
+    );
+
+    let out = env.io(&["run", "--resume", "r-nope"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("no run `r-nope`"), "{}", stderr(&out));
+    let out = env.io(&["run"]);
+    assert_eq!(code(&out), 2, "a script or --resume is required");
+}
+
+#[test]
+fn io_demo_runs_the_four_hooks_cancels_and_resumes() {
+    let env = Env::new();
+    let dir = env.dir.path().join("demo");
+    let out = env.io(&["demo", "--dir", dir.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 0, "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("cancelled after 5 steps"), "{text}");
+    assert!(text.contains("completed after 7 steps"), "{text}");
+    let ws = dir.join("workspace");
+    let greet = std::fs::read_to_string(ws.join("src/greet.rs")).expect("greet.rs");
+    assert_eq!(
+        greet, "pub fn greet(name: &str) -> String {\n    format!(\"hello, {name}\")\n}\n",
+        "cargo fmt ran as a hook"
+    );
+    assert_eq!(
+        tags_in(&ws.join("notifications.log")),
+        ["stalled", "finished", "finished", "finished"]
+    );
+    assert!(
+        stderr(&out)
+            .contains("hook[4] failed on `tool_call`: exited with status 1; cancelling the run")
+    );
+}
+
+#[test]
+fn the_example_events_file_holds_every_kind_and_a_child_run() {
+    let events: Vec<io_harness::RunEvent> = example_events()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is a RunEvent"))
+        .collect();
+    for tag in EventKind::TAGS {
+        assert!(
+            events.iter().any(|e| e.tag() == *tag),
+            "no `{tag}` in examples/events.jsonl"
+        );
+    }
+    let top = &events[0].run_id;
+    let child = events
+        .iter()
+        .find(|e| e.depth == 1)
+        .expect("a child run's event");
+    assert_ne!(&child.run_id, top);
+    assert!(child.run_id.starts_with(top.as_str()));
+}
+
+#[test]
+fn io_run_names_a_malformed_mcp_table_by_file_and_key() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[mcp]]\nname = \"docs\"\ncommand = \"./server\"\n",
+    );
+    let script = env.write("script.toml", "goal = \"g\"\n[[turn]]\nanswer = \"a\"\n");
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out)
+            .contains("io.local.toml: key `mcp[1].command`: expected an argv array, program first"),
+        "{}",
+        stderr(&out)
+    );
+}
