@@ -158,7 +158,7 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
     // Flat in the hook count: 64 hooks against 1, each as a multiple of the
     // bare AND measured beside it. (Timing the two sub-nanosecond loops
     // against each other directly measures where the compiler put each
-    // loop: 1.3× one way or the other from one build to the next.)
+    // loop: 1.26× to 1.69× from one build to the next.)
     if let [Some(one), _, Some(sixty_four)] = against_and[..] {
         let r = row(
             "unmatched event, 64 hooks (÷ bare AND)",
