@@ -416,12 +416,21 @@ impl<'e, 'a> Run<'e, 'a> {
     /// Reports one event. Its `seq` is taken whether or not the observer
     /// wants it, so a filtered log shows where it has gaps.
     fn emit(&self, kind: EventKind) {
+        self.emit_if(self.env.observer.wants(kind.index()), || kind);
+    }
+
+    /// [`emit`](Self::emit) for an event whose kind is built only when
+    /// `wanted`, the observer's [`wants`](Observer::wants) for its index,
+    /// asked by the caller: a streamed token's text is not copied for an
+    /// observer that ignores tokens, and the question is asked once a step
+    /// rather than once a token.
+    fn emit_if(&self, wanted: bool, kind: impl FnOnce() -> EventKind) {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        if !self.env.observer.wants(kind.index()) {
+        if !wanted {
             return;
         }
         let event = RunEvent {
-            kind,
+            kind: kind(),
             run_id: self.run_id.clone(),
             depth: self.depth,
             seq: Some(seq),
@@ -527,9 +536,19 @@ impl<'e, 'a> Run<'e, 'a> {
     /// whether any write changed bytes on disk.
     fn take_step(&self, step: u32, turn: &Turn) -> (String, bool) {
         let mut count = 0u64;
+        // `token` is the hottest event: whether the observer wants it is
+        // asked once a step (an empty `String` does not allocate), and each
+        // token's text is copied only when it does.
+        let wants_tokens = self.env.observer.wants(
+            EventKind::Token {
+                step,
+                text: String::new(),
+            }
+            .index(),
+        );
         for token in provider::tokens(&turn.say) {
             count += 1;
-            self.emit(EventKind::Token {
+            self.emit_if(wants_tokens, || EventKind::Token {
                 step,
                 text: token.to_owned(),
             });

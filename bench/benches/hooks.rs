@@ -1,0 +1,635 @@
+//! What a hook costs, each figure beside its baseline in the same run.
+//!
+//! `cargo bench -p io-bench` runs a short version of every group (about a
+//! minute on two cores) and ends with one table: each figure, its baseline
+//! and the ratio, the two measured in alternation (see `report.rs` and
+//! `BENCHMARKS.md`). Criterion's own flags
+//! lengthen it (`-- --warm-up-time 3 --measurement-time 10`) or pick groups
+//! (`-- spawn/`).
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode};
+use io_bench::report::{Paired, Row, Table, Target};
+use io_bench::{
+    NaiveFilter, NullStore, append_hooks, append_paths, empty, envelope, every_kind, json_line,
+    raw_append, timed_appends, token_contract, token_script,
+};
+use io_harness::{
+    ApproveAll, EventKind, HookEvents, HookFilter, Observer, Policy, ScriptedProvider,
+    run_with_observed,
+};
+use io_hooks::{Action, DEFAULT_TIMEOUT, HookSpec, Hooks, OnFailure};
+
+fn main() {
+    // Short by default, so that the whole table takes minutes; every value
+    // can be overridden on the command line.
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(1500))
+        .sample_size(30)
+        .nresamples(20_000)
+        .without_plots()
+        .configure_from_args();
+    let mut t = Table::new();
+
+    unmatched(&mut c, &mut t);
+    from_tag(&mut c, &mut t);
+    filter(&mut c, &mut t);
+    serialise(&mut c, &mut t);
+    append(&mut c, &mut t);
+    spawn(&mut c, &mut t);
+    run(&mut c, &mut t);
+
+    c.final_summary();
+    // In `--test` or `--list` mode nothing was measured, and there is no table.
+    if !t.is_empty() {
+        println!("\nEach figure beside its baseline, measured in alternation:\n");
+        println!("{}", t.markdown());
+    }
+}
+
+/// A row with no per-call divisor.
+const fn row(
+    what: &'static str,
+    figure: &'static str,
+    vs: &'static str,
+    baseline: &'static str,
+    target: Target,
+) -> Row {
+    Row {
+        what,
+        figure,
+        vs,
+        baseline,
+        per: 1.0,
+        unit: "",
+        target,
+    }
+}
+
+/// The event every hook in these benches matches: `step`, in its envelope.
+fn step() -> (EventKind, io_harness::RunEvent) {
+    let kind = EventKind::Step {
+        step: 3,
+        moved_the_workspace: true,
+    };
+    (kind.clone(), envelope(kind))
+}
+
+/// An event no hook wants: flat in the hook count, near a bare AND.
+fn unmatched(c: &mut Criterion, t: &mut Table) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let token = EventKind::Token {
+        step: 3,
+        text: " the".to_owned(),
+    };
+    let event = envelope(token.clone());
+    let index = token.index();
+    // Hooks on every event but `token`, one event each, round the list.
+    let others: Vec<&str> = EventKind::TAGS
+        .iter()
+        .copied()
+        .filter(|t| *t != "token")
+        .collect();
+    let hooks_on_others = |n: usize| {
+        let specs = (0..n)
+            .map(|i| {
+                io_bench::append_hook(
+                    &[others[i % others.len()]],
+                    dir.path().join(format!("h{i}.jsonl")),
+                )
+            })
+            .collect();
+        Hooks::new(specs, dir.path())
+    };
+    let mask = hooks_on_others(64).wanted();
+    let mask_bits: u64 = (0..EventKind::TAGS.len())
+        .filter(|i| mask.contains_index(*i))
+        .fold(0, |bits, i| bits | 1 << i);
+
+    let mut g = c.benchmark_group("unmatched");
+    g.bench_function("bare_and", |b| {
+        b.iter(|| black_box(black_box(mask_bits) & (1u64 << black_box(index)) != 0));
+    });
+    let hooks = [1, 8, 64].map(hooks_on_others);
+    for h in &hooks {
+        g.bench_function(format!("hooks_{}", h.specs().len()), |b| {
+            b.iter(|| black_box(h.fire(black_box(&token), black_box(&event))));
+        });
+    }
+    // The door the run loop uses: a virtual call, before any envelope.
+    let observer: &dyn Observer = &hooks[2];
+    g.bench_function("observer_wants_64", |b| {
+        b.iter(|| black_box(black_box(observer).wants(black_box(index))));
+    });
+    g.finish();
+
+    let bare = || black_box(black_box(mask_bits) & (1u64 << black_box(index)) != 0);
+    let fire = |h: &Hooks<EventKind>| h.fire(black_box(&token), black_box(&event));
+    let what = [
+        "unmatched event, 1 hook",
+        "unmatched event, 8 hooks",
+        "unmatched event, 64 hooks",
+    ];
+    let ids = [
+        "unmatched/hooks_1",
+        "unmatched/hooks_8",
+        "unmatched/hooks_64",
+    ];
+    let mut against_and = Vec::new();
+    for ((h, what), id) in hooks.iter().zip(what).zip(ids) {
+        let r = row(
+            what,
+            id,
+            "bare AND",
+            "unmatched/bare_and",
+            Target::Nanos(2.0),
+        );
+        against_and.push(t.pair(r, || {}, || fire(h), bare));
+    }
+    // Flat in the hook count: 64 hooks against 1, each as a multiple of the
+    // bare AND measured beside it. (Timing the two sub-nanosecond loops
+    // against each other directly measures where the compiler put each
+    // loop: 1.26× to 1.69× from one build to the next.)
+    if let [Some(one), _, Some(sixty_four)] = against_and[..] {
+        let r = row(
+            "unmatched event, 64 hooks (÷ bare AND)",
+            "unmatched/hooks_64",
+            "1 hook (÷ bare AND)",
+            "unmatched/hooks_1",
+            Target::Ratio(1.1),
+        );
+        let derived = Paired {
+            figure_ns: sixty_four.figure_ns,
+            baseline_ns: one.figure_ns,
+            ratio: sixty_four.ratio / one.ratio,
+        };
+        t.push(r, derived);
+    }
+    let r = row(
+        "`wants` via `&dyn Observer`, 64 hooks",
+        "unmatched/observer_wants_64",
+        "bare AND",
+        "unmatched/bare_and",
+        Target::None,
+    );
+    t.pair(
+        r,
+        || {},
+        || black_box(observer).wants(black_box(index)),
+        bare,
+    );
+}
+
+/// A mirror of `EventKind`'s tags for strum's `EnumString`, in `TAGS` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+enum Mirror {
+    #[strum(serialize = "started")]
+    Started,
+    #[strum(serialize = "step")]
+    Step,
+    #[strum(serialize = "tool_call")]
+    ToolCall,
+    #[strum(serialize = "refused")]
+    Refused,
+    #[strum(serialize = "approval_requested")]
+    ApprovalRequested,
+    #[strum(serialize = "approval_decided")]
+    ApprovalDecided,
+    #[strum(serialize = "spend_draw")]
+    SpendDraw,
+    #[strum(serialize = "retry")]
+    Retry,
+    #[strum(serialize = "fell_back_to")]
+    FellBackTo,
+    #[strum(serialize = "replan")]
+    Replan,
+    #[strum(serialize = "stalled")]
+    Stalled,
+    #[strum(serialize = "spawned")]
+    Spawned,
+    #[strum(serialize = "spawn_refused")]
+    SpawnRefused,
+    #[strum(serialize = "memory_wrote")]
+    MemoryWrote,
+    #[strum(serialize = "todo_wrote")]
+    TodoWrote,
+    #[strum(serialize = "question_asked")]
+    QuestionAsked,
+    #[strum(serialize = "question_answered")]
+    QuestionAnswered,
+    #[strum(serialize = "server_tool_used")]
+    ServerToolUsed,
+    #[strum(serialize = "token")]
+    Token,
+    #[strum(serialize = "sandbox")]
+    Sandbox,
+    #[strum(serialize = "mcp")]
+    Mcp,
+    #[strum(serialize = "handle_started")]
+    HandleStarted,
+    #[strum(serialize = "handle_polled")]
+    HandlePolled,
+    #[strum(serialize = "handle_killed")]
+    HandleKilled,
+    #[strum(serialize = "handle_exited")]
+    HandleExited,
+    #[strum(serialize = "handle_orphaned")]
+    HandleOrphaned,
+    #[strum(serialize = "finished")]
+    Finished,
+}
+
+/// Each of the 27 names looked up once per iteration, three ways.
+fn from_tag(c: &mut Criterion, t: &mut Table) {
+    // Owned, as names arrive from a parsed config.
+    let names: Vec<String> = EventKind::TAGS.iter().map(|t| (*t).to_owned()).collect();
+    let map: HashMap<&str, usize> = EventKind::TAGS
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (*t, i))
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(EventKind::from_tag(name), Some(i));
+        assert_eq!(map.get(name.as_str()), Some(&i));
+        assert_eq!(Mirror::from_str(name).map(|m| m as usize), Ok(i));
+    }
+
+    let generated = || {
+        for name in &names {
+            black_box(EventKind::from_tag(black_box(name)));
+        }
+    };
+    let hashmap = || {
+        for name in &names {
+            black_box(map.get(black_box(name.as_str())).copied());
+        }
+    };
+    let strum = || {
+        for name in &names {
+            black_box(Mirror::from_str(black_box(name)).ok().map(|m| m as usize));
+        }
+    };
+    let mut g = c.benchmark_group("from_tag");
+    g.bench_function("generated", |b| b.iter(generated));
+    g.bench_function("hashmap", |b| b.iter(hashmap));
+    g.bench_function("strum", |b| b.iter(strum));
+    g.finish();
+
+    let per_name = |what, vs, baseline, target| Row {
+        per: 27.0,
+        unit: "/name",
+        ..row(what, "from_tag/generated", vs, baseline, target)
+    };
+    let r = per_name(
+        "generated `from_tag`",
+        "`HashMap<&str, usize>`",
+        "from_tag/hashmap",
+        Target::Ratio(1.0),
+    );
+    t.pair(r, || {}, generated, hashmap);
+    let r = per_name(
+        "generated `from_tag`",
+        "strum `EnumString`",
+        "from_tag/strum",
+        Target::None,
+    );
+    t.pair(r, || {}, generated, strum);
+}
+
+/// A hook on `step` and `finished` tested against each of the 27 events.
+fn filter(c: &mut Criterion, t: &mut Table) {
+    let kinds = every_kind();
+    let on = ["step", "finished"];
+    let bitset = HookFilter::<EventKind>::from_names(on).expect("known names");
+    let naive = NaiveFilter::new(on);
+    for kind in &kinds {
+        assert_eq!(bitset.contains(kind), naive.contains(kind));
+    }
+
+    let bits = || {
+        for kind in &kinds {
+            black_box(black_box(&bitset).contains(black_box(kind)));
+        }
+    };
+    let names = || {
+        for kind in &kinds {
+            black_box(black_box(&naive).contains(black_box(kind)));
+        }
+    };
+    let mut g = c.benchmark_group("filter");
+    g.bench_function("bitset", |b| b.iter(bits));
+    g.bench_function("naive", |b| b.iter(names));
+    g.finish();
+
+    let r = Row {
+        per: 27.0,
+        unit: "/test",
+        ..row(
+            "`HookFilter::contains`",
+            "filter/bitset",
+            "`Vec<String>` of names",
+            "filter/naive",
+            Target::None,
+        )
+    };
+    t.pair(r, || {}, bits, names);
+}
+
+/// Counts how often it is serialised: the proof that 8 matching hooks
+/// serialise an event once.
+struct Counted<'a, T> {
+    inner: &'a T,
+    count: &'a Cell<usize>,
+}
+
+impl<T: serde::Serialize> serde::Serialize for Counted<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.count.set(self.count.get() + 1);
+        self.inner.serialize(s)
+    }
+}
+
+/// Eight `append` hooks on one event: one serialisation, eight appends.
+fn serialise(c: &mut Criterion, t: &mut Table) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (kind, event) = step();
+    let hooks = append_hooks(8, &["step"], dir.path());
+    let hook_files = append_paths(&hooks);
+
+    let count = Cell::new(0);
+    let counted = Counted {
+        inner: &event,
+        count: &count,
+    };
+    let _ = hooks.fire(&kind, &counted);
+    assert_eq!(count.get(), 1, "8 matching hooks serialise the event once");
+
+    // The per-hook design at the floor: each hook serialises for itself,
+    // then appends as the engine does (the lock, then open, write, close).
+    let raw_files: Vec<_> = (0..8)
+        .map(|i| dir.path().join(format!("raw-{i}.jsonl")))
+        .collect();
+    let lock = Mutex::new(());
+
+    let once = || json_line(black_box(&event));
+    let per_hook = || {
+        for _ in 0..8 {
+            black_box(json_line(black_box(&event)));
+        }
+    };
+    let fire = || hooks.fire(black_box(&kind), black_box(&event));
+    let raw = || {
+        for file in &raw_files {
+            let line = json_line(black_box(&event));
+            let _held = lock.lock().expect("unpoisoned");
+            raw_append(file, &line);
+        }
+    };
+    let mut g = c.benchmark_group("serialise");
+    g.bench_function("once", |b| b.iter(once));
+    g.bench_function("per_hook_8", |b| b.iter(per_hook));
+    g.bench_function("fire_8_appends", |b| {
+        b.iter_custom(|iters| {
+            timed_appends(iters, &paths(&hook_files), || {
+                let _ = black_box(fire());
+            })
+        });
+    });
+    g.bench_function("raw_8_per_hook", |b| {
+        b.iter_custom(|iters| timed_appends(iters, &paths(&raw_files), raw));
+    });
+    g.finish();
+
+    let r = row(
+        "serialise a `step` once",
+        "serialise/once",
+        "once per hook (8)",
+        "serialise/per_hook_8",
+        Target::None,
+    );
+    t.pair(r, || {}, once, per_hook);
+    let r = row(
+        "8 matching `append` hooks",
+        "serialise/fire_8_appends",
+        "8 × (serialise + lock + raw append)",
+        "serialise/raw_8_per_hook",
+        Target::None,
+    );
+    let (hook_files, raw_files) = (paths(&hook_files), paths(&raw_files));
+    t.pair(
+        r,
+        || {
+            empty(&hook_files);
+            empty(&raw_files);
+        },
+        fire,
+        raw,
+    );
+}
+
+fn paths(files: &[PathBuf]) -> Vec<&Path> {
+    files.iter().map(PathBuf::as_path).collect()
+}
+
+/// One `append` hook per event beside the syscalls it cannot avoid.
+fn append(c: &mut Criterion, t: &mut Table) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (kind, event) = step();
+    let hooks = append_hooks(1, &["step"], dir.path());
+    let hook_files = append_paths(&hooks);
+    let line = json_line(&event);
+    let raw = dir.path().join("raw.jsonl");
+
+    let fire = || hooks.fire(black_box(&kind), black_box(&event));
+    let floor = || raw_append(black_box(&raw), &line);
+    let mut g = c.benchmark_group("append");
+    g.bench_function("hook", |b| {
+        b.iter_custom(|iters| {
+            timed_appends(iters, &paths(&hook_files), || {
+                let _ = black_box(fire());
+            })
+        });
+    });
+    g.bench_function("raw", |b| {
+        b.iter_custom(|iters| timed_appends(iters, &[&raw], floor));
+    });
+    g.finish();
+
+    let r = row(
+        "one `append` hook",
+        "append/hook",
+        "open+write+close",
+        "append/raw",
+        Target::Ratio(1.25),
+    );
+    let mut files = paths(&hook_files);
+    files.push(&raw);
+    t.pair(r, || empty(&files), fire, floor);
+}
+
+/// A `run` hook on `true` beside a bare spawn of `true`, and `sh -c true`.
+fn spawn(c: &mut Criterion, t: &mut Table) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (kind, event) = step();
+    let hooks = Hooks::new(
+        vec![HookSpec {
+            on: HookFilter::from_names(["step"]).expect("known name"),
+            action: Action::Run {
+                argv: vec!["true".to_owned()],
+                timeout: DEFAULT_TIMEOUT,
+            },
+            on_failure: OnFailure::Cancel,
+        }],
+        dir.path(),
+    );
+    // A failing hook would be measured as cheap and wrong.
+    assert_eq!(hooks.fire(&kind, &event), io_hooks::Flow::Continue);
+
+    let fire = || hooks.fire(black_box(&kind), black_box(&event));
+    let bare = || Command::new("true").status().expect("spawn true");
+    let shell = || {
+        Command::new("sh")
+            .args(["-c", "true"])
+            .status()
+            .expect("spawn sh")
+    };
+    let mut g = c.benchmark_group("spawn");
+    // Half a millisecond an iteration: equal-sized samples, not a ramp.
+    g.sampling_mode(SamplingMode::Flat);
+    g.bench_function("run_hook_true", |b| b.iter(fire));
+    g.bench_function("command_true", |b| b.iter(bare));
+    g.bench_function("sh_c_true", |b| b.iter(shell));
+    g.finish();
+
+    let vs = "`Command::new(\"true\").status()`";
+    let r = row(
+        "one `run` hook on `true`",
+        "spawn/run_hook_true",
+        vs,
+        "spawn/command_true",
+        Target::Ratio(1.2),
+    );
+    t.pair(r, || {}, fire, bare);
+    let r = row(
+        "`sh -c true` (shell form)",
+        "spawn/sh_c_true",
+        vs,
+        "spawn/command_true",
+        Target::None,
+    );
+    t.pair(r, || {}, shell, bare);
+}
+
+/// The shapes of the whole-run bench: 100,000 streamed tokens either in
+/// 100 turns of 1,000 (a long but ordinary answer each) or in 10 turns of
+/// 10,000. A hook on `step` costs the same per step in both; what it costs
+/// beside the run depends on how many tokens a step streams.
+const SHAPES: [(u32, usize); 2] = [(100, 1_000), (10, 10_000)];
+
+/// A whole reference run of 100,000 streamed tokens, three ways: no
+/// observer, `append` hooks on `step` and `finished`, and a hook on an event
+/// the run never emits (every token then meets a mask test and no more).
+fn run(c: &mut Criterion, t: &mut Table) {
+    let ids = [
+        (
+            "run_100x1000/no_observer",
+            "run_100x1000/hooks_step_finished",
+            "run_100x1000/hooks_never_fire",
+        ),
+        (
+            "run_10x10000/no_observer",
+            "run_10x10000/hooks_step_finished",
+            "run_10x10000/hooks_never_fire",
+        ),
+    ];
+    let what = [
+        (
+            "100k tokens in 100 steps, hooks on `step`+`finished`",
+            "100k tokens in 100 steps, a hook on an event never emitted",
+        ),
+        (
+            "100k tokens in 10 steps, hooks on `step`+`finished`",
+            "100k tokens in 10 steps, a hook on an event never emitted",
+        ),
+    ];
+    for (((steps, tokens), ids), what) in SHAPES.into_iter().zip(ids).zip(what) {
+        run_shape(c, t, steps, tokens, ids, what);
+    }
+}
+
+fn run_shape(
+    c: &mut Criterion,
+    t: &mut Table,
+    steps: u32,
+    tokens_per_step: usize,
+    (none, on_step_id, never_id): (&'static str, &'static str, &'static str),
+    (what_on_step, what_never): (&'static str, &'static str),
+) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let provider = ScriptedProvider::from_toml("bench", &token_script(steps, tokens_per_step))
+        .expect("script parses");
+    let contract = token_contract(steps, &workspace);
+    let store = NullStore;
+    let policy = Policy::default();
+    let audit = dir.path().join("audit.jsonl");
+    let on_step = Hooks::new(
+        vec![io_bench::append_hook(&["step", "finished"], audit.clone())],
+        dir.path(),
+    );
+    let never = Hooks::new(
+        vec![io_bench::append_hook(
+            &["refused"],
+            dir.path().join("never.jsonl"),
+        )],
+        dir.path(),
+    );
+    let go = |observer: &dyn Observer| {
+        let result = pollster::block_on(run_with_observed(
+            &contract,
+            &provider,
+            &store,
+            &policy,
+            &ApproveAll,
+            observer,
+        ))
+        .expect("the run");
+        assert_eq!(result.outcome.steps(), steps);
+        result
+    };
+    // The hooks really run: one line per step and one for `finished`.
+    go(&on_step);
+    let lines = std::fs::read_to_string(&audit).expect("audit log");
+    assert_eq!(lines.lines().count(), steps as usize + 1);
+    assert!(lines.contains("\"outcome\":\"completed\""));
+
+    let mut g = c.benchmark_group(format!("run_{steps}x{tokens_per_step}"));
+    g.sampling_mode(SamplingMode::Flat);
+    g.sample_size(20);
+    g.bench_function("no_observer", |b| b.iter(|| go(&())));
+    g.bench_function("hooks_step_finished", |b| b.iter(|| go(&on_step)));
+    g.bench_function("hooks_never_fire", |b| b.iter(|| go(&never)));
+    g.finish();
+
+    let vs = "no observer (`&()`)";
+    let r = Row {
+        unit: "/run",
+        ..row(what_on_step, on_step_id, vs, none, Target::Ratio(1.02))
+    };
+    t.pair(r, || empty(&[&audit]), || go(&on_step), || go(&()));
+    let r = Row {
+        unit: "/run",
+        ..row(what_never, never_id, vs, none, Target::Ratio(1.02))
+    };
+    t.pair(r, || {}, || go(&never), || go(&()));
+}

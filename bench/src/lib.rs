@@ -1,0 +1,310 @@
+//! Fixtures, baselines and the report for io-harness's benchmarks.
+//!
+//! The measurements themselves are criterion benches in `benches/hooks.rs`;
+//! this library holds what they share and what is worth reading on its own:
+//! the baselines each figure is compared with (the naive filter, the raw
+//! append loop), the fixtures (every [`EventKind`], a script of 100,000
+//! streamed tokens, a store that keeps nothing), and [`report`], the one
+//! table `BENCHMARKS.md` shows: each figure and its baseline measured again
+//! in alternation, after criterion's own runs of the two.
+//!
+//! Nothing here is a dependency of the engine or the harness: the arrow
+//! points one way, bench → harness → engine.
+
+pub mod report;
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use io_harness::{Contract, EventKind, HookEvents, Outcome, Record, RunEvent, Store, StoreError};
+use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure};
+
+/// One value of every [`EventKind`], in `TAGS` order, with small payloads:
+/// what the filter benches test against.
+pub fn every_kind() -> Vec<EventKind> {
+    let s = |x: &str| x.to_owned();
+    let args = serde_json::json!({"path": "src/lib.rs"});
+    let kinds = vec![
+        EventKind::Started { goal: s("ship it") },
+        EventKind::Step {
+            step: 3,
+            moved_the_workspace: true,
+        },
+        EventKind::ToolCall {
+            step: 3,
+            tool: s("read_file"),
+            args: args.clone(),
+        },
+        EventKind::Refused {
+            step: 3,
+            tool: s("exec"),
+            reason: s("denied by policy"),
+        },
+        EventKind::ApprovalRequested {
+            step: 3,
+            tool: s("exec"),
+            args: args.clone(),
+        },
+        EventKind::ApprovalDecided {
+            step: 3,
+            tool: s("exec"),
+            approved: true,
+        },
+        EventKind::SpendDraw {
+            step: 3,
+            tokens: 1000,
+            remaining: 9000,
+        },
+        EventKind::Retry {
+            step: 3,
+            attempt: 2,
+            reason: s("overloaded"),
+        },
+        EventKind::FellBackTo {
+            step: 3,
+            provider: s("small"),
+            reason: s("overloaded"),
+        },
+        EventKind::Replan {
+            step: 3,
+            reason: s("tests fail"),
+        },
+        EventKind::Stalled {
+            step: 3,
+            steps_without_progress: 3,
+        },
+        EventKind::Spawned {
+            step: 3,
+            child_run_id: s("r-1.3.1"),
+            goal: s("docs"),
+        },
+        EventKind::SpawnRefused {
+            step: 3,
+            reason: s("depth"),
+        },
+        EventKind::MemoryWrote {
+            step: 3,
+            key: s("k"),
+        },
+        EventKind::TodoWrote { step: 3, items: 2 },
+        EventKind::QuestionAsked {
+            step: 3,
+            question: s("which file?"),
+        },
+        EventKind::QuestionAnswered {
+            step: 3,
+            answer: s("src/x.rs"),
+        },
+        EventKind::ServerToolUsed {
+            step: 3,
+            tool: s("web_search"),
+        },
+        EventKind::Token {
+            step: 3,
+            text: s(" the"),
+        },
+        EventKind::Sandbox {
+            step: 3,
+            program: s("cargo"),
+            outcome: s("exited 0"),
+        },
+        EventKind::Mcp {
+            step: 3,
+            server: s("git"),
+            method: s("status"),
+        },
+        EventKind::HandleStarted {
+            step: 3,
+            handle: s("h-1"),
+            argv: vec![s("sleep"), s("1")],
+        },
+        EventKind::HandlePolled {
+            step: 3,
+            handle: s("h-1"),
+            running: true,
+        },
+        EventKind::HandleKilled {
+            step: 3,
+            handle: s("h-1"),
+        },
+        EventKind::HandleExited {
+            step: 3,
+            handle: s("h-1"),
+            code: Some(0),
+        },
+        EventKind::HandleOrphaned { handle: s("h-1") },
+        EventKind::Finished {
+            outcome: Outcome::Completed,
+            steps: 3,
+        },
+    ];
+    assert_eq!(kinds.len(), EventKind::TAGS.len(), "one value per event");
+    for (i, kind) in kinds.iter().enumerate() {
+        assert_eq!(kind.index(), i, "every_kind is in TAGS order");
+    }
+    kinds
+}
+
+/// `kind` in the envelope a hook receives, as the run loop builds it.
+pub fn envelope(kind: EventKind) -> RunEvent {
+    RunEvent {
+        kind,
+        run_id: "r-7f3a0c19e2d4".to_owned(),
+        depth: 0,
+        seq: Some(12),
+        at: Some("2026-11-30T03:00:00.123Z".to_owned()),
+    }
+}
+
+/// The filter design `HookFilter` replaced: each hook keeps the names it
+/// was given and compares them with the event's tag.
+pub struct NaiveFilter {
+    names: Vec<String>,
+}
+
+impl NaiveFilter {
+    /// A filter holding `names`, as written.
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        NaiveFilter {
+            names: names.into_iter().map(str::to_owned).collect(),
+        }
+    }
+
+    /// Whether the event's tag is one of the names: a string compare each.
+    #[inline]
+    pub fn contains(&self, event: &EventKind) -> bool {
+        let tag = event.tag();
+        self.names.iter().any(|name| name == tag)
+    }
+}
+
+/// An `append` hook on `on`, writing to `path`.
+pub fn append_hook(on: &[&str], path: PathBuf) -> HookSpec<EventKind> {
+    HookSpec {
+        on: HookFilter::from_names(on).expect("known event names"),
+        action: Action::Append { path },
+        on_failure: OnFailure::Continue,
+    }
+}
+
+/// `n` append hooks on `on`, each to its own file in `dir`.
+pub fn append_hooks(n: usize, on: &[&str], dir: &Path) -> Hooks<EventKind> {
+    let specs = (0..n)
+        .map(|i| append_hook(on, dir.join(format!("hook-{i}.jsonl"))))
+        .collect();
+    Hooks::new(specs, dir)
+}
+
+/// The files `hooks` append to, in the order written.
+pub fn append_paths(hooks: &Hooks<EventKind>) -> Vec<PathBuf> {
+    hooks
+        .specs()
+        .iter()
+        .filter_map(|spec| match &spec.action {
+            Action::Append { path } => Some(path.clone()),
+            Action::Run { .. } => None,
+        })
+        .collect()
+}
+
+/// The syscall floor of an `append` hook: open (append, create, 0600), one
+/// `write` of the whole line, close. No lock, no serialisation, no clock.
+pub fn raw_append(path: &Path, line: &[u8]) {
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+        .expect("open for append");
+    let written = file.write(line).expect("write");
+    assert_eq!(written, line.len(), "one write of the whole line");
+}
+
+/// How many appends may grow a file before [`timed_appends`] empties it.
+pub const APPENDS_PER_ROUND: u64 = 4096;
+
+/// Times `iters` calls of `append`, emptying `files` every
+/// [`APPENDS_PER_ROUND`] calls, outside the timed part.
+///
+/// A bench that appends for seconds at a microsecond an event would grow
+/// its files by hundreds of megabytes, and then measure the kernel writing
+/// dirty pages back rather than the append: figures drifted upward by half
+/// through one run before this. Each round starts from an empty file and
+/// grows it by at most a megabyte, as a log between two rotations would.
+pub fn timed_appends(iters: u64, files: &[&Path], mut append: impl FnMut()) -> Duration {
+    let mut total = Duration::ZERO;
+    let mut done = 0;
+    while done < iters {
+        empty(files);
+        let round = (iters - done).min(APPENDS_PER_ROUND);
+        let start = Instant::now();
+        for _ in 0..round {
+            append();
+        }
+        total += start.elapsed();
+        done += round;
+    }
+    total
+}
+
+/// Empties each of `files` (creating it, mode 0600, when missing).
+pub fn empty(files: &[&Path]) {
+    for file in files {
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(file)
+            .expect("empty the file");
+    }
+}
+
+/// The event as the engine writes it: one JSON line with its newline.
+pub fn json_line<T: serde::Serialize + ?Sized>(event: &T) -> Vec<u8> {
+    let mut line = Vec::with_capacity(256);
+    serde_json::to_writer(&mut line, event).expect("serialisable");
+    line.push(b'\n');
+    line
+}
+
+/// A script whose run streams `steps * tokens_per_step` tokens: `steps`
+/// turns of `tokens_per_step` one-word tokens each and no tool call, the
+/// last one answering.
+pub fn token_script(steps: u32, tokens_per_step: usize) -> String {
+    let say = " tok".repeat(tokens_per_step);
+    let mut script = String::from("goal = \"stream\"\n");
+    for step in 1..=steps {
+        script.push_str(&format!("\n[[turn]]\nsay = \"{say}\"\n"));
+        if step == steps {
+            script.push_str("answer = \"done\"\n");
+        }
+    }
+    script
+}
+
+/// A contract that lets a `steps`-step script run to its answer.
+pub fn token_contract(steps: u32, workspace: &Path) -> Contract {
+    Contract {
+        max_steps: steps + 1,
+        ..Contract::new("stream", workspace)
+    }
+}
+
+/// A store that keeps nothing: the run loop's own cost, without a journal's
+/// `fsync` per step (which would dwarf everything a hook adds).
+#[derive(Debug, Default)]
+pub struct NullStore;
+
+impl Store for NullStore {
+    fn append(&self, _: &str, _: &Record) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn load(&self, _: &str) -> Result<Option<Vec<Record>>, StoreError> {
+        Ok(None)
+    }
+}
