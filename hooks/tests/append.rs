@@ -86,7 +86,7 @@ fn a_file_that_could_not_be_created_fails_each_append_until_it_can() {
 }
 
 #[test]
-fn a_device_is_not_appended_to() {
+fn a_write_error_is_a_failure_naming_the_file_and_cause() {
     let dir = tempfile::tempdir().unwrap();
     let full = std::path::Path::new("/dev/full");
     let hooks = Hooks::new(vec![append(full, &[], OnFailure::Continue)], dir.path());
@@ -97,7 +97,7 @@ fn a_device_is_not_appended_to() {
     assert_eq!(flow, Flow::Continue, "on_failure = continue");
     assert_eq!(
         failure.unwrap(),
-        "could not append to `/dev/full`: it is not a regular file, and an append hook writes only to one"
+        "could not append to `/dev/full`: No space left on device"
     );
 }
 

@@ -149,6 +149,41 @@ fn a_file_that_cannot_be_created_is_warned_about_when_the_hooks_are_built() {
 }
 
 #[test]
+fn a_log_that_is_a_symlink_or_not_a_regular_file_is_warned_about_when_the_hooks_are_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("audit.jsonl");
+    std::os::unix::fs::symlink(dir.path().join("elsewhere"), &link).unwrap();
+    let (_hooks, log) = capture(|| {
+        Hooks::new(
+            vec![
+                append(&link, &[], OnFailure::Continue),
+                append(std::path::Path::new("/dev/null"), &[], OnFailure::Continue),
+            ],
+            dir.path(),
+        )
+    });
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2, "{log}");
+    assert!(
+        lines[0].contains(&format!(
+            "hook[1]: could not create `{}`: it is a symbolic link, which an append hook never follows",
+            link.display()
+        )),
+        "{log}"
+    );
+    assert!(
+        !dir.path().join("elsewhere").exists(),
+        "the link was not followed"
+    );
+    assert!(
+        lines[1].contains(
+            "hook[2]: `/dev/null` is not a regular file; an append hook's log should be one"
+        ),
+        "{log}"
+    );
+}
+
+#[test]
 fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
     let dir = tempfile::tempdir().unwrap();
     let (_hooks, log) = capture(|| {

@@ -26,12 +26,14 @@ static APPEND: Mutex<()> = Mutex::new(());
 /// `audit.jsonl -> ~/.bashrc` must not turn an audit log into a write to the
 /// operator's shell profile, and a FIFO must not stall the run in `open`
 /// waiting for a reader. So the last component is never followed if it is a
-/// symbolic link (`O_NOFOLLOW`), the open never waits (`O_NONBLOCK`, which
-/// changes nothing for a regular file), and anything but a regular file is
-/// refused.
+/// symbolic link (`O_NOFOLLOW`) and the open never waits (`O_NONBLOCK`,
+/// which changes nothing for a regular file). Both are flags on the one
+/// `open`, free on the per-event path; that the file is a regular one is
+/// checked when the hooks are built ([`create`]), where an extra `fstat`
+/// costs nothing that matters.
 fn open(path: &Path) -> io::Result<File> {
     let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
-    let file = OpenOptions::new()
+    OpenOptions::new()
         .append(true)
         .create(true)
         .mode(0o600)
@@ -42,27 +44,27 @@ fn open(path: &Path) -> io::Result<File> {
                 "it is a symbolic link, which an append hook never follows; name the file itself",
             ),
             _ => e,
-        })?;
-    if file.metadata()?.is_file() {
-        Ok(file)
-    } else {
-        Err(io::Error::other(
-            "it is not a regular file, and an append hook writes only to one",
-        ))
-    }
+        })
 }
 
 /// Creates the file, empty, when the hooks are built; warns when it cannot.
 /// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
 pub(super) fn create(number: usize, path: &Path) {
-    if let Err(e) = open(path) {
-        tracing::warn!(
+    match open(path) {
+        Err(e) => tracing::warn!(
             hook = number,
             path = %path.display(),
             "hook[{number}]: could not create `{}`: {}; each append will fail until it can",
             path.display(),
             super::OsMessage(&e)
-        );
+        ),
+        Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => tracing::warn!(
+            hook = number,
+            path = %path.display(),
+            "hook[{number}]: `{}` is not a regular file; an append hook's log should be one",
+            path.display()
+        ),
+        Ok(_) => {}
     }
 }
 
