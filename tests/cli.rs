@@ -50,10 +50,28 @@ impl Env {
             .stderr(Stdio::piped())
             .spawn()
             .expect("io runs");
-        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-            std::io::Write::write_all(&mut pipe, input).expect("stdin");
+        // Written from a thread, so that io's output can never fill its pipe
+        // while we are still writing; io may stop reading early (a bad line),
+        // which is not the test's failure.
+        let writer = match (stdin, child.stdin.take()) {
+            (Some(input), Some(mut pipe)) => {
+                let input = input.to_vec();
+                Some(std::thread::spawn(
+                    move || match std::io::Write::write_all(&mut pipe, &input) {
+                        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                            panic!("stdin: {e}")
+                        }
+                        _ => {}
+                    },
+                ))
+            }
+            _ => None,
+        };
+        let out = child.wait_with_output().expect("io finishes");
+        if let Some(writer) = writer {
+            writer.join().expect("the stdin writer");
         }
-        child.wait_with_output().expect("io finishes")
+        out
     }
 }
 
@@ -478,4 +496,22 @@ fn io_run_names_a_malformed_mcp_table_by_file_and_key() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn io_replay_refuses_a_line_longer_than_16_mib_without_holding_it() {
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"seen.jsonl\"\n");
+    let first = example_events().lines().next().expect("a line").to_owned();
+    let mut input = format!("{first}\n").into_bytes();
+    input.extend(std::iter::repeat_n(b' ', 17 * 1024 * 1024));
+    input.push(b'\n');
+    let out = env.io_with_stdin(&["replay", "-"], Some(&input));
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("stdin: line 2: not a RunEvent: the line is longer than 16 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(tags_in(&env.root().join("seen.jsonl")), ["started"]);
 }

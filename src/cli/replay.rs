@@ -35,8 +35,8 @@ pub fn replay_file(
     // Lines are read as the replay asks for them, so a bad line stops the
     // replay where it stands: no hook fires for it or after it.
     let bad_line = RefCell::new(None);
-    let events = BufReader::new(input)
-        .lines()
+    let mut reader = BufReader::new(input);
+    let events = std::iter::from_fn(|| read_line(&mut reader))
         .enumerate()
         .map_while(|(n, line)| match parse_line(line) {
             Ok(event) => Some(event),
@@ -102,6 +102,36 @@ fn parse_line(line: std::io::Result<String>) -> Result<Option<RunEvent>, (Option
             .to_owned();
         (Some(e.column()), reason)
     })
+}
+
+/// The longest line `io replay` reads: far above any event the harness
+/// writes, and a bound on what one line of a hostile file can make it hold.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// The next line without its newline, `None` at the end of the input, or an
+/// error for a line that is longer than [`MAX_LINE`] or not UTF-8.
+fn read_line(reader: &mut impl BufRead) -> Option<std::io::Result<String>> {
+    let mut bytes = Vec::new();
+    let read = reader
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut bytes);
+    match read {
+        Ok(0) => None,
+        Err(e) => Some(Err(e)),
+        Ok(_) if bytes.len() > MAX_LINE => Some(Err(std::io::Error::other(format!(
+            "the line is longer than {} MiB",
+            MAX_LINE / (1024 * 1024)
+        )))),
+        Ok(_) => {
+            if bytes.ends_with(b"\n") {
+                bytes.pop();
+            }
+            Some(String::from_utf8(bytes).map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, "the line is not UTF-8")
+            }))
+        }
+    }
 }
 
 /// Fires each event at the hooks and prints what they did.
