@@ -94,6 +94,19 @@ fn run(
     .expect("run")
 }
 
+/// What the model was shown of the run's first step, from its journal.
+fn first_observation(fx: &Fixture, run_id: &str) -> String {
+    use io_harness::{Record, Store};
+    let records = fx.store.load(run_id).expect("load").expect("a journal");
+    records
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Step { observation, .. } => Some(observation),
+            _ => None,
+        })
+        .expect("a step record")
+}
+
 fn resume(
     fx: &Fixture,
     run_id: &str,
@@ -784,7 +797,6 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
 
 #[test]
 fn exec_output_reaches_the_observation_and_a_slow_command_is_killed_at_its_timeout() {
-    use io_harness::{Record, Store};
     let fx = fixture();
     let text = r#"
 goal = "commands"
@@ -832,14 +844,7 @@ answer = "ran"
             "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
         ]
     );
-    let records = fx.store.load("r-exec").expect("load").expect("journal");
-    let observation = records
-        .iter()
-        .find_map(|r| match r {
-            Record::Step { observation, .. } => Some(observation.clone()),
-            _ => None,
-        })
-        .expect("a step record");
+    let observation = first_observation(&fx, "r-exec");
     assert!(
         observation.contains("[exec echo] exited 0\nhello from exec\n"),
         "{observation}"
@@ -909,15 +914,7 @@ answer = "asked"
             asked("tools/list", "missing"),
         ]
     );
-    use io_harness::{Record, Store};
-    let records = fx.store.load("r-mcp").expect("load").expect("journal");
-    let observation = records
-        .iter()
-        .find_map(|r| match r {
-            Record::Step { observation, .. } => Some(observation.clone()),
-            _ => None,
-        })
-        .expect("step");
+    let observation = first_observation(&fx, "r-mcp");
     assert!(
         observation.contains("[mcp docs tools/list] {\"tools\":[\"search\"]}"),
         "{observation}"
