@@ -280,11 +280,16 @@ fn the_callers_git_environment_does_not_change_the_answer() {
         .env("GIT_LITERAL_PATHSPECS", "0")
         .output()
         .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
+        "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    // An `--exact` filter that matched nothing would pass having run nothing.
+    assert!(
+        stdout.contains("1 passed"),
+        "the child ran no test body:\n{stdout}"
     );
 }
 

@@ -205,10 +205,6 @@ fn a_short_write_is_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     let out = reexec(NAME, &[], dir.path());
     assert_child_passed(&out);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("1 passed"),
-        "the child ran the test body"
-    );
 }
 
 /// 16 threads x 2,000 events into one file: every line whole, every event

@@ -320,10 +320,6 @@ fn a_host_with_default_sigpipe_survives_a_hook_that_does_not_read() {
     let dir = tempfile::tempdir().unwrap();
     let out = reexec(NAME, &[], dir.path());
     assert_child_passed(&out);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("1 passed"),
-        "the child ran the test body"
-    );
 }
 
 /// A bare name is looked up in the absolute entries of `PATH` only: `.`, an

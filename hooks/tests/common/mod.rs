@@ -175,13 +175,19 @@ pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Outp
     cmd.output().expect("re-execute the test binary")
 }
 
-/// Panics with the child's output unless it exited 0 by itself.
+/// Panics with the child's output unless it exited 0 by itself having run
+/// exactly the one test it was given.
 pub fn assert_child_passed(out: &Output) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "re-executed test failed: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        "re-executed test failed: {:?}\n--- stdout\n{stdout}\n--- stderr\n{}",
         out.status,
-        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+    // A filter that matched no test would "pass" having run nothing.
+    assert!(
+        stdout.contains("1 passed"),
+        "the child ran no test body:\n{stdout}"
     );
 }
