@@ -19,133 +19,30 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use io_harness::{Contract, EventKind, HookEvents, Outcome, Record, RunEvent, Store, StoreError};
+use io_harness::{Contract, EventKind, HookEvents, Record, RunEvent, Store, StoreError};
 use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure};
 
-/// One value of every [`EventKind`], in `TAGS` order, with small payloads:
-/// what the filter benches test against.
+/// One value of every [`EventKind`], in `TAGS` order: the first event of
+/// each kind in `examples/events.jsonl`, a real run that a test in the
+/// harness keeps holding every kind. What the filter benches test against.
 pub fn every_kind() -> Vec<EventKind> {
-    let s = |x: &str| x.to_owned();
-    let args = serde_json::json!({"path": "src/lib.rs"});
-    let kinds = vec![
-        EventKind::Started { goal: s("ship it") },
-        EventKind::Step {
-            step: 3,
-            moved_the_workspace: true,
-        },
-        EventKind::ToolCall {
-            step: 3,
-            tool: s("read_file"),
-            args: args.clone(),
-        },
-        EventKind::Refused {
-            step: 3,
-            tool: s("exec"),
-            reason: s("denied by policy"),
-        },
-        EventKind::ApprovalRequested {
-            step: 3,
-            tool: s("exec"),
-            args: args.clone(),
-        },
-        EventKind::ApprovalDecided {
-            step: 3,
-            tool: s("exec"),
-            approved: true,
-        },
-        EventKind::SpendDraw {
-            step: 3,
-            tokens: 1000,
-            remaining: 9000,
-        },
-        EventKind::Retry {
-            step: 3,
-            attempt: 2,
-            reason: s("overloaded"),
-        },
-        EventKind::FellBackTo {
-            step: 3,
-            provider: s("small"),
-            reason: s("overloaded"),
-        },
-        EventKind::Replan {
-            step: 3,
-            reason: s("tests fail"),
-        },
-        EventKind::Stalled {
-            step: 3,
-            steps_without_progress: 3,
-        },
-        EventKind::Spawned {
-            step: 3,
-            child_run_id: s("r-1.3.1"),
-            goal: s("docs"),
-        },
-        EventKind::SpawnRefused {
-            step: 3,
-            reason: s("depth"),
-        },
-        EventKind::MemoryWrote {
-            step: 3,
-            key: s("k"),
-        },
-        EventKind::TodoWrote { step: 3, items: 2 },
-        EventKind::QuestionAsked {
-            step: 3,
-            question: s("which file?"),
-        },
-        EventKind::QuestionAnswered {
-            step: 3,
-            answer: s("src/x.rs"),
-        },
-        EventKind::ServerToolUsed {
-            step: 3,
-            tool: s("web_search"),
-        },
-        EventKind::Token {
-            step: 3,
-            text: s(" the"),
-        },
-        EventKind::Sandbox {
-            step: 3,
-            program: s("cargo"),
-            outcome: s("exited 0"),
-        },
-        EventKind::Mcp {
-            step: 3,
-            server: s("git"),
-            method: s("status"),
-        },
-        EventKind::HandleStarted {
-            step: 3,
-            handle: s("h-1"),
-            argv: vec![s("sleep"), s("1")],
-        },
-        EventKind::HandlePolled {
-            step: 3,
-            handle: s("h-1"),
-            running: true,
-        },
-        EventKind::HandleKilled {
-            step: 3,
-            handle: s("h-1"),
-        },
-        EventKind::HandleExited {
-            step: 3,
-            handle: s("h-1"),
-            code: Some(0),
-        },
-        EventKind::HandleOrphaned { handle: s("h-1") },
-        EventKind::Finished {
-            outcome: Outcome::Completed,
-            steps: 3,
-        },
-    ];
-    assert_eq!(kinds.len(), EventKind::TAGS.len(), "one value per event");
-    for (i, kind) in kinds.iter().enumerate() {
-        assert_eq!(kind.index(), i, "every_kind is in TAGS order");
-    }
-    kinds
+    let recorded: Vec<EventKind> = include_str!("../../examples/events.jsonl")
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<RunEvent>(line)
+                .expect("examples/events.jsonl holds RunEvents")
+                .kind
+        })
+        .collect();
+    (0..EventKind::TAGS.len())
+        .map(|i| {
+            recorded
+                .iter()
+                .find(|kind| kind.index() == i)
+                .cloned()
+                .unwrap_or_else(|| panic!("no `{}` in examples/events.jsonl", EventKind::TAGS[i]))
+        })
+        .collect()
 }
 
 /// `kind` in the envelope a hook receives, as the run loop builds it.
