@@ -120,8 +120,8 @@ impl Workspace<'_> {
     /// sandbox outcome line.
     pub fn exec(&self, argv: &[String]) -> (Result<ToolResult, ToolError>, String) {
         let program = argv.first().map_or("", String::as_str);
-        let (reader, writer) = match io::pipe() {
-            Ok(pair) => pair,
+        let (result, output) = match self.run_capturing(argv, b"") {
+            Ok(ran) => ran,
             Err(e) => {
                 return (
                     Err(format!("exec {program}: {e}")),
@@ -129,13 +129,7 @@ impl Workspace<'_> {
                 );
             }
         };
-        let output = read_bounded(reader);
-        let result =
-            io_hooks::run_argv(argv, self.root, b"", Stdio::from(writer), self.exec_timeout);
-        // The child's end closed when it exited; a grandchild still holding
-        // it only costs us what it printed so far.
-        let text = output.recv_timeout(OUTPUT_GRACE).unwrap_or_default();
-        let text = String::from_utf8_lossy(&text);
+        let text = String::from_utf8_lossy(&output);
         match result {
             Ok(()) => (
                 Ok(ToolResult::seen(format!(
@@ -150,6 +144,29 @@ impl Workspace<'_> {
         }
     }
 
+    /// Runs an argv as a `run` hook is run (`io_hooks::run_argv`), with
+    /// `input` on stdin and the run's timeout, and returns how it ended with
+    /// up to [`OBSERVATION_LIMIT`] bytes of what it printed. `Err` only when
+    /// no pipe could be made for its output.
+    fn run_capturing(
+        &self,
+        argv: &[String],
+        input: &[u8],
+    ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
+        let (reader, writer) = io::pipe()?;
+        let output = read_bounded(reader);
+        let ended = io_hooks::run_argv(
+            argv,
+            self.root,
+            input,
+            Stdio::from(writer),
+            self.exec_timeout,
+        );
+        // The child's end closed when it exited; a grandchild still holding
+        // it only costs us what it printed so far.
+        Ok((ended, output.recv_timeout(OUTPUT_GRACE).unwrap_or_default()))
+    }
+
     /// Sends one JSON-RPC request to an MCP server spoken to over stdio (the
     /// shape of an MCP `tools/call`, without the session around it) and
     /// returns the `result` of its first line of output.
@@ -158,16 +175,9 @@ impl Workspace<'_> {
             serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let mut line = request.to_string().into_bytes();
         line.push(b'\n');
-        let (reader, writer) = io::pipe().map_err(|e| format!("mcp: {e}"))?;
-        let output = read_bounded(reader);
-        let ran = io_hooks::run_argv(
-            argv,
-            self.root,
-            &line,
-            Stdio::from(writer),
-            self.exec_timeout,
-        );
-        let text = output.recv_timeout(OUTPUT_GRACE).unwrap_or_default();
+        let (ran, text) = self
+            .run_capturing(argv, &line)
+            .map_err(|e| format!("mcp: {e}"))?;
         ran.map_err(|e| format!("mcp: the server {e}"))?;
         let first = text.split(|&b| b == b'\n').next().unwrap_or_default();
         let reply: Value = serde_json::from_slice(first)
