@@ -485,14 +485,17 @@ impl<'e, 'a> Run<'e, 'a> {
                     steps_without_progress: state.idle,
                 });
             }
+            // A cancel raised anywhere in this step, the last one included,
+            // wins over the step's answer: the run ends `cancelled`, and a
+            // resume asks the provider for the next step.
+            if self.cancel.load(Ordering::Relaxed) {
+                return self.end(RunOutcome::Cancelled { steps: step });
+            }
             if let Some(answer) = turn.answer {
                 return self.end(RunOutcome::Completed {
                     steps: step,
                     answer,
                 });
-            }
-            if self.cancel.load(Ordering::Relaxed) {
-                return self.end(RunOutcome::Cancelled { steps: step });
             }
         }
     }
