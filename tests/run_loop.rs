@@ -983,3 +983,33 @@ fn a_cancel_raised_in_the_last_step_ends_the_run_cancelled_and_resumable() {
         );
     }
 }
+
+#[test]
+fn an_unknown_tool_the_policy_lets_through_is_reported_by_name_as_before() {
+    let fx = fixture();
+    let text = r#"
+goal = "unknown"
+[[turn]]
+calls = [
+  { tool = "frobnicate", args = { path = "a.txt" } },
+  { tool = "Read_File", args = { path = "a.txt" } },
+  { tool = "write_file", args = { path = "a.txt" } },
+]
+answer = "tried"
+"#;
+    // The default policy denies a tool it does not know; this one lets the
+    // names through, so the loop itself has to say it has no such tool.
+    let policy = Policy::default()
+        .tool("frobnicate", Rule::Allow)
+        .tool("Read_File", Rule::Allow);
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let result = run(&fx, &script(text), &policy, &ApproveAll, &rec);
+    assert_eq!(result.outcome.steps(), 1);
+    assert_eq!(
+        first_observation(&fx, "r-test"),
+        "[frobnicate failed] no tool named `frobnicate`\n\
+         [Read_File failed] no tool named `Read_File`\n\
+         [write_file failed] missing string argument `content`"
+    );
+    assert!(kinds_tagged(&rec, &["refused"]).is_empty());
+}
