@@ -288,31 +288,7 @@ pub async fn resume_observed(
     else {
         return Err(RunError::Corrupt(run_id.to_owned()));
     };
-    let mut state = State::default();
-    for record in &records {
-        match record {
-            Record::Step {
-                observation,
-                moved_the_workspace,
-                next_seq,
-                ..
-            } => {
-                state.observations.push(observation.clone());
-                state.idle = if *moved_the_workspace {
-                    0
-                } else {
-                    state.idle + 1
-                };
-                state.next_seq = *next_seq;
-            }
-            Record::End {
-                outcome: Outcome::Completed,
-                ..
-            } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
-            Record::End { next_seq, .. } => state.next_seq = *next_seq,
-            Record::Begin { .. } => {}
-        }
-    }
+    let state = State::from_journal(run_id, &records)?;
     let contract = Contract {
         max_steps,
         origin,
@@ -383,6 +359,38 @@ struct State {
     /// Steps in a row that moved nothing.
     idle: u32,
     next_seq: u64,
+}
+
+impl State {
+    /// Where the journal of run `run_id` leaves it.
+    fn from_journal(run_id: &str, records: &[Record]) -> Result<State, RunError> {
+        let mut state = State::default();
+        for record in records {
+            match record {
+                Record::Step {
+                    observation,
+                    moved_the_workspace,
+                    next_seq,
+                    ..
+                } => {
+                    state.observations.push(observation.clone());
+                    state.idle = if *moved_the_workspace {
+                        0
+                    } else {
+                        state.idle + 1
+                    };
+                    state.next_seq = *next_seq;
+                }
+                Record::End {
+                    outcome: Outcome::Completed,
+                    ..
+                } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
+                Record::End { next_seq, .. } => state.next_seq = *next_seq,
+                Record::Begin { .. } => {}
+            }
+        }
+        Ok(state)
+    }
 }
 
 /// One run in progress.
@@ -464,29 +472,7 @@ impl<'e, 'a> Run<'e, 'a> {
                 }
             };
             let (observation, moved) = self.take_step(step, &turn);
-            state.observations.push(observation.clone());
-            self.env.store.append(
-                &self.run_id,
-                &Record::Step {
-                    step,
-                    observation,
-                    moved_the_workspace: moved,
-                    // The `step` event below takes one seq; the journal keeps
-                    // the one after it.
-                    next_seq: self.seq.load(Ordering::Relaxed) + 1,
-                },
-            )?;
-            self.emit(EventKind::Step {
-                step,
-                moved_the_workspace: moved,
-            });
-            state.idle = if moved { 0 } else { state.idle + 1 };
-            if state.idle == self.contract.stall_after {
-                self.emit(EventKind::Stalled {
-                    step,
-                    steps_without_progress: state.idle,
-                });
-            }
+            self.commit(&mut state, step, observation, moved)?;
             // A cancel raised anywhere in this step, the last one included,
             // wins over the step's answer: the run ends `cancelled`, and a
             // resume asks the provider for the next step.
@@ -500,6 +486,41 @@ impl<'e, 'a> Run<'e, 'a> {
                 });
             }
         }
+    }
+
+    /// Commits a step: the journal first, then the `step` event, then
+    /// `stalled` when this step completes a streak of idle ones.
+    fn commit(
+        &self,
+        state: &mut State,
+        step: u32,
+        observation: String,
+        moved: bool,
+    ) -> Result<(), RunError> {
+        state.observations.push(observation.clone());
+        self.env.store.append(
+            &self.run_id,
+            &Record::Step {
+                step,
+                observation,
+                moved_the_workspace: moved,
+                // The `step` event below takes one seq; the journal keeps
+                // the one after it.
+                next_seq: self.seq.load(Ordering::Relaxed) + 1,
+            },
+        )?;
+        self.emit(EventKind::Step {
+            step,
+            moved_the_workspace: moved,
+        });
+        state.idle = if moved { 0 } else { state.idle + 1 };
+        if state.idle == self.contract.stall_after {
+            self.emit(EventKind::Stalled {
+                step,
+                steps_without_progress: state.idle,
+            });
+        }
+        Ok(())
     }
 
     /// Asks the provider for the step's turn: three attempts, then its
@@ -540,6 +561,13 @@ impl<'e, 'a> Run<'e, 'a> {
     /// Streams the turn, carries out its calls; returns the observation and
     /// whether any write changed bytes on disk.
     fn take_step(&self, step: u32, turn: &Turn) -> (String, bool) {
+        self.stream(step, turn);
+        self.act(step, &turn.calls)
+    }
+
+    /// The turn's text as `token` events, then what the provider did on its
+    /// side, what the turn spent and any new plan.
+    fn stream(&self, step: u32, turn: &Turn) {
         let mut count = 0u64;
         // `token` is the hottest event: whether the observer wants it is
         // asked once a step (an empty `String` does not allocate), and each
@@ -576,10 +604,15 @@ impl<'e, 'a> Run<'e, 'a> {
                 reason: reason.clone(),
             });
         }
+    }
+
+    /// Carries out the turn's calls in order, then its `spawn`s together;
+    /// returns the observation and whether any write changed bytes on disk.
+    fn act(&self, step: u32, calls: &[ToolCall]) -> (String, bool) {
         let mut observations = Vec::new();
         let mut moved = false;
         let mut spawns = Vec::new();
-        for call in &turn.calls {
+        for call in calls {
             self.emit(EventKind::ToolCall {
                 step,
                 tool: call.tool.clone(),
