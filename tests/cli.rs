@@ -392,14 +392,7 @@ fn io_run_is_cancelled_by_a_policy_hook_and_resumed_to_completion() {
     let out = env.io(&["run", script.to_str().expect("utf-8")]);
     assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
-    let run_id = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("run ")
-                .and_then(|r| r.split_whitespace().next())
-        })
-        .expect("the run id")
-        .to_owned();
+    let run_id = run_id_in(&text);
     assert!(
         text.contains(&format!("run {run_id} cancelled after 2 steps")),
         "{text}"
@@ -534,14 +527,7 @@ fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
         text.contains("the run ends at the next step boundary"),
         "{text}"
     );
-    let run_id = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("run ")
-                .and_then(|r| r.split_whitespace().next())
-        })
-        .expect("the run id")
-        .to_owned();
+    let run_id = run_id_in(&text);
     assert!(
         text.contains(&format!("run {run_id} cancelled after 1 step\n")),
         "{text}"
@@ -568,4 +554,15 @@ fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
         stdout(&out)
     );
     assert_eq!(finished(1)["outcome"], "completed");
+}
+
+/// The run id `io run` prints on its last line (`run <id> ...`).
+fn run_id_in(text: &str) -> String {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|r| r.split_whitespace().next())
+        })
+        .expect("the run id")
+        .to_owned()
 }

@@ -145,7 +145,7 @@ impl<'a> Call<'a> {
                 value: arg("value")?,
             },
             ToolName::TodoWrite => Tool::TodoWrite {
-                items: items_arg(args)?,
+                items: strings_arg(args, "items")?,
             },
             ToolName::Ask => Tool::Ask {
                 question: arg("question")?,
@@ -168,31 +168,25 @@ fn str_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, ToolError> {
         .ok_or_else(|| format!("missing string argument `{key}`"))
 }
 
+/// The `argv` argument: the program first, each an owned string.
 fn argv_arg(args: &Value) -> Result<Vec<String>, ToolError> {
-    let items = args
-        .get("argv")
-        .and_then(Value::as_array)
-        .ok_or("missing array argument `argv`")?;
-    items
-        .iter()
-        .map(|v| {
-            v.as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| "`argv` holds a non-string".into())
-        })
-        .collect()
+    Ok(strings_arg(args, "argv")?
+        .into_iter()
+        .map(str::to_owned)
+        .collect())
 }
 
-fn items_arg(args: &Value) -> Result<Vec<&str>, ToolError> {
+/// An argument that is an array of strings.
+fn strings_arg<'v>(args: &'v Value, key: &str) -> Result<Vec<&'v str>, ToolError> {
     let items = args
-        .get("items")
+        .get(key)
         .and_then(Value::as_array)
-        .ok_or("missing array argument `items`")?;
+        .ok_or_else(|| format!("missing array argument `{key}`"))?;
     items
         .iter()
         .map(|item| {
             item.as_str()
-                .ok_or_else(|| "`items` holds a non-string".into())
+                .ok_or_else(|| format!("`{key}` holds a non-string"))
         })
         .collect()
 }
