@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
 use serde::Serialize;
 
+mod watchdog;
+pub use watchdog::{ReleaseFifo, within};
+
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
 #[serde(tag = "event")]
@@ -124,12 +127,16 @@ pub fn alive(pid: i32) -> bool {
     matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
 }
 
-/// Reads a pid a script wrote to `path`, once it is there.
+/// Reads a pid a script wrote to `path` (`echo $$ > path`), once it is
+/// there whole: the shell creates the file before it writes to it, so a
+/// reader that parsed whatever it found could take `12` of `1234`. The line
+/// is complete once it ends in its newline.
 pub fn read_pid(path: &Path) -> Option<i32> {
     let mut pid = None;
-    wait_until(Duration::from_secs(5), || {
+    wait_until(Duration::from_secs(10), || {
         pid = fs::read_to_string(path)
             .ok()
+            .filter(|s| s.ends_with('\n'))
             .and_then(|s| s.trim().parse().ok());
         pid.is_some()
     });
