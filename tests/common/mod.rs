@@ -4,6 +4,7 @@
 
 #[path = "../../hooks/tests/common/watchdog.rs"]
 mod watchdog;
+#[allow(unused_imports)] // each test binary uses its own subset
 pub use watchdog::{ReleaseFifo, within};
 
 /// Whether CI is running these tests: CI sets `CI=true`.

@@ -12,6 +12,7 @@ use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
 use serde::Serialize;
 
 mod watchdog;
+#[allow(unused_imports)] // each test binary uses its own subset
 pub use watchdog::{ReleaseFifo, within};
 
 /// The events of these tests: a miniature of a harness's, never its own.
@@ -169,7 +170,8 @@ pub fn is_reexec(test: &str) -> bool {
 
 /// Re-runs this test binary on the one test named `test` (its full path,
 /// e.g. `module::name`), with `REEXEC` set, `envs` added and `cwd` as its
-/// working directory.
+/// working directory. A child still running after a minute fails the test
+/// and is killed.
 pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Output {
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut cmd = Command::new(exe);
@@ -179,7 +181,25 @@ pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Outp
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    cmd.output().expect("re-execute the test binary")
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("re-execute the test binary");
+    // Killed should the watchdog give up on it, so nothing outlives us.
+    let mut cleanup = KillOnDrop(vec![child.id() as i32]);
+    let out = within(
+        Duration::from_secs(60),
+        &format!("re-executed test `{test}`"),
+        move || {
+            child
+                .wait_with_output()
+                .expect("wait for the re-executed test")
+        },
+    );
+    // Reaped: its pid is no longer its own to kill.
+    cleanup.0.clear();
+    out
 }
 
 /// Panics with the child's output unless it exited 0 by itself having run

@@ -10,6 +10,7 @@ use std::time::Duration;
 /// naming `what` if it has not finished within `limit`. A panic in `body`
 /// is passed on as it was. A body that hung is left blocked on its thread,
 /// which ends with the test process.
+#[track_caller]
 pub fn within<T: Send + 'static>(
     limit: Duration,
     what: &str,
