@@ -1,8 +1,13 @@
 //! The `io` program, run as an operator runs it: every command and exit code,
 //! in temporary directories, with an empty user scope.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::output_within;
 
 use io_harness::{EventKind, HookEvents};
 
@@ -67,7 +72,7 @@ impl Env {
             }
             _ => None,
         };
-        let out = child.wait_with_output().expect("io finishes");
+        let out = output_within(child, Duration::from_secs(120), &format!("io {args:?}"));
         if let Some(writer) = writer {
             writer.join().expect("the stdin writer");
         }

@@ -5,7 +5,7 @@
 #[path = "../../hooks/tests/common/watchdog.rs"]
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use watchdog::{ReleaseFifo, within};
+pub use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
 
 /// Whether CI is running these tests: CI sets `CI=true`.
 pub fn in_ci() -> bool {

@@ -6,14 +6,14 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
 use serde::Serialize;
 
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use watchdog::{ReleaseFifo, within};
+pub use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
 
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
@@ -93,20 +93,6 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
-/// Polls `cond` until it holds or `limit` passes; returns whether it held.
-pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
 /// `None` when there is no such process.
 pub fn proc_state(pid: i32) -> Option<char> {
@@ -126,22 +112,6 @@ pub fn proc_ppid(pid: i32) -> Option<i32> {
 /// Whether `pid` is alive: present and not a zombie.
 pub fn alive(pid: i32) -> bool {
     matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
-}
-
-/// Reads a pid a script wrote to `path` (`echo $$ > path`), once it is
-/// there whole: the shell creates the file before it writes to it, so a
-/// reader that parsed whatever it found could take `12` of `1234`. The line
-/// is complete once it ends in its newline.
-pub fn read_pid(path: &Path) -> Option<i32> {
-    let mut pid = None;
-    wait_until(Duration::from_secs(10), || {
-        pid = fs::read_to_string(path)
-            .ok()
-            .filter(|s| s.ends_with('\n'))
-            .and_then(|s| s.trim().parse().ok());
-        pid.is_some()
-    });
-    pid
 }
 
 /// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
@@ -186,20 +156,11 @@ pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Outp
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("re-execute the test binary");
-    // Killed should the watchdog give up on it, so nothing outlives us.
-    let mut cleanup = KillOnDrop(vec![child.id() as i32]);
-    let out = within(
+    output_within(
+        child,
         Duration::from_secs(60),
         &format!("re-executed test `{test}`"),
-        move || {
-            child
-                .wait_with_output()
-                .expect("wait for the re-executed test")
-        },
-    );
-    // Reaped: its pid is no longer its own to kill.
-    cleanup.0.clear();
-    out
+    )
 }
 
 /// Panics with the child's output unless it exited 0 by itself having run

@@ -1,10 +1,13 @@
-//! A deadline for a test step that could block: a regression fails the test
-//! with a message naming what hung, instead of hanging the suite.
+//! Deadlines for test steps that could block: a regression fails the test
+//! with a message naming what hung, instead of hanging the suite; and
+//! bounded waits on a condition, never a bare `sleep`.
 //!
 //! Shared by both crates' test binaries (`tests/common/mod.rs` includes
-//! this file by path), so there is one copy.
+//! this file by path, as do `io-hooks`'s own unit tests), so there is one
+//! copy.
 
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Runs `body` on a thread of its own and returns its result, or panics
 /// naming `what` if it has not finished within `limit`. A panic in `body`
@@ -62,4 +65,58 @@ impl Drop for ReleaseFifo {
             Mode::empty(),
         );
     }
+}
+
+/// Polls `cond` until it holds or `limit` passes; returns whether it held.
+pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Reads a pid a script wrote to `path` (`echo $$ > path`), once it is
+/// there whole: the shell creates the file before it writes to it, so a
+/// reader that parsed whatever it found could take `12` of `1234`. The line
+/// is complete once it ends in its newline.
+pub fn read_pid(path: &Path) -> Option<i32> {
+    let mut pid = None;
+    wait_until(Duration::from_secs(10), || {
+        pid = std::fs::read_to_string(path)
+            .ok()
+            .filter(|s| s.ends_with('\n'))
+            .and_then(|s| s.trim().parse().ok());
+        pid.is_some()
+    });
+    pid
+}
+
+/// Waits for `child` and collects its output under the watchdog: a child
+/// still running after `limit` fails the test naming `what`, and is
+/// SIGKILLed first (it is still unreaped then, so its pid is still its own).
+pub fn output_within(
+    child: std::process::Child,
+    limit: Duration,
+    what: &str,
+) -> std::process::Output {
+    struct KillUnlessDone(Option<i32>);
+    impl Drop for KillUnlessDone {
+        fn drop(&mut self) {
+            if let Some(pid) = self.0.and_then(rustix::process::Pid::from_raw) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+    let mut guard = KillUnlessDone(Some(child.id() as i32));
+    let out = within(limit, what, move || {
+        child.wait_with_output().expect("wait for the child")
+    });
+    guard.0 = None;
+    out
 }
