@@ -369,6 +369,81 @@ fn io_replay_json_reports_each_hook_and_the_outcome() {
     assert_eq!(started["hooks"], serde_json::json!([]));
 }
 
+/// Parses every line of `io replay --json`'s stdout, failing on one that is
+/// not JSON.
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}")))
+        .collect()
+}
+
+#[test]
+fn io_replay_json_names_each_of_several_hooks_by_its_own_number() {
+    // Three hooks, each matching a different set of events, the second one
+    // failing: every report must carry the number of the hook that made it.
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"started\"]\nappend = \"one.jsonl\"\n\n\
+         [[hook]]\non = [\"finished\"]\nrun = [\"false\"]\n\n\
+         [[hook]]\non = [\"started\", \"finished\"]\nappend = \"three.jsonl\"\n",
+    );
+    let out = env.io_with_stdin(
+        &["replay", "-", "--json"],
+        Some(example_events().as_bytes()),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let fired = |tag: &str| -> Vec<(u64, bool)> {
+        let line = lines
+            .iter()
+            .find(|l| l["event"] == tag && l["depth"] == 0)
+            .unwrap_or_else(|| panic!("a top-level `{tag}`"));
+        line["hooks"]
+            .as_array()
+            .expect("a hooks array")
+            .iter()
+            .map(|h| (h["hook"].as_u64().expect("a number"), h["ok"] == true))
+            .collect()
+    };
+    assert_eq!(fired("started"), [(1, true), (3, true)]);
+    assert_eq!(fired("finished"), [(2, false), (3, true)]);
+    let log = stderr(&out);
+    assert!(log.contains("hook[2] failed on `finished`"), "{log}");
+}
+
+#[test]
+fn a_hooks_own_output_never_reaches_io_replay_json() {
+    // `io replay --json` writes one JSON object per line to stdout; a hook
+    // printing to stdout or stderr must not land in it, nor in io's stderr.
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo HOOK-WROTE-TO-STDOUT && echo HOOK-WROTE-TO-STDERR >&2\"]\n",
+    );
+    let out = env.io_with_stdin(
+        &["replay", "-", "--json"],
+        Some(example_events().as_bytes()),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (name, text) in [("stdout", stdout(&out)), ("stderr", stderr(&out))] {
+        assert!(
+            !text.contains("HOOK-WROTE"),
+            "a hook wrote to io's {name}:\n{text}"
+        );
+    }
+    let lines = json_lines(&out);
+    assert_eq!(lines.last().expect("a summary")["outcome"], "completed");
+    // The hook did run, and its writes succeeded, on every event.
+    let events = example_events().lines().count();
+    let ran: Vec<&serde_json::Value> = lines.iter().filter(|l| l["event"].is_string()).collect();
+    assert_eq!(ran.len(), events);
+    for line in ran {
+        assert_eq!(line["hooks"][0]["ok"], true, "{line}");
+    }
+}
+
 const SCRIPT: &str = r#"
 goal = "two files"
 [[turn]]

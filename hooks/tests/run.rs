@@ -520,3 +520,35 @@ fn run_hooks_fire_from_many_threads_at_once() {
         }
     }
 }
+
+/// A hook's stdout and stderr go to null: whatever it prints reaches neither
+/// of the host's own descriptors (which a host may use for its own output,
+/// such as `io replay --json`), and its writes succeed. Run in a child whose
+/// stdout and stderr are pipes this test reads.
+#[test]
+fn a_hooks_stdout_and_stderr_reach_neither_of_the_hosts_descriptors() {
+    const NAME: &str = "a_hooks_stdout_and_stderr_reach_neither_of_the_hosts_descriptors";
+    if is_reexec(NAME) {
+        let dir = std::env::current_dir().unwrap();
+        // `&&`: a closed descriptor would fail the write, and the hook.
+        let body = "echo HOOK-WROTE-TO-STDOUT && echo HOOK-WROTE-TO-STDERR >&2 && : > ran";
+        let hooks = Hooks::new(
+            vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
+            &dir,
+        );
+        let (flow, failure, _) = fire(hooks, &step(1));
+        assert_eq!((flow, failure), (Flow::Continue, None));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = reexec(NAME, &[], dir.path());
+    assert_child_passed(&out);
+    assert!(dir.path().join("ran").exists(), "the hook ran to its end");
+    for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains("HOOK-WROTE"),
+            "the hook wrote to the host's {name}:\n{text}"
+        );
+    }
+}
