@@ -798,27 +798,73 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
 #[test]
 fn exec_output_reaches_the_observation_and_a_slow_command_is_killed_at_its_timeout() {
     let fx = fixture();
-    let text = r#"
+    // Two runs, so that the short timeout applies to `sleep` alone: on a
+    // loaded machine even `echo` can take longer than 150 ms to start.
+    let outcomes = |rec: &Recorder<fn(&RunEvent) -> bool>| -> Vec<String> {
+        kinds_tagged(rec, &["sandbox"])
+            .into_iter()
+            .map(|k| match k {
+                EventKind::Sandbox { outcome, .. } => outcome,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let quick = script(
+        r#"
 goal = "commands"
 [[turn]]
 calls = [
   { tool = "exec", args = { argv = ["echo", "hello from exec"] } },
-  { tool = "exec", args = { argv = ["sleep", "5"] } },
   { tool = "exec", args = { argv = ["no-such-program-here"] } },
 ]
 answer = "ran"
-"#;
-    let provider = script(text);
+"#,
+    );
     let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
     let contract = Contract {
         run_id: Some("r-exec".into()),
-        exec_timeout: std::time::Duration::from_millis(150),
         ..Contract::new("commands", &fx.workspace)
+    };
+    pollster::block_on(run_with_observed(
+        &contract,
+        &quick,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    assert_eq!(
+        outcomes(&rec),
+        [
+            "exited 0",
+            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
+        ]
+    );
+    let observation = first_observation(&fx, "r-exec");
+    assert!(
+        observation.contains("[exec echo] exited 0\nhello from exec\n"),
+        "{observation}"
+    );
+
+    let slow = script(
+        r#"
+goal = "a slow command"
+[[turn]]
+calls = [{ tool = "exec", args = { argv = ["sleep", "5"] } }]
+answer = "ran"
+"#,
+    );
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-exec-slow".into()),
+        exec_timeout: std::time::Duration::from_millis(150),
+        ..Contract::new("a slow command", &fx.workspace)
     };
     let started = std::time::Instant::now();
     pollster::block_on(run_with_observed(
         &contract,
-        &provider,
+        &slow,
         &fx.store,
         &Policy::default(),
         &ApproveAll,
@@ -829,26 +875,7 @@ answer = "ran"
         started.elapsed() < std::time::Duration::from_secs(4),
         "sleep 5 was not killed"
     );
-    let outcomes: Vec<String> = kinds_tagged(&rec, &["sandbox"])
-        .into_iter()
-        .map(|k| match k {
-            EventKind::Sandbox { outcome, .. } => outcome,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(
-        outcomes,
-        [
-            "exited 0",
-            "timed out after 150 ms and was killed",
-            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
-        ]
-    );
-    let observation = first_observation(&fx, "r-exec");
-    assert!(
-        observation.contains("[exec echo] exited 0\nhello from exec\n"),
-        "{observation}"
-    );
+    assert_eq!(outcomes(&rec), ["timed out after 150 ms and was killed"]);
 }
 
 #[test]
