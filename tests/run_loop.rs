@@ -554,6 +554,122 @@ fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
     }
 }
 
+/// The tags, `run_id`s and depths in a JSON-lines audit log.
+fn audit_lines(path: &std::path::Path) -> Vec<(String, String, u64)> {
+    std::fs::read_to_string(path)
+        .expect("the audit log")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (
+                v["event"].as_str().expect("a tag").to_owned(),
+                v["run_id"].as_str().expect("a run_id").to_owned(),
+                v["depth"].as_u64().expect("a depth"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn one_hooks_receives_a_live_trees_child_events_with_their_own_run_id_and_depth() {
+    // The spec's installation, once, for a run that spawns two children:
+    // the one `Hooks` appends every event of the tree, each child's under
+    // its own `run_id` at depth 1.
+    let fx = fixture();
+    std::fs::write(
+        fx.workspace.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .expect("io.local.toml");
+    let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
+    let hooks = config.hooks();
+    let contract = Contract {
+        run_id: Some("r-tree".into()),
+        max_depth: 1,
+        ..Contract::new("parent", &fx.workspace)
+    };
+    let result = pollster::block_on(run_with_observed(
+        &contract,
+        &script(TREE),
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &hooks,
+    ))
+    .expect("run");
+    assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
+    let lines = audit_lines(&fx.workspace.join("audit.jsonl"));
+    let runs: std::collections::BTreeSet<(String, u64)> = lines
+        .iter()
+        .map(|(_, id, depth)| (id.clone(), *depth))
+        .collect();
+    assert_eq!(
+        runs.into_iter().collect::<Vec<_>>(),
+        [
+            ("r-tree".to_owned(), 0),
+            ("r-tree.1.1".to_owned(), 1),
+            ("r-tree.1.2".to_owned(), 1)
+        ]
+    );
+    for child in ["r-tree.1.1", "r-tree.1.2"] {
+        let tags: Vec<&str> = lines
+            .iter()
+            .filter(|(_, id, _)| id == child)
+            .map(|(tag, _, _)| tag.as_str())
+            .collect();
+        assert_eq!(tags.first(), Some(&"started"), "{child}: {tags:?}");
+        assert_eq!(tags.last(), Some(&"finished"), "{child}: {tags:?}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|(tag, id, _)| tag == "spawn_refused" && id == "r-tree.1.2")
+    );
+}
+
+#[test]
+fn nothing_installs_a_hook_on_its_own() {
+    // An `io.local.toml` declaring an append hook and a run hook, which
+    // discovery loads; a run in that directory with an observer of its own,
+    // not `config.hooks()`: neither hook acts, and the append hook's file,
+    // which building the hooks creates, is never even created.
+    let fx = fixture();
+    std::fs::write(
+        fx.workspace.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n\n\
+         [[hook]]\nrun = [\"/bin/sh\", \"-c\", \": > hook-ran\"]\n",
+    )
+    .expect("io.local.toml");
+    let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
+    assert_eq!(config.hook_specs().len(), 2, "both hooks were loaded");
+    let rec = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-uninstalled".into()),
+        max_depth: 1,
+        ..Contract::new("parent", &fx.workspace)
+    };
+    let result = pollster::block_on(run_with_observed(
+        &contract,
+        &script(TREE),
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
+    assert!(rec.tags().len() > 10, "the run emitted its events");
+    let audit = fx.workspace.join("audit.jsonl");
+    assert!(!audit.exists(), "an append hook acted uninstalled");
+    assert!(
+        !fx.workspace.join("hook-ran").exists(),
+        "a run hook acted uninstalled"
+    );
+    // The control: building the hooks is what creates the file.
+    drop(config.hooks());
+    assert!(audit.exists());
+}
+
 #[test]
 fn a_provider_that_cannot_answer_is_retried_then_the_run_fails_resumably() {
     let fx = fixture();
