@@ -41,11 +41,19 @@ impl Env {
         self.io_with_stdin(args, None)
     }
 
-    fn io_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_io"))
+    /// `io` with `args`, in the root, with the empty user scope.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+        command
             .args(args)
             .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"));
+        command
+    }
+
+    fn io_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
+        let mut child = self
+            .command(args)
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -442,6 +450,52 @@ fn a_hooks_own_output_never_reaches_io_replay_json() {
     for line in ran {
         assert_eq!(line["hooks"][0]["ok"], true, "{line}");
     }
+}
+
+#[test]
+fn two_io_processes_appending_to_one_log_never_tear_a_line() {
+    // Two `io replay` processes, each appending 2,000 lines of 4 KiB to one
+    // log at once. In-process appends are serialised by a lock; across
+    // processes only each line being one `write` to an `O_APPEND` file
+    // keeps it whole.
+    const EVENTS: usize = 2_000;
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"shared.jsonl\"\n");
+    let mut children = Vec::new();
+    for who in ["a", "b"] {
+        let text = who.repeat(4096);
+        let recording: String = (0..EVENTS)
+            .map(|seq| {
+                format!(
+                    "{{\"event\":\"token\",\"step\":1,\"text\":\"{text}\",\"run_id\":\"{who}\",\"depth\":0,\"seq\":{seq}}}\n"
+                )
+            })
+            .collect();
+        let file = env.write(&format!("{who}.jsonl"), &recording);
+        let child = env
+            .command(&["replay", file.to_str().expect("utf-8")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("io runs");
+        children.push(child);
+    }
+    for child in children {
+        let out = output_within(child, Duration::from_secs(120), "io replay");
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let log = std::fs::read_to_string(env.root().join("shared.jsonl")).expect("the log");
+    let mut seen = std::collections::HashSet::new();
+    for (n, line) in log.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("line {} is torn ({e}): {:.120}…", n + 1, line));
+        let who = v["run_id"].as_str().expect("a run_id").to_owned();
+        assert_eq!(v["text"], who.repeat(4096), "line {}", n + 1);
+        assert!(seen.insert((who, v["seq"].as_u64().expect("a seq"))));
+    }
+    assert_eq!(seen.len(), 2 * EVENTS);
+    assert_eq!(log.lines().count(), 2 * EVENTS);
 }
 
 const SCRIPT: &str = r#"
