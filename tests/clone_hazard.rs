@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{ReleaseFifo, prerequisite, within};
+use common::{ReleaseFifo, output_within, prerequisite, within};
 use io_harness::{Config, ConfigError};
 
 const HOOKED: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
@@ -274,8 +274,11 @@ fn the_callers_git_environment_does_not_change_the_answer() {
         .env("GIT_COMMON_DIR", &other_git)
         .env("GIT_CEILING_DIRECTORIES", repo.path().join("crates"))
         .env("GIT_LITERAL_PATHSPECS", "0")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let out = output_within(out, Duration::from_secs(60), "the re-executed test");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -317,13 +320,16 @@ fn a_git_that_never_answers_is_given_up_on() {
 
 /// Runs `io` in `root` with an empty user scope.
 fn io(root: &Path, user: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_io"))
+    let child = Command::new(env!("CARGO_BIN_EXE_io"))
         .args(args)
         .current_dir(root)
         .env("IO_CONFIG_HOME", user)
         .stdin(Stdio::null())
-        .output()
-        .expect("io runs")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
 }
 
 #[test]
