@@ -483,25 +483,29 @@ goal = "too deep"
 answer = "unreachable"
 "#;
 
-#[test]
-fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
-    let fx = fixture();
-    let provider = script(TREE);
-    let rec = Recorder::new(never);
+/// Runs [`TREE`] as `run_id`, children allowed one level deep.
+fn run_tree(fx: &Fixture, run_id: &str, observer: &dyn Observer) -> io_harness::RunResult {
     let contract = Contract {
-        run_id: Some("r-tree".into()),
+        run_id: Some(run_id.into()),
         max_depth: 1,
         ..Contract::new("parent", &fx.workspace)
     };
-    let result = pollster::block_on(run_with_observed(
+    pollster::block_on(run_with_observed(
         &contract,
-        &provider,
+        &script(TREE),
         &fx.store,
         &Policy::default(),
         &ApproveAll,
-        &rec,
+        observer,
     ))
-    .expect("run");
+    .expect("run")
+}
+
+#[test]
+fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
+    let fx = fixture();
+    let rec = Recorder::new(never);
+    let result = run_tree(&fx, "r-tree", &rec);
     assert_eq!(
         result.outcome,
         RunOutcome::Completed {
@@ -583,20 +587,7 @@ fn one_hooks_receives_a_live_trees_child_events_with_their_own_run_id_and_depth(
     .expect("io.local.toml");
     let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
     let hooks = config.hooks();
-    let contract = Contract {
-        run_id: Some("r-tree".into()),
-        max_depth: 1,
-        ..Contract::new("parent", &fx.workspace)
-    };
-    let result = pollster::block_on(run_with_observed(
-        &contract,
-        &script(TREE),
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &hooks,
-    ))
-    .expect("run");
+    let result = run_tree(&fx, "r-tree", &hooks);
     assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
     let lines = audit_lines(&fx.workspace.join("audit.jsonl"));
     let runs: std::collections::BTreeSet<(String, u64)> = lines
@@ -643,20 +634,7 @@ fn nothing_installs_a_hook_on_its_own() {
     let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
     assert_eq!(config.hook_specs().len(), 2, "both hooks were loaded");
     let rec = Recorder::new(never);
-    let contract = Contract {
-        run_id: Some("r-uninstalled".into()),
-        max_depth: 1,
-        ..Contract::new("parent", &fx.workspace)
-    };
-    let result = pollster::block_on(run_with_observed(
-        &contract,
-        &script(TREE),
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &rec,
-    ))
-    .expect("run");
+    let result = run_tree(&fx, "r-uninstalled", &rec);
     assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
     assert!(rec.tags().len() > 10, "the run emitted its events");
     let audit = fx.workspace.join("audit.jsonl");
