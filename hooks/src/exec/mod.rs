@@ -1,8 +1,8 @@
 //! Executing hooks: one mask test per event, then every matching hook's
 //! `append` or `run`, in the order written.
 
-mod append;
-mod run;
+pub(crate) mod append;
+pub(crate) mod run;
 
 pub use run::{resolve_program, run_argv, run_command};
 
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::registry::{HookEvents, HookFilter};
-use crate::spec::{Action, Flow, HookSpec, OnFailure};
+use crate::spec::{Flow, HookSpec, OnFailure};
 
 /// Every hook of one config, ready to receive events.
 ///
@@ -99,10 +99,7 @@ impl<E: HookEvents> Hooks<E> {
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         for (index, spec) in specs.iter().enumerate() {
-            match &spec.action {
-                Action::Append { path } => append::create(index + 1, path),
-                Action::Run { argv, .. } => run::check(index + 1, argv, &abs_root),
-            }
+            spec.action.prepare(index + 1, &abs_root);
         }
         Hooks {
             specs,
@@ -228,10 +225,7 @@ impl<E: HookEvents> Hooks<E> {
             let start = report.is_some().then(Instant::now);
             let result = match &line {
                 None => Err(HookFailure::Serialize),
-                Some(line) => match &spec.action {
-                    Action::Append { path } => append::append(path, line),
-                    Action::Run { argv, timeout } => run::run(argv, *timeout, &self.abs_root, line),
-                },
+                Some(line) => spec.action.execute(line, &self.abs_root),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
