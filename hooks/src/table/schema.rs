@@ -87,3 +87,63 @@ fn exclusion(entry: &crate::action::ActionEntry) -> Option<Value> {
         "then": { "not": not }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{TableErrorKind, TomlFile};
+
+    #[derive(crate::HookEvents)]
+    #[hook(crate = "crate")]
+    enum Ev {
+        #[hook(tag = "step")]
+        Step,
+    }
+
+    /// The error loading a one-key table, `key = 0`.
+    fn kind_for(key: &str) -> TableErrorKind {
+        let text = format!("[[hook]]\n{} = 0\n", crate::toml_key(key));
+        let err = TomlFile::new("io.toml", &text)
+            .hooks::<Ev>(std::path::Path::new("/p"))
+            .expect_err("no one-key table with an integer is a hook");
+        err.kind().clone()
+    }
+
+    #[test]
+    fn the_parser_accepts_exactly_the_keys_the_schema_lists() {
+        let schema = hook_table_schema::<Ev>(|_| String::new());
+        let listed: Vec<&str> = schema["properties"]
+            .as_object()
+            .expect("properties is an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(listed.contains(&"on") && listed.contains(&"timeout_ms"));
+        for key in &listed {
+            let kind = kind_for(key);
+            assert!(
+                !matches!(kind, TableErrorKind::UnknownKey { .. }),
+                "`{key}` is in the schema but the parser refuses it as unknown"
+            );
+        }
+        let near_misses = [
+            "command",
+            "timeout",
+            "On",
+            "on_failur",
+            "appendd",
+            "runs",
+            "",
+        ];
+        for key in listed
+            .iter()
+            .map(|k| format!("{k}_"))
+            .chain(near_misses.map(String::from))
+        {
+            match kind_for(&key) {
+                TableErrorKind::UnknownKey { expected, .. } => assert_eq!(expected, listed),
+                other => panic!("`{key}` is not in the schema but the parser took it: {other:?}"),
+            }
+        }
+    }
+}
