@@ -149,23 +149,13 @@ impl fmt::Display for TableErrorKind {
                 write_one_of(f, tags)
             }
             TableErrorKind::NoAction => {
-                match action::NAMES.as_slice() {
-                    [a, b] => write!(f, "the table has neither `{a}` nor `{b}`")?,
-                    keys => {
-                        f.write_str("the table has none of ")?;
-                        write_or_list(f, keys, "`", "`")?;
-                    }
-                }
+                f.write_str("the table has ")?;
+                write_action_keys(f, ("neither", "nor"), "none of ")?;
                 f.write_str("; a hook needs exactly one of them")
             }
             TableErrorKind::BothActions => {
-                match action::NAMES.as_slice() {
-                    [a, b] => write!(f, "the table has both `{a}` and `{b}`")?,
-                    keys => {
-                        f.write_str("the table has more than one of ")?;
-                        write_or_list(f, keys, "`", "`")?;
-                    }
-                }
+                f.write_str("the table has ")?;
+                write_action_keys(f, ("both", "and"), "more than one of ")?;
                 f.write_str(
                     "; a hook needs exactly one of them \
                      (write two `[[hook]]` tables for two actions)",
@@ -200,6 +190,18 @@ impl fmt::Display for TableErrorKind {
                 f,
                 "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
             ),
+        }
+    }
+}
+
+/// The action keys: "neither `append` nor `run`" for two (`two` gives the
+/// words), "none of `a`, `b` or `c`" for more (`many` gives the lead).
+fn write_action_keys(f: &mut fmt::Formatter<'_>, two: (&str, &str), many: &str) -> fmt::Result {
+    match action::NAMES.as_slice() {
+        [a, b] => write!(f, "{} `{a}` {} `{b}`", two.0, two.1),
+        keys => {
+            f.write_str(many)?;
+            write_or_list(f, keys, "`", "`")
         }
     }
 }

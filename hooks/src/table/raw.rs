@@ -145,34 +145,35 @@ impl RawHook {
         Some(self.values.remove(at).1)
     }
 
-    /// `name`'s strings, when present (and declared [`Shape::Strings`]).
-    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Spanned<Vec<Spanned<String>>>> {
+    /// `name`'s value as `pick` reads it, with its span, when present.
+    fn take_as<T>(&mut self, name: &str, pick: fn(RawValue) -> Option<T>) -> Option<Spanned<T>> {
         let value = self.take(name)?;
         let span = value.span();
-        match value.into_inner() {
-            RawValue::Strings(items) => Some(Spanned::new(span, items)),
+        pick(value.into_inner()).map(|v| Spanned::new(span, v))
+    }
+
+    /// `name`'s strings, when present (and declared [`Shape::Strings`]).
+    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Spanned<Vec<Spanned<String>>>> {
+        self.take_as(name, |v| match v {
+            RawValue::Strings(items) => Some(items),
             _ => None,
-        }
+        })
     }
 
     /// `name`'s string, when present (and declared [`Shape::Text`]).
     pub(crate) fn take_text(&mut self, name: &str) -> Option<Spanned<String>> {
-        let value = self.take(name)?;
-        let span = value.span();
-        match value.into_inner() {
-            RawValue::Text(text) => Some(Spanned::new(span, text)),
+        self.take_as(name, |v| match v {
+            RawValue::Text(text) => Some(text),
             _ => None,
-        }
+        })
     }
 
     /// `name`'s integer, when present (and declared [`Shape::Int`]).
     pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
-        let value = self.take(name)?;
-        let span = value.span();
-        match value.into_inner() {
-            RawValue::Int(n) => Some(Spanned::new(span, n)),
+        self.take_as(name, |v| match v {
+            RawValue::Int(n) => Some(n),
             _ => None,
-        }
+        })
     }
 
     /// `name`'s choice, when present (and declared [`Shape::Choice`]).
