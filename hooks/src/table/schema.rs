@@ -95,6 +95,7 @@ mod tests {
 
     #[derive(crate::HookEvents)]
     #[hook(crate = "crate")]
+    #[allow(dead_code)] // only its tags are used
     enum Ev {
         #[hook(tag = "step")]
         Step,
