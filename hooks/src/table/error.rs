@@ -24,7 +24,7 @@ pub(crate) struct ErrorInner {
 }
 
 impl TableError {
-    /// The file, as named to [`TomlFile::new`].
+    /// The file, as named to [`TomlFile::new`](super::TomlFile::new).
     pub fn file(&self) -> &str {
         &self.0.file
     }

@@ -16,7 +16,7 @@ pub(super) enum KeySegment {
 }
 
 /// The key path of a serde error, for an operator: array positions counted
-/// from 1, [`Spanned`]'s private keys dropped, and nothing below a hook
+/// from 1, [`Spanned`](toml::Spanned)'s private keys dropped, and nothing below a hook
 /// table's key (`hook[2].on`, not `hook[2].on[3]`: the position points at
 /// the element).
 pub(super) fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> {
