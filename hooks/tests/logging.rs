@@ -97,7 +97,7 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
     );
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 3, "one at build, one per failed hook:\n{log}");
-    assert!(lines[0].contains("hook[3]: could not create `"), "{log}");
+    assert!(lines[0].contains("hook[3]: append: `"), "{log}");
     let lines = &lines[1..];
     assert!(lines.iter().all(|l| l.contains("WARN")), "{log}");
 
@@ -141,10 +141,24 @@ fn a_file_that_cannot_be_created_is_warned_about_when_the_hooks_are_built() {
     assert!(lines[0].contains("WARN"), "{log}");
     assert!(
         lines[0].contains(&format!(
-            "hook[2]: could not create `{}`: No such file or directory",
-            bad.display()
+            "hook[2]: append: `{}` cannot be created: there is no directory `{}`",
+            bad.display(),
+            dir.path().join("no/such/dir").display()
         )),
         "{log}"
+    );
+    // The same, as data: one problem, logged once.
+    assert_eq!(hooks.problems().len(), 1);
+    assert!(lines[0].contains(&hooks.problems()[0].to_string()), "{log}");
+    assert_eq!(
+        hooks.problems()[0].hint().as_deref(),
+        Some(
+            format!(
+                "create it: mkdir -p {}",
+                dir.path().join("no/such/dir").display()
+            )
+            .as_str()
+        )
     );
 }
 
@@ -166,7 +180,7 @@ fn a_log_that_is_a_symlink_or_not_a_regular_file_is_warned_about_when_the_hooks_
     assert_eq!(lines.len(), 2, "{log}");
     assert!(
         lines[0].contains(&format!(
-            "hook[1]: could not create `{}`: it is a symbolic link, which an append hook never follows",
+            "hook[1]: append: `{}` is a symbolic link, which an append hook never follows",
             link.display()
         )),
         "{log}"
@@ -176,9 +190,7 @@ fn a_log_that_is_a_symlink_or_not_a_regular_file_is_warned_about_when_the_hooks_
         "the link was not followed"
     );
     assert!(
-        lines[1].contains(
-            "hook[2]: `/dev/null` is not a regular file; an append hook's log should be one"
-        ),
+        lines[1].contains("hook[2]: append: `/dev/null` is not a regular file"),
         "{log}"
     );
 }
@@ -204,9 +216,10 @@ fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 2, "{log}");
     assert!(
-        lines[0].contains(
-            "hook[1]: `./scripts/check` is not an executable file relative to the discovery root"
-        ),
+        lines[0].contains(&format!(
+            "hook[1]: `./scripts/check`: there is no `{}`",
+            dir.path().join("./scripts/check").display()
+        )),
         "{log}"
     );
     assert!(

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{HookFailure, append};
+use crate::exec::{HookFailure, ProblemKind, append};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -45,8 +45,12 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(number: usize, _root: &Path, path: &Path) {
-    append::create(number, path);
+pub(super) fn prepare(root: &Path, create: bool, path: &Path) -> Vec<ProblemKind> {
+    let mut problems = append::check(path, root);
+    if create && problems.is_empty() {
+        problems.extend(append::create(path));
+    }
+    problems
 }
 
 #[inline]

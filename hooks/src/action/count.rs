@@ -36,7 +36,9 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     }
 }
 
-pub(super) fn prepare(_number: usize, _root: &Path, _name: &str) {}
+pub(super) fn prepare(_root: &Path, _create: bool, _name: &str) -> Vec<ProblemKind> {
+    Vec::new()
+}
 
 pub(super) fn execute(_line: &[u8], _root: &Path, name: &str) -> Result<(), HookFailure> {
     let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);

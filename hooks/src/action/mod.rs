@@ -16,7 +16,7 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::HookFailure;
+use crate::exec::{HookFailure, ProblemKind};
 use crate::table::{Cx, HookKey, RawHook, TableError};
 
 /// One registered action.
@@ -58,13 +58,14 @@ macro_rules! actions {
         pub(crate) const ACTIONS: &[ActionEntry] = &[$( $(#[cfg($cfg)])? $module::ENTRY, )*];
 
         impl Action {
-            /// Prepares the action when the hooks are built: warns early of
-            /// what would make it fail (`number` is the hook's, from 1).
-            pub(crate) fn prepare(&self, number: usize, root: &Path) {
+            /// Prepares the action when the hooks are built: returns what
+            /// would make it fail each time it fires, and, when `create` is
+            /// set and nothing is wrong, creates what it writes to.
+            pub(crate) fn prepare(&self, root: &Path, create: bool) -> Vec<ProblemKind> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::prepare(number, root, $($field),*),
+                        Action::$variant { $($field),* } => $module::prepare(root, create, $($field),*),
                     )*
                 }
             }

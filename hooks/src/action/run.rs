@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{HookFailure, run};
+use crate::exec::{HookFailure, ProblemKind, run};
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
@@ -83,8 +83,13 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(number: usize, root: &Path, argv: &[String], _timeout: &Duration) {
-    run::check(number, argv, root);
+pub(super) fn prepare(
+    root: &Path,
+    _create: bool,
+    argv: &[String],
+    _timeout: &Duration,
+) -> Vec<ProblemKind> {
+    run::check(argv, root)
 }
 
 #[inline]

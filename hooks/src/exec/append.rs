@@ -10,6 +10,7 @@ use rustix::fs::OFlags;
 use rustix::io::Errno;
 
 use super::HookFailure;
+use super::problem::{ProblemKind, as_written, shell_would_expand};
 
 /// Serialises every append in the process, whichever `Hooks` and whichever
 /// file: a tree of runs emits from many threads at once, and no reader may
@@ -47,24 +48,58 @@ fn open(path: &Path) -> io::Result<File> {
         })
 }
 
-/// Creates the file, empty, when the hooks are built; warns when it cannot.
-/// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
-pub(crate) fn create(number: usize, path: &Path) {
-    match open(path) {
-        Err(e) => tracing::warn!(
-            hook = number,
-            path = %path.display(),
-            "hook[{number}]: could not create `{}`: {}; each append will fail until it can",
-            path.display(),
-            super::OsMessage(&e)
-        ),
-        Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => tracing::warn!(
-            hook = number,
-            path = %path.display(),
-            "hook[{number}]: `{}` is not a regular file; an append hook's log should be one",
-            path.display()
-        ),
+/// What would make an append to `path` fail, found without creating
+/// anything: the path is a directory, a symbolic link or not a regular file,
+/// its directory does not exist, or it holds a `~` or `$` a shell would have
+/// expanded (`root` tells which part the operator wrote).
+pub(crate) fn check(path: &Path, root: &Path) -> Vec<ProblemKind> {
+    let mut problems = Vec::new();
+    let written = as_written(path, root);
+    if written
+        .components()
+        .any(|c| shell_would_expand(&c.as_os_str().to_string_lossy()))
+    {
+        problems.push(ProblemKind::NotExpanded {
+            key: "append".to_owned(),
+            text: written.display().to_string(),
+        });
+    }
+    let path = path.to_path_buf();
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            problems.push(ProblemKind::AppendIsSymlink { path })
+        }
+        Ok(meta) if meta.is_dir() => problems.push(ProblemKind::AppendIsDirectory { path }),
+        Ok(meta) if !meta.is_file() => problems.push(ProblemKind::AppendNotRegular { path }),
         Ok(_) => {}
+        Err(_) => {
+            if let Some(parent) = path.parent()
+                && !parent.as_os_str().is_empty()
+                && !parent.is_dir()
+            {
+                let parent = parent.to_path_buf();
+                problems.push(ProblemKind::AppendNoParent { path, parent });
+            }
+        }
+    }
+    problems
+}
+
+/// Creates the file, empty, when the hooks are built and [`check`] found
+/// nothing wrong; what still goes wrong is the one problem returned.
+pub(crate) fn create(path: &Path) -> Option<ProblemKind> {
+    match open(path) {
+        Err(e) => Some(ProblemKind::AppendCannotCreate {
+            path: path.to_path_buf(),
+            reason: super::OsMessage(&e).to_string(),
+        }),
+        // Raced into something else since `check` looked.
+        Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => {
+            Some(ProblemKind::AppendNotRegular {
+                path: path.to_path_buf(),
+            })
+        }
+        Ok(_) => None,
     }
 }
 

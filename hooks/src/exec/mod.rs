@@ -2,8 +2,10 @@
 //! `append` or `run`, in the order written.
 
 pub(crate) mod append;
+mod problem;
 pub(crate) mod run;
 
+pub use problem::{Problem, ProblemKind};
 pub use run::{resolve_program, run_argv, run_command};
 
 use std::fmt;
@@ -62,6 +64,8 @@ pub struct Hooks<E> {
     /// the host's working directory at the moment an event fires.
     abs_root: PathBuf,
     wanted: HookFilter<E>,
+    /// What building them found wrong, in hook order.
+    problems: Vec<Problem>,
 }
 
 impl<E: HookEvents> fmt::Debug for Hooks<E> {
@@ -89,24 +93,66 @@ impl<E: HookEvents> Hooks<E> {
     /// Every `append` file is created here, empty and with mode 0600, when
     /// it does not exist yet (an existing file is never truncated), so an
     /// empty file means "the filter matched nothing" and a missing one means
-    /// "the hooks were never built". A file that cannot be created, and a
-    /// `run` program that cannot be found now, are warned about through
-    /// `tracing`; the hook is kept, and fails (subject to its `on_failure`)
-    /// each time it fires and the cause persists.
+    /// "the hooks were never built".
+    ///
+    /// What would make a hook fail each time it fires (a `run` program that
+    /// is missing or not executable, an `append` path that is a directory or
+    /// whose directory is missing, a `~` or `$` no shell will expand) is
+    /// found here, once: [`problems`](Self::problems) returns it, and each
+    /// problem is also logged once through `tracing` at warn level for an
+    /// embedder that does not ask. The hook is kept, and fails (subject to
+    /// its `on_failure`) each time it fires and the cause persists.
     pub fn new(specs: Vec<HookSpec<E>>, root: &Path) -> Self {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        for (index, spec) in specs.iter().enumerate() {
-            spec.action.prepare(index + 1, &abs_root);
+        let problems = find_problems(&specs, &abs_root, true);
+        for problem in &problems {
+            tracing::warn!(
+                hook = problem.number(),
+                "{problem}; it fails each time it fires until this is fixed"
+            );
         }
         Hooks {
             specs,
             root: root.to_path_buf(),
             abs_root,
             wanted,
+            problems,
         }
+    }
+
+    /// What [`new`](Self::new) would find wrong with `specs`, without
+    /// building anything: no file is created and nothing is logged. For a
+    /// dry run, or a checker that must leave the disk as it found it.
+    ///
+    /// ```
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure, ProblemKind};
+    /// # #[derive(io_hooks::HookEvents)]
+    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// let dir = tempfile::tempdir()?;
+    /// let specs = vec![HookSpec::<Ev> {
+    ///     on: HookFilter::ALL,
+    ///     action: Action::Append { path: dir.path().join("nope/audit.jsonl") },
+    ///     on_failure: OnFailure::Continue,
+    /// }];
+    /// let problems = Hooks::check(&specs, dir.path());
+    /// assert!(matches!(problems[0].kind, ProblemKind::AppendNoParent { .. }));
+    /// assert_eq!(problems[0].number(), 1);
+    /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
+        let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        find_problems(specs, &abs_root, false)
+    }
+
+    /// What building these hooks found wrong, in hook order: each problem
+    /// makes its hook fail each time it fires, until it is fixed. Empty when
+    /// every hook can run as written.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
     }
 
     /// Whether the config declared no hook.
@@ -224,8 +270,11 @@ impl<E: HookEvents> Hooks<E> {
             }
             let start = report.is_some().then(Instant::now);
             let result = match &line {
-                None => Err(HookFailure::Serialize),
-                Some(line) => spec.action.execute(line, &self.abs_root),
+                Err(reason) => Err(HookFailure::Serialize {
+                    event: tag,
+                    reason: reason.clone(),
+                }),
+                Ok(line) => spec.action.execute(line, &self.abs_root),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
@@ -256,13 +305,28 @@ impl<E: HookEvents> Hooks<E> {
     }
 }
 
-/// The event as one JSON line with its newline, or `None` when it cannot be
-/// serialised.
-fn serialize_line<T: Serialize + ?Sized>(event: &T) -> Option<Vec<u8>> {
+/// The event as one JSON line with its newline, or serde's reason it cannot
+/// be serialised.
+fn serialize_line<T: Serialize + ?Sized>(event: &T) -> Result<Vec<u8>, String> {
     let mut line = Vec::with_capacity(256);
-    serde_json::to_writer(&mut line, event).ok()?;
+    serde_json::to_writer(&mut line, event).map_err(|e| e.to_string())?;
     line.push(b'\n');
-    Some(line)
+    Ok(line)
+}
+
+/// Every hook's problems, in hook order; `create` makes the `append` files
+/// of hooks that have none.
+fn find_problems<E: HookEvents>(specs: &[HookSpec<E>], root: &Path, create: bool) -> Vec<Problem> {
+    specs
+        .iter()
+        .enumerate()
+        .flat_map(|(index, spec)| {
+            spec.action
+                .prepare(root, create)
+                .into_iter()
+                .map(move |kind| Problem { index, kind })
+        })
+        .collect()
 }
 
 /// What one matching hook did with one event, as given to the `report` of
@@ -292,9 +356,19 @@ impl HookRun<'_> {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum HookFailure {
-    /// The event could not be serialised as JSON. (serde's message is left
-    /// out: a custom `Serialize` may put the event's contents in it.)
-    Serialize,
+    /// The event could not be serialised as JSON. The hook fails, and its
+    /// `on_failure` applies, like any other failure.
+    ///
+    /// serde's reason is kept: the event type's `Serialize` is the
+    /// embedder's own code, so what its errors say is the embedder's choice,
+    /// and serde_json's own reasons (`key must be a string`) never quote a
+    /// value. Without it an operator cannot tell which field to fix.
+    Serialize {
+        /// The event's tag.
+        event: &'static str,
+        /// serde's reason.
+        reason: String,
+    },
     /// The `append` file could not be opened or written.
     Append {
         /// The file.
@@ -353,7 +427,12 @@ pub enum HookFailure {
 impl fmt::Display for HookFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HookFailure::Serialize => f.write_str("could not serialise the event as JSON"),
+            HookFailure::Serialize { event, reason } => {
+                write!(
+                    f,
+                    "could not serialise the `{event}` event as JSON: {reason}"
+                )
+            }
             HookFailure::Append { path, source } => {
                 write!(
                     f,

@@ -52,6 +52,7 @@ use rustix::process::{
 };
 
 use super::HookFailure;
+use super::problem::{ProblemKind, shell_would_expand};
 
 /// The search path when `PATH` is unset: glibc's own default, whose
 /// entries are both absolute.
@@ -71,26 +72,50 @@ pub(super) enum WaitMode {
     Poll,
 }
 
-/// Warns, when the hooks are built, about a program that cannot be found.
-/// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
-pub(crate) fn check(number: usize, argv: &[String], root: &Path) {
+/// What would make `argv` fail each time it runs, as far as can be told
+/// without running it: the program is missing, not executable or a
+/// directory, or an element holds a `~` or `$` a shell would have expanded.
+pub(crate) fn check(argv: &[String], root: &Path) -> Vec<ProblemKind> {
+    let mut problems: Vec<ProblemKind> = argv
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| shell_would_expand(a))
+        .map(|(i, a)| ProblemKind::NotExpanded {
+            key: format!("run[{}]", i + 1),
+            text: a.clone(),
+        })
+        .collect();
     let program = argv.first().map(String::as_str).unwrap_or("");
     let path_var = std::env::var_os("PATH");
-    let found = match resolve(program, root, path_var.as_deref()) {
-        Ok(path) => is_executable(&path),
-        Err(_) => false,
-    };
-    if !found {
-        tracing::warn!(
-            hook = number,
-            "hook[{number}]: `{program}` is not an executable file {}; it fails each time it fires until it is",
-            if program.contains('/') {
-                "relative to the discovery root"
-            } else {
-                "in any absolute `PATH` entry"
+    match resolve(program, root, path_var.as_deref()) {
+        Err(_) => {
+            let local = root.join(program);
+            let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
+            problems.push(ProblemKind::NotInPath {
+                program: program.to_owned(),
+                in_root,
+            });
+        }
+        Ok(path) => {
+            let owned = || program.to_owned();
+            match std::fs::metadata(&path) {
+                Err(_) => problems.push(ProblemKind::NoSuchProgram {
+                    program: owned(),
+                    path,
+                }),
+                Ok(meta) if meta.is_dir() => problems.push(ProblemKind::ProgramIsDirectory {
+                    program: owned(),
+                    path,
+                }),
+                Ok(_) if !is_executable(&path) => problems.push(ProblemKind::NotExecutable {
+                    program: owned(),
+                    path,
+                }),
+                Ok(_) => {}
             }
-        );
+        }
     }
+    problems
 }
 
 /// Runs `argv` with `line` on its stdin, in `root`, within `timeout`.

@@ -1,0 +1,204 @@
+//! What building the hooks finds wrong, as data (`Hooks::problems`,
+//! `Hooks::check`), and a serialisation failure as a hook failure.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::{Ev, append, run};
+use io_hooks::{Flow, HookFailure, Hooks, OnFailure, ProblemKind};
+
+fn kinds(hooks: &Hooks<Ev>) -> Vec<(usize, ProblemKind)> {
+    hooks
+        .problems()
+        .iter()
+        .map(|p| (p.number(), p.kind.clone()))
+        .collect()
+}
+
+#[test]
+fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("scripts")).unwrap();
+    std::fs::write(root.join("scripts/x.sh"), "#!/bin/sh\n").unwrap(); // mode 0644
+    common::script(root, "myhook", "exit 0");
+    let specs = vec![
+        run(&["notify-sendx-no-such"], 5000, &[], OnFailure::Continue),
+        run(&["./scripts/x.sh"], 5000, &[], OnFailure::Continue),
+        run(&["myhook"], 5000, &[], OnFailure::Continue),
+        run(&["$HOME/bin/notify"], 5000, &[], OnFailure::Continue),
+        run(&["./scripts"], 5000, &[], OnFailure::Continue),
+        run(&["sh", "-c", "true"], 5000, &[], OnFailure::Continue),
+    ];
+    let hooks = Hooks::new(specs, root);
+    let got = kinds(&hooks);
+    assert_eq!(
+        got[0],
+        (
+            1,
+            ProblemKind::NotInPath {
+                program: "notify-sendx-no-such".into(),
+                in_root: None
+            }
+        )
+    );
+    assert!(
+        matches!(&got[1], (2, ProblemKind::NotExecutable { .. })),
+        "{got:?}"
+    );
+    assert_eq!(
+        hooks.problems()[1].hint().unwrap(),
+        format!(
+            "make it executable: chmod +x {}",
+            root.join("./scripts/x.sh").display()
+        )
+    );
+    assert_eq!(
+        got[2],
+        (
+            3,
+            ProblemKind::NotInPath {
+                program: "myhook".into(),
+                in_root: Some("./myhook".into())
+            }
+        )
+    );
+    assert_eq!(
+        hooks.problems()[2].hint().as_deref(),
+        Some("to run the file in the discovery root, write `./myhook`")
+    );
+    assert_eq!(
+        got[3],
+        (
+            4,
+            ProblemKind::NotExpanded {
+                key: "run[1]".into(),
+                text: "$HOME/bin/notify".into()
+            }
+        )
+    );
+    assert!(
+        matches!(&got[4], (4, ProblemKind::NoSuchProgram { .. })),
+        "{got:?}"
+    );
+    assert!(
+        matches!(&got[5], (5, ProblemKind::ProgramIsDirectory { .. })),
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 6, "hook[6] can run: {got:?}");
+    assert!(
+        hooks.problems()[0]
+            .to_string()
+            .starts_with("hook[1]: `notify-sendx-no-such` is not an executable file in any absolute `PATH` entry (a bare name is looked up in `PATH` only"),
+        "{}",
+        hooks.problems()[0]
+    );
+}
+
+#[test]
+fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("logs")).unwrap();
+    std::os::unix::fs::symlink(root.join("elsewhere"), root.join("link.jsonl")).unwrap();
+    let specs = vec![
+        append(&root.join("~/audit.jsonl"), &[], OnFailure::Continue),
+        append(&root.join("logs"), &[], OnFailure::Continue),
+        append(&root.join("nope/audit.jsonl"), &[], OnFailure::Continue),
+        append(&root.join("link.jsonl"), &[], OnFailure::Continue),
+        append(&root.join("fine.jsonl"), &[], OnFailure::Continue),
+    ];
+    let checked = Hooks::check(&specs, root);
+    assert!(!root.join("fine.jsonl").exists(), "check creates no file");
+    let hooks = Hooks::new(specs, root);
+    assert_eq!(
+        hooks.problems(),
+        checked.as_slice(),
+        "one source of problems"
+    );
+    assert!(root.join("fine.jsonl").exists(), "new creates the good one");
+    let got = kinds(&hooks);
+    assert_eq!(
+        got[0],
+        (
+            1,
+            ProblemKind::NotExpanded {
+                key: "append".into(),
+                text: "~/audit.jsonl".into()
+            }
+        )
+    );
+    assert!(
+        matches!(&got[1], (1, ProblemKind::AppendNoParent { .. })),
+        "{got:?}"
+    );
+    assert!(
+        matches!(&got[2], (2, ProblemKind::AppendIsDirectory { .. })),
+        "{got:?}"
+    );
+    assert!(
+        matches!(&got[3], (3, ProblemKind::AppendNoParent { parent, .. }) if parent == &root.join("nope")),
+        "{got:?}"
+    );
+    assert!(
+        matches!(&got[4], (4, ProblemKind::AppendIsSymlink { .. })),
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 5, "{got:?}");
+    assert!(
+        !root.join("elsewhere").exists(),
+        "the link was not followed"
+    );
+    assert!(!root.join("~").exists() && !root.join("nope").exists());
+}
+
+/// An event whose `Serialize` fails, as a map with a non-string key does.
+#[derive(serde::Serialize)]
+struct Unserialisable {
+    map: std::collections::BTreeMap<(u8, u8), u8>,
+}
+
+#[test]
+fn a_serialisation_failure_fails_the_hook_naming_the_tag_and_serdes_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("a.jsonl");
+    let hooks = Hooks::new(vec![append(&log, &["step"], OnFailure::Cancel)], dir.path());
+    let bad = Unserialisable {
+        map: [((1, 2), 3)].into_iter().collect(),
+    };
+    let mut failures = Vec::new();
+    let flow = hooks.fire_with(&common::step(1), &bad, |run| {
+        failures.push(run.result.map_err(ToString::to_string));
+    });
+    assert_eq!(flow, Flow::Cancel, "on_failure = cancel applies");
+    assert_eq!(
+        failures,
+        [Err(
+            "could not serialise the `step` event as JSON: key must be a string".to_owned()
+        )]
+    );
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "");
+    let mut kinds = Vec::new();
+    let again = hooks.fire_with(&common::step(2), &bad, |run| {
+        kinds.push(matches!(
+            run.result,
+            Err(HookFailure::Serialize { event: "step", .. })
+        ));
+    });
+    assert_eq!(again, Flow::Cancel);
+    assert_eq!(kinds, [true]);
+}
+
+#[test]
+fn an_executable_program_in_root_is_no_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = common::script(dir.path(), "ok.sh", "exit 0");
+    let mode = std::fs::metadata(&script).unwrap().permissions().mode();
+    assert_ne!(mode & 0o111, 0);
+    let hooks = Hooks::new(
+        vec![run(&["./ok.sh"], 5000, &[], OnFailure::Continue)],
+        dir.path(),
+    );
+    assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
+}
