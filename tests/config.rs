@@ -984,3 +984,78 @@ proptest! {
         }
     }
 }
+
+// ---- a near miss of `hook` is refused, not read as "no hooks" ----
+
+#[test]
+fn a_near_miss_of_hook_is_refused_in_every_scope_with_its_position() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "[[hooks]]\nappend = \"a.jsonl\"\n",
+            "hooks",
+            "line 1, column 3",
+        ),
+        (
+            "x = 1\n[[Hook]]\nappend = \"a.jsonl\"\n",
+            "Hook",
+            "line 2, column 3",
+        ),
+        ("HOOK = []\n", "HOOK", "line 1, column 1"),
+        ("[[hok]]\nrun = [\"x\"]\n", "hok", "line 1, column 3"),
+        ("[[hoook]]\nrun = [\"x\"]\n", "hoook", "line 1, column 3"),
+        (
+            "[profile.ci]\nmodel = \"m\"\n[[profile.ci.hooks]]\nrun = [\"x\"]\n",
+            "profile.ci.hooks",
+            "line 3, column 14",
+        ),
+    ];
+    type Writer = fn(&Fixture, &str);
+    let scopes: [(Writer, fn(&Fixture) -> PathBuf); 3] = [
+        (
+            |f, t| {
+                f.user(t);
+            },
+            Fixture::user_file,
+        ),
+        (
+            |f, t| {
+                f.project(t);
+            },
+            Fixture::project_file,
+        ),
+        (
+            |f, t| {
+                f.local(t);
+            },
+            Fixture::local_file,
+        ),
+    ];
+    for (text, key, at) in cases {
+        for (write, file) in scopes {
+            let f = Fixture::new();
+            write(&f, text);
+            let last = key.rsplit('.').next().unwrap();
+            assert_eq!(
+                f.error(),
+                format!(
+                    "{}: key `{key}`: did you mean `hook`? Hooks are declared only as \
+                     `[[hook]]` tables, so `{last}` would load as no hooks at all ({at})",
+                    file(&f).display()
+                ),
+                "{text:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn other_unknown_keys_far_from_hook_still_load() {
+    let f = Fixture::new();
+    f.project(
+        "book = 1\nlook = \"x\"\nhooks_dir = \"h\"\n[[mcp]]\nname = \"d\"\n[toolchain]\nv = 1\n\
+         [policy]\na = 1\n[agent]\nb = 2\n[profile.ci]\nnotebook = true\n",
+    )
+    .local("[[hook]]\nappend = \"a.jsonl\"\n");
+    let config = f.load();
+    assert_eq!(config.hook_specs().len(), 1);
+}

@@ -52,6 +52,16 @@ pub enum ConfigError {
         /// `hook`, or `profile.<name>.hook`.
         key: String,
     },
+    /// A key that is not `hook` but so near it (`hooks`, `Hook`, `hok`) that
+    /// it must be a misspelling, which would otherwise load as "no hooks".
+    NearMissHook {
+        /// The file.
+        file: String,
+        /// The key path as written: `hooks`, or `profile.ci.hooks`.
+        key: String,
+        /// Its line and column, each from 1.
+        position: (usize, usize),
+    },
     /// [`Config::with_profile`](super::Config::with_profile) named a profile no file declares.
     UnknownProfile {
         /// The name asked for.
@@ -93,6 +103,19 @@ impl fmt::Display for ConfigError {
                  declare hooks. Untrack it with `git rm --cached io.local.toml` (and list it in \
                  `.gitignore`), or move the hooks to the user-scope file."
             ),
+            ConfigError::NearMissHook {
+                file,
+                key,
+                position: (line, column),
+            } => {
+                let last = key.rsplit('.').next().unwrap_or(key);
+                write!(
+                    f,
+                    "{file}: key `{key}`: did you mean `hook`? Hooks are declared only as \
+                     `[[hook]]` tables, so `{last}` would load as no hooks at all \
+                     (line {line}, column {column})"
+                )
+            }
             ConfigError::UnknownProfile {
                 name,
                 suggestion,

@@ -104,6 +104,18 @@ impl<'a> TomlFile<'a> {
         self.text
     }
 
+    /// The line and column (each from 1; the column counts characters) of
+    /// byte `offset` in the text, as error messages give them. An offset
+    /// past the end is clamped.
+    ///
+    /// ```
+    /// let file = io_hooks::TomlFile::new("io.toml", "a = 1\n[[hooks]]\n");
+    /// assert_eq!(file.position(8), (2, 3));
+    /// ```
+    pub fn position(&self, offset: usize) -> (usize, usize) {
+        position::line_column(self.text, offset)
+    }
+
     /// Deserializes the whole document into `T`, tracking the key path.
     ///
     /// This is how a caller with a larger document (one that embeds
