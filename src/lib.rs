@@ -59,7 +59,8 @@ pub use config::{
 };
 pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
 pub use io_hooks::{
-    Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, TableError,
+    Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, Problem,
+    ProblemKind, TableError,
 };
 pub use observer::Observer;
 pub use replay::{ReplayOutcome, replay};

@@ -32,7 +32,9 @@ enum Command {
     /// Reads the user-scope file ($IO_CONFIG_HOME/io.toml, else
     /// $XDG_CONFIG_HOME/io/io.toml, else ~/.config/io/io.toml), then
     /// ROOT/io.toml, then ROOT/io.local.toml.
-    #[command(after_help = "Example:\n  io check --root . --profile ci")]
+    #[command(
+        after_help = "Exits 1 when a hook cannot work as written.\n\nExample:\n  io check --root . --profile ci\n  io check --event finished"
+    )]
     Check {
         /// The discovery root [default: the current directory].
         #[arg(long)]
@@ -40,6 +42,9 @@ enum Command {
         /// A `[profile.<name>]` to apply.
         #[arg(long)]
         profile: Option<String>,
+        /// Also list the hooks that would fire for this event tag.
+        #[arg(long, value_name = "TAG")]
+        event: Option<String>,
     },
     /// List the events a hook may name, with when each fires and its cost.
     #[command(after_help = "Example:\n  io events\n  io events --json")]
@@ -108,7 +113,11 @@ Example:
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { root, profile } => cli::check::check(root.as_deref(), profile.as_deref()),
+        Command::Check {
+            root,
+            profile,
+            event,
+        } => cli::check::check(root.as_deref(), profile.as_deref(), event.as_deref()),
         Command::Events { json } => events(json),
         Command::Schema => print_json(&hook_schema()),
         Command::Replay {

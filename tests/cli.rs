@@ -177,8 +177,14 @@ fn io_check_says_which_file_won_and_what_each_hook_does() {
     );
     env.write("io.toml", "[mcp]\nkept = true\n");
     let out = env.io(&["check"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // No such notify on this machine: the description stands, and the
+    // problem is named under it.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
+    assert!(
+        text.contains("on failure: cancel the run\n    problem: `/usr/local/bin/notify`: there is no `/usr/local/bin/notify`\n"),
+        "{text}"
+    );
     let root = env.root().canonicalize().expect("root");
     assert!(
         text.contains(&format!("  project  {}/io.toml\n", root.display())),
@@ -699,4 +705,135 @@ fn run_id_in(text: &str) -> String {
         })
         .expect("the run id")
         .to_owned()
+}
+
+#[test]
+fn io_check_names_each_hook_that_cannot_work_with_a_hint_and_exits_1() {
+    let env = Env::new();
+    env.write("scripts/x.sh", "#!/bin/sh\n");
+    env.write("myhook", "#!/bin/sh\n");
+    std::fs::create_dir(env.root().join("logs")).expect("logs");
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"finished\"]\nrun = [\"notify-sendx\"]\n\n\
+         [[hook]]\non = [\"finished\"]\nrun = [\"./scripts/x.sh\"]\n\n\
+         [[hook]]\non = [\"finished\"]\nrun = [\"myhook\"]\n\n\
+         [[hook]]\non = [\"finished\"]\nrun = [\"$HOME/bin/notify\"]\n\n\
+         [[hook]]\nappend = \"~/audit.jsonl\"\n\n\
+         [[hook]]\nappend = \"logs\"\n\n\
+         [[hook]]\nappend = \"nope/audit.jsonl\"\n\n\
+         [[hook]]\non = [\"step\"]\nappend = \"fine.jsonl\"\n",
+    );
+    let out = env.io(&["check"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    let under = |n: usize| -> String {
+        let start = text
+            .find(&format!("  hook[{n}]  "))
+            .expect("the hook's line");
+        let rest = &text[start..];
+        let end = rest[2..].find("\n  hook[").map_or(rest.len(), |e| e + 2);
+        rest[..end].to_owned()
+    };
+    assert!(
+        under(1).contains(
+            "problem: `notify-sendx` is not an executable file in any absolute `PATH` entry"
+        ),
+        "{text}"
+    );
+    assert!(
+        under(2).contains("is not executable\n      hint: make it executable: chmod +x "),
+        "{text}"
+    );
+    assert!(
+        under(3).contains("hint: to run the file in the discovery root, write `./myhook`"),
+        "{text}"
+    );
+    assert!(under(4).contains("problem: `run[1]` = `$HOME/bin/notify`: the `~` or `$` is taken literally, because there is no shell"), "{text}");
+    assert!(
+        under(5).contains("problem: `append` = `~/audit.jsonl`: the `~` or `$` is taken literally"),
+        "{text}"
+    );
+    assert!(under(6).contains("/logs` is a directory"), "{text}");
+    assert!(
+        under(7).contains("/nope/audit.jsonl` cannot be created: there is no directory `"),
+        "{text}"
+    );
+    assert!(!under(8).contains("problem"), "{text}");
+    assert!(
+        text.ends_with("FAILED: 7 hook(s) cannot work as written\n"),
+        "{text}"
+    );
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    assert!(
+        !env.root().join("fine.jsonl").exists(),
+        "io check builds nothing"
+    );
+}
+
+#[test]
+fn io_check_notes_costs_replaced_scopes_and_what_it_looked_at() {
+    let env = Env::new();
+    std::fs::write(
+        env.dir.path().join("user/io.toml"),
+        "[[hook]]\nappend = \"u.jsonl\"\n[[hook]]\nappend = \"v.jsonl\"\n",
+    )
+    .expect("user file");
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"token\"]\nrun = [\"true\"]\n\n[[hook]]\nrun = [\"true\"]\n\n[[hook]]\non = [\"finished\"]\nappend = \"a.jsonl\"\n",
+    );
+    let out = env.io(&["check"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "cost notes do not fail: {text}");
+    assert!(
+        text.contains("user scope: 2 hook(s), replaced by io.local.toml\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    note: `token` fires once per streamed token: this spawns a process for each\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  hook[2]  on every event: run [\"true\"] (timeout 5000 ms); on failure: continue\n    note: no `on`: this spawns a process for every event"), "{text}");
+    assert_eq!(text.matches("note:").count(), 2, "{text}");
+    assert!(text.ends_with("ok\n"), "{text}");
+
+    let out = env.io(&["check", "--event", "finished"]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        stdout(&out).contains("on `finished`: hook[2], hook[3] fire(s)\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.io(&["check", "--event", "step"]);
+    assert!(
+        stdout(&out).contains("on `step`: hook[2] fire(s)\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.io(&["check", "--event", "stepp"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).starts_with(
+            "io: --event: unknown event `stepp` (did you mean `step`?); expected one of `started`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+
+    let empty = Env::new();
+    let out = empty.io(&["check"]);
+    assert_eq!(code(&out), 0);
+    let root = empty.root().canonicalize().expect("root");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "no config file found; looked at:\n  {}\n  {}/io.toml\n  {}/io.local.toml\nno hooks declared\nok\n",
+            empty.dir.path().join("user/io.toml").display(),
+            root.display(),
+            root.display()
+        )
+    );
 }

@@ -1,15 +1,32 @@
-//! `io check`: load the config as a run would, and say what it does.
+//! `io check`: load the config as a run would, and say what it does, what
+//! will not work as written, and what costs more than it may seem to.
 
 use std::path::Path;
 use std::process::ExitCode;
 
+use io_harness::{
+    Action, Config, EventKind, Frequency, HookEvents, HookFilter, HookSpec, Hooks, LOCAL_FILE,
+    PROJECT_FILE, Problem,
+};
+
 use super::{CmdResult, describe, load, out};
 
-pub fn check(root: Option<&Path>, profile: Option<&str>) -> CmdResult {
+pub fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) -> CmdResult {
     let config = load(root, profile)?;
+    // Checked before anything is printed: an unknown tag is an error.
+    let event = event
+        .map(|tag| {
+            HookFilter::<EventKind>::from_names([tag]).map_err(|e| format!("--event: {e}"))?;
+            let index = EventKind::TAGS.iter().position(|t| *t == tag);
+            Ok::<_, String>((tag, index.unwrap_or(usize::MAX)))
+        })
+        .transpose()?;
     let mut text = String::new();
     if config.sources().is_empty() {
-        text.push_str("no config file found\n");
+        text.push_str("no config file found; looked at:\n");
+        for path in looked_at(&config) {
+            text.push_str(&format!("  {}\n", path.display()));
+        }
     } else {
         text.push_str("files read:\n");
         for source in config.sources() {
@@ -28,10 +45,12 @@ pub fn check(root: Option<&Path>, profile: Option<&str>) -> CmdResult {
     if let Some(name) = config.profile() {
         text.push_str(&format!("profile: {name}\n"));
     }
+    text.push_str(&replaced(&config));
+    let specs = config.hook_specs();
+    let problems = Hooks::check(specs, config.root());
     match config.hooks_in_force() {
         None => text.push_str("no hooks declared\n"),
         Some(in_force) => {
-            let specs = config.hook_specs();
             text.push_str(&format!("{} hook(s), {in_force}:\n", specs.len()));
             for (i, spec) in specs.iter().enumerate() {
                 text.push_str(&format!(
@@ -39,10 +58,115 @@ pub fn check(root: Option<&Path>, profile: Option<&str>) -> CmdResult {
                     i + 1,
                     describe(spec, config.root())
                 ));
+                for problem in problems.iter().filter(|p| p.index == i) {
+                    text.push_str(&problem_lines(problem));
+                }
+                for note in cost_notes(spec) {
+                    text.push_str(&format!("    note: {note}\n"));
+                }
             }
         }
     }
-    text.push_str("ok\n");
-    out(&text)?;
-    Ok(ExitCode::SUCCESS)
+    if let Some((tag, index)) = event {
+        let firing: Vec<String> = specs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.on.contains_index(index))
+            .map(|(i, _)| format!("hook[{}]", i + 1))
+            .collect();
+        if firing.is_empty() {
+            text.push_str(&format!("on `{tag}`: no hook fires\n"));
+        } else {
+            text.push_str(&format!("on `{tag}`: {} fire(s)\n", firing.join(", ")));
+        }
+    }
+    let broken = {
+        let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
+        hooks.dedup();
+        hooks.len()
+    };
+    if broken == 0 {
+        text.push_str("ok\n");
+        out(&text)?;
+        Ok(ExitCode::SUCCESS)
+    } else {
+        text.push_str(&format!(
+            "FAILED: {broken} hook(s) cannot work as written\n"
+        ));
+        out(&text)?;
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// A problem and its hint, indented under its hook.
+pub fn problem_lines(problem: &Problem) -> String {
+    let mut text = format!("    problem: {}\n", problem.kind);
+    if let Some(hint) = problem.hint() {
+        text.push_str(&format!("      hint: {hint}\n"));
+    }
+    text
+}
+
+/// What a hook costs that its line does not say: a spawn per token, or a
+/// spawn per event. Neither changes the exit code.
+fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
+    if !matches!(spec.action, Action::Run { .. }) {
+        return Vec::new();
+    }
+    if spec.on.is_all() {
+        return vec![
+            "no `on`: this spawns a process for every event, every token included; name the events it needs".to_owned(),
+        ];
+    }
+    spec.on
+        .tags()
+        .filter_map(|tag| {
+            let i = EventKind::TAGS.iter().position(|t| *t == tag)?;
+            (EventKind::frequency(i) == Frequency::PerToken).then(|| {
+                format!("`{tag}` fires once per streamed token: this spawns a process for each")
+            })
+        })
+        .collect()
+}
+
+/// `user scope: 2 hook(s), replaced by io.local.toml`, for each file whose
+/// hooks the one in force replaced.
+fn replaced(config: &Config) -> String {
+    let Some(in_force) = config.hooks_in_force() else {
+        return String::new();
+    };
+    let winner = in_force.source.path();
+    let name = winner.file_name().map_or_else(
+        || winner.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut text = String::new();
+    for source in config.sources() {
+        if source.in_force() {
+            continue;
+        }
+        let hooks = config
+            .profile()
+            .and_then(|p| source.profile_hooks(p))
+            .or(source.hooks());
+        if let Some(hooks) = hooks {
+            text.push_str(&format!(
+                "{} scope: {} hook(s), replaced by {name}\n",
+                source.scope(),
+                hooks.len()
+            ));
+        }
+    }
+    text
+}
+
+/// The files discovery looks for, in scope order.
+fn looked_at(config: &Config) -> Vec<std::path::PathBuf> {
+    let mut paths = Vec::new();
+    if let Some(dir) = Config::user_dir() {
+        paths.push(dir.join(PROJECT_FILE));
+    }
+    paths.push(config.root().join(PROJECT_FILE));
+    paths.push(config.root().join(LOCAL_FILE));
+    paths
 }

@@ -57,7 +57,7 @@ pub fn demo(dir: Option<&Path>) -> CmdResult {
         "== io demo in {}\n== the config (io check):\n",
         base.display()
     ))?;
-    check::check(Some(&root), None)?;
+    check::check(Some(&root), None, None)?;
     super::log_to_stderr();
 
     out("\n== io run script.toml: the policy check will stop it\n")?;
