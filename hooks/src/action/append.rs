@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{HookFailure, ProblemKind, append};
+use crate::exec::{Capture, HookFailure, ProblemKind, append};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -54,7 +54,12 @@ pub(super) fn prepare(root: &Path, create: bool, path: &Path) -> Vec<ProblemKind
 }
 
 #[inline]
-pub(super) fn execute(line: &[u8], _root: &Path, path: &Path) -> Result<(), HookFailure> {
+pub(super) fn execute(
+    line: &[u8],
+    _root: &Path,
+    _capture: Option<&mut Capture>,
+    path: &Path,
+) -> Result<(), HookFailure> {
     append::append(path, line)
 }
 

@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::HookFailure;
+use crate::exec::{Capture, HookFailure};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -40,7 +40,12 @@ pub(super) fn prepare(_root: &Path, _create: bool, _name: &str) -> Vec<ProblemKi
     Vec::new()
 }
 
-pub(super) fn execute(_line: &[u8], _root: &Path, name: &str) -> Result<(), HookFailure> {
+pub(super) fn execute(
+    _line: &[u8],
+    _root: &Path,
+    _capture: Option<&mut Capture>,
+    name: &str,
+) -> Result<(), HookFailure> {
     let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
     match counts.iter_mut().find(|(n, _)| n == name) {
         Some((_, count)) => *count += 1,

@@ -16,7 +16,7 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::{HookFailure, ProblemKind};
+use crate::exec::{Capture, HookFailure, ProblemKind};
 use crate::table::{Cx, HookKey, RawHook, TableError};
 
 /// One registered action.
@@ -71,13 +71,19 @@ macro_rules! actions {
             }
 
             /// Executes the action with one event's JSON `line`; `root` is the
-            /// absolute discovery root.
+            /// absolute discovery root. An action that spawns keeps the end of
+            /// the child's stderr in `capture` when it is given.
             #[inline]
-            pub(crate) fn execute(&self, line: &[u8], root: &Path) -> Result<(), HookFailure> {
+            pub(crate) fn execute(
+                &self,
+                line: &[u8],
+                root: &Path,
+                capture: Option<&mut Capture>,
+            ) -> Result<(), HookFailure> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::execute(line, root, $($field),*),
+                        Action::$variant { $($field),* } => $module::execute(line, root, capture, $($field),*),
                     )*
                 }
             }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{HookFailure, ProblemKind, run};
+use crate::exec::{Capture, HookFailure, ProblemKind, run};
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
@@ -96,10 +96,11 @@ pub(super) fn prepare(
 pub(super) fn execute(
     line: &[u8],
     root: &Path,
+    capture: Option<&mut Capture>,
     argv: &[String],
     timeout: &Duration,
 ) -> Result<(), HookFailure> {
-    run::run(argv, *timeout, root, line)
+    run::run(argv, *timeout, root, line, capture)
 }
 
 pub(super) fn describe(_root: &Path, argv: &[String], timeout: &Duration) -> String {

@@ -5,6 +5,8 @@ pub(crate) mod append;
 mod problem;
 pub(crate) mod run;
 
+pub(crate) use run::Capture;
+
 pub use problem::{Problem, ProblemKind};
 pub use run::{resolve_program, run_argv, run_command};
 
@@ -66,6 +68,9 @@ pub struct Hooks<E> {
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
     problems: Vec<Problem>,
+    /// How much of a failed `run` hook's stderr to keep; `None`: none, and
+    /// its stderr is null.
+    stderr_tail: Option<usize>,
 }
 
 impl<E: HookEvents> fmt::Debug for Hooks<E> {
@@ -120,7 +125,48 @@ impl<E: HookEvents> Hooks<E> {
             abs_root,
             wanted,
             problems,
+            stderr_tail: None,
         }
+    }
+
+    /// Keeps the last `limit` bytes a `run` hook writes to its stderr, and
+    /// gives them with its failure ([`HookRun::stderr`]); for an operator's
+    /// debugging view, such as `io replay --stderr`. Off by default, when a
+    /// hook's stderr is null, as the spec says.
+    ///
+    /// The stderr is read to its end on a thread per spawn while the hook
+    /// runs, so a hook writing any amount never blocks on a full pipe, and
+    /// only the last `limit` bytes are held. Once the hook has exited, its
+    /// stderr is waited on for at most 200 ms more (a grandchild may hold it
+    /// open). The library never prints it.
+    ///
+    /// ```
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure};
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// let dir = tempfile::tempdir()?;
+    /// let argv = ["sh", "-c", "echo 'refused: no tests' >&2; exit 7"];
+    /// let hooks = Hooks::new(
+    ///     vec![HookSpec {
+    ///         on: HookFilter::<Ev>::ALL,
+    ///         action: Action::Run {
+    ///             argv: argv.map(String::from).to_vec(),
+    ///             timeout: std::time::Duration::from_secs(5),
+    ///         },
+    ///         on_failure: OnFailure::Continue,
+    ///     }],
+    ///     dir.path(),
+    /// )
+    /// .capture_stderr(4096);
+    /// let mut tails = Vec::new();
+    /// hooks.fire_with(&Ev::Step, &Ev::Step, |run| tails.push(run.stderr.map(<[u8]>::to_vec)));
+    /// assert_eq!(tails, [Some(b"refused: no tests\n".to_vec())]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn capture_stderr(mut self, limit: usize) -> Self {
+        self.stderr_tail = Some(limit);
+        self
     }
 
     /// What [`new`](Self::new) would find wrong with `specs`, without
@@ -269,12 +315,13 @@ impl<E: HookEvents> Hooks<E> {
                 continue;
             }
             let start = report.is_some().then(Instant::now);
+            let mut capture = self.stderr_tail.map(Capture::new);
             let result = match &line {
                 Err(reason) => Err(HookFailure::Serialize {
                     event: tag,
                     reason: reason.clone(),
                 }),
-                Ok(line) => spec.action.execute(line, &self.abs_root),
+                Ok(line) => spec.action.execute(line, &self.abs_root, capture.as_mut()),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
@@ -294,10 +341,15 @@ impl<E: HookEvents> Hooks<E> {
                 );
             }
             if let Some(report) = report.as_mut() {
+                let stderr = match (&result, &capture) {
+                    (Err(_), Some(capture)) => Some(capture.tail.as_slice()),
+                    _ => None,
+                };
                 report(HookRun {
                     index,
                     result: result.as_ref().map(|_| ()),
                     elapsed,
+                    stderr,
                 });
             }
         }
@@ -342,6 +394,11 @@ pub struct HookRun<'a> {
     pub result: Result<(), &'a HookFailure>,
     /// How long it took, spawn, wait and any kill included.
     pub elapsed: Duration,
+    /// For a failed hook of [`Hooks`] built with
+    /// [`capture_stderr`](Hooks::capture_stderr): the last bytes it wrote to
+    /// its stderr (empty when it wrote none, or it never ran). `None`
+    /// otherwise.
+    pub stderr: Option<&'a [u8]>,
 }
 
 impl HookRun<'_> {

@@ -118,16 +118,27 @@ pub(crate) fn check(argv: &[String], root: &Path) -> Vec<ProblemKind> {
     problems
 }
 
-/// Runs `argv` with `line` on its stdin, in `root`, within `timeout`.
+/// Runs `argv` with `line` on its stdin, in `root`, within `timeout`; with
+/// `capture`, the last bytes of its stderr are kept there.
 pub(crate) fn run(
     argv: &[String],
     timeout: Duration,
     root: &Path,
     line: &[u8],
+    capture: Option<&mut Capture>,
 ) -> Result<(), HookFailure> {
-    run_with(argv, timeout, root, line, WaitMode::Auto)
+    spawn_and_wait(
+        argv,
+        timeout,
+        root,
+        line,
+        Stdio::null(),
+        WaitMode::Auto,
+        capture,
+    )
 }
 
+#[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn run_with(
     argv: &[String],
     timeout: Duration,
@@ -135,7 +146,82 @@ pub(super) fn run_with(
     line: &[u8],
     mode: WaitMode,
 ) -> Result<(), HookFailure> {
-    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode)
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode, None)
+}
+
+/// The end of what a `run` hook wrote to its stderr: at most `limit` bytes,
+/// the last ones. Opt-in ([`Hooks::capture_stderr`](super::Hooks::capture_stderr)):
+/// by default a hook's stderr is null.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    limit: usize,
+    pub(crate) tail: Vec<u8>,
+}
+
+impl Capture {
+    pub(crate) fn new(limit: usize) -> Self {
+        Capture {
+            limit,
+            tail: Vec::new(),
+        }
+    }
+}
+
+/// How long, once the child has exited, to wait for its stderr to reach
+/// end of file (a grandchild may hold it open; what was read by then is
+/// the tail).
+const DRAIN_GRACE: Duration = Duration::from_millis(200);
+
+/// Reads a child's stderr to its end on a thread of its own, so that a child
+/// writing megabytes never blocks on a full pipe, keeping only the last
+/// `limit` bytes.
+struct Drainer {
+    tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl Drainer {
+    /// `None` when no thread could be started; the pipe is then closed, and
+    /// the child's writes to stderr fail rather than block.
+    fn start(mut pipe: std::process::ChildStderr, limit: usize) -> Option<Drainer> {
+        use std::io::Read;
+        let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (sender, done) = std::sync::mpsc::channel();
+        let shared = std::sync::Arc::clone(&tail);
+        std::thread::Builder::new()
+            .name("hook-stderr".to_owned())
+            .spawn(move || {
+                let mut chunk = [0u8; 8192];
+                loop {
+                    match pipe.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            let mut tail = shared
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner);
+                            tail.extend_from_slice(&chunk[..n]);
+                            let excess = tail.len().saturating_sub(limit);
+                            tail.drain(..excess);
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+                let _ = sender.send(());
+            })
+            .ok()?;
+        Some(Drainer { tail, done })
+    }
+
+    /// The tail, once the pipe reached its end or [`DRAIN_GRACE`] passed.
+    fn finish(self) -> Vec<u8> {
+        let _ = self.done.recv_timeout(DRAIN_GRACE);
+        let tail = self
+            .tail
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        tail.clone()
+    }
 }
 
 /// Runs an argv exactly as a `run` hook runs: never through a shell, the
@@ -173,7 +259,7 @@ pub fn run_argv(
     timeout: Duration,
 ) -> Result<(), HookFailure> {
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto)
+    spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto, None)
 }
 
 /// The program `program` names, as a `run` hook would run it: one containing
@@ -196,6 +282,7 @@ fn spawn_and_wait(
     line: &[u8],
     stdout: Stdio,
     mode: WaitMode,
+    capture: Option<&mut Capture>,
 ) -> Result<(), HookFailure> {
     let (program, args) = match argv.split_first() {
         Some((program, args)) => (program.as_str(), args),
@@ -209,7 +296,7 @@ fn spawn_and_wait(
         .current_dir(root)
         .stdout(stdout)
         .stderr(Stdio::null());
-    wait_for(command, program, line, timeout, mode)
+    wait_for(command, program, line, timeout, mode, capture)
 }
 
 /// Runs a `Command` the caller has set up (program, arguments, working
@@ -228,7 +315,7 @@ fn spawn_and_wait(
 /// timeout.
 pub fn run_command(command: Command, input: &[u8], timeout: Duration) -> Result<(), HookFailure> {
     let program = command.get_program().to_string_lossy().into_owned();
-    wait_for(command, &program, input, timeout, WaitMode::Auto)
+    wait_for(command, &program, input, timeout, WaitMode::Auto, None)
 }
 
 fn wait_for(
@@ -237,6 +324,7 @@ fn wait_for(
     line: &[u8],
     timeout: Duration,
     mode: WaitMode,
+    capture: Option<&mut Capture>,
 ) -> Result<(), HookFailure> {
     let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
         program: program.to_owned(),
@@ -253,8 +341,15 @@ fn wait_for(
     let child_stdin = reader.try_clone().map_err(spawn_failed)?;
 
     command.stdin(Stdio::from(child_stdin)).process_group(0);
+    if capture.is_some() {
+        command.stderr(Stdio::piped());
+    }
     let spawned = Instant::now();
     let mut child = command.spawn().map_err(spawn_failed)?;
+    let drainer = match (&capture, child.stderr.take()) {
+        (Some(c), Some(pipe)) => Drainer::start(pipe, c.limit),
+        _ => None,
+    };
     // Drops the command's copy of the child's stdin; `reader` remains.
     drop(command);
     let deadline = spawned.checked_add(timeout);
@@ -270,6 +365,9 @@ fn wait_for(
     }
     let status = child.wait().map_err(|source| HookFailure::Wait { source });
     drop(reader);
+    if let (Some(capture), Some(drainer)) = (capture, drainer) {
+        capture.tail = drainer.finish();
+    }
     if !exited {
         return Err(HookFailure::TimedOut { timeout });
     }

@@ -1,0 +1,81 @@
+//! `Hooks::capture_stderr`: a failed `run` hook's stderr tail, bounded and
+//! drained, and nothing at all when it is off.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Ev, run, within};
+use io_hooks::{HookFailure, Hooks, OnFailure};
+
+const LIMIT: usize = 4096;
+
+/// Fires one `step` at `hooks`; each hook's failure text and stderr tail.
+fn fire(hooks: &Hooks<Ev>) -> Vec<(Option<String>, Option<Vec<u8>>)> {
+    let mut runs = Vec::new();
+    let _ = hooks.fire_with(&common::step(1), &common::step(1), |run| {
+        runs.push((
+            run.result.err().map(HookFailure::to_string),
+            run.stderr.map(<[u8]>::to_vec),
+        ));
+    });
+    runs
+}
+
+#[test]
+fn a_hook_writing_megabytes_to_stderr_never_blocks_and_only_the_tail_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    // 8 MiB, far past any pipe buffer, then a last line and a failure.
+    let body = "head -c 8388608 /dev/zero >&2; echo 'the last line' >&2; exit 7";
+    let root = dir.path().to_path_buf();
+    let (runs, took) = within(Duration::from_secs(60), "a noisy hook", move || {
+        let hooks = Hooks::new(
+            vec![run(
+                &["/bin/sh", "-c", body],
+                30_000,
+                &[],
+                OnFailure::Continue,
+            )],
+            &root,
+        )
+        .capture_stderr(LIMIT);
+        let start = Instant::now();
+        (fire(&hooks), start.elapsed())
+    });
+    assert!(
+        took < Duration::from_secs(20),
+        "it was not blocked: {took:?}"
+    );
+    let (failure, tail) = &runs[0];
+    assert_eq!(failure.as_deref(), Some("exited with status 7"));
+    let tail = tail.as_ref().expect("captured");
+    assert_eq!(tail.len(), LIMIT, "bounded to the limit");
+    assert!(tail.ends_with(b"\0\0the last line\n"), "the last bytes");
+}
+
+#[test]
+fn without_capture_there_is_no_tail_and_a_success_has_none_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let fails = run(
+        &["/bin/sh", "-c", "echo why >&2; exit 1"],
+        5000,
+        &[],
+        OnFailure::Continue,
+    );
+    let works = run(
+        &["/bin/sh", "-c", "echo fine >&2"],
+        5000,
+        &[],
+        OnFailure::Continue,
+    );
+    let plain = Hooks::new(vec![fails.clone()], dir.path());
+    assert_eq!(fire(&plain), [(Some("exited with status 1".into()), None)]);
+    let captured = Hooks::new(vec![fails, works], dir.path()).capture_stderr(LIMIT);
+    assert_eq!(
+        fire(&captured),
+        [
+            (Some("exited with status 1".into()), Some(b"why\n".to_vec())),
+            (None, None)
+        ]
+    );
+}
