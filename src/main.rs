@@ -23,6 +23,14 @@ Exit status: 0 success; 1 a config error, bad input or a failed run;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log errors only (what `io run` and `io replay` log; their progress
+    /// and reports are unaffected).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Log more: `-v` info, `-vv` debug. Without -q or -v, `RUST_LOG` may
+    /// name a level; the default is warn.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 #[derive(Subcommand)]
@@ -64,7 +72,7 @@ then, as the first line of io.local.toml (taplo / Even Better TOML):
     /// through the configured hooks, cancelling at the next step boundary as
     /// a run would.
     #[command(
-        after_help = "Example:\n  io replay audit.jsonl\n  io replay - --json < events.jsonl"
+        after_help = "Example:\n  io replay audit.jsonl\n  io replay - --json < events.jsonl\n  io replay audit.jsonl --dry-run --hook 2\n  io replay audit.jsonl --hook 3 --stderr"
     )]
     Replay {
         /// The events file, or `-` for stdin.
@@ -78,6 +86,18 @@ then, as the first line of io.local.toml (taplo / Even Better TOML):
         /// One JSON object per event, then a summary object.
         #[arg(long)]
         json: bool,
+        /// Read and check the whole file and print, per event, which hooks
+        /// would fire: nothing is run and no file is written.
+        #[arg(long)]
+        dry_run: bool,
+        /// Replay through hook[N] only (from 1, as `io check` numbers them);
+        /// repeatable.
+        #[arg(long = "hook", value_name = "N")]
+        hooks: Vec<usize>,
+        /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
+        /// its stderr, under its failure.
+        #[arg(long)]
+        stderr: bool,
     },
     /// Run a scripted session in ROOT with the config's hooks installed, or
     /// resume a stored run.
@@ -98,6 +118,10 @@ Example:
         /// A `[profile.<name>]` to apply.
         #[arg(long)]
         profile: Option<String>,
+        /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
+        /// its stderr, under its failure.
+        #[arg(long)]
+        stderr: bool,
     },
     /// The spec's four hooks on a real run, in a fresh temporary workspace:
     /// an audit log, a notification, a formatter and a policy check that
@@ -112,6 +136,10 @@ Example:
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let verbosity = cli::Verbosity {
+        quiet: cli.quiet,
+        verbose: cli.verbose,
+    };
     let result = match cli.command {
         Command::Check {
             root,
@@ -125,12 +153,25 @@ fn main() -> ExitCode {
             root,
             profile,
             json,
-        } => cli::replay::replay_file(&file, root.as_deref(), profile.as_deref(), json),
+            dry_run,
+            hooks,
+            stderr,
+        } => cli::replay::replay_file(&cli::replay::Args {
+            file: &file,
+            root: root.as_deref(),
+            profile: profile.as_deref(),
+            json,
+            dry_run,
+            hooks: &hooks,
+            stderr,
+            verbosity,
+        }),
         Command::Run {
             script,
             resume,
             root,
             profile,
+            stderr,
         } => {
             let start = match (&script, &resume) {
                 (_, Some(run_id)) => cli::run::Start::Resume(run_id),
@@ -138,7 +179,13 @@ fn main() -> ExitCode {
                 // clap requires one of the two.
                 (None, None) => return ExitCode::from(2),
             };
-            cli::run::run(start, root.as_deref(), profile.as_deref())
+            cli::run::run(
+                start,
+                root.as_deref(),
+                profile.as_deref(),
+                stderr,
+                verbosity,
+            )
         }
         Command::Demo { dir } => cli::demo::demo(dir.as_deref()),
     };

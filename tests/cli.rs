@@ -227,7 +227,16 @@ fn io_check_exits_1_with_one_paragraph_on_a_config_error_and_2_on_usage() {
         "{err}"
     );
     assert!(err.contains("(line 2, column 7)"), "{err}");
-    assert_eq!(err.lines().count(), 1, "one paragraph: {err}");
+    // One paragraph, then the line it points into with a caret under the
+    // column, as toml's own errors show it.
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 4, "{err}");
+    assert!(lines[0].ends_with("(line 2, column 7)"), "{err}");
+    assert_eq!(
+        lines[1..],
+        ["   |", " 2 | on = [\"stepp\"]", "   |       ^"],
+        "{err}"
+    );
     assert!(
         !err.contains("Error {") && !err.contains("panicked"),
         "{err}"
@@ -310,18 +319,48 @@ fn io_replay_cancels_at_the_next_step_boundary_and_exits_3() {
         .expect("a step after it");
     assert_eq!(
         seen.lines().count(),
-        boundary + 1,
-        "delivered up to and including the boundary"
+        boundary + 2,
+        "delivered up to and including the boundary, then `finished`"
     );
     assert!(stdout(&out).contains("cancelled after"), "{}", stdout(&out));
-    let log = stderr(&out);
+    // Each failure is reported once, on its event's line; the engine's
+    // warn line no longer repeats it before the event.
+    let text = stdout(&out);
+    let failed = "hook[1] FAILED: exited with status 1";
+    let call = text
+        .lines()
+        .find(|l| l.contains(" tool_call "))
+        .expect("a tool_call line");
     assert!(
-        log.contains("hook[1] failed on `tool_call`: exited with status 1; cancelling the run"),
-        "{log}"
+        call.contains(failed) && call.ends_with("-> cancel at the next step boundary"),
+        "{text}"
     );
+    let log = stderr(&out);
+    assert!(!log.contains("failed on"), "no second report: {log}");
     assert!(
         !log.contains("\"goal\"") && !log.contains("args"),
-        "the warn log never holds the event: {log}"
+        "the log never holds the event: {log}"
+    );
+    // The boundary's `finished`, as a run would deliver it, marked as made
+    // up by the replay; the summary names the hook that cancelled.
+    let finished = text.lines().rev().nth(1).expect("the finished line");
+    assert!(
+        finished.starts_with("    -  finished ")
+            && finished.ends_with("(synthesized: the replay stopped here, as a run does)"),
+        "{text}"
+    );
+    assert!(text.ends_with("failed (hook[1])\n"), "{text}");
+    let last_seen: serde_json::Value =
+        serde_json::from_str(seen.lines().last().expect("a line")).expect("json");
+    assert_eq!(last_seen["event"], "finished");
+    assert_eq!(last_seen["outcome"], "cancelled");
+    let steps_seen = seen
+        .lines()
+        .filter(|l| l.starts_with("{\"event\":\"step\""))
+        .count();
+    assert_eq!(
+        last_seen["steps"], steps_seen,
+        "the step count at the boundary"
     );
 }
 
@@ -423,8 +462,16 @@ fn io_replay_json_names_each_of_several_hooks_by_its_own_number() {
     };
     assert_eq!(fired("started"), [(1, true), (3, true)]);
     assert_eq!(fired("finished"), [(2, false), (3, true)]);
-    let log = stderr(&out);
-    assert!(log.contains("hook[2] failed on `finished`"), "{log}");
+    let failed = lines
+        .iter()
+        .find(|l| l["event"] == "finished" && l["depth"] == 0)
+        .expect("finished");
+    assert_eq!(failed["hooks"][0]["error"], "exited with status 1");
+    assert!(
+        stderr(&out).is_empty(),
+        "reported once, in the JSON: {}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -587,8 +634,10 @@ fn io_demo_runs_the_four_hooks_cancels_and_resumes() {
         ["stalled", "finished", "finished", "finished"]
     );
     assert!(
-        stderr(&out)
-            .contains("hook[4] failed on `tool_call`: exited with status 1; cancelling the run")
+        text.lines()
+            .any(|l| l.contains("hook[4] FAILED: exited with status 1 (")
+                && l.ends_with("-> the run ends at the next step boundary")),
+        "{text}"
     );
 }
 

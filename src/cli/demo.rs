@@ -58,15 +58,15 @@ pub fn demo(dir: Option<&Path>) -> CmdResult {
         base.display()
     ))?;
     check::check(Some(&root), None, None)?;
-    super::log_to_stderr();
+    super::log_to_stderr(super::Verbosity::default());
 
     out("\n== io run script.toml: the policy check will stop it\n")?;
     let config = load(Some(&root), None)?;
-    let first = run_in(&config, Start::Script(&script))?;
+    let first = run_in(&config, Start::Script(&script), false)?;
     let mut last = first.clone();
     if let RunOutcome::Cancelled { .. } = first.outcome {
         out(&format!("\n== io run --resume {}\n", first.run_id))?;
-        last = run_in(&config, Start::Resume(&first.run_id))?;
+        last = run_in(&config, Start::Resume(&first.run_id), false)?;
     }
 
     out("\n== what the hooks left behind\n")?;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use io_harness::{Config, HookRun, HookSpec, OnFailure};
+use io_harness::{Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, OnFailure};
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
@@ -20,6 +20,12 @@ pub type CmdResult = Result<ExitCode, String>;
 /// Exit code of a run or replay a hook cancelled.
 pub const EXIT_CANCELLED: u8 = 3;
 
+/// Exit code of a usage error, as clap exits on one.
+pub const EXIT_USAGE: u8 = 2;
+
+/// How much of a failed hook's stderr `--stderr` shows: its last 4 KiB.
+pub const STDERR_TAIL: usize = 4096;
+
 /// Loads the config as `Config::discover` does, with the profile applied.
 pub fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {
     let root = match root {
@@ -27,11 +33,44 @@ pub fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String
         None => std::env::current_dir()
             .map_err(|e| format!("cannot tell the current directory: {e}"))?,
     };
-    let config = Config::discover(&root).map_err(|e| e.to_string())?;
+    let config = Config::discover(&root).map_err(|e| with_source_line(&e))?;
     match profile {
         Some(name) => config.with_profile(name).map_err(|e| e.to_string()),
         None => Ok(config),
     }
+}
+
+/// A config error's message, then, when it has a position, the line it
+/// points into with a caret under the column, as toml's own errors show
+/// it. The first line is the message alone, unchanged.
+fn with_source_line(error: &ConfigError) -> String {
+    let message = error.to_string();
+    let (file, (line, column)) = match error {
+        ConfigError::Table(e) => match e.position() {
+            Some(position) => (e.file(), position),
+            None => return message,
+        },
+        ConfigError::NearMissHook { file, position, .. } => (file.as_str(), *position),
+        _ => return message,
+    };
+    let Some(text) = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.lines().nth(line.wrapping_sub(1)).map(str::to_owned))
+    else {
+        return message;
+    };
+    let number = line.to_string();
+    let gutter = " ".repeat(number.len());
+    // Tabs before the column stay tabs, so the caret lines up under them.
+    let pad: String = text
+        .chars()
+        .take(column.saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    format!(
+        "{message}\n {gutter} |\n {number} | {}\n {gutter} | {pad}^",
+        safe(&text)
+    )
 }
 
 /// One line saying what a hook does: its events, action, `on_failure`.
@@ -49,13 +88,130 @@ pub fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> String {
     format!("on {on}: {action}; {on_failure}")
 }
 
-/// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms)`.
-pub fn report(run: &HookRun<'_>) -> String {
+/// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms)`;
+/// `number` is the hook's `N` in the config.
+pub fn report(run: &HookRun<'_>, number: usize) -> String {
     let ms = millis(run.elapsed);
     match run.result {
-        Ok(()) => format!("hook[{}] ok ({ms})", run.number()),
-        Err(failure) => format!("hook[{}] FAILED: {failure} ({ms})", run.number()),
+        Ok(()) => format!("hook[{number}] ok ({ms})"),
+        Err(failure) => format!("hook[{number}] FAILED: {failure} ({ms})"),
     }
+}
+
+/// The hooks a command runs: all of the config's, or those `--hook` chose,
+/// each remembering its number in the config.
+pub struct Selection {
+    /// The chosen hooks, in the order written.
+    pub specs: Vec<HookSpec<EventKind>>,
+    /// `hook[N]`'s `N` for each of `specs`.
+    numbers: Vec<usize>,
+}
+
+impl Selection {
+    /// All of `all` when `wanted` is empty, else the hooks numbered `wanted`
+    /// (from 1, as `hook[N]`); an error names a number out of range and the
+    /// valid range.
+    pub fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
+        if wanted.is_empty() {
+            return Ok(Selection {
+                specs: all.to_vec(),
+                numbers: (1..=all.len()).collect(),
+            });
+        }
+        if let Some(bad) = wanted.iter().find(|n| **n == 0 || **n > all.len()) {
+            let valid = match all.len() {
+                0 => "no hooks are declared".to_owned(),
+                1 => "the only hook is hook[1]".to_owned(),
+                n => format!("the hooks are hook[1] to hook[{n}]"),
+            };
+            return Err(format!("--hook {bad}: there is no hook[{bad}]; {valid}"));
+        }
+        let numbers: Vec<usize> = wanted
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        Ok(Selection {
+            specs: numbers.iter().map(|n| all[n - 1].clone()).collect(),
+            numbers,
+        })
+    }
+
+    /// The config's number for the hook at `index` in [`Self::specs`].
+    pub fn number(&self, index: usize) -> usize {
+        self.numbers.get(index).copied().unwrap_or(index + 1)
+    }
+
+    /// The numbers of the hooks that `kind` would fire.
+    pub fn would_fire(&self, kind: &EventKind) -> Vec<usize> {
+        self.specs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.on.contains(kind))
+            .map(|(i, _)| self.number(i))
+            .collect()
+    }
+}
+
+/// Prints on stderr, once each, what building `hooks` found wrong, with
+/// hints: `io run` and `io replay` show them before the first event.
+pub fn print_problems(hooks: &Hooks, selection: &Selection) -> Result<(), String> {
+    let mut text = String::new();
+    for problem in hooks.problems() {
+        let number = selection.number(problem.index);
+        text.push_str(&format!("io: hook[{number}]: {}\n", problem.kind));
+        if let Some(hint) = problem.hint() {
+            text.push_str(&format!("      hint: {hint}\n"));
+        }
+    }
+    if !text.is_empty() {
+        std::io::stderr()
+            .lock()
+            .write_all(safe(&text).as_bytes())
+            .map_err(|e| format!("could not write to stderr: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `text` made safe to print on a terminal: every control character but
+/// newline and tab escaped (`\x1b`, `\r`), so nothing a hook or an event
+/// carries can move the cursor, clear the screen or retitle the window.
+pub fn safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let code = u32::from(c);
+                if code <= 0xff {
+                    out.push_str(&format!("\\x{code:02x}"));
+                } else {
+                    out.push_str(&format!("\\u{{{code:x}}}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A failed hook's stderr tail, each line under `indent` and made
+/// [`safe`].
+pub fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {
+    if tail.is_empty() {
+        return format!("{indent}hook[{number}] wrote nothing to stderr\n");
+    }
+    let text = String::from_utf8_lossy(tail);
+    let mut out = format!(
+        "{indent}hook[{number}] stderr (its last {} KiB at most):\n",
+        STDERR_TAIL / 1024
+    );
+    for line in text.lines() {
+        out.push_str(&format!("{indent}| {}\n", safe(line)));
+    }
+    out
 }
 
 pub fn millis(d: Duration) -> String {
@@ -76,16 +232,56 @@ pub fn store_dir(root: &Path) -> PathBuf {
     root.join(".io").join("runs")
 }
 
-/// Sends `tracing` warnings (failed hooks, files that cannot be created) to
-/// stderr, one line each, without timestamps: what an operator reads.
-pub fn log_to_stderr() {
-    let subscriber = tracing_subscriber::fmt()
+/// `-q` and `-v`, as given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Verbosity {
+    /// `-q`: errors only.
+    pub quiet: bool,
+    /// `-v` once: info; twice or more: debug.
+    pub verbose: u8,
+}
+
+impl Verbosity {
+    /// The level to log at: `-q` or `-v` when given, else `RUST_LOG` when
+    /// it is a plain level (`debug`), else warn.
+    fn level(self) -> tracing::Level {
+        match (self.quiet, self.verbose) {
+            (true, _) => tracing::Level::ERROR,
+            (false, 1) => tracing::Level::INFO,
+            (false, 2..) => tracing::Level::DEBUG,
+            (false, 0) => std::env::var("RUST_LOG")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(tracing::Level::WARN),
+        }
+    }
+}
+
+/// Sends `tracing` events at `verbosity`'s level to stderr, one line each,
+/// without timestamps: what an operator reads. Colour only on a terminal,
+/// and never when `NO_COLOR` is set.
+///
+/// The engine's own warnings about hooks (a failure, a problem found when
+/// the hooks were built) are left out: `io run` and `io replay` report
+/// each of those themselves, once, after the event it belongs to.
+pub fn log_to_stderr(verbosity: Verbosity) {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let level = verbosity.level();
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_max_level(tracing::Level::WARN)
         .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(colour)
         .without_time()
-        .finish();
+        .with_filter(tracing_subscriber::filter::filter_fn(move |meta| {
+            let reported_by_io = meta.target().starts_with("io_hooks::exec")
+                && *meta.level() <= tracing::Level::WARN;
+            *meta.level() <= level && !reported_by_io
+        }));
+    let subscriber = tracing_subscriber::registry().with(layer);
     // Only fails if one is set already, which leaves that one in place.
     let _ = tracing::subscriber::set_global_default(subscriber);
 }

@@ -1,31 +1,68 @@
-//! `io replay`: drive a recorded run through the configured hooks.
+//! `io replay`: drive a recorded run through the configured hooks, or, with
+//! `--dry-run`, say which hooks each event would fire.
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use io_harness::{Flow, Hooks, Observer, ReplayOutcome, RunEvent, replay};
+use io_harness::{
+    EventKind, Flow, Hooks, Observer, OnFailure, Outcome, ReplayOutcome, RunEvent, now_rfc3339,
+    replay,
+};
 use serde_json::json;
 
-use super::{CmdResult, EXIT_CANCELLED, load, out, report};
+use super::{
+    CmdResult, EXIT_CANCELLED, EXIT_USAGE, Selection, Verbosity, load, out, report, safe,
+    stderr_tail,
+};
 
-pub fn replay_file(
-    file: &str,
-    root: Option<&Path>,
-    profile: Option<&str>,
-    json: bool,
-) -> CmdResult {
-    let config = load(root, profile)?;
-    let (name, input) = open(file)?;
-    super::log_to_stderr();
-    let hooks = config.hooks();
+/// What `io replay` was asked to do.
+pub struct Args<'a> {
+    pub file: &'a str,
+    pub root: Option<&'a Path>,
+    pub profile: Option<&'a str>,
+    pub json: bool,
+    pub dry_run: bool,
+    /// `--hook N`, numbered as `hook[N]`; empty for every hook.
+    pub hooks: &'a [usize],
+    pub stderr: bool,
+    pub verbosity: Verbosity,
+}
+
+pub fn replay_file(args: &Args<'_>) -> CmdResult {
+    let config = load(args.root, args.profile)?;
+    let selection = match Selection::new(config.hook_specs(), args.hooks) {
+        Ok(selection) => selection,
+        Err(message) => {
+            eprintln!("io: {message}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let (name, input) = open(args.file)?;
+    super::log_to_stderr(args.verbosity);
+    let hooks = if args.dry_run {
+        None
+    } else {
+        let hooks = Hooks::new(selection.specs.clone(), config.root());
+        super::print_problems(&hooks, &selection)?;
+        Some(if args.stderr {
+            hooks.capture_stderr(super::STDERR_TAIL)
+        } else {
+            hooks
+        })
+    };
     let printer = Printer {
-        hooks: &hooks,
-        json,
+        hooks: hooks.as_ref(),
+        selection: &selection,
+        json: args.json,
         out_error: Mutex::new(None),
+        root_run: Mutex::new(None),
+        cancelled_by: Mutex::new(BTreeSet::new()),
+        would_fire: Mutex::new(0),
     };
     // Lines are read as the replay asks for them, so a bad line stops the
     // replay where it stands: no hook fires for it or after it.
@@ -46,13 +83,42 @@ pub fn replay_file(
         })
         .flatten();
     let outcome = replay(events, &printer);
-    if let Some(e) = printer.out_error.into_inner().ok().flatten() {
+    if let ReplayOutcome::Cancelled { steps } = outcome {
+        // A run delivers `finished` at the boundary it stops at; so does
+        // the replay, marked as made up here rather than read.
+        let root_run = printer.root_run.lock().ok().and_then(|mut r| r.take());
+        let finished = RunEvent {
+            kind: EventKind::Finished {
+                outcome: Outcome::Cancelled,
+                steps,
+            },
+            run_id: root_run.unwrap_or_else(|| "replay".to_owned()),
+            depth: 0,
+            seq: None,
+            at: Some(now_rfc3339()),
+        };
+        // The run is ending already: what its hooks answer changes nothing.
+        let _ = printer.print(&finished, true);
+    }
+    if let Some(e) = printer.out_error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
     if let Some(message) = bad_line.into_inner() {
         return Err(message);
     }
-    print_outcome(outcome, json)
+    if args.dry_run {
+        let fires = printer.would_fire.lock().map_or(0, |n| *n);
+        out(&format!(
+            "dry run: {fires} hook run(s) would fire; no hook was run and no file was written\n"
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let cancelled_by: Vec<usize> = printer
+        .cancelled_by
+        .lock()
+        .map(|set| set.iter().copied().collect())
+        .unwrap_or_default();
+    print_outcome(outcome, &cancelled_by, args.json)
 }
 
 /// The events file by the name messages give it, or stdin for `-`.
@@ -65,8 +131,9 @@ fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
 }
 
 /// Prints the replay's outcome, as a line or a JSON object, and returns its
-/// exit code.
-fn print_outcome(outcome: ReplayOutcome, json: bool) -> CmdResult {
+/// exit code. `cancelled_by` names the hooks that asked to cancel.
+fn print_outcome(outcome: ReplayOutcome, cancelled_by: &[usize], json: bool) -> CmdResult {
+    let names: Vec<String> = cancelled_by.iter().map(|n| format!("hook[{n}]")).collect();
     let (summary, code) = match outcome {
         ReplayOutcome::Completed { steps } => (
             format!("completed after {}", io_harness::steps(steps)),
@@ -74,21 +141,21 @@ fn print_outcome(outcome: ReplayOutcome, json: bool) -> CmdResult {
         ),
         ReplayOutcome::Cancelled { steps } => (
             format!(
-                "cancelled after {}: a hook with on_failure = \"cancel\" failed",
-                io_harness::steps(steps)
+                "cancelled after {}: a hook with on_failure = \"cancel\" failed ({})",
+                io_harness::steps(steps),
+                names.join(", ")
             ),
             ExitCode::from(EXIT_CANCELLED),
         ),
     };
     if json {
-        let (outcome, steps) = match outcome {
-            ReplayOutcome::Completed { steps } => ("completed", steps),
-            ReplayOutcome::Cancelled { steps } => ("cancelled", steps),
+        let summary = match outcome {
+            ReplayOutcome::Completed { steps } => json!({ "outcome": "completed", "steps": steps }),
+            ReplayOutcome::Cancelled { steps } => {
+                json!({ "outcome": "cancelled", "steps": steps, "cancelled_by": cancelled_by })
+            }
         };
-        out(&format!(
-            "{}\n",
-            json!({ "outcome": outcome, "steps": steps })
-        ))?;
+        out(&format!("{summary}\n"))?;
     } else {
         out(&format!("{summary}\n"))?;
     }
@@ -144,38 +211,89 @@ fn read_line(reader: &mut impl BufRead) -> Option<std::io::Result<String>> {
     }
 }
 
-/// Fires each event at the hooks and prints what they did.
+/// Fires each event at the hooks and prints what they did; with no hooks
+/// (a dry run), prints which would fire.
 struct Printer<'h> {
-    hooks: &'h Hooks,
+    hooks: Option<&'h Hooks>,
+    selection: &'h Selection,
     json: bool,
     /// The first failure to write stdout; printing stops there.
     out_error: Mutex<Option<String>>,
+    /// The top-level run's id, from its first event.
+    root_run: Mutex<Option<String>>,
+    /// The hooks (as `hook[N]` numbers them) that failed with
+    /// `on_failure = "cancel"`.
+    cancelled_by: Mutex<BTreeSet<usize>>,
+    /// Dry run: how many hook runs would have happened.
+    would_fire: Mutex<usize>,
 }
 
 impl Observer for Printer<'_> {
     fn event(&self, event: &RunEvent) -> Flow {
+        if event.depth == 0
+            && let Ok(mut root) = self.root_run.lock()
+            && root.is_none()
+        {
+            *root = Some(event.run_id.clone());
+        }
+        self.print(event, false)
+    }
+}
+
+impl Printer<'_> {
+    /// Fires `event` (unless this is a dry run) and prints its line, then
+    /// any failed hook's stderr under it. `synthesized`: the event was not
+    /// in the file.
+    fn print(&self, event: &RunEvent, synthesized: bool) -> Flow {
         let mut fired = Vec::new();
         let mut text = Vec::new();
-        let flow = self.hooks.fire_with(&event.kind, event, |run| {
-            text.push(report(&run));
-            fired.push(json!({
-                "hook": run.number(),
-                "ok": run.result.is_ok(),
-                "error": run.result.err().map(ToString::to_string),
-                "ms": run.elapsed.as_secs_f64() * 1000.0,
-            }));
-        });
+        let mut tails = String::new();
+        let flow = match self.hooks {
+            Some(hooks) => hooks.fire_with(&event.kind, event, |run| {
+                let number = self.selection.number(run.index);
+                text.push(report(&run, number));
+                if run.result.is_err()
+                    && hooks.specs()[run.index].on_failure == OnFailure::Cancel
+                    && let Ok(mut set) = self.cancelled_by.lock()
+                {
+                    set.insert(number);
+                }
+                if let Some(tail) = run.stderr {
+                    tails.push_str(&stderr_tail(number, tail, "       "));
+                }
+                fired.push(json!({
+                    "hook": number,
+                    "ok": run.result.is_ok(),
+                    "error": run.result.err().map(ToString::to_string),
+                    "stderr": run.stderr.map(|t| String::from_utf8_lossy(t).into_owned()),
+                    "ms": run.elapsed.as_secs_f64() * 1000.0,
+                }));
+            }),
+            None => {
+                for number in self.selection.would_fire(&event.kind) {
+                    text.push(format!("hook[{number}] would fire"));
+                    fired.push(json!({ "hook": number }));
+                }
+                if let Ok(mut n) = self.would_fire.lock() {
+                    *n += fired.len();
+                }
+                Flow::Continue
+            }
+        };
         let seq = event.seq.map_or_else(|| "-".to_owned(), |s| s.to_string());
         let line = if self.json {
-            json!({
+            let mut line = json!({
                 "seq": event.seq,
                 "event": event.tag(),
                 "run_id": event.run_id,
                 "depth": event.depth,
                 "hooks": fired,
                 "flow": if flow == Flow::Cancel { "cancel" } else { "continue" },
-            })
-            .to_string()
+            });
+            if synthesized {
+                line["synthesized"] = json!(true);
+            }
+            line.to_string()
         } else {
             let hooks = if text.is_empty() {
                 "-".to_owned()
@@ -187,19 +305,25 @@ impl Observer for Printer<'_> {
             } else {
                 ""
             };
-            format!(
-                "{seq:>5}  {:18} {}{}  {hooks}{cancel}",
+            let made_up = if synthesized {
+                "  (synthesized: the replay stopped here, as a run does)"
+            } else {
+                ""
+            };
+            safe(&format!(
+                "{seq:>5}  {:18} {}{}  {hooks}{cancel}{made_up}",
                 event.tag(),
                 "  ".repeat(event.depth as usize),
                 event.run_id
-            )
+            ))
         };
         let mut error = self
             .out_error
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tails = if self.json { String::new() } else { tails };
         if error.is_none()
-            && let Err(e) = out(&format!("{line}\n"))
+            && let Err(e) = out(&format!("{line}\n{tails}"))
         {
             *error = Some(e);
         }

@@ -11,7 +11,10 @@ use io_harness::{
     RunOutcome, RunResult, ScriptedProvider, Store, resume_observed, run_with_observed,
 };
 
-use super::{CmdResult, EXIT_CANCELLED, load, out, report, store_dir};
+use super::{
+    CmdResult, EXIT_CANCELLED, STDERR_TAIL, Selection, Verbosity, load, out, report, safe,
+    stderr_tail, store_dir,
+};
 
 /// What to run: a script from the start, or a stored run from where it
 /// stopped.
@@ -20,19 +23,32 @@ pub enum Start<'a> {
     Resume(&'a str),
 }
 
-pub fn run(start: Start<'_>, root: Option<&Path>, profile: Option<&str>) -> CmdResult {
+pub fn run(
+    start: Start<'_>,
+    root: Option<&Path>,
+    profile: Option<&str>,
+    stderr: bool,
+    verbosity: Verbosity,
+) -> CmdResult {
     let config = load(root, profile)?;
-    super::log_to_stderr();
-    let result = run_in(&config, start)?;
+    super::log_to_stderr(verbosity);
+    let result = run_in(&config, start, stderr)?;
     Ok(exit_code(&result))
 }
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
-/// carries the run id and outcome.
-pub fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
+/// carries the run id and outcome. `stderr`: show a failed hook's stderr
+/// tail under its report.
+pub fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
     let root = config.root();
     let store = FileStore::new(store_dir(root)).map_err(|e| e.to_string())?;
     let hooks = config.hooks();
+    super::print_problems(&hooks, &Selection::new(config.hook_specs(), &[])?)?;
+    let hooks = if stderr {
+        hooks.capture_stderr(STDERR_TAIL)
+    } else {
+        hooks
+    };
     let progress = Progress::new(&hooks);
     let result = match start {
         Start::Script(script) => {
@@ -174,10 +190,14 @@ impl<'h> Progress<'h> {
 impl Observer for Progress<'_> {
     fn event(&self, event: &RunEvent) -> Flow {
         let mut fired = Vec::new();
-        let flow = self
-            .hooks
-            .fire_with(&event.kind, event, |run| fired.push(report(&run)));
         let indent = "  ".repeat(event.depth as usize + 1);
+        let mut tails = String::new();
+        let flow = self.hooks.fire_with(&event.kind, event, |run| {
+            fired.push(report(&run, run.number()));
+            if let Some(tail) = run.stderr {
+                tails.push_str(&stderr_tail(run.number(), tail, &format!("{indent}    ")));
+            }
+        });
         let mut streaming = self
             .streaming
             .lock()
@@ -213,11 +233,12 @@ impl Observer for Progress<'_> {
                 text.push_str(" -> the run ends at the next step boundary");
             }
             text.push('\n');
+            text.push_str(&tails);
         } else if streaming.is_none() {
             text.push('\n');
         }
         // Progress is a courtesy: a closed stdout must not change the run.
-        let _ = out(&text);
+        let _ = out(&safe(&text));
         flow
     }
 }
