@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -885,4 +886,201 @@ fn io_check_notes_costs_replaced_scopes_and_what_it_looked_at() {
             root.display()
         )
     );
+}
+
+/// A config with a cancelling policy hook that explains itself on stderr
+/// with a terminal escape, an audit log, and a `run` hook leaving a marker.
+const POLICY: &str = "[[hook]]\non = [\"tool_call\"]\nrun = [\"/bin/sh\", \"-c\", \"printf 'policy: \\\\033[2Jrefused\\\\r\\\\n' >&2; exit 7\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"step\", \"finished\"]\nappend = \"audit.jsonl\"\n\n[[hook]]\non = [\"finished\"]\nrun = [\"/bin/sh\", \"-c\", \"touch marker\"]\n";
+
+#[test]
+fn io_replay_dry_run_says_which_hooks_would_fire_and_runs_nothing() {
+    let env = Env::new();
+    env.write("io.local.toml", POLICY);
+    let events = env.write("events.jsonl", &example_events());
+    let out = env.io(&["replay", events.to_str().expect("utf-8"), "--dry-run"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().count(),
+        example_events().lines().count() + 1,
+        "{text}"
+    );
+    let line = |tag: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(" {tag} ")))
+            .unwrap_or_else(|| panic!("a `{tag}` line: {text}"))
+            .to_owned()
+    };
+    assert!(
+        line("tool_call").ends_with("  hook[1] would fire"),
+        "{text}"
+    );
+    assert!(
+        line("finished").ends_with("  hook[2] would fire, hook[3] would fire"),
+        "{text}"
+    );
+    assert!(line("started").ends_with("  -"), "{text}");
+    assert!(
+        text.ends_with("no hook was run and no file was written\n"),
+        "{text}"
+    );
+    assert!(
+        !env.root().join("audit.jsonl").exists(),
+        "no append file created"
+    );
+    assert!(!env.root().join("marker").exists(), "no run hook spawned");
+
+    // A bad line is still found: the whole file is read and checked.
+    let bad = env.write("bad.jsonl", &format!("{}not json\n", example_events()));
+    let out = env.io(&["replay", bad.to_str().expect("utf-8"), "--dry-run"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains(": not a RunEvent: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn io_replay_hook_n_runs_only_those_hooks_and_refuses_a_number_out_of_range() {
+    let env = Env::new();
+    env.write("io.local.toml", POLICY);
+    let events = env.write("events.jsonl", &example_events());
+    let file = events.to_str().expect("utf-8");
+    let out = env.io(&["replay", file, "--hook", "3", "--json"]);
+    assert_eq!(
+        code(&out),
+        0,
+        "hook[1] did not run, so nothing cancels: {}",
+        stderr(&out)
+    );
+    assert!(env.root().join("marker").exists(), "hook[3] ran");
+    assert!(
+        !env.root().join("audit.jsonl").exists(),
+        "hook[2] was not even built"
+    );
+    let lines = json_lines(&out);
+    let numbers: BTreeSet<u64> = lines
+        .iter()
+        .flat_map(|l| l["hooks"].as_array().cloned().unwrap_or_default())
+        .map(|h| h["hook"].as_u64().expect("a number"))
+        .collect();
+    assert_eq!(numbers, BTreeSet::from([3]), "numbered as in the config");
+
+    for bad in ["4", "0"] {
+        let out = env.io(&["replay", file, "--hook", bad]);
+        assert_eq!(code(&out), 2, "a usage error");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "io: --hook {bad}: there is no hook[{bad}]; the hooks are hook[1] to hook[3]\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn io_replay_stderr_shows_a_failed_hooks_stderr_escaped_under_its_line() {
+    let env = Env::new();
+    env.write("io.local.toml", POLICY);
+    let events = env.write("events.jsonl", &example_events());
+    let file = events.to_str().expect("utf-8");
+    let out = env.io(&["replay", file, "--stderr"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| {
+            l.contains(" tool_call ") && l.contains("hook[1] FAILED: exited with status 7")
+        })
+        .expect("the failed call's line");
+    assert_eq!(
+        lines[at + 1],
+        "       hook[1] stderr (its last 4 KiB at most):"
+    );
+    assert_eq!(lines[at + 2], "       | policy: \\x1b[2Jrefused\\r");
+    assert!(
+        !text.contains('\x1b') && !text.contains('\r'),
+        "no control character printed"
+    );
+
+    // Off by default: the failure alone.
+    let out = env.io(&["replay", file]);
+    assert!(!stdout(&out).contains("policy:"), "{}", stdout(&out));
+}
+
+#[test]
+fn io_run_stderr_shows_the_policy_hooks_reason() {
+    let env = Env::new();
+    env.write(
+        "check.sh",
+        "read -r line\ncase \"$line\" in *secret.txt*) echo 'no secrets in the tree' >&2; exit 1 ;; esac\n",
+    );
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"/bin/sh\", \"./check.sh\"]\non_failure = \"cancel\"\n",
+    );
+    let script = env.write("script.toml", SCRIPT);
+    let out = env.io(&["run", script.to_str().expect("utf-8"), "--stderr"]);
+    assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("hook[1] stderr (its last 4 KiB at most):\n")
+            && text.contains("| no secrets in the tree\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn io_check_shows_a_near_miss_of_hook_with_its_line_and_caret() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "model = \"m\"\n[[hooks]]\nappend = \"a.jsonl\"\n",
+    );
+    let out = env.io(&["check"]);
+    assert_eq!(code(&out), 1);
+    let root = env.root().canonicalize().expect("root");
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "io: {}/io.local.toml: key `hooks`: did you mean `hook`? Hooks are declared only as \
+             `[[hook]]` tables, so `hooks` would load as no hooks at all (line 2, column 3)\n   |\n 2 | [[hooks]]\n   |   ^\n",
+            root.display()
+        )
+    );
+}
+
+#[test]
+fn verbose_adds_the_engines_own_warn_lines_and_the_default_has_none() {
+    let env = Env::new();
+    env.write("io.local.toml", POLICY);
+    let events = env.write("events.jsonl", &example_events());
+    let file = events.to_str().expect("utf-8");
+    let out = env.io(&["replay", file]);
+    assert!(
+        !stderr(&out).contains("failed on `tool_call`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.io(&["-v", "replay", file]);
+    assert!(
+        stderr(&out)
+            .contains("hook[1] failed on `tool_call`: exited with status 7; cancelling the run"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env
+        .command(&["replay", file])
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("io");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed on `tool_call`"));
+    let out = env
+        .command(&["-q", "replay", file])
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("io");
+    assert!(out.stderr.is_empty(), "-q wins over RUST_LOG");
 }

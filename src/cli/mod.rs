@@ -208,7 +208,8 @@ pub fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {
         "{indent}hook[{number}] stderr (its last {} KiB at most):\n",
         STDERR_TAIL / 1024
     );
-    for line in text.lines() {
+    // Split on newlines alone: a `\r` before one is shown, not dropped.
+    for line in text.strip_suffix('\n').unwrap_or(&text).split('\n') {
         out.push_str(&format!("{indent}| {}\n", safe(line)));
     }
     out
@@ -262,8 +263,10 @@ impl Verbosity {
 /// and never when `NO_COLOR` is set.
 ///
 /// The engine's own warnings about hooks (a failure, a problem found when
-/// the hooks were built) are left out: `io run` and `io replay` report
-/// each of those themselves, once, after the event it belongs to.
+/// the hooks were built) are left out at the default level and below:
+/// `io run` and `io replay` report each of those themselves, once, after the
+/// event it belongs to. From `-v` on they are logged as well, as an embedder
+/// would see them.
 pub fn log_to_stderr(verbosity: Verbosity) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
@@ -277,8 +280,8 @@ pub fn log_to_stderr(verbosity: Verbosity) {
         .with_ansi(colour)
         .without_time()
         .with_filter(tracing_subscriber::filter::filter_fn(move |meta| {
-            let reported_by_io = meta.target().starts_with("io_hooks::exec")
-                && *meta.level() <= tracing::Level::WARN;
+            let reported_by_io =
+                level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec");
             *meta.level() <= level && !reported_by_io
         }));
     let subscriber = tracing_subscriber::registry().with(layer);
