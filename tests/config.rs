@@ -1010,7 +1010,8 @@ fn a_near_miss_of_hook_is_refused_in_every_scope_with_its_position() {
         ),
     ];
     type Writer = fn(&Fixture, &str);
-    let scopes: [(Writer, fn(&Fixture) -> PathBuf); 3] = [
+    type FileOf = fn(&Fixture) -> PathBuf;
+    let scopes: [(Writer, FileOf); 3] = [
         (
             |f, t| {
                 f.user(t);

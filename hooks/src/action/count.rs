@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure};
+use crate::exec::{Capture, HookFailure, ProblemKind};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
