@@ -300,7 +300,7 @@ fn the_refusal_comes_before_the_tables_are_checked() {
 #[test]
 fn the_refusal_reads_the_document_not_the_text() {
     // Text that mentions `hook` but declares none is not refused.
-    let text = "# [[hook]]\n# hook = []\nhooks = 1\ndescription = \"[[hook]] hook = []\"\n\
+    let text = "# [[hook]]\n# hook = []\nhooks_dir = 1\ndescription = \"[[hook]] hook = []\"\n\
                 [notify]\nhook = \"a key of another table\"\n[[agent]]\nhook = 1\n";
     let config = Config::from_toml(text).unwrap();
     assert!(config.hooks().is_empty());

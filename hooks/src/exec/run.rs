@@ -97,6 +97,8 @@ pub(crate) fn check(argv: &[String], root: &Path) -> Vec<ProblemKind> {
             });
         }
         Ok(path) => {
+            // `root/./x` shown as `root/x`.
+            let path: PathBuf = path.components().collect();
             let owned = || program.to_owned();
             match std::fs::metadata(&path) {
                 Err(_) => problems.push(ProblemKind::NoSuchProgram {
