@@ -218,7 +218,7 @@ fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
     assert!(
         lines[0].contains(&format!(
             "hook[1]: `./scripts/check`: there is no `{}`",
-            dir.path().join("./scripts/check").display()
+            dir.path().join("scripts/check").display()
         )),
         "{log}"
     );

@@ -51,7 +51,7 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
         hooks.problems()[1].hint().unwrap(),
         format!(
             "make it executable: chmod +x {}",
-            root.join("./scripts/x.sh").display()
+            root.join("scripts/x.sh").display()
         )
     );
     assert_eq!(
