@@ -175,7 +175,8 @@ impl<E: HookEvents> Hooks<E> {
     ///
     /// ```
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure, ProblemKind};
-    /// # #[derive(io_hooks::HookEvents)]
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "step")] Step }
     /// let dir = tempfile::tempdir()?;
     /// let specs = vec![HookSpec::<Ev> {
