@@ -40,7 +40,8 @@ pub enum EventKind {
         step: u32,
         /// The tool's name.
         tool: String,
-        /// The call's arguments, as the model gave them.
+        /// The call's arguments, as the model gave them: a JSON object whose
+        /// keys depend on the tool (`{"path": …, "content": …}`).
         args: serde_json::Value,
     },
     /// The policy refused a tool call; when it happens, rarely.
@@ -124,7 +125,7 @@ pub enum EventKind {
     Spawned {
         /// The step that spawned it.
         step: u32,
-        /// The child's own run id.
+        /// The child's own run id: the `run_id` of its events.
         child_run_id: String,
         /// The goal the child was given.
         goal: String,
@@ -240,7 +241,7 @@ pub enum EventKind {
         step: u32,
         /// The handle's id.
         handle: String,
-        /// Its exit code, absent when a signal ended it.
+        /// Its exit code; `null` when a signal ended it.
         code: Option<i32>,
     },
     /// A handle was still running when its run ended (it is then killed); when it happens, rarely.
@@ -362,15 +363,20 @@ pub struct RunEvent {
     /// What happened. First, so that `event` leads every line.
     #[serde(flatten)]
     pub kind: EventKind,
-    /// The run that emitted it; a child run has its own.
+    /// The run that emitted it. A child run has its own, which begins with
+    /// its parent's (`r-d76fe76e5902.5.1`).
     pub run_id: String,
     /// 0 for a top-level run, one more for each level of child.
     pub depth: u32,
-    /// The event's position in its run's stream, from 0.
+    /// The event's position in its run's stream, from 0. Every event takes
+    /// one, wanted or not, so a hook that sees only some events sees gaps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub seq: Option<u64>,
-    /// When it was emitted: RFC 3339, UTC, milliseconds.
+    /// When it was emitted: RFC 3339, UTC, milliseconds
+    /// (`2026-11-30T03:00:00.123Z`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", extend("format" = "date-time"))]
     pub at: Option<String>,
 }
 

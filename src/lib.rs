@@ -52,6 +52,7 @@ mod event;
 mod observer;
 mod replay;
 mod run;
+mod event_schema;
 mod schema;
 
 pub use config::{
@@ -68,5 +69,8 @@ pub use run::{
     ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
     ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
     run_observed, run_with_observed, steps,
+};
+pub use event_schema::{
+    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
 };
 pub use schema::hook_schema;
