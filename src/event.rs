@@ -624,7 +624,9 @@ fn rfc3339_millis(time: std::time::SystemTime) -> String {
     put(17, 2, of_day % 60);
     put(20, 3, u64::from(since.subsec_millis()));
     // Digits, dashes and colons only: always UTF-8.
-    std::str::from_utf8(&buf).map(str::to_owned).unwrap_or_default()
+    std::str::from_utf8(&buf)
+        .map(str::to_owned)
+        .unwrap_or_default()
 }
 
 /// The proleptic Gregorian (year, month, day) of the `days`-th day after

@@ -115,7 +115,9 @@ pub fn event_docs() -> Vec<EventDoc> {
                 .unwrap_or(Value::Null);
             EventDoc {
                 tag,
-                doc: describe(&branch).unwrap_or(EventKind::DOCS[index]).to_owned(),
+                doc: describe(&branch)
+                    .unwrap_or(EventKind::DOCS[index])
+                    .to_owned(),
                 frequency: EventKind::frequency(index),
                 fields: fields(&branch, &schema)
                     .into_iter()

@@ -49,16 +49,19 @@
 
 mod config;
 mod event;
+mod event_schema;
 mod observer;
 mod replay;
 mod run;
-mod event_schema;
 mod schema;
 
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
 };
 pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
+pub use event_schema::{
+    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
+};
 pub use io_hooks::{
     Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, TableError,
 };
@@ -69,8 +72,5 @@ pub use run::{
     ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
     ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
     run_observed, run_with_observed, steps,
-};
-pub use event_schema::{
-    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
 };
 pub use schema::hook_schema;

@@ -221,7 +221,12 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
     }];
     rows.extend(event.fields.iter().cloned());
     let envelope = io_harness::envelope_docs();
-    let width = rows.iter().chain(&envelope).map(|f| f.name.len()).max().unwrap_or(0);
+    let width = rows
+        .iter()
+        .chain(&envelope)
+        .map(|f| f.name.len())
+        .max()
+        .unwrap_or(0);
     let types = rows
         .iter()
         .chain(&envelope)
@@ -229,7 +234,12 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
         .max()
         .unwrap_or(0);
     let line = |f: &io_harness::FieldDoc| {
-        format!("  {:width$}  {:types$}  {}\n", f.name, field_type(f), f.doc.replace('\n', " "))
+        format!(
+            "  {:width$}  {:types$}  {}\n",
+            f.name,
+            field_type(f),
+            f.doc.replace('\n', " ")
+        )
     };
     rows.iter().for_each(|f| text.push_str(&line(f)));
     text.push_str("and the envelope, on every event:\n");

@@ -36,7 +36,10 @@ fn docs_events_md_is_what_io_events_markdown_generates() {
             .lines()
             .zip(generated.lines())
             .position(|(a, b)| a != b)
-            .map_or(checked_in.lines().count().min(generated.lines().count()), |n| n);
+            .map_or(
+                checked_in.lines().count().min(generated.lines().count()),
+                |n| n,
+            );
         panic!(
             "docs/events.md is stale (first difference at line {}); regenerate it with:\n  {REGENERATE}",
             first + 1
@@ -102,8 +105,14 @@ fn the_readme_opens_with_its_two_commands() {
     assert_eq!(lines.next(), Some("```sh"));
     let first = lines.next().unwrap_or_default();
     let second = lines.next().unwrap_or_default();
-    assert!(first.starts_with("cargo run -q --locked --bin io -- demo "), "{first}");
-    assert!(second.starts_with("cargo test --workspace --locked "), "{second}");
+    assert!(
+        first.starts_with("cargo run -q --locked --bin io -- demo "),
+        "{first}"
+    );
+    assert!(
+        second.starts_with("cargo test --workspace --locked "),
+        "{second}"
+    );
     assert_eq!(lines.next(), Some("```"));
 }
 

@@ -63,7 +63,11 @@ fn every_real_line_validates_against_the_schema() {
         assert!(errs.is_empty(), "{line}\n{errs:#?}");
         kinds.insert(value["event"].as_str().expect("a tag").to_owned());
     }
-    assert_eq!(kinds.len(), EventKind::TAGS.len(), "every variant was checked");
+    assert_eq!(
+        kinds.len(),
+        EventKind::TAGS.len(),
+        "every variant was checked"
+    );
     assert!(lines.len() > 27 * 4 + 100);
 }
 
@@ -90,7 +94,12 @@ fn a_missing_run_id_a_wrong_type_and_an_unknown_tag_each_fail() {
             .as_object()
             .expect("object")
             .keys()
-            .filter(|k| !matches!(k.as_str(), "event" | "run_id" | "depth" | "seq" | "at" | "args"))
+            .filter(|k| {
+                !matches!(
+                    k.as_str(),
+                    "event" | "run_id" | "depth" | "seq" | "at" | "args"
+                )
+            })
             .cloned()
             .collect();
         for field in &own {
@@ -99,7 +108,10 @@ fn a_missing_run_id_a_wrong_type_and_an_unknown_tag_each_fail() {
                 Value::String(_) => json!(12),
                 _ => json!({ "not": "this" }),
             };
-            assert!(!validator.is_valid(&wrong), "{tag}: a wrong `{field}` passed");
+            assert!(
+                !validator.is_valid(&wrong),
+                "{tag}: a wrong `{field}` passed"
+            );
             let mut absent = line.clone();
             absent.as_object_mut().expect("object").remove(field);
             assert!(!validator.is_valid(&absent), "{tag}: no `{field}` passed");
@@ -107,8 +119,10 @@ fn a_missing_run_id_a_wrong_type_and_an_unknown_tag_each_fail() {
 
         let mut unknown = line.clone();
         unknown["event"] = json!(format!("{tag}_x"));
-        assert!(!validator.is_valid(&unknown), "{tag}: an unknown tag passed");
-
+        assert!(
+            !validator.is_valid(&unknown),
+            "{tag}: an unknown tag passed"
+        );
     }
     assert!(!validator.is_valid(&json!({"run_id": "r", "depth": 0})));
     assert!(!validator.is_valid(&json!([])));
@@ -195,7 +209,10 @@ fn the_bytes_are_the_flattened_shapes_for_every_variant_and_read_back() {
         assert_eq!(&back, event);
         // Through `Value` too: a serializer other than the writer's.
         let value = serde_json::to_value(event).expect("serialisable");
-        assert_eq!(value, serde_json::to_value(Flattened::from(event)).expect("v"));
+        assert_eq!(
+            value,
+            serde_json::to_value(Flattened::from(event)).expect("v")
+        );
     }
     // The recording itself is written byte for byte as it was read.
     for line in EXAMPLES.lines() {
@@ -245,7 +262,10 @@ fn io_events_tag_prints_the_doc_cost_fields_and_a_real_line() {
     assert!(text.starts_with(
         "tool_call: The model called a tool; once per tool call, before it runs.\ncost: per step\n"
     ));
-    assert!(text.contains("\n  tool    string             The tool's name.\n"), "{text}");
+    assert!(
+        text.contains("\n  tool    string             The tool's name.\n"),
+        "{text}"
+    );
     assert!(text.contains("\n  args    any JSON value     The call's arguments"));
     assert!(text.contains("\nand the envelope, on every event:\n  run_id  string  "));
     assert!(text.contains("\n  at      string, optional   When it was emitted"));
@@ -299,7 +319,11 @@ fn io_events_with_an_unknown_tag_is_the_unknown_event_error() {
         String::from_utf8_lossy(&out.stderr),
         format!("io: {expected}\n")
     );
-    assert!(expected.to_string().starts_with("unknown event `stpe` (did you mean `step`?)"));
+    assert!(
+        expected
+            .to_string()
+            .starts_with("unknown event `stpe` (did you mean `step`?)")
+    );
 }
 
 #[test]

@@ -56,6 +56,34 @@ pub fn envelope(kind: EventKind) -> RunEvent {
     }
 }
 
+/// `RunEvent` as it was serialised before its hand-written `Serialize`:
+/// serde's derive with the kind `#[serde(flatten)]`ed in front of the
+/// envelope. The same bytes (`tests/events_schema.rs` proves it); the
+/// baseline of the `serialise/flattened` bench.
+#[derive(serde::Serialize)]
+pub struct Flattened<'a> {
+    #[serde(flatten)]
+    kind: &'a EventKind,
+    run_id: &'a str,
+    depth: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<&'a str>,
+}
+
+impl<'a> From<&'a RunEvent> for Flattened<'a> {
+    fn from(e: &'a RunEvent) -> Self {
+        Flattened {
+            kind: &e.kind,
+            run_id: &e.run_id,
+            depth: e.depth,
+            seq: e.seq,
+            at: e.at.as_deref(),
+        }
+    }
+}
+
 /// The filter design `HookFilter` replaced: each hook keeps the names it
 /// was given and compares them with the event's tag.
 pub struct NaiveFilter {
