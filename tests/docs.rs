@@ -109,10 +109,9 @@ fn the_readme_opens_with_its_two_commands() {
         first.starts_with("cargo run -q --locked --bin io -- demo "),
         "{first}"
     );
-    assert!(
-        second.starts_with("cargo test --workspace --locked "),
-        "{second}"
-    );
+    // The suite's command, whatever runner CI settles on.
+    assert!(second.starts_with("cargo test --workspace "), "{second}");
+    assert!(second.contains("# every test"), "{second}");
     assert_eq!(lines.next(), Some("```"));
 }
 

@@ -2,9 +2,11 @@
 //! the hand-written `Serialize` checked against the flattened shape it
 //! replaced, and `io events TAG` / `io schema --events`.
 
+mod common;
 mod fuzz_support;
 
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use io_harness::{EventKind, HookEvents, RunEvent, events_schema};
 use serde::Serialize;
@@ -225,12 +227,16 @@ fn the_bytes_are_the_flattened_shapes_for_every_variant_and_read_back() {
 
 fn io(args: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp dir");
-    Command::new(env!("CARGO_BIN_EXE_io"))
+    let child = Command::new(env!("CARGO_BIN_EXE_io"))
         .args(args)
         .current_dir(home.path())
         .env("IO_CONFIG_HOME", home.path())
-        .output()
-        .expect("io runs")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    common::output_within(child, Duration::from_secs(120), &format!("io {args:?}"))
 }
 
 fn stdout(out: &Output) -> String {

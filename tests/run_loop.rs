@@ -483,25 +483,29 @@ goal = "too deep"
 answer = "unreachable"
 "#;
 
-#[test]
-fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
-    let fx = fixture();
-    let provider = script(TREE);
-    let rec = Recorder::new(never);
+/// Runs [`TREE`] as `run_id`, children allowed one level deep.
+fn run_tree(fx: &Fixture, run_id: &str, observer: &dyn Observer) -> io_harness::RunResult {
     let contract = Contract {
-        run_id: Some("r-tree".into()),
+        run_id: Some(run_id.into()),
         max_depth: 1,
         ..Contract::new("parent", &fx.workspace)
     };
-    let result = pollster::block_on(run_with_observed(
+    pollster::block_on(run_with_observed(
         &contract,
-        &provider,
+        &script(TREE),
         &fx.store,
         &Policy::default(),
         &ApproveAll,
-        &rec,
+        observer,
     ))
-    .expect("run");
+    .expect("run")
+}
+
+#[test]
+fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
+    let fx = fixture();
+    let rec = Recorder::new(never);
+    let result = run_tree(&fx, "r-tree", &rec);
     assert_eq!(
         result.outcome,
         RunOutcome::Completed {
@@ -552,6 +556,96 @@ fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
         });
         assert!(finished, "{id} finished");
     }
+}
+
+/// The tags, `run_id`s and depths in a JSON-lines audit log.
+fn audit_lines(path: &std::path::Path) -> Vec<(String, String, u64)> {
+    std::fs::read_to_string(path)
+        .expect("the audit log")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (
+                v["event"].as_str().expect("a tag").to_owned(),
+                v["run_id"].as_str().expect("a run_id").to_owned(),
+                v["depth"].as_u64().expect("a depth"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn one_hooks_receives_a_live_trees_child_events_with_their_own_run_id_and_depth() {
+    // The spec's installation, once, for a run that spawns two children:
+    // the one `Hooks` appends every event of the tree, each child's under
+    // its own `run_id` at depth 1.
+    let fx = fixture();
+    std::fs::write(
+        fx.workspace.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .expect("io.local.toml");
+    let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
+    let hooks = config.hooks();
+    let result = run_tree(&fx, "r-tree", &hooks);
+    assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
+    let lines = audit_lines(&fx.workspace.join("audit.jsonl"));
+    let runs: std::collections::BTreeSet<(String, u64)> = lines
+        .iter()
+        .map(|(_, id, depth)| (id.clone(), *depth))
+        .collect();
+    assert_eq!(
+        runs.into_iter().collect::<Vec<_>>(),
+        [
+            ("r-tree".to_owned(), 0),
+            ("r-tree.1.1".to_owned(), 1),
+            ("r-tree.1.2".to_owned(), 1)
+        ]
+    );
+    for child in ["r-tree.1.1", "r-tree.1.2"] {
+        let tags: Vec<&str> = lines
+            .iter()
+            .filter(|(_, id, _)| id == child)
+            .map(|(tag, _, _)| tag.as_str())
+            .collect();
+        assert_eq!(tags.first(), Some(&"started"), "{child}: {tags:?}");
+        assert_eq!(tags.last(), Some(&"finished"), "{child}: {tags:?}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|(tag, id, _)| tag == "spawn_refused" && id == "r-tree.1.2")
+    );
+}
+
+#[test]
+fn nothing_installs_a_hook_on_its_own() {
+    // An `io.local.toml` declaring an append hook and a run hook, which
+    // discovery loads; a run in that directory with an observer of its own,
+    // not `config.hooks()`: neither hook acts, and the append hook's file,
+    // which building the hooks creates, is never even created.
+    let fx = fixture();
+    std::fs::write(
+        fx.workspace.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n\n\
+         [[hook]]\nrun = [\"/bin/sh\", \"-c\", \": > hook-ran\"]\n",
+    )
+    .expect("io.local.toml");
+    let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
+    assert_eq!(config.hook_specs().len(), 2, "both hooks were loaded");
+    let rec = Recorder::new(never);
+    let result = run_tree(&fx, "r-uninstalled", &rec);
+    assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
+    assert!(rec.tags().len() > 10, "the run emitted its events");
+    let audit = fx.workspace.join("audit.jsonl");
+    assert!(!audit.exists(), "an append hook acted uninstalled");
+    assert!(
+        !fx.workspace.join("hook-ran").exists(),
+        "a run hook acted uninstalled"
+    );
+    // The control: building the hooks is what creates the file.
+    drop(config.hooks());
+    assert!(audit.exists());
 }
 
 #[test]
@@ -798,27 +892,73 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
 #[test]
 fn exec_output_reaches_the_observation_and_a_slow_command_is_killed_at_its_timeout() {
     let fx = fixture();
-    let text = r#"
+    // Two runs, so that the short timeout applies to `sleep` alone: on a
+    // loaded machine even `echo` can take longer than 150 ms to start.
+    let outcomes = |rec: &Recorder<fn(&RunEvent) -> bool>| -> Vec<String> {
+        kinds_tagged(rec, &["sandbox"])
+            .into_iter()
+            .map(|k| match k {
+                EventKind::Sandbox { outcome, .. } => outcome,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let quick = script(
+        r#"
 goal = "commands"
 [[turn]]
 calls = [
   { tool = "exec", args = { argv = ["echo", "hello from exec"] } },
-  { tool = "exec", args = { argv = ["sleep", "5"] } },
   { tool = "exec", args = { argv = ["no-such-program-here"] } },
 ]
 answer = "ran"
-"#;
-    let provider = script(text);
+"#,
+    );
     let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
     let contract = Contract {
         run_id: Some("r-exec".into()),
-        exec_timeout: std::time::Duration::from_millis(150),
         ..Contract::new("commands", &fx.workspace)
+    };
+    pollster::block_on(run_with_observed(
+        &contract,
+        &quick,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    assert_eq!(
+        outcomes(&rec),
+        [
+            "exited 0",
+            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
+        ]
+    );
+    let observation = first_observation(&fx, "r-exec");
+    assert!(
+        observation.contains("[exec echo] exited 0\nhello from exec\n"),
+        "{observation}"
+    );
+
+    let slow = script(
+        r#"
+goal = "a slow command"
+[[turn]]
+calls = [{ tool = "exec", args = { argv = ["sleep", "5"] } }]
+answer = "ran"
+"#,
+    );
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-exec-slow".into()),
+        exec_timeout: std::time::Duration::from_millis(150),
+        ..Contract::new("a slow command", &fx.workspace)
     };
     let started = std::time::Instant::now();
     pollster::block_on(run_with_observed(
         &contract,
-        &provider,
+        &slow,
         &fx.store,
         &Policy::default(),
         &ApproveAll,
@@ -829,26 +969,7 @@ answer = "ran"
         started.elapsed() < std::time::Duration::from_secs(4),
         "sleep 5 was not killed"
     );
-    let outcomes: Vec<String> = kinds_tagged(&rec, &["sandbox"])
-        .into_iter()
-        .map(|k| match k {
-            EventKind::Sandbox { outcome, .. } => outcome,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(
-        outcomes,
-        [
-            "exited 0",
-            "timed out after 150 ms and was killed",
-            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
-        ]
-    );
-    let observation = first_observation(&fx, "r-exec");
-    assert!(
-        observation.contains("[exec echo] exited 0\nhello from exec\n"),
-        "{observation}"
-    );
+    assert_eq!(outcomes(&rec), ["timed out after 150 ms and was killed"]);
 }
 
 #[test]
