@@ -3,13 +3,15 @@
 //! replaced, and `io events TAG` / `io schema --events`.
 
 mod common;
+#[path = "../bench/src/flattened.rs"]
+mod flattened;
 mod fuzz_support;
 
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+use flattened::Flattened;
 use io_harness::{EventKind, HookEvents, RunEvent, events_schema};
-use serde::Serialize;
 use serde_json::{Value, json};
 
 const EXAMPLES: &str = include_str!("../examples/events.jsonl");
@@ -162,32 +164,6 @@ fn the_schema_has_one_branch_per_tag_and_a_description_everywhere() {
 }
 
 // ---- the hand-written Serialize against the flattened shape it replaced ----
-
-/// `RunEvent` as it was serialised before: serde's derive with the kind
-/// flattened in front of the envelope.
-#[derive(Serialize)]
-struct Flattened<'a> {
-    #[serde(flatten)]
-    kind: &'a EventKind,
-    run_id: &'a str,
-    depth: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seq: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    at: Option<&'a str>,
-}
-
-impl<'a> From<&'a RunEvent> for Flattened<'a> {
-    fn from(e: &'a RunEvent) -> Self {
-        Flattened {
-            kind: &e.kind,
-            run_id: &e.run_id,
-            depth: e.depth,
-            seq: e.seq,
-            at: e.at.as_deref(),
-        }
-    }
-}
 
 #[test]
 fn the_bytes_are_the_flattened_shapes_for_every_variant_and_read_back() {

@@ -11,7 +11,10 @@
 //! Nothing here is a dependency of the engine or the harness: the arrow
 //! points one way, bench → harness → engine.
 
+pub mod flattened;
 pub mod report;
+
+pub use flattened::Flattened;
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -53,34 +56,6 @@ pub fn envelope(kind: EventKind) -> RunEvent {
         depth: 0,
         seq: Some(12),
         at: Some("2026-11-30T03:00:00.123Z".to_owned()),
-    }
-}
-
-/// `RunEvent` as it was serialised before its hand-written `Serialize`:
-/// serde's derive with the kind `#[serde(flatten)]`ed in front of the
-/// envelope. The same bytes (`tests/events_schema.rs` proves it); the
-/// baseline of the `serialise/flattened` bench.
-#[derive(serde::Serialize)]
-pub struct Flattened<'a> {
-    #[serde(flatten)]
-    kind: &'a EventKind,
-    run_id: &'a str,
-    depth: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seq: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    at: Option<&'a str>,
-}
-
-impl<'a> From<&'a RunEvent> for Flattened<'a> {
-    fn from(e: &'a RunEvent) -> Self {
-        Flattened {
-            kind: &e.kind,
-            run_id: &e.run_id,
-            depth: e.depth,
-            seq: e.seq,
-            at: e.at.as_deref(),
-        }
     }
 }
 
