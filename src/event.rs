@@ -38,7 +38,7 @@ pub enum EventKind {
     ToolCall {
         /// The step the call belongs to.
         step: u32,
-        /// The tool's name.
+        /// The tool's name (`write_file`, `exec`, `spawn`, …).
         tool: String,
         /// The call's arguments, as the model gave them: a JSON object whose
         /// keys depend on the tool (`{"path": …, "content": …}`).
@@ -81,7 +81,7 @@ pub enum EventKind {
         step: u32,
         /// Tokens the turn consumed.
         tokens: u64,
-        /// Tokens left in the budget after it.
+        /// Tokens left in the run's budget after this turn.
         remaining: u64,
     },
     /// A model request failed and is being tried again; when it happens.
@@ -143,7 +143,7 @@ pub enum EventKind {
     MemoryWrote {
         /// The step that wrote it.
         step: u32,
-        /// The memory key written.
+        /// The memory key written (the value is not carried).
         key: String,
     },
     /// The run updated its todo list; when it happens.
@@ -175,7 +175,7 @@ pub enum EventKind {
     ServerToolUsed {
         /// The step it belongs to.
         step: u32,
-        /// The server-side tool's name.
+        /// The server-side tool's name (`web_search`).
         tool: String,
     },
     /// The model streamed a token; once per streamed token, the hottest event.
@@ -183,7 +183,8 @@ pub enum EventKind {
     Token {
         /// The step being streamed.
         step: u32,
-        /// The token's text.
+        /// The token's text, often a word or part of one with its leading
+        /// space; the step's tokens joined are what the model said.
         text: String,
     },
     /// A command ran under the sandbox; once per command the run executes.
@@ -191,7 +192,7 @@ pub enum EventKind {
     Sandbox {
         /// The step that ran it.
         step: u32,
-        /// The program, as resolved.
+        /// The program, as the command named it (`true`, `cargo`).
         program: String,
         /// The sandbox's verdict or the command's ending (`exited 0`, `timed out`).
         outcome: String,
@@ -203,7 +204,7 @@ pub enum EventKind {
         step: u32,
         /// The server's configured name.
         server: String,
-        /// The method called.
+        /// The JSON-RPC method called (`tools/list`).
         method: String,
     },
     /// A long-running process handle was started; once per handle.
@@ -211,9 +212,9 @@ pub enum EventKind {
     HandleStarted {
         /// The step that started it.
         step: u32,
-        /// The handle's id.
+        /// The handle's id (`h-1`), which the later `handle_*` events name.
         handle: String,
-        /// The argv it runs.
+        /// The argv it runs, program first.
         argv: Vec<String>,
     },
     /// A handle was polled to see whether it still runs; once per poll.
