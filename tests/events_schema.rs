@@ -244,8 +244,13 @@ fn io_events_tag_prints_the_doc_cost_fields_and_a_real_line() {
     assert!(text.starts_with(
         "tool_call: The model called a tool; once per tool call, before it runs.\ncost: per step\n"
     ));
+    let tool_doc = &io_harness::event_docs()[2].fields[1];
+    assert_eq!(tool_doc.name, "tool");
     assert!(
-        text.contains("\n  tool    string             The tool's name.\n"),
+        text.contains(&format!(
+            "\n  tool    string             {}\n",
+            tool_doc.doc
+        )),
         "{text}"
     );
     assert!(text.contains("\n  args    any JSON value     The call's arguments"));
