@@ -73,6 +73,7 @@ Example:
   io schema > io-hooks.schema.json
 then, as the first line of io.local.toml (taplo / Even Better TOML):
   #:schema ./io-hooks.schema.json
+The schema of the JSON line a hook receives:
   io schema --events > io-event.schema.json")]
     Schema {
         /// The schema of one event line (what an `append` hook writes and a
