@@ -389,14 +389,13 @@ impl RunEvent {
 }
 
 /// Writes the event's own fields, then the envelope, as one flat JSON
-/// object: the bytes `#[serde(flatten)]` wrote, without its buffering.
+/// object: the bytes the derive with `#[serde(flatten)]` wrote.
 ///
-/// `EventKind`'s derived `Serialize` (internally tagged) opens a struct,
-/// writes `event` and the variant's fields; [`WithEnvelope`] passes all of
+/// `EventKind`'s derived `Serialize` (internally tagged) opens a struct and
+/// writes `event` and the variant's fields; a private wrapper passes all of
 /// that straight through to the real serializer and adds the envelope's
-/// fields before the struct is closed. A flattened field instead made serde
-/// collect the kind into an intermediate map of owned values first, which
-/// was most of the cost of serialising an event.
+/// fields before the struct is closed. `Deserialize` stays derived, with
+/// `flatten`, and reads these lines back.
 impl Serialize for RunEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.kind.serialize(WithEnvelope {
