@@ -526,14 +526,7 @@ fn io_run_is_cancelled_by_a_policy_hook_and_resumed_to_completion() {
     let out = env.io(&["run", script.to_str().expect("utf-8")]);
     assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
-    let run_id = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("run ")
-                .and_then(|r| r.split_whitespace().next())
-        })
-        .expect("the run id")
-        .to_owned();
+    let run_id = run_id_in(&text);
     assert!(
         text.contains(&format!("run {run_id} cancelled after 2 steps")),
         "{text}"
@@ -648,4 +641,62 @@ fn io_replay_refuses_a_line_longer_than_16_mib_without_holding_it() {
         stderr(&out)
     );
     assert_eq!(tags_in(&env.root().join("seen.jsonl")), ["started"]);
+}
+
+#[test]
+fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"false\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"finished\"]\nappend = \"finished.jsonl\"\n",
+    );
+    // One turn, which calls a tool and answers: the hook's cancel comes in
+    // the run's last step.
+    let one_turn = "goal = \"one\"\n[[turn]]\ncalls = [{ tool = \"write_file\", args = { path = \"a.txt\", content = \"a\" } }]\nanswer = \"first\"\n";
+    let script = env.write("script.toml", one_turn);
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("the run ends at the next step boundary"),
+        "{text}"
+    );
+    let run_id = run_id_in(&text);
+    assert!(
+        text.contains(&format!("run {run_id} cancelled after 1 step\n")),
+        "{text}"
+    );
+    assert!(env.root().join("a.txt").exists(), "the step was finished");
+    let finished = |n: usize| -> serde_json::Value {
+        let log = std::fs::read_to_string(env.root().join("finished.jsonl")).expect("the log");
+        let line = log.lines().nth(n).expect("a finished line");
+        serde_json::from_str(line).expect("a JSON line")
+    };
+    assert_eq!(finished(0)["outcome"], "cancelled");
+    assert_eq!(finished(0)["steps"], 1);
+
+    // The model is asked for the next step on resume: give the script one.
+    env.write(
+        "script.toml",
+        &format!("{one_turn}[[turn]]\nanswer = \"second\"\n"),
+    );
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(code(&out), 0, "{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("run {run_id} completed after 2 steps: second")),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(finished(1)["outcome"], "completed");
+}
+
+/// The run id `io run` prints on its last line (`run <id> ...`).
+fn run_id_in(text: &str) -> String {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|r| r.split_whitespace().next())
+        })
+        .expect("the run id")
+        .to_owned()
 }

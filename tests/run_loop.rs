@@ -1049,3 +1049,88 @@ answer = "asked"
         "{observation}"
     );
 }
+
+/// A first turn that writes and answers, and a second the run is asked for
+/// only when a resume continues past the first.
+const ANSWER_THEN_SPARE: &str = r#"
+goal = "last"
+[[turn]]
+say = "Writing it."
+calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
+answer = "first"
+[[turn]]
+answer = "second"
+"#;
+
+#[test]
+fn a_cancel_raised_in_the_last_step_ends_the_run_cancelled_and_resumable() {
+    // Every event of the step that answers: each one's cancel must win over
+    // the answer.
+    for tag in ["token", "spend_draw", "tool_call", "step"] {
+        let fx = fixture();
+        let provider = script(ANSWER_THEN_SPARE);
+        let rec = Recorder::new(move |e: &RunEvent| e.tag() == tag);
+        let result = run(&fx, &provider, &Policy::default(), &ApproveAll, &rec);
+        assert_eq!(
+            result.outcome,
+            RunOutcome::Cancelled { steps: 1 },
+            "a cancel on `{tag}`"
+        );
+        assert!(
+            fx.workspace.join("a.txt").exists(),
+            "the step is finished: {tag}"
+        );
+        let events = rec.events();
+        let tags: Vec<_> = events.iter().map(RunEvent::tag).collect();
+        assert_eq!(&tags[tags.len() - 2..], ["step", "finished"], "{tag}");
+        assert_eq!(
+            events.last().expect("finished").kind,
+            EventKind::Finished {
+                outcome: Outcome::Cancelled,
+                steps: 1
+            },
+            "a cancel on `{tag}`"
+        );
+
+        let resumed = Recorder::new(never);
+        let result = resume(&fx, "r-test", &provider, &resumed).expect("resume");
+        assert_eq!(
+            result.outcome,
+            RunOutcome::Completed {
+                steps: 2,
+                answer: "second".into()
+            },
+            "a resume after a cancel on `{tag}` asks for the next step"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_tool_the_policy_lets_through_is_reported_by_name_as_before() {
+    let fx = fixture();
+    let text = r#"
+goal = "unknown"
+[[turn]]
+calls = [
+  { tool = "frobnicate", args = { path = "a.txt" } },
+  { tool = "Read_File", args = { path = "a.txt" } },
+  { tool = "write_file", args = { path = "a.txt" } },
+]
+answer = "tried"
+"#;
+    // The default policy denies a tool it does not know; this one lets the
+    // names through, so the loop itself has to say it has no such tool.
+    let policy = Policy::default()
+        .tool("frobnicate", Rule::Allow)
+        .tool("Read_File", Rule::Allow);
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let result = run(&fx, &script(text), &policy, &ApproveAll, &rec);
+    assert_eq!(result.outcome.steps(), 1);
+    assert_eq!(
+        first_observation(&fx, "r-test"),
+        "[frobnicate failed] no tool named `frobnicate`\n\
+         [Read_File failed] no tool named `Read_File`\n\
+         [write_file failed] missing string argument `content`"
+    );
+    assert!(kinds_tagged(&rec, &["refused"]).is_empty());
+}
