@@ -1008,6 +1008,32 @@ fn io_replay_stderr_shows_a_failed_hooks_stderr_escaped_under_its_line() {
     // Off by default: the failure alone.
     let out = env.io(&["replay", file]);
     assert!(!stdout(&out).contains("policy:"), "{}", stdout(&out));
+
+    // In JSON: the tail beside the error, the synthesized `finished`, and
+    // the hooks that cancelled in the summary.
+    let out = env.io(&["replay", file, "--json", "--stderr"]);
+    assert_eq!(code(&out), 3);
+    let lines = json_lines(&out);
+    let call = lines
+        .iter()
+        .find(|l| l["event"] == "tool_call")
+        .expect("a call");
+    assert_eq!(call["hooks"][0]["stderr"], "policy: \u{1b}[2Jrefused\r\n");
+    let finished = &lines[lines.len() - 2];
+    assert_eq!(finished["event"], "finished");
+    assert_eq!(finished["synthesized"], true);
+    assert_eq!(finished["hooks"][0]["hook"], 2);
+    assert_eq!(finished["hooks"][1]["hook"], 3);
+    let summary = lines.last().expect("a summary");
+    assert_eq!(summary["outcome"], "cancelled");
+    assert_eq!(summary["cancelled_by"], serde_json::json!([1]));
+    let out = env.io(&["replay", file, "--json"]);
+    let lines = json_lines(&out);
+    let call = lines
+        .iter()
+        .find(|l| l["event"] == "tool_call")
+        .expect("a call");
+    assert!(call["hooks"][0].get("stderr").is_none(), "{call}");
 }
 
 #[test]

@@ -261,13 +261,17 @@ impl Printer<'_> {
                 if let Some(tail) = run.stderr {
                     tails.push_str(&stderr_tail(number, tail, "       "));
                 }
-                fired.push(json!({
+                let mut report = json!({
                     "hook": number,
                     "ok": run.result.is_ok(),
                     "error": run.result.err().map(ToString::to_string),
-                    "stderr": run.stderr.map(|t| String::from_utf8_lossy(t).into_owned()),
                     "ms": run.elapsed.as_secs_f64() * 1000.0,
-                }));
+                });
+                // Only with --stderr: the objects are otherwise unchanged.
+                if let Some(tail) = run.stderr {
+                    report["stderr"] = json!(String::from_utf8_lossy(tail));
+                }
+                fired.push(report);
             }),
             None => {
                 for number in self.selection.would_fire(&event.kind) {
