@@ -15,8 +15,9 @@ use io_hooks::UnknownEvent;
 use cli::{CmdResult, out};
 
 const AFTER_HELP: &str = "\
-Exit status: 0 success; 1 a config error, bad input or a failed run;
-2 a usage error; 3 (io replay, io run) a hook cancelled the run.";
+Exit status: 0 success; 1 a config error, bad input, a failed run, or (io
+check) a hook that cannot work as written; 2 a usage error; 3 (io replay,
+io run) a hook cancelled the run.";
 
 /// Check, inspect and try the `[[hook]]` tables of an io-harness config.
 #[derive(Parser)]
