@@ -19,6 +19,8 @@
 #![warn(missing_docs)]
 
 mod attr;
+mod check;
+mod cost;
 mod ctxt;
 mod expand;
 mod plan;

@@ -60,6 +60,6 @@ mod table;
 
 pub use exec::{HookFailure, HookRun, Hooks, resolve_program, run_argv, run_command};
 pub use io_hooks_derive::HookEvents;
-pub use registry::{HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
+pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
 pub use spec::{Action, DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HOOK_KEYS, HookTables, TableError, TableErrorKind, TomlFile, toml_key};
