@@ -82,17 +82,14 @@ impl Container {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(CRATE) {
                         // #[hook(crate = "my_crate::io_hooks")]
-                        let value: Expr = meta.value()?.parse()?;
-                        let Some(lit) = lit_str(&value) else {
-                            return Err(syn::Error::new_spanned(
-                                value,
-                                "a crate path is a string literal, as \
-                                 `#[hook(crate = \"my_crate::io_hooks\")]`",
-                            ));
-                        };
+                        let lit = string_value(
+                            &meta,
+                            "a crate path",
+                            "#[hook(crate = \"my_crate::io_hooks\")]",
+                        )?;
                         let path = lit.parse::<syn::Path>().map_err(|_| {
                             syn::Error::new_spanned(
-                                lit,
+                                &lit,
                                 format!(
                                     "\"{}\" is not a path; write the path `io_hooks` is \
                                      reachable at, as `#[hook(crate = \"my_crate::io_hooks\")]`",
@@ -215,25 +212,13 @@ impl Variant {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(TAG) {
                         // #[hook(tag = "tool_call")]
-                        let value: Expr = meta.value()?.parse()?;
-                        let Some(lit) = lit_str(&value) else {
-                            return Err(syn::Error::new_spanned(
-                                value,
-                                "a tag is a string literal, as `#[hook(tag = \"tool_call\")]`",
-                            ));
-                        };
-                        hook_tag.set(&meta.path, lit.clone());
+                        let lit = string_value(&meta, "a tag", "#[hook(tag = \"tool_call\")]")?;
+                        hook_tag.set(&meta.path, lit);
                     } else if meta.path.is_ident(COST) {
                         // #[hook(cost = "per_step")]
-                        let value: Expr = meta.value()?.parse()?;
-                        let Some(lit) = lit_str(&value) else {
-                            return Err(syn::Error::new_spanned(
-                                value,
-                                "a cost class is a string literal, as \
-                                 `#[hook(cost = \"per_step\")]`",
-                            ));
-                        };
-                        match crate::cost::parse(lit) {
+                        let lit =
+                            string_value(&meta, "a cost class", "#[hook(cost = \"per_step\")]")?;
+                        match crate::cost::parse(&lit) {
                             Ok(class) => cost.set(&meta.path, class),
                             Err(err) => cx.syn_error(err),
                         }
@@ -287,6 +272,19 @@ pub(crate) fn has_serde(attrs: &[Attribute]) -> bool {
 /// The `#[hook]` attributes on a field, which mean nothing there.
 pub(crate) fn hook_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|attr| attr.path().is_ident(HOOK))
+}
+
+/// The string literal after `=` in a `#[hook(key = "…")]`, or an error
+/// saying that `what` is one, as `example` shows.
+fn string_value(meta: &ParseNestedMeta, what: &str, example: &str) -> syn::Result<LitStr> {
+    let value: Expr = meta.value()?.parse()?;
+    match lit_str(&value) {
+        Some(lit) => Ok(lit.clone()),
+        None => Err(syn::Error::new_spanned(
+            value,
+            format!("{what} is a string literal, as `{example}`"),
+        )),
+    }
 }
 
 /// Consumes the rest of an item we refused (`= value` or `(...)`), so the

@@ -22,4 +22,21 @@ enum FieldOnly {
     },
 }
 
+// No `#[serde]` on the enum, only on a variant: serde still names `Step`.
+#[derive(Serialize, HookEvents)]
+enum VariantOnly {
+    #[serde(rename = "started")]
+    Started,
+    #[hook(tag = "step")]
+    Step,
+}
+
+// A variant `#[serde]` that names nothing (`alias`) is still serde's.
+#[derive(Serialize, HookEvents)]
+enum Aliased {
+    #[hook(tag = "started")]
+    #[serde(alias = "started")]
+    Started,
+}
+
 fn main() {}
