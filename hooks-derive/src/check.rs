@@ -141,23 +141,24 @@ fn missing_tag(ident: &Ident, plan: &Plan) -> String {
     message
 }
 
-/// The tags that name their variant: written, and agreeing where two are
-/// given. The rest have been reported by `check_tag_present`.
-fn agreed_tags<'p>(plan: &'p Plan) -> impl Iterator<Item = (&'p Ident, &'p LitStr)> {
+/// The tag each written variant goes out with: serde's rename, else a
+/// `#[hook(tag)]` where serde does not name the variants. A `#[hook(tag)]`
+/// that serde never reads is not on the wire, so it is compared with nothing
+/// (`check_tag_present` has reported it).
+fn wire_tags<'p>(plan: &'p Plan) -> impl Iterator<Item = (&'p Ident, &'p LitStr)> {
     written(plan).filter_map(|v| {
-        let (serde, hook) = (&v.attrs.serde_rename, &v.attrs.hook_tag);
-        let agreed = match (serde, hook) {
-            (Some(s), Some(h)) => s.value() == h.value(),
-            (None, Some(_)) => !plan.serde_names_variants,
-            _ => true,
+        let tag = match (&v.attrs.serde_rename, &v.attrs.hook_tag) {
+            (Some(serde), _) => serde,
+            (None, Some(hook)) if !plan.serde_names_variants => hook,
+            _ => return None,
         };
-        Some(&v.original.ident).zip(v.tag()).filter(|_| agreed)
+        Some((&v.original.ident, tag))
     })
 }
 
 /// No tag is the empty string.
 fn check_tag_not_empty(cx: &Ctxt, plan: &Plan) {
-    for (ident, lit) in agreed_tags(plan).filter(|(_, lit)| lit.value().is_empty()) {
+    for (ident, lit) in wire_tags(plan).filter(|(_, lit)| lit.value().is_empty()) {
         cx.error_spanned_by(
             lit,
             format!(
@@ -173,7 +174,7 @@ fn check_tag_not_empty(cx: &Ctxt, plan: &Plan) {
 fn check_tags_distinct(cx: &Ctxt, plan: &Plan) {
     // The first literal that wrote each tag, to point at both on a clash.
     let mut seen: HashMap<String, (&Ident, &LitStr)> = HashMap::new();
-    for (ident, lit) in agreed_tags(plan).filter(|(_, lit)| !lit.value().is_empty()) {
+    for (ident, lit) in wire_tags(plan).filter(|(_, lit)| !lit.value().is_empty()) {
         let tag = lit.value();
         if let Some((first_ident, first_lit)) = seen.get(&tag) {
             let mut err = syn::Error::new_spanned(
@@ -195,7 +196,7 @@ fn check_tags_distinct(cx: &Ctxt, plan: &Plan) {
 /// variant's events back as the first variant accepting the name, so a
 /// replayed event would not reach the hooks on its own tag.
 fn check_aliases(cx: &Ctxt, plan: &Plan) {
-    let tags: Vec<(&Ident, &LitStr)> = agreed_tags(plan).collect();
+    let tags: Vec<(&Ident, &LitStr)> = wire_tags(plan).collect();
     for v in written(plan) {
         for alias in &v.attrs.aliases {
             let owner = tags

@@ -27,6 +27,23 @@ enum Event<T: 'static> {
     Other,
 }
 
+// A qualified path ending in `Vec` is not `Vec`: left to serde, which
+// writes this one as a map.
+trait Carries {
+    type Vec;
+}
+
+impl Carries for Payload {
+    type Vec = Payload;
+}
+
+#[derive(Serialize, HookEvents)]
+#[serde(tag = "event")]
+enum Qualified {
+    #[serde(rename = "started")]
+    Started(<Payload as Carries>::Vec),
+}
+
 // Adjacently and externally tagged enums write any newtype.
 #[derive(Serialize, HookEvents)]
 #[serde(tag = "t", content = "c")]
@@ -45,4 +62,5 @@ fn main() {
     assert_eq!(Event::<u32>::TAGS, ["started", "step", "tick", "other"]);
     assert_eq!(Adjacent::TAGS, ["started"]);
     assert_eq!(External::TAGS, ["started"]);
+    assert_eq!(Qualified::TAGS, ["started"]);
 }

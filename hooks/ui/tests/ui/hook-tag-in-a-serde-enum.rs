@@ -29,6 +29,9 @@ enum VariantOnly {
     Started,
     #[hook(tag = "step")]
     Step,
+    // serde writes "Again", so this repeats no tag on the wire: one error.
+    #[hook(tag = "started")]
+    Again,
 }
 
 // A variant `#[serde]` that names nothing (`alias`) is still serde's.

@@ -32,6 +32,22 @@ enum Event<'a> {
     Missing(Option<Payload>),
     #[serde(rename = "path")]
     Path(std::string::String),
+    #[serde(rename = "wrapped")]
+    Wrapped((u64)),
 }
+
+// A type passed through `macro_rules!` arrives in an invisible group.
+macro_rules! newtype_event {
+    ($ty:ty) => {
+        #[derive(Serialize, HookEvents)]
+        #[serde(tag = "event")]
+        enum FromMacro {
+            #[serde(rename = "started")]
+            Started($ty),
+        }
+    };
+}
+
+newtype_event!(String);
 
 fn main() {}
