@@ -9,14 +9,14 @@ struct Payload {
 // Attributes serde reads without changing the tag it writes, each beside a
 // tag that is accepted as written.
 #[derive(Serialize, Deserialize, HookEvents)]
-#[serde(tag = "event", bound(serialize = "T: Serialize"))]
+#[serde(tag = "event", deny_unknown_fields, bound(serialize = "T: Serialize"))]
 enum Event<T: 'static> {
     // A newtype of a struct is written as the struct's map beside the tag.
     #[serde(rename = "started")]
     #[serde(skip_deserializing)]
     Started(Payload),
-    // An alias naming no other variant's tag.
-    #[serde(rename = "step", alias = "turn")]
+    // An alias naming no other variant's tag, and a list that is no rename.
+    #[serde(rename = "step", alias = "turn", bound(serialize = "T: Serialize"))]
     Step { n: T },
     // `()` is written as nothing beside the tag.
     #[serde(rename = "tick", skip_deserializing)]
