@@ -1,8 +1,13 @@
 //! The `io` program, run as an operator runs it: every command and exit code,
 //! in temporary directories, with an empty user scope.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::output_within;
 
 use io_harness::{EventKind, HookEvents};
 
@@ -36,11 +41,19 @@ impl Env {
         self.io_with_stdin(args, None)
     }
 
-    fn io_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_io"))
+    /// `io` with `args`, in the root, with the empty user scope.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+        command
             .args(args)
             .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"));
+        command
+    }
+
+    fn io_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
+        let mut child = self
+            .command(args)
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -67,7 +80,7 @@ impl Env {
             }
             _ => None,
         };
-        let out = child.wait_with_output().expect("io finishes");
+        let out = output_within(child, Duration::from_secs(120), &format!("io {args:?}"));
         if let Some(writer) = writer {
             writer.join().expect("the stdin writer");
         }
@@ -364,6 +377,127 @@ fn io_replay_json_reports_each_hook_and_the_outcome() {
     assert_eq!(started["hooks"], serde_json::json!([]));
 }
 
+/// Parses every line of `io replay --json`'s stdout, failing on one that is
+/// not JSON.
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}")))
+        .collect()
+}
+
+#[test]
+fn io_replay_json_names_each_of_several_hooks_by_its_own_number() {
+    // Three hooks, each matching a different set of events, the second one
+    // failing: every report must carry the number of the hook that made it.
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"started\"]\nappend = \"one.jsonl\"\n\n\
+         [[hook]]\non = [\"finished\"]\nrun = [\"false\"]\n\n\
+         [[hook]]\non = [\"started\", \"finished\"]\nappend = \"three.jsonl\"\n",
+    );
+    let out = env.io_with_stdin(
+        &["replay", "-", "--json"],
+        Some(example_events().as_bytes()),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let fired = |tag: &str| -> Vec<(u64, bool)> {
+        let line = lines
+            .iter()
+            .find(|l| l["event"] == tag && l["depth"] == 0)
+            .unwrap_or_else(|| panic!("a top-level `{tag}`"));
+        line["hooks"]
+            .as_array()
+            .expect("a hooks array")
+            .iter()
+            .map(|h| (h["hook"].as_u64().expect("a number"), h["ok"] == true))
+            .collect()
+    };
+    assert_eq!(fired("started"), [(1, true), (3, true)]);
+    assert_eq!(fired("finished"), [(2, false), (3, true)]);
+    let log = stderr(&out);
+    assert!(log.contains("hook[2] failed on `finished`"), "{log}");
+}
+
+#[test]
+fn a_hooks_own_output_never_reaches_io_replay_json() {
+    // `io replay --json` writes one JSON object per line to stdout; a hook
+    // printing to stdout or stderr must not land in it, nor in io's stderr.
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo HOOK-WROTE-TO-STDOUT && echo HOOK-WROTE-TO-STDERR >&2\"]\n",
+    );
+    let out = env.io_with_stdin(
+        &["replay", "-", "--json"],
+        Some(example_events().as_bytes()),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (name, text) in [("stdout", stdout(&out)), ("stderr", stderr(&out))] {
+        assert!(
+            !text.contains("HOOK-WROTE"),
+            "a hook wrote to io's {name}:\n{text}"
+        );
+    }
+    let lines = json_lines(&out);
+    assert_eq!(lines.last().expect("a summary")["outcome"], "completed");
+    // The hook did run, and its writes succeeded, on every event.
+    let events = example_events().lines().count();
+    let ran: Vec<&serde_json::Value> = lines.iter().filter(|l| l["event"].is_string()).collect();
+    assert_eq!(ran.len(), events);
+    for line in ran {
+        assert_eq!(line["hooks"][0]["ok"], true, "{line}");
+    }
+}
+
+#[test]
+fn two_io_processes_appending_to_one_log_never_tear_a_line() {
+    // Two `io replay` processes, each appending 2,000 lines of 4 KiB to one
+    // log at once. In-process appends are serialised by a lock; across
+    // processes only each line being one `write` to an `O_APPEND` file
+    // keeps it whole.
+    const EVENTS: usize = 2_000;
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"shared.jsonl\"\n");
+    let mut children = Vec::new();
+    for who in ["a", "b"] {
+        let text = who.repeat(4096);
+        let recording: String = (0..EVENTS)
+            .map(|seq| {
+                format!(
+                    "{{\"event\":\"token\",\"step\":1,\"text\":\"{text}\",\"run_id\":\"{who}\",\"depth\":0,\"seq\":{seq}}}\n"
+                )
+            })
+            .collect();
+        let file = env.write(&format!("{who}.jsonl"), &recording);
+        let child = env
+            .command(&["replay", file.to_str().expect("utf-8")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("io runs");
+        children.push(child);
+    }
+    for child in children {
+        let out = output_within(child, Duration::from_secs(120), "io replay");
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let log = std::fs::read_to_string(env.root().join("shared.jsonl")).expect("the log");
+    let mut seen = std::collections::HashSet::new();
+    for (n, line) in log.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("line {} is torn ({e}): {:.120}…", n + 1, line));
+        let who = v["run_id"].as_str().expect("a run_id").to_owned();
+        assert_eq!(v["text"], who.repeat(4096), "line {}", n + 1);
+        assert!(seen.insert((who, v["seq"].as_u64().expect("a seq"))));
+    }
+    assert_eq!(seen.len(), 2 * EVENTS);
+    assert_eq!(log.lines().count(), 2 * EVENTS);
+}
+
 const SCRIPT: &str = r#"
 goal = "two files"
 [[turn]]
@@ -392,14 +526,7 @@ fn io_run_is_cancelled_by_a_policy_hook_and_resumed_to_completion() {
     let out = env.io(&["run", script.to_str().expect("utf-8")]);
     assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
-    let run_id = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("run ")
-                .and_then(|r| r.split_whitespace().next())
-        })
-        .expect("the run id")
-        .to_owned();
+    let run_id = run_id_in(&text);
     assert!(
         text.contains(&format!("run {run_id} cancelled after 2 steps")),
         "{text}"
@@ -514,4 +641,62 @@ fn io_replay_refuses_a_line_longer_than_16_mib_without_holding_it() {
         stderr(&out)
     );
     assert_eq!(tags_in(&env.root().join("seen.jsonl")), ["started"]);
+}
+
+#[test]
+fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"false\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"finished\"]\nappend = \"finished.jsonl\"\n",
+    );
+    // One turn, which calls a tool and answers: the hook's cancel comes in
+    // the run's last step.
+    let one_turn = "goal = \"one\"\n[[turn]]\ncalls = [{ tool = \"write_file\", args = { path = \"a.txt\", content = \"a\" } }]\nanswer = \"first\"\n";
+    let script = env.write("script.toml", one_turn);
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("the run ends at the next step boundary"),
+        "{text}"
+    );
+    let run_id = run_id_in(&text);
+    assert!(
+        text.contains(&format!("run {run_id} cancelled after 1 step\n")),
+        "{text}"
+    );
+    assert!(env.root().join("a.txt").exists(), "the step was finished");
+    let finished = |n: usize| -> serde_json::Value {
+        let log = std::fs::read_to_string(env.root().join("finished.jsonl")).expect("the log");
+        let line = log.lines().nth(n).expect("a finished line");
+        serde_json::from_str(line).expect("a JSON line")
+    };
+    assert_eq!(finished(0)["outcome"], "cancelled");
+    assert_eq!(finished(0)["steps"], 1);
+
+    // The model is asked for the next step on resume: give the script one.
+    env.write(
+        "script.toml",
+        &format!("{one_turn}[[turn]]\nanswer = \"second\"\n"),
+    );
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(code(&out), 0, "{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("run {run_id} completed after 2 steps: second")),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(finished(1)["outcome"], "completed");
+}
+
+/// The run id `io run` prints on its last line (`run <id> ...`).
+fn run_id_in(text: &str) -> String {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("run ")
+                .and_then(|r| r.split_whitespace().next())
+        })
+        .expect("the run id")
+        .to_owned()
 }

@@ -4,25 +4,25 @@
 //! hang, and must answer for the repository at the root, whatever this
 //! process's environment says.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
+use common::{ReleaseFifo, output_within, prerequisite, within};
 use io_harness::{Config, ConfigError};
 
 const HOOKED: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
 
-/// Runs `Config::discover_with(root, None)` on a thread, giving up after
-/// `limit`: `None` when it had not returned by then.
-fn discover_within(root: &Path, limit: Duration) -> Option<Result<Config, ConfigError>> {
-    let (tx, rx) = mpsc::channel();
+/// Runs `Config::discover_with(root, None)`, failing the test if it has
+/// not returned within `limit`.
+fn discover_within(root: &Path, limit: Duration) -> Result<Config, ConfigError> {
     let root = root.to_path_buf();
-    std::thread::spawn(move || {
-        let _ = tx.send(Config::discover_with(&root, None));
-    });
-    rx.recv_timeout(limit).ok()
+    within(limit, "Config::discover_with", move || {
+        Config::discover_with(&root, None)
+    })
 }
 
 // ---- files that are not files ----
@@ -32,18 +32,16 @@ fn a_fifo_config_file_is_refused_rather_than_waited_on() {
     let root = tempfile::tempdir().unwrap();
     let fifo = root.path().join("io.toml");
     let made = Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: no mkfifo");
+    if !prerequisite("mkfifo", made.is_ok_and(|s| s.success())) {
         return;
     }
-    let got = discover_within(root.path(), Duration::from_secs(5));
-    if got.is_none() {
-        // Unblock the reader, so the stuck thread ends with the test.
-        let _ = fs::OpenOptions::new().write(true).open(&fifo);
-    }
-    let e = got
-        .expect("discover returned within 5 s instead of waiting for a writer")
-        .unwrap_err();
+    // Should discover wait for a writer, the watchdog fails the test and
+    // this releases the stuck reader.
+    let _release = ReleaseFifo {
+        path: fifo.clone(),
+        for_writing: true,
+    };
+    let e = discover_within(root.path(), Duration::from_secs(5)).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -64,9 +62,7 @@ fn a_symlink_to_a_device_is_refused_rather_than_read_forever() {
         let root = tempfile::tempdir().unwrap();
         let link = root.path().join("io.local.toml");
         std::os::unix::fs::symlink(device, &link).unwrap();
-        let e = discover_within(root.path(), Duration::from_secs(5))
-            .expect("returned within 5 s")
-            .unwrap_err();
+        let e = discover_within(root.path(), Duration::from_secs(5)).unwrap_err();
         assert!(matches!(e, ConfigError::Read { .. }), "{e}");
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
@@ -93,8 +89,7 @@ fn git(dir: &Path, args: &[&str]) -> bool {
 /// index; `None` when there is no usable git.
 fn tracked_repo() -> Option<tempfile::TempDir> {
     let dir = tempfile::tempdir().unwrap();
-    if !git(dir.path(), &["init", "-q"]) {
-        eprintln!("skipped: no usable git");
+    if !prerequisite("a usable git", git(dir.path(), &["init", "-q"])) {
         return None;
     }
     fs::write(dir.path().join("io.local.toml"), HOOKED).unwrap();
@@ -164,8 +159,10 @@ fn a_repository_owned_by_another_user_is_still_asked_and_runs_nothing() {
     // git refuses a repository another user owns ("dubious ownership"),
     // which read as "not tracked": a checkout made by another uid (a CI
     // container's, say) had its cloned hooks loaded.
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: changing a directory's owner needs root");
+    if !prerequisite(
+        "root (to change a directory's owner)",
+        rustix::process::geteuid().is_root(),
+    ) {
         return;
     }
     let Some(repo) = tracked_repo() else { return };
@@ -219,8 +216,7 @@ fn a_git_file_a_symlinked_root_and_a_subdirectory_root_are_all_asked() {
 #[test]
 fn untracked_and_ignored_files_still_load() {
     let dir = tempfile::tempdir().unwrap();
-    if !git(dir.path(), &["init", "-q"]) {
-        eprintln!("skipped: no usable git");
+    if !prerequisite("a usable git", git(dir.path(), &["init", "-q"])) {
         return;
     }
     fs::write(dir.path().join("io.local.toml"), HOOKED).unwrap();
@@ -278,8 +274,11 @@ fn the_callers_git_environment_does_not_change_the_answer() {
         .env("GIT_COMMON_DIR", &other_git)
         .env("GIT_CEILING_DIRECTORIES", repo.path().join("crates"))
         .env("GIT_LITERAL_PATHSPECS", "0")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let out = output_within(out, Duration::from_secs(60), "the re-executed test");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -303,18 +302,17 @@ fn a_git_that_never_answers_is_given_up_on() {
     let index = repo.path().join(".git/index");
     fs::remove_file(&index).unwrap();
     let made = Command::new("mkfifo").arg(&index).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: no mkfifo");
+    if !prerequisite("mkfifo", made.is_ok_and(|s| s.success())) {
         return;
     }
-    let got = discover_within(repo.path(), Duration::from_secs(20));
-    if got.is_none() {
-        // Unblock the stuck git, so nothing outlives the test.
-        let _ = fs::OpenOptions::new().write(true).open(&index);
-    }
-    let config = got
-        .expect("discover gave up on git within its bound")
-        .expect("unanswered is not tracked");
+    // Should discover wait on git for ever, the watchdog fails the test and
+    // this releases the stuck git, so nothing outlives the test.
+    let _release = ReleaseFifo {
+        path: index.clone(),
+        for_writing: true,
+    };
+    let config =
+        discover_within(repo.path(), Duration::from_secs(20)).expect("unanswered is not tracked");
     assert_eq!(config.hook_specs().len(), 1);
 }
 
@@ -322,13 +320,16 @@ fn a_git_that_never_answers_is_given_up_on() {
 
 /// Runs `io` in `root` with an empty user scope.
 fn io(root: &Path, user: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_io"))
+    let child = Command::new(env!("CARGO_BIN_EXE_io"))
         .args(args)
         .current_dir(root)
         .env("IO_CONFIG_HOME", user)
         .stdin(Stdio::null())
-        .output()
-        .expect("io runs")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
 }
 
 #[test]
@@ -337,8 +338,7 @@ fn io_check_refuses_a_committed_io_local_toml_and_io_replay_runs_no_hook() {
     let (root, user) = (dir.path().join("repo"), dir.path().join("user"));
     fs::create_dir_all(&root).unwrap();
     fs::create_dir_all(&user).unwrap();
-    if !git(&root, &["init", "-q"]) {
-        eprintln!("skipped: no usable git");
+    if !prerequisite("a usable git", git(&root, &["init", "-q"])) {
         return;
     }
     // Both actions: a `run` hook that leaves a mark, and an `append` hook,

@@ -4,10 +4,13 @@
 //! no test here touches the process-wide environment; `config_env.rs` holds
 //! the one test that does.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::prerequisite;
 use io_harness::{Config, ConfigError, EventKind, HookEvents, Scope};
 use io_hooks::{Action, HookSpec, OnFailure};
 use proptest::prelude::*;
@@ -804,8 +807,7 @@ fn git(root: &Path, args: &[&str]) -> bool {
 #[test]
 fn a_tracked_io_local_toml_may_not_declare_hooks() {
     let f = Fixture::new();
-    if !git(f.root(), &["init", "-q"]) {
-        eprintln!("skipped: no usable git");
+    if !prerequisite("a usable git", git(f.root(), &["init", "-q"])) {
         return;
     }
     f.local(TWO_HOOKS);
@@ -852,8 +854,7 @@ fn a_tracked_io_local_toml_may_not_declare_hooks() {
 #[test]
 fn a_tracked_io_local_toml_in_a_subdirectory_root_is_refused_too() {
     let f = Fixture::new();
-    if !git(f.root(), &["init", "-q"]) {
-        eprintln!("skipped: no usable git");
+    if !prerequisite("a usable git", git(f.root(), &["init", "-q"])) {
         return;
     }
     let sub = f.root().join("crates").join("app");

@@ -40,14 +40,27 @@ fn every_sample_event_round_trips() {
 #[test]
 fn deep_nesting_is_refused_not_a_stack_overflow() {
     // serde_json's recursion limit (128) holds through `#[serde(flatten)]`,
-    // which buffers the payload before `EventKind` sees it.
-    for depth in [127, 128, 129, 10_000, 1_000_000] {
-        let line = format!(
+    // which buffers the payload before `EventKind` sees it: the event
+    // object is one level, so `args` may nest 126 deep and no deeper.
+    let line = |depth: usize| {
+        format!(
             "{{\"event\":\"tool_call\",\"run_id\":\"r\",\"depth\":0,\"step\":1,\"tool\":\"t\",\"args\":{}{}}}",
             "[".repeat(depth),
             "]".repeat(depth)
-        );
-        let _ = serde_json::from_str::<RunEvent>(&line);
+        )
+    };
+    for depth in [1, 126] {
+        let got = serde_json::from_str::<RunEvent>(&line(depth));
+        assert!(got.is_ok(), "{depth} deep is within the limit: {got:?}");
+    }
+    for depth in [127, 128, 129, 10_000, 1_000_000] {
+        match serde_json::from_str::<RunEvent>(&line(depth)) {
+            Ok(_) => panic!("{depth} deep was accepted"),
+            Err(e) => assert!(
+                e.to_string().starts_with("recursion limit exceeded"),
+                "{depth} deep: refused for another reason: {e}"
+            ),
+        }
     }
 }
 

@@ -483,25 +483,29 @@ goal = "too deep"
 answer = "unreachable"
 "#;
 
-#[test]
-fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
-    let fx = fixture();
-    let provider = script(TREE);
-    let rec = Recorder::new(never);
+/// Runs [`TREE`] as `run_id`, children allowed one level deep.
+fn run_tree(fx: &Fixture, run_id: &str, observer: &dyn Observer) -> io_harness::RunResult {
     let contract = Contract {
-        run_id: Some("r-tree".into()),
+        run_id: Some(run_id.into()),
         max_depth: 1,
         ..Contract::new("parent", &fx.workspace)
     };
-    let result = pollster::block_on(run_with_observed(
+    pollster::block_on(run_with_observed(
         &contract,
-        &provider,
+        &script(TREE),
         &fx.store,
         &Policy::default(),
         &ApproveAll,
-        &rec,
+        observer,
     ))
-    .expect("run");
+    .expect("run")
+}
+
+#[test]
+fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
+    let fx = fixture();
+    let rec = Recorder::new(never);
+    let result = run_tree(&fx, "r-tree", &rec);
     assert_eq!(
         result.outcome,
         RunOutcome::Completed {
@@ -552,6 +556,96 @@ fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
         });
         assert!(finished, "{id} finished");
     }
+}
+
+/// The tags, `run_id`s and depths in a JSON-lines audit log.
+fn audit_lines(path: &std::path::Path) -> Vec<(String, String, u64)> {
+    std::fs::read_to_string(path)
+        .expect("the audit log")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (
+                v["event"].as_str().expect("a tag").to_owned(),
+                v["run_id"].as_str().expect("a run_id").to_owned(),
+                v["depth"].as_u64().expect("a depth"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn one_hooks_receives_a_live_trees_child_events_with_their_own_run_id_and_depth() {
+    // The spec's installation, once, for a run that spawns two children:
+    // the one `Hooks` appends every event of the tree, each child's under
+    // its own `run_id` at depth 1.
+    let fx = fixture();
+    std::fs::write(
+        fx.workspace.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .expect("io.local.toml");
+    let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
+    let hooks = config.hooks();
+    let result = run_tree(&fx, "r-tree", &hooks);
+    assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
+    let lines = audit_lines(&fx.workspace.join("audit.jsonl"));
+    let runs: std::collections::BTreeSet<(String, u64)> = lines
+        .iter()
+        .map(|(_, id, depth)| (id.clone(), *depth))
+        .collect();
+    assert_eq!(
+        runs.into_iter().collect::<Vec<_>>(),
+        [
+            ("r-tree".to_owned(), 0),
+            ("r-tree.1.1".to_owned(), 1),
+            ("r-tree.1.2".to_owned(), 1)
+        ]
+    );
+    for child in ["r-tree.1.1", "r-tree.1.2"] {
+        let tags: Vec<&str> = lines
+            .iter()
+            .filter(|(_, id, _)| id == child)
+            .map(|(tag, _, _)| tag.as_str())
+            .collect();
+        assert_eq!(tags.first(), Some(&"started"), "{child}: {tags:?}");
+        assert_eq!(tags.last(), Some(&"finished"), "{child}: {tags:?}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|(tag, id, _)| tag == "spawn_refused" && id == "r-tree.1.2")
+    );
+}
+
+#[test]
+fn nothing_installs_a_hook_on_its_own() {
+    // An `io.local.toml` declaring an append hook and a run hook, which
+    // discovery loads; a run in that directory with an observer of its own,
+    // not `config.hooks()`: neither hook acts, and the append hook's file,
+    // which building the hooks creates, is never even created.
+    let fx = fixture();
+    std::fs::write(
+        fx.workspace.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n\n\
+         [[hook]]\nrun = [\"/bin/sh\", \"-c\", \": > hook-ran\"]\n",
+    )
+    .expect("io.local.toml");
+    let config = io_harness::Config::discover_with(&fx.workspace, None).expect("config");
+    assert_eq!(config.hook_specs().len(), 2, "both hooks were loaded");
+    let rec = Recorder::new(never);
+    let result = run_tree(&fx, "r-uninstalled", &rec);
+    assert!(matches!(result.outcome, RunOutcome::Completed { .. }));
+    assert!(rec.tags().len() > 10, "the run emitted its events");
+    let audit = fx.workspace.join("audit.jsonl");
+    assert!(!audit.exists(), "an append hook acted uninstalled");
+    assert!(
+        !fx.workspace.join("hook-ran").exists(),
+        "a run hook acted uninstalled"
+    );
+    // The control: building the hooks is what creates the file.
+    drop(config.hooks());
+    assert!(audit.exists());
 }
 
 #[test]
@@ -798,27 +892,73 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
 #[test]
 fn exec_output_reaches_the_observation_and_a_slow_command_is_killed_at_its_timeout() {
     let fx = fixture();
-    let text = r#"
+    // Two runs, so that the short timeout applies to `sleep` alone: on a
+    // loaded machine even `echo` can take longer than 150 ms to start.
+    let outcomes = |rec: &Recorder<fn(&RunEvent) -> bool>| -> Vec<String> {
+        kinds_tagged(rec, &["sandbox"])
+            .into_iter()
+            .map(|k| match k {
+                EventKind::Sandbox { outcome, .. } => outcome,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let quick = script(
+        r#"
 goal = "commands"
 [[turn]]
 calls = [
   { tool = "exec", args = { argv = ["echo", "hello from exec"] } },
-  { tool = "exec", args = { argv = ["sleep", "5"] } },
   { tool = "exec", args = { argv = ["no-such-program-here"] } },
 ]
 answer = "ran"
-"#;
-    let provider = script(text);
+"#,
+    );
     let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
     let contract = Contract {
         run_id: Some("r-exec".into()),
-        exec_timeout: std::time::Duration::from_millis(150),
         ..Contract::new("commands", &fx.workspace)
+    };
+    pollster::block_on(run_with_observed(
+        &contract,
+        &quick,
+        &fx.store,
+        &Policy::default(),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    assert_eq!(
+        outcomes(&rec),
+        [
+            "exited 0",
+            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
+        ]
+    );
+    let observation = first_observation(&fx, "r-exec");
+    assert!(
+        observation.contains("[exec echo] exited 0\nhello from exec\n"),
+        "{observation}"
+    );
+
+    let slow = script(
+        r#"
+goal = "a slow command"
+[[turn]]
+calls = [{ tool = "exec", args = { argv = ["sleep", "5"] } }]
+answer = "ran"
+"#,
+    );
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let contract = Contract {
+        run_id: Some("r-exec-slow".into()),
+        exec_timeout: std::time::Duration::from_millis(150),
+        ..Contract::new("a slow command", &fx.workspace)
     };
     let started = std::time::Instant::now();
     pollster::block_on(run_with_observed(
         &contract,
-        &provider,
+        &slow,
         &fx.store,
         &Policy::default(),
         &ApproveAll,
@@ -829,26 +969,7 @@ answer = "ran"
         started.elapsed() < std::time::Duration::from_secs(4),
         "sleep 5 was not killed"
     );
-    let outcomes: Vec<String> = kinds_tagged(&rec, &["sandbox"])
-        .into_iter()
-        .map(|k| match k {
-            EventKind::Sandbox { outcome, .. } => outcome,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(
-        outcomes,
-        [
-            "exited 0",
-            "timed out after 150 ms and was killed",
-            "could not spawn `no-such-program-here`: not found in any absolute `PATH` entry",
-        ]
-    );
-    let observation = first_observation(&fx, "r-exec");
-    assert!(
-        observation.contains("[exec echo] exited 0\nhello from exec\n"),
-        "{observation}"
-    );
+    assert_eq!(outcomes(&rec), ["timed out after 150 ms and was killed"]);
 }
 
 #[test]
@@ -927,4 +1048,89 @@ answer = "asked"
         observation.contains("no MCP server named `missing`; this run has: docs"),
         "{observation}"
     );
+}
+
+/// A first turn that writes and answers, and a second the run is asked for
+/// only when a resume continues past the first.
+const ANSWER_THEN_SPARE: &str = r#"
+goal = "last"
+[[turn]]
+say = "Writing it."
+calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
+answer = "first"
+[[turn]]
+answer = "second"
+"#;
+
+#[test]
+fn a_cancel_raised_in_the_last_step_ends_the_run_cancelled_and_resumable() {
+    // Every event of the step that answers: each one's cancel must win over
+    // the answer.
+    for tag in ["token", "spend_draw", "tool_call", "step"] {
+        let fx = fixture();
+        let provider = script(ANSWER_THEN_SPARE);
+        let rec = Recorder::new(move |e: &RunEvent| e.tag() == tag);
+        let result = run(&fx, &provider, &Policy::default(), &ApproveAll, &rec);
+        assert_eq!(
+            result.outcome,
+            RunOutcome::Cancelled { steps: 1 },
+            "a cancel on `{tag}`"
+        );
+        assert!(
+            fx.workspace.join("a.txt").exists(),
+            "the step is finished: {tag}"
+        );
+        let events = rec.events();
+        let tags: Vec<_> = events.iter().map(RunEvent::tag).collect();
+        assert_eq!(&tags[tags.len() - 2..], ["step", "finished"], "{tag}");
+        assert_eq!(
+            events.last().expect("finished").kind,
+            EventKind::Finished {
+                outcome: Outcome::Cancelled,
+                steps: 1
+            },
+            "a cancel on `{tag}`"
+        );
+
+        let resumed = Recorder::new(never);
+        let result = resume(&fx, "r-test", &provider, &resumed).expect("resume");
+        assert_eq!(
+            result.outcome,
+            RunOutcome::Completed {
+                steps: 2,
+                answer: "second".into()
+            },
+            "a resume after a cancel on `{tag}` asks for the next step"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_tool_the_policy_lets_through_is_reported_by_name_as_before() {
+    let fx = fixture();
+    let text = r#"
+goal = "unknown"
+[[turn]]
+calls = [
+  { tool = "frobnicate", args = { path = "a.txt" } },
+  { tool = "Read_File", args = { path = "a.txt" } },
+  { tool = "write_file", args = { path = "a.txt" } },
+]
+answer = "tried"
+"#;
+    // The default policy denies a tool it does not know; this one lets the
+    // names through, so the loop itself has to say it has no such tool.
+    let policy = Policy::default()
+        .tool("frobnicate", Rule::Allow)
+        .tool("Read_File", Rule::Allow);
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    let result = run(&fx, &script(text), &policy, &ApproveAll, &rec);
+    assert_eq!(result.outcome.steps(), 1);
+    assert_eq!(
+        first_observation(&fx, "r-test"),
+        "[frobnicate failed] no tool named `frobnicate`\n\
+         [Read_File failed] no tool named `Read_File`\n\
+         [write_file failed] missing string argument `content`"
+    );
+    assert!(kinds_tagged(&rec, &["refused"]).is_empty());
 }

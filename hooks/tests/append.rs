@@ -8,7 +8,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use common::{Ev, append, assert_child_passed, is_reexec, reexec, started, step};
+use common::{
+    Ev, ReleaseFifo, append, assert_child_passed, is_reexec, reexec, started, step, within,
+};
 use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
 
 fn mode(path: &std::path::Path) -> u32 {
@@ -140,27 +142,28 @@ fn a_fifo_fails_at_once_instead_of_blocking_the_run() {
         0,
     )
     .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
+    // Should the hook block opening it for writing, the watchdog fails the
+    // test and this gives it a reader, so its thread goes on.
+    let _release = ReleaseFifo {
+        path: log.clone(),
+        for_writing: false,
+    };
     let fifo = log.clone();
     let root = dir.path().to_path_buf();
-    let firing = std::thread::spawn(move || {
-        let hooks = Hooks::new(vec![append(&fifo, &[], OnFailure::Continue)], &root);
-        let mut failure = None;
-        let _ = hooks.fire_with(&step(1), &step(1), |r| {
-            failure = r.result.err().map(HookFailure::to_string);
-        });
-        let _ = tx.send(failure);
-    });
-    let outcome = rx.recv_timeout(std::time::Duration::from_secs(5));
-    if outcome.is_err() {
-        // Blocked in open: give it a reader so the thread can finish, then fail.
-        let _reader = fs::File::open(&log);
-        let _ = firing.join();
-        panic!("opening the FIFO blocked the hook");
-    }
-    let failure = outcome.unwrap().expect("the hook failed");
+    let failure = within(
+        std::time::Duration::from_secs(5),
+        "an append hook on a FIFO",
+        move || {
+            let hooks = Hooks::new(vec![append(&fifo, &[], OnFailure::Continue)], &root);
+            let mut failure = None;
+            let _ = hooks.fire_with(&step(1), &step(1), |r| {
+                failure = r.result.err().map(HookFailure::to_string);
+            });
+            failure
+        },
+    )
+    .expect("the hook failed");
     assert!(failure.starts_with("could not append to `"), "{failure}");
-    firing.join().unwrap();
 }
 
 /// A file size limit makes the kernel write only part of a line; that is a

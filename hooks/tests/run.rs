@@ -6,24 +6,39 @@ mod common;
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{
     Ev, KillOnDrop, alive, assert_child_passed, is_reexec, proc_ppid, proc_state, reexec, run,
-    script, started, step, wait_until,
+    script, started, step, wait_until, within,
 };
 use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
 
-/// Fires `ev` at `hooks` and returns the answer, the first hook's failure
-/// as an operator reads it, and how long the hook took.
-fn fire(hooks: &Hooks<Ev>, ev: &Ev) -> (Flow, Option<String>, Duration) {
-    let mut failure = None;
-    let mut elapsed = Duration::ZERO;
-    let flow = hooks.fire_with(ev, ev, |r| {
-        failure = r.result.err().map(HookFailure::to_string);
-        elapsed = r.elapsed;
-    });
+/// How long any one firing in these tests may take before the test fails
+/// as hung: far above every hook timeout here, far below "forever".
+const HUNG: Duration = Duration::from_secs(20);
+
+/// Fires `ev` at `hooks` under the watchdog and returns the answer, the
+/// last hook's failure as an operator reads it, and how long it took.
+fn fire(hooks: impl Into<Arc<Hooks<Ev>>>, ev: &Ev) -> (Flow, Option<String>, Duration) {
+    let (results, flow) = fire_all(hooks, ev);
+    let (failure, elapsed) = results.into_iter().last().unwrap_or_default();
     (flow, failure, elapsed)
+}
+
+/// Fires `ev` at `hooks` on a watchdog thread, failing the test if the
+/// firing has not returned within [`HUNG`]: each hook's failure (as an
+/// operator reads it) and how long it took, and the answer.
+fn fire_all(hooks: impl Into<Arc<Hooks<Ev>>>, ev: &Ev) -> (Vec<(Option<String>, Duration)>, Flow) {
+    let (hooks, ev) = (hooks.into(), ev.clone());
+    within(HUNG, "firing the hooks", move || {
+        let mut results = Vec::new();
+        let flow = hooks.fire_with(&ev, &ev, |r| {
+            results.push((r.result.err().map(HookFailure::to_string), r.elapsed));
+        });
+        (results, flow)
+    })
 }
 
 fn huge_event() -> Ev {
@@ -31,12 +46,9 @@ fn huge_event() -> Ev {
     started(&"g".repeat(4 << 20))
 }
 
+/// The pid a script wrote whole to `path` (see [`common::read_pid`]).
 fn read_pid(path: &Path) -> i32 {
-    fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .trim()
-        .parse()
-        .unwrap()
+    common::read_pid(path).unwrap_or_else(|| panic!("no whole pid in {}", path.display()))
 }
 
 #[test]
@@ -49,7 +61,7 @@ fn stdin_is_the_event_line_then_eof_in_the_discovery_root() {
     );
     let ev = step(5);
     // `cat` ends only at EOF, so success proves the EOF.
-    let (flow, failure, _) = fire(&hooks, &ev);
+    let (flow, failure, _) = fire(hooks, &ev);
     assert_eq!((flow, failure), (Flow::Continue, None));
     assert_eq!(
         fs::read_to_string(dir.path().join("stdin.out")).unwrap(),
@@ -87,7 +99,7 @@ fn arguments_reach_the_child_byte_for_byte() {
     let mut argv = vec!["./argv"];
     argv.extend(args);
     let hooks = Hooks::new(vec![run(&argv, 5000, &[], OnFailure::Cancel)], dir.path());
-    let (flow, failure, _) = fire(&hooks, &step(1));
+    let (flow, failure, _) = fire(hooks, &step(1));
     assert_eq!((flow, failure), (Flow::Continue, None));
     let out = fs::read(dir.path().join("argv.out")).unwrap();
     let got: Vec<&[u8]> = out.split(|b| *b == 0).collect();
@@ -116,7 +128,7 @@ fn a_non_zero_exit_or_a_signal_is_a_failure() {
             vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
             dir.path(),
         );
-        let (flow, failure, _) = fire(&hooks, &step(1));
+        let (flow, failure, _) = fire(hooks, &step(1));
         assert_eq!((flow, failure.as_deref()), (Flow::Cancel, Some(want)));
     }
 }
@@ -144,7 +156,7 @@ fn a_program_that_cannot_be_spawned_is_a_failure() {
             vec![run(&[program], 5000, &[], OnFailure::Continue)],
             dir.path(),
         );
-        let (flow, failure, _) = fire(&hooks, &step(1));
+        let (flow, failure, _) = fire(hooks, &step(1));
         assert_eq!((flow, failure.as_deref()), (Flow::Continue, Some(want)));
     }
 }
@@ -160,7 +172,7 @@ fn an_absolute_program_and_a_bare_name_on_path_run() {
         ],
         dir.path(),
     );
-    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
+    assert_eq!(fire(hooks, &step(1)).0, Flow::Continue);
     assert!(dir.path().join("ran").exists());
 }
 
@@ -179,7 +191,7 @@ fn on_timeout_the_child_and_everything_it_started_are_killed() {
         dir.path(),
     );
     let start = Instant::now();
-    let (flow, failure, elapsed) = fire(&hooks, &step(1));
+    let (flow, failure, elapsed) = fire(hooks, &step(1));
     let wall = start.elapsed();
     let child = read_pid(&dir.path().join("child.pid"));
     let grandchild = read_pid(&dir.path().join("grandchild.pid"));
@@ -223,7 +235,7 @@ fn a_hook_that_exits_after_backgrounding_work_is_not_waited_for() {
         vec![run(&["/bin/sh", "hook"], 5000, &[], OnFailure::Cancel)],
         dir.path(),
     );
-    let (flow, failure, elapsed) = fire(&hooks, &huge_event());
+    let (flow, failure, elapsed) = fire(hooks, &huge_event());
     let bg = read_pid(&dir.path().join("bg.pid"));
     let _cleanup = KillOnDrop(vec![bg]);
     assert_eq!((flow, failure), (Flow::Continue, None));
@@ -244,10 +256,15 @@ fn a_child_that_never_reads_a_huge_event_is_bounded_by_its_timeout() {
         vec![run(&["/bin/sh", "hook"], 300, &[], OnFailure::Continue)],
         dir.path(),
     );
-    let start = Instant::now();
-    let (flow, failure, _) = fire(&hooks, &huge_event());
-    let wall = start.elapsed();
-    let child = read_pid(&dir.path().join("child.pid"));
+    // The bound is measured from the moment the child is seen running (its
+    // pid file written whole), not from before the call: serialising 4 MiB
+    // in a debug build on a loaded machine takes seconds of its own, and
+    // happens before the spawn.
+    let pid_file = dir.path().join("child.pid");
+    let watcher = std::thread::spawn(move || (read_pid(&pid_file), Instant::now()));
+    let (flow, failure, _) = fire(hooks, &huge_event());
+    let returned = Instant::now();
+    let (child, seen) = watcher.join().unwrap();
     let _cleanup = KillOnDrop(vec![child]);
     assert_eq!(
         (flow, failure.as_deref()),
@@ -256,7 +273,8 @@ fn a_child_that_never_reads_a_huge_event_is_bounded_by_its_timeout() {
             Some("timed out after 300 ms and was killed")
         )
     );
-    assert!(wall < Duration::from_secs(3), "{wall:?}");
+    let held = returned.duration_since(seen);
+    assert!(held < Duration::from_secs(3), "{held:?} after the spawn");
     assert!(!alive(child));
 }
 
@@ -274,7 +292,7 @@ fn a_child_that_does_not_read_its_stdin_is_not_a_failure() {
             vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
             dir.path(),
         );
-        let (flow, failure, elapsed) = fire(&hooks, &huge_event());
+        let (flow, failure, elapsed) = fire(hooks, &huge_event());
         assert_eq!((flow, failure), (Flow::Continue, None), "{body}");
         assert!(elapsed < Duration::from_secs(3), "{body}: {elapsed:?}");
     }
@@ -312,7 +330,7 @@ fn a_host_with_default_sigpipe_survives_a_hook_that_does_not_read() {
                 vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
                 &dir,
             );
-            let (flow, failure, _) = fire(&hooks, &huge_event());
+            let (flow, failure, _) = fire(hooks, &huge_event());
             assert_eq!((flow, failure), (Flow::Continue, None), "{body}");
         }
         return;
@@ -337,10 +355,8 @@ fn a_bare_name_never_runs_a_file_planted_in_the_repository() {
             ],
             &root,
         );
-        let mut results = Vec::new();
-        let flow = hooks.fire_with(&step(1), &step(1), |r| {
-            results.push(r.result.err().map(HookFailure::to_string));
-        });
+        let (results, flow) = fire_all(hooks, &step(1));
+        let results: Vec<_> = results.into_iter().map(|(f, _)| f).collect();
         assert_eq!(flow, Flow::Continue);
         assert_eq!(
             results,
@@ -382,14 +398,14 @@ fn a_bare_name_never_runs_a_file_planted_in_the_repository() {
 fn a_missing_program_is_warned_about_yet_still_fails_when_fired() {
     // (The warning itself is asserted in tests/logging.rs.)
     let dir = tempfile::tempdir().unwrap();
-    let hooks = Hooks::new(
+    let hooks = Arc::new(Hooks::new(
         vec![run(&["./later"], 5000, &[], OnFailure::Cancel)],
         dir.path(),
-    );
-    assert_eq!(hooks.fire_event(&step(1)), Flow::Cancel);
+    ));
+    assert_eq!(fire(Arc::clone(&hooks), &step(1)).0, Flow::Cancel);
     // Resolution is per event: a program that appears later runs.
     script(dir.path(), "later", "touch later-ran");
-    assert_eq!(hooks.fire_event(&step(2)), Flow::Continue);
+    assert_eq!(fire(hooks, &step(2)).0, Flow::Continue);
     assert!(dir.path().join("later-ran").exists());
 }
 
@@ -432,10 +448,8 @@ fn hooks_never_reap_other_children_of_the_host() {
         ],
         dir.path(),
     );
-    let mut failures = Vec::new();
-    let flow = hooks.fire_with(&step(1), &step(1), |r| {
-        failures.push(r.result.err().map(HookFailure::to_string));
-    });
+    let (results, flow) = fire_all(hooks, &step(1));
+    let failures: Vec<_> = results.into_iter().map(|(f, _)| f).collect();
     assert_eq!(flow, Flow::Continue);
     assert_eq!(
         failures,
@@ -489,8 +503,14 @@ fn run_hooks_fire_from_many_threads_at_once() {
             })
         })
         .collect();
-    for t in threads {
-        for (depth, flow) in t.join().unwrap() {
+    let answers = within(HUNG, "8 threads firing at once", move || {
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    for answer in answers {
+        for (depth, flow) in answer {
             let want = if depth == 0 {
                 Flow::Continue
             } else {
@@ -498,5 +518,37 @@ fn run_hooks_fire_from_many_threads_at_once() {
             };
             assert_eq!(flow, want, "depth {depth}");
         }
+    }
+}
+
+/// A hook's stdout and stderr go to null: whatever it prints reaches neither
+/// of the host's own descriptors (which a host may use for its own output,
+/// such as `io replay --json`), and its writes succeed. Run in a child whose
+/// stdout and stderr are pipes this test reads.
+#[test]
+fn a_hooks_stdout_and_stderr_reach_neither_of_the_hosts_descriptors() {
+    const NAME: &str = "a_hooks_stdout_and_stderr_reach_neither_of_the_hosts_descriptors";
+    if is_reexec(NAME) {
+        let dir = std::env::current_dir().unwrap();
+        // `&&`: a closed descriptor would fail the write, and the hook.
+        let body = "echo HOOK-WROTE-TO-STDOUT && echo HOOK-WROTE-TO-STDERR >&2 && : > ran";
+        let hooks = Hooks::new(
+            vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
+            &dir,
+        );
+        let (flow, failure, _) = fire(hooks, &step(1));
+        assert_eq!((flow, failure), (Flow::Continue, None));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = reexec(NAME, &[], dir.path());
+    assert_child_passed(&out);
+    assert!(dir.path().join("ran").exists(), "the hook ran to its end");
+    for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains("HOOK-WROTE"),
+            "the hook wrote to the host's {name}:\n{text}"
+        );
     }
 }

@@ -19,12 +19,7 @@ pub fn replay_file(
     json: bool,
 ) -> CmdResult {
     let config = load(root, profile)?;
-    let (name, input): (String, Box<dyn Read>) = if file == "-" {
-        ("stdin".to_owned(), Box::new(std::io::stdin().lock()))
-    } else {
-        let opened = File::open(file).map_err(|e| format!("{file}: {e}"))?;
-        (file.to_owned(), Box::new(opened))
-    };
+    let (name, input) = open(file)?;
     super::log_to_stderr();
     let hooks = config.hooks();
     let printer = Printer {
@@ -57,6 +52,21 @@ pub fn replay_file(
     if let Some(message) = bad_line.into_inner() {
         return Err(message);
     }
+    print_outcome(outcome, json)
+}
+
+/// The events file by the name messages give it, or stdin for `-`.
+fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
+    if file == "-" {
+        return Ok(("stdin".to_owned(), Box::new(std::io::stdin().lock())));
+    }
+    let opened = File::open(file).map_err(|e| format!("{file}: {e}"))?;
+    Ok((file.to_owned(), Box::new(opened)))
+}
+
+/// Prints the replay's outcome, as a line or a JSON object, and returns its
+/// exit code.
+fn print_outcome(outcome: ReplayOutcome, json: bool) -> CmdResult {
     let (summary, code) = match outcome {
         ReplayOutcome::Completed { steps } => (
             format!("completed after {}", io_harness::steps(steps)),

@@ -13,6 +13,7 @@
 //! this reference loop does its work synchronously inside the future, so any
 //! executor, `pollster::block_on` included, drives it.
 
+mod call;
 mod policy;
 mod provider;
 mod store;
@@ -37,7 +38,8 @@ pub use provider::{
 };
 pub use store::{FileStore, Record, Store, StoreError};
 
-use tools::{ToolResult, Workspace};
+use call::{Call, Tool};
+use tools::{ToolError, ToolResult, Workspace};
 
 /// What a run is asked to do, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,31 +288,7 @@ pub async fn resume_observed(
     else {
         return Err(RunError::Corrupt(run_id.to_owned()));
     };
-    let mut state = State::default();
-    for record in &records {
-        match record {
-            Record::Step {
-                observation,
-                moved_the_workspace,
-                next_seq,
-                ..
-            } => {
-                state.observations.push(observation.clone());
-                state.idle = if *moved_the_workspace {
-                    0
-                } else {
-                    state.idle + 1
-                };
-                state.next_seq = *next_seq;
-            }
-            Record::End {
-                outcome: Outcome::Completed,
-                ..
-            } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
-            Record::End { next_seq, .. } => state.next_seq = *next_seq,
-            Record::Begin { .. } => {}
-        }
-    }
+    let state = State::from_journal(run_id, &records)?;
     let contract = Contract {
         max_steps,
         origin,
@@ -381,6 +359,38 @@ struct State {
     /// Steps in a row that moved nothing.
     idle: u32,
     next_seq: u64,
+}
+
+impl State {
+    /// Where the journal of run `run_id` leaves it.
+    fn from_journal(run_id: &str, records: &[Record]) -> Result<State, RunError> {
+        let mut state = State::default();
+        for record in records {
+            match record {
+                Record::Step {
+                    observation,
+                    moved_the_workspace,
+                    next_seq,
+                    ..
+                } => {
+                    state.observations.push(observation.clone());
+                    state.idle = if *moved_the_workspace {
+                        0
+                    } else {
+                        state.idle + 1
+                    };
+                    state.next_seq = *next_seq;
+                }
+                Record::End {
+                    outcome: Outcome::Completed,
+                    ..
+                } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
+                Record::End { next_seq, .. } => state.next_seq = *next_seq,
+                Record::Begin { .. } => {}
+            }
+        }
+        Ok(state)
+    }
 }
 
 /// One run in progress.
@@ -462,28 +472,12 @@ impl<'e, 'a> Run<'e, 'a> {
                 }
             };
             let (observation, moved) = self.take_step(step, &turn);
-            state.observations.push(observation.clone());
-            self.env.store.append(
-                &self.run_id,
-                &Record::Step {
-                    step,
-                    observation,
-                    moved_the_workspace: moved,
-                    // The `step` event below takes one seq; the journal keeps
-                    // the one after it.
-                    next_seq: self.seq.load(Ordering::Relaxed) + 1,
-                },
-            )?;
-            self.emit(EventKind::Step {
-                step,
-                moved_the_workspace: moved,
-            });
-            state.idle = if moved { 0 } else { state.idle + 1 };
-            if state.idle == self.contract.stall_after {
-                self.emit(EventKind::Stalled {
-                    step,
-                    steps_without_progress: state.idle,
-                });
+            self.commit(&mut state, step, observation, moved)?;
+            // A cancel raised anywhere in this step, the last one included,
+            // wins over the step's answer: the run ends `cancelled`, and a
+            // resume asks the provider for the next step.
+            if self.cancel.load(Ordering::Relaxed) {
+                return self.end(RunOutcome::Cancelled { steps: step });
             }
             if let Some(answer) = turn.answer {
                 return self.end(RunOutcome::Completed {
@@ -491,10 +485,42 @@ impl<'e, 'a> Run<'e, 'a> {
                     answer,
                 });
             }
-            if self.cancel.load(Ordering::Relaxed) {
-                return self.end(RunOutcome::Cancelled { steps: step });
-            }
         }
+    }
+
+    /// Commits a step: the journal first, then the `step` event, then
+    /// `stalled` when this step completes a streak of idle ones.
+    fn commit(
+        &self,
+        state: &mut State,
+        step: u32,
+        observation: String,
+        moved: bool,
+    ) -> Result<(), RunError> {
+        state.observations.push(observation.clone());
+        self.env.store.append(
+            &self.run_id,
+            &Record::Step {
+                step,
+                observation,
+                moved_the_workspace: moved,
+                // The `step` event below takes one seq; the journal keeps
+                // the one after it.
+                next_seq: self.seq.load(Ordering::Relaxed) + 1,
+            },
+        )?;
+        self.emit(EventKind::Step {
+            step,
+            moved_the_workspace: moved,
+        });
+        state.idle = if moved { 0 } else { state.idle + 1 };
+        if state.idle == self.contract.stall_after {
+            self.emit(EventKind::Stalled {
+                step,
+                steps_without_progress: state.idle,
+            });
+        }
+        Ok(())
     }
 
     /// Asks the provider for the step's turn: three attempts, then its
@@ -535,6 +561,13 @@ impl<'e, 'a> Run<'e, 'a> {
     /// Streams the turn, carries out its calls; returns the observation and
     /// whether any write changed bytes on disk.
     fn take_step(&self, step: u32, turn: &Turn) -> (String, bool) {
+        self.stream(step, turn);
+        self.act(step, &turn.calls)
+    }
+
+    /// The turn's text as `token` events, then what the provider did on its
+    /// side, what the turn spent and any new plan.
+    fn stream(&self, step: u32, turn: &Turn) {
         let mut count = 0u64;
         // `token` is the hottest event: whether the observer wants it is
         // asked once a step (an empty `String` does not allocate), and each
@@ -571,10 +604,15 @@ impl<'e, 'a> Run<'e, 'a> {
                 reason: reason.clone(),
             });
         }
+    }
+
+    /// Carries out the turn's calls in order, then its `spawn`s together;
+    /// returns the observation and whether any write changed bytes on disk.
+    fn act(&self, step: u32, calls: &[ToolCall]) -> (String, bool) {
         let mut observations = Vec::new();
         let mut moved = false;
         let mut spawns = Vec::new();
-        for call in &turn.calls {
+        for call in calls {
             self.emit(EventKind::ToolCall {
                 step,
                 tool: call.tool.clone(),
@@ -584,11 +622,15 @@ impl<'e, 'a> Run<'e, 'a> {
                 observations.push(refusal);
                 continue;
             }
-            if call.tool == "spawn" {
-                spawns.push(call);
-                continue;
-            }
-            match self.call(step, call) {
+            let result = match Call::parse(&call.tool, &call.args) {
+                Ok(Call::Spawn(goal)) => {
+                    spawns.push(goal);
+                    continue;
+                }
+                Ok(Call::Now(tool)) => self.call(step, tool),
+                Err(e) => Err(e),
+            };
+            match result {
                 Ok(result) => {
                     moved |= result.moved;
                     observations.push(result.observation);
@@ -640,17 +682,14 @@ impl<'e, 'a> Run<'e, 'a> {
         }
     }
 
-    fn call(&self, step: u32, call: &ToolCall) -> Result<ToolResult, String> {
-        let workspace = Workspace {
-            root: &self.contract.workspace,
-            exec_timeout: self.contract.exec_timeout,
-        };
-        match call.tool.as_str() {
-            "read_file" => workspace.read_file(&call.args),
-            "write_file" => workspace.write_file(&call.args),
-            "edit_file" => workspace.edit_file(&call.args),
-            "exec" => {
-                let argv = tools::argv_arg(&call.args)?;
+    /// Carries out one parsed call; `Err` is the failure the model sees.
+    fn call(&self, step: u32, tool: Tool<'_>) -> Result<ToolResult, ToolError> {
+        let workspace = self.workspace();
+        match tool {
+            Tool::ReadFile { path } => workspace.read_file(path),
+            Tool::WriteFile { path, content } => workspace.write_file(path, content),
+            Tool::EditFile { path, old, new } => workspace.edit_file(path, old, new),
+            Tool::Exec { argv } => {
                 let (result, outcome) = workspace.exec(&argv);
                 self.emit(EventKind::Sandbox {
                     step,
@@ -659,98 +698,116 @@ impl<'e, 'a> Run<'e, 'a> {
                 });
                 result
             }
-            "exec_background" => {
-                let argv = tools::argv_arg(&call.args)?;
-                let child = workspace.spawn_background(&argv)?;
-                let n = self.handles_started.fetch_add(1, Ordering::Relaxed) + 1;
-                let handle = format!("h-{n}");
-                self.lock_handles().insert(handle.clone(), child);
-                self.emit(EventKind::HandleStarted {
-                    step,
-                    handle: handle.clone(),
-                    argv,
-                });
-                Ok(ToolResult::seen(format!("[started {handle}]")))
-            }
-            "poll" => self.poll(step, tools::str_arg(&call.args, "handle")?),
-            "mcp" => {
-                let server = tools::str_arg(&call.args, "server")?;
-                let method = tools::str_arg(&call.args, "method")?;
-                let argv = self.contract.mcp_servers.get(server).ok_or_else(|| {
-                    let known: Vec<&str> = self
-                        .contract
-                        .mcp_servers
-                        .keys()
-                        .map(String::as_str)
-                        .collect();
-                    format!(
-                        "no MCP server named `{server}`; this run has: {}",
-                        known.join(", ")
-                    )
-                })?;
-                let params = call
-                    .args
-                    .get("params")
-                    .cloned()
-                    .unwrap_or_else(|| serde_json::json!({}));
-                let result = workspace.mcp(argv, method, &params);
-                self.emit(EventKind::Mcp {
-                    step,
-                    server: server.to_owned(),
-                    method: method.to_owned(),
-                });
-                result.map(|answer| ToolResult::seen(format!("[mcp {server} {method}] {answer}")))
-            }
-            "kill" => {
-                let handle = tools::str_arg(&call.args, "handle")?;
-                let child = self
-                    .lock_handles()
-                    .remove(handle)
-                    .ok_or_else(|| format!("no running handle `{handle}`"))?;
-                tools::kill_and_reap(child);
-                self.emit(EventKind::HandleKilled {
-                    step,
-                    handle: handle.to_owned(),
-                });
-                Ok(ToolResult::seen(format!("[killed {handle}]")))
-            }
-            "memory_write" => {
-                let key = tools::str_arg(&call.args, "key")?;
-                workspace.memory_write(key, tools::str_arg(&call.args, "value")?)?;
+            Tool::ExecBackground { argv } => self.start_background(step, argv),
+            Tool::Poll { handle } => self.poll(step, handle),
+            Tool::Kill { handle } => self.kill(step, handle),
+            Tool::Mcp {
+                server,
+                method,
+                params,
+            } => self.mcp(step, server, method, &params),
+            Tool::MemoryWrite { key, value } => {
+                workspace.memory_write(key, value)?;
                 self.emit(EventKind::MemoryWrote {
                     step,
                     key: key.to_owned(),
                 });
                 Ok(ToolResult::seen(format!("[remembered {key}]")))
             }
-            "todo_write" => {
-                let items = workspace.todo_write(&call.args)?;
+            Tool::TodoWrite { items } => {
+                let items = workspace.todo_write(&items)?;
                 self.emit(EventKind::TodoWrote { step, items });
                 Ok(ToolResult::seen(format!("[todo: {items} items]")))
             }
-            "ask" => {
-                let question = tools::str_arg(&call.args, "question")?;
-                self.emit(EventKind::QuestionAsked {
-                    step,
-                    question: question.to_owned(),
-                });
-                let answer = self.env.approver.answer(&Question {
-                    run_id: &self.run_id,
-                    question,
-                });
-                Ok(ToolResult::seen(match answer {
-                    Some(answer) => {
-                        self.emit(EventKind::QuestionAnswered {
-                            step,
-                            answer: answer.clone(),
-                        });
-                        format!("[answer] {answer}")
-                    }
-                    None => "[no answer] nobody is there to answer; go on without".to_owned(),
-                }))
-            }
-            other => Err(format!("no tool named `{other}`")),
+            Tool::Ask { question } => Ok(self.ask(step, question)),
         }
+    }
+
+    /// The workspace the run's tools act on.
+    fn workspace(&self) -> Workspace<'_> {
+        Workspace {
+            root: &self.contract.workspace,
+            exec_timeout: self.contract.exec_timeout,
+        }
+    }
+
+    /// `exec_background`: starts the argv and keeps it under a new handle.
+    fn start_background(&self, step: u32, argv: Vec<String>) -> Result<ToolResult, ToolError> {
+        let child = self.workspace().spawn_background(&argv)?;
+        let n = self.handles_started.fetch_add(1, Ordering::Relaxed) + 1;
+        let handle = format!("h-{n}");
+        self.lock_handles().insert(handle.clone(), child);
+        self.emit(EventKind::HandleStarted {
+            step,
+            handle: handle.clone(),
+            argv,
+        });
+        Ok(ToolResult::seen(format!("[started {handle}]")))
+    }
+
+    /// `kill`: ends a handle's process group and forgets it.
+    fn kill(&self, step: u32, handle: &str) -> Result<ToolResult, ToolError> {
+        let child = self
+            .lock_handles()
+            .remove(handle)
+            .ok_or_else(|| format!("no running handle `{handle}`"))?;
+        tools::kill_and_reap(child);
+        self.emit(EventKind::HandleKilled {
+            step,
+            handle: handle.to_owned(),
+        });
+        Ok(ToolResult::seen(format!("[killed {handle}]")))
+    }
+
+    /// `mcp`: one request to one of the contract's MCP servers.
+    fn mcp(
+        &self,
+        step: u32,
+        server: &str,
+        method: &str,
+        params: &serde_json::Value,
+    ) -> Result<ToolResult, ToolError> {
+        let argv = self.contract.mcp_servers.get(server).ok_or_else(|| {
+            let known: Vec<&str> = self
+                .contract
+                .mcp_servers
+                .keys()
+                .map(String::as_str)
+                .collect();
+            format!(
+                "no MCP server named `{server}`; this run has: {}",
+                known.join(", ")
+            )
+        })?;
+        let result = self.workspace().mcp(argv, method, params);
+        self.emit(EventKind::Mcp {
+            step,
+            server: server.to_owned(),
+            method: method.to_owned(),
+        });
+        result.map(|answer| ToolResult::seen(format!("[mcp {server} {method}] {answer}")))
+    }
+
+    /// `ask`: puts the question to the approver; no answer is an answer too.
+    fn ask(&self, step: u32, question: &str) -> ToolResult {
+        self.emit(EventKind::QuestionAsked {
+            step,
+            question: question.to_owned(),
+        });
+        let answer = self.env.approver.answer(&Question {
+            run_id: &self.run_id,
+            question,
+        });
+        ToolResult::seen(match answer {
+            Some(answer) => {
+                self.emit(EventKind::QuestionAnswered {
+                    step,
+                    answer: answer.clone(),
+                });
+                format!("[answer] {answer}")
+            }
+            None => "[no answer] nobody is there to answer; go on without".to_owned(),
+        })
     }
 
     fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Child>> {
@@ -789,7 +846,7 @@ impl<'e, 'a> Run<'e, 'a> {
 
     /// Runs the step's `spawn` calls as child runs, all at once, each on its
     /// own thread; returns one observation per call, in call order.
-    fn spawn_all(&self, step: u32, spawns: &[&ToolCall]) -> Vec<String> {
+    fn spawn_all(&self, step: u32, spawns: &[Result<&str, ToolError>]) -> Vec<String> {
         if spawns.is_empty() {
             return Vec::new();
         }
@@ -797,8 +854,8 @@ impl<'e, 'a> Run<'e, 'a> {
             let handles: Vec<_> = spawns
                 .iter()
                 .enumerate()
-                .map(|(k, call)| {
-                    let child = self.prepare_child(step, k, call);
+                .map(|(k, goal)| {
+                    let child = self.prepare_child(step, k, goal);
                     scope.spawn(move || match child {
                         Ok((contract, run_id)) => {
                             match self.env.start(&contract, run_id.clone(), self.depth + 1) {
@@ -825,7 +882,7 @@ impl<'e, 'a> Run<'e, 'a> {
         &self,
         step: u32,
         k: usize,
-        call: &ToolCall,
+        goal: &Result<&str, ToolError>,
     ) -> Result<(Contract, String), String> {
         let refuse = |reason: String| {
             self.emit(EventKind::SpawnRefused {
@@ -834,9 +891,9 @@ impl<'e, 'a> Run<'e, 'a> {
             });
             Err(format!("[spawn refused] {reason}"))
         };
-        let goal = match tools::str_arg(&call.args, "goal") {
-            Ok(goal) => goal.to_owned(),
-            Err(e) => return refuse(e),
+        let goal = match goal {
+            Ok(goal) => (*goal).to_owned(),
+            Err(e) => return refuse(e.clone()),
         };
         if self.depth >= self.contract.max_depth {
             return refuse(format!(

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use super::call::ToolName;
+
 /// The policy's answer for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rule {
@@ -45,24 +47,17 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        let tools = [
-            "read_file",
-            "write_file",
-            "edit_file",
-            "spawn",
-            "exec",
-            "exec_background",
-            "poll",
-            "kill",
-            "memory_write",
-            "todo_write",
-            "ask",
-        ]
-        .into_iter()
-        .map(|t| (t.to_owned(), Rule::Allow))
-        // An MCP server is a command someone else named: ask first.
-        .chain([("mcp".to_owned(), Rule::Ask)])
-        .collect();
+        let tools = ToolName::ALL
+            .iter()
+            .map(|&tool| {
+                let rule = match tool {
+                    // An MCP server is a command someone else named: ask first.
+                    ToolName::Mcp => Rule::Ask,
+                    _ => Rule::Allow,
+                };
+                (tool.as_str().to_owned(), rule)
+            })
+            .collect();
         Policy {
             tools,
             programs: BTreeMap::new(),
@@ -128,8 +123,10 @@ impl Policy {
             .get("argv")
             .and_then(|argv| argv.get(0))
             .and_then(serde_json::Value::as_str);
-        match (tool, program) {
-            ("exec" | "exec_background", Some(program)) => rule.stricter(self.for_program(program)),
+        match (ToolName::parse(tool), program) {
+            (Some(ToolName::Exec | ToolName::ExecBackground), Some(program)) => {
+                rule.stricter(self.for_program(program))
+            }
             _ => rule,
         }
     }

@@ -58,8 +58,7 @@ impl Workspace<'_> {
         }
     }
 
-    pub fn read_file(&self, args: &Value) -> Result<ToolResult, ToolError> {
-        let rel = str_arg(args, "path")?;
+    pub fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
         let bytes = fs::read(self.resolve(rel)?).map_err(|e| format!("read {rel}: {e}"))?;
         let text = String::from_utf8_lossy(&bytes);
         Ok(ToolResult::seen(format!(
@@ -69,9 +68,7 @@ impl Workspace<'_> {
         )))
     }
 
-    pub fn write_file(&self, args: &Value) -> Result<ToolResult, ToolError> {
-        let rel = str_arg(args, "path")?;
-        let content = str_arg(args, "content")?;
+    pub fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
         let path = self.resolve(rel)?;
         let moved = self.write_compared(&path, content.as_bytes(), rel)?;
         Ok(ToolResult {
@@ -80,10 +77,7 @@ impl Workspace<'_> {
         })
     }
 
-    pub fn edit_file(&self, args: &Value) -> Result<ToolResult, ToolError> {
-        let rel = str_arg(args, "path")?;
-        let old = str_arg(args, "old")?;
-        let new = str_arg(args, "new")?;
+    pub fn edit_file(&self, rel: &str, old: &str, new: &str) -> Result<ToolResult, ToolError> {
         let path = self.resolve(rel)?;
         let text = fs::read_to_string(&path).map_err(|e| format!("edit {rel}: {e}"))?;
         let count = text.matches(old).count();
@@ -227,14 +221,9 @@ impl Workspace<'_> {
     }
 
     /// Writes `.io/todo.md` from `items`, returning how many it holds.
-    pub fn todo_write(&self, args: &Value) -> Result<u32, ToolError> {
-        let items = args
-            .get("items")
-            .and_then(Value::as_array)
-            .ok_or("missing array argument `items`")?;
+    pub fn todo_write(&self, items: &[&str]) -> Result<u32, ToolError> {
         let mut text = String::new();
         for item in items {
-            let item = item.as_str().ok_or("`items` holds a non-string")?;
             text.push_str("- [ ] ");
             text.push_str(item);
             text.push('\n');
@@ -274,27 +263,6 @@ pub(crate) fn kill_and_reap(mut child: Child) {
     let pid = rustix::process::Pid::from_child(&child);
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     let _ = child.wait();
-}
-
-pub(crate) fn str_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, ToolError> {
-    args.get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing string argument `{key}`"))
-}
-
-pub(crate) fn argv_arg(args: &Value) -> Result<Vec<String>, ToolError> {
-    let items = args
-        .get("argv")
-        .and_then(Value::as_array)
-        .ok_or("missing array argument `argv`")?;
-    items
-        .iter()
-        .map(|v| {
-            v.as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| "`argv` holds a non-string".into())
-        })
-        .collect()
 }
 
 fn truncate(text: &str) -> &str {

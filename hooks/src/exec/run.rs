@@ -73,7 +73,7 @@ pub(super) enum WaitMode {
 
 /// Warns, when the hooks are built, about a program that cannot be found.
 /// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
-pub(super) fn check(number: usize, argv: &[String], root: &Path) {
+pub(crate) fn check(number: usize, argv: &[String], root: &Path) {
     let program = argv.first().map(String::as_str).unwrap_or("");
     let path_var = std::env::var_os("PATH");
     let found = match resolve(program, root, path_var.as_deref()) {
@@ -94,7 +94,7 @@ pub(super) fn check(number: usize, argv: &[String], root: &Path) {
 }
 
 /// Runs `argv` with `line` on its stdin, in `root`, within `timeout`.
-pub(super) fn run(
+pub(crate) fn run(
     argv: &[String],
     timeout: Duration,
     root: &Path,
@@ -431,9 +431,33 @@ impl Waiter {
     }
 }
 
+/// The integration tests' deadlines and bounded waits, one copy.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../tests/common/watchdog.rs"]
+mod test_watchdog;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use super::test_watchdog::{read_pid, wait_until, within};
+
+    /// Far above every timeout here, far below "forever".
+    const HUNG: Duration = Duration::from_secs(20);
+
+    /// `run_with` under the watchdog, with the `WaitMode::Poll` fallback.
+    fn poll_run(
+        argv: Vec<String>,
+        timeout: Duration,
+        root: &Path,
+        line: Vec<u8>,
+    ) -> Result<(), HookFailure> {
+        let root = root.to_path_buf();
+        within(HUNG, "a polled run", move || {
+            run_with(&argv, timeout, &root, &line, WaitMode::Poll)
+        })
+    }
 
     fn sh(body: &str) -> Vec<String> {
         ["/bin/sh", "-c", body].map(String::from).to_vec()
@@ -454,7 +478,7 @@ mod tests {
     #[test]
     fn the_waitid_fallback_reports_exit_statuses() {
         let dir = tempfile::tempdir().unwrap();
-        let go = |body: &str| run_with(&sh(body), MS(5000), dir.path(), b"{}\n", WaitMode::Poll);
+        let go = |body: &str| poll_run(sh(body), MS(5000), dir.path(), b"{}\n".to_vec());
         assert!(go("read line; [ \"$line\" = '{}' ]").is_ok());
         assert!(matches!(go("exit 7"), Err(HookFailure::Exit { code: 7 })));
         assert!(matches!(
@@ -468,25 +492,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let big = vec![b'x'; 4 << 20];
         let start = Instant::now();
-        let r = run_with(
-            &sh("sleep 30 & echo $! > gc.pid; sleep 30"),
+        let r = poll_run(
+            sh("sleep 30 & echo $! > gc.pid; sleep 30"),
             MS(300),
             dir.path(),
-            &big,
-            WaitMode::Poll,
+            big,
         );
         assert!(matches!(r, Err(HookFailure::TimedOut { .. })), "{r:?}");
         assert!(start.elapsed() < Duration::from_secs(3));
-        let gc: i32 = std::fs::read_to_string(dir.path().join("gc.pid"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while alive(gc) && Instant::now() < deadline {
-            std::thread::sleep(MS(5));
-        }
-        if alive(gc) {
+        // Read once whole: the shell creates the file before writing it.
+        let gc = read_pid(&dir.path().join("gc.pid")).expect("the grandchild's pid");
+        if !wait_until(Duration::from_secs(5), || !alive(gc)) {
             let _ = rustix::process::kill_process(Pid::from_raw(gc).unwrap(), Signal::KILL);
             panic!("grandchild {gc} survived the timeout");
         }
@@ -497,7 +513,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let big = vec![b'x'; 4 << 20];
         let start = Instant::now();
-        let r = run_with(&sh("exit 0"), MS(5000), dir.path(), &big, WaitMode::Poll);
+        let r = poll_run(sh("exit 0"), MS(5000), dir.path(), big);
         assert!(r.is_ok(), "{r:?}");
         assert!(start.elapsed() < Duration::from_secs(3));
     }

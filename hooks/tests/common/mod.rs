@@ -6,10 +6,14 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
 use serde::Serialize;
+
+mod watchdog;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
 
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
@@ -89,20 +93,6 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
-/// Polls `cond` until it holds or `limit` passes; returns whether it held.
-pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
 /// `None` when there is no such process.
 pub fn proc_state(pid: i32) -> Option<char> {
@@ -122,18 +112,6 @@ pub fn proc_ppid(pid: i32) -> Option<i32> {
 /// Whether `pid` is alive: present and not a zombie.
 pub fn alive(pid: i32) -> bool {
     matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
-}
-
-/// Reads a pid a script wrote to `path`, once it is there.
-pub fn read_pid(path: &Path) -> Option<i32> {
-    let mut pid = None;
-    wait_until(Duration::from_secs(5), || {
-        pid = fs::read_to_string(path)
-            .ok()
-            .and_then(|s| s.trim().parse().ok());
-        pid.is_some()
-    });
-    pid
 }
 
 /// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
@@ -162,7 +140,8 @@ pub fn is_reexec(test: &str) -> bool {
 
 /// Re-runs this test binary on the one test named `test` (its full path,
 /// e.g. `module::name`), with `REEXEC` set, `envs` added and `cwd` as its
-/// working directory.
+/// working directory. A child still running after a minute fails the test
+/// and is killed.
 pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Output {
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut cmd = Command::new(exe);
@@ -172,7 +151,16 @@ pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Outp
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    cmd.output().expect("re-execute the test binary")
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("re-execute the test binary");
+    output_within(
+        child,
+        Duration::from_secs(60),
+        &format!("re-executed test `{test}`"),
+    )
 }
 
 /// Panics with the child's output unless it exited 0 by itself having run

@@ -1,0 +1,128 @@
+//! Discovery: which files a config is read from, in scope order, and the
+//! user-scope directory the environment names.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::read::{load, read_if_present};
+use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope};
+
+/// [`Config::discover_with`]: checks the root, then reads the user, project
+/// and local files that exist.
+pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, ConfigError> {
+    let root = std::path::absolute(root).map_err(|source| ConfigError::Root {
+        root: root.to_path_buf(),
+        source,
+    })?;
+    match std::fs::metadata(&root) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(ConfigError::Root {
+                root,
+                source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+            });
+        }
+        Err(source) => return Err(ConfigError::Root { root, source }),
+    }
+
+    let project = root.join(PROJECT_FILE);
+    let local = root.join(LOCAL_FILE);
+    let mut sources = Vec::new();
+    if let Some(dir) = user_dir {
+        let user = dir.join(PROJECT_FILE);
+        // The operator's own file, reached also as the project file (the
+        // harness pointed at the config directory itself): it is theirs,
+        // so it is read once, as the user scope.
+        if !same_file(&user, &project)
+            && let Some(text) = read_if_present(&user)?
+        {
+            sources.push(load(&user, Scope::User, &text, &root)?);
+        }
+    }
+    if let Some(text) = read_if_present(&project)? {
+        let scope = match user_dir {
+            Some(dir) if same_file(&dir.join(PROJECT_FILE), &project) => Scope::User,
+            _ => Scope::Project,
+        };
+        sources.push(load(&project, scope, &text, &root)?);
+    }
+    if let Some(text) = read_if_present(&local)? {
+        sources.push(load(&local, Scope::Local, &text, &root)?);
+    }
+    Ok(Config {
+        root,
+        sources,
+        profile: None,
+    }
+    .settled())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = set("IO_CONFIG_HOME") {
+        return Some(dir);
+    }
+    if let Some(dir) = set("XDG_CONFIG_HOME").filter(|d| d.is_absolute()) {
+        return Some(dir.join("io"));
+    }
+    set("HOME").map(|home| home.join(".config").join("io"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn io_config_home_comes_first() {
+        let vars = [
+            ("IO_CONFIG_HOME", "/cfg"),
+            ("XDG_CONFIG_HOME", "/xdg"),
+            ("HOME", "/home/me"),
+        ];
+        assert_eq!(user_dir_from(env(&vars)), Some(PathBuf::from("/cfg")));
+    }
+
+    #[test]
+    fn xdg_config_home_comes_next_and_must_be_absolute() {
+        let vars = [("XDG_CONFIG_HOME", "/xdg"), ("HOME", "/home/me")];
+        assert_eq!(user_dir_from(env(&vars)), Some(PathBuf::from("/xdg/io")));
+        let vars = [("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/me")];
+        assert_eq!(
+            user_dir_from(env(&vars)),
+            Some(PathBuf::from("/home/me/.config/io"))
+        );
+    }
+
+    #[test]
+    fn empty_variables_count_as_unset() {
+        let vars = [
+            ("IO_CONFIG_HOME", ""),
+            ("XDG_CONFIG_HOME", ""),
+            ("HOME", "/h"),
+        ];
+        assert_eq!(
+            user_dir_from(env(&vars)),
+            Some(PathBuf::from("/h/.config/io"))
+        );
+        assert_eq!(user_dir_from(env(&[])), None);
+    }
+}

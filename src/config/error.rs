@@ -1,0 +1,136 @@
+//! [`ConfigError`]: why a configuration could not be loaded.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use io_hooks::TableError;
+
+/// Why a configuration could not be loaded. Each `Display` names the file
+/// first, then the key, then the reason.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The discovery root is not a directory, or cannot be made absolute.
+    Root {
+        /// The root as given (or as made absolute).
+        root: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A file exists but cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A file is not UTF-8, so it is not TOML.
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first byte that is not UTF-8, from 1.
+        line: usize,
+        /// Its column, counted in characters from 1.
+        column: usize,
+    },
+    /// A file is not valid TOML, or a `[[hook]]` table in it does not check.
+    Table(TableError),
+    /// A project-scope file (`io.toml`, or [`Config::from_toml`](super::Config::from_toml) text)
+    /// declares `hook`.
+    ProjectHooks {
+        /// The file.
+        file: String,
+        /// `hook`, or `profile.<name>.hook`.
+        key: String,
+    },
+    /// An `io.local.toml` that the repository's git index tracks declares
+    /// `hook`: it arrived with the clone, like `io.toml`.
+    TrackedLocal {
+        /// The file.
+        file: String,
+        /// `hook`, or `profile.<name>.hook`.
+        key: String,
+    },
+    /// [`Config::with_profile`](super::Config::with_profile) named a profile no file declares.
+    UnknownProfile {
+        /// The name asked for.
+        name: String,
+        /// The nearest declared name, when one is close.
+        suggestion: Option<String>,
+        /// Every declared profile, sorted.
+        known: Vec<String>,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Root { root, source } => write!(
+                f,
+                "{}: cannot be the discovery root, which must be a directory: {source}",
+                root.display()
+            ),
+            ConfigError::Read { path, source } => {
+                write!(f, "{}: cannot be read: {source}", path.display())
+            }
+            ConfigError::NotUtf8 { path, line, column } => write!(
+                f,
+                "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column})",
+                path.display()
+            ),
+            ConfigError::Table(e) => write!(f, "{e}"),
+            ConfigError::ProjectHooks { file, key } => write!(
+                f,
+                "{file}: key `{key}`: a project-scoped file may not declare hooks, because a \
+                 hook runs or writes on this machine and `io.toml` arrives with a `git clone`. \
+                 Write it in `io.local.toml` or the user-scope file instead."
+            ),
+            ConfigError::TrackedLocal { file, key } => write!(
+                f,
+                "{file}: key `{key}`: this `io.local.toml` is tracked by the repository's git \
+                 index, so it arrives with a `git clone` just as `io.toml` does, and may not \
+                 declare hooks. Untrack it with `git rm --cached io.local.toml` (and list it in \
+                 `.gitignore`), or move the hooks to the user-scope file."
+            ),
+            ConfigError::UnknownProfile {
+                name,
+                suggestion,
+                known,
+            } => {
+                write!(f, "unknown profile `{name}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                if known.is_empty() {
+                    f.write_str("; no file read declares a `[profile.<name>]` table")
+                } else {
+                    f.write_str("; the profiles declared are ")?;
+                    for (i, k) in known.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "`{k}`")?;
+                    }
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Root { source, .. } | ConfigError::Read { source, .. } => Some(source),
+            ConfigError::Table(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<TableError> for ConfigError {
+    fn from(e: TableError) -> Self {
+        ConfigError::Table(e)
+    }
+}

@@ -1,0 +1,362 @@
+//! `Config`: the files an operator writes, read in scope order, with the
+//! project-scope refusal and the one rule for hooks across scopes — the last
+//! scope that declares `hook` supplies all of them.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), io_harness::ConfigError> {
+//! use io_harness::Config;
+//!
+//! let config = Config::discover("/work/project")?.with_profile("ci")?;
+//! if let Some(won) = config.hooks_in_force() {
+//!     eprintln!("hooks from {} ({} scope)", won.source.path().display(), won.source.scope());
+//! }
+//! let hooks = config.hooks();
+//! # let _ = hooks;
+//! # Ok(()) }
+//! ```
+
+mod discover;
+mod error;
+mod git;
+mod read;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use io_hooks::{HookSpec, did_you_mean};
+
+use crate::event::EventKind;
+
+pub use error::ConfigError;
+
+/// The hooks observer for io-harness's events: what [`Config::hooks`]
+/// returns and what the run loop is handed.
+pub type Hooks = io_hooks::Hooks<EventKind>;
+
+/// The file name of the project and user scopes.
+pub const PROJECT_FILE: &str = "io.toml";
+/// The file name of the local scope: gitignored, and the operator's own.
+pub const LOCAL_FILE: &str = "io.local.toml";
+
+/// Where a config file sits, which decides what it may declare.
+///
+/// Scopes are read in this order, and a later one wins where they differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// The operator's own file: `$IO_CONFIG_HOME/io.toml`, else
+    /// `$XDG_CONFIG_HOME/io/io.toml`, else `$HOME/.config/io/io.toml`.
+    User,
+    /// `io.toml` at the discovery root, or [`Config::from_toml`] text: the
+    /// file a `git clone` delivers, so it may not declare hooks.
+    Project,
+    /// `io.local.toml` at the discovery root.
+    Local,
+}
+
+impl Scope {
+    /// The scope's name, as messages print it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+            Scope::Local => "local",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One file that was read, and what it declared.
+#[derive(Debug, Clone)]
+pub struct Source {
+    path: PathBuf,
+    scope: Scope,
+    document: toml::Table,
+    hooks: Option<Vec<HookSpec<EventKind>>>,
+    profiles: Vec<(String, Option<Vec<HookSpec<EventKind>>>)>,
+    in_force: bool,
+}
+
+impl Source {
+    /// The file (for [`Config::from_toml`], the name `io.toml`).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's scope.
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The whole file as parsed, including the keys this crate does not own
+    /// (`mcp`, `toolchain`, `policy`, `agent`, …), which are kept for their
+    /// owners rather than rejected.
+    pub fn document(&self) -> &toml::Table {
+        &self.document
+    }
+
+    /// Whether the file's top level declares `hook` (even `hook = []`), so
+    /// that it replaces the hooks of every earlier scope.
+    pub fn declares_hooks(&self) -> bool {
+        self.hooks.is_some()
+    }
+
+    /// Whether this file's hooks are the ones in force: its top-level
+    /// `hook`, or the applied profile's body in it
+    /// ([`Config::hooks_in_force`] says which). At most one source of a
+    /// config answers `true`.
+    pub fn in_force(&self) -> bool {
+        self.in_force
+    }
+
+    /// The file's top-level hooks, checked; `None` when it declares none.
+    pub fn hooks(&self) -> Option<&[HookSpec<EventKind>]> {
+        self.hooks.as_deref()
+    }
+
+    /// The names of the `[profile.<name>]` tables the file declares.
+    pub fn profiles(&self) -> impl Iterator<Item = &str> {
+        self.profiles.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// The hooks of the file's `[profile.<name>]` body, checked; `None` when
+    /// the file has no such profile or its body declares no `hook`.
+    pub fn profile_hooks(&self, name: &str) -> Option<&[HookSpec<EventKind>]> {
+        self.profiles
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, hooks)| hooks.as_deref())
+    }
+}
+
+/// Which file's hooks are in force, and through which profile.
+#[derive(Debug, Clone, Copy)]
+pub struct HooksInForce<'a> {
+    /// The file whose `hook` array supplies every hook.
+    pub source: &'a Source,
+    /// The applied profile whose body held that array, or `None` when it is
+    /// the file's top-level `hook`.
+    pub profile: Option<&'a str>,
+}
+
+impl fmt::Display for HooksInForce<'_> {
+    /// `hooks from /p/io.local.toml (local scope)`, with
+    /// `` , profile `ci` `` when an applied profile supplied them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "hooks from {} ({} scope)",
+            self.source.path.display(),
+            self.source.scope
+        )?;
+        if let Some(profile) = self.profile {
+            write!(f, ", profile `{profile}`")?;
+        }
+        Ok(())
+    }
+}
+
+/// A loaded configuration: the files read, in scope order, and the hooks
+/// they add up to.
+///
+/// Hooks do not accumulate across scopes. The last file that declares `hook`
+/// supplies them all, and an applied profile that declares `hook` comes after
+/// every file. [`sources`](Self::sources) and
+/// [`hooks_in_force`](Self::hooks_in_force) say which file won.
+#[derive(Debug, Clone)]
+pub struct Config {
+    root: PathBuf,
+    sources: Vec<Source>,
+    profile: Option<String>,
+}
+
+impl Config {
+    /// Reads the user-scope file, then `root/io.toml` (project), then
+    /// `root/io.local.toml` (local). A file that does not exist is skipped;
+    /// one that cannot be read or does not check is an error naming it.
+    ///
+    /// The user-scope directory is [`Config::user_dir`]: `$IO_CONFIG_HOME`,
+    /// else `$XDG_CONFIG_HOME/io`, else `$HOME/.config/io`.
+    ///
+    /// `root` is the discovery root: it must be a directory, and is made
+    /// absolute (without resolving symbolic links), so a relative `append`
+    /// path means the same file whatever the process's directory later is.
+    ///
+    /// # Errors
+    /// See [`ConfigError`]; each names the file it is about.
+    pub fn discover(root: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        Self::discover_with(root.as_ref(), Self::user_dir().as_deref())
+    }
+
+    /// [`discover`](Self::discover) with the user-scope directory given
+    /// rather than read from the environment; `None` reads no user scope.
+    ///
+    /// For embedders with a `--config-home` of their own, and for tests,
+    /// which must not share the process-wide environment.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let root = tempfile::tempdir()?;
+    /// let home = tempfile::tempdir()?;
+    /// std::fs::write(home.path().join("io.toml"), "[[hook]]\nappend = \"audit.jsonl\"\n")?;
+    ///
+    /// let config = io_harness::Config::discover_with(root.path(), Some(home.path()))?;
+    /// assert_eq!(config.hook_specs().len(), 1);
+    /// assert_eq!(config.hooks_in_force().unwrap().source.scope(), io_harness::Scope::User);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`discover`](Self::discover).
+    pub fn discover_with(root: &Path, user_dir: Option<&Path>) -> Result<Self, ConfigError> {
+        discover::discover(root, user_dir)
+    }
+
+    /// The user-scope directory the environment names: `$IO_CONFIG_HOME` if
+    /// set, else `$XDG_CONFIG_HOME/io` (when that is an absolute path, as
+    /// the XDG specification requires), else `$HOME/.config/io`. An empty
+    /// variable counts as unset. `None` when none applies.
+    pub fn user_dir() -> Option<PathBuf> {
+        discover::user_dir_from(|name| std::env::var_os(name))
+    }
+
+    /// Project-scope text, as if it were `io.toml`: it may not declare
+    /// hooks, at the top level or in any profile.
+    ///
+    /// The discovery root of such a config is `.`; it has no hooks for the
+    /// root to matter to.
+    ///
+    /// ```
+    /// let config = io_harness::Config::from_toml("[mcp]\nserver = \"x\"\n").unwrap();
+    /// assert!(config.hooks().is_empty());
+    /// assert!(config.sources()[0].document().contains_key("mcp"));
+    ///
+    /// let err = io_harness::Config::from_toml("[[hook]]\nappend = \"a\"\n").unwrap_err();
+    /// assert!(err.to_string().starts_with(
+    ///     "io.toml: key `hook`: a project-scoped file may not declare hooks"
+    /// ));
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConfigError::ProjectHooks`] for any `hook`, or the text's first
+    /// problem.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let root = PathBuf::from(".");
+        let source = read::load(Path::new(PROJECT_FILE), Scope::Project, text, &root)?;
+        Ok(Config {
+            root,
+            sources: vec![source],
+            profile: None,
+        }
+        .settled())
+    }
+
+    /// Applies the profile `name`: a `[profile.<name>]` body that declares
+    /// `hook` then supplies every hook, as a scope after all the files would.
+    /// Where several files declare the profile, the last one whose body
+    /// declares `hook` wins. Applying another profile replaces this one.
+    ///
+    /// # Errors
+    /// [`ConfigError::UnknownProfile`] when no file read declares
+    /// `[profile.<name>]`, listing those that do.
+    pub fn with_profile(mut self, name: &str) -> Result<Self, ConfigError> {
+        let known = self.profiles();
+        if !known.contains(&name) {
+            let suggestion = did_you_mean(name, known.iter().copied()).map(str::to_owned);
+            return Err(ConfigError::UnknownProfile {
+                name: name.to_owned(),
+                suggestion,
+                known: known.into_iter().map(str::to_owned).collect(),
+            });
+        }
+        self.profile = Some(name.to_owned());
+        Ok(self.settled())
+    }
+
+    /// Marks the one source whose hooks are in force.
+    fn settled(mut self) -> Self {
+        let winner = self.winner().map(|(i, _)| i);
+        for (i, source) in self.sources.iter_mut().enumerate() {
+            source.in_force = winner == Some(i);
+        }
+        self
+    }
+
+    /// The applied profile, if any.
+    pub fn profile(&self) -> Option<&str> {
+        self.profile.as_deref()
+    }
+
+    /// Every profile any file declares, sorted, each once.
+    pub fn profiles(&self) -> Vec<&str> {
+        let set: BTreeSet<&str> = self.sources.iter().flat_map(Source::profiles).collect();
+        set.into_iter().collect()
+    }
+
+    /// The discovery root: relative `append` paths are resolved against it,
+    /// and every `run` hook starts in it.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The files read, in scope order (user, project, local).
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// The file, and the profile, whose `hook` array is in force; `None` when
+    /// nothing declares `hook`.
+    pub fn hooks_in_force(&self) -> Option<HooksInForce<'_>> {
+        self.winner().map(|(i, via_profile)| HooksInForce {
+            source: &self.sources[i],
+            profile: if via_profile {
+                self.profile.as_deref()
+            } else {
+                None
+            },
+        })
+    }
+
+    /// The index of the source whose hooks are in force, and whether they
+    /// come from the applied profile's body in it. An applied profile that
+    /// declares `hook` comes after every file; otherwise the last file that
+    /// declares `hook` wins.
+    fn winner(&self) -> Option<(usize, bool)> {
+        let last = |found: &dyn Fn(&Source) -> bool| self.sources.iter().rposition(found);
+        if let Some(name) = self.profile.as_deref()
+            && let Some(i) = last(&|s| s.profile_hooks(name).is_some())
+        {
+            return Some((i, true));
+        }
+        last(&Source::declares_hooks).map(|i| (i, false))
+    }
+
+    /// The hooks in force, checked and in the order written; empty when no
+    /// scope declares any.
+    pub fn hook_specs(&self) -> &[HookSpec<EventKind>] {
+        match self.hooks_in_force() {
+            None => &[],
+            Some(HooksInForce {
+                source,
+                profile: Some(name),
+            }) => source.profile_hooks(name).unwrap_or(&[]),
+            Some(HooksInForce { source, .. }) => source.hooks().unwrap_or(&[]),
+        }
+    }
+
+    /// Builds the [`Hooks`] observer from the hooks in force, with the
+    /// discovery root. Nothing installs it: pass it to the run as any other
+    /// observer. [`Hooks::is_empty`](io_hooks::Hooks::is_empty) says whether
+    /// there is anything to install.
+    ///
+    /// Each call builds a new observer; building it creates each `append`
+    /// hook's file.
+    pub fn hooks(&self) -> Hooks {
+        Hooks::new(self.hook_specs().to_vec(), &self.root)
+    }
+}

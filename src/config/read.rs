@@ -1,0 +1,218 @@
+//! Reading a config file: what may be read at all (hardening), then parsing
+//! and checking its `hook` arrays and `[profile.<name>]` bodies.
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+use io_hooks::{HookTables, TomlFile, deserialize_table, toml_key};
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+
+use super::{ConfigError, LOCAL_FILE, Scope, Source, git};
+
+/// Reads `path`; `None` when there is no such file.
+pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
+    // Only a regular file (or a symbolic link to one) is read. A FIFO would
+    // block the load until someone writes to it, and a link to a device
+    // such as `/dev/zero` (a repository can commit one) would never stop
+    // reading. A directory is left to the read below, which names it.
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file (a FIFO, a socket or a device), so it is not read as config",
+            ),
+        });
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // A symbolic link to nothing is a file the operator meant to be
+            // read: say so rather than skip it.
+            if std::fs::symlink_metadata(path).is_ok() {
+                return Err(ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source: io::Error::new(
+                        io::ErrorKind::NotFound,
+                        "a symbolic link to a file that does not exist",
+                    ),
+                });
+            }
+            return Ok(None);
+        }
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        let bytes = e.as_bytes();
+        let valid = e.utf8_error().valid_up_to();
+        let before = String::from_utf8_lossy(&bytes[..valid]);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ConfigError::NotUtf8 {
+            path: path.to_path_buf(),
+            line,
+            column,
+        }
+    })
+}
+
+/// The `hook` keys a document declares, in the order they are checked: the
+/// top level, then each `[profile.<name>]` body. Decided on the parsed
+/// document, so quoting, escapes, dotted keys and inline arrays are all the
+/// same key.
+fn hook_keys(document: &toml::Table) -> Vec<String> {
+    let mut keys = Vec::new();
+    if document.contains_key("hook") {
+        keys.push("hook".to_owned());
+    }
+    if let Some(toml::Value::Table(profiles)) = document.get("profile") {
+        for (name, body) in profiles {
+            if let toml::Value::Table(body) = body
+                && body.contains_key("hook")
+            {
+                keys.push(format!("profile.{}.hook", toml_key(name)));
+            }
+        }
+    }
+    keys
+}
+
+fn first_hook_key(document: &toml::Table) -> Option<String> {
+    hook_keys(document).into_iter().next()
+}
+
+/// Parses and checks one file of `scope`.
+pub(super) fn load(
+    path: &Path,
+    scope: Scope,
+    text: &str,
+    root: &Path,
+) -> Result<Source, ConfigError> {
+    let name = path.display().to_string();
+    let file = TomlFile::new(&name, text);
+    let document: toml::Table = file.deserialize()?;
+    // Both refusals come before any table is checked: a file that may not
+    // declare hooks is told so, not told how to fix a hook it may not have.
+    if let Some(key) = first_hook_key(&document) {
+        if scope == Scope::Project {
+            return Err(ConfigError::ProjectHooks { file: name, key });
+        }
+        if scope == Scope::Local && git::tracks(root, LOCAL_FILE) {
+            return Err(ConfigError::TrackedLocal { file: name, key });
+        }
+    }
+
+    let raw: RawDocument = file.deserialize()?;
+    let hooks = raw
+        .hook
+        .map(|tables| tables.into_specs(&file, "hook", root))
+        .transpose()?;
+    let mut profiles = Vec::new();
+    for (profile, body) in raw.profile.map(|p| p.0).unwrap_or_default() {
+        let key = format!("profile.{}.hook", toml_key(&profile));
+        let hooks = body
+            .hook
+            .map(|tables| tables.into_specs(&file, &key, root))
+            .transpose()?;
+        profiles.push((profile, hooks));
+    }
+    // The refusal above looked at the same parsed document; this is the
+    // typed view agreeing with it, kept so that no later change to the raw
+    // types can let a project file's hooks through unnoticed.
+    if scope == Scope::Project && (hooks.is_some() || profiles.iter().any(|(_, h)| h.is_some())) {
+        return Err(ConfigError::ProjectHooks {
+            file: name,
+            key: "hook".to_owned(),
+        });
+    }
+    Ok(Source {
+        path: path.to_path_buf(),
+        scope,
+        document,
+        hooks,
+        profiles,
+        in_force: false,
+    })
+}
+
+/// The keys of a config file this module owns; every other key is left to
+/// [`Source::document`].
+#[derive(Deserialize)]
+struct RawDocument {
+    hook: Option<HookTables>,
+    profile: Option<RawProfiles>,
+}
+
+/// `[profile.<name>]` tables, in the order written.
+struct RawProfiles(Vec<(String, RawProfile)>);
+
+impl<'de> Deserialize<'de> for RawProfiles {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The profiles' entries, in the order the map gives them.
+        struct Entries(Vec<(String, RawProfile)>);
+        impl<'de> Deserialize<'de> for Entries {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Entries;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a table")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                        let mut out = Vec::new();
+                        while let Some(entry) = map.next_entry()? {
+                            out.push(entry);
+                        }
+                        Ok(Entries(out))
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+        let expecting = "a table of profiles, as in `[profile.ci]`";
+        deserialize_table(d, &expecting).map(|Entries(entries)| RawProfiles(entries))
+    }
+}
+
+/// A profile body: its `hook`, if any. Its other keys belong to others.
+///
+/// Only a table will do: a derived struct would also take an array and fill
+/// `hook` from it by position, which is a way round the project-scope check.
+struct RawProfile {
+    hook: Option<HookTables>,
+}
+
+impl<'de> Deserialize<'de> for RawProfile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Body {
+            hook: Option<HookTables>,
+        }
+        let expecting = "a profile body: a table, as in `[profile.ci]`";
+        deserialize_table(d, &expecting).map(|Body { hook }| RawProfile { hook })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_keys_are_found_on_the_parsed_document() {
+        let doc: toml::Table = toml::from_str(
+            "\"\\u0068ook\" = []\n[profile.\"my ci\"]\nhook.x = 1\n[profile.b]\nmodel = 1\n",
+        )
+        .unwrap();
+        assert_eq!(hook_keys(&doc), ["hook", "profile.\"my ci\".hook"]);
+    }
+}

@@ -1,0 +1,231 @@
+//! A tool call as the loop acts on it: the tool's name parsed once into a
+//! [`ToolName`], from the one list of the reference loop's tools, and its
+//! arguments into the typed fields of a [`Tool`].
+
+use serde_json::Value;
+
+use super::tools::ToolError;
+
+/// Declares [`ToolName`] from one list of `Variant = "wire_name"` pairs, so
+/// the enum, [`ToolName::ALL`] and the names cannot drift apart.
+macro_rules! tool_names {
+    ($($variant:ident = $name:literal,)*) => {
+        /// A tool of the reference loop, by the name the model calls it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum ToolName {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $variant,
+            )*
+        }
+
+        impl ToolName {
+            /// Every tool, in the order declared.
+            pub(crate) const ALL: &[ToolName] = &[$(ToolName::$variant),*];
+
+            /// The name the model calls the tool by.
+            pub(crate) const fn as_str(self) -> &'static str {
+                match self {
+                    $(ToolName::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+tool_names! {
+    ReadFile = "read_file",
+    WriteFile = "write_file",
+    EditFile = "edit_file",
+    Spawn = "spawn",
+    Exec = "exec",
+    ExecBackground = "exec_background",
+    Poll = "poll",
+    Kill = "kill",
+    MemoryWrite = "memory_write",
+    TodoWrite = "todo_write",
+    Ask = "ask",
+    Mcp = "mcp",
+}
+
+impl ToolName {
+    /// The tool the model named, or `None` for a name the loop does not have.
+    pub(crate) fn parse(name: &str) -> Option<ToolName> {
+        ToolName::ALL.iter().copied().find(|t| t.as_str() == name)
+    }
+}
+
+/// A call the loop carries out as the step goes, its arguments parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Tool<'a> {
+    ReadFile {
+        path: &'a str,
+    },
+    WriteFile {
+        path: &'a str,
+        content: &'a str,
+    },
+    EditFile {
+        path: &'a str,
+        old: &'a str,
+        new: &'a str,
+    },
+    Exec {
+        argv: Vec<String>,
+    },
+    ExecBackground {
+        argv: Vec<String>,
+    },
+    Poll {
+        handle: &'a str,
+    },
+    Kill {
+        handle: &'a str,
+    },
+    MemoryWrite {
+        key: &'a str,
+        value: &'a str,
+    },
+    TodoWrite {
+        items: Vec<&'a str>,
+    },
+    Ask {
+        question: &'a str,
+    },
+    Mcp {
+        server: &'a str,
+        method: &'a str,
+        params: Value,
+    },
+}
+
+/// A parsed call: one carried out in its place, or a `spawn`, which starts a
+/// child run once the step's other calls are done.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Call<'a> {
+    /// Carried out in the order the model wrote it.
+    Now(Tool<'a>),
+    /// A child run: its goal, or why the call gives none (the child is then
+    /// refused with that reason, in its turn).
+    Spawn(Result<&'a str, ToolError>),
+}
+
+impl<'a> Call<'a> {
+    /// Parses a call: its name, then its arguments in the order they are
+    /// reported when missing. The error is what the model is shown.
+    pub(crate) fn parse(name: &str, args: &'a Value) -> Result<Call<'a>, ToolError> {
+        let tool = ToolName::parse(name).ok_or_else(|| format!("no tool named `{name}`"))?;
+        let arg = |key| str_arg(args, key);
+        Ok(Call::Now(match tool {
+            ToolName::Spawn => return Ok(Call::Spawn(arg("goal"))),
+            ToolName::ReadFile => Tool::ReadFile { path: arg("path")? },
+            ToolName::WriteFile => Tool::WriteFile {
+                path: arg("path")?,
+                content: arg("content")?,
+            },
+            ToolName::EditFile => Tool::EditFile {
+                path: arg("path")?,
+                old: arg("old")?,
+                new: arg("new")?,
+            },
+            ToolName::Exec => Tool::Exec {
+                argv: argv_arg(args)?,
+            },
+            ToolName::ExecBackground => Tool::ExecBackground {
+                argv: argv_arg(args)?,
+            },
+            ToolName::Poll => Tool::Poll {
+                handle: arg("handle")?,
+            },
+            ToolName::Kill => Tool::Kill {
+                handle: arg("handle")?,
+            },
+            ToolName::MemoryWrite => Tool::MemoryWrite {
+                key: arg("key")?,
+                value: arg("value")?,
+            },
+            ToolName::TodoWrite => Tool::TodoWrite {
+                items: strings_arg(args, "items")?,
+            },
+            ToolName::Ask => Tool::Ask {
+                question: arg("question")?,
+            },
+            ToolName::Mcp => Tool::Mcp {
+                server: arg("server")?,
+                method: arg("method")?,
+                params: args
+                    .get("params")
+                    .cloned()
+                    .unwrap_or_else(|| serde_json::json!({})),
+            },
+        }))
+    }
+}
+
+fn str_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, ToolError> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("missing string argument `{key}`"))
+}
+
+/// The `argv` argument: the program first, each an owned string.
+fn argv_arg(args: &Value) -> Result<Vec<String>, ToolError> {
+    Ok(strings_arg(args, "argv")?
+        .into_iter()
+        .map(str::to_owned)
+        .collect())
+}
+
+/// An argument that is an array of strings.
+fn strings_arg<'v>(args: &'v Value, key: &str) -> Result<Vec<&'v str>, ToolError> {
+    let items = args
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("missing array argument `{key}`"))?;
+    items
+        .iter()
+        .map(|item| {
+            item.as_str()
+                .ok_or_else(|| format!("`{key}` holds a non-string"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_name_parses_back_to_its_tool_and_no_other_name_does() {
+        for &tool in ToolName::ALL {
+            assert_eq!(ToolName::parse(tool.as_str()), Some(tool));
+        }
+        assert_eq!(ToolName::ALL.len(), 12);
+        assert_eq!(ToolName::parse("Read_file"), None);
+        assert_eq!(ToolName::parse(""), None);
+    }
+
+    #[test]
+    fn arguments_are_checked_in_the_order_written() {
+        let args = json!({"path": "a"});
+        assert_eq!(
+            Call::parse("edit_file", &args),
+            Err("missing string argument `old`".to_owned())
+        );
+        assert_eq!(
+            Call::parse("todo_write", &json!({"items": ["a", 1]})),
+            Err("`items` holds a non-string".to_owned())
+        );
+        assert_eq!(
+            Call::parse("spawn", &json!({})),
+            Ok(Call::Spawn(
+                Err("missing string argument `goal`".to_owned())
+            ))
+        );
+        assert_eq!(
+            Call::parse("nope", &args),
+            Err("no tool named `nope`".to_owned())
+        );
+    }
+}

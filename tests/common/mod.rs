@@ -1,0 +1,30 @@
+//! Shared by the `io-harness` test binaries: a watchdog for steps that could
+//! block, and one rule for a test whose prerequisite is missing.
+#![allow(dead_code)] // each test binary uses its own subset
+
+#[path = "../../hooks/tests/common/watchdog.rs"]
+mod watchdog;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
+
+/// Whether CI is running these tests: CI sets `CI=true`.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| v == "true")
+}
+
+/// Whether a test may go on: `true` when its prerequisite `what` (git,
+/// `mkfifo`, root) is `here`. When it is not, the test must not pass having
+/// run nothing: under `CI=true`, where every prerequisite is installed, this
+/// panics; elsewhere it says loudly that the test ran nothing and returns
+/// `false`, for the test to return.
+pub fn prerequisite(what: &str, here: bool) -> bool {
+    if here {
+        return true;
+    }
+    assert!(
+        !in_ci(),
+        "{what} is missing, and under CI=true a test may not skip: install it"
+    );
+    eprintln!("SKIPPED, this test ran nothing: {what} is missing (under CI=true it fails)");
+    false
+}
