@@ -122,7 +122,9 @@ impl Workspace<'_> {
     /// the progress signal, decided here and never after a formatter.
     fn write_compared(&self, path: &Path, bytes: &[u8], rel: &str) -> Result<bool, ToolError> {
         let files = self.files();
-        let before = files.read_if_any(path).map_err(|e| e.describe("write", rel))?;
+        let before = files
+            .read_if_any(path)
+            .map_err(|e| e.describe("write", rel))?;
         files
             .write(path, bytes, beneath::SHARED_FILE, beneath::SHARED_DIR)
             .map_err(|e| e.describe("write", rel))?;
