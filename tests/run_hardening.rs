@@ -351,19 +351,7 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
         .count();
     assert_eq!(committed, 1, "step 2 was not committed");
 
-    let out = env.io(&["run", "--resume", &run_id]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    assert!(
-        text(&out.stdout).contains(&format!("run {run_id} completed after 3 steps: done")),
-        "{}",
-        text(&out.stdout)
-    );
+    resumes_to_completion(&env, &run_id);
     let after = lines_by_run_and_seq(&audit);
     assert!(
         after.len() > first.len(),
@@ -388,6 +376,8 @@ fn cancelled_after_one_step(env: &Env) -> String {
     run_id
 }
 
+/// `io run --resume run_id` completes the three steps, and the journal's
+/// every line is a whole record.
 fn resumes_to_completion(env: &Env, run_id: &str) {
     let out = env.io(&["run", "--resume", run_id]);
     assert_eq!(
@@ -402,7 +392,7 @@ fn resumes_to_completion(env: &Env, run_id: &str) {
         "{}",
         text(&out.stdout)
     );
-    // The torn tail was cut off: every line of the journal is whole.
+    // A torn tail was cut off: every line of the journal is whole.
     let records = env.journal(run_id);
     assert_eq!(
         records.iter().filter(|r| r.get("step").is_some()).count(),
