@@ -149,7 +149,7 @@ impl Workspace<'_> {
     ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader);
-        let ended = io_hooks::run_argv(
+        let ended = crate::process_interrupt().run_argv(
             argv,
             self.root,
             input,

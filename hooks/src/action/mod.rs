@@ -16,7 +16,7 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::HookFailure;
+use crate::exec::{HookFailure, Interrupt};
 use crate::table::{Cx, HookKey, RawHook, TableError};
 
 /// One registered action.
@@ -72,11 +72,18 @@ macro_rules! actions {
             /// Executes the action with one event's JSON `line`; `root` is the
             /// absolute discovery root.
             #[inline]
-            pub(crate) fn execute(&self, line: &[u8], root: &Path) -> Result<(), HookFailure> {
+            pub(crate) fn execute(
+                &self,
+                line: &[u8],
+                root: &Path,
+                interrupt: &Interrupt,
+            ) -> Result<(), HookFailure> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::execute(line, root, $($field),*),
+                        Action::$variant { $($field),* } => {
+                            $module::execute(line, root, interrupt, $($field),*)
+                        }
                     )*
                 }
             }
