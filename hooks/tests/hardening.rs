@@ -168,7 +168,7 @@ fn an_append_cut_short_by_a_file_size_limit_leaves_only_whole_lines() {
             "{}",
             results[3]
         );
-        assert_eq!(whole.len() as u64, 3 * line_len, "the fragment stays");
+        assert_eq!(whole.len() as u64, 3 * line_len, "the fragment is cut back off");
         // A small event still fits, on a line of its own.
         assert_eq!(outcomes(&hooks, &step(9)), ["ok"]);
         let text = fs::read_to_string(&log).unwrap();

@@ -1,0 +1,188 @@
+//! Issue 14, round two, through the `io` program: the signal state `io`
+//! inherits, and the signals that end it.
+
+mod common;
+
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{output_within, prerequisite, read_pid, wait_until};
+
+/// The variable that makes a re-executed test binary exec `io` instead.
+const EXEC_IO: &str = "IO_SIGNALS_TEST_EXEC_IO";
+
+/// One event of each kind a hook here wants.
+const EVENTS: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+
+/// Runs `io args` in `root` with an empty user scope at `user`, started
+/// with `SIGCHLD` ignored: this test binary is re-executed, sets `SIG_IGN`
+/// (which survives `exec`), and execs `io`.
+fn io_with_sigchld_ignored(root: &Path, user: &Path, args: &[&str]) -> std::process::Output {
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args(["exec_io_with_sigchld_ignored", "--exact", "--nocapture"])
+        .env(EXEC_IO, args.join("\u{1f}"))
+        .env("IO_CONFIG_HOME", user)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
+}
+
+/// Not a test of its own: the body of the re-executed child above.
+#[test]
+fn exec_io_with_sigchld_ignored() {
+    let Some(args) = std::env::var_os(EXEC_IO) else {
+        return;
+    };
+    // SAFETY: `SIG_IGN` installs no handler, and nothing else in this
+    // process touches dispositions before it is replaced by `exec`.
+    let previous = unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+    assert_ne!(previous, libc::SIG_ERR);
+    let args = args.into_string().unwrap();
+    let err = Command::new(env!("CARGO_BIN_EXE_io"))
+        .args(args.split('\u{1f}'))
+        .env_remove(EXEC_IO)
+        .exec();
+    panic!("exec io: {err}");
+}
+
+fn git(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `io` started with `SIGCHLD` ignored still asks git, and still refuses a
+/// committed `io.local.toml`: before, every wait failed (ECHILD), git's
+/// answer read as "untracked", and the committed `run` hook loaded.
+#[test]
+fn io_started_with_sigchld_ignored_still_refuses_a_tracked_io_local_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join("repo"), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    if !prerequisite("a usable git", git(&root, &["init", "-q"])) {
+        return;
+    }
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n",
+    )
+    .unwrap();
+    assert!(git(&root, &["add", "io.local.toml"]));
+    let out = io_with_sigchld_ignored(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is tracked by the repository's git index"), "{stderr}");
+    fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+    let out = io_with_sigchld_ignored(&root, &user, &["replay", "events.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!root.join("ran.txt").exists(), "the committed hook ran");
+}
+
+/// `io` started with `SIGCHLD` ignored reports its hooks' real outcomes:
+/// before, every hook that succeeded was also reported as failed ("could
+/// not collect its exit status").
+#[test]
+fn io_started_with_sigchld_ignored_reports_hooks_that_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"true\"]\n[[hook]]\nrun = [\"false\"]\n",
+    )
+    .unwrap();
+    fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+    let out = io_with_sigchld_ignored(&root, &user, &["replay", "events.jsonl"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("hook[1] ok"), "{stdout}");
+    assert!(stdout.contains("hook[2] FAILED: exited with status 1"), "{stdout}");
+}
+
+/// Whether any process of process group `pgid` is alive (a zombie is not).
+fn group_alive(pgid: i32) -> bool {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            return false;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // state, ppid, pgrp
+        fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid)
+            && !matches!(fields.first(), Some(&("Z" | "X")))
+    })
+}
+
+/// `SIGTERM` and `SIGINT` sent to `io replay` while a `run` hook sleeps:
+/// `io` kills the hook's process group (its background grandchild too),
+/// exits with 128 + the signal's number at once, and nothing of the hook
+/// writes to the workspace afterwards. Before, `io` exited and the hook
+/// lived on, writing its marker after its sleep.
+#[test]
+fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
+    for (signal, code) in [
+        (rustix::process::Signal::TERM, 143),
+        (rustix::process::Signal::INT, 130),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, user) = (dir.path().join("root"), dir.path().join("user"));
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&user).unwrap();
+        fs::write(
+            root.join("io.local.toml"),
+            "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \
+             \"(sleep 1; echo late > gc-marker) & echo $$ > pid; sleep 1; echo late > marker\"]\n\
+             timeout_ms = 20000\n",
+        )
+        .unwrap();
+        fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_io"))
+            .args(["replay", "events.jsonl"])
+            .current_dir(&root)
+            .env("IO_CONFIG_HOME", &user)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let io_pid = rustix::process::Pid::from_child(&child);
+        let pgid = read_pid(&root.join("pid")).expect("the hook's pid");
+        let sent = Instant::now();
+        rustix::process::kill_process(io_pid, signal).unwrap();
+        let out = output_within(child, Duration::from_secs(20), "io, signalled");
+        assert_eq!(out.status.code(), Some(code), "{signal:?}: {out:?}");
+        assert!(
+            sent.elapsed() < Duration::from_millis(900),
+            "io waited for the hook"
+        );
+        assert!(
+            wait_until(Duration::from_secs(5), || !group_alive(pgid)),
+            "the hook's process group {pgid} outlived io"
+        );
+        // Past the hook's sleep: nothing it started wrote anything.
+        let quiet = !wait_until(Duration::from_millis(1500), || {
+            root.join("marker").exists() || root.join("gc-marker").exists()
+        });
+        assert!(quiet, "the hook wrote to the workspace after io ended");
+    }
+}
