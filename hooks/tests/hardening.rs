@@ -212,3 +212,44 @@ fn building_the_hooks_ends_a_torn_last_line() {
         "glued: {last:?}"
     );
 }
+
+/// A background child the host spawned itself, tracked on the interrupt:
+/// the interrupt kills its group; once interrupted, a new one is killed and
+/// reaped as it is handed over.
+#[test]
+fn an_interrupt_kills_a_tracked_background_group() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let spawn = || {
+        std::process::Command::new("/bin/sh")
+            .args(["-c", "sleep 30 & echo $! > gc.pid; wait"])
+            .current_dir(dir.path())
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    };
+    let interrupt = io_hooks::Interrupt::new();
+    let mut tracked = interrupt.track(spawn()).unwrap();
+    let grandchild = read_pid(&dir.path().join("gc.pid")).expect("the grandchild's pid");
+    let _cleanup = KillOnDrop(vec![tracked.id() as i32, grandchild]);
+    assert!(tracked.try_wait().unwrap().is_none(), "still running");
+    assert_eq!(interrupt.in_flight(), 0, "tracked children are the host's to reap");
+
+    interrupt.interrupt();
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(grandchild)),
+        "the tracked group survived the interrupt"
+    );
+    let mut status = None;
+    assert!(wait_until(Duration::from_secs(10), || {
+        status = tracked.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status.unwrap()),
+        Some(9)
+    );
+    fs::remove_file(dir.path().join("gc.pid")).unwrap();
+    let late = interrupt.track(spawn());
+    assert!(matches!(late, Err(HookFailure::Interrupted)), "{late:?}");
+}

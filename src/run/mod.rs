@@ -21,7 +21,7 @@ mod tools;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Child;
+use io_hooks::Tracked;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -404,7 +404,7 @@ struct Run<'e, 'a> {
     cancel: AtomicBool,
     tokens_used: AtomicU64,
     /// Background processes started with `exec_background`, by handle id.
-    handles: Mutex<BTreeMap<String, Child>>,
+    handles: Mutex<BTreeMap<String, Tracked>>,
     handles_started: AtomicU64,
 }
 
@@ -810,7 +810,7 @@ impl<'e, 'a> Run<'e, 'a> {
         })
     }
 
-    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Child>> {
+    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Tracked>> {
         // The map stays consistent whatever panicked while holding it.
         self.handles
             .lock()

@@ -4,7 +4,7 @@
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -184,8 +184,9 @@ impl Workspace<'_> {
     }
 
     /// Starts an argv in the background, in its own process group, with no
-    /// input and its output discarded.
-    pub fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {
+    /// input and its output discarded; the group is killed on `io`'s
+    /// interrupt ([`crate::process_interrupt`]).
+    pub fn spawn_background(&self, argv: &[String]) -> Result<io_hooks::Tracked, ToolError> {
         use std::os::unix::process::CommandExt;
         let (program, rest) = argv
             .split_first()
@@ -200,6 +201,11 @@ impl Workspace<'_> {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
+            .and_then(|child| {
+                crate::process_interrupt()
+                    .track(child)
+                    .map_err(std::io::Error::other)
+            })
             .map_err(|e| format!("exec_background {program}: {e}"))
     }
 
@@ -256,13 +262,8 @@ fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
 }
 
 /// Kills a background child's whole process group, then reaps it.
-pub(crate) fn kill_and_reap(mut child: Child) {
-    // The leader is unreaped until `wait` below, so its id still names its
-    // group. Failing to kill means the group is already gone; the wait
-    // reaps the leader either way.
-    let pid = rustix::process::Pid::from_child(&child);
-    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    let _ = child.wait();
+pub(crate) fn kill_and_reap(child: io_hooks::Tracked) {
+    child.kill_and_reap();
 }
 
 fn truncate(text: &str) -> &str {

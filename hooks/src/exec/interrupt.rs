@@ -163,22 +163,23 @@ impl Interrupt {
         wait_for(command, &program, input, timeout, WaitMode::Auto, self)
     }
 
-    /// Registers the process group that `child` leads (spawn it with
-    /// `process_group(0)`), for an interrupt to kill, until the returned
-    /// [`Tracked`] is dropped. Drop it before reaping the child: after that
-    /// its id may name another process.
-    ///
-    /// A tracked child is the caller's to reap; [`wait_reaped`]
-    /// (Self::wait_reaped) does not wait for it.
+    /// Takes a child the caller spawned itself, leading a process group of
+    /// its own (`process_group(0)`), as a background process is: an
+    /// interrupt kills its group for as long as the [`Tracked`] holds it
+    /// unreaped. The caller still decides when it is polled and reaped,
+    /// through [`Tracked`]; [`wait_reaped`](Self::wait_reaped) does not
+    /// wait for it.
     ///
     /// # Errors
-    /// [`HookFailure::Interrupted`] when the handle was already interrupted;
-    /// the child's group has been killed then.
-    pub fn track(&self, child: &Child) -> Result<Tracked, HookFailure> {
-        let pid = Pid::from_child(child);
+    /// [`HookFailure::Interrupted`] when the handle was already interrupted:
+    /// the child's group has been killed and the child reaped.
+    pub fn track(&self, mut child: Child) -> Result<Tracked, HookFailure> {
+        let pid = Pid::from_child(&child);
         let mut state = self.lock();
         if state.interrupted {
+            drop(state);
             let _ = kill_process_group(pid, Signal::KILL);
+            let _ = child.wait();
             return Err(HookFailure::Interrupted);
         }
         let id = state.next;
@@ -187,6 +188,7 @@ impl Interrupt {
         Ok(Tracked {
             interrupt: self.clone(),
             id,
+            child,
         })
     }
 
@@ -220,12 +222,54 @@ impl Interrupt {
     }
 }
 
-/// A process group registered with [`Interrupt::track`]; dropping it
-/// unregisters the group.
+/// A child leading its own process group, held for [`Interrupt::track`]:
+/// its group is killed by an interrupt until it is reaped, and it is only
+/// ever reaped here, after its group is no longer a target, so an interrupt
+/// never signals an id that may have been reused.
+///
+/// Dropped unreaped, it stays registered no longer, and is left running.
 #[derive(Debug)]
 pub struct Tracked {
     interrupt: Interrupt,
     id: u64,
+    child: Child,
+}
+
+impl Tracked {
+    /// The child's process id, which is its process group's.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// [`Child::try_wait`]: its exit status if it has exited (and it is
+    /// reaped then), `None` if it is still running.
+    ///
+    /// # Errors
+    /// As [`Child::try_wait`].
+    pub fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        use rustix::process::{WaitId, WaitIdOptions, waitid};
+        // Asked without reaping first: while it runs, it stays a target.
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        let pid = Pid::from_child(&self.child);
+        if let Ok(None) | Err(rustix::io::Errno::INTR) = waitid(WaitId::Pid(pid), options) {
+            return Ok(None);
+        }
+        Interrupt::forget(&mut self.interrupt.lock(), self.id);
+        self.child.try_wait()
+    }
+
+    /// Kills the child's whole process group with `SIGKILL`, then reaps it.
+    pub fn kill_and_reap(mut self) {
+        let pid = Pid::from_child(&self.child);
+        {
+            let mut state = self.interrupt.lock();
+            // The leader is unreaped, so its id still names its group.
+            // Failing to kill means the group is already gone.
+            let _ = kill_process_group(pid, Signal::KILL);
+            Interrupt::forget(&mut state, self.id);
+        }
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for Tracked {
