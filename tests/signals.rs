@@ -186,3 +186,55 @@ fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
         assert!(quiet, "the hook wrote to the workspace after io ended");
     }
 }
+
+/// `SIGTERM` to `io run` while its `exec` command runs, with an
+/// `exec_background` handle started before: `io` exits 143 at once, and
+/// neither group lives on to write to the workspace.
+#[test]
+fn a_signal_to_io_run_ends_its_exec_and_background_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    let script = dir.path().join("script.toml");
+    fs::write(
+        &script,
+        "goal = \"g\"\n\
+         [[turn]]\ncalls = [{ tool = \"exec_background\", args = { argv = [\"/bin/sh\", \"-c\", \
+         \"echo $$ > bg.pid; sleep 1; echo late > bg-marker\"] } }]\n\
+         [[turn]]\ncalls = [{ tool = \"exec\", args = { argv = [\"/bin/sh\", \"-c\", \
+         \"echo $$ > pid; sleep 1; echo late > marker\"] } }]\n\
+         [[turn]]\nanswer = \"done\"\n",
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_io"))
+        .arg("run")
+        .arg(&script)
+        .arg("--root")
+        .arg(&root)
+        .current_dir(&root)
+        .env("IO_CONFIG_HOME", &user)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let io_pid = rustix::process::Pid::from_child(&child);
+    let background = read_pid(&root.join("bg.pid")).expect("the background pid");
+    let exec = read_pid(&root.join("pid")).expect("the exec's pid");
+    let sent = Instant::now();
+    rustix::process::kill_process(io_pid, rustix::process::Signal::TERM).unwrap();
+    let out = output_within(child, Duration::from_secs(20), "io run, signalled");
+    assert_eq!(out.status.code(), Some(143), "{out:?}");
+    assert!(sent.elapsed() < Duration::from_millis(900), "io waited");
+    for pgid in [background, exec] {
+        assert!(
+            wait_until(Duration::from_secs(5), || !group_alive(pgid)),
+            "process group {pgid} outlived io"
+        );
+    }
+    let quiet = !wait_until(Duration::from_millis(1500), || {
+        root.join("marker").exists() || root.join("bg-marker").exists()
+    });
+    assert!(quiet, "a child wrote to the workspace after io ended");
+}
