@@ -158,9 +158,10 @@ fn main() -> ExitCode {
 ///   caught signal is back at its default in every child `io` spawns.
 ///   (Setting a disposition outright needs `unsafe`; signal-hook's handler,
 ///   which only sets a flag, is the safe way to end an inherited `SIG_IGN`.)
-/// - `SIGINT`, `SIGTERM` and `SIGHUP` are received on a thread, which kills
-///   the process group of every child in flight, waits (boundedly) for
-///   them to be reaped, and exits with 128 + the signal's number.
+/// - `SIGINT`, `SIGTERM` and `SIGHUP` (those not ignored when `io`
+///   started) are received on a thread, which kills the process group of
+///   every child in flight, waits (boundedly) for them to be reaped, and
+///   exits with 128 + the signal's number.
 ///
 /// Returns the flag the signal thread sets before it starts ending things.
 fn start_process() -> &'static AtomicBool {
@@ -174,7 +175,13 @@ fn start_process() -> &'static AtomicBool {
             eprintln!("io: could not catch signal {signal}: {e}");
         }
     }
-    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+    // A signal the parent left ignored (`nohup` ignores SIGHUP, a shell's
+    // `&` SIGINT) is the parent's choice, and stays ignored.
+    let ignored = ignored_signals();
+    let ending = [SIGINT, SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|&signal| ignored & (1 << (signal - 1)) == 0);
+    match signal_hook::iterator::Signals::new(ending) {
         Ok(mut signals) => {
             std::thread::spawn(move || {
                 if let Some(signal) = signals.forever().next() {
@@ -189,6 +196,19 @@ fn start_process() -> &'static AtomicBool {
         Err(e) => eprintln!("io: could not receive SIGINT/SIGTERM/SIGHUP: {e}"),
     }
     &SIGNALLED
+}
+
+/// The signals this process ignores, as the kernel's mask (bit `n - 1` is
+/// signal `n`) from `/proc/self/status`: the one way to read a disposition
+/// without `unsafe`. None when it cannot be read.
+fn ignored_signals() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let hex = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(hex.trim(), 16).ok()
+        })
+        .unwrap_or(0)
 }
 
 /// How long `io`, interrupted, waits for its killed children to be reaped

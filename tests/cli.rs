@@ -781,7 +781,10 @@ fn a_hook_gets_only_descriptors_0_to_2() {
     let fds = std::fs::read_to_string(env.root().join("fds.txt")).expect("fds.txt");
     let mut fds: Vec<i32> = fds.lines().map(|l| l.parse().expect("a number")).collect();
     fds.sort();
-    assert!(!fds.contains(&number), "fd {number} reached the hook: {fds:?}");
+    assert!(
+        !fds.contains(&number),
+        "fd {number} reached the hook: {fds:?}"
+    );
     // Beside stdio, only the directory the shell opened to list them.
     let others: Vec<_> = fds.iter().filter(|&&fd| fd > 2).collect();
     assert!(others.len() <= 1, "the hook got more than stdio: {fds:?}");

@@ -85,7 +85,10 @@ fn io_started_with_sigchld_ignored_still_refuses_a_tracked_io_local_toml() {
     let out = io_with_sigchld_ignored(&root, &user, &["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("is tracked by the repository's git index"), "{stderr}");
+    assert!(
+        stderr.contains("is tracked by the repository's git index"),
+        "{stderr}"
+    );
     fs::write(root.join("events.jsonl"), EVENTS).unwrap();
     let out = io_with_sigchld_ignored(&root, &user, &["replay", "events.jsonl"]);
     assert_eq!(out.status.code(), Some(1));
@@ -111,7 +114,10 @@ fn io_started_with_sigchld_ignored_reports_hooks_that_succeed() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("hook[1] ok"), "{stdout}");
-    assert!(stdout.contains("hook[2] FAILED: exited with status 1"), "{stdout}");
+    assert!(
+        stdout.contains("hook[2] FAILED: exited with status 1"),
+        "{stdout}"
+    );
 }
 
 /// Whether any process of process group `pgid` is alive (a zombie is not).

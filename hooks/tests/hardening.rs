@@ -40,7 +40,12 @@ fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
         assert_ne!(previous, libc::SIG_ERR);
         let dir = std::env::current_dir().unwrap();
         let hooks = Hooks::new(
-            vec![run(&["/bin/sh", "-c", "exit 0"], 5000, &[], OnFailure::Cancel)],
+            vec![run(
+                &["/bin/sh", "-c", "exit 0"],
+                5000,
+                &[],
+                OnFailure::Cancel,
+            )],
             &dir,
         );
         let mut failures = Vec::new();
@@ -61,7 +66,10 @@ fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
             std::process::Stdio::null(),
             Duration::from_secs(5),
         );
-        assert!(matches!(direct, Err(HookFailure::Wait { .. })), "{direct:?}");
+        assert!(
+            matches!(direct, Err(HookFailure::Wait { .. })),
+            "{direct:?}"
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -77,7 +85,12 @@ fn an_interrupt_kills_the_run_hooks_in_flight_and_refuses_later_ones() {
     let root = dir.path().to_path_buf();
     let body = "sleep 30 & echo $! > gc.pid; echo $$ > pid; wait; echo late > marker";
     let hooks = Hooks::new(
-        vec![run(&["/bin/sh", "-c", body], 60_000, &["step"], OnFailure::Continue)],
+        vec![run(
+            &["/bin/sh", "-c", body],
+            60_000,
+            &["step"],
+            OnFailure::Continue,
+        )],
         &root,
     );
     let interrupt = hooks.interrupt_handle();
@@ -119,7 +132,10 @@ fn an_interrupt_kills_the_run_hooks_in_flight_and_refuses_later_ones() {
 /// Every line of `text` is one whole JSON object, and `text` ends with a
 /// newline.
 fn assert_whole_lines(text: &str) {
-    assert!(text.is_empty() || text.ends_with('\n'), "torn end: {text:?}");
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "torn end: {text:?}"
+    );
     for line in text.lines() {
         assert!(
             serde_json::from_str::<serde_json::Value>(line).is_ok(),
@@ -168,7 +184,11 @@ fn an_append_cut_short_by_a_file_size_limit_leaves_only_whole_lines() {
             "{}",
             results[3]
         );
-        assert_eq!(whole.len() as u64, 3 * line_len, "the fragment is cut back off");
+        assert_eq!(
+            whole.len() as u64,
+            3 * line_len,
+            "the fragment is cut back off"
+        );
         // A small event still fits, on a line of its own.
         assert_eq!(outcomes(&hooks, &step(9)), ["ok"]);
         let text = fs::read_to_string(&log).unwrap();
@@ -203,7 +223,10 @@ fn building_the_hooks_ends_a_torn_last_line() {
         fs::read_to_string(&torn).unwrap(),
         "{\"event\":\"step\"}\n{\"event\":\"sta\n"
     );
-    assert_eq!(fs::read_to_string(&whole).unwrap(), "{\"event\":\"step\"}\n");
+    assert_eq!(
+        fs::read_to_string(&whole).unwrap(),
+        "{\"event\":\"step\"}\n"
+    );
     let _ = hooks.fire_event(&step(2));
     let text = fs::read_to_string(&torn).unwrap();
     let last = text.lines().last().unwrap();
@@ -233,7 +256,11 @@ fn an_interrupt_kills_a_tracked_background_group() {
     let grandchild = read_pid(&dir.path().join("gc.pid")).expect("the grandchild's pid");
     let _cleanup = KillOnDrop(vec![tracked.id() as i32, grandchild]);
     assert!(tracked.try_wait().unwrap().is_none(), "still running");
-    assert_eq!(interrupt.in_flight(), 0, "tracked children are the host's to reap");
+    assert_eq!(
+        interrupt.in_flight(),
+        0,
+        "tracked children are the host's to reap"
+    );
 
     interrupt.interrupt();
     assert!(

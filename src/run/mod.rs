@@ -19,9 +19,9 @@ mod provider;
 mod store;
 mod tools;
 
+use io_hooks::Tracked;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use io_hooks::Tracked;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;

@@ -111,6 +111,15 @@ actions! {
         path: std::path::PathBuf,
     } => append,
     /// Spawn `argv` with the event's JSON line on stdin.
+    ///
+    /// The child runs in the discovery root, in a process group of its own,
+    /// with stdout and stderr discarded, and the host's environment except
+    /// `PATH`, which keeps only its absolute entries (a script's bare `ls`
+    /// never runs a `./ls` in the repository). It inherits every descriptor
+    /// the host has open without close-on-exec: a host must mark the
+    /// descriptors it inherited close-on-exec at start (`io` does), since
+    /// the engine cannot without `unsafe`. Its process group is killed at
+    /// `timeout`, and by the hooks' [`Interrupt`](crate::Interrupt).
     Run {
         /// The program and its arguments, as written: never a shell line.
         argv: Vec<String>,
