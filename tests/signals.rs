@@ -14,6 +14,10 @@ use common::{output_within, prerequisite, read_pid, wait_until};
 /// The variable that makes a re-executed test binary exec `io` instead.
 const EXEC_IO: &str = "IO_SIGNALS_TEST_EXEC_IO";
 
+/// With [`EXEC_IO`]: a file size limit, in bytes, to set before the `exec`
+/// instead of ignoring `SIGCHLD`.
+const FSIZE: &str = "IO_SIGNALS_TEST_FSIZE";
+
 /// One event of each kind a hook here wants.
 const EVENTS: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
 
@@ -21,7 +25,22 @@ const EVENTS: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"d
 /// with `SIGCHLD` ignored: this test binary is re-executed, sets `SIG_IGN`
 /// (which survives `exec`), and execs `io`.
 fn io_with_sigchld_ignored(root: &Path, user: &Path, args: &[&str]) -> std::process::Output {
-    let child = Command::new(std::env::current_exe().unwrap())
+    io_reexecuted(root, user, args, None)
+}
+
+/// Runs `io args` as [`io_with_sigchld_ignored`] does, but with `SIGCHLD`
+/// as it was and, when given, a file size limit of `fsize` bytes.
+fn io_reexecuted(
+    root: &Path,
+    user: &Path,
+    args: &[&str],
+    fsize: Option<u64>,
+) -> std::process::Output {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    if let Some(limit) = fsize {
+        command.env(FSIZE, limit.to_string());
+    }
+    let child = command
         .args(["exec_io_with_sigchld_ignored", "--exact", "--nocapture"])
         .env(EXEC_IO, args.join("\u{1f}"))
         .env("IO_CONFIG_HOME", user)
@@ -40,14 +59,24 @@ fn exec_io_with_sigchld_ignored() {
     let Some(args) = std::env::var_os(EXEC_IO) else {
         return;
     };
-    // SAFETY: `SIG_IGN` installs no handler, and nothing else in this
-    // process touches dispositions before it is replaced by `exec`.
-    let previous = unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
-    assert_ne!(previous, libc::SIG_ERR);
+    if let Some(limit) = std::env::var_os(FSIZE) {
+        let limit: u64 = limit.into_string().unwrap().parse().unwrap();
+        let limit = rustix::process::Rlimit {
+            current: Some(limit),
+            maximum: Some(limit),
+        };
+        rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+    } else {
+        // SAFETY: `SIG_IGN` installs no handler, and nothing else in this
+        // process touches dispositions before it is replaced by `exec`.
+        let previous = unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+        assert_ne!(previous, libc::SIG_ERR);
+    }
     let args = args.into_string().unwrap();
     let err = Command::new(env!("CARGO_BIN_EXE_io"))
         .args(args.split('\u{1f}'))
         .env_remove(EXEC_IO)
+        .env_remove(FSIZE)
         .exec();
     panic!("exec io: {err}");
 }
@@ -243,4 +272,38 @@ fn a_signal_to_io_run_ends_its_exec_and_background_children() {
         root.join("marker").exists() || root.join("bg-marker").exists()
     });
     assert!(quiet, "a child wrote to the workspace after io ended");
+}
+
+/// `io replay` under a file size limit (`ulimit -f`) with an `append`
+/// hook whose log is at the limit already: the write fails with `EFBIG`,
+/// the hook reports it, and `io` goes on (before, `SIGXFSZ` killed it);
+/// the log is left as it was, whole lines only.
+#[test]
+fn io_at_a_file_size_limit_is_not_killed_by_sigxfsz() {
+    const LIMIT: usize = 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .unwrap();
+    // Written here, outside the limit: 100 whole lines, exactly at it.
+    let full = "{\"x\":\"1\"}\n".repeat(LIMIT / 10);
+    assert_eq!(full.len(), LIMIT);
+    fs::write(root.join("audit.jsonl"), &full).unwrap();
+    fs::write(root.join("events.jsonl"), EVENTS.repeat(3)).unwrap();
+    let out = io_reexecuted(
+        &root,
+        &user,
+        &["replay", "events.jsonl"],
+        Some(LIMIT as u64),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout.matches("could not append").count(), 3, "{stdout}");
+    assert!(stdout.contains("File too large"), "{stdout}");
+    assert_eq!(fs::read_to_string(root.join("audit.jsonl")).unwrap(), full);
 }
