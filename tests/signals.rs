@@ -3,9 +3,10 @@
 
 mod common;
 
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -81,6 +82,62 @@ fn exec_io_with_sigchld_ignored() {
     panic!("exec io: {err}");
 }
 
+/// A temp dir holding a discovery root `root` (`name`) and an empty user
+/// scope `user`.
+fn dirs(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join(name), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    (dir, root, user)
+}
+
+/// Starts `io args` in `root` with the user scope `user`, sends it `signal`
+/// once `pid_files` (each a child's pid, which is its process group's) are
+/// written, and checks that `io` exits with `code` at once, that no process
+/// of those groups is left, and that none of `markers` appears after the
+/// children's sleep would have ended.
+fn signal_io(
+    root: &Path,
+    user: &Path,
+    args: &[&OsStr],
+    pid_files: &[&str],
+    (signal, code): (rustix::process::Signal, i32),
+    markers: &[&str],
+) {
+    let child = Command::new(env!("CARGO_BIN_EXE_io"))
+        .args(args)
+        .current_dir(root)
+        .env("IO_CONFIG_HOME", user)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let io_pid = rustix::process::Pid::from_child(&child);
+    let groups: Vec<i32> = pid_files
+        .iter()
+        .map(|file| read_pid(&root.join(file)).expect(file))
+        .collect();
+    let sent = Instant::now();
+    rustix::process::kill_process(io_pid, signal).unwrap();
+    let out = output_within(child, Duration::from_secs(20), "io, signalled");
+    assert_eq!(out.status.code(), Some(code), "{signal:?}: {out:?}");
+    // The children sleep 1 s: `io` did not wait for them.
+    assert!(sent.elapsed() < Duration::from_millis(900), "io waited");
+    for pgid in groups {
+        assert!(
+            wait_until(Duration::from_secs(5), || !group_alive(pgid)),
+            "process group {pgid} outlived io"
+        );
+    }
+    // Past the children's sleep: nothing they started wrote anything.
+    let quiet = !wait_until(Duration::from_millis(1500), || {
+        markers.iter().any(|m| root.join(m).exists())
+    });
+    assert!(quiet, "a child wrote to the workspace after io ended");
+}
+
 fn git(dir: &Path, args: &[&str]) -> bool {
     Command::new("git")
         .arg("-C")
@@ -98,10 +155,7 @@ fn git(dir: &Path, args: &[&str]) -> bool {
 /// answer read as "untracked", and the committed `run` hook loaded.
 #[test]
 fn io_started_with_sigchld_ignored_still_refuses_a_tracked_io_local_toml() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, user) = (dir.path().join("repo"), dir.path().join("user"));
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&user).unwrap();
+    let (_dir, root, user) = dirs("repo");
     if !prerequisite("a usable git", git(&root, &["init", "-q"])) {
         return;
     }
@@ -129,10 +183,7 @@ fn io_started_with_sigchld_ignored_still_refuses_a_tracked_io_local_toml() {
 /// not collect its exit status").
 #[test]
 fn io_started_with_sigchld_ignored_reports_hooks_that_succeed() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&user).unwrap();
+    let (_dir, root, user) = dirs("root");
     fs::write(
         root.join("io.local.toml"),
         "[[hook]]\nrun = [\"true\"]\n[[hook]]\nrun = [\"false\"]\n",
@@ -179,10 +230,7 @@ fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
         (rustix::process::Signal::TERM, 143),
         (rustix::process::Signal::INT, 130),
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let (root, user) = (dir.path().join("root"), dir.path().join("user"));
-        fs::create_dir_all(&root).unwrap();
-        fs::create_dir_all(&user).unwrap();
+        let (_dir, root, user) = dirs("root");
         fs::write(
             root.join("io.local.toml"),
             "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \
@@ -191,34 +239,15 @@ fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
         )
         .unwrap();
         fs::write(root.join("events.jsonl"), EVENTS).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_io"))
-            .args(["replay", "events.jsonl"])
-            .current_dir(&root)
-            .env("IO_CONFIG_HOME", &user)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let io_pid = rustix::process::Pid::from_child(&child);
-        let pgid = read_pid(&root.join("pid")).expect("the hook's pid");
-        let sent = Instant::now();
-        rustix::process::kill_process(io_pid, signal).unwrap();
-        let out = output_within(child, Duration::from_secs(20), "io, signalled");
-        assert_eq!(out.status.code(), Some(code), "{signal:?}: {out:?}");
-        assert!(
-            sent.elapsed() < Duration::from_millis(900),
-            "io waited for the hook"
+        let args = ["replay", "events.jsonl"].map(OsStr::new);
+        signal_io(
+            &root,
+            &user,
+            &args,
+            &["pid"],
+            (signal, code),
+            &["marker", "gc-marker"],
         );
-        assert!(
-            wait_until(Duration::from_secs(5), || !group_alive(pgid)),
-            "the hook's process group {pgid} outlived io"
-        );
-        // Past the hook's sleep: nothing it started wrote anything.
-        let quiet = !wait_until(Duration::from_millis(1500), || {
-            root.join("marker").exists() || root.join("gc-marker").exists()
-        });
-        assert!(quiet, "the hook wrote to the workspace after io ended");
     }
 }
 
@@ -227,10 +256,7 @@ fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
 /// neither group lives on to write to the workspace.
 #[test]
 fn a_signal_to_io_run_ends_its_exec_and_background_children() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&user).unwrap();
+    let (dir, root, user) = dirs("root");
     let script = dir.path().join("script.toml");
     fs::write(
         &script,
@@ -242,36 +268,20 @@ fn a_signal_to_io_run_ends_its_exec_and_background_children() {
          [[turn]]\nanswer = \"done\"\n",
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_io"))
-        .arg("run")
-        .arg(&script)
-        .arg("--root")
-        .arg(&root)
-        .current_dir(&root)
-        .env("IO_CONFIG_HOME", &user)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let io_pid = rustix::process::Pid::from_child(&child);
-    let background = read_pid(&root.join("bg.pid")).expect("the background pid");
-    let exec = read_pid(&root.join("pid")).expect("the exec's pid");
-    let sent = Instant::now();
-    rustix::process::kill_process(io_pid, rustix::process::Signal::TERM).unwrap();
-    let out = output_within(child, Duration::from_secs(20), "io run, signalled");
-    assert_eq!(out.status.code(), Some(143), "{out:?}");
-    assert!(sent.elapsed() < Duration::from_millis(900), "io waited");
-    for pgid in [background, exec] {
-        assert!(
-            wait_until(Duration::from_secs(5), || !group_alive(pgid)),
-            "process group {pgid} outlived io"
-        );
-    }
-    let quiet = !wait_until(Duration::from_millis(1500), || {
-        root.join("marker").exists() || root.join("bg-marker").exists()
-    });
-    assert!(quiet, "a child wrote to the workspace after io ended");
+    let args = [
+        OsStr::new("run"),
+        script.as_os_str(),
+        OsStr::new("--root"),
+        root.as_os_str(),
+    ];
+    signal_io(
+        &root,
+        &user,
+        &args,
+        &["bg.pid", "pid"],
+        (rustix::process::Signal::TERM, 143),
+        &["marker", "bg-marker"],
+    );
 }
 
 /// `io replay` under a file size limit (`ulimit -f`) with an `append`
@@ -281,10 +291,7 @@ fn a_signal_to_io_run_ends_its_exec_and_background_children() {
 #[test]
 fn io_at_a_file_size_limit_is_not_killed_by_sigxfsz() {
     const LIMIT: usize = 1000;
-    let dir = tempfile::tempdir().unwrap();
-    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&user).unwrap();
+    let (_dir, root, user) = dirs("root");
     fs::write(
         root.join("io.local.toml"),
         "[[hook]]\nappend = \"audit.jsonl\"\n",
