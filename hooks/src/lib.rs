@@ -60,7 +60,9 @@ mod spec;
 mod table;
 
 pub use action::Action;
-pub use exec::{HookFailure, HookRun, Hooks, resolve_program, run_argv, run_command};
+pub use exec::{
+    HookFailure, HookRun, Hooks, Interrupt, Tracked, resolve_program, run_argv, run_command,
+};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};

@@ -358,5 +358,6 @@ impl Config {
     /// hook's file.
     pub fn hooks(&self) -> Hooks {
         Hooks::new(self.hook_specs().to_vec(), &self.root)
+            .with_interrupt(crate::process_interrupt().clone())
     }
 }

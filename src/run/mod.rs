@@ -20,9 +20,9 @@ mod provider;
 mod store;
 mod tools;
 
+use io_hooks::Tracked;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Child;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -421,7 +421,7 @@ struct Run<'e, 'a> {
     cancel: AtomicBool,
     tokens_used: AtomicU64,
     /// Background processes started with `exec_background`, by handle id.
-    handles: Mutex<BTreeMap<String, Child>>,
+    handles: Mutex<BTreeMap<String, Tracked>>,
     handles_started: AtomicU64,
 }
 
@@ -876,7 +876,7 @@ impl<'e, 'a> Run<'e, 'a> {
         })
     }
 
-    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Child>> {
+    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Tracked>> {
         // The map stays consistent whatever panicked while holding it.
         self.handles
             .lock()

@@ -3,7 +3,7 @@
 
 use std::io::{self, Read};
 use std::path::{Component, Path};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -171,7 +171,7 @@ impl Workspace<'_> {
     ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader);
-        let ended = io_hooks::run_argv(
+        let ended = crate::process_interrupt().run_argv(
             argv,
             self.root,
             input,
@@ -206,8 +206,9 @@ impl Workspace<'_> {
     }
 
     /// Starts an argv in the background, in its own process group, with no
-    /// input and its output discarded.
-    pub fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {
+    /// input and its output discarded; the group is killed on `io`'s
+    /// interrupt ([`crate::process_interrupt`]).
+    pub fn spawn_background(&self, argv: &[String]) -> Result<io_hooks::Tracked, ToolError> {
         use std::os::unix::process::CommandExt;
         let (program, rest) = argv
             .split_first()
@@ -222,6 +223,11 @@ impl Workspace<'_> {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
+            .and_then(|child| {
+                crate::process_interrupt()
+                    .track(child)
+                    .map_err(std::io::Error::other)
+            })
             .map_err(|e| format!("exec_background {program}: {e}"))
     }
 
@@ -287,13 +293,8 @@ fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
 }
 
 /// Kills a background child's whole process group, then reaps it.
-pub(crate) fn kill_and_reap(mut child: Child) {
-    // The leader is unreaped until `wait` below, so its id still names its
-    // group. Failing to kill means the group is already gone; the wait
-    // reaps the leader either way.
-    let pid = rustix::process::Pid::from_child(&child);
-    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    let _ = child.wait();
+pub(crate) fn kill_and_reap(child: io_hooks::Tracked) {
+    child.kill_and_reap();
 }
 
 fn truncate(text: &str) -> &str {
