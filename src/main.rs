@@ -136,7 +136,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("io: {message}");
+            cli::err(&format!("io: {message}\n"));
             ExitCode::from(1)
         }
     }

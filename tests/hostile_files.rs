@@ -1,0 +1,180 @@
+//! Round two of the hardening (issue 14), through the `io` program: what a
+//! hostile environment or file can do to loading the config, asking git and
+//! reading a recording, and what an unwritable stdout or stderr does to `io`.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::output_within;
+
+/// A run hook that leaves a mark in the working directory when it runs.
+const MARKING: &str = "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n";
+
+const ONE_EVENT: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+
+/// Runs `command` to the end under a 60 s watchdog, stdin empty.
+fn run(mut command: Command) -> Output {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    output_within(child, Duration::from_secs(60), "io")
+}
+
+/// `io args` in `dir`, with `IO_CONFIG_HOME` set to `home`.
+fn io_in(dir: &Path, home: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("IO_CONFIG_HOME", home);
+    command
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+// ---- a relative IO_CONFIG_HOME or HOME ----
+
+#[test]
+fn a_relative_io_config_home_or_home_does_not_make_a_cloned_io_toml_the_users() {
+    // A clone: `io.toml` declares a hook, which the project scope refuses.
+    // `IO_CONFIG_HOME=.` made that same file the user-scope file, so the
+    // refusal was skipped and its hook ran on `io replay`.
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("clone");
+    fs::create_dir(&clone).unwrap();
+    fs::write(clone.join("io.toml"), MARKING).unwrap();
+    let events = dir.path().join("events.jsonl");
+    fs::write(&events, ONE_EVENT).unwrap();
+    let events = events.to_str().unwrap();
+    let refused = |out: &Output, what: &str| {
+        assert_eq!(out.status.code(), Some(1), "{what}: {out:?}");
+        assert!(
+            stderr(out).contains("a project-scoped file may not declare hooks"),
+            "{what}: {}",
+            stderr(out)
+        );
+    };
+    for home in [".", "./", "clone/.."] {
+        let cwd = if home == "clone/.." {
+            dir.path()
+        } else {
+            &clone
+        };
+        let mut check = io_in(cwd, home, &["check", "--root"]);
+        check.arg(&clone);
+        refused(&run(check), &format!("io check, IO_CONFIG_HOME={home}"));
+        let mut replay = io_in(cwd, home, &["replay", events, "--root"]);
+        replay.arg(&clone);
+        refused(&run(replay), &format!("io replay, IO_CONFIG_HOME={home}"));
+    }
+    // HOME=.. with a `.config/io/io.toml` in the clone's parent is the same
+    // trick one level up; a relative HOME is ignored too.
+    fs::create_dir_all(clone.join(".config/io")).unwrap();
+    fs::write(clone.join(".config/io/io.toml"), MARKING).unwrap();
+    fs::remove_file(clone.join("io.toml")).unwrap();
+    let mut replay = io_in(&clone, "", &["replay", events]);
+    replay.env("HOME", ".").env_remove("XDG_CONFIG_HOME");
+    let out = run(replay);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !clone.join("ran.txt").exists(),
+        "a relative HOME's hook ran"
+    );
+}
+
+// ---- an unwritable stdout or stderr ----
+
+/// `io` run through `sh -c 'exec io ARGS 2>&-'` (or `>&-`), so that it
+/// starts with that descriptor closed.
+fn with_closed(dir: &Path, redirect: &str, args: &[&str]) -> Output {
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(format!("exec \"$0\" \"$@\" {redirect}"))
+        .arg(env!("CARGO_BIN_EXE_io"))
+        .args(args)
+        .current_dir(dir)
+        .env("IO_CONFIG_HOME", dir.join("user"));
+    run(command)
+}
+
+fn no_panic(out: &Output, code: i32, what: &str) {
+    assert_eq!(out.status.code(), Some(code), "{what}: {out:?}");
+    assert!(!stderr(out).contains("panicked"), "{what}: {}", stderr(out));
+}
+
+#[test]
+fn an_unwritable_stdout_or_stderr_never_makes_io_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("user")).unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let full = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let io = |args: &[&str], stdout: Stdio, stderr: Stdio| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+        command
+            .args(args)
+            .current_dir(&root)
+            .env("IO_CONFIG_HOME", dir.path().join("user"))
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr);
+        let child = command.spawn().expect("io runs");
+        output_within(child, Duration::from_secs(60), "io")
+    };
+
+    // A config error, with stderr full: the message is lost, the exit code
+    // is not (this exited 101, a panic in `eprintln!`).
+    fs::write(root.join("io.toml"), "bad = \n").unwrap();
+    let out = io(&["check"], Stdio::null(), Stdio::from(full()));
+    no_panic(&out, 1, "io check 2>/dev/full");
+    // stdout full too: the "could not write to stdout" report is lost.
+    fs::remove_file(root.join("io.toml")).unwrap();
+    let out = io(&["events"], Stdio::from(full()), Stdio::from(full()));
+    no_panic(&out, 1, "io events >/dev/full 2>/dev/full");
+    // stdout full, stderr readable: said once, exit 1.
+    let out = io(&["events"], Stdio::from(full()), Stdio::piped());
+    no_panic(&out, 1, "io events >/dev/full");
+    assert_eq!(
+        stderr(&out),
+        "io: could not write to stdout: No space left on device (os error 28)\n"
+    );
+    // A failing hook's warning, with stderr full.
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"/bin/false\"]\n",
+    )
+    .unwrap();
+    fs::write(root.join("events.jsonl"), ONE_EVENT).unwrap();
+    let out = io(
+        &["replay", "events.jsonl"],
+        Stdio::from(full()),
+        Stdio::from(full()),
+    );
+    no_panic(&out, 1, "io replay >/dev/full 2>/dev/full");
+
+    // Closed rather than full. (The standard library treats a write to a
+    // closed descriptor as done, so nothing is reported and `events`
+    // succeeds.)
+    fs::write(root.join("io.toml"), "bad = \n").unwrap();
+    no_panic(&with_closed(&root, "2>&-", &["check"]), 1, "io check 2>&-");
+    no_panic(
+        &with_closed(&root, ">&- 2>&-", &["events"]),
+        0,
+        "io events >&- 2>&-",
+    );
+}
