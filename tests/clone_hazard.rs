@@ -68,6 +68,51 @@ fn a_symlink_to_a_device_is_refused_rather_than_read_forever() {
     }
 }
 
+#[test]
+fn a_config_file_over_1_mib_is_refused_and_one_at_it_loads() {
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().join("io.local.toml");
+    // Exactly 1 MiB: a hook table padded with a comment.
+    let mut text = String::from(HOOKED);
+    text.push('#');
+    text.push_str(&"x".repeat(1024 * 1024 - text.len() - 1));
+    text.push('\n');
+    assert_eq!(text.len(), 1024 * 1024);
+    fs::write(&path, &text).unwrap();
+    let config = discover_within(root.path(), Duration::from_secs(20)).unwrap();
+    assert_eq!(config.hook_specs().len(), 1);
+    // One byte more.
+    text.push('\n');
+    fs::write(&path, &text).unwrap();
+    let e = discover_within(root.path(), Duration::from_secs(20)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: larger than 1 MiB, the most a config file may hold, so it is not read",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_symlink_to_a_proc_file_is_read_no_further_than_the_cap() {
+    // `stat` calls `/proc/self/pagemap` an empty regular file; reading it
+    // goes on for the whole address space (hundreds of GiB), so a load
+    // that trusted the size or read to the end ran out of memory.
+    let pagemap = Path::new("/proc/self/pagemap");
+    if !prerequisite("/proc/self/pagemap", fs::File::open(pagemap).is_ok()) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let link = root.path().join("io.local.toml");
+    std::os::unix::fs::symlink(pagemap, &link).unwrap();
+    let e = discover_within(root.path(), Duration::from_secs(20)).unwrap_err();
+    assert!(
+        matches!(&e, ConfigError::TooLarge { path, limit: 1_048_576 } if *path == link),
+        "{e}"
+    );
+}
+
 // ---- asking git whether `io.local.toml` is tracked ----
 
 fn git(dir: &Path, args: &[&str]) -> bool {
