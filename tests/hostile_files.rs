@@ -178,3 +178,170 @@ fn an_unwritable_stdout_or_stderr_never_makes_io_panic() {
         "io events >&- 2>&-",
     );
 }
+
+// ---- what `io replay` reads ----
+
+/// An empty user scope and a root with no config, for replays that must
+/// fire no hook; returns (dir, root).
+fn bare_root() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("user")).unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    (dir, root)
+}
+
+fn replay(dir: &Path, root: &Path, file: &Path) -> Output {
+    let user = dir.join("user");
+    let mut command = io_in(root, user.to_str().unwrap(), &["replay"]);
+    command.arg(file);
+    run(command)
+}
+
+#[test]
+fn a_huge_depth_is_shown_as_sixteen_levels_and_a_count() {
+    // `depth` is whatever the file says; the text output indented by it,
+    // so 4294967295 was 8 GiB of spaces on one line, and a minute.
+    let (dir, root) = bare_root();
+    let file = root.join("deep.jsonl");
+    fs::write(
+        &file,
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"deep\",\"depth\":4294967295}\n\
+         {\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"d17\",\"depth\":17}\n",
+    )
+    .unwrap();
+    let out = replay(dir.path(), &root, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let sixteen = "  ".repeat(16);
+    assert_eq!(
+        lines[0],
+        format!("    -  started            {sixteen}…+4294967279 deep  -")
+    );
+    assert_eq!(
+        lines[1],
+        format!("    -  started            {sixteen}…+1 d17  -")
+    );
+}
+
+#[test]
+fn a_torn_last_line_and_a_line_that_stops_inside_its_json_are_named_torn() {
+    let (dir, root) = bare_root();
+    let good = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+    let trailing = format!("{}x", good.trim_end());
+    for (rest, line, column) in [
+        // The last line, cut off mid-event (no newline).
+        ("{\"event\":\"step\",\"st", 2, 19),
+        // Cut off, then a later write began on a fresh line.
+        ("{\"event\":\"step\",\"step\":1,\n{}\n", 2, 25),
+        // A last line that is not valid JSON and has no newline: what is
+        // left of a torn write after a crash.
+        (trailing.as_str(), 2, good.len()),
+    ] {
+        let file = root.join("torn.jsonl");
+        fs::write(&file, format!("{good}{rest}")).unwrap();
+        let out = replay(dir.path(), &root, &file);
+        assert_eq!(out.status.code(), Some(1), "{rest:?}: {out:?}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "io: {}: line {line}, column {column}: torn: the line ends before its JSON does \
+                 (a write cut short, as by a full disk or a crash); no hook fired for it or \
+                 after it\n",
+                file.display()
+            ),
+            "{rest:?}"
+        );
+    }
+    // A complete line that is bad JSON is still bad JSON, not torn.
+    let file = root.join("bad.jsonl");
+    fs::write(&file, format!("{good}{trailing}\n")).unwrap();
+    let out = replay(dir.path(), &root, &file);
+    assert!(
+        stderr(&out).contains(&format!(
+            "line 2, column {}: not a RunEvent: trailing characters;",
+            good.len()
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_bad_line_is_described_without_echoing_its_values() {
+    let (dir, root) = bare_root();
+    let secret = "sk-live-0123456789abcdef";
+    for (line, reason) in [
+        (
+            format!(
+                "{{\"event\":\"step\",\"step\":\"{secret}\",\"moved_the_workspace\":true,\
+                 \"run_id\":\"r\",\"depth\":0}}"
+            ),
+            "not a RunEvent: invalid type: string, expected u32",
+        ),
+        (
+            format!("{{\"event\":\"{secret}\",\"run_id\":\"r\",\"depth\":0}}"),
+            "not a RunEvent: unknown variant, expected one of `started`, `step`,",
+        ),
+        (
+            format!(
+                "{{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":\"{secret}\"}}"
+            ),
+            "not a RunEvent: invalid type: string, expected u32",
+        ),
+    ] {
+        let file = root.join("secret.jsonl");
+        fs::write(&file, format!("{line}\n")).unwrap();
+        let out = replay(dir.path(), &root, &file);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let err = stderr(&out);
+        assert!(!err.contains("sk-live"), "the secret was printed: {err}");
+        assert!(err.contains(reason), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn an_event_over_16_mib_that_an_append_hook_wrote_replays() {
+    // The append side writes any event in one `write`; replay refused a
+    // line over 16 MiB, so such a recording could not be replayed.
+    use io_harness::{Config, EventKind, Observer, RunEvent};
+    let (dir, root) = bare_root();
+    let logs = dir.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    fs::write(
+        logs.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .unwrap();
+    let hooks = Config::discover_with(&logs, None).unwrap().hooks();
+    let goal = "g".repeat(17 * 1024 * 1024);
+    for kind in [
+        EventKind::Started { goal },
+        EventKind::Step {
+            step: 1,
+            moved_the_workspace: true,
+        },
+    ] {
+        let event = RunEvent {
+            kind,
+            run_id: "big".into(),
+            depth: 0,
+            seq: None,
+            at: None,
+        };
+        assert_eq!(hooks.event(&event), io_harness::Flow::Continue);
+    }
+    let audit = logs.join("audit.jsonl");
+    let written = fs::read(&audit).unwrap();
+    assert!(written.len() > 17 * 1024 * 1024);
+    assert_eq!(written.iter().filter(|&&b| b == b'\n').count(), 2);
+    let out = replay(dir.path(), &root, &audit);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("completed after 1 step\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
