@@ -134,8 +134,18 @@ pub(super) fn load(
         if scope == Scope::Project {
             return Err(ConfigError::ProjectHooks { file: name, key });
         }
-        if scope == Scope::Local && git::tracks(root, LOCAL_FILE) {
-            return Err(ConfigError::TrackedLocal { file: name, key });
+        if scope == Scope::Local {
+            match git::tracks(root, LOCAL_FILE) {
+                Ok(false) => {}
+                Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
+                Err(reason) => {
+                    return Err(ConfigError::GitUnanswered {
+                        file: name,
+                        key,
+                        reason,
+                    });
+                }
+            }
         }
     }
 
