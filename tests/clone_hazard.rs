@@ -542,8 +542,11 @@ fn a_symlink_to_a_tracked_file_in_the_repository_counts_as_tracked() {
     // Through an absolute link and a subdirectory root too.
     let sub = repo.path().join("crates/app");
     fs::create_dir_all(&sub).unwrap();
-    std::os::unix::fs::symlink(repo.path().join("config/hooks.toml"), sub.join("io.local.toml"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        repo.path().join("config/hooks.toml"),
+        sub.join("io.local.toml"),
+    )
+    .unwrap();
     let got = Config::discover_with(&sub, None);
     assert!(is_tracked_refusal(&got), "{got:?}");
     // A link to an untracked file in the repository, or to a file outside
@@ -584,9 +587,15 @@ fn a_file_the_enclosing_repository_tracks_counts_when_the_root_has_its_own_git()
     let got = Config::discover_with(&sub, None);
     assert!(is_tracked_refusal(&got), "{got:?}");
     // Tracked by neither: loads.
-    assert!(git(outer.path(), &["rm", "-q", "--cached", "sub/io.local.toml"]));
+    assert!(git(
+        outer.path(),
+        &["rm", "-q", "--cached", "sub/io.local.toml"]
+    ));
     assert_eq!(
-        Config::discover_with(&sub, None).unwrap().hook_specs().len(),
+        Config::discover_with(&sub, None)
+            .unwrap()
+            .hook_specs()
+            .len(),
         1
     );
 }

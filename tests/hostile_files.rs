@@ -345,3 +345,140 @@ fn an_event_over_16_mib_that_an_append_hook_wrote_replays() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+// ---- the git check fails closed ----
+
+const APPEND_HOOK: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
+
+/// A root holding a `.git` directory (git then has a repository to find)
+/// and a hooked `io.local.toml`, and a `bin` directory for a stand-in git;
+/// returns (dir, root, bin).
+fn repo_like() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir_all(root.join(".git")).unwrap();
+    fs::write(root.join("io.local.toml"), APPEND_HOOK).unwrap();
+    let bin = dir.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fs::create_dir(dir.path().join("user")).unwrap();
+    (dir, root, bin)
+}
+
+/// Puts an executable `git` in `bin` that runs `script` (sh).
+fn fake_git(bin: &Path, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let git = bin.join("git");
+    fs::write(&git, format!("#!/bin/sh\n{script}\n")).unwrap();
+    fs::set_permissions(&git, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `io check` in `root` with only `bin` (then /bin) on `PATH`.
+fn check_with_path(dir: &Path, root: &Path, bin: &Path) -> Output {
+    let user = dir.join("user");
+    let mut command = io_in(root, user.to_str().unwrap(), &["check"]);
+    command.env("PATH", format!("{}:/bin", bin.display()));
+    run(command)
+}
+
+fn unanswered(root: &Path, reason: &str) -> String {
+    format!(
+        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
+         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
+         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
+         user-scope file.\n",
+        root.join("io.local.toml").display()
+    )
+}
+
+#[test]
+fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
+    let (dir, root, bin) = repo_like();
+    // Failed for a reason other than "no repository here" (this loaded).
+    fake_git(&bin, "echo 'fatal: index file corrupt' >&2; exit 128");
+    let out = check_with_path(dir.path(), &root, &bin);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        stderr(&out),
+        unanswered(
+            &root,
+            "git exited with status 128: fatal: index file corrupt"
+        )
+    );
+    // Exit 0 with an answer cut short: not a listing.
+    fake_git(&bin, "printf 'io.local.toml'");
+    let out = check_with_path(dir.path(), &root, &bin);
+    assert_eq!(
+        stderr(&out),
+        unanswered(
+            &root,
+            "git's answer was cut short (no NUL after its last path)"
+        )
+    );
+    // Killed by a signal.
+    fake_git(&bin, "kill -9 $$");
+    let out = check_with_path(dir.path(), &root, &bin);
+    assert_eq!(
+        stderr(&out),
+        unanswered(&root, "git was killed by signal 9 (SIGKILL)")
+    );
+    assert!(
+        !root.join("audit.jsonl").exists(),
+        "refused hooks were built"
+    );
+
+    // What still loads: git says there is no repository, the answer is an
+    // empty listing, or there is no git at all.
+    for script in [
+        "echo 'fatal: not a git repository (or any of the parent directories): .git' >&2; exit 128",
+        "exit 0",
+    ] {
+        fake_git(&bin, script);
+        let out = check_with_path(dir.path(), &root, &bin);
+        assert_eq!(out.status.code(), Some(0), "{script}: {out:?}");
+    }
+    fs::remove_file(bin.join("git")).unwrap();
+    let user = dir.path().join("user");
+    let mut command = io_in(&root, user.to_str().unwrap(), &["check"]);
+    command.env("PATH", &bin);
+    let out = run(command);
+    assert_eq!(out.status.code(), Some(0), "no git: {out:?}");
+}
+
+#[test]
+fn a_git_whose_exit_status_cannot_be_collected_is_refused() {
+    // With SIGCHLD ignored (inherited across exec; bash's `trap '' CHLD`
+    // sets that, dash's does not), the kernel reaps git itself and its
+    // status is lost. This loaded the hooks as "untracked".
+    let bash = Path::new("/bin/bash");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let git_init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .status();
+    if !common::prerequisite("a usable git", git_init.is_ok_and(|s| s.success()))
+        || !common::prerequisite("/bin/bash", bash.exists())
+    {
+        return;
+    }
+    fs::write(root.join("io.local.toml"), APPEND_HOOK).unwrap();
+    let mut command = Command::new(bash);
+    command
+        .arg("-c")
+        .arg("trap '' CHLD; exec \"$0\" check")
+        .arg(env!("CARGO_BIN_EXE_io"))
+        .current_dir(&root)
+        .env("IO_CONFIG_HOME", dir.path().join("user"));
+    let out = run(command);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        stderr(&out),
+        unanswered(
+            &root,
+            "git could not collect its exit status: No child processes"
+        )
+    );
+}
