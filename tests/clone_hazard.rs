@@ -411,20 +411,7 @@ fn io_check_refuses_a_committed_io_local_toml_and_io_replay_runs_no_hook() {
     )
     .unwrap();
     let events = events.to_str().unwrap();
-    assert!(git(&root, &["add", "io.local.toml"]));
-    assert!(git(
-        &root,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "hooks"
-        ]
-    ));
+    commit(&root, &["io.local.toml"]);
 
     let refusal = format!(
         "io: {}: key `hook`: this `io.local.toml` is tracked by the repository's git index, so \
@@ -478,6 +465,15 @@ fn io_check_refuses_a_committed_io_local_toml_and_io_replay_runs_no_hook() {
 
 // ---- round two: the cases `ls-files io.local.toml` missed ----
 
+/// The number of hooks `Config::discover_with(root, None)` loads; panics
+/// on an error.
+fn hooks_loaded(root: &Path) -> usize {
+    Config::discover_with(root, None)
+        .unwrap()
+        .hook_specs()
+        .len()
+}
+
 /// `git add PATHS` then commit, in `repo`.
 fn commit(repo: &Path, paths: &[&str]) {
     let mut args = vec!["add", "--"];
@@ -524,8 +520,7 @@ fn a_tracked_case_variant_counts_when_it_is_the_file_io_reads() {
     // `IO.LOCAL.TOML` is a different file, the operator's own: it loads.
     fs::remove_file(repo.path().join("io.local.toml")).unwrap();
     fs::write(repo.path().join("io.local.toml"), HOOKED).unwrap();
-    let config = Config::discover_with(repo.path(), None).unwrap();
-    assert_eq!(config.hook_specs().len(), 1);
+    assert_eq!(hooks_loaded(repo.path()), 1);
 }
 
 #[test]
@@ -553,24 +548,12 @@ fn a_symlink_to_a_tracked_file_in_the_repository_counts_as_tracked() {
     // it, is the operator's own.
     fs::remove_file(&link).unwrap();
     std::os::unix::fs::symlink("config/mine.toml", &link).unwrap();
-    assert_eq!(
-        Config::discover_with(repo.path(), None)
-            .unwrap()
-            .hook_specs()
-            .len(),
-        1
-    );
+    assert_eq!(hooks_loaded(repo.path()), 1);
     let outside = tempfile::tempdir().unwrap();
     fs::write(outside.path().join("hooks.toml"), HOOKED).unwrap();
     fs::remove_file(&link).unwrap();
     std::os::unix::fs::symlink(outside.path().join("hooks.toml"), &link).unwrap();
-    assert_eq!(
-        Config::discover_with(repo.path(), None)
-            .unwrap()
-            .hook_specs()
-            .len(),
-        1
-    );
+    assert_eq!(hooks_loaded(repo.path()), 1);
 }
 
 #[test]
@@ -591,13 +574,7 @@ fn a_file_the_enclosing_repository_tracks_counts_when_the_root_has_its_own_git()
         outer.path(),
         &["rm", "-q", "--cached", "sub/io.local.toml"]
     ));
-    assert_eq!(
-        Config::discover_with(&sub, None)
-            .unwrap()
-            .hook_specs()
-            .len(),
-        1
-    );
+    assert_eq!(hooks_loaded(&sub), 1);
 }
 
 #[test]

@@ -393,34 +393,25 @@ fn unanswered(root: &Path, reason: &str) -> String {
 #[test]
 fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
     let (dir, root, bin) = repo_like();
-    // Failed for a reason other than "no repository here" (this loaded).
-    fake_git(&bin, "echo 'fatal: index file corrupt' >&2; exit 128");
-    let out = check_with_path(dir.path(), &root, &bin);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert_eq!(
-        stderr(&out),
-        unanswered(
-            &root,
-            "git exited with status 128: fatal: index file corrupt"
-        )
-    );
-    // Exit 0 with an answer cut short: not a listing.
-    fake_git(&bin, "printf 'io.local.toml'");
-    let out = check_with_path(dir.path(), &root, &bin);
-    assert_eq!(
-        stderr(&out),
-        unanswered(
-            &root,
-            "git's answer was cut short (no NUL after its last path)"
-        )
-    );
-    // Killed by a signal.
-    fake_git(&bin, "kill -9 $$");
-    let out = check_with_path(dir.path(), &root, &bin);
-    assert_eq!(
-        stderr(&out),
-        unanswered(&root, "git was killed by signal 9 (SIGKILL)")
-    );
+    for (script, reason) in [
+        // Failed for a reason other than "no repository here" (this loaded).
+        (
+            "echo 'fatal: index file corrupt' >&2; exit 128",
+            "git exited with status 128: fatal: index file corrupt",
+        ),
+        // Exit 0 with an answer cut short: not a listing.
+        (
+            "printf 'io.local.toml'",
+            "git's answer was cut short (no NUL after its last path)",
+        ),
+        // Killed by a signal (this loaded).
+        ("kill -9 $$", "git was killed by signal 9 (SIGKILL)"),
+    ] {
+        fake_git(&bin, script);
+        let out = check_with_path(dir.path(), &root, &bin);
+        assert_eq!(out.status.code(), Some(1), "{script}: {out:?}");
+        assert_eq!(stderr(&out), unanswered(&root, reason), "{script}");
+    }
     assert!(
         !root.join("audit.jsonl").exists(),
         "refused hooks were built"
