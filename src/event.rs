@@ -6,6 +6,7 @@
 //! renaming a Rust variant can never change a name in somebody's config, and
 //! `#[derive(HookEvents)]` refuses a variant without one.
 
+use serde::ser::{Error as _, Impossible, SerializeMap, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use io_hooks::HookEvents;
@@ -15,7 +16,7 @@ use io_hooks::HookEvents;
 /// Serialised flat and tagged on `event`, with each variant's payload beside
 /// the tag. The first line of each variant's doc comment says when it fires
 /// and how often; `io events` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, HookEvents)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, HookEvents, schemars::JsonSchema)]
 #[serde(tag = "event")]
 pub enum EventKind {
     /// A run began; once per run. Carries the goal.
@@ -37,9 +38,10 @@ pub enum EventKind {
     ToolCall {
         /// The step the call belongs to.
         step: u32,
-        /// The tool's name.
+        /// The tool's name (`write_file`, `exec`, `spawn`, …).
         tool: String,
-        /// The call's arguments, as the model gave them.
+        /// The call's arguments, as the model gave them: a JSON object whose
+        /// keys depend on the tool (`{"path": …, "content": …}`).
         args: serde_json::Value,
     },
     /// The policy refused a tool call; when it happens, rarely.
@@ -79,7 +81,7 @@ pub enum EventKind {
         step: u32,
         /// Tokens the turn consumed.
         tokens: u64,
-        /// Tokens left in the budget after it.
+        /// Tokens left in the run's budget after this turn.
         remaining: u64,
     },
     /// A model request failed and is being tried again; when it happens.
@@ -123,7 +125,7 @@ pub enum EventKind {
     Spawned {
         /// The step that spawned it.
         step: u32,
-        /// The child's own run id.
+        /// The child's own run id: the `run_id` of its events.
         child_run_id: String,
         /// The goal the child was given.
         goal: String,
@@ -141,7 +143,7 @@ pub enum EventKind {
     MemoryWrote {
         /// The step that wrote it.
         step: u32,
-        /// The memory key written.
+        /// The memory key written (the value is not carried).
         key: String,
     },
     /// The run updated its todo list; when it happens.
@@ -173,7 +175,7 @@ pub enum EventKind {
     ServerToolUsed {
         /// The step it belongs to.
         step: u32,
-        /// The server-side tool's name.
+        /// The server-side tool's name (`web_search`).
         tool: String,
     },
     /// The model streamed a token; once per streamed token, the hottest event.
@@ -181,7 +183,8 @@ pub enum EventKind {
     Token {
         /// The step being streamed.
         step: u32,
-        /// The token's text.
+        /// The token's text, often a word or part of one with its leading
+        /// space; the step's tokens joined are what the model said.
         text: String,
     },
     /// A command ran under the sandbox; once per command the run executes.
@@ -189,7 +192,7 @@ pub enum EventKind {
     Sandbox {
         /// The step that ran it.
         step: u32,
-        /// The program, as resolved.
+        /// The program, as the command named it (`true`, `cargo`).
         program: String,
         /// The sandbox's verdict or the command's ending (`exited 0`, `timed out`).
         outcome: String,
@@ -201,7 +204,7 @@ pub enum EventKind {
         step: u32,
         /// The server's configured name.
         server: String,
-        /// The method called.
+        /// The JSON-RPC method called (`tools/list`).
         method: String,
     },
     /// A long-running process handle was started; once per handle.
@@ -209,9 +212,9 @@ pub enum EventKind {
     HandleStarted {
         /// The step that started it.
         step: u32,
-        /// The handle's id.
+        /// The handle's id (`h-1`), which the later `handle_*` events name.
         handle: String,
-        /// The argv it runs.
+        /// The argv it runs, program first.
         argv: Vec<String>,
     },
     /// A handle was polled to see whether it still runs; once per poll.
@@ -239,7 +242,7 @@ pub enum EventKind {
         step: u32,
         /// The handle's id.
         handle: String,
-        /// Its exit code, absent when a signal ended it.
+        /// Its exit code; `null` when a signal ended it.
         code: Option<i32>,
     },
     /// A handle was still running when its run ended (it is then killed); when it happens, rarely.
@@ -320,7 +323,7 @@ impl EventKind {
 }
 
 /// How a run ended, as `finished` reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The model gave its final answer.
@@ -356,20 +359,25 @@ pub enum Outcome {
 /// assert_eq!(serde_json::from_str::<RunEvent>(&line)?, ev);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct RunEvent {
     /// What happened. First, so that `event` leads every line.
     #[serde(flatten)]
     pub kind: EventKind,
-    /// The run that emitted it; a child run has its own.
+    /// The run that emitted it. A child run has its own, which begins with
+    /// its parent's (`r-d76fe76e5902.5.1`).
     pub run_id: String,
     /// 0 for a top-level run, one more for each level of child.
     pub depth: u32,
-    /// The event's position in its run's stream, from 0.
+    /// The event's position in its run's stream, from 0. Every event takes
+    /// one, wanted or not, so a hook that sees only some events sees gaps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub seq: Option<u64>,
-    /// When it was emitted: RFC 3339, UTC, milliseconds.
+    /// When it was emitted: RFC 3339, UTC, milliseconds
+    /// (`2026-11-30T03:00:00.123Z`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", extend("format" = "date-time"))]
     pub at: Option<String>,
 }
 
@@ -380,7 +388,290 @@ impl RunEvent {
     }
 }
 
-/// The current time as `RunEvent::at` writes it: RFC 3339, UTC, milliseconds.
+/// Writes the event's own fields, then the envelope, as one flat JSON
+/// object: the bytes the derive with `#[serde(flatten)]` wrote.
+///
+/// `EventKind`'s derived `Serialize` (internally tagged) opens a struct and
+/// writes `event` and the variant's fields; a private wrapper passes all of
+/// that straight through to the real serializer and adds the envelope's
+/// fields before the struct is closed. `Deserialize` stays derived, with
+/// `flatten`, and reads these lines back.
+impl Serialize for RunEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.kind.serialize(WithEnvelope {
+            inner: serializer,
+            event: self,
+        })
+    }
+}
+
+impl RunEvent {
+    /// How many envelope fields are written: `run_id`, `depth`, and `seq`
+    /// and `at` when present.
+    fn envelope_len(&self) -> usize {
+        2 + usize::from(self.seq.is_some()) + usize::from(self.at.is_some())
+    }
+}
+
+/// A serializer that hands `EventKind`'s struct (or map) to `inner` and
+/// appends `event`'s envelope to it before closing it.
+struct WithEnvelope<'a, S> {
+    inner: S,
+    event: &'a RunEvent,
+}
+
+/// The open struct or map of a [`WithEnvelope`].
+struct EnvelopeFields<'a, T> {
+    inner: T,
+    event: &'a RunEvent,
+}
+
+impl<T: SerializeStruct> SerializeStruct for EnvelopeFields<'_, T> {
+    type Ok = T::Ok;
+    type Error = T::Error;
+
+    fn serialize_field<V: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &V,
+    ) -> Result<(), T::Error> {
+        self.inner.serialize_field(key, value)
+    }
+
+    fn skip_field(&mut self, key: &'static str) -> Result<(), T::Error> {
+        self.inner.skip_field(key)
+    }
+
+    fn end(mut self) -> Result<T::Ok, T::Error> {
+        let ev = self.event;
+        self.inner.serialize_field("run_id", &ev.run_id)?;
+        self.inner.serialize_field("depth", &ev.depth)?;
+        match &ev.seq {
+            Some(seq) => self.inner.serialize_field("seq", seq)?,
+            None => self.inner.skip_field("seq")?,
+        }
+        match &ev.at {
+            Some(at) => self.inner.serialize_field("at", at)?,
+            None => self.inner.skip_field("at")?,
+        }
+        self.inner.end()
+    }
+}
+
+impl<T: SerializeMap> SerializeMap for EnvelopeFields<'_, T> {
+    type Ok = T::Ok;
+    type Error = T::Error;
+
+    fn serialize_key<K: Serialize + ?Sized>(&mut self, key: &K) -> Result<(), T::Error> {
+        self.inner.serialize_key(key)
+    }
+
+    fn serialize_value<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), T::Error> {
+        self.inner.serialize_value(value)
+    }
+
+    fn end(mut self) -> Result<T::Ok, T::Error> {
+        let ev = self.event;
+        self.inner.serialize_entry("run_id", &ev.run_id)?;
+        self.inner.serialize_entry("depth", &ev.depth)?;
+        if let Some(seq) = &ev.seq {
+            self.inner.serialize_entry("seq", seq)?;
+        }
+        if let Some(at) = &ev.at {
+            self.inner.serialize_entry("at", at)?;
+        }
+        self.inner.end()
+    }
+}
+
+/// The methods an internally tagged enum never calls: each is an error
+/// rather than a silently different line.
+macro_rules! not_an_object {
+    ($($method:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(
+            fn $method(self, $($arg: $ty),*) -> Result<$ret, S::Error> {
+                $(let _ = $arg;)*
+                Err(S::Error::custom("an event must serialise as a JSON object"))
+            }
+        )*
+    };
+}
+
+impl<'a, S: Serializer> Serializer for WithEnvelope<'a, S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = Impossible<S::Ok, S::Error>;
+    type SerializeTuple = Impossible<S::Ok, S::Error>;
+    type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+    type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+    type SerializeMap = EnvelopeFields<'a, S::SerializeMap>;
+    type SerializeStruct = EnvelopeFields<'a, S::SerializeStruct>;
+    type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+
+    fn serialize_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeStruct, S::Error> {
+        let len = len + self.event.envelope_len();
+        Ok(EnvelopeFields {
+            inner: self.inner.serialize_struct(name, len)?,
+            event: self.event,
+        })
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+        let len = len.map(|len| len + self.event.envelope_len());
+        Ok(EnvelopeFields {
+            inner: self.inner.serialize_map(len)?,
+            event: self.event,
+        })
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        let _ = value;
+        Err(S::Error::custom("an event must serialise as a JSON object"))
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        let _ = (name, value);
+        Err(S::Error::custom("an event must serialise as a JSON object"))
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        let _ = (name, index, variant, value);
+        Err(S::Error::custom("an event must serialise as a JSON object"))
+    }
+
+    not_an_object! {
+        serialize_bool(v: bool) -> S::Ok;
+        serialize_i8(v: i8) -> S::Ok;
+        serialize_i16(v: i16) -> S::Ok;
+        serialize_i32(v: i32) -> S::Ok;
+        serialize_i64(v: i64) -> S::Ok;
+        serialize_u8(v: u8) -> S::Ok;
+        serialize_u16(v: u16) -> S::Ok;
+        serialize_u32(v: u32) -> S::Ok;
+        serialize_u64(v: u64) -> S::Ok;
+        serialize_f32(v: f32) -> S::Ok;
+        serialize_f64(v: f64) -> S::Ok;
+        serialize_char(v: char) -> S::Ok;
+        serialize_str(v: &str) -> S::Ok;
+        serialize_bytes(v: &[u8]) -> S::Ok;
+        serialize_none() -> S::Ok;
+        serialize_unit() -> S::Ok;
+        serialize_unit_struct(name: &'static str) -> S::Ok;
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str) -> S::Ok;
+        serialize_seq(len: Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(len: usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(
+            name: &'static str,
+            index: u32,
+            variant: &'static str,
+            len: usize
+        ) -> Self::SerializeTupleVariant;
+        serialize_struct_variant(
+            name: &'static str,
+            index: u32,
+            variant: &'static str,
+            len: usize
+        ) -> Self::SerializeStructVariant;
+    }
+}
+
+/// The current time as `RunEvent::at` writes it: RFC 3339, UTC, milliseconds
+/// (`2026-11-30T03:00:00.123Z`).
+///
+/// The 24 bytes are written straight into the `String` that becomes the
+/// field, with integer arithmetic: no `fmt` machinery and no second buffer.
+/// A clock set before 1970 reads as 1970-01-01.
 pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+    rfc3339_millis(std::time::SystemTime::now())
+}
+
+/// `time` as RFC 3339, UTC, milliseconds; the same text as
+/// `humantime::format_rfc3339_millis` for any time from 1970 to 9999.
+fn rfc3339_millis(time: std::time::SystemTime) -> String {
+    let since = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = since.as_secs();
+    let (year, month, day) = civil_from_days(secs / 86_400);
+    let of_day = secs % 86_400;
+    let mut buf = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut value: u64| {
+        for i in (at..at + width).rev() {
+            buf[i] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, of_day / 3600);
+    put(14, 2, of_day / 60 % 60);
+    put(17, 2, of_day % 60);
+    put(20, 3, u64::from(since.subsec_millis()));
+    // Digits, dashes and colons only: always UTF-8.
+    std::str::from_utf8(&buf)
+        .map(str::to_owned)
+        .unwrap_or_default()
+}
+
+/// The proleptic Gregorian (year, month, day) of the `days`-th day after
+/// 1970-01-01 (Howard Hinnant's `civil_from_days`, for days ≥ 0).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn the_clock_reads_as_humantime_wrote_it() {
+        // Every day from 1970 into 2200 at a varying time of day, leap days
+        // and century years among them, plus the last millisecond of 9999.
+        let mut secs = 0u64;
+        let mut checked = 0;
+        while secs < 7_258_118_400 {
+            let t = UNIX_EPOCH + Duration::from_millis(secs * 1000 + secs % 1000);
+            assert_eq!(
+                rfc3339_millis(t),
+                humantime::format_rfc3339_millis(t).to_string()
+            );
+            secs += 86_400 + 3_607;
+            checked += 1;
+        }
+        assert!(checked > 80_000);
+        let last = UNIX_EPOCH + Duration::from_millis(253_402_300_799_999);
+        assert_eq!(rfc3339_millis(last), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_clock_before_1970_reads_as_the_epoch() {
+        let t = UNIX_EPOCH - Duration::from_secs(5);
+        assert_eq!(rfc3339_millis(t), "1970-01-01T00:00:00.000Z");
+    }
 }

@@ -49,6 +49,7 @@
 
 mod config;
 mod event;
+mod event_schema;
 mod observer;
 mod replay;
 mod run;
@@ -58,6 +59,9 @@ pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
 };
 pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
+pub use event_schema::{
+    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
+};
 pub use io_hooks::{
     Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, TableError,
 };

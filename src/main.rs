@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use io_harness::{EventKind, HookEvents, hook_schema};
+use io_harness::{EventKind, HookEvents, events_schema, hook_schema};
+use io_hooks::UnknownEvent;
 
 use cli::{CmdResult, out};
 
@@ -41,20 +42,45 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
     },
-    /// List the events a hook may name, with when each fires and its cost.
-    #[command(after_help = "Example:\n  io events\n  io events --json")]
+    /// List the events a hook may name, with when each fires and its cost;
+    /// with TAG, what a hook receives for that event.
+    ///
+    /// With TAG: the event's doc, its cost class, its fields (name, JSON
+    /// type, meaning), the envelope every line carries, and a real line from
+    /// examples/events.jsonl. An unknown TAG is an error (exit 1), as an
+    /// unknown name in a hook's `on` list is.
+    #[command(after_help = "\
+Example:
+  io events
+  io events step
+  io events --json
+  io events --markdown > docs/events.md")]
     Events {
-        /// One JSON array of {event, when, frequency} objects.
-        #[arg(long)]
+        /// One event's tag (`step`, `tool_call`, …).
+        tag: Option<String>,
+        /// JSON: an array of {event, when, frequency, fields, example}
+        /// objects, or one such object with TAG.
+        #[arg(long, conflicts_with = "markdown")]
         json: bool,
+        /// The operator's reference to every event, as docs/events.md holds it.
+        #[arg(long, conflicts_with = "tag")]
+        markdown: bool,
     },
-    /// Print a JSON Schema (draft 2020-12) for `[[hook]]` tables, for editors.
+    /// Print a JSON Schema (draft 2020-12) for `[[hook]]` tables, for editors;
+    /// with --events, the schema of one event line a hook receives.
     #[command(after_help = "\
 Example:
   io schema > io-hooks.schema.json
 then, as the first line of io.local.toml (taplo / Even Better TOML):
-  #:schema ./io-hooks.schema.json")]
-    Schema,
+  #:schema ./io-hooks.schema.json
+The schema of the JSON line a hook receives:
+  io schema --events > io-event.schema.json")]
+    Schema {
+        /// The schema of one event line (what an `append` hook writes and a
+        /// `run` hook reads on stdin) instead of the `[[hook]]` one.
+        #[arg(long)]
+        events: bool,
+    },
     /// Replay a recorded run (JSON lines, as an `append` hook writes them)
     /// through the configured hooks, cancelling at the next step boundary as
     /// a run would.
@@ -109,8 +135,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { root, profile } => cli::check::check(root.as_deref(), profile.as_deref()),
-        Command::Events { json } => events(json),
-        Command::Schema => print_json(&hook_schema()),
+        Command::Events {
+            tag,
+            json,
+            markdown,
+        } => events(tag.as_deref(), json, markdown),
+        Command::Schema { events: false } => print_json(&hook_schema()),
+        Command::Schema { events: true } => print_json(&events_schema()),
         Command::Replay {
             file,
             root,
@@ -142,20 +173,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn events(json: bool) -> CmdResult {
+fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
+    if markdown {
+        out(&io_harness::events_markdown())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(tag) = tag {
+        return one_event(tag, json);
+    }
+    if json {
+        let list = io_harness::event_docs().iter().map(event_json).collect();
+        return print_json(&serde_json::Value::Array(list));
+    }
     let rows = EventKind::TAGS
         .iter()
         .zip(EventKind::DOCS)
         .enumerate()
         .map(|(i, (tag, doc))| (*tag, *doc, EventKind::frequency(i)));
-    if json {
-        let list: Vec<serde_json::Value> = rows
-            .map(|(tag, doc, freq)| {
-                serde_json::json!({ "event": tag, "when": doc, "frequency": freq })
-            })
-            .collect();
-        return print_json(&serde_json::Value::Array(list));
-    }
     let width = EventKind::TAGS.iter().map(|t| t.len()).max().unwrap_or(0);
     let mut text = String::new();
     for (tag, doc, freq) in rows {
@@ -163,6 +197,91 @@ fn events(json: bool) -> CmdResult {
     }
     out(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `io events TAG`: what a hook receives for one event.
+fn one_event(tag: &str, json: bool) -> CmdResult {
+    let index =
+        EventKind::from_tag(tag).ok_or_else(|| UnknownEvent::new::<EventKind>(tag).to_string())?;
+    let docs = io_harness::event_docs();
+    let event = &docs[index];
+    if json {
+        return print_json(&event_json(event));
+    }
+    let mut text = format!(
+        "{}: {}\ncost: {}\n\nfields:\n",
+        event.tag,
+        event.doc,
+        event.frequency.as_str()
+    );
+    let mut rows = vec![io_harness::FieldDoc {
+        name: "event".into(),
+        type_name: "string".into(),
+        optional: false,
+        doc: format!("`{}`", event.tag),
+    }];
+    rows.extend(event.fields.iter().cloned());
+    let envelope = io_harness::envelope_docs();
+    let width = rows
+        .iter()
+        .chain(&envelope)
+        .map(|f| f.name.len())
+        .max()
+        .unwrap_or(0);
+    let types = rows
+        .iter()
+        .chain(&envelope)
+        .map(|f| field_type(f).len())
+        .max()
+        .unwrap_or(0);
+    let line = |f: &io_harness::FieldDoc| {
+        format!(
+            "  {:width$}  {:types$}  {}\n",
+            f.name,
+            field_type(f),
+            f.doc.replace('\n', " ")
+        )
+    };
+    rows.iter().for_each(|f| text.push_str(&line(f)));
+    text.push_str("and the envelope, on every event:\n");
+    envelope.iter().for_each(|f| text.push_str(&line(f)));
+    if let Some(example) = event.example {
+        text.push_str(&format!("\nexample (examples/events.jsonl):\n{example}\n"));
+    }
+    out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A field's type as `io events TAG` prints it: `integer`, `string, optional`.
+fn field_type(field: &io_harness::FieldDoc) -> String {
+    if field.optional {
+        format!("{}, optional", field.type_name)
+    } else {
+        field.type_name.clone()
+    }
+}
+
+/// One event as `io events --json` gives it.
+fn event_json(event: &io_harness::EventDoc) -> serde_json::Value {
+    let fields: Vec<serde_json::Value> = event
+        .fields
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "name": f.name, "type": f.type_name, "optional": f.optional, "doc": f.doc,
+            })
+        })
+        .collect();
+    let example = event
+        .example
+        .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok());
+    serde_json::json!({
+        "event": event.tag,
+        "when": event.doc,
+        "frequency": event.frequency,
+        "fields": fields,
+        "example": example,
+    })
 }
 
 fn print_json(value: &serde_json::Value) -> CmdResult {

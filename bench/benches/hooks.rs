@@ -380,7 +380,10 @@ fn serialise(c: &mut Criterion, t: &mut Table) {
         .collect();
     let lock = Mutex::new(());
 
+    let flattened = io_bench::Flattened::from(&event);
+    assert_eq!(json_line(&flattened), json_line(&event), "the same bytes");
     let once = || json_line(black_box(&event));
+    let once_flattened = || json_line(black_box(&flattened));
     let per_hook = || {
         for _ in 0..8 {
             black_box(json_line(black_box(&event)));
@@ -396,6 +399,7 @@ fn serialise(c: &mut Criterion, t: &mut Table) {
     };
     let mut g = c.benchmark_group("serialise");
     g.bench_function("once", |b| b.iter(once));
+    g.bench_function("flattened", |b| b.iter(once_flattened));
     g.bench_function("per_hook_8", |b| b.iter(per_hook));
     g.bench_function("fire_8_appends", |b| {
         b.iter_custom(|iters| {
@@ -417,6 +421,14 @@ fn serialise(c: &mut Criterion, t: &mut Table) {
         Target::None,
     );
     t.pair(r, || {}, once, per_hook);
+    let r = row(
+        "serialise a `step`, hand-written `Serialize`",
+        "serialise/once",
+        "serde's derive with `flatten`",
+        "serialise/flattened",
+        Target::None,
+    );
+    t.pair(r, || {}, once, once_flattened);
     let r = row(
         "8 matching `append` hooks",
         "serialise/fire_8_appends",
@@ -469,7 +481,7 @@ fn append(c: &mut Criterion, t: &mut Table) {
         "append/hook",
         "open+write+close",
         "append/raw",
-        Target::Ratio(1.25),
+        Target::Ratio(1.10),
     );
     let mut files = paths(&hook_files);
     files.push(&raw);
@@ -622,9 +634,19 @@ fn run_shape(
     g.finish();
 
     let vs = "no observer (`&()`)";
+    // Every hooked `step` pays an open+write+close, so the 1.02× bound on a
+    // token's cost cannot hold for a hook on `step`; 1.15× is its target at
+    // 100 steps (BENCHMARKS.md, "The missed target").
+    let on_step_target = if steps == 100 { 1.15 } else { 1.02 };
     let r = Row {
         unit: "/run",
-        ..row(what_on_step, on_step_id, vs, none, Target::Ratio(1.02))
+        ..row(
+            what_on_step,
+            on_step_id,
+            vs,
+            none,
+            Target::Ratio(on_step_target),
+        )
     };
     t.pair(r, || empty(&[&audit]), || go(&on_step), || go(&()));
     let r = Row {

@@ -11,7 +11,10 @@
 //! Nothing here is a dependency of the engine or the harness: the arrow
 //! points one way, bench → harness → engine.
 
+pub mod flattened;
 pub mod report;
+
+pub use flattened::Flattened;
 
 use std::fs::OpenOptions;
 use std::io::Write;

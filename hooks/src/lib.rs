@@ -53,13 +53,18 @@
 
 #![warn(missing_docs)]
 
+mod action;
 mod exec;
 mod registry;
 mod spec;
 mod table;
 
+pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, resolve_program, run_argv, run_command};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
-pub use spec::{Action, DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{HOOK_KEYS, HookTables, TableError, TableErrorKind, TomlFile, toml_key};
+pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
+pub use table::{
+    HOOK_KEYS, HookTables, TableError, TableErrorKind, TomlFile, deserialize_table,
+    hook_table_schema, toml_key,
+};

@@ -1,8 +1,8 @@
 //! One hook, checked and typed: what `[[hook]]` tables become.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::action::Action;
 use crate::registry::{HookEvents, HookFilter};
 
 /// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
@@ -39,24 +39,6 @@ impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
     }
 }
 
-/// A hook's action: exactly one of `append` and `run`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// Append one JSON line per matching event to `path`.
-    Append {
-        /// The file, resolved against the discovery root when it was
-        /// relative.
-        path: PathBuf,
-    },
-    /// Spawn `argv` with the event's JSON line on stdin.
-    Run {
-        /// The program and its arguments, as written: never a shell line.
-        argv: Vec<String>,
-        /// The wall-clock ceiling, from spawn.
-        timeout: Duration,
-    },
-}
-
 /// `on_failure`: what a failed hook does to the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnFailure {
@@ -68,6 +50,10 @@ pub enum OnFailure {
 }
 
 impl OnFailure {
+    /// Every value, in the order the spec lists them: the one source of
+    /// `on_failure`'s values, for the parser, its messages and the schema.
+    pub const ALL: [OnFailure; 2] = [OnFailure::Continue, OnFailure::Cancel];
+
     /// The value as written in a `[[hook]]` table.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use io_harness::{Action, Config, HookRun, HookSpec, OnFailure};
+use io_harness::{Config, HookRun, HookSpec, OnFailure};
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
@@ -41,16 +41,7 @@ pub fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> String {
     } else {
         spec.on.tags().collect::<Vec<_>>().join(", ")
     };
-    let action = match &spec.action {
-        Action::Append { path } => {
-            let shown = path.strip_prefix(root).unwrap_or(path);
-            format!("append to {}", shown.display())
-        }
-        Action::Run { argv, timeout } => {
-            let argv = serde_json::to_string(argv).unwrap_or_default();
-            format!("run {argv} (timeout {} ms)", timeout.as_millis())
-        }
-    };
+    let action = spec.action.describe(root);
     let on_failure = match spec.on_failure {
         OnFailure::Continue => "on failure: continue",
         OnFailure::Cancel => "on failure: cancel the run",

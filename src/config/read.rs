@@ -5,9 +5,9 @@ use std::fmt;
 use std::io::{self, Read};
 use std::path::Path;
 
-use io_hooks::{HookTables, TomlFile, toml_key};
+use io_hooks::{HookTables, TomlFile, deserialize_table, toml_key};
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::{ConfigError, LOCAL_FILE, Scope, Source, git};
 
@@ -195,27 +195,29 @@ struct RawProfiles(Vec<(String, RawProfile)>);
 
 impl<'de> Deserialize<'de> for RawProfiles {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawProfiles;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a table of profiles, as in `[profile.ci]`")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawProfiles, A::Error> {
-                let mut out = Vec::new();
-                while let Some((name, body)) = map.next_entry()? {
-                    out.push((name, body));
+        /// The profiles' entries, in the order the map gives them.
+        struct Entries(Vec<(String, RawProfile)>);
+        impl<'de> Deserialize<'de> for Entries {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Entries;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a table")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                        let mut out = Vec::new();
+                        while let Some(entry) = map.next_entry()? {
+                            out.push(entry);
+                        }
+                        Ok(Entries(out))
+                    }
                 }
-                Ok(RawProfiles(out))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<RawProfiles, A::Error> {
-                Err(de::Error::invalid_type(
-                    de::Unexpected::Other("array"),
-                    &self,
-                ))
+                d.deserialize_map(V)
             }
         }
-        d.deserialize_map(V)
+        let expecting = "a table of profiles, as in `[profile.ci]`";
+        deserialize_table(d, &expecting).map(|Entries(entries)| RawProfiles(entries))
     }
 }
 
@@ -233,24 +235,8 @@ impl<'de> Deserialize<'de> for RawProfile {
         struct Body {
             hook: Option<HookTables>,
         }
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawProfile;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a profile body: a table, as in `[profile.ci]`")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawProfile, A::Error> {
-                let body = Body::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(RawProfile { hook: body.hook })
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<RawProfile, A::Error> {
-                Err(de::Error::invalid_type(
-                    de::Unexpected::Other("array"),
-                    &self,
-                ))
-            }
-        }
-        d.deserialize_map(V)
+        let expecting = "a profile body: a table, as in `[profile.ci]`";
+        deserialize_table(d, &expecting).map(|Body { hook }| RawProfile { hook })
     }
 }
 

@@ -49,7 +49,7 @@ fn open(path: &Path) -> io::Result<File> {
 
 /// Creates the file, empty, when the hooks are built; warns when it cannot.
 /// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
-pub(super) fn create(number: usize, path: &Path) {
+pub(crate) fn create(number: usize, path: &Path) {
     match open(path) {
         Err(e) => tracing::warn!(
             hook = number,
@@ -70,7 +70,7 @@ pub(super) fn create(number: usize, path: &Path) {
 
 /// Appends `line` (which ends with its newline): open, exactly one `write`,
 /// close.
-pub(super) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
+pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
     let failed = |source| HookFailure::Append {
         path: path.to_path_buf(),
         source,

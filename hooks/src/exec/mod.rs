@@ -1,8 +1,8 @@
 //! Executing hooks: one mask test per event, then every matching hook's
 //! `append` or `run`, in the order written.
 
-mod append;
-mod run;
+pub(crate) mod append;
+pub(crate) mod run;
 
 pub use run::{resolve_program, run_argv, run_command};
 
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::registry::{HookEvents, HookFilter};
-use crate::spec::{Action, Flow, HookSpec, OnFailure};
+use crate::spec::{Flow, HookSpec, OnFailure};
 
 /// Every hook of one config, ready to receive events.
 ///
@@ -99,10 +99,7 @@ impl<E: HookEvents> Hooks<E> {
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         for (index, spec) in specs.iter().enumerate() {
-            match &spec.action {
-                Action::Append { path } => append::create(index + 1, path),
-                Action::Run { argv, .. } => run::check(index + 1, argv, &abs_root),
-            }
+            spec.action.prepare(index + 1, &abs_root);
         }
         Hooks {
             specs,
@@ -228,10 +225,7 @@ impl<E: HookEvents> Hooks<E> {
             let start = report.is_some().then(Instant::now);
             let result = match &line {
                 None => Err(HookFailure::Serialize),
-                Some(line) => match &spec.action {
-                    Action::Append { path } => append::append(path, line),
-                    Action::Run { argv, timeout } => run::run(argv, *timeout, &self.abs_root, line),
-                },
+                Some(line) => spec.action.execute(line, &self.abs_root),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
@@ -433,20 +427,58 @@ impl fmt::Display for OsMessage<'_> {
     }
 }
 
-fn signal_name(signal: i32) -> Option<&'static str> {
-    Some(match signal {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        _ => return None,
-    })
+/// The C name of signal number `signal` (`SIGKILL`), for the signals rustix
+/// names; `None` for another number.
+///
+/// rustix's `Debug` spells a signal `Signal::KILL`; the C name is `SIG` and
+/// that suffix, except where rustix spells out what C abbreviates.
+fn signal_name(signal: i32) -> Option<String> {
+    let debug = format!("{:?}", rustix::process::Signal::from_named_raw(signal)?);
+    // (The `Debug` output may be quoted, as a `str`'s is.)
+    let suffix = debug.trim_matches('"').strip_prefix("Signal::")?;
+    let c = match suffix {
+        "ABORT" => "ABRT",
+        "ALARM" => "ALRM",
+        "CHILD" => "CHLD",
+        "VTALARM" => "VTALRM",
+        "POWER" => "PWR",
+        other => other,
+    };
+    Some(format!("SIG{c}"))
+}
+
+#[cfg(test)]
+mod signal_tests {
+    use super::signal_name;
+
+    #[test]
+    fn signals_have_their_c_names() {
+        let names = [
+            (1, "SIGHUP"),
+            (2, "SIGINT"),
+            (3, "SIGQUIT"),
+            (4, "SIGILL"),
+            (6, "SIGABRT"),
+            (7, "SIGBUS"),
+            (8, "SIGFPE"),
+            (9, "SIGKILL"),
+            (10, "SIGUSR1"),
+            (11, "SIGSEGV"),
+            (13, "SIGPIPE"),
+            (14, "SIGALRM"),
+            (15, "SIGTERM"),
+            (17, "SIGCHLD"),
+            (26, "SIGVTALRM"),
+            (30, "SIGPWR"),
+        ];
+        for (number, name) in names {
+            assert_eq!(
+                signal_name(number).as_deref(),
+                Some(name),
+                "signal {number}"
+            );
+        }
+        assert_eq!(signal_name(0), None);
+        assert_eq!(signal_name(64), None, "a real-time signal has no name");
+    }
 }

@@ -73,7 +73,7 @@ pub(super) enum WaitMode {
 
 /// Warns, when the hooks are built, about a program that cannot be found.
 /// `number` is the hook's, counted from 1 as `hook[N]` is everywhere.
-pub(super) fn check(number: usize, argv: &[String], root: &Path) {
+pub(crate) fn check(number: usize, argv: &[String], root: &Path) {
     let program = argv.first().map(String::as_str).unwrap_or("");
     let path_var = std::env::var_os("PATH");
     let found = match resolve(program, root, path_var.as_deref()) {
@@ -94,7 +94,7 @@ pub(super) fn check(number: usize, argv: &[String], root: &Path) {
 }
 
 /// Runs `argv` with `line` on its stdin, in `root`, within `timeout`.
-pub(super) fn run(
+pub(crate) fn run(
     argv: &[String],
     timeout: Duration,
     root: &Path,

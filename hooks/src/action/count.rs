@@ -1,0 +1,134 @@
+//! A test-only third action, `count = "name"`: adds one to a named counter
+//! per matching event. It exists to prove that an action is its module and
+//! one line of the `actions!` list: nothing else in the crate names it, yet
+//! it loads from TOML, is in the key list and the schema, and executes.
+
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::json;
+
+use super::{Action, ActionEntry};
+use crate::exec::HookFailure;
+use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+
+pub(super) const ENTRY: ActionEntry = ActionEntry {
+    key: HookKey {
+        name: "count",
+        shape: Shape::Text("a counter name, as in `count = \"steps\"`"),
+        owner: Some("count"),
+        schema: |_| json!({ "type": "string", "description": "A counter to add one to." }),
+    },
+    options: &[],
+    verb: "counts",
+    validate,
+};
+
+/// Every counter, by name.
+static COUNTS: Mutex<Vec<(String, usize)>> = Mutex::new(Vec::new());
+
+fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
+    match raw.take_text("count") {
+        Some(name) => Ok(Action::Count {
+            name: name.into_inner(),
+        }),
+        None => Err(cx.table_error(TableErrorKind::NoAction)),
+    }
+}
+
+pub(super) fn prepare(_number: usize, _root: &Path, _name: &str) {}
+
+pub(super) fn execute(_line: &[u8], _root: &Path, name: &str) -> Result<(), HookFailure> {
+    let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+    match counts.iter_mut().find(|(n, _)| n == name) {
+        Some((_, count)) => *count += 1,
+        None => counts.push((name.to_owned(), 1)),
+    }
+    Ok(())
+}
+
+pub(super) fn describe(_root: &Path, name: &str) -> String {
+    format!("count in {name}")
+}
+
+fn count(name: &str) -> usize {
+    let counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+    counts
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or(0, |(_, c)| *c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Flow, HOOK_KEYS, Hooks, TomlFile};
+
+    #[derive(crate::HookEvents, serde::Serialize)]
+    #[hook(crate = "crate")]
+    #[serde(tag = "event")]
+    enum Ev {
+        #[serde(rename = "started")]
+        Started,
+        #[serde(rename = "step")]
+        Step,
+    }
+
+    #[test]
+    fn a_third_action_loads_from_toml_and_executes() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[[hook]]\non = [\"step\"]\ncount = \"steps-of-this-test\"\n";
+        let specs = TomlFile::new("io.local.toml", text)
+            .hooks::<Ev>(dir.path())
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            specs[0].action,
+            Action::Count {
+                name: "steps-of-this-test".into()
+            }
+        );
+        assert_eq!(
+            specs[0].action.describe(dir.path()),
+            "count in steps-of-this-test"
+        );
+        let hooks = Hooks::new(specs, dir.path());
+        for event in [Ev::Started, Ev::Step, Ev::Step, Ev::Started, Ev::Step] {
+            assert_eq!(hooks.fire_event(&event), Flow::Continue);
+        }
+        assert_eq!(count("steps-of-this-test"), 3);
+    }
+
+    #[test]
+    fn a_third_action_is_in_the_computed_keys_schema_and_messages() {
+        assert_eq!(
+            HOOK_KEYS,
+            ["on", "append", "run", "count", "on_failure", "timeout_ms"]
+        );
+        let schema = crate::hook_table_schema::<Ev>(|_| String::new());
+        assert_eq!(schema["properties"]["count"]["type"], "string");
+        assert_eq!(schema["oneOf"][2], json!({ "required": ["count"] }));
+        // `timeout_ms` is a `run` option: refused on a counting hook, in
+        // the schema and at load.
+        let then = json!({ "not": { "required": ["timeout_ms"] } });
+        assert_eq!(schema["allOf"][1]["if"], json!({ "required": ["count"] }));
+        assert_eq!(schema["allOf"][1]["then"], then);
+        let text = "[[hook]]\ncount = \"c\"\ntimeout_ms = 5\n";
+        let err = TomlFile::new("io.local.toml", text)
+            .hooks::<Ev>(Path::new("/p"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "io.local.toml: key `hook[1].timeout_ms`: `timeout_ms` applies only to a `run` \
+             hook, and this hook counts; remove it (line 3, column 14)"
+        );
+        let err = TomlFile::new("io.local.toml", "[[hook]]\non = [\"step\"]\n")
+            .hooks::<Ev>(Path::new("/p"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "io.local.toml: key `hook[1]`: the table has none of `append`, `run` or `count`; \
+             a hook needs exactly one of them (line 1, column 1)"
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! The actions a hook may take, as a table: each is one module here,
+//! registered once in the `actions!` list below.
+//!
+//! A module brings everything about its action: its key and options (rows
+//! of the key table, with what each accepts and its JSON Schema), what
+//! validating a table into it means, the line `io check` shows, and what
+//! executing it and preparing it when the hooks are built call in `exec/`.
+//! The key list, the schema, the "neither … nor …" messages and the
+//! dispatch are all computed from the list, so a new action is a new module
+//! and one line in the list.
+
+mod append;
+#[cfg(test)]
+mod count;
+mod run;
+
+use std::path::Path;
+
+use crate::exec::HookFailure;
+use crate::table::{Cx, HookKey, RawHook, TableError};
+
+/// One registered action.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ActionEntry {
+    /// The key that chooses this action (`append`), a row of the key table.
+    pub(crate) key: HookKey,
+    /// Keys only this action takes (`timeout_ms` for `run`).
+    pub(crate) options: &'static [HookKey],
+    /// What a hook with this action does, as in "this hook appends".
+    pub(crate) verb: &'static str,
+    /// Checks a table whose action this is (its key is present, no other
+    /// action's key or option is) into an [`Action`].
+    pub(crate) validate: fn(&mut RawHook, &Cx<'_>) -> Result<Action, TableError>,
+}
+
+/// Declares the actions: the [`Action`] enum, [`ACTIONS`], and the
+/// dispatch from a variant to its module's `prepare`, `execute` and
+/// `describe`, each of which takes the variant's fields by reference.
+macro_rules! actions {
+    ($(
+        $(#[cfg($cfg:meta)])?
+        $(#[doc = $doc:literal])*
+        $variant:ident { $( $(#[doc = $fdoc:literal])* $field:ident : $ty:ty ),* $(,)? }
+            => $module:ident
+    ),* $(,)?) => {
+        /// A hook's action: exactly one of the registered actions (`append`
+        /// and `run`).
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum Action {
+            $(
+                $(#[cfg($cfg)])?
+                $(#[doc = $doc])*
+                $variant { $( $(#[doc = $fdoc])* $field: $ty ),* },
+            )*
+        }
+
+        /// Every action, in the order the spec lists them.
+        pub(crate) const ACTIONS: &[ActionEntry] = &[$( $(#[cfg($cfg)])? $module::ENTRY, )*];
+
+        impl Action {
+            /// Prepares the action when the hooks are built: warns early of
+            /// what would make it fail (`number` is the hook's, from 1).
+            pub(crate) fn prepare(&self, number: usize, root: &Path) {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Action::$variant { $($field),* } => $module::prepare(number, root, $($field),*),
+                    )*
+                }
+            }
+
+            /// Executes the action with one event's JSON `line`; `root` is the
+            /// absolute discovery root.
+            #[inline]
+            pub(crate) fn execute(&self, line: &[u8], root: &Path) -> Result<(), HookFailure> {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Action::$variant { $($field),* } => $module::execute(line, root, $($field),*),
+                    )*
+                }
+            }
+
+            /// What the action does, in one phrase, as `io check` shows it:
+            /// `append to audit.jsonl`, `run ["notify"] (timeout 5000 ms)`.
+            /// Paths are shown relative to `root` when they are under it.
+            pub fn describe(&self, root: &Path) -> String {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Action::$variant { $($field),* } => $module::describe(root, $($field),*),
+                    )*
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    /// Append one JSON line per matching event to `path`.
+    Append {
+        /// The file, resolved against the discovery root when it was
+        /// relative.
+        path: std::path::PathBuf,
+    } => append,
+    /// Spawn `argv` with the event's JSON line on stdin.
+    Run {
+        /// The program and its arguments, as written: never a shell line.
+        argv: Vec<String>,
+        /// The wall-clock ceiling, from spawn.
+        timeout: std::time::Duration,
+    } => run,
+    #[cfg(test)]
+    /// Test-only: add one to the counter `name` per matching event. It
+    /// proves that an action is its module and this line.
+    Count {
+        /// The counter.
+        name: String,
+    } => count,
+}
+
+/// The action keys, in the order of [`ACTIONS`].
+pub(crate) const NAMES: [&str; ACTIONS.len()] = {
+    let mut out = [""; ACTIONS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = ACTIONS[i].key.name;
+        i += 1;
+    }
+    out
+};

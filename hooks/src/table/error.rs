@@ -1,0 +1,224 @@
+//! The one error type of both stages, and the reason half of its message.
+
+use std::fmt;
+
+use crate::action;
+use crate::registry::{UnknownEvent, write_one_of};
+
+/// An error in a TOML file that holds hook tables.
+///
+/// Its `Display` is the whole message an operator reads: the file, then the
+/// key path when there is one, then the reason (which says what is
+/// accepted), then the line and column when the parser gave a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableError(pub(crate) Box<ErrorInner>);
+
+// Boxed: a config error is rare and the `Ok` side is what callers pass
+// around, so it should not pay for the message's size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ErrorInner {
+    pub(crate) file: String,
+    pub(crate) key: Option<String>,
+    pub(crate) kind: TableErrorKind,
+    pub(crate) position: Option<(usize, usize)>,
+}
+
+impl TableError {
+    /// The file, as named to [`TomlFile::new`](super::TomlFile::new).
+    pub fn file(&self) -> &str {
+        &self.0.file
+    }
+
+    /// The key path (`hook[2].on`, tables counted from 1); `None` for a
+    /// syntax error, which has no key.
+    pub fn key(&self) -> Option<&str> {
+        self.0.key.as_deref()
+    }
+
+    /// What is wrong.
+    pub fn kind(&self) -> &TableErrorKind {
+        &self.0.kind
+    }
+
+    /// The line and column (each from 1; the column counts characters) the
+    /// problem starts at, when the parser gave one.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        self.0.position
+    }
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &self.0;
+        write!(f, "{}: ", e.file)?;
+        if let Some(key) = &e.key {
+            write!(f, "key `{key}`: ")?;
+        }
+        write!(f, "{}", e.kind)?;
+        if let Some((line, column)) = e.position {
+            write!(f, " (line {line}, column {column})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// What is wrong, without the file, key or position: the reason half of a
+/// [`TableError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TableErrorKind {
+    /// The text is not TOML; the parser's own description.
+    Syntax(String),
+    /// A value has the wrong type or shape; serde's description, which names
+    /// what was found and what is accepted.
+    Shape(String),
+    /// A key a hook table does not have.
+    UnknownKey {
+        /// The key as written.
+        key: String,
+        /// The nearest valid key, when one is close.
+        suggestion: Option<&'static str>,
+        /// Every valid key.
+        expected: &'static [&'static str],
+    },
+    /// An event name the event enum does not emit.
+    UnknownEvent(UnknownEvent),
+    /// `on = []`: a hook that could never fire.
+    NoEvents(&'static [&'static str]),
+    /// A table with neither `append` nor `run`.
+    NoAction,
+    /// A table with both `append` and `run`.
+    BothActions,
+    /// `run = []` (`empty_array`) or `run = ["", …]`.
+    NoProgram {
+        /// Whether the array was empty, rather than its first element.
+        empty_array: bool,
+    },
+    /// A `run` element holding a NUL character.
+    NulInArgument {
+        /// The element's position in `run`, from 1.
+        index: usize,
+    },
+    /// `append = ""`.
+    EmptyPath,
+    /// An `append` path holding a NUL character.
+    NulInPath,
+    /// `timeout_ms` on an `append` hook. No longer produced:
+    /// [`KeyOfOtherAction`](Self::KeyOfOtherAction) reports it, with the
+    /// same message, for every action's keys.
+    TimeoutOnAppend,
+    /// A key that belongs to another action than this hook's, as
+    /// `timeout_ms` (a `run` key) on an `append` hook.
+    KeyOfOtherAction {
+        /// The key as written.
+        key: &'static str,
+        /// The action key it belongs to (`run`).
+        owner: &'static str,
+        /// What this hook does, as in "this hook appends".
+        verb: &'static str,
+    },
+    /// `timeout_ms` below 1.
+    BadTimeout(i64),
+}
+
+impl fmt::Display for TableErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableErrorKind::Syntax(m) => write!(f, "not valid TOML: {m}"),
+            TableErrorKind::Shape(m) => f.write_str(m),
+            TableErrorKind::UnknownKey {
+                key,
+                suggestion,
+                expected,
+            } => {
+                write!(f, "unknown key `{key}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                f.write_str("; a hook table takes ")?;
+                write_one_of(f, expected)
+            }
+            TableErrorKind::UnknownEvent(e) => write!(f, "{e}"),
+            TableErrorKind::NoEvents(tags) => {
+                f.write_str(
+                    "`on = []` names no event, so the hook could never fire; \
+                     leave `on` out for every event, or name one or more of ",
+                )?;
+                write_one_of(f, tags)
+            }
+            TableErrorKind::NoAction => {
+                f.write_str("the table has ")?;
+                write_action_keys(f, ("neither", "nor"), "none of ")?;
+                f.write_str("; a hook needs exactly one of them")
+            }
+            TableErrorKind::BothActions => {
+                f.write_str("the table has ")?;
+                write_action_keys(f, ("both", "and"), "more than one of ")?;
+                f.write_str(
+                    "; a hook needs exactly one of them \
+                     (write two `[[hook]]` tables for two actions)",
+                )
+            }
+            TableErrorKind::NoProgram { empty_array } => {
+                if *empty_array {
+                    f.write_str("`run = []` names no program")?;
+                } else {
+                    f.write_str("`run` names no program: its first element is empty")?;
+                }
+                f.write_str("; write the program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]`")
+            }
+            TableErrorKind::NulInArgument { index } => write!(
+                f,
+                "element {index} of `run` holds a NUL character, which no program name or argument can"
+            ),
+            TableErrorKind::EmptyPath => f.write_str(
+                "`append = \"\"` names no file; write a path, as in `append = \"audit.jsonl\"`",
+            ),
+            TableErrorKind::NulInPath => {
+                f.write_str("the `append` path holds a NUL character, which no file name can")
+            }
+            TableErrorKind::TimeoutOnAppend => f.write_str(
+                "`timeout_ms` applies only to a `run` hook, and this hook appends; remove it",
+            ),
+            TableErrorKind::KeyOfOtherAction { key, owner, verb } => write!(
+                f,
+                "`{key}` applies only to a `{owner}` hook, and this hook {verb}; remove it"
+            ),
+            TableErrorKind::BadTimeout(ms) => write!(
+                f,
+                "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
+            ),
+        }
+    }
+}
+
+/// The action keys: "neither `append` nor `run`" for two (`two` gives the
+/// words), "none of `a`, `b` or `c`" for more (`many` gives the lead).
+fn write_action_keys(f: &mut fmt::Formatter<'_>, two: (&str, &str), many: &str) -> fmt::Result {
+    match action::NAMES.as_slice() {
+        [a, b] => write!(f, "{} `{a}` {} `{b}`", two.0, two.1),
+        keys => {
+            f.write_str(many)?;
+            write_or_list(f, keys, "`", "`")
+        }
+    }
+}
+
+/// `items`, each between `open` and `close`, as a sentence lists them:
+/// "`a` or `b`", "`a`, `b` or `c`".
+pub(crate) fn write_or_list(
+    f: &mut fmt::Formatter<'_>,
+    items: &[&str],
+    open: &str,
+    close: &str,
+) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(if i + 1 == items.len() { " or " } else { ", " })?;
+        }
+        write!(f, "{open}{item}{close}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! The key table: every key a `[[hook]]` table may hold, what it accepts,
+//! and which action it belongs to. [`HOOK_KEYS`], the visitor of
+//! [`RawHook`](super::raw::RawHook), its "expecting" text, unknown-key
+//! errors and the JSON Schema are all computed from it.
+//!
+//! `on` and `on_failure` belong to every hook; each action brings its own
+//! key and options ([`action::ACTIONS`]). The table lists `on`, then each
+//! action's key, then `on_failure`, then each action's options: the order
+//! the spec lists them in.
+
+use serde_json::{Value, json};
+
+use crate::action::{self, ActionEntry};
+use crate::spec::OnFailure;
+
+/// One key of a `[[hook]]` table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HookKey {
+    /// The key as written.
+    pub(crate) name: &'static str,
+    /// What its value must be, with the words a type error uses.
+    pub(crate) shape: Shape,
+    /// The action key it belongs to, or `None` for a key of every hook.
+    pub(crate) owner: Option<&'static str>,
+    /// Its JSON Schema, given the schema of one event name (for `on`).
+    pub(crate) schema: fn(event: &Value) -> Value,
+}
+
+/// What a key's value must be. Each carries what a type error says is
+/// accepted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shape {
+    /// An array of strings: what the array is called, what an element is.
+    Strings {
+        /// The array, as in "an argv array, program first".
+        array: &'static str,
+        /// One element, as in "a program or an argument, a string".
+        item: &'static str,
+    },
+    /// A string.
+    Text(&'static str),
+    /// An integer (any: the validator has its own message for a bad one).
+    Int(&'static str),
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+}
+
+/// `on`: which events a hook wants.
+const ON: HookKey = HookKey {
+    name: "on",
+    shape: Shape::Strings {
+        array: "an array of event names, as in `on = [\"step\"]`",
+        item: "an event name, a string",
+    },
+    owner: None,
+    schema: |event| {
+        json!({
+            "type": "array",
+            "description": "The event names this hook wants; absent means every event.",
+            "minItems": 1,
+            "uniqueItems": true,
+            "items": event
+        })
+    },
+};
+
+/// `on_failure`'s values, from [`OnFailure::ALL`].
+const ON_FAILURE_VALUES: [&str; OnFailure::ALL.len()] = {
+    let mut out = [""; OnFailure::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = OnFailure::ALL[i].as_str();
+        i += 1;
+    }
+    out
+};
+
+/// `on_failure`: what a failure of this hook does to the run.
+const ON_FAILURE: HookKey = HookKey {
+    name: "on_failure",
+    shape: Shape::Choice(&ON_FAILURE_VALUES),
+    owner: None,
+    schema: |_| {
+        json!({
+            "enum": ON_FAILURE_VALUES,
+            "default": OnFailure::default().as_str(),
+            "description": "\"cancel\" ends the run at its next step boundary when this hook fails."
+        })
+    },
+};
+
+const COUNT: usize = {
+    let mut n = 2;
+    let mut i = 0;
+    while i < action::ACTIONS.len() {
+        n += 1 + action::ACTIONS[i].options.len();
+        i += 1;
+    }
+    n
+};
+
+/// Every key, in the order the spec lists them.
+pub(crate) const KEYS: [HookKey; COUNT] = {
+    const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
+        out[*at] = key;
+        *at += 1;
+    }
+    let actions: &[ActionEntry] = action::ACTIONS;
+    let mut out = [ON; COUNT];
+    let mut at = 0;
+    push(&mut out, &mut at, ON);
+    let mut i = 0;
+    while i < actions.len() {
+        push(&mut out, &mut at, actions[i].key);
+        i += 1;
+    }
+    push(&mut out, &mut at, ON_FAILURE);
+    let mut i = 0;
+    while i < actions.len() {
+        let mut j = 0;
+        while j < actions[i].options.len() {
+            push(&mut out, &mut at, actions[i].options[j]);
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+const NAMES: [&str; COUNT] = {
+    let mut out = [""; COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        out[i] = KEYS[i].name;
+        i += 1;
+    }
+    out
+};
+
+/// The keys a `[[hook]]` table may hold, in the order the spec lists them.
+pub const HOOK_KEYS: &[&str] = &NAMES;
+
+/// The `on_failure` a table says, or the default.
+pub(crate) fn on_failure(value: Option<&str>) -> OnFailure {
+    OnFailure::ALL
+        .into_iter()
+        .find(|f| Some(f.as_str()) == value)
+        .unwrap_or_default()
+}

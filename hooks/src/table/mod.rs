@@ -1,0 +1,282 @@
+//! `[[hook]]` tables: parsed strictly from TOML into [`HookSpec`]s.
+//!
+//! Two stages, each with its own kind of error. **Deserialization** (serde,
+//! with `deny_unknown_fields` and [`toml::Spanned`]) settles the shape: the
+//! keys a table may have and the type of each value; `serde_path_to_error`
+//! says where. **Validation** then settles the meaning: exactly one of
+//! `append` and `run`, a program to run, events that exist, a timeout that
+//! applies. Both stages report through one [`TableError`], whose `Display`
+//! is the operator's message:
+//!
+//! ```text
+//! io.local.toml: key `hook[2].on`: unknown event `stepp` (did you mean `step`?); expected one of `started`, `step` (line 5, column 7)
+//! ```
+//!
+//! The file comes first, then the key path, then what is wrong and what is
+//! accepted, then the line and column. Tables are counted **from 1**:
+//! `hook[2]` is the second `[[hook]]` in the file, which is how an operator
+//! counts them.
+
+mod error;
+mod keys;
+mod position;
+mod raw;
+mod schema;
+mod validate;
+
+pub use error::{TableError, TableErrorKind};
+pub use keys::HOOK_KEYS;
+pub use position::toml_key;
+pub use raw::deserialize_table;
+pub use schema::hook_table_schema;
+
+pub(crate) use error::ErrorInner;
+pub(crate) use keys::{HookKey, Shape};
+pub(crate) use position::line_column;
+pub(crate) use raw::RawHook;
+pub(crate) use validate::Cx;
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use toml::Spanned;
+
+use crate::registry::{HookEvents, did_you_mean};
+use crate::spec::HookSpec;
+use position::{KeySegment, key_segments, render_key};
+use raw::HookTable;
+
+/// One TOML file, named for error messages.
+///
+/// `name` is what an error puts first: a path as the operator would
+/// recognise it (`io.local.toml`, `/home/me/.config/io/io.toml`).
+///
+/// ```
+/// use io_hooks::{HookEvents, TomlFile};
+/// use std::path::Path;
+///
+/// #[derive(HookEvents)]
+/// enum Ev {
+///     #[hook(tag = "started")]
+///     Started,
+///     #[hook(tag = "step")]
+///     Step,
+/// }
+///
+/// let text = "[[hook]]\non = [\"step\"]\nappend = \"audit.jsonl\"\n";
+/// let hooks = TomlFile::new("io.local.toml", text)
+///     .hooks::<Ev>(Path::new("/work/project"))?
+///     .expect("the file declares `hook`");
+/// assert_eq!(hooks.len(), 1);
+///
+/// let text = "[[hook]]\non = [\"stepp\"]\nappend = \"audit.jsonl\"\n";
+/// let err = TomlFile::new("io.local.toml", text)
+///     .hooks::<Ev>(Path::new("/work/project"))
+///     .unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "io.local.toml: key `hook[1].on`: unknown event `stepp` (did you mean `step`?); \
+///      expected one of `started`, `step` (line 2, column 7)"
+/// );
+/// # Ok::<(), io_hooks::TableError>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct TomlFile<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+impl<'a> TomlFile<'a> {
+    /// The file called `name` (for messages) holding `text`.
+    pub fn new(name: &'a str, text: &'a str) -> Self {
+        TomlFile { name, text }
+    }
+
+    /// The name errors put first.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// The file's text.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// Deserializes the whole document into `T`, tracking the key path.
+    ///
+    /// This is how a caller with a larger document (one that embeds
+    /// [`HookTables`] beside keys of its own) gets errors in the same shape as
+    /// the hook tables': file, key path (arrays counted from 1), reason, line
+    /// and column.
+    ///
+    /// # Errors
+    /// A [`TableError`]: the text is not TOML, or does not have `T`'s shape.
+    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, TableError> {
+        let de = toml::de::Deserializer::parse(self.text).map_err(|e| self.syntax_error(&e))?;
+        serde_path_to_error::deserialize(de).map_err(|e| self.shape_error(&e))
+    }
+
+    /// The top-level `hook` array of this file, checked and typed; `None`
+    /// when the file has no `hook` key at all. Other keys are ignored.
+    ///
+    /// `root` is the discovery root: a relative `append` path is resolved
+    /// against it, and an absolute one is kept.
+    ///
+    /// # Errors
+    /// The first problem in the file, as a [`TableError`].
+    pub fn hooks<E: HookEvents>(
+        &self,
+        root: &Path,
+    ) -> Result<Option<Vec<HookSpec<E>>>, TableError> {
+        #[derive(Deserialize)]
+        struct Doc {
+            hook: Option<HookTables>,
+        }
+        let doc: Doc = self.deserialize()?;
+        doc.hook
+            .map(|tables| tables.into_specs(self, "hook", root))
+            .transpose()
+    }
+
+    fn syntax_error(&self, e: &toml::de::Error) -> TableError {
+        TableError(Box::new(ErrorInner {
+            file: self.name.to_owned(),
+            key: None,
+            kind: TableErrorKind::Syntax(e.message().trim_end().to_owned()),
+            position: e.span().map(|s| line_column(self.text, s.start)),
+        }))
+    }
+
+    fn shape_error(&self, e: &serde_path_to_error::Error<toml::de::Error>) -> TableError {
+        let inner = e.inner();
+        let message = inner.message().trim_end();
+        let segments = key_segments(e.path());
+        let key = render_key(&segments);
+        let kind = match segments.as_slice() {
+            // `deny_unknown_fields` on a hook table is the only source of
+            // "unknown field" in a table of an array, and
+            // serde_path_to_error ends the path with the key it was reading,
+            // so the key comes from the path rather than from picking apart
+            // serde's message.
+            [.., KeySegment::Nth(_), KeySegment::Key(k)]
+                if message.starts_with("unknown field") && !HOOK_KEYS.contains(&k.as_str()) =>
+            {
+                TableErrorKind::UnknownKey {
+                    suggestion: did_you_mean(k, HOOK_KEYS.iter().copied()),
+                    key: k.clone(),
+                    expected: HOOK_KEYS,
+                }
+            }
+            _ => TableErrorKind::Shape(message.to_owned()),
+        };
+        TableError(Box::new(ErrorInner {
+            file: self.name.to_owned(),
+            key: Some(key),
+            kind,
+            position: inner.span().map(|s| line_column(self.text, s.start)),
+        }))
+    }
+
+    fn error(&self, key: String, span: std::ops::Range<usize>, kind: TableErrorKind) -> TableError {
+        TableError(Box::new(ErrorInner {
+            file: self.name.to_owned(),
+            key: Some(key),
+            kind,
+            position: Some(line_column(self.text, span.start)),
+        }))
+    }
+}
+
+/// A `hook` array as written: deserialized, not yet validated.
+///
+/// Embed it in a larger `#[derive(Deserialize)]` document as
+/// `hook: Option<HookTables>`, deserialize that with
+/// [`TomlFile::deserialize`], then call [`into_specs`](Self::into_specs).
+///
+/// ```
+/// use io_hooks::{HookEvents, HookTables, TomlFile};
+/// use serde::Deserialize;
+/// use std::path::Path;
+///
+/// #[derive(HookEvents)]
+/// enum Ev {
+///     #[hook(tag = "finished")]
+///     Finished,
+/// }
+///
+/// #[derive(Deserialize)]
+/// struct Doc {
+///     hook: Option<HookTables>,
+///     model: Option<String>, // a key of the caller's own
+/// }
+///
+/// let file = TomlFile::new("io.local.toml", "model = \"m\"\n[[hook]]\nrun = [\"notify\"]\n");
+/// let doc: Doc = file.deserialize()?;
+/// let hooks = doc.hook.unwrap().into_specs::<Ev>(&file, "hook", Path::new("/p"))?;
+/// assert_eq!(hooks.len(), 1);
+/// # Ok::<(), io_hooks::TableError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct HookTables {
+    tables: Vec<Spanned<HookTable>>,
+}
+
+impl HookTables {
+    /// How many tables the array holds.
+    pub fn len(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Whether the array is empty (`hook = []`): a declaration of no hooks,
+    /// which still replaces the hooks of an earlier scope.
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty()
+    }
+
+    /// Validates every table, in the order written, into a [`HookSpec`].
+    ///
+    /// `key` is the array's key path as an operator would write it (`hook`,
+    /// or `profile.ci.hook`); errors name a table as `` `{key}[N]` ``,
+    /// counting from 1. `root` is the discovery root that relative `append`
+    /// paths are resolved against.
+    ///
+    /// # Errors
+    /// The first table that fails, as a [`TableError`].
+    pub fn into_specs<E: HookEvents>(
+        self,
+        file: &TomlFile<'_>,
+        key: &str,
+        root: &Path,
+    ) -> Result<Vec<HookSpec<E>>, TableError> {
+        self.tables
+            .into_iter()
+            .enumerate()
+            .map(|(i, table)| validate::validate(table, &format!("{key}[{}]", i + 1), file, root))
+            .collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for HookTables {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HookTables;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of hook tables, written `[[hook]]`")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HookTables, A::Error> {
+                let mut tables = Vec::new();
+                while let Some(t) = seq.next_element()? {
+                    tables.push(t);
+                }
+                Ok(HookTables { tables })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HookTables, A::Error> {
+                Err(raw::found_table(map, &self))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}

@@ -1,0 +1,377 @@
+//! The raw shape of a `[[hook]]` table: serde visitors that settle which
+//! keys a table has and the type of each value, and nothing else.
+//!
+//! Which keys exist, and what each accepts, is read from the key table
+//! ([`super::keys::KEYS`]); nothing here names a key.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, Expected, MapAccess, SeqAccess, Visitor};
+use toml::Spanned;
+
+use super::error::write_or_list;
+use super::keys::{HOOK_KEYS, HookKey, KEYS, Shape};
+use crate::action;
+
+/// The prefix of the toml crate's private keys (its date-time).
+pub(super) const TOML_PRIVATE: &str = "$__toml_private";
+/// The prefix of `serde_spanned`'s private keys ([`Spanned`]).
+pub(super) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
+
+/// Deserializes a `T` that must be written as a table, and only a table.
+///
+/// A derived struct also accepts a sequence, filling its fields by position,
+/// so `hook = [[["step"], "audit.jsonl"]]` would otherwise load as a hook with
+/// `on` and `append`. This asks for a map and hands that map to `T`'s own
+/// impl (so `deny_unknown_fields` keeps doing its job); an array is refused
+/// as "invalid type: array, expected {expecting}".
+///
+/// ```
+/// use serde::{Deserialize, Deserializer};
+///
+/// #[derive(Debug, Deserialize)]
+/// struct Body {
+///     hook: Option<u32>,
+/// }
+/// #[derive(Debug)]
+/// struct Profile(Body);
+/// impl<'de> Deserialize<'de> for Profile {
+///     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+///         io_hooks::deserialize_table(d, &"a profile body").map(Profile)
+///     }
+/// }
+///
+/// #[derive(Debug, Deserialize)]
+/// struct Doc {
+///     ci: Profile,
+/// }
+/// let ok: Doc = toml::from_str("[ci]\nhook = 1\n").unwrap();
+/// assert_eq!(ok.ci.0.hook, Some(1));
+/// let err = toml::from_str::<Doc>("ci = [1]\n").unwrap_err();
+/// assert!(err.message().starts_with("invalid type: array, expected a profile body"));
+/// ```
+///
+/// # Errors
+/// The deserializer's error: an array, or another non-table value, or
+/// whatever `T` refuses in the table.
+pub fn deserialize_table<'de, D, T>(d: D, expecting: &dyn Expected) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct V<'a, T>(&'a dyn Expected, std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for V<'_, T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+            Err(found_array(&self))
+        }
+    }
+    d.deserialize_map(V(expecting, std::marker::PhantomData))
+}
+
+/// One element of the `hook` array: a table, and only a table.
+#[derive(Debug, Clone)]
+pub(super) struct HookTable(pub(super) RawHook);
+
+impl<'de> Deserialize<'de> for HookTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_table(d, &HookTableExpected).map(HookTable)
+    }
+}
+
+/// "a hook table, with `append` or `run` and optionally `on`, `on_failure`,
+/// `timeout_ms`": computed from the key table.
+struct HookTableExpected;
+
+impl Expected for HookTableExpected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a hook table, with ")?;
+        write_or_list(f, &action::NAMES, "`", "`")?;
+        f.write_str(" and optionally ")?;
+        let optional = HOOK_KEYS.iter().filter(|k| !action::NAMES.contains(k));
+        for (i, key) in optional.enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{key}`")?;
+        }
+        Ok(())
+    }
+}
+
+/// One table's keys, typed but not yet checked against each other, in the
+/// order written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RawHook {
+    values: Vec<(&'static HookKey, Spanned<RawValue>)>,
+}
+
+/// A value of one of the [`Shape`]s a key may have.
+#[derive(Debug, Clone)]
+pub(crate) enum RawValue {
+    /// [`Shape::Strings`]: each string with its span.
+    Strings(Vec<Spanned<String>>),
+    /// [`Shape::Text`].
+    Text(String),
+    /// [`Shape::Int`].
+    Int(i64),
+    /// [`Shape::Choice`]: the value, as listed in the shape.
+    Choice(&'static str),
+}
+
+impl RawHook {
+    /// The keys present, in the order written.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'static HookKey> + '_ {
+        self.values.iter().map(|(key, _)| *key)
+    }
+
+    /// The span of `name`'s value, when present.
+    pub(crate) fn span(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        self.values
+            .iter()
+            .find(|(key, _)| key.name == name)
+            .map(|(_, value)| value.span())
+    }
+
+    fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
+        let at = self.values.iter().position(|(key, _)| key.name == name)?;
+        Some(self.values.remove(at).1)
+    }
+
+    /// `name`'s value as `pick` reads it, with its span, when present.
+    fn take_as<T>(&mut self, name: &str, pick: fn(RawValue) -> Option<T>) -> Option<Spanned<T>> {
+        let value = self.take(name)?;
+        let span = value.span();
+        pick(value.into_inner()).map(|v| Spanned::new(span, v))
+    }
+
+    /// `name`'s strings, when present (and declared [`Shape::Strings`]).
+    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Spanned<Vec<Spanned<String>>>> {
+        self.take_as(name, |v| match v {
+            RawValue::Strings(items) => Some(items),
+            _ => None,
+        })
+    }
+
+    /// `name`'s string, when present (and declared [`Shape::Text`]).
+    pub(crate) fn take_text(&mut self, name: &str) -> Option<Spanned<String>> {
+        self.take_as(name, |v| match v {
+            RawValue::Text(text) => Some(text),
+            _ => None,
+        })
+    }
+
+    /// `name`'s integer, when present (and declared [`Shape::Int`]).
+    pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
+        self.take_as(name, |v| match v {
+            RawValue::Int(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    /// `name`'s choice, when present (and declared [`Shape::Choice`]).
+    pub(crate) fn take_choice(&mut self, name: &str) -> Option<&'static str> {
+        match self.take(name)?.into_inner() {
+            RawValue::Choice(choice) => Some(choice),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawHook {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawHook;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                HookTableExpected.fmt(f)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHook, A::Error> {
+                let mut raw = RawHook::default();
+                while let Some(key) = map.next_key_seed(KeyName)? {
+                    if raw.keys().any(|k| k.name == key.name) {
+                        return Err(de::Error::duplicate_field(key.name));
+                    }
+                    let value = map.next_value_seed(SpannedSeed(key.shape))?;
+                    raw.values.push((key, value));
+                }
+                Ok(raw)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A key of a hook table, looked up in the key table; an unknown one is
+/// refused here, while the key is being read, as `deny_unknown_fields`
+/// refuses it, so the error's key path and position are the key's.
+struct KeyName;
+
+impl<'de> DeserializeSeed<'de> for KeyName {
+    type Value = &'static HookKey;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for KeyName {
+    type Value = &'static HookKey;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key of a hook table")
+    }
+    fn visit_str<Er: de::Error>(self, v: &str) -> Result<Self::Value, Er> {
+        KEYS.iter()
+            .find(|key| key.name == v)
+            .ok_or_else(|| Er::unknown_field(v, HOOK_KEYS))
+    }
+}
+
+/// [`Spanned`]'s own protocol with the toml crate, for a value read through
+/// a seed (serde_spanned's impl needs a `Deserialize` type).
+struct SpannedSeed<S>(S);
+
+const SPANNED_NAME: &str = "$__serde_spanned_private_Spanned";
+const SPANNED_FIELDS: [&str; 3] = [
+    "$__serde_spanned_private_start",
+    "$__serde_spanned_private_end",
+    "$__serde_spanned_private_value",
+];
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for SpannedSeed<S> {
+    type Value = Spanned<S::Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_struct(SPANNED_NAME, &SPANNED_FIELDS, self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for SpannedSeed<S> {
+    type Value = Spanned<S::Value>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a spanned value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let [start_key, end_key, value_key] = SPANNED_FIELDS;
+        let (mut start, mut end, mut value) = (None, None, None);
+        let mut seed = Some(self.0);
+        while let Some(key) = map.next_key::<String>()? {
+            if key == start_key {
+                start = Some(map.next_value::<usize>()?);
+            } else if key == end_key {
+                end = Some(map.next_value::<usize>()?);
+            } else if let (true, Some(seed)) = (key == value_key, seed.take()) {
+                value = Some(map.next_value_seed(seed)?);
+            } else {
+                return Err(de::Error::unknown_field(&key, &SPANNED_FIELDS));
+            }
+        }
+        match (start, end, value) {
+            (Some(start), Some(end), Some(value)) => Ok(Spanned::new(start..end, value)),
+            (None, _, _) => Err(de::Error::missing_field(start_key)),
+            (_, None, _) => Err(de::Error::missing_field(end_key)),
+            (_, _, None) => Err(de::Error::missing_field(value_key)),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Shape {
+    type Value = RawValue;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawValue, D::Error> {
+        match self {
+            Shape::Strings { .. } => d.deserialize_seq(self),
+            Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
+            Shape::Int(_) => d.deserialize_i64(self),
+        }
+    }
+}
+
+/// One visitor for every shape: each `visit_*` accepts the values of its
+/// shape and refuses the rest with the shape's own words.
+impl<'de> Visitor<'de> for Shape {
+    type Value = RawValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::Strings { array, .. } => f.write_str(array),
+            Shape::Text(what) | Shape::Int(what) => f.write_str(what),
+            Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
+        }
+    }
+
+    fn visit_str<Er: de::Error>(self, v: &str) -> Result<RawValue, Er> {
+        match self {
+            Shape::Text(_) => Ok(RawValue::Text(v.to_owned())),
+            Shape::Choice(values) => match values.iter().find(|c| **c == v) {
+                Some(choice) => Ok(RawValue::Choice(choice)),
+                None => Err(Er::invalid_value(de::Unexpected::Str(v), &self)),
+            },
+            _ => Err(Er::invalid_type(de::Unexpected::Str(v), &self)),
+        }
+    }
+
+    fn visit_i64<Er: de::Error>(self, v: i64) -> Result<RawValue, Er> {
+        match self {
+            Shape::Int(_) => Ok(RawValue::Int(v)),
+            _ => Err(Er::invalid_type(de::Unexpected::Signed(v), &self)),
+        }
+    }
+
+    fn visit_u64<Er: de::Error>(self, v: u64) -> Result<RawValue, Er> {
+        match self {
+            // TOML integers are i64; saturate rather than fail on a
+            // deserializer that hands out larger ones.
+            Shape::Int(_) => Ok(RawValue::Int(i64::try_from(v).unwrap_or(i64::MAX))),
+            _ => Err(Er::invalid_type(de::Unexpected::Unsigned(v), &self)),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+        let Shape::Strings { item, .. } = self else {
+            return Err(found_array(&self));
+        };
+        let mut items = Vec::new();
+        while let Some(s) = seq.next_element_seed(SpannedSeed(Shape::Text(item)))? {
+            let span = s.span();
+            if let RawValue::Text(text) = s.into_inner() {
+                items.push(Spanned::new(span, text));
+            }
+        }
+        Ok(RawValue::Strings(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawValue, A::Error> {
+        Err(found_table(map, &self))
+    }
+}
+
+/// The type error for a table where something else belongs, in TOML's
+/// words: serde would say "map".
+///
+/// The toml crate hands a date-time to a visitor as a one-entry map under a
+/// private key, so a key with toml's private prefix is named as the
+/// date-time it is; should that convention change, the message degrades to
+/// "table", which is still true of the value's shape. Only `next_key` and
+/// `next_value` are called, and a failure of either is discarded, so the
+/// key path stays the value's own.
+pub(super) fn found_table<'de, A: MapAccess<'de>>(mut map: A, expected: &dyn Expected) -> A::Error {
+    let found = match map.next_key::<String>() {
+        Ok(Some(key)) if key.starts_with(TOML_PRIVATE) => match map.next_value::<String>() {
+            Ok(datetime) => format!("date-time `{datetime}`"),
+            Err(_) => "date-time".to_owned(),
+        },
+        _ => "table".to_owned(),
+    };
+    de::Error::invalid_type(de::Unexpected::Other(&found), expected)
+}
+
+/// The type error for an array where something else belongs: serde would
+/// say "sequence".
+pub(super) fn found_array<Er: de::Error>(expected: &dyn Expected) -> Er {
+    Er::invalid_type(de::Unexpected::Other("array"), expected)
+}

@@ -1,0 +1,150 @@
+//! The JSON Schema of one `[[hook]]` table, computed from the key table.
+
+use serde_json::{Map, Value, json};
+
+use super::keys::KEYS;
+use crate::action::ACTIONS;
+use crate::registry::HookEvents;
+
+/// The JSON Schema (draft 2020-12) of one `[[hook]]` table for events `E`:
+/// every key of the key table with what it accepts, exactly one action, and
+/// no option of another action. `describe_event(i)` describes `E::TAGS[i]`.
+///
+/// ```
+/// use io_hooks::HookEvents;
+///
+/// #[derive(HookEvents)]
+/// enum Ev {
+///     /// A step began.
+///     #[hook(tag = "step")]
+///     Step,
+/// }
+/// let schema = io_hooks::hook_table_schema::<Ev>(|i| Ev::DOCS[i].to_owned());
+/// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "step");
+/// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A step began.");
+/// let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+/// assert_eq!(keys, io_hooks::HOOK_KEYS);
+/// ```
+pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(usize) -> String) -> Value {
+    let events: Vec<Value> = E::TAGS
+        .iter()
+        .enumerate()
+        .map(|(i, tag)| json!({ "const": tag, "description": describe_event(i) }))
+        .collect();
+    let event = json!({ "enum": E::TAGS, "anyOf": events });
+    let properties: Map<String, Value> = KEYS
+        .iter()
+        .map(|key| (key.name.to_owned(), (key.schema)(&event)))
+        .collect();
+    let one_of: Vec<Value> = ACTIONS
+        .iter()
+        .map(|entry| json!({ "required": [entry.key.name] }))
+        .collect();
+    let mut schema = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": properties,
+        "oneOf": one_of,
+    });
+    let mut exclusions: Vec<Value> = ACTIONS.iter().filter_map(exclusion).collect();
+    if let Some(object) = schema.as_object_mut() {
+        match exclusions.len() {
+            0 => {}
+            // One rule is written as it always was, at the top level.
+            1 => {
+                if let Value::Object(rule) = exclusions.remove(0) {
+                    object.extend(rule);
+                }
+            }
+            _ => {
+                object.insert("allOf".to_owned(), Value::Array(exclusions));
+            }
+        }
+    }
+    schema
+}
+
+/// "If `entry`'s key is present, no other action's option is": `None` when
+/// there is no such option.
+fn exclusion(entry: &crate::action::ActionEntry) -> Option<Value> {
+    let foreign: Vec<&str> = KEYS
+        .iter()
+        .filter(|key| {
+            key.owner.is_some_and(|owner| owner != entry.key.name)
+                && !ACTIONS.iter().any(|a| a.key.name == key.name)
+        })
+        .map(|key| key.name)
+        .collect();
+    let not = match foreign.as_slice() {
+        [] => return None,
+        [one] => json!({ "required": [one] }),
+        many => {
+            json!({ "anyOf": many.iter().map(|k| json!({ "required": [k] })).collect::<Vec<_>>() })
+        }
+    };
+    Some(json!({
+        "if": { "required": [entry.key.name] },
+        "then": { "not": not }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{TableErrorKind, TomlFile};
+
+    #[derive(crate::HookEvents)]
+    #[hook(crate = "crate")]
+    #[allow(dead_code)] // only its tags are used
+    enum Ev {
+        #[hook(tag = "step")]
+        Step,
+    }
+
+    /// The error loading a one-key table, `key = 0`.
+    fn kind_for(key: &str) -> TableErrorKind {
+        let text = format!("[[hook]]\n{} = 0\n", crate::toml_key(key));
+        let err = TomlFile::new("io.toml", &text)
+            .hooks::<Ev>(std::path::Path::new("/p"))
+            .expect_err("no one-key table with an integer is a hook");
+        err.kind().clone()
+    }
+
+    #[test]
+    fn the_parser_accepts_exactly_the_keys_the_schema_lists() {
+        let schema = hook_table_schema::<Ev>(|_| String::new());
+        let listed: Vec<&str> = schema["properties"]
+            .as_object()
+            .expect("properties is an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(listed.contains(&"on") && listed.contains(&"timeout_ms"));
+        for key in &listed {
+            let kind = kind_for(key);
+            assert!(
+                !matches!(kind, TableErrorKind::UnknownKey { .. }),
+                "`{key}` is in the schema but the parser refuses it as unknown"
+            );
+        }
+        let near_misses = [
+            "command",
+            "timeout",
+            "On",
+            "on_failur",
+            "appendd",
+            "runs",
+            "",
+        ];
+        for key in listed
+            .iter()
+            .map(|k| format!("{k}_"))
+            .chain(near_misses.map(String::from))
+        {
+            match kind_for(&key) {
+                TableErrorKind::UnknownKey { expected, .. } => assert_eq!(expected, listed),
+                other => panic!("`{key}` is not in the schema but the parser took it: {other:?}"),
+            }
+        }
+    }
+}

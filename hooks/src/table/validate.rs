@@ -1,0 +1,114 @@
+//! Validation: a table's keys checked against each other and against the
+//! event enum. The shape was settled by [`super::raw`]; what each action
+//! means is its own module's ([`crate::action`]).
+
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+use super::TomlFile;
+use super::error::{TableError, TableErrorKind};
+use super::keys::on_failure;
+use super::raw::{HookTable, RawHook};
+use crate::action::{self, ActionEntry};
+use crate::registry::{HookEvents, HookFilter};
+use crate::spec::HookSpec;
+
+/// Where a table is, for an action's validator: its errors name the file,
+/// the table (`hook[2]`) and the key.
+pub(crate) struct Cx<'a> {
+    file: &'a TomlFile<'a>,
+    at: &'a str,
+    span: Range<usize>,
+    /// The discovery root relative paths are resolved against.
+    pub(crate) root: &'a Path,
+}
+
+impl Cx<'_> {
+    /// An error at `key` of this table, at `span`.
+    pub(crate) fn error(&self, key: &str, span: Range<usize>, kind: TableErrorKind) -> TableError {
+        self.file.error(format!("{}.{key}", self.at), span, kind)
+    }
+
+    /// An error about the table as a whole.
+    pub(crate) fn table_error(&self, kind: TableErrorKind) -> TableError {
+        self.file.error(self.at.to_owned(), self.span.clone(), kind)
+    }
+}
+
+/// Checks one table's keys against each other and against `E`.
+///
+/// The order of the checks is the order an operator reads a table in: which
+/// events, then which action, then the action's details.
+pub(super) fn validate<E: HookEvents>(
+    table: Spanned<HookTable>,
+    at: &str,
+    file: &TomlFile<'_>,
+    root: &Path,
+) -> Result<HookSpec<E>, TableError> {
+    let span = table.span();
+    let HookTable(mut raw) = table.into_inner();
+    let cx = Cx {
+        file,
+        at,
+        span,
+        root,
+    };
+    let on = events::<E>(&mut raw, &cx)?;
+    let entry = chosen_action(&raw, &cx)?;
+    let action = (entry.validate)(&mut raw, &cx)?;
+    Ok(HookSpec {
+        on,
+        action,
+        on_failure: on_failure(raw.take_choice("on_failure")),
+    })
+}
+
+/// `on`: every name an event of `E`, at least one of them.
+fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>, TableError> {
+    let Some(on) = raw.take_strings("on") else {
+        return Ok(HookFilter::ALL);
+    };
+    let span = on.span();
+    let names = on.into_inner();
+    if names.is_empty() {
+        return Err(cx.error("on", span, TableErrorKind::NoEvents(E::TAGS)));
+    }
+    let mut filter = HookFilter::EMPTY;
+    for name in &names {
+        match HookFilter::<E>::from_names([name.get_ref()]) {
+            Ok(one) => filter = filter.union(one),
+            Err(unknown) => {
+                let kind = TableErrorKind::UnknownEvent(unknown);
+                return Err(cx.error("on", name.span(), kind));
+            }
+        }
+    }
+    Ok(filter)
+}
+
+/// The one action whose key the table has; no key of another action.
+fn chosen_action(raw: &RawHook, cx: &Cx<'_>) -> Result<&'static ActionEntry, TableError> {
+    let mut chosen = action::ACTIONS
+        .iter()
+        .filter(|entry| raw.span(entry.key.name).is_some());
+    let entry = match (chosen.next(), chosen.next()) {
+        (None, _) => return Err(cx.table_error(TableErrorKind::NoAction)),
+        (Some(_), Some(_)) => return Err(cx.table_error(TableErrorKind::BothActions)),
+        (Some(entry), None) => entry,
+    };
+    let foreign = raw
+        .keys()
+        .find(|key| key.owner.is_some_and(|owner| owner != entry.key.name));
+    if let Some(key) = foreign {
+        let span = raw.span(key.name).unwrap_or_else(|| cx.span.clone());
+        let kind = TableErrorKind::KeyOfOtherAction {
+            key: key.name,
+            owner: key.owner.unwrap_or_default(),
+            verb: entry.verb,
+        };
+        return Err(cx.error(key.name, span, kind));
+    }
+    Ok(entry)
+}

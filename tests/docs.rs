@@ -1,0 +1,130 @@
+//! The operator's documents: `docs/events.md` is what `io events --markdown`
+//! generates, nothing links outside the repository, the README keeps its two
+//! commands first, and `docs/hooks.md` quotes the program's own refusal.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const REGENERATE: &str = "cargo run -q --bin io -- events --markdown > docs/events.md";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// README.md, every other top-level Markdown file, and everything in docs/.
+fn documents() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(repo())
+        .expect("the repository")
+        .chain(fs::read_dir(repo().join("docs")).expect("docs/"))
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn docs_events_md_is_what_io_events_markdown_generates() {
+    let checked_in = read(&repo().join("docs/events.md"));
+    let generated = io_harness::events_markdown();
+    if checked_in != generated {
+        let first = checked_in
+            .lines()
+            .zip(generated.lines())
+            .position(|(a, b)| a != b)
+            .map_or(
+                checked_in.lines().count().min(generated.lines().count()),
+                |n| n,
+            );
+        panic!(
+            "docs/events.md is stale (first difference at line {}); regenerate it with:\n  {REGENERATE}",
+            first + 1
+        );
+    }
+    // The stale check compares against something real: all 27 events.
+    for tag in <io_harness::EventKind as io_harness::HookEvents>::TAGS {
+        assert!(checked_in.contains(&format!("\n### `{tag}`\n")), "{tag}");
+    }
+    assert!(checked_in.contains(REGENERATE));
+}
+
+#[test]
+fn nothing_refers_to_the_shared_folder_outside_the_repository() {
+    let documents = documents();
+    assert!(documents.iter().any(|p| p.ends_with("README.md")));
+    assert!(documents.iter().any(|p| p.ends_with("docs/hooks.md")));
+    for path in documents {
+        let text = read(&path);
+        assert!(
+            !text.contains("../shared"),
+            "{} mentions ../shared, which a clone does not have",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn every_relative_link_leads_to_a_file_in_the_repository() {
+    let root = fs::canonicalize(repo()).expect("the repository");
+    let mut checked = 0;
+    for path in documents() {
+        let text = read(&path);
+        let dir = path.parent().expect("a directory");
+        // `](target)`: Markdown's inline links.
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+                continue;
+            }
+            let file = target.split('#').next().unwrap_or(target);
+            let resolved = fs::canonicalize(dir.join(file)).unwrap_or_else(|e| {
+                panic!("{}: link `{target}` leads nowhere: {e}", path.display())
+            });
+            assert!(
+                resolved.starts_with(&root),
+                "{}: link `{target}` leads outside the repository",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} links found");
+}
+
+#[test]
+fn the_readme_opens_with_its_two_commands() {
+    let readme = read(&repo().join("README.md"));
+    let mut lines = readme.lines().filter(|l| !l.trim().is_empty());
+    assert!(lines.next().is_some_and(|l| l.starts_with("# ")));
+    assert_eq!(lines.next(), Some("```sh"));
+    let first = lines.next().unwrap_or_default();
+    let second = lines.next().unwrap_or_default();
+    assert!(
+        first.starts_with("cargo run -q --locked --bin io -- demo "),
+        "{first}"
+    );
+    // The suite's command, whatever runner CI settles on.
+    assert!(second.starts_with("cargo test --workspace "), "{second}");
+    assert!(second.contains("# every test"), "{second}");
+    assert_eq!(lines.next(), Some("```"));
+}
+
+#[test]
+fn docs_hooks_md_quotes_the_refusal_the_program_prints() {
+    let guide = read(&repo().join("docs/hooks.md"));
+    let err = io_harness::Config::from_toml("[[hook]]\nappend = \"audit.jsonl\"\n")
+        .expect_err("a project file may not declare a hook");
+    let printed = err.to_string();
+    assert!(
+        guide.contains(&format!("```\n{printed}\n```")),
+        "docs/hooks.md does not quote:\n{printed}"
+    );
+    // And it links what a hook receives.
+    assert!(guide.contains("](events.md)"));
+}
