@@ -250,7 +250,7 @@ fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("io: {message}");
+            cli::err(&format!("io: {message}\n"));
             ExitCode::from(1)
         }
     }

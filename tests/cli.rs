@@ -337,7 +337,7 @@ fn io_replay_stops_at_a_line_that_is_not_an_event_and_names_it() {
     assert_eq!(code(&out), 1);
     let err = stderr(&out);
     assert!(
-        err.contains("bad.jsonl: line 3, column 39: not a RunEvent: unknown variant `nope`, expected one of `started`, `step`,"),
+        err.contains("bad.jsonl: line 3, column 39: not a RunEvent: unknown variant, expected one of `started`, `step`,"),
         "{err}"
     );
     assert!(err.contains("no hook fired for it or after it"), "{err}");
@@ -623,24 +623,6 @@ fn io_run_names_a_malformed_mcp_table_by_file_and_key() {
         "{}",
         stderr(&out)
     );
-}
-
-#[test]
-fn io_replay_refuses_a_line_longer_than_16_mib_without_holding_it() {
-    let env = Env::new();
-    env.write("io.local.toml", "[[hook]]\nappend = \"seen.jsonl\"\n");
-    let first = example_events().lines().next().expect("a line").to_owned();
-    let mut input = format!("{first}\n").into_bytes();
-    input.extend(std::iter::repeat_n(b' ', 17 * 1024 * 1024));
-    input.push(b'\n');
-    let out = env.io_with_stdin(&["replay", "-"], Some(&input));
-    assert_eq!(code(&out), 1);
-    assert!(
-        stderr(&out).contains("stdin: line 2: not a RunEvent: the line is longer than 16 MiB"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(tags_in(&env.root().join("seen.jsonl")), ["started"]);
 }
 
 #[test]
