@@ -65,6 +65,6 @@ pub use io_hooks_derive::HookEvents;
 pub use registry::{HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{
-    HOOK_KEYS, HookTables, TableError, TableErrorKind, TomlFile, deserialize_table,
+    HOOK_KEYS, HookTables, Scope, TableError, TableErrorKind, TomlFile, deserialize_table,
     hook_table_schema, toml_key,
 };
