@@ -115,7 +115,8 @@ impl std::error::Error for ConfigError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ConfigError::Root { source, .. } | ConfigError::Read { source, .. } => Some(source),
-            ConfigError::Table(e) | ConfigError::ProjectHooks(e) => Some(e),
+            ConfigError::Table(e) => Some(e),
+            // Its message is the whole refusal; a source would repeat it.
             _ => None,
         }
     }
