@@ -50,8 +50,27 @@
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Platforms
+//!
+//! Linux waits for a `run` hook on a pidfd; every other Unix with `waitid`
+//! (macOS, the BSDs but OpenBSD, illumos) polls `waitid(WNOHANG)` instead,
+//! a path Linux's tests also force. Windows and OpenBSD are refused at
+//! compile time, naming what is missing.
 
 #![warn(missing_docs)]
+
+#[cfg(not(unix))]
+compile_error!(
+    "io-hooks needs Unix: process groups (a timed-out hook is killed with its children), \
+     pidfd or waitid (a hook is waited on without reaping anyone else's child) and Unix file \
+     descriptors (the stdin pipe, O_NOFOLLOW appends); this target has none of them"
+);
+
+#[cfg(target_os = "openbsd")]
+compile_error!(
+    "io-hooks needs waitid(2) to wait on a hook without reaping it, and OpenBSD has none"
+);
 
 mod action;
 mod exec;
@@ -61,12 +80,13 @@ mod table;
 
 pub use action::Action;
 pub use exec::{
-    HookFailure, HookRun, Hooks, Problem, ProblemKind, resolve_program, run_argv, run_command,
+    HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind, Tracked, resolve_program,
+    run_argv, run_command,
 };
 pub use io_hooks_derive::HookEvents;
-pub use registry::{HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
+pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{
-    HOOK_KEYS, HookTables, TableError, TableErrorKind, TomlFile, deserialize_table,
+    HOOK_KEYS, HookTables, Scope, TableError, TableErrorKind, TomlFile, deserialize_table,
     hook_table_schema, toml_key,
 };

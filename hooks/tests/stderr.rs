@@ -79,3 +79,43 @@ fn without_capture_there_is_no_tail_and_a_success_has_none_either() {
         ]
     );
 }
+
+/// A captured hook is still in flight on the hooks' interrupt: the
+/// interrupt kills it, and what it wrote to stderr before is still given
+/// with its `Interrupted` failure (the capture and the interrupt share one
+/// spawn-and-wait path).
+#[test]
+fn an_interrupted_hook_keeps_the_stderr_it_wrote_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let body = "echo 'before the interrupt' >&2; echo $$ > pid; exec sleep 30";
+    let hooks = Hooks::new(
+        vec![run(
+            &["/bin/sh", "-c", body],
+            60_000,
+            &[],
+            OnFailure::Continue,
+        )],
+        &root,
+    )
+    .capture_stderr(LIMIT);
+    let interrupt = hooks.interrupt_handle();
+    let firing = std::thread::spawn(move || fire(&hooks));
+    let leader = common::read_pid(&root.join("pid")).expect("the hook's pid");
+    let _cleanup = common::KillOnDrop(vec![leader]);
+    assert_eq!(interrupt.in_flight(), 1, "the captured hook is tracked");
+
+    let start = Instant::now();
+    interrupt.interrupt();
+    let runs = within(Duration::from_secs(10), "the interrupted fire", move || {
+        firing.join().unwrap()
+    });
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        runs,
+        [(
+            Some("was interrupted, and its process group killed".into()),
+            Some(b"before the interrupt\n".to_vec())
+        )]
+    );
+}

@@ -156,7 +156,7 @@ impl Selection {
 
 /// Prints on stderr, once each, what building `hooks` found wrong, with
 /// hints: `io run` and `io replay` show them before the first event.
-pub fn print_problems(hooks: &Hooks, selection: &Selection) -> Result<(), String> {
+pub fn print_problems(hooks: &Hooks, selection: &Selection) {
     let mut text = String::new();
     for problem in hooks.problems() {
         let number = selection.number(problem.index);
@@ -165,13 +165,7 @@ pub fn print_problems(hooks: &Hooks, selection: &Selection) -> Result<(), String
             text.push_str(&format!("      hint: {hint}\n"));
         }
     }
-    if !text.is_empty() {
-        std::io::stderr()
-            .lock()
-            .write_all(safe(&text).as_bytes())
-            .map_err(|e| format!("could not write to stderr: {e}"))?;
-    }
-    Ok(())
+    err(&safe(&text));
 }
 
 /// `text` made safe to print on a terminal: every control character but
@@ -220,12 +214,21 @@ pub fn millis(d: Duration) -> String {
 }
 
 /// Writes to stdout; a closed pipe (`io events | head`) is not an error.
+/// Any other failure (a full disk, `/dev/full`) is returned, for the caller
+/// to report on stderr through [`err`]: `print!` would panic instead.
 pub fn out(text: &str) -> Result<(), String> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(format!("could not write to stdout: {e}")),
     }
+}
+
+/// Writes to stderr, ignoring any failure: there is nowhere left to report
+/// one, and `eprint!` would panic (exit 101) on a full or closed stderr. Every
+/// message `io` prints on stderr goes through here.
+pub fn err(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// The directory `io run` keeps its journals in.
@@ -279,6 +282,9 @@ pub fn log_to_stderr(verbosity: Verbosity) {
         .with_target(false)
         .with_ansi(colour)
         .without_time()
+        // On a failed write the subscriber would report it with
+        // `eprintln!`, which panics on the same full or closed stderr.
+        .log_internal_errors(false)
         .with_filter(tracing_subscriber::filter::filter_fn(move |meta| {
             let reported_by_io =
                 level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec");

@@ -25,6 +25,25 @@ pub enum ConfigError {
         /// Why.
         source: io::Error,
     },
+    /// A file is larger than a config file may be, so it was not read whole.
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The most a config file may hold, in bytes (1 MiB).
+        limit: u64,
+    },
+    /// `io.local.toml` declares hooks, and git was asked whether the
+    /// repository tracks it but its answer could not be had: it failed, was
+    /// killed at its deadline, or said something that could not be read.
+    /// Unanswered is refused, not taken for "untracked".
+    GitUnanswered {
+        /// The file.
+        file: String,
+        /// `hook`, or `profile.<name>.hook`.
+        key: String,
+        /// What went wrong with git.
+        reason: String,
+    },
     /// A file is not UTF-8, so it is not TOML.
     NotUtf8 {
         /// The file.
@@ -37,13 +56,11 @@ pub enum ConfigError {
     /// A file is not valid TOML, or a `[[hook]]` table in it does not check.
     Table(TableError),
     /// A project-scope file (`io.toml`, or [`Config::from_toml`](super::Config::from_toml) text)
-    /// declares `hook`.
-    ProjectHooks {
-        /// The file.
-        file: String,
-        /// `hook`, or `profile.<name>.hook`.
-        key: String,
-    },
+    /// declares `hook`: the engine's refusal
+    /// ([`io_hooks::TomlFile::check_scope`]), whose kind is
+    /// [`io_hooks::TableErrorKind::ProjectHooks`] and whose key is `hook` or
+    /// `profile.<name>.hook`.
+    ProjectHooks(TableError),
     /// An `io.local.toml` that the repository's git index tracks declares
     /// `hook`: it arrived with the clone, like `io.toml`.
     TrackedLocal {
@@ -84,18 +101,25 @@ impl fmt::Display for ConfigError {
             ConfigError::Read { path, source } => {
                 write!(f, "{}: cannot be read: {source}", path.display())
             }
+            ConfigError::TooLarge { path, limit } => write!(
+                f,
+                "{}: larger than {} MiB, the most a config file may hold, so it is not read",
+                path.display(),
+                limit / (1024 * 1024)
+            ),
+            ConfigError::GitUnanswered { file, key, reason } => write!(
+                f,
+                "{file}: key `{key}`: could not tell whether the repository's git index tracks \
+                 this `io.local.toml` ({reason}), and a tracked one may not declare hooks, so \
+                 its hooks are not loaded. Make `git ls-files io.local.toml` work here, or move \
+                 the hooks to the user-scope file."
+            ),
             ConfigError::NotUtf8 { path, line, column } => write!(
                 f,
                 "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column})",
                 path.display()
             ),
-            ConfigError::Table(e) => write!(f, "{e}"),
-            ConfigError::ProjectHooks { file, key } => write!(
-                f,
-                "{file}: key `{key}`: a project-scoped file may not declare hooks, because a \
-                 hook runs or writes on this machine and `io.toml` arrives with a `git clone`. \
-                 Write it in `io.local.toml` or the user-scope file instead."
-            ),
+            ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
             ConfigError::TrackedLocal { file, key } => write!(
                 f,
                 "{file}: key `{key}`: this `io.local.toml` is tracked by the repository's git \
@@ -147,6 +171,7 @@ impl std::error::Error for ConfigError {
         match self {
             ConfigError::Root { source, .. } | ConfigError::Read { source, .. } => Some(source),
             ConfigError::Table(e) => Some(e),
+            // Its message is the whole refusal; a source would repeat it.
             _ => None,
         }
     }

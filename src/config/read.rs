@@ -2,17 +2,25 @@
 //! and checking its `hook` arrays and `[profile.<name>]` bodies.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 
-use io_hooks::{HookTables, TomlFile, deserialize_table, toml_key};
+use io_hooks::{HookTables, TableErrorKind, TomlFile, deserialize_table, toml_key};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::{ConfigError, LOCAL_FILE, Scope, Source, git};
 
+/// The largest config file read, in bytes: 1 MiB, far above any config a
+/// person writes, and a bound on what a hostile file can make a load hold.
+pub(super) const MAX_FILE: u64 = 1024 * 1024;
+
 /// Reads `path`; `None` when there is no such file.
 pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
+    let read_error = |source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
     // Only a regular file (or a symbolic link to one) is read. A FIFO would
     // block the load until someone writes to it, and a link to a device
     // such as `/dev/zero` (a repository can commit one) would never stop
@@ -21,37 +29,32 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         && !meta.is_file()
         && !meta.is_dir()
     {
-        return Err(ConfigError::Read {
-            path: path.to_path_buf(),
-            source: io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (a FIFO, a socket or a device), so it is not read as config",
-            ),
-        });
+        return Err(read_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a socket or a device), so it is not read as config",
+        )));
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             // A symbolic link to nothing is a file the operator meant to be
             // read: say so rather than skip it.
             if std::fs::symlink_metadata(path).is_ok() {
-                return Err(ConfigError::Read {
-                    path: path.to_path_buf(),
-                    source: io::Error::new(
-                        io::ErrorKind::NotFound,
-                        "a symbolic link to a file that does not exist",
-                    ),
-                });
+                return Err(read_error(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "a symbolic link to a file that does not exist",
+                )));
             }
             return Ok(None);
         }
-        Err(source) => {
-            return Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
+        Err(source) => return Err(read_error(source)),
     };
+    let bytes = read_bounded(file)
+        .map_err(read_error)?
+        .ok_or_else(|| ConfigError::TooLarge {
+            path: path.to_path_buf(),
+            limit: MAX_FILE,
+        })?;
     String::from_utf8(bytes).map(Some).map_err(|e| {
         let bytes = e.as_bytes();
         let valid = e.utf8_error().valid_up_to();
@@ -66,29 +69,28 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
     })
 }
 
-/// The `hook` keys a document declares, in the order they are checked: the
-/// top level, then each `[profile.<name>]` body. Decided on the parsed
-/// document, so quoting, escapes, dotted keys and inline arrays are all the
-/// same key.
-fn hook_keys(document: &toml::Table) -> Vec<String> {
-    let mut keys = Vec::new();
-    if document.contains_key("hook") {
-        keys.push("hook".to_owned());
-    }
-    if let Some(toml::Value::Table(profiles)) = document.get("profile") {
-        for (name, body) in profiles {
-            if let toml::Value::Table(body) = body
-                && body.contains_key("hook")
-            {
-                keys.push(format!("profile.{}.hook", toml_key(name)));
-            }
+/// The whole of `file`, or `None` once it holds more than [`MAX_FILE`]
+/// bytes.
+///
+/// The size `stat` reports is not trusted: `/proc` files are "regular" and
+/// "empty" (`/proc/self/pagemap` reads on for hundreds of GiB), and a file
+/// can grow after any check. It is read in fixed 8 KiB reads (pagemap
+/// refuses a read that is not a multiple of 8 bytes), so at most one read
+/// past the limit is held.
+fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    let mut chunk = [0; 8192];
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+        if bytes.len() as u64 > MAX_FILE {
+            return Ok(None);
         }
     }
-    keys
-}
-
-fn first_hook_key(document: &toml::Table) -> Option<String> {
-    hook_keys(document).into_iter().next()
 }
 
 /// Refuses a key, at the top level or in a `[profile.<name>]` body, that is
@@ -149,17 +151,32 @@ pub(super) fn load(
     root: &Path,
 ) -> Result<Source, ConfigError> {
     let name = path.display().to_string();
-    let file = TomlFile::new(&name, text);
+    let file = match scope {
+        Scope::Project => TomlFile::project(&name, text),
+        Scope::User | Scope::Local => TomlFile::new(&name, text),
+    };
     let document: toml::Table = file.deserialize()?;
     refuse_near_miss_hooks(&file)?;
     // Both refusals come before any table is checked: a file that may not
     // declare hooks is told so, not told how to fix a hook it may not have.
-    if let Some(key) = first_hook_key(&document) {
-        if scope == Scope::Project {
-            return Err(ConfigError::ProjectHooks { file: name, key });
-        }
-        if scope == Scope::Local && git::tracks(root, LOCAL_FILE) {
-            return Err(ConfigError::TrackedLocal { file: name, key });
+    // The project refusal is the engine's.
+    file.check_scope().map_err(|e| match e.kind() {
+        TableErrorKind::ProjectHooks => ConfigError::ProjectHooks(e),
+        _ => ConfigError::Table(e),
+    })?;
+    if scope == Scope::Local
+        && let Some(key) = file.hook_keys()?.into_iter().next()
+    {
+        match git::tracks(root, LOCAL_FILE) {
+            Ok(false) => {}
+            Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
+            Err(reason) => {
+                return Err(ConfigError::GitUnanswered {
+                    file: name,
+                    key,
+                    reason,
+                });
+            }
         }
     }
 
@@ -181,10 +198,7 @@ pub(super) fn load(
     // typed view agreeing with it, kept so that no later change to the raw
     // types can let a project file's hooks through unnoticed.
     if scope == Scope::Project && (hooks.is_some() || profiles.iter().any(|(_, h)| h.is_some())) {
-        return Err(ConfigError::ProjectHooks {
-            file: name,
-            key: "hook".to_owned(),
-        });
+        return Err(ConfigError::ProjectHooks(file.project_refusal("hook")));
     }
     Ok(Source {
         path: path.to_path_buf(),
@@ -278,14 +292,5 @@ mod tests {
         ] {
             assert!(!is_near_miss_hook(far), "{far}");
         }
-    }
-
-    #[test]
-    fn hook_keys_are_found_on_the_parsed_document() {
-        let doc: toml::Table = toml::from_str(
-            "\"\\u0068ook\" = []\n[profile.\"my ci\"]\nhook.x = 1\n[profile.b]\nmodel = 1\n",
-        )
-        .unwrap();
-        assert_eq!(hook_keys(&doc), ["hook", "profile.\"my ci\".hook"]);
     }
 }

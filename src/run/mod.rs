@@ -13,15 +13,16 @@
 //! this reference loop does its work synchronously inside the future, so any
 //! executor, `pollster::block_on` included, drives it.
 
+mod beneath;
 mod call;
 mod policy;
 mod provider;
 mod store;
 mod tools;
 
+use io_hooks::Tracked;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Child;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -218,6 +219,13 @@ impl From<StoreError> for RunError {
 /// Runs `contract` with the default [`Policy`] and [`ApproveAll`], reporting
 /// every event to `observer`.
 ///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+///
 /// # Errors
 /// Only when the store fails; every other ending is a [`RunOutcome`].
 pub async fn run_observed(
@@ -239,6 +247,13 @@ pub async fn run_observed(
 
 /// Runs `contract` under `policy`, asking `approver` when the policy says
 /// ask, reporting every event (a child run's too) to `observer`.
+///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// Only when the store fails; every other ending is a [`RunOutcome`].
@@ -263,6 +278,13 @@ pub async fn run_with_observed(
 
 /// Continues run `run_id` from its last committed step: a cancelled, failed
 /// or interrupted run picks up where its journal ends, with its own id.
+///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// An unknown or completed run, an unreadable journal, or a store failure.
@@ -379,19 +401,30 @@ impl State {
                     } else {
                         state.idle + 1
                     };
-                    state.next_seq = *next_seq;
+                    state.next_seq = state.next_seq.max(*next_seq);
                 }
+                // Every event but `finished` was emitted before `End` was
+                // written, and `finished` is counted in it: exact, so a
+                // resume after a clean ending continues without a gap.
                 Record::End {
                     outcome: Outcome::Completed,
                     ..
                 } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
                 Record::End { next_seq, .. } => state.next_seq = *next_seq,
+                // After a crash, events up to the reservation may have been
+                // seen: the resume starts past all of them.
+                Record::Reserve { next_seq } => state.next_seq = state.next_seq.max(*next_seq),
                 Record::Begin { .. } => {}
             }
         }
         Ok(state)
     }
 }
+
+/// How many `seq`s one [`Record::Reserve`] reserves: one journal write
+/// (and flush) per this many events, and at most this many numbers skipped
+/// by a resume after a crash.
+const SEQ_BLOCK: u64 = 1024;
 
 /// One run in progress.
 struct Run<'e, 'a> {
@@ -400,11 +433,16 @@ struct Run<'e, 'a> {
     run_id: String,
     depth: u32,
     seq: AtomicU64,
+    /// The first `seq` the journal has not reserved ([`Record::Reserve`]).
+    reserved: Mutex<u64>,
+    /// A reservation the store refused: the run stops with it at the next
+    /// step boundary, and no event is emitted past it.
+    store_failed: Mutex<Option<StoreError>>,
     /// Set by any event's `Flow::Cancel`; read at the step boundary.
     cancel: AtomicBool,
     tokens_used: AtomicU64,
     /// Background processes started with `exec_background`, by handle id.
-    handles: Mutex<BTreeMap<String, Child>>,
+    handles: Mutex<BTreeMap<String, Tracked>>,
     handles_started: AtomicU64,
 }
 
@@ -416,6 +454,8 @@ impl<'e, 'a> Run<'e, 'a> {
             run_id,
             depth,
             seq: AtomicU64::new(seq),
+            reserved: Mutex::new(seq),
+            store_failed: Mutex::new(None),
             cancel: AtomicBool::new(false),
             tokens_used: AtomicU64::new(0),
             handles: Mutex::new(BTreeMap::new()),
@@ -436,7 +476,7 @@ impl<'e, 'a> Run<'e, 'a> {
     /// rather than once a token.
     fn emit_if(&self, wanted: bool, kind: impl FnOnce() -> EventKind) {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        if !wanted {
+        if !wanted || !self.reserve(seq) {
             return;
         }
         let event = RunEvent {
@@ -448,6 +488,52 @@ impl<'e, 'a> Run<'e, 'a> {
         };
         if self.env.observer.event(&event) == Flow::Cancel {
             self.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `seq` is reserved in the journal, reserving the next
+    /// [`SEQ_BLOCK`] first when it is not: no event is seen with a `seq`
+    /// the journal does not cover, so a resume after a SIGKILL never hands
+    /// it out again. `false` when the store failed (kept for
+    /// [`store_ok`](Self::store_ok)).
+    fn reserve(&self, seq: u64) -> bool {
+        let mut reserved = self
+            .reserved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if seq < *reserved {
+            return true;
+        }
+        let next_seq = seq + SEQ_BLOCK;
+        match self
+            .env
+            .store
+            .append(&self.run_id, &Record::Reserve { next_seq })
+        {
+            Ok(()) => {
+                *reserved = next_seq;
+                true
+            }
+            Err(e) => {
+                self.store_failed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(e);
+                false
+            }
+        }
+    }
+
+    /// The store failure a reservation met, if any: the run stops with it.
+    fn store_ok(&self) -> Result<(), RunError> {
+        match self
+            .store_failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            Some(e) => Err(RunError::Store(e)),
+            None => Ok(()),
         }
     }
 
@@ -473,6 +559,7 @@ impl<'e, 'a> Run<'e, 'a> {
             };
             let (observation, moved) = self.take_step(step, &turn);
             self.commit(&mut state, step, observation, moved)?;
+            self.store_ok()?;
             // A cancel raised anywhere in this step, the last one included,
             // wins over the step's answer: the run ends `cancelled`, and a
             // resume asks the provider for the next step.
@@ -810,7 +897,7 @@ impl<'e, 'a> Run<'e, 'a> {
         })
     }
 
-    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Child>> {
+    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Tracked>> {
         // The map stays consistent whatever panicked while holding it.
         self.handles
             .lock()
@@ -942,6 +1029,7 @@ impl<'e, 'a> Run<'e, 'a> {
             outcome: outcome.as_outcome(),
             steps: outcome.steps(),
         });
+        self.store_ok()?;
         Ok(RunResult {
             run_id: self.run_id.clone(),
             outcome,

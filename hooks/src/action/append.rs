@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, ProblemKind, append};
+use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, append};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -45,10 +45,10 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(root: &Path, create: bool, path: &Path) -> Vec<ProblemKind> {
+pub(super) fn prepare(number: usize, root: &Path, create: bool, path: &Path) -> Vec<ProblemKind> {
     let mut problems = append::check(path, root);
     if create && problems.is_empty() {
-        problems.extend(append::create(path));
+        problems.extend(append::create(number, path));
     }
     problems
 }
@@ -57,6 +57,7 @@ pub(super) fn prepare(root: &Path, create: bool, path: &Path) -> Vec<ProblemKind
 pub(super) fn execute(
     line: &[u8],
     _root: &Path,
+    _interrupt: &Interrupt,
     _capture: Option<&mut Capture>,
     path: &Path,
 ) -> Result<(), HookFailure> {

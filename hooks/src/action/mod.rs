@@ -16,7 +16,7 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::{Capture, HookFailure, ProblemKind};
+use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind};
 use crate::table::{Cx, HookKey, RawHook, TableError};
 
 /// One registered action.
@@ -60,30 +60,40 @@ macro_rules! actions {
         impl Action {
             /// Prepares the action when the hooks are built: returns what
             /// would make it fail each time it fires, and, when `create` is
-            /// set and nothing is wrong, creates what it writes to.
-            pub(crate) fn prepare(&self, root: &Path, create: bool) -> Vec<ProblemKind> {
+            /// set and nothing is wrong, creates what it writes to (`number`
+            /// is the hook's, from 1, for what it logs).
+            pub(crate) fn prepare(
+                &self,
+                number: usize,
+                root: &Path,
+                create: bool,
+            ) -> Vec<ProblemKind> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::prepare(root, create, $($field),*),
+                        Action::$variant { $($field),* } => $module::prepare(number, root, create, $($field),*),
                     )*
                 }
             }
 
             /// Executes the action with one event's JSON `line`; `root` is the
-            /// absolute discovery root. An action that spawns keeps the end of
-            /// the child's stderr in `capture` when it is given.
+            /// absolute discovery root. An action that spawns has its child in
+            /// flight on `interrupt`, and keeps the end of the child's stderr
+            /// in `capture` when it is given.
             #[inline]
             pub(crate) fn execute(
                 &self,
                 line: &[u8],
                 root: &Path,
+                interrupt: &Interrupt,
                 capture: Option<&mut Capture>,
             ) -> Result<(), HookFailure> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::execute(line, root, capture, $($field),*),
+                        Action::$variant { $($field),* } => {
+                            $module::execute(line, root, interrupt, capture, $($field),*)
+                        }
                     )*
                 }
             }
@@ -111,6 +121,17 @@ actions! {
         path: std::path::PathBuf,
     } => append,
     /// Spawn `argv` with the event's JSON line on stdin.
+    ///
+    /// The child runs in the discovery root, in a process group of its own,
+    /// with stdout and stderr discarded (the end of its stderr is kept when
+    /// the hooks [`capture_stderr`](crate::Hooks::capture_stderr)), and the
+    /// host's environment except `PATH`, which keeps only its absolute
+    /// entries (a script's bare `ls` never runs a `./ls` in the
+    /// repository). It inherits every descriptor
+    /// the host has open without close-on-exec: a host must mark the
+    /// descriptors it inherited close-on-exec at start (`io` does), since
+    /// the engine cannot without `unsafe`. Its process group is killed at
+    /// `timeout`, and by the hooks' [`Interrupt`](crate::Interrupt).
     Run {
         /// The program and its arguments, as written: never a shell line.
         argv: Vec<String>,

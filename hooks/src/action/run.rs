@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, ProblemKind, run};
+use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, run};
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
@@ -84,6 +84,7 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
 }
 
 pub(super) fn prepare(
+    _number: usize,
     root: &Path,
     _create: bool,
     argv: &[String],
@@ -96,11 +97,12 @@ pub(super) fn prepare(
 pub(super) fn execute(
     line: &[u8],
     root: &Path,
+    interrupt: &Interrupt,
     capture: Option<&mut Capture>,
     argv: &[String],
     timeout: &Duration,
 ) -> Result<(), HookFailure> {
-    run::run(argv, *timeout, root, line, capture)
+    run::run(argv, *timeout, root, line, interrupt, capture)
 }
 
 pub(super) fn describe(_root: &Path, argv: &[String], timeout: &Duration) -> String {

@@ -2,11 +2,13 @@
 //! `append` or `run`, in the order written.
 
 pub(crate) mod append;
+mod interrupt;
 mod problem;
 pub(crate) mod run;
 
 pub(crate) use run::Capture;
 
+pub use interrupt::{Interrupt, Tracked};
 pub use problem::{Problem, ProblemKind};
 pub use run::{resolve_program, run_argv, run_command};
 
@@ -71,6 +73,8 @@ pub struct Hooks<E> {
     /// How much of a failed `run` hook's stderr to keep; `None`: none, and
     /// its stderr is null.
     stderr_tail: Option<usize>,
+    /// The `run` hooks' children in flight, for the host's Ctrl-C.
+    interrupt: Interrupt,
 }
 
 impl<E: HookEvents> fmt::Debug for Hooks<E> {
@@ -126,7 +130,25 @@ impl<E: HookEvents> Hooks<E> {
             wanted,
             problems,
             stderr_tail: None,
+            interrupt: Interrupt::new(),
         }
+    }
+
+    /// These hooks with their `run` children in flight on `interrupt`, a
+    /// handle the host shares with its own children
+    /// ([`Interrupt::run_argv`]), so that one call ends them all.
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
+        self.interrupt = interrupt;
+        self
+    }
+
+    /// The handle on these hooks' `run` children in flight: its
+    /// [`interrupt`](Interrupt::interrupt) kills each one's process group,
+    /// and every `run` hook fired after it fails with
+    /// [`HookFailure::Interrupted`] without spawning. The engine never calls
+    /// it; a host calls it on `SIGINT` or `SIGTERM`.
+    pub fn interrupt_handle(&self) -> Interrupt {
+        self.interrupt.clone()
     }
 
     /// Keeps the last `limit` bytes a `run` hook writes to its stderr, and
@@ -234,6 +256,15 @@ impl<E: HookEvents> Hooks<E> {
     /// logged at warn level with the hook's index, the event's tag and the
     /// cause, never the event's contents. The answer is [`Flow::Cancel`] when
     /// any failed hook has [`OnFailure::Cancel`].
+    ///
+    /// # Blocking
+    /// Runs on the calling thread and returns when every matching hook has
+    /// finished: an `append` is a file open and write; a `run` hook is a
+    /// process spawned and waited for, up to its `timeout_ms` (5 s by
+    /// default) each. Never call it on an async executor's worker thread:
+    /// fire from a thread of your own, or from `tokio::task::spawn_blocking`
+    /// (the `io-harness` repository's `examples/tokio.rs` shows a whole run
+    /// driven that way). An event no hook wants returns at once.
     #[inline]
     pub fn fire<T: Serialize + ?Sized>(&self, kind: &E, event: &T) -> Flow {
         if !self.wanted.contains(kind) {
@@ -271,6 +302,10 @@ impl<E: HookEvents> Hooks<E> {
     /// assert!(lines[0].ends_with("log`: No such file or directory"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Blocking
+    /// As [`fire`](Self::fire): returns when every matching hook has
+    /// finished, `report` having been called on this thread.
     #[inline]
     pub fn fire_with<T, F>(&self, kind: &E, event: &T, mut report: F) -> Flow
     where
@@ -288,6 +323,10 @@ impl<E: HookEvents> Hooks<E> {
     /// (Not named `event`: a harness implements its observer trait's
     /// `event(&self, &Envelope)` for `Hooks`, and an inherent method of that
     /// name would shadow it at every direct call.)
+    ///
+    /// # Blocking
+    /// As [`fire`](Self::fire): returns when every matching hook has
+    /// finished, which for a `run` hook can be its whole timeout.
     #[inline]
     pub fn fire_event(&self, event: &E) -> Flow
     where
@@ -322,7 +361,10 @@ impl<E: HookEvents> Hooks<E> {
                     event: tag,
                     reason: reason.clone(),
                 }),
-                Ok(line) => spec.action.execute(line, &self.abs_root, capture.as_mut()),
+                Ok(line) => {
+                    spec.action
+                        .execute(line, &self.abs_root, &self.interrupt, capture.as_mut())
+                }
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
@@ -375,7 +417,7 @@ fn find_problems<E: HookEvents>(specs: &[HookSpec<E>], root: &Path, create: bool
         .enumerate()
         .flat_map(|(index, spec)| {
             spec.action
-                .prepare(root, create)
+                .prepare(index + 1, root, create)
                 .into_iter()
                 .map(move |kind| Problem { index, kind })
         })
@@ -434,8 +476,10 @@ pub enum HookFailure {
         /// The cause.
         source: io::Error,
     },
-    /// The one `write` of the line wrote only part of it (a full disk or a
-    /// file size limit): the file now ends with a partial line.
+    /// The one `write` of the line wrote only part of it (a full disk, a
+    /// file size limit, a FIFO's full buffer). The part was cut back off
+    /// when nothing had been written after it, and ended with a newline
+    /// otherwise, so the next event starts on a line of its own.
     ShortWrite {
         /// The file.
         path: PathBuf,
@@ -480,6 +524,10 @@ pub enum HookFailure {
         /// The cause.
         source: io::Error,
     },
+    /// The host interrupted its children ([`Interrupt::interrupt`]): the
+    /// program's process group was killed, or, after the interrupt, it was
+    /// not spawned.
+    Interrupted,
 }
 
 impl fmt::Display for HookFailure {
@@ -524,6 +572,9 @@ impl fmt::Display for HookFailure {
                 "timed out after {} ms and was killed",
                 timeout.as_millis()
             ),
+            HookFailure::Interrupted => {
+                f.write_str("was interrupted, and its process group killed")
+            }
             HookFailure::Wait { source } => {
                 write!(
                     f,

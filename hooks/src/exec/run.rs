@@ -27,7 +27,8 @@
 //! an event larger than the pipe buffer cannot hold us past the deadline.
 //!
 //! **Waiting is a pidfd polled against the deadline.** No `SIGCHLD` handler,
-//! and nothing reaps any pid but our child's. Where `pidfd_open` is refused
+//! and nothing reaps any pid but our child's. Where there is no pidfd (every
+//! Unix but Linux, where this is compiled out) or `pidfd_open` is refused
 //! (a kernel before 5.3, a seccomp filter), we fall back to polling
 //! `waitid(P_PID, WEXITED | WNOHANG | WNOWAIT)` at intervals growing from
 //! 1 ms to 20 ms, bounded by the deadline. Both leave the child unreaped
@@ -37,6 +38,7 @@
 
 use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -46,12 +48,12 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::{Errno, write};
-use rustix::pipe::{PipeFlags, pipe_with};
-use rustix::process::{
-    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
-};
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+#[cfg(target_os = "linux")]
+use rustix::process::{PidfdFlags, pidfd_open};
 
 use super::HookFailure;
+use super::interrupt::Interrupt;
 use super::problem::{ProblemKind, shell_would_expand};
 
 /// The search path when `PATH` is unset: glibc's own default, whose
@@ -120,27 +122,26 @@ pub(crate) fn check(argv: &[String], root: &Path) -> Vec<ProblemKind> {
     problems
 }
 
-/// Runs `argv` with `line` on its stdin, in `root`, within `timeout`; with
-/// `capture`, the last bytes of its stderr are kept there.
+/// Runs `argv` with `line` on its stdin, in `root`, within `timeout`, in
+/// flight on `interrupt`; with `capture`, the last bytes of its stderr are
+/// kept there.
 pub(crate) fn run(
     argv: &[String],
     timeout: Duration,
     root: &Path,
     line: &[u8],
+    interrupt: &Interrupt,
     capture: Option<&mut Capture>,
 ) -> Result<(), HookFailure> {
-    spawn_and_wait(
-        argv,
-        timeout,
-        root,
-        line,
-        Stdio::null(),
-        WaitMode::Auto,
+    let watch = Watch {
+        mode: WaitMode::Auto,
+        interrupt,
         capture,
-    )
+    };
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch)
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg(test)]
 pub(super) fn run_with(
     argv: &[String],
     timeout: Duration,
@@ -148,7 +149,34 @@ pub(super) fn run_with(
     line: &[u8],
     mode: WaitMode,
 ) -> Result<(), HookFailure> {
-    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode, None)
+    let interrupt = Interrupt::new();
+    let watch = Watch {
+        mode,
+        interrupt: &interrupt,
+        capture: None,
+    };
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch)
+}
+
+/// How a child is watched while it runs, beside its deadline: how its exit
+/// is waited for, the [`Interrupt`] it is in flight on, and where the end of
+/// its stderr is kept, when anywhere.
+pub(super) struct Watch<'a> {
+    pub(super) mode: WaitMode,
+    pub(super) interrupt: &'a Interrupt,
+    pub(super) capture: Option<&'a mut Capture>,
+}
+
+impl<'a> Watch<'a> {
+    /// An embedder's own child on `interrupt`: a pidfd where there is one,
+    /// stderr not kept.
+    pub(super) fn auto(interrupt: &'a Interrupt) -> Self {
+        Watch {
+            mode: WaitMode::Auto,
+            interrupt,
+            capture: None,
+        }
+    }
 }
 
 /// The end of what a `run` hook wrote to its stderr: at most `limit` bytes,
@@ -234,6 +262,8 @@ impl Drainer {
 ///
 /// This is for an embedder's own commands (a harness's `exec` tool), so that
 /// they and its hooks share one way of spawning and one way of waiting.
+/// [`Interrupt::run_argv`] is the same with the child in flight on an
+/// [`Interrupt`], for a host that ends its children on Ctrl-C.
 ///
 /// ```
 /// use std::process::Stdio;
@@ -260,8 +290,7 @@ pub fn run_argv(
     stdout: Stdio,
     timeout: Duration,
 ) -> Result<(), HookFailure> {
-    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto, None)
+    Interrupt::new().run_argv(argv, root, input, stdout, timeout)
 }
 
 /// The program `program` names, as a `run` hook would run it: one containing
@@ -277,14 +306,13 @@ pub fn resolve_program(program: &str, root: &Path) -> Result<PathBuf, HookFailur
     resolve(program, root, std::env::var_os("PATH").as_deref())
 }
 
-fn spawn_and_wait(
+pub(super) fn spawn_and_wait(
     argv: &[String],
     timeout: Duration,
     root: &Path,
     line: &[u8],
     stdout: Stdio,
-    mode: WaitMode,
-    capture: Option<&mut Capture>,
+    watch: Watch<'_>,
 ) -> Result<(), HookFailure> {
     let (program, args) = match argv.split_first() {
         Some((program, args)) => (program.as_str(), args),
@@ -298,7 +326,30 @@ fn spawn_and_wait(
         .current_dir(root)
         .stdout(stdout)
         .stderr(Stdio::null());
-    wait_for(command, program, line, timeout, mode, capture)
+    // The child searches `PATH` as we do: a script's bare `ls` must not
+    // run a `./ls` planted in the repository either.
+    if let Some(path_var) = &path_var {
+        command.env("PATH", absolute_entries(path_var));
+    }
+    wait_for(command, program, line, timeout, watch)
+}
+
+/// `path_var` with only its absolute entries, in order: what a child gets
+/// as its `PATH`.
+fn absolute_entries(path_var: &OsStr) -> std::ffi::OsString {
+    let mut kept = std::ffi::OsString::with_capacity(path_var.len());
+    for entry in path_var
+        .as_encoded_bytes()
+        .split(|&b| b == b':')
+        .filter(|entry| entry.first() == Some(&b'/'))
+    {
+        if !kept.is_empty() {
+            kept.push(":");
+        }
+        // Split at an ASCII byte, so each entry is a whole `OsStr`.
+        kept.push(OsStr::from_bytes(entry));
+    }
+    kept
 }
 
 /// Runs a `Command` the caller has set up (program, arguments, working
@@ -316,27 +367,32 @@ fn spawn_and_wait(
 /// As a `run` hook fails: not spawned, a non-zero exit, a signal, or the
 /// timeout.
 pub fn run_command(command: Command, input: &[u8], timeout: Duration) -> Result<(), HookFailure> {
-    let program = command.get_program().to_string_lossy().into_owned();
-    wait_for(command, &program, input, timeout, WaitMode::Auto, None)
+    Interrupt::new().run_command(command, input, timeout)
 }
 
-fn wait_for(
+pub(super) fn wait_for(
     mut command: Command,
     program: &str,
     line: &[u8],
     timeout: Duration,
-    mode: WaitMode,
-    capture: Option<&mut Capture>,
+    watch: Watch<'_>,
 ) -> Result<(), HookFailure> {
+    let Watch {
+        mode,
+        interrupt,
+        capture,
+    } = watch;
     let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
         program: program.to_owned(),
         source,
     };
 
     // Our own pipe, close-on-exec both ends, so a hook spawned at the same
-    // moment on another thread inherits neither. `reader` stays open here
-    // until the child is done: see the module docs on SIGPIPE.
-    let (reader, writer) = pipe_with(PipeFlags::CLOEXEC).map_err(|e| spawn_failed(e.into()))?;
+    // moment on another thread inherits neither (std uses `pipe2` where
+    // there is one; macOS has none). `reader` stays open here until the
+    // child is done: see the module docs on SIGPIPE.
+    let (reader, writer) = std::io::pipe().map_err(spawn_failed)?;
+    let (reader, writer) = (OwnedFd::from(reader), OwnedFd::from(writer));
     // Non-blocking on the write end only: the read end is a separate open
     // file description, so the child still reads a blocking stdin.
     set_nonblocking(&writer).map_err(|e| spawn_failed(e.into()))?;
@@ -346,8 +402,11 @@ fn wait_for(
     if capture.is_some() {
         command.stderr(Stdio::piped());
     }
+    let slot = interrupt.enter()?;
     let spawned = Instant::now();
     let mut child = command.spawn().map_err(spawn_failed)?;
+    let pid = Pid::from_child(&child);
+    slot.spawned(pid);
     let drainer = match (&capture, child.stderr.take()) {
         (Some(c), Some(pipe)) => Drainer::start(pipe, c.limit),
         _ => None,
@@ -356,7 +415,6 @@ fn wait_for(
     drop(command);
     let deadline = spawned.checked_add(timeout);
 
-    let pid = Pid::from_child(&child);
     let mut waiter = Waiter::new(pid, mode);
     let exited = feed_and_wait(&mut waiter, writer, line, deadline);
     if !exited {
@@ -365,10 +423,19 @@ fn wait_for(
         // An error here means there is nothing left to kill.
         let _ = kill_process_group(pid, Signal::KILL);
     }
+    let interrupted = slot.reaping();
+    // An ignored `SIGCHLD` makes the kernel reap the child unasked: then
+    // this fails (ECHILD), and the status is unknown, never "success".
     let status = child.wait().map_err(|source| HookFailure::Wait { source });
+    drop(slot);
     drop(reader);
     if let (Some(capture), Some(drainer)) = (capture, drainer) {
         capture.tail = drainer.finish();
+    }
+    // Killed by the interrupt, or still running at it (a clean exit that
+    // beat the interrupt to it is a success still).
+    if interrupted && !matches!(&status, Ok(s) if s.success()) {
+        return Err(HookFailure::Interrupted);
     }
     if !exited {
         return Err(HookFailure::TimedOut { timeout });
@@ -482,7 +549,11 @@ struct Waiter {
 impl Waiter {
     fn new(pid: Pid, mode: WaitMode) -> Self {
         let pidfd = match mode {
+            #[cfg(target_os = "linux")]
             WaitMode::Auto => pidfd_open(pid, PidfdFlags::empty()).ok(),
+            // No pidfds outside Linux (rustix offers them only there).
+            #[cfg(not(target_os = "linux"))]
+            WaitMode::Auto => None,
             WaitMode::Poll => None,
         };
         Waiter {
@@ -644,6 +715,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn auto_uses_a_pidfd_where_the_kernel_has_them() {
         let mut child = Command::new("/bin/sh")
             .args(["-c", "exit 0"])
