@@ -45,7 +45,7 @@
 //! into the registry hook tables are checked against and the one-word bitset
 //! a hook's `on` list becomes.
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod config;
 mod event;

@@ -357,7 +357,11 @@ fn the_last_scope_that_declares_hook_supplies_all_of_them() {
     );
     assert_eq!(tags(&specs[0]), ["finished"]);
 
-    let scopes: Vec<_> = config.sources().iter().map(|s| s.scope()).collect();
+    let scopes: Vec<_> = config
+        .sources()
+        .iter()
+        .map(io_harness::Source::scope)
+        .collect();
     assert_eq!(scopes, [Scope::User, Scope::Project, Scope::Local]);
     let paths: Vec<_> = config
         .sources()
@@ -368,11 +372,15 @@ fn the_last_scope_that_declares_hook_supplies_all_of_them() {
     let declares: Vec<_> = config
         .sources()
         .iter()
-        .map(|s| s.declares_hooks())
+        .map(io_harness::Source::declares_hooks)
         .collect();
     assert_eq!(declares, [true, false, true]);
 
-    let in_force: Vec<_> = config.sources().iter().map(|s| s.in_force()).collect();
+    let in_force: Vec<_> = config
+        .sources()
+        .iter()
+        .map(io_harness::Source::in_force)
+        .collect();
     assert_eq!(in_force, [false, false, true]);
 
     let won = config.hooks_in_force().unwrap();
@@ -444,7 +452,11 @@ fn keys_this_crate_does_not_own_are_kept_in_every_scope() {
         )
         .local("[[hook]]\nappend = \"a\"\n[custom]\nx = 1\n");
     let config = f.load();
-    let docs: Vec<_> = config.sources().iter().map(|s| s.document()).collect();
+    let docs: Vec<_> = config
+        .sources()
+        .iter()
+        .map(io_harness::Source::document)
+        .collect();
     assert_eq!(docs[0]["agent"]["name"].as_str(), Some("me"));
     assert!(docs[1]["mcp"].is_array());
     assert!(docs[1]["toolchain"].is_table());
@@ -480,7 +492,11 @@ fn an_applied_profile_with_hooks_replaces_the_hooks_like_a_later_scope() {
             f.user_file().display()
         )
     );
-    let in_force: Vec<_> = ci.sources().iter().map(|s| s.in_force()).collect();
+    let in_force: Vec<_> = ci
+        .sources()
+        .iter()
+        .map(io_harness::Source::in_force)
+        .collect();
     assert_eq!(
         in_force,
         [true, false],

@@ -3,6 +3,8 @@
 //! replaced, and `io events TAG` / `io schema --events`.
 
 mod common;
+// The bench crate exports these; here they are private to the test.
+#[allow(unreachable_pub)]
 #[path = "../bench/src/flattened.rs"]
 mod flattened;
 mod fuzz_support;

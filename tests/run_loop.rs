@@ -838,7 +838,11 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
             "handle_orphaned",
         ],
     );
-    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let argv = |a: &[&str]| {
+        a.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
         handles,
         [

@@ -200,7 +200,7 @@ fn a_million_events_from_64_threads_leave_only_whole_lines() {
     println!(
         "stress: {THREADS} threads, {total} events, {lines} lines ({:.1} MiB) in {} files; \
          fired in {:.1?}, verified in {:.1?}; torn lines 0, lost 0, reordered 0",
-        bytes as f64 / (1 << 20) as f64,
+        bytes as f64 / f64::from(1 << 20),
         4 + THREADS,
         fired,
         start.elapsed() - fired,

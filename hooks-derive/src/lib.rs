@@ -16,7 +16,7 @@
 //! `#[serde]` attribute at all cannot be told apart from one that does not
 //! derive it, so there the derive trusts `#[hook(tag)]`.
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod attr;
 mod ctxt;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use super::{CmdResult, describe, load, out};
 
-pub fn check(root: Option<&Path>, profile: Option<&str>) -> CmdResult {
+pub(crate) fn check(root: Option<&Path>, profile: Option<&str>) -> CmdResult {
     let config = load(root, profile)?;
     let mut text = String::new();
     if config.sources().is_empty() {

@@ -45,7 +45,7 @@ const FILES: &[(&str, &str, bool)] = &[
     ),
 ];
 
-pub fn demo(dir: Option<&Path>) -> CmdResult {
+pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
     let base = match dir {
         Some(dir) => dir.to_path_buf(),
         None => fresh_dir()?,

@@ -1,10 +1,10 @@
 //! The `io` commands. Each returns its exit code or an error message; `main`
 //! prints the message on stderr.
 
-pub mod check;
-pub mod demo;
-pub mod replay;
-pub mod run;
+pub(crate) mod check;
+pub(crate) mod demo;
+pub(crate) mod replay;
+pub(crate) mod run;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,13 +15,13 @@ use io_harness::{Config, HookRun, HookSpec, OnFailure};
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
-pub type CmdResult = Result<ExitCode, String>;
+pub(crate) type CmdResult = Result<ExitCode, String>;
 
 /// Exit code of a run or replay a hook cancelled.
-pub const EXIT_CANCELLED: u8 = 3;
+pub(crate) const EXIT_CANCELLED: u8 = 3;
 
 /// Loads the config as `Config::discover` does, with the profile applied.
-pub fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {
+pub(crate) fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {
     let root = match root {
         Some(root) => root.to_path_buf(),
         None => std::env::current_dir()
@@ -35,7 +35,7 @@ pub fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String
 }
 
 /// One line saying what a hook does: its events, action, `on_failure`.
-pub fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> String {
+pub(crate) fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> String {
     let on = if spec.on.is_all() {
         "every event".to_owned()
     } else {
@@ -50,7 +50,7 @@ pub fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> String {
 }
 
 /// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms)`.
-pub fn report(run: &HookRun<'_>) -> String {
+pub(crate) fn report(run: &HookRun<'_>) -> String {
     let ms = millis(run.elapsed);
     match run.result {
         Ok(()) => format!("hook[{}] ok ({ms})", run.number()),
@@ -58,12 +58,12 @@ pub fn report(run: &HookRun<'_>) -> String {
     }
 }
 
-pub fn millis(d: Duration) -> String {
+pub(crate) fn millis(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// Writes to stdout; a closed pipe (`io events | head`) is not an error.
-pub fn out(text: &str) -> Result<(), String> {
+pub(crate) fn out(text: &str) -> Result<(), String> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -72,13 +72,13 @@ pub fn out(text: &str) -> Result<(), String> {
 }
 
 /// The directory `io run` keeps its journals in.
-pub fn store_dir(root: &Path) -> PathBuf {
+pub(crate) fn store_dir(root: &Path) -> PathBuf {
     root.join(".io").join("runs")
 }
 
 /// Sends `tracing` warnings (failed hooks, files that cannot be created) to
 /// stderr, one line each, without timestamps: what an operator reads.
-pub fn log_to_stderr() {
+pub(crate) fn log_to_stderr() {
     let subscriber = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_max_level(tracing::Level::WARN)

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::{CmdResult, EXIT_CANCELLED, load, out, report};
 
-pub fn replay_file(
+pub(crate) fn replay_file(
     file: &str,
     root: Option<&Path>,
     profile: Option<&str>,

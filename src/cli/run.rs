@@ -15,12 +15,12 @@ use super::{CmdResult, EXIT_CANCELLED, load, out, report, store_dir};
 
 /// What to run: a script from the start, or a stored run from where it
 /// stopped.
-pub enum Start<'a> {
+pub(crate) enum Start<'a> {
     Script(&'a Path),
     Resume(&'a str),
 }
 
-pub fn run(start: Start<'_>, root: Option<&Path>, profile: Option<&str>) -> CmdResult {
+pub(crate) fn run(start: Start<'_>, root: Option<&Path>, profile: Option<&str>) -> CmdResult {
     let config = load(root, profile)?;
     super::log_to_stderr();
     let result = run_in(&config, start)?;
@@ -29,7 +29,7 @@ pub fn run(start: Start<'_>, root: Option<&Path>, profile: Option<&str>) -> CmdR
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
 /// carries the run id and outcome.
-pub fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
+pub(crate) fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
     let root = config.root();
     let store = FileStore::new(store_dir(root)).map_err(|e| e.to_string())?;
     let hooks = config.hooks();
@@ -79,7 +79,7 @@ pub fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
     Ok(result)
 }
 
-pub fn exit_code(result: &RunResult) -> ExitCode {
+pub(crate) fn exit_code(result: &RunResult) -> ExitCode {
     match result.outcome {
         RunOutcome::Completed { .. } => ExitCode::SUCCESS,
         RunOutcome::Cancelled { .. } => ExitCode::from(EXIT_CANCELLED),

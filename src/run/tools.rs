@@ -58,7 +58,7 @@ impl Workspace<'_> {
         }
     }
 
-    pub fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
+    pub(super) fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
         let bytes = fs::read(self.resolve(rel)?).map_err(|e| format!("read {rel}: {e}"))?;
         let text = String::from_utf8_lossy(&bytes);
         Ok(ToolResult::seen(format!(
@@ -68,7 +68,7 @@ impl Workspace<'_> {
         )))
     }
 
-    pub fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
+    pub(super) fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
         let path = self.resolve(rel)?;
         let moved = self.write_compared(&path, content.as_bytes(), rel)?;
         Ok(ToolResult {
@@ -77,7 +77,12 @@ impl Workspace<'_> {
         })
     }
 
-    pub fn edit_file(&self, rel: &str, old: &str, new: &str) -> Result<ToolResult, ToolError> {
+    pub(super) fn edit_file(
+        &self,
+        rel: &str,
+        old: &str,
+        new: &str,
+    ) -> Result<ToolResult, ToolError> {
         let path = self.resolve(rel)?;
         let text = fs::read_to_string(&path).map_err(|e| format!("edit {rel}: {e}"))?;
         let count = text.matches(old).count();
@@ -112,7 +117,7 @@ impl Workspace<'_> {
     /// Runs an argv (never a shell) in the workspace, with the run's timeout,
     /// exactly as a `run` hook is run. Returns the observation and the
     /// sandbox outcome line.
-    pub fn exec(&self, argv: &[String]) -> (Result<ToolResult, ToolError>, String) {
+    pub(super) fn exec(&self, argv: &[String]) -> (Result<ToolResult, ToolError>, String) {
         let program = argv.first().map_or("", String::as_str);
         let (result, output) = match self.run_capturing(argv, b"") {
             Ok(ran) => ran,
@@ -164,7 +169,12 @@ impl Workspace<'_> {
     /// Sends one JSON-RPC request to an MCP server spoken to over stdio (the
     /// shape of an MCP `tools/call`, without the session around it) and
     /// returns the `result` of its first line of output.
-    pub fn mcp(&self, argv: &[String], method: &str, params: &Value) -> Result<String, ToolError> {
+    pub(super) fn mcp(
+        &self,
+        argv: &[String],
+        method: &str,
+        params: &Value,
+    ) -> Result<String, ToolError> {
         let request =
             serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let mut line = request.to_string().into_bytes();
@@ -185,7 +195,7 @@ impl Workspace<'_> {
 
     /// Starts an argv in the background, in its own process group, with no
     /// input and its output discarded.
-    pub fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {
+    pub(super) fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {
         use std::os::unix::process::CommandExt;
         let (program, rest) = argv
             .split_first()
@@ -205,7 +215,7 @@ impl Workspace<'_> {
 
     /// Writes `.io/memory/<key>.md`. The run's own notes, not its work: it
     /// does not move the workspace.
-    pub fn memory_write(&self, key: &str, value: &str) -> Result<(), ToolError> {
+    pub(super) fn memory_write(&self, key: &str, value: &str) -> Result<(), ToolError> {
         let ok = !key.is_empty()
             && key
                 .bytes()
@@ -221,7 +231,7 @@ impl Workspace<'_> {
     }
 
     /// Writes `.io/todo.md` from `items`, returning how many it holds.
-    pub fn todo_write(&self, items: &[&str]) -> Result<u32, ToolError> {
+    pub(super) fn todo_write(&self, items: &[&str]) -> Result<u32, ToolError> {
         let mut text = String::new();
         for item in items {
             text.push_str("- [ ] ");
