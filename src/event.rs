@@ -596,7 +596,7 @@ impl<'a, S: Serializer> Serializer for WithEnvelope<'a, S> {
 /// The 24 bytes are written straight into the `String` that becomes the
 /// field, with integer arithmetic: no `fmt` machinery and no second buffer.
 /// A clock set before 1970 reads as 1970-01-01.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     rfc3339_millis(std::time::SystemTime::now())
 }
 

@@ -28,7 +28,7 @@ const EXAMPLES: &str = include_str!("../examples/events.jsonl");
 /// Every variant and field carries its doc comment as `description`.
 ///
 /// ```
-/// let schema = io_harness::events_schema();
+/// let schema = io_harness::schema::events_schema();
 /// assert_eq!(schema["oneOf"][0]["properties"]["event"]["const"], "started");
 /// assert_eq!(schema["required"], serde_json::json!(["run_id", "depth"]));
 /// ```
@@ -94,7 +94,7 @@ pub struct EventDoc {
 /// Every event in [`HookEvents::TAGS`] order, read off [`events_schema`].
 ///
 /// ```
-/// let events = io_harness::event_docs();
+/// let events = io_harness::schema::event_docs();
 /// let step = &events[1];
 /// assert_eq!(step.tag, "step");
 /// assert_eq!(step.fields[0].name, "step");
@@ -132,7 +132,7 @@ pub fn event_docs() -> Vec<EventDoc> {
 /// The envelope's fields, which every line carries after the event's own.
 ///
 /// ```
-/// let names: Vec<String> = io_harness::envelope_docs().into_iter().map(|f| f.name).collect();
+/// let names: Vec<String> = io_harness::schema::envelope_docs().into_iter().map(|f| f.name).collect();
 /// assert_eq!(names, ["run_id", "depth", "seq", "at"]);
 /// ```
 pub fn envelope_docs() -> Vec<FieldDoc> {

@@ -23,10 +23,11 @@ use io_bench::{
     raw_append, timed_appends, token_contract, token_script,
 };
 use io_harness::{
-    ApproveAll, EventKind, HookEvents, HookFilter, Observer, Policy, ScriptedProvider,
+    ApproveAll, EventKind, HookEvents, HookFilter, Observer,
+    run::{Policy, ScriptedProvider},
     run_with_observed,
 };
-use io_hooks::{Action, DEFAULT_TIMEOUT, HookSpec, Hooks, OnFailure};
+use io_hooks::{Action, HookSpec, Hooks, OnFailure};
 
 fn main() {
     // Short by default, so that the whole table takes minutes; every value
@@ -493,14 +494,13 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (kind, event) = step();
     let hooks = Hooks::new(
-        vec![HookSpec {
-            on: HookFilter::from_names(["step"]).expect("known name"),
-            action: Action::Run {
-                argv: vec!["true".to_owned()],
-                timeout: DEFAULT_TIMEOUT,
-            },
-            on_failure: OnFailure::Cancel,
-        }],
+        vec![
+            HookSpec::new(
+                HookFilter::from_names(["step"]).expect("known name"),
+                Action::run(["true"]),
+            )
+            .with_on_failure(OnFailure::Cancel),
+        ],
         dir.path(),
     );
     // A failing hook would be measured as cheap and wrong.

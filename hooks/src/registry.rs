@@ -280,8 +280,8 @@ pub(crate) fn write_one_of(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::R
 /// to the earlier candidate.
 ///
 /// ```
-/// assert_eq!(io_hooks::did_you_mean("stepp", ["started", "step"]), Some("step"));
-/// assert_eq!(io_hooks::did_you_mean("colour", ["on", "run"]), None);
+/// assert_eq!(io_hooks::text::did_you_mean("stepp", ["started", "step"]), Some("step"));
+/// assert_eq!(io_hooks::text::did_you_mean("colour", ["on", "run"]), None);
 /// ```
 pub fn did_you_mean<'a>(
     input: &str,

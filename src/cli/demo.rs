@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use io_harness::RunOutcome;
+use io_harness::run::RunOutcome;
 
 use super::run::{Start, run_in};
 use super::{CmdResult, check, load, out};

@@ -42,11 +42,12 @@ pub(crate) fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> S
         spec.on.tags().collect::<Vec<_>>().join(", ")
     };
     let action = spec.action.describe(root);
+    // Spelled out for cancel; any other value reads as the table writes it.
     let on_failure = match spec.on_failure {
-        OnFailure::Continue => "on failure: continue",
-        OnFailure::Cancel => "on failure: cancel the run",
+        OnFailure::Cancel => "cancel the run",
+        other => other.as_str(),
     };
-    format!("on {on}: {action}; {on_failure}")
+    format!("on {on}: {action}; on failure: {on_failure}")
 }
 
 /// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms)`.

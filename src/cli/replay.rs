@@ -7,7 +7,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use io_harness::{Flow, Hooks, Observer, ReplayOutcome, RunEvent, replay};
+use io_harness::{
+    Flow, Hooks, Observer, RunEvent,
+    replay::{ReplayOutcome, replay},
+};
 use serde_json::json;
 
 use super::{CmdResult, EXIT_CANCELLED, load, out, report};
@@ -69,13 +72,13 @@ fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
 fn print_outcome(outcome: ReplayOutcome, json: bool) -> CmdResult {
     let (summary, code) = match outcome {
         ReplayOutcome::Completed { steps } => (
-            format!("completed after {}", io_harness::steps(steps)),
+            format!("completed after {}", io_harness::run::steps(steps)),
             ExitCode::SUCCESS,
         ),
         ReplayOutcome::Cancelled { steps } => (
             format!(
                 "cancelled after {}: a hook with on_failure = \"cancel\" failed",
-                io_harness::steps(steps)
+                io_harness::run::steps(steps)
             ),
             ExitCode::from(EXIT_CANCELLED),
         ),

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, Contract, EventKind, FileStore, Flow, Hooks, Observer, Policy, Record, RunEvent,
-    RunOutcome, RunResult, ScriptedProvider, Store, resume_observed, run_with_observed,
+    Config, EventKind, Flow, Hooks, Observer, RunEvent, resume_observed,
+    run::{Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider, Store},
+    run_with_observed,
 };
 
 use super::{CmdResult, EXIT_CANCELLED, load, out, report, store_dir};
@@ -243,7 +244,7 @@ fn summary(event: &RunEvent) -> String {
             format!(
                 "{who} finished: {} after {}",
                 outcome.as_str().unwrap_or("?"),
-                io_harness::steps(*steps)
+                io_harness::run::steps(*steps)
             )
         }
         other => {

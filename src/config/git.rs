@@ -25,7 +25,7 @@ pub(super) fn tracks(root: &Path, name: &str) -> bool {
 }
 
 fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
-    let Ok(git) = io_hooks::resolve_program("git", root) else {
+    let Ok(git) = io_hooks::process::resolve_program("git", root) else {
         return false;
     };
     let mut command = Command::new(git);
@@ -60,5 +60,5 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
     // Spawned and waited on as a `run` hook is: its own process group,
     // killed and reaped at the deadline. Exit 0 is "tracked"; anything
     // else, a timeout included, is "not tracked".
-    io_hooks::run_command(command, b"", limit).is_ok()
+    io_hooks::process::run_command(command, b"", limit).is_ok()
 }

@@ -5,7 +5,8 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
-use io_hooks::{HookTables, TomlFile, deserialize_table, toml_key};
+use io_hooks::text::{deserialize_table, toml_key};
+use io_hooks::{HookTables, TomlFile};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 

@@ -122,7 +122,7 @@ pub trait Provider: Send + Sync {
 /// A script may also name a `fallback` model (taken after three failed
 /// attempts at a turn) and carry an `[operator]` table, the human side of
 /// the session: whether approvals are granted and the answers to questions.
-/// [`operator`](Self::operator) turns it into an [`Approver`](crate::Approver).
+/// [`operator`](Self::operator) turns it into an [`Approver`](crate::run::Approver).
 #[derive(Debug)]
 pub struct ScriptedProvider {
     goal: String,
@@ -179,12 +179,12 @@ impl Default for ScriptedOperator {
     }
 }
 
-impl crate::Approver for ScriptedOperator {
-    fn approve(&self, _: &crate::ApprovalRequest<'_>) -> bool {
+impl crate::run::Approver for ScriptedOperator {
+    fn approve(&self, _: &crate::run::ApprovalRequest<'_>) -> bool {
         self.approve
     }
 
-    fn answer(&self, question: &crate::Question<'_>) -> Option<String> {
+    fn answer(&self, question: &crate::run::Question<'_>) -> Option<String> {
         self.answers.get(question.question).cloned()
     }
 }

@@ -143,7 +143,7 @@ impl Workspace<'_> {
         }
     }
 
-    /// Runs an argv as a `run` hook is run (`io_hooks::run_argv`), with
+    /// Runs an argv as a `run` hook is run (`io_hooks::process::run_argv`), with
     /// `input` on stdin and the run's timeout, and returns how it ended with
     /// up to [`OBSERVATION_LIMIT`] bytes of what it printed. `Err` only when
     /// no pipe could be made for its output.
@@ -154,7 +154,7 @@ impl Workspace<'_> {
     ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader);
-        let ended = io_hooks::run_argv(
+        let ended = io_hooks::process::run_argv(
             argv,
             self.root,
             input,
@@ -200,7 +200,7 @@ impl Workspace<'_> {
         let (program, rest) = argv
             .split_first()
             .ok_or("exec_background: `argv` names no program")?;
-        let resolved = io_hooks::resolve_program(program, self.root)
+        let resolved = io_hooks::process::resolve_program(program, self.root)
             .map_err(|e| format!("exec_background: {e}"))?;
         Command::new(resolved)
             .args(rest)

@@ -409,10 +409,10 @@ impl Table {
             (None, false) => panic!("no `on` must mean every event:\n{text}"),
         }
         match (&spec.action, &self.append, &self.run) {
-            (Action::Append { path }, Some(p), None) => {
+            (Action::Append { path, .. }, Some(p), None) => {
                 assert_eq!(path, &root.join(p), "{text}");
             }
-            (Action::Run { argv, timeout }, None, Some(a)) => {
+            (Action::Run { argv, timeout, .. }, None, Some(a)) => {
                 assert_eq!(argv, a, "{text}");
                 let ms = self.timeout_ms.unwrap_or(5000);
                 assert_eq!(

@@ -38,11 +38,10 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// let dir = tempfile::tempdir()?;
 /// let audit = dir.path().join("audit.jsonl");
 /// let hooks = Hooks::new(
-///     vec![HookSpec {
-///         on: HookFilter::from_names(["finished"])?,
-///         action: Action::Append { path: audit.clone() },
-///         on_failure: OnFailure::Continue,
-///     }],
+///     vec![HookSpec::new(
+///         HookFilter::from_names(["finished"])?,
+///         Action::append(&audit),
+///     )],
 ///     dir.path(),
 /// );
 /// // Created, empty, when the hooks are built.
@@ -159,11 +158,8 @@ impl<E: HookEvents> Hooks<E> {
     /// # enum Ev { #[serde(rename = "step")] Step }
     /// # let dir = tempfile::tempdir()?;
     /// let hooks = Hooks::new(
-    ///     vec![HookSpec {
-    ///         on: HookFilter::<Ev>::ALL,
-    ///         action: Action::Append { path: dir.path().join("no/such/dir/log") },
-    ///         on_failure: OnFailure::Cancel,
-    ///     }],
+    ///     vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(dir.path().join("no/such/dir/log")))
+    ///         .with_on_failure(OnFailure::Cancel)],
     ///     dir.path(),
     /// );
     /// let mut lines = Vec::new();

@@ -19,11 +19,11 @@ use crate::registry::HookEvents;
 ///     #[hook(tag = "step")]
 ///     Step,
 /// }
-/// let schema = io_hooks::hook_table_schema::<Ev>(|i| Ev::DOCS[i].to_owned());
+/// let schema = io_hooks::schema::hook_table_schema::<Ev>(|i| Ev::DOCS[i].to_owned());
 /// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "step");
 /// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A step began.");
 /// let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-/// assert_eq!(keys, io_hooks::HOOK_KEYS);
+/// assert_eq!(keys, io_hooks::schema::HOOK_KEYS);
 /// ```
 pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(usize) -> String) -> Value {
     let events: Vec<Value> = E::TAGS
@@ -103,7 +103,7 @@ mod tests {
 
     /// The error loading a one-key table, `key = 0`.
     fn kind_for(key: &str) -> TableErrorKind {
-        let text = format!("[[hook]]\n{} = 0\n", crate::toml_key(key));
+        let text = format!("[[hook]]\n{} = 0\n", crate::text::toml_key(key));
         let err = TomlFile::new("io.toml", &text)
             .hooks::<Ev>(std::path::Path::new("/p"))
             .expect_err("no one-key table with an integer is a hook");

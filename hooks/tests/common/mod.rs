@@ -58,13 +58,7 @@ pub(crate) fn filter(on: &[&str]) -> HookFilter<Ev> {
 }
 
 pub(crate) fn append(path: &Path, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
-    HookSpec {
-        on: filter(on),
-        action: Action::Append {
-            path: path.to_path_buf(),
-        },
-        on_failure,
-    }
+    HookSpec::new(filter(on), Action::append(path)).with_on_failure(on_failure)
 }
 
 pub(crate) fn run(
@@ -73,14 +67,8 @@ pub(crate) fn run(
     on: &[&str],
     on_failure: OnFailure,
 ) -> HookSpec<Ev> {
-    HookSpec {
-        on: filter(on),
-        action: Action::Run {
-            argv: argv.iter().map(|s| (*s).to_owned()).collect(),
-            timeout: Duration::from_millis(timeout_ms),
-        },
-        on_failure,
-    }
+    let action = Action::run_with_timeout(argv.iter().copied(), Duration::from_millis(timeout_ms));
+    HookSpec::new(filter(on), action).with_on_failure(on_failure)
 }
 
 /// Writes an executable `/bin/sh` script to a temporary name, then renames
