@@ -86,6 +86,7 @@ pub mod schema {
 /// suggestion, a key written as TOML writes it, and a table that refuses an
 /// array of tables with the same message a hook table does.
 pub mod text {
+    pub use crate::exec::OsMessage;
     pub use crate::registry::did_you_mean;
     pub use crate::table::{deserialize_table, toml_key};
 }

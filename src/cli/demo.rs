@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use io_harness::run::RunOutcome;
+use io_hooks::text::OsMessage;
 
 use super::run::{Start, run_in};
 use super::{CmdResult, check, load, out};
@@ -96,14 +97,14 @@ fn fresh_dir() -> Result<PathBuf, String> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("io-demo-{}-{stamp}", std::process::id()));
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {}", dir.display(), OsMessage(&e)))?;
     Ok(dir)
 }
 
 fn lay_out(base: &Path) -> Result<(), String> {
     for (rel, text, executable) in FILES {
         let path = base.join(rel);
-        let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+        let fail = |e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(fail)?;
         }

@@ -11,6 +11,7 @@ use io_harness::{
     Flow, Hooks, Observer, RunEvent,
     replay::{ReplayOutcome, replay},
 };
+use io_hooks::text::OsMessage;
 use serde_json::json;
 
 use super::{CmdResult, EXIT_CANCELLED, load, out, report};
@@ -63,7 +64,7 @@ fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
     if file == "-" {
         return Ok(("stdin".to_owned(), Box::new(std::io::stdin().lock())));
     }
-    let opened = File::open(file).map_err(|e| format!("{file}: {e}"))?;
+    let opened = File::open(file).map_err(|e| format!("{file}: {}", OsMessage(&e)))?;
     Ok((file.to_owned(), Box::new(opened)))
 }
 
@@ -101,7 +102,7 @@ fn print_outcome(outcome: ReplayOutcome, json: bool) -> CmdResult {
 /// One line of the file: `None` for a blank line, or the column and reason
 /// it is not a `RunEvent`.
 fn parse_line(line: std::io::Result<String>) -> Result<Option<RunEvent>, (Option<usize>, String)> {
-    let line = line.map_err(|e| (None, e.to_string()))?;
+    let line = line.map_err(|e| (None, OsMessage(&e).to_string()))?;
     if line.trim().is_empty() {
         return Ok(None);
     }

@@ -200,14 +200,9 @@ impl fmt::Display for RunError {
     }
 }
 
-impl std::error::Error for RunError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            RunError::Store(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// `Display` states the cause, so `source()` returns nothing: a chain
+/// printer shows each cause once.
+impl std::error::Error for RunError {}
 
 impl From<StoreError> for RunError {
     fn from(e: StoreError) -> Self {

@@ -7,6 +7,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use io_hooks::text::OsMessage;
 use serde::{Deserialize, Serialize};
 
 use crate::event::Outcome;
@@ -56,18 +57,81 @@ pub enum Record {
     },
 }
 
-/// A store could not record or read a run.
+/// A store could not record or read a run. `Display` names the file first,
+/// then the cause; `source()` returns nothing (the cause is in the text).
 #[derive(Debug)]
-pub struct StoreError {
-    /// The journal concerned.
-    pub path: PathBuf,
-    /// What went wrong.
-    pub cause: String,
+#[non_exhaustive]
+pub enum StoreError {
+    /// The journal (or the store's directory) could not be created, opened,
+    /// written, synced or read.
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A run id that cannot name a journal file.
+    BadRunId {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The id as given.
+        run_id: String,
+    },
+    /// A record could not be written as JSON.
+    Encode {
+        /// The journal.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+    /// A line of the journal could not be read.
+    ReadLine {
+        /// The journal.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A line of the journal is not a record.
+    Decode {
+        /// The journal.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The cause.
+        source: serde_json::Error,
+    },
+}
+
+impl StoreError {
+    /// The file (or, for a bad run id, the directory) concerned.
+    pub fn path(&self) -> &Path {
+        match self {
+            StoreError::Io { path, .. }
+            | StoreError::Encode { path, .. }
+            | StoreError::ReadLine { path, .. }
+            | StoreError::Decode { path, .. } => path,
+            StoreError::BadRunId { dir, .. } => dir,
+        }
+    }
 }
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.cause)
+        write!(f, "{}: ", self.path().display())?;
+        match self {
+            StoreError::Io { source, .. } => write!(f, "{}", OsMessage(source)),
+            StoreError::BadRunId { run_id, .. } => write!(
+                f,
+                "`{run_id}` is not a run id (letters, digits, `-`, `_` and `.` only)"
+            ),
+            StoreError::Encode { source, .. } => write!(f, "{source}"),
+            StoreError::ReadLine { line, source, .. } => {
+                write!(f, "line {line}: {}", OsMessage(source))
+            }
+            StoreError::Decode { line, source, .. } => write!(f, "line {line}: {source}"),
+        }
     }
 }
 
@@ -104,9 +168,9 @@ impl FileStore {
     /// When `dir` cannot be created.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|e| StoreError {
+        fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
             path: dir.clone(),
-            cause: e.to_string(),
+            source,
         })?;
         Ok(FileStore { dir })
     }
@@ -126,11 +190,9 @@ impl FileStore {
         if ok {
             Ok(self.dir.join(format!("{run_id}.jsonl")))
         } else {
-            Err(StoreError {
-                path: self.dir.clone(),
-                cause: format!(
-                    "`{run_id}` is not a run id (letters, digits, `-`, `_` and `.` only)"
-                ),
+            Err(StoreError::BadRunId {
+                dir: self.dir.clone(),
+                run_id: run_id.to_owned(),
             })
         }
     }
@@ -139,11 +201,14 @@ impl FileStore {
 impl Store for FileStore {
     fn append(&self, run_id: &str, record: &Record) -> Result<(), StoreError> {
         let path = self.path(run_id)?;
-        let fail = |e: io::Error| StoreError {
+        let fail = |source: io::Error| StoreError::Io {
             path: path.clone(),
-            cause: e.to_string(),
+            source,
         };
-        let mut line = serde_json::to_vec(record).map_err(|e| fail(io::Error::other(e)))?;
+        let mut line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
+            path: path.clone(),
+            source,
+        })?;
         line.push(b'\n');
         let mut file = OpenOptions::new()
             .append(true)
@@ -159,24 +224,24 @@ impl Store for FileStore {
         let file = match fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(StoreError {
-                    path,
-                    cause: e.to_string(),
-                });
-            }
+            Err(source) => return Err(StoreError::Io { path, source }),
         };
         let mut records = Vec::new();
         for (n, line) in BufReader::new(file).lines().enumerate() {
-            let fail = |cause: String| StoreError {
+            let line = line.map_err(|source| StoreError::ReadLine {
                 path: path.clone(),
-                cause: format!("line {}: {cause}", n + 1),
-            };
-            let line = line.map_err(|e| fail(e.to_string()))?;
+                line: n + 1,
+                source,
+            })?;
             if line.trim().is_empty() {
                 continue;
             }
-            records.push(serde_json::from_str(&line).map_err(|e| fail(e.to_string()))?);
+            let record = serde_json::from_str(&line).map_err(|source| StoreError::Decode {
+                path: path.clone(),
+                line: n + 1,
+                source,
+            })?;
+            records.push(record);
         }
         Ok(Some(records))
     }

@@ -394,20 +394,22 @@ impl fmt::Display for HookFailure {
     }
 }
 
-impl std::error::Error for HookFailure {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            HookFailure::Append { source, .. }
-            | HookFailure::Spawn { source, .. }
-            | HookFailure::Wait { source } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// Its `Display` states the cause (an OS error, through [`OsMessage`]), so
+/// `source()` returns nothing: a chain printer shows each cause once. The
+/// `io::Error` itself is the variant's `source` field.
+impl std::error::Error for HookFailure {}
 
 /// An `io::Error` as an operator reads it: "Permission denied", without
-/// std's " (os error 13)".
-struct OsMessage<'a>(&'a io::Error);
+/// std's " (os error 13)". Every message of this crate and of the harness
+/// that quotes an OS error writes it through this.
+///
+/// ```
+/// use io_hooks::text::OsMessage;
+/// let e = std::io::Error::from_raw_os_error(13);
+/// assert_eq!(OsMessage(&e).to_string(), "Permission denied");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct OsMessage<'a>(pub &'a io::Error);
 
 impl fmt::Display for OsMessage<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
