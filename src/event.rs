@@ -21,12 +21,14 @@ use io_hooks::HookEvents;
 pub enum EventKind {
     /// A run began; once per run. Carries the goal.
     #[serde(rename = "started")]
+    #[hook(cost = "per_run")]
     Started {
         /// The goal the run was given.
         goal: String,
     },
     /// A step was committed; once per step, after its writes are classified.
     #[serde(rename = "step")]
+    #[hook(cost = "per_step")]
     Step {
         /// The step's number, from 1.
         step: u32,
@@ -35,6 +37,7 @@ pub enum EventKind {
     },
     /// The model called a tool; once per tool call, before it runs.
     #[serde(rename = "tool_call")]
+    #[hook(cost = "per_step")]
     ToolCall {
         /// The step the call belongs to.
         step: u32,
@@ -46,6 +49,7 @@ pub enum EventKind {
     },
     /// The policy refused a tool call; when it happens, rarely.
     #[serde(rename = "refused")]
+    #[hook(cost = "rare")]
     Refused {
         /// The step the call belonged to.
         step: u32,
@@ -56,6 +60,7 @@ pub enum EventKind {
     },
     /// A tool call needs the approver's answer; when it happens, rarely.
     #[serde(rename = "approval_requested")]
+    #[hook(cost = "rare")]
     ApprovalRequested {
         /// The step the call belongs to.
         step: u32,
@@ -66,6 +71,7 @@ pub enum EventKind {
     },
     /// The approver answered; once per approval request.
     #[serde(rename = "approval_decided")]
+    #[hook(cost = "rare")]
     ApprovalDecided {
         /// The step the call belongs to.
         step: u32,
@@ -76,6 +82,7 @@ pub enum EventKind {
     },
     /// The run drew on its budget; once per model turn.
     #[serde(rename = "spend_draw")]
+    #[hook(cost = "per_step")]
     SpendDraw {
         /// The step the turn belongs to.
         step: u32,
@@ -86,6 +93,7 @@ pub enum EventKind {
     },
     /// A model request failed and is being tried again; when it happens.
     #[serde(rename = "retry")]
+    #[hook(cost = "rare")]
     Retry {
         /// The step being retried.
         step: u32,
@@ -96,6 +104,7 @@ pub enum EventKind {
     },
     /// The run switched to a fallback provider; when it happens, rarely.
     #[serde(rename = "fell_back_to")]
+    #[hook(cost = "rare")]
     FellBackTo {
         /// The step at which it switched.
         step: u32,
@@ -106,6 +115,7 @@ pub enum EventKind {
     },
     /// The model revised its plan; when it happens.
     #[serde(rename = "replan")]
+    #[hook(cost = "rare")]
     Replan {
         /// The step at which it replanned.
         step: u32,
@@ -114,6 +124,7 @@ pub enum EventKind {
     },
     /// Steps went by without moving the workspace; when it happens, rarely.
     #[serde(rename = "stalled")]
+    #[hook(cost = "rare")]
     Stalled {
         /// The step at which the stall was detected.
         step: u32,
@@ -122,6 +133,7 @@ pub enum EventKind {
     },
     /// A child run was started; once per child.
     #[serde(rename = "spawned")]
+    #[hook(cost = "rare")]
     Spawned {
         /// The step that spawned it.
         step: u32,
@@ -132,6 +144,7 @@ pub enum EventKind {
     },
     /// A child run was not started; when it happens, rarely.
     #[serde(rename = "spawn_refused")]
+    #[hook(cost = "rare")]
     SpawnRefused {
         /// The step that asked for it.
         step: u32,
@@ -140,6 +153,7 @@ pub enum EventKind {
     },
     /// The run wrote to its memory; when it happens.
     #[serde(rename = "memory_wrote")]
+    #[hook(cost = "rare")]
     MemoryWrote {
         /// The step that wrote it.
         step: u32,
@@ -148,6 +162,7 @@ pub enum EventKind {
     },
     /// The run updated its todo list; when it happens.
     #[serde(rename = "todo_wrote")]
+    #[hook(cost = "rare")]
     TodoWrote {
         /// The step that wrote it.
         step: u32,
@@ -156,6 +171,7 @@ pub enum EventKind {
     },
     /// The model asked the operator a question; when it happens, rarely.
     #[serde(rename = "question_asked")]
+    #[hook(cost = "rare")]
     QuestionAsked {
         /// The step that asked.
         step: u32,
@@ -164,6 +180,7 @@ pub enum EventKind {
     },
     /// The operator's answer arrived; once per question.
     #[serde(rename = "question_answered")]
+    #[hook(cost = "rare")]
     QuestionAnswered {
         /// The step that asked.
         step: u32,
@@ -172,6 +189,7 @@ pub enum EventKind {
     },
     /// The provider ran a tool on its side; when it happens.
     #[serde(rename = "server_tool_used")]
+    #[hook(cost = "rare")]
     ServerToolUsed {
         /// The step it belongs to.
         step: u32,
@@ -180,6 +198,7 @@ pub enum EventKind {
     },
     /// The model streamed a token; once per streamed token, the hottest event.
     #[serde(rename = "token")]
+    #[hook(cost = "per_token")]
     Token {
         /// The step being streamed.
         step: u32,
@@ -189,6 +208,7 @@ pub enum EventKind {
     },
     /// A command ran under the sandbox; once per command the run executes.
     #[serde(rename = "sandbox")]
+    #[hook(cost = "per_step")]
     Sandbox {
         /// The step that ran it.
         step: u32,
@@ -199,6 +219,7 @@ pub enum EventKind {
     },
     /// An MCP server was contacted; when it happens.
     #[serde(rename = "mcp")]
+    #[hook(cost = "rare")]
     Mcp {
         /// The step it belongs to.
         step: u32,
@@ -209,6 +230,7 @@ pub enum EventKind {
     },
     /// A long-running process handle was started; once per handle.
     #[serde(rename = "handle_started")]
+    #[hook(cost = "rare")]
     HandleStarted {
         /// The step that started it.
         step: u32,
@@ -219,6 +241,7 @@ pub enum EventKind {
     },
     /// A handle was polled to see whether it still runs; once per poll.
     #[serde(rename = "handle_polled")]
+    #[hook(cost = "per_step")]
     HandlePolled {
         /// The step that polled it.
         step: u32,
@@ -229,6 +252,7 @@ pub enum EventKind {
     },
     /// A handle's process was killed; when it happens.
     #[serde(rename = "handle_killed")]
+    #[hook(cost = "rare")]
     HandleKilled {
         /// The step that killed it.
         step: u32,
@@ -237,6 +261,7 @@ pub enum EventKind {
     },
     /// A handle's process exited; once per handle that ends by itself.
     #[serde(rename = "handle_exited")]
+    #[hook(cost = "rare")]
     HandleExited {
         /// The step during which it was seen to exit.
         step: u32,
@@ -247,12 +272,14 @@ pub enum EventKind {
     },
     /// A handle was still running when its run ended (it is then killed); when it happens, rarely.
     #[serde(rename = "handle_orphaned")]
+    #[hook(cost = "rare")]
     HandleOrphaned {
         /// The handle's id.
         handle: String,
     },
     /// A run ended; once per run. Carries the outcome and the step count.
     #[serde(rename = "finished")]
+    #[hook(cost = "per_run")]
     Finished {
         /// How the run ended.
         outcome: Outcome,
@@ -262,48 +289,23 @@ pub enum EventKind {
 }
 
 /// How often an event fires: what a hook on it costs (the spec's "What a
-/// hook costs").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Frequency {
-    /// Once per streamed token: a `run` hook here spawns a process per token.
-    PerToken,
-    /// Once per step or per call within a step.
-    PerStep,
-    /// Once per run.
-    PerRun,
-    /// When it happens, rarely: nothing measurable.
-    Rare,
-}
+/// hook costs"). Each [`EventKind`] variant declares its class next to it, as
+/// `#[hook(cost = "per_step")]`.
+pub use io_hooks::Cost as Frequency;
 
-impl Frequency {
-    /// The class as `io events` prints it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Frequency::PerToken => "per token",
-            Frequency::PerStep => "per step",
-            Frequency::PerRun => "per run",
-            Frequency::Rare => "rare",
-        }
+// The cost is optional to the derive; every event of this harness declares
+// one, or this does not compile.
+const _: () = {
+    let costs = <EventKind as HookEvents>::COSTS;
+    let mut i = 0;
+    while i < costs.len() {
+        assert!(
+            costs[i].is_some(),
+            "every EventKind variant declares #[hook(cost)]"
+        );
+        i += 1;
     }
-}
-
-/// Each event's [`Frequency`], in `EventKind::TAGS` order.
-const FREQUENCIES: [Frequency; 27] = {
-    use Frequency::*;
-    [
-        PerRun, PerStep, PerStep, Rare, // started step tool_call refused
-        Rare, Rare, PerStep, Rare, // approval_requested approval_decided spend_draw retry
-        Rare, Rare, Rare, Rare, // fell_back_to replan stalled spawned
-        Rare, Rare, Rare, Rare, // spawn_refused memory_wrote todo_wrote question_asked
-        Rare, Rare, PerToken, PerStep, // question_answered server_tool_used token sandbox
-        Rare, Rare, PerStep, Rare, // mcp handle_started handle_polled handle_killed
-        Rare, Rare, PerRun, // handle_exited handle_orphaned finished
-    ]
 };
-
-// The table and the registry are one length, or this does not compile.
-const _: () = assert!(FREQUENCIES.len() == <EventKind as HookEvents>::TAGS.len());
 
 impl EventKind {
     /// How often the event at `index` in [`HookEvents::TAGS`] fires.
@@ -318,7 +320,10 @@ impl EventKind {
     /// # Panics
     /// If `index` is not an index into `TAGS`.
     pub fn frequency(index: usize) -> Frequency {
-        FREQUENCIES[index]
+        match <Self as HookEvents>::COSTS[index] {
+            Some(cost) => cost,
+            None => unreachable!("every EventKind variant declares #[hook(cost)]"),
+        }
     }
 }
 

@@ -64,3 +64,12 @@ pub use io_hooks::{
 };
 pub use observer::Observer;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
+
+/// The one [`Interrupt`](io_hooks::Interrupt) of this process: the hooks
+/// [`Config::hooks`] builds and the run loop's `exec` and `mcp` commands
+/// are in flight on it, so that `io`, on `SIGINT`, `SIGTERM` or `SIGHUP`,
+/// ends them all with one call. Nothing calls it but the host.
+pub fn process_interrupt() -> &'static io_hooks::Interrupt {
+    static INTERRUPT: std::sync::OnceLock<io_hooks::Interrupt> = std::sync::OnceLock::new();
+    INTERRUPT.get_or_init(io_hooks::Interrupt::new)
+}

@@ -7,6 +7,8 @@ mod cli;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use io_harness::{
@@ -14,6 +16,7 @@ use io_harness::{
     schema::{events_schema, hook_schema},
 };
 use io_hooks::UnknownEvent;
+use io_hooks::text::OsMessage;
 
 use cli::{CmdResult, out};
 
@@ -135,7 +138,91 @@ Example:
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let signalled = start_process();
+    let code = run(Cli::parse());
+    // A signal that ended the work before `main` got here: its exit code,
+    // once its thread has reaped the children (it exits the process).
+    if signalled.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    code
+}
+
+/// What `io` sets up before anything else, for itself and what it spawns:
+///
+/// - Every descriptor above 2 it inherited is made close-on-exec, so only
+///   stdin, stdout and stderr reach a hook.
+/// - `SIGCHLD` and `SIGXFSZ` are caught, not ignored, whatever the parent
+///   left: an ignored `SIGCHLD` has the kernel reap children unasked, so no
+///   exit status could be read (a git check would read "untracked", and
+///   every hook would fail); `SIGXFSZ` would kill `io` at a file size
+///   limit, mid-line, where caught it makes the write fail (`EFBIG`). A
+///   caught signal is back at its default in every child `io` spawns.
+///   (Setting a disposition outright needs `unsafe`; signal-hook's handler,
+///   which only sets a flag, is the safe way to end an inherited `SIG_IGN`.)
+/// - `SIGINT`, `SIGTERM` and `SIGHUP` (those not ignored when `io`
+///   started) are received on a thread, which kills the process group of
+///   every child in flight, waits (boundedly) for them to be reaped, and
+///   exits with 128 + the signal's number.
+///
+/// Returns the flag the signal thread sets before it starts ending things.
+fn start_process() -> &'static AtomicBool {
+    use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+    static SIGNALLED: AtomicBool = AtomicBool::new(false);
+    static CAUGHT: AtomicBool = AtomicBool::new(false);
+
+    close_fds::set_fds_cloexec(3, &[]);
+    for signal in [SIGCHLD, SIGXFSZ] {
+        if let Err(e) = signal_hook::flag::register(signal, &CAUGHT) {
+            eprintln!("io: could not catch signal {signal}: {}", OsMessage(&e));
+        }
+    }
+    // A signal the parent left ignored (`nohup` ignores SIGHUP, a shell's
+    // `&` SIGINT) is the parent's choice, and stays ignored.
+    let ignored = ignored_signals();
+    let ending = [SIGINT, SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|&signal| ignored & (1 << (signal - 1)) == 0);
+    match signal_hook::iterator::Signals::new(ending) {
+        Ok(mut signals) => {
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    SIGNALLED.store(true, Ordering::SeqCst);
+                    let interrupt = io_harness::process_interrupt();
+                    interrupt.interrupt();
+                    interrupt.wait_reaped(REAP_WITHIN);
+                    std::process::exit(128 + signal);
+                }
+            });
+        }
+        Err(e) => eprintln!(
+            "io: could not receive SIGINT/SIGTERM/SIGHUP: {}",
+            OsMessage(&e)
+        ),
+    }
+    &SIGNALLED
+}
+
+/// The signals this process ignores, as the kernel's mask (bit `n - 1` is
+/// signal `n`) from `/proc/self/status`: the one way to read a disposition
+/// without `unsafe`. None when it cannot be read.
+fn ignored_signals() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let hex = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(hex.trim(), 16).ok()
+        })
+        .unwrap_or(0)
+}
+
+/// How long `io`, interrupted, waits for its killed children to be reaped
+/// before it exits anyway.
+const REAP_WITHIN: Duration = Duration::from_secs(5);
+
+fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Check { root, profile } => cli::check::check(root.as_deref(), profile.as_deref()),
         Command::Events {
@@ -170,7 +257,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("io: {message}");
+            cli::err(&format!("io: {message}\n"));
             ExitCode::from(1)
         }
     }

@@ -337,7 +337,7 @@ fn io_replay_stops_at_a_line_that_is_not_an_event_and_names_it() {
     assert_eq!(code(&out), 1);
     let err = stderr(&out);
     assert!(
-        err.contains("bad.jsonl: line 3, column 39: not a RunEvent: unknown variant `nope`, expected one of `started`, `step`,"),
+        err.contains("bad.jsonl: line 3, column 39: not a RunEvent: unknown variant, expected one of `started`, `step`,"),
         "{err}"
     );
     assert!(err.contains("no hook fired for it or after it"), "{err}");
@@ -626,24 +626,6 @@ fn io_run_names_a_malformed_mcp_table_by_file_and_key() {
 }
 
 #[test]
-fn io_replay_refuses_a_line_longer_than_16_mib_without_holding_it() {
-    let env = Env::new();
-    env.write("io.local.toml", "[[hook]]\nappend = \"seen.jsonl\"\n");
-    let first = example_events().lines().next().expect("a line").to_owned();
-    let mut input = format!("{first}\n").into_bytes();
-    input.extend(std::iter::repeat_n(b' ', 17 * 1024 * 1024));
-    input.push(b'\n');
-    let out = env.io_with_stdin(&["replay", "-"], Some(&input));
-    assert_eq!(code(&out), 1);
-    assert!(
-        stderr(&out).contains("stdin: line 2: not a RunEvent: the line is longer than 16 MiB"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(tags_in(&env.root().join("seen.jsonl")), ["started"]);
-}
-
-#[test]
 fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
     let env = Env::new();
     env.write(
@@ -699,4 +681,94 @@ fn run_id_in(text: &str) -> String {
         })
         .expect("the run id")
         .to_owned()
+}
+
+// ---- issue 14, round two: what a hook inherits ----
+
+/// One `started` event, for the hooks below.
+const ONE_EVENT: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+
+/// A hook's script calling a bare `ls`, with `io` started under
+/// `PATH=.:/usr/bin:/bin` in a clone holding a planted `./ls`: the script
+/// runs the real `ls`, because the `PATH` a hook gets keeps only absolute
+/// entries. Before, the script ran `./ls`.
+#[test]
+fn a_hook_script_never_runs_a_program_planted_in_the_clone() {
+    let env = Env::new();
+    let planted = env.root().join("PLANTED");
+    env.write(
+        "ls",
+        &format!("#!/bin/sh\necho ran > '{}'\n", planted.display()),
+    );
+    std::fs::set_permissions(
+        env.root().join("ls"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    env.write("hook.sh", "ls > listing.txt\necho \"$PATH\" > path.txt\n");
+    env.write(
+        "io.local.toml",
+        "[[hook]]\nrun = [\"/bin/sh\", \"hook.sh\"]\n",
+    );
+    env.write("events.jsonl", ONE_EVENT);
+    let out = env
+        .command(&["replay", "events.jsonl"])
+        .env("PATH", ".:/usr/bin:/bin")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    let out = output_within(out, Duration::from_secs(60), "io replay");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("hook[1] ok"), "{}", stdout(&out));
+    assert!(!planted.exists(), "the planted ./ls ran");
+    let listing = std::fs::read_to_string(env.root().join("listing.txt")).expect("listing");
+    assert!(listing.lines().any(|l| l == "hook.sh"), "{listing}");
+    let path = std::fs::read_to_string(env.root().join("path.txt")).expect("path");
+    assert_eq!(path, "/usr/bin:/bin\n");
+}
+
+/// A descriptor `io` inherited without close-on-exec (its parent leaked
+/// it) does not reach a hook: only 0, 1 and 2 do. Before, the hook found
+/// it open at the same number.
+#[test]
+fn a_hook_gets_only_descriptors_0_to_2() {
+    use std::os::fd::AsRawFd;
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        // Expanded by the shell itself, before any redirection of its own.
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"set -- /proc/$$/fd/*; for f; do echo ${f##*/}; done > fds.txt\"]\n",
+    );
+    env.write("events.jsonl", ONE_EVENT);
+    let file = std::fs::File::open(env.root().join("events.jsonl")).expect("open");
+    // At a known number, far from the few the hook's shell opens itself.
+    let leaked = rustix::io::fcntl_dupfd_cloexec(&file, 50).expect("dup");
+    // std opens everything close-on-exec; a careless parent would not.
+    rustix::io::fcntl_setfd(&leaked, rustix::io::FdFlags::empty()).expect("clear CLOEXEC");
+    let number = leaked.as_raw_fd();
+    let child = env
+        .command(&["replay", "events.jsonl"])
+        .env("LEAKED_FD", number.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    // Closed here at once: other tests' children need not inherit it long.
+    drop((leaked, file));
+    let out = output_within(child, Duration::from_secs(60), "io replay");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let fds = std::fs::read_to_string(env.root().join("fds.txt")).expect("fds.txt");
+    let mut fds: Vec<i32> = fds.lines().map(|l| l.parse().expect("a number")).collect();
+    fds.sort();
+    assert!(
+        !fds.contains(&number),
+        "fd {number} reached the hook: {fds:?}"
+    );
+    // Beside stdio, only the directory the shell opened to list them.
+    let others: Vec<_> = fds.iter().filter(|&&fd| fd > 2).collect();
+    assert!(others.len() <= 1, "the hook got more than stdio: {fds:?}");
+    assert!(fds.starts_with(&[0, 1, 2]), "{fds:?}");
 }

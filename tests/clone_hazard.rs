@@ -68,6 +68,51 @@ fn a_symlink_to_a_device_is_refused_rather_than_read_forever() {
     }
 }
 
+#[test]
+fn a_config_file_over_1_mib_is_refused_and_one_at_it_loads() {
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().join("io.local.toml");
+    // Exactly 1 MiB: a hook table padded with a comment.
+    let mut text = String::from(HOOKED);
+    text.push('#');
+    text.push_str(&"x".repeat(1024 * 1024 - text.len() - 1));
+    text.push('\n');
+    assert_eq!(text.len(), 1024 * 1024);
+    fs::write(&path, &text).unwrap();
+    let config = discover_within(root.path(), Duration::from_secs(20)).unwrap();
+    assert_eq!(config.hook_specs().len(), 1);
+    // One byte more.
+    text.push('\n');
+    fs::write(&path, &text).unwrap();
+    let e = discover_within(root.path(), Duration::from_secs(20)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: larger than 1 MiB, the most a config file may hold, so it is not read",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_symlink_to_a_proc_file_is_read_no_further_than_the_cap() {
+    // `stat` calls `/proc/self/pagemap` an empty regular file; reading it
+    // goes on for the whole address space (hundreds of GiB), so a load
+    // that trusted the size or read to the end ran out of memory.
+    let pagemap = Path::new("/proc/self/pagemap");
+    if !prerequisite("/proc/self/pagemap", fs::File::open(pagemap).is_ok()) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let link = root.path().join("io.local.toml");
+    std::os::unix::fs::symlink(pagemap, &link).unwrap();
+    let e = discover_within(root.path(), Duration::from_secs(20)).unwrap_err();
+    assert!(
+        matches!(&e, ConfigError::TooLarge { path, limit: 1_048_576 } if *path == link),
+        "{e}"
+    );
+}
+
 // ---- asking git whether `io.local.toml` is tracked ----
 
 fn git(dir: &Path, args: &[&str]) -> bool {
@@ -293,11 +338,12 @@ fn the_callers_git_environment_does_not_change_the_answer() {
 }
 
 #[test]
-fn a_git_that_never_answers_is_given_up_on() {
+fn a_git_that_never_answers_is_given_up_on_and_the_file_refused() {
     // A repository whose `.git/index` is a FIFO (a tarball can hold one)
     // blocks git's read of it forever; so would a stuck network file
-    // system. The question is bounded, and unanswered means "not tracked",
-    // as with no git at all.
+    // system. The question is bounded, and git that ran but did not answer
+    // is no answer: the hooks are refused (this loaded them, as
+    // "untracked", until issue 14).
     let Some(repo) = tracked_repo() else { return };
     let index = repo.path().join(".git/index");
     fs::remove_file(&index).unwrap();
@@ -311,9 +357,17 @@ fn a_git_that_never_answers_is_given_up_on() {
         path: index.clone(),
         for_writing: true,
     };
-    let config =
-        discover_within(repo.path(), Duration::from_secs(20)).expect("unanswered is not tracked");
-    assert_eq!(config.hook_specs().len(), 1);
+    let e = discover_within(repo.path(), Duration::from_secs(20)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: key `hook`: could not tell whether the repository's git index tracks this \
+             `io.local.toml` (git did not answer within 5000 ms and was killed), and a tracked \
+             one may not declare hooks, so its hooks are not loaded. Make `git ls-files \
+             io.local.toml` work here, or move the hooks to the user-scope file.",
+            repo.path().join("io.local.toml").display()
+        )
+    );
 }
 
 // ---- the same, through the `io` program ----
@@ -357,20 +411,7 @@ fn io_check_refuses_a_committed_io_local_toml_and_io_replay_runs_no_hook() {
     )
     .unwrap();
     let events = events.to_str().unwrap();
-    assert!(git(&root, &["add", "io.local.toml"]));
-    assert!(git(
-        &root,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "hooks"
-        ]
-    ));
+    commit(&root, &["io.local.toml"]);
 
     let refusal = format!(
         "io: {}: key `hook`: this `io.local.toml` is tracked by the repository's git index, so \
@@ -420,4 +461,139 @@ fn io_check_refuses_a_committed_io_local_toml_and_io_replay_runs_no_hook() {
         fs::read_to_string(root.join("ran.txt")).unwrap(),
         "ran\n".repeat(4)
     );
+}
+
+// ---- round two: the cases `ls-files io.local.toml` missed ----
+
+/// The number of hooks `Config::discover_with(root, None)` loads; panics
+/// on an error.
+fn hooks_loaded(root: &Path) -> usize {
+    Config::discover_with(root, None)
+        .unwrap()
+        .hook_specs()
+        .len()
+}
+
+/// `git add PATHS` then commit, in `repo`.
+fn commit(repo: &Path, paths: &[&str]) {
+    let mut args = vec!["add", "--"];
+    args.extend(paths);
+    assert!(git(repo, &args));
+    assert!(git(
+        repo,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-q",
+            "-m",
+            "c"
+        ]
+    ));
+}
+
+/// A fresh repository in a temp dir; `None` when there is no usable git.
+fn new_repo() -> Option<tempfile::TempDir> {
+    let dir = tempfile::tempdir().unwrap();
+    prerequisite("a usable git", git(dir.path(), &["init", "-q"])).then_some(dir)
+}
+
+#[test]
+fn a_tracked_case_variant_counts_when_it_is_the_file_io_reads() {
+    // Where the file system folds case (macOS, Windows, a casefold ext4
+    // directory), a clone's tracked `IO.LOCAL.TOML` is the file io opens as
+    // `io.local.toml`. A hard link is that situation on any file system:
+    // two names, one file.
+    let Some(repo) = new_repo() else { return };
+    fs::write(repo.path().join("IO.LOCAL.TOML"), HOOKED).unwrap();
+    commit(repo.path(), &["IO.LOCAL.TOML"]);
+    fs::hard_link(
+        repo.path().join("IO.LOCAL.TOML"),
+        repo.path().join("io.local.toml"),
+    )
+    .unwrap();
+    let got = Config::discover_with(repo.path(), None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
+    // Where case is not folded, `io.local.toml` beside a tracked
+    // `IO.LOCAL.TOML` is a different file, the operator's own: it loads.
+    fs::remove_file(repo.path().join("io.local.toml")).unwrap();
+    fs::write(repo.path().join("io.local.toml"), HOOKED).unwrap();
+    assert_eq!(hooks_loaded(repo.path()), 1);
+}
+
+#[test]
+fn a_symlink_to_a_tracked_file_in_the_repository_counts_as_tracked() {
+    let Some(repo) = new_repo() else { return };
+    fs::create_dir(repo.path().join("config")).unwrap();
+    fs::write(repo.path().join("config/hooks.toml"), HOOKED).unwrap();
+    fs::write(repo.path().join("config/mine.toml"), HOOKED).unwrap();
+    commit(repo.path(), &["config/hooks.toml"]);
+    let link = repo.path().join("io.local.toml");
+    std::os::unix::fs::symlink("config/hooks.toml", &link).unwrap();
+    let got = Config::discover_with(repo.path(), None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
+    // Through an absolute link and a subdirectory root too.
+    let sub = repo.path().join("crates/app");
+    fs::create_dir_all(&sub).unwrap();
+    std::os::unix::fs::symlink(
+        repo.path().join("config/hooks.toml"),
+        sub.join("io.local.toml"),
+    )
+    .unwrap();
+    let got = Config::discover_with(&sub, None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
+    // A link to an untracked file in the repository, or to a file outside
+    // it, is the operator's own.
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("config/mine.toml", &link).unwrap();
+    assert_eq!(hooks_loaded(repo.path()), 1);
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("hooks.toml"), HOOKED).unwrap();
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("hooks.toml"), &link).unwrap();
+    assert_eq!(hooks_loaded(repo.path()), 1);
+}
+
+#[test]
+fn a_file_the_enclosing_repository_tracks_counts_when_the_root_has_its_own_git() {
+    // `git init` in a directory of a clone (or a tool that makes a nested
+    // repository there) hides the enclosing index from `git -C root`, which
+    // answers for the nested repository alone.
+    let Some(outer) = new_repo() else { return };
+    let sub = outer.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(sub.join("io.local.toml"), HOOKED).unwrap();
+    commit(outer.path(), &["sub/io.local.toml"]);
+    assert!(git(&sub, &["init", "-q"]));
+    let got = Config::discover_with(&sub, None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
+    // Tracked by neither: loads.
+    assert!(git(
+        outer.path(),
+        &["rm", "-q", "--cached", "sub/io.local.toml"]
+    ));
+    assert_eq!(hooks_loaded(&sub), 1);
+}
+
+#[test]
+fn a_submodule_checkout_is_asked_of_its_own_index_not_the_superprojects() {
+    // The superproject tracks the submodule as one entry (a gitlink), not
+    // the files in it: an untracked `io.local.toml` there loads.
+    let Some(sup) = new_repo() else { return };
+    let sm = sup.path().join("sm");
+    fs::create_dir(&sm).unwrap();
+    assert!(git(&sm, &["init", "-q"]));
+    fs::write(sm.join("README"), "x").unwrap();
+    commit(&sm, &["README"]);
+    commit(sup.path(), &["sm"]);
+    fs::write(sm.join("io.local.toml"), HOOKED).unwrap();
+    assert_eq!(
+        Config::discover_with(&sm, None).unwrap().hook_specs().len(),
+        1
+    );
+    commit(&sm, &["io.local.toml"]);
+    let got = Config::discover_with(&sm, None);
+    assert!(is_tracked_refusal(&got), "{got:?}");
 }

@@ -139,13 +139,16 @@ fn store_and_run_errors_show_each_cause_once() {
     fs::write(dir.path().join("runs/r1.jsonl"), "{not json\n").expect("write");
     let decode = store.load("r1").expect_err("a bad line");
     assert!(
-        matches!(decode, StoreError::Decode { line: 1, .. }),
+        matches!(decode, StoreError::Corrupt { line: 1, .. }),
         "{decode:?}"
     );
     let run = RunError::from(decode);
     let printed = checked(&run);
     assert!(printed.starts_with("the store failed: "), "{printed}");
-    assert!(printed.contains("r1.jsonl: line 1: "), "{printed}");
+    assert!(
+        printed.contains("r1.jsonl: line 1 of 1 is not a whole record"),
+        "{printed}"
+    );
 
     let bad_id = store.load("../x").expect_err("not a run id");
     assert!(

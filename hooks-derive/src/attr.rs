@@ -13,6 +13,8 @@ const HOOK: &str = "hook";
 const SERDE: &str = "serde";
 const DOC: &str = "doc";
 const TAG: &str = "tag";
+const COST: &str = "cost";
+const CONTENT: &str = "content";
 const CRATE: &str = "crate";
 const RENAME: &str = "rename";
 const RENAME_ALL: &str = "rename_all";
@@ -21,6 +23,8 @@ const DESERIALIZE: &str = "deserialize";
 const SKIP: &str = "skip";
 const SKIP_SERIALIZING: &str = "skip_serializing";
 const UNTAGGED: &str = "untagged";
+const ALIAS: &str = "alias";
+const INTO: &str = "into";
 
 /// A slot that may be set once; a second `set` is an error on the second
 /// occurrence (serde's `internals/attr.rs` `Attr<T>`).
@@ -63,29 +67,29 @@ pub(crate) struct Container {
     /// Whether the enum carries any `#[serde(...)]`: serde then names the
     /// variants, whatever `#[hook(tag)]` says.
     pub has_serde: bool,
+    /// `#[serde(tag = "…")]` without `content`: serde writes each variant's
+    /// payload as a map beside the tag (internally tagged).
+    pub internal_tag: Option<LitStr>,
 }
 
 impl Container {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut crate_path = Attr::none(cx, CRATE);
-        let mut has_rename_all = false;
+        let mut serde = SerdeContainer::default();
         let mut has_serde = false;
         for attr in attrs {
             if attr.path().is_ident(HOOK) {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(CRATE) {
                         // #[hook(crate = "my_crate::io_hooks")]
-                        let value: Expr = meta.value()?.parse()?;
-                        let Some(lit) = lit_str(&value) else {
-                            return Err(syn::Error::new_spanned(
-                                value,
-                                "a crate path is a string literal, as \
-                                 `#[hook(crate = \"my_crate::io_hooks\")]`",
-                            ));
-                        };
+                        let lit = string_value(
+                            &meta,
+                            "a crate path",
+                            "#[hook(crate = \"my_crate::io_hooks\")]",
+                        )?;
                         let path = lit.parse::<syn::Path>().map_err(|_| {
                             syn::Error::new_spanned(
-                                lit,
+                                &lit,
                                 format!(
                                     "\"{}\" is not a path; write the path `io_hooks` is \
                                      reachable at, as `#[hook(crate = \"my_crate::io_hooks\")]`",
@@ -94,8 +98,11 @@ impl Container {
                             )
                         })?;
                         crate_path.set(&meta.path, path);
-                    } else if meta.path.is_ident(TAG) {
-                        cx.syn_error(meta.error("`tag` belongs on a variant, not on the enum"));
+                    } else if meta.path.is_ident(TAG) || meta.path.is_ident(COST) {
+                        cx.syn_error(meta.error(format!(
+                            "`{}` belongs on a variant, not on the enum",
+                            path_string(&meta.path)
+                        )));
                         skip_value(&meta)?;
                     } else {
                         cx.syn_error(meta.error(format!(
@@ -112,25 +119,56 @@ impl Container {
             } else if attr.path().is_ident(SERDE) {
                 has_serde = true;
                 for meta in serde_metas(attr) {
-                    has_rename_all |= meta.path().is_ident(RENAME_ALL);
-                    // #[serde(untagged)] on the enum
-                    if let Meta::Path(p) = &meta
-                        && p.is_ident(UNTAGGED)
-                    {
-                        cx.error_spanned_by(
-                            p,
-                            "an `untagged` enum is written without any variant's tag, so no \
-                             hook could tell its events apart; tag it, as \
-                             `#[serde(tag = \"event\")]`",
-                        );
-                    }
+                    serde.read(cx, &meta);
                 }
             }
         }
         Container {
             crate_path: crate_path.get(),
-            has_rename_all,
+            has_rename_all: serde.has_rename_all,
             has_serde,
+            // With `content` it is adjacently tagged: any payload can be written.
+            internal_tag: serde.tag.filter(|_| !serde.has_content),
+        }
+    }
+}
+
+/// What serde's own attributes on the enum say about how it is written.
+#[derive(Default)]
+struct SerdeContainer {
+    has_rename_all: bool,
+    has_content: bool,
+    tag: Option<LitStr>,
+}
+
+impl SerdeContainer {
+    fn read(&mut self, cx: &Ctxt, meta: &Meta) {
+        let path = meta.path();
+        self.has_rename_all |= path.is_ident(RENAME_ALL);
+        self.has_content |= path.is_ident(CONTENT);
+        match meta {
+            // #[serde(tag = "event")]
+            Meta::NameValue(nv) if path.is_ident(TAG) => {
+                self.tag = lit_str(&nv.value).cloned();
+            }
+            // #[serde(into = "Wire")]
+            _ if path.is_ident(INTO) => {
+                cx.error_spanned_by(
+                    path,
+                    "serde writes this enum as the type named by `into`, so the tags of these \
+                     variants are not what a hook would see; derive `HookEvents` on the enum \
+                     serde writes",
+                );
+            }
+            // #[serde(untagged)] on the enum
+            Meta::Path(p) if p.is_ident(UNTAGGED) => {
+                cx.error_spanned_by(
+                    p,
+                    "an `untagged` enum is written without any variant's tag, so no hook could \
+                     tell its events apart; tag it, as `#[serde(tag = \"event\")]`",
+                );
+            }
+            _ => {}
         }
     }
 }
@@ -142,6 +180,11 @@ pub(crate) struct Variant {
     pub serde_rename: Option<LitStr>,
     /// `#[hook(tag = "x")]`.
     pub hook_tag: Option<LitStr>,
+    /// Every `#[serde(alias = "x")]`: other names serde reads the variant
+    /// back from.
+    pub aliases: Vec<LitStr>,
+    /// `#[hook(cost = "per_step")]`: the `io_hooks::Cost` variant it names.
+    pub cost: Option<syn::Ident>,
     /// The `skip` or `skip_serializing` path, when serde never writes this
     /// variant.
     pub skipped: Option<syn::Path>,
@@ -159,6 +202,7 @@ pub(crate) struct Variant {
 impl Variant {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut hook_tag = Attr::none(cx, TAG);
+        let mut cost = Attr::none(cx, COST);
         let mut serde = SerdeVariant::default();
         let mut has_serde = false;
         let mut hook_unreadable = false;
@@ -168,20 +212,22 @@ impl Variant {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(TAG) {
                         // #[hook(tag = "tool_call")]
-                        let value: Expr = meta.value()?.parse()?;
-                        let Some(lit) = lit_str(&value) else {
-                            return Err(syn::Error::new_spanned(
-                                value,
-                                "a tag is a string literal, as `#[hook(tag = \"tool_call\")]`",
-                            ));
-                        };
-                        hook_tag.set(&meta.path, lit.clone());
+                        let lit = string_value(&meta, "a tag", "#[hook(tag = \"tool_call\")]")?;
+                        hook_tag.set(&meta.path, lit);
+                    } else if meta.path.is_ident(COST) {
+                        // #[hook(cost = "per_step")]
+                        let lit =
+                            string_value(&meta, "a cost class", "#[hook(cost = \"per_step\")]")?;
+                        match crate::cost::parse(&lit) {
+                            Ok(class) => cost.set(&meta.path, class),
+                            Err(err) => cx.syn_error(err),
+                        }
                     } else if meta.path.is_ident(CRATE) {
                         cx.syn_error(meta.error("`crate` belongs on the enum, not on a variant"));
                         skip_value(&meta)?;
                     } else {
                         cx.syn_error(meta.error(format!(
-                            "unknown hook attribute `{}` on a variant; expected `tag`",
+                            "unknown hook attribute `{}` on a variant; expected `tag` or `cost`",
                             path_string(&meta.path)
                         )));
                         skip_value(&meta)?;
@@ -206,7 +252,9 @@ impl Variant {
         }
         Variant {
             serde_rename: serde.rename,
+            aliases: serde.aliases,
             hook_tag: hook_tag.get(),
+            cost: cost.get(),
             skipped: serde.skipped,
             untagged: serde.untagged,
             has_serde,
@@ -226,6 +274,19 @@ pub(crate) fn hook_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute
     attrs.iter().filter(|attr| attr.path().is_ident(HOOK))
 }
 
+/// The string literal after `=` in a `#[hook(key = "…")]`, or an error
+/// saying that `what` is one, as `example` shows.
+fn string_value(meta: &ParseNestedMeta, what: &str, example: &str) -> syn::Result<LitStr> {
+    let value: Expr = meta.value()?.parse()?;
+    match lit_str(&value) {
+        Some(lit) => Ok(lit.clone()),
+        None => Err(syn::Error::new_spanned(
+            value,
+            format!("{what} is a string literal, as `{example}`"),
+        )),
+    }
+}
+
 /// Consumes the rest of an item we refused (`= value` or `(...)`), so the
 /// items after it are still read and their errors still reported.
 fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
@@ -241,6 +302,7 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 #[derive(Default)]
 struct SerdeVariant {
     rename: Option<LitStr>,
+    aliases: Vec<LitStr>,
     skipped: Option<syn::Path>,
     untagged: Option<syn::Path>,
 }
@@ -254,6 +316,10 @@ impl SerdeVariant {
                 if let Some(lit) = lit_str(&nv.value) {
                     self.rename = Some(lit.clone());
                 }
+            }
+            // #[serde(alias = "turn")]
+            Meta::NameValue(nv) if path.is_ident(ALIAS) => {
+                self.aliases.extend(lit_str(&nv.value).cloned());
             }
             // #[serde(rename(serialize = "a", deserialize = "a"))]
             Meta::List(list) if path.is_ident(RENAME) => {

@@ -2,17 +2,19 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::DeriveInput;
+use syn::{DeriveInput, LitStr};
 
+use crate::check;
 use crate::ctxt::Ctxt;
 use crate::plan::{MAX_EVENTS, Plan};
 
-/// The whole derive: parse and check into a plan, then generate. On error,
-/// the errors plus a stub impl, so the user sees the real problem and not a
+/// The whole derive: parse into a plan, check it, generate. On error, the
+/// errors plus a stub impl, so the user sees the real problem and not a
 /// cascade of "`HookEvents` is not implemented" at every use.
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let plan = Plan::from_ast(&cx, input);
+    check::check(&cx, &plan);
     match cx.check() {
         Ok(()) => generate(&plan),
         Err(err) => {
@@ -28,19 +30,29 @@ fn generate(plan: &Plan) -> TokenStream {
     let ident = plan.ident;
     let generics = static_generics(plan.generics);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let tags = plan.variants.iter().map(|v| &v.tag);
-    let docs = plan.variants.iter().map(|v| &v.doc);
+    // `check` has proved that every variant has its tag.
+    let tags: Vec<String> = plan
+        .variants
+        .iter()
+        .filter_map(|v| v.tag())
+        .map(LitStr::value)
+        .collect();
+    let docs = plan.variants.iter().map(|v| &v.attrs.doc);
+    let costs = plan.variants.iter().map(|v| match &v.attrs.cost {
+        Some(class) => quote!(::core::option::Option::Some(#krate::Cost::#class)),
+        None => quote!(::core::option::Option::None),
+    });
     let count = plan.variants.len();
     let max_events = MAX_EVENTS;
     let index_arms = plan.variants.iter().enumerate().map(|(i, v)| {
-        let variant = v.ident;
+        let variant = &v.original.ident;
         // `{ .. }` matches unit, tuple and struct variants alike.
         quote!(Self::#variant { .. } => #i,)
     });
-    let tag_arms = plan.variants.iter().enumerate().map(|(i, v)| {
-        let tag = &v.tag;
-        quote!(#tag => ::core::option::Option::Some(#i),)
-    });
+    let tag_arms = tags
+        .iter()
+        .enumerate()
+        .map(|(i, tag)| quote!(#tag => ::core::option::Option::Some(#i),));
     // An empty enum has no value to match on; `match *self {}` says so.
     let index_body = if count == 0 {
         quote!(match *self {})
@@ -54,6 +66,7 @@ fn generate(plan: &Plan) -> TokenStream {
             impl #impl_generics #krate::HookEvents for #ident #ty_generics #where_clause {
                 const TAGS: &'static [&'static str] = &[#(#tags),*];
                 const DOCS: &'static [&'static str] = &[#(#docs),*];
+                const COSTS: &'static [::core::option::Option<#krate::Cost>] = &[#(#costs),*];
 
                 #[inline]
                 fn index(&self) -> usize {
@@ -93,6 +106,7 @@ fn fallback(plan: &Plan) -> TokenStream {
             impl #impl_generics #krate::HookEvents for #ident #ty_generics #where_clause {
                 const TAGS: &'static [&'static str] = &[];
                 const DOCS: &'static [&'static str] = &[];
+                const COSTS: &'static [::core::option::Option<#krate::Cost>] = &[];
                 fn index(&self) -> usize {
                     ::core::unreachable!()
                 }

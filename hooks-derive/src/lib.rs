@@ -7,8 +7,17 @@
 //! `#[serde(rename = "…")]` or `#[hook(tag = "…")]` (both present must agree).
 //! A variant without one, two variants with one tag, an empty tag, a variant
 //! serde never writes or writes untagged (`skip`, `skip_serializing`,
-//! `untagged`), more than 64 variants, and a derive on a struct or union are
-//! compile errors, all reported together.
+//! `untagged`), an alias that is another variant's tag, an enum serde writes
+//! as another type (`into`), a newtype under an internal tag whose field is no
+//! map (a string, number, sequence, tuple or `Option`), more than 64 variants,
+//! and a derive on a struct or union are compile errors, all reported together.
+//!
+//! `#[hook(cost = "per_step")]` on a variant declares its cost class
+//! (`per_token`, `per_step`, `per_run`, `rare`) for `HookEvents::COSTS`; it
+//! is optional.
+//!
+//! The derive runs in three stages: `plan` reads the enum, `check` judges it,
+//! `expand` generates from it.
 //!
 //! `#[hook(tag)]` is for an enum serde does not serialise. Where the enum
 //! carries any `#[serde(...)]`, serde names the variants, so a variant tagged
@@ -19,6 +28,8 @@
 #![forbid(unsafe_code)]
 
 mod attr;
+mod check;
+mod cost;
 mod ctxt;
 mod expand;
 mod plan;

@@ -60,9 +60,9 @@ mod spec;
 mod table;
 
 pub use action::Action;
-pub use exec::{HookFailure, HookRun, Hooks};
+pub use exec::{HookFailure, HookRun, Hooks, Interrupt};
 pub use io_hooks_derive::HookEvents;
-pub use registry::{HookEvents, HookFilter, MAX_EVENTS, UnknownEvent};
+pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HookTables, TableError, TableErrorKind, TomlFile};
 
@@ -72,7 +72,7 @@ pub use table::{HookTables, TableError, TableErrorKind, TomlFile};
 /// entries, its own process group, a deadline, and a [`HookFailure`] that
 /// says what went wrong.
 pub mod process {
-    pub use crate::exec::{resolve_program, run_argv, run_command};
+    pub use crate::exec::{Tracked, resolve_program, run_argv, run_command};
 }
 
 /// The `[[hook]]` table's shape, for a harness that publishes or embeds it:

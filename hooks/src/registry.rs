@@ -36,6 +36,7 @@ pub const MAX_EVENTS: usize = 64;
 /// assert_eq!(Light::from_tag("off"), Some(1));
 /// assert_eq!(Light::from_tag("Off"), None);
 /// assert_eq!(Light::DOCS[0], "The light came on.");
+/// assert_eq!(Light::COSTS, [None, None]);
 /// ```
 pub trait HookEvents: 'static {
     /// Every wire tag, in declaration order. `TAGS[e.index()]` is `e`'s tag.
@@ -44,6 +45,10 @@ pub trait HookEvents: 'static {
     /// Each variant's doc comment (its first paragraph, lines joined by a
     /// space; empty when it has none), in the same order as [`TAGS`](Self::TAGS).
     const DOCS: &'static [&'static str];
+
+    /// Each variant's cost class from its `#[hook(cost = "…")]` (`None` where
+    /// it declares none), in the same order as [`TAGS`](Self::TAGS).
+    const COSTS: &'static [Option<Cost>];
 
     /// This event's position in [`TAGS`](Self::TAGS): a `match` on the
     /// variant, with no string work.
@@ -58,6 +63,51 @@ pub trait HookEvents: 'static {
     #[inline]
     fn tag(&self) -> &'static str {
         Self::TAGS[self.index()]
+    }
+}
+
+/// How often an event fires, which is what a hook on it costs (the spec's
+/// "What a hook costs"). A variant declares it with
+/// `#[hook(cost = "per_token" | "per_step" | "per_run" | "rare")]`.
+///
+/// ```
+/// use io_hooks::{Cost, HookEvents};
+///
+/// #[derive(HookEvents)]
+/// enum Stream {
+///     /// A token arrived; once per streamed token.
+///     #[hook(tag = "token", cost = "per_token")]
+///     Token,
+///     /// Once per run.
+///     #[hook(tag = "done")]
+///     Done,
+/// }
+///
+/// assert_eq!(Stream::COSTS, [Some(Cost::PerToken), None]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cost {
+    /// Once per streamed token: a `run` hook here spawns a process per token.
+    PerToken,
+    /// Once per step or per call within a step.
+    PerStep,
+    /// Once per run.
+    PerRun,
+    /// When it happens, rarely: nothing measurable.
+    Rare,
+}
+
+impl Cost {
+    /// The class in words, as `io events` prints it: `per token`, `per
+    /// step`, `per run`, `rare`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Cost::PerToken => "per token",
+            Cost::PerStep => "per step",
+            Cost::PerRun => "per run",
+            Cost::Rare => "rare",
+        }
     }
 }
 

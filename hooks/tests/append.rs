@@ -177,7 +177,10 @@ fn a_short_write_is_a_failure() {
     if is_reexec(NAME) {
         let dir = std::env::current_dir().unwrap();
         let log = dir.join("log");
-        fs::write(&log, [b'x'; 90]).unwrap();
+        // 90 bytes ending in a newline: a torn last line would be ended
+        // when the hooks are built.
+        let whole = [[b'x'; 89].as_slice(), b"\n"].concat();
+        fs::write(&log, &whole).unwrap();
         let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], &dir);
         use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
         let hard = getrlimit(Resource::Fsize).maximum;
@@ -202,6 +205,11 @@ fn a_short_write_is_a_failure() {
                 "could not append to `{}`: wrote 10 of {len} bytes",
                 log.display()
             )
+        );
+        assert_eq!(
+            fs::read(&log).unwrap(),
+            whole,
+            "the 10 bytes are cut back off"
         );
         return;
     }

@@ -1,8 +1,8 @@
 //! What `#[derive(HookEvents)]` generates, proved on this crate's own small
-//! enums: the tag table, `index`, `from_tag`, `DOCS`, `tag()`, and the
+//! enums: the tag table, `index`, `from_tag`, `DOCS`, `COSTS`, `tag()`, and the
 //! `HookFilter` built on them, up to the 64-variant limit.
 
-use io_hooks::{HookEvents, HookFilter, MAX_EVENTS};
+use io_hooks::{Cost, HookEvents, HookFilter, MAX_EVENTS};
 use serde::{Deserialize, Serialize};
 
 /// One variant of each shape, tagged with `#[hook(tag)]` only.
@@ -249,4 +249,88 @@ fn an_empty_enum_has_no_tags_and_an_empty_all() {
     assert!(Nothing::DOCS.is_empty());
     assert_eq!(Nothing::from_tag(""), None);
     assert!(HookFilter::<Nothing>::ALL.is_empty());
+}
+
+/// Each class once, in an order unlike `Cost`'s, one variant declaring none,
+/// and a cost written beside a serde rename.
+#[derive(Serialize, HookEvents)]
+#[serde(tag = "event")]
+#[expect(dead_code, reason = "only the generated tables are read")]
+enum Costed {
+    #[serde(rename = "done")]
+    #[hook(cost = "per_run")]
+    Done,
+    #[serde(rename = "quiet")]
+    Quiet,
+    #[serde(rename = "token")]
+    #[hook(cost = "per_token")]
+    Token,
+    #[serde(rename = "odd")]
+    #[hook(cost = "rare")]
+    Odd,
+    #[hook(cost = "per_step", tag = "step")]
+    #[serde(rename = "step")]
+    Step,
+}
+
+#[test]
+fn costs_follow_each_variants_own_attribute() {
+    assert_eq!(
+        Costed::COSTS,
+        [
+            Some(Cost::PerRun),
+            None,
+            Some(Cost::PerToken),
+            Some(Cost::Rare),
+            Some(Cost::PerStep),
+        ]
+    );
+    assert_eq!(Costed::COSTS.len(), Costed::TAGS.len());
+    // The attribute names no tag: serde's rename still decides it.
+    assert_eq!(Costed::TAGS, ["done", "quiet", "token", "odd", "step"]);
+    assert_eq!(Costed::Token.tag(), "token");
+}
+
+#[test]
+fn without_a_cost_attribute_every_cost_is_none() {
+    assert_eq!(Shapes::COSTS, [None; 5]);
+    assert!(Nothing::COSTS.is_empty());
+}
+
+#[test]
+fn a_cost_reads_as_words_and_serialises_in_snake_case() {
+    let classes = [Cost::PerToken, Cost::PerStep, Cost::PerRun, Cost::Rare];
+    let words: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
+    assert_eq!(words, ["per token", "per step", "per run", "rare"]);
+    let json = serde_json::to_string(&classes).expect("serialises");
+    assert_eq!(json, r#"["per_token","per_step","per_run","rare"]"#);
+}
+
+/// Why the derive refuses such a newtype under `#[serde(tag)]` (the trybuild
+/// case `internal-tag-newtype-not-a-map`): serde itself cannot write it, and
+/// a struct newtype it can.
+#[test]
+fn serde_cannot_write_a_string_or_number_newtype_beside_an_internal_tag() {
+    #[derive(Serialize)]
+    #[serde(tag = "event")]
+    enum Plain {
+        Text(String),
+        Number(u32),
+        Missing(Option<Inner>),
+        Struct(Inner),
+    }
+    for refused in [
+        Plain::Text("t".to_owned()),
+        Plain::Number(1),
+        Plain::Missing(None),
+    ] {
+        assert!(serde_json::to_string(&refused).is_err());
+    }
+    let written = Plain::Struct(Inner {
+        note: "n".to_owned(),
+    });
+    assert_eq!(
+        serde_json::to_string(&written).expect("a struct is a map"),
+        r#"{"event":"Struct","note":"n"}"#
+    );
 }

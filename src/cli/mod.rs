@@ -65,12 +65,21 @@ pub(crate) fn millis(d: Duration) -> String {
 }
 
 /// Writes to stdout; a closed pipe (`io events | head`) is not an error.
+/// Any other failure (a full disk, `/dev/full`) is returned, for the caller
+/// to report on stderr through [`err`]: `print!` would panic instead.
 pub(crate) fn out(text: &str) -> Result<(), String> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(format!("could not write to stdout: {}", OsMessage(&e))),
     }
+}
+
+/// Writes to stderr, ignoring any failure: there is nowhere left to report
+/// one, and `eprint!` would panic (exit 101) on a full or closed stderr. Every
+/// message `io` prints on stderr goes through here.
+pub(crate) fn err(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// The directory `io run` keeps its journals in.
@@ -87,6 +96,9 @@ pub(crate) fn log_to_stderr() {
         .with_target(false)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .without_time()
+        // On a failed write the subscriber would report it with
+        // `eprintln!`, which panics on the same full or closed stderr.
+        .log_internal_errors(false)
         .finish();
     // Only fails if one is set already, which leaves that one in place.
     let _ = tracing::subscriber::set_global_default(subscriber);

@@ -35,14 +35,14 @@ pub(crate) fn replay_file(
     // replay where it stands: no hook fires for it or after it.
     let bad_line = RefCell::new(None);
     let mut reader = BufReader::new(input);
-    let events = std::iter::from_fn(|| read_line(&mut reader))
+    let events = std::iter::from_fn(|| read_line(&mut reader, MAX_LINE))
         .enumerate()
         .map_while(|(n, line)| match parse_line(line) {
             Ok(event) => Some(event),
             Err((column, e)) => {
                 let at = column.map_or(String::new(), |c| format!(", column {c}"));
                 *bad_line.borrow_mut() = Some(format!(
-                    "{name}: line {}{at}: not a RunEvent: {e}; no hook fired for it or after it",
+                    "{name}: line {}{at}: {e}; no hook fired for it or after it",
                     n + 1
                 ));
                 None
@@ -101,49 +101,113 @@ fn print_outcome(outcome: ReplayOutcome, json: bool) -> CmdResult {
 
 /// One line of the file: `None` for a blank line, or the column and reason
 /// it is not a `RunEvent`.
-fn parse_line(line: std::io::Result<String>) -> Result<Option<RunEvent>, (Option<usize>, String)> {
-    let line = line.map_err(|e| (None, OsMessage(&e).to_string()))?;
-    if line.trim().is_empty() {
+///
+/// The reason never quotes the line: serde's messages can hold a value from
+/// it (`invalid type: string "…"`), and a recording can hold secrets.
+fn parse_line(line: std::io::Result<Line>) -> Result<Option<RunEvent>, (Option<usize>, String)> {
+    let line = line.map_err(|e| (None, format!("not a RunEvent: {}", OsMessage(&e))))?;
+    if line.text.trim().is_empty() {
         return Ok(None);
     }
-    serde_json::from_str(&line).map(Some).map_err(|e| {
+    serde_json::from_str(&line.text).map(Some).map_err(|e| {
+        // A final line without its newline, or one whose JSON stops short,
+        // is a write that was cut off, not a malformed event.
+        if !line.complete || e.is_eof() {
+            return (
+                Some(e.column()),
+                "torn: the line ends before its JSON does (a write cut short, as by a full \
+                 disk or a crash)"
+                    .to_owned(),
+            );
+        }
         // serde_json ends its message with its own position; ours is the
         // file's line, with its column.
         let message = e.to_string();
         let reason = message
             .rsplit_once(" at line ")
-            .map_or(message.as_str(), |(reason, _)| reason)
-            .to_owned();
-        (Some(e.column()), reason)
+            .map_or(message.as_str(), |(reason, _)| reason);
+        let reason = if e.is_data() {
+            without_values(reason)
+        } else {
+            reason.to_owned()
+        };
+        (Some(e.column()), format!("not a RunEvent: {reason}"))
     })
 }
 
-/// The longest line `io replay` reads: far above any event the harness
-/// writes, and a bound on what one line of a hostile file can make it hold.
-const MAX_LINE: usize = 16 * 1024 * 1024;
+/// serde's description of a value of the wrong shape, without the value:
+/// `invalid type: string "s3cret", expected u64` becomes `invalid type:
+/// string, expected u64`; `unknown variant `x`, expected one of …` becomes
+/// `unknown variant, expected one of …`. What follows the last `, expected `
+/// is the event type's own description, so it is kept; a field serde says
+/// is missing or repeated is one of the type's own names, so it is kept too.
+fn without_values(reason: &str) -> String {
+    if reason.starts_with("missing field `") || reason.starts_with("duplicate field `") {
+        return reason.to_owned();
+    }
+    let Some(quote) = reason.find(['`', '"', '\'']) else {
+        return reason.to_owned();
+    };
+    let head = reason[..quote].trim_end();
+    // serde's shapes end either `, expected WHAT` or (for a type with no
+    // fields or variants) `, there are no …`, which is all the tail can be.
+    if reason.ends_with(", there are no fields") || reason.ends_with(", there are no variants") {
+        return head.to_owned();
+    }
+    match reason.rfind(", expected ") {
+        Some(expected) if expected > quote => format!("{head}{}", &reason[expected..]),
+        _ => head.to_owned(),
+    }
+}
 
-/// The next line without its newline, `None` at the end of the input, or an
-/// error for a line that is longer than [`MAX_LINE`] or not UTF-8.
-fn read_line(reader: &mut impl BufRead) -> Option<std::io::Result<String>> {
+/// The longest line `io replay` reads, newline excluded: the most one
+/// `write(2)` puts down on Linux (2 GiB less 4 KiB, newline included), which
+/// is the longest line an `append` hook can write whole (it writes each
+/// line with one `write`, and a shorter write is a failed append). So every
+/// line an `append` hook wrote replays, and one line of a hostile file can
+/// make `io replay` hold no more than this.
+const MAX_LINE: usize = 0x7fff_f000 - 1;
+
+/// One line of the input, without its newline.
+struct Line {
+    text: String,
+    /// Whether it ended with a newline (only the last line may not).
+    complete: bool,
+}
+
+/// The next line, `None` at the end of the input, or an error for a line
+/// that is longer than `max` bytes (its newline not counted) or not UTF-8.
+/// At most `max + 1` bytes of a line are held.
+fn read_line(reader: &mut impl BufRead, max: usize) -> Option<std::io::Result<Line>> {
     let mut bytes = Vec::new();
     let read = reader
         .by_ref()
-        .take(MAX_LINE as u64 + 1)
+        .take(max as u64 + 1)
         .read_until(b'\n', &mut bytes);
     match read {
         Ok(0) => None,
         Err(e) => Some(Err(e)),
-        Ok(_) if bytes.len() > MAX_LINE => Some(Err(std::io::Error::other(format!(
-            "the line is longer than {} MiB",
-            MAX_LINE / (1024 * 1024)
-        )))),
         Ok(_) => {
-            if bytes.ends_with(b"\n") {
+            let complete = bytes.ends_with(b"\n");
+            if complete {
                 bytes.pop();
             }
-            Some(String::from_utf8(bytes).map_err(|_| {
-                std::io::Error::new(std::io::ErrorKind::InvalidData, "the line is not UTF-8")
-            }))
+            if bytes.len() > max {
+                return Some(Err(std::io::Error::other(format!(
+                    "the line is longer than {max} bytes, the most `io replay` reads (the longest \
+                     line an `append` hook can write)"
+                ))));
+            }
+            Some(
+                String::from_utf8(bytes)
+                    .map(|text| Line { text, complete })
+                    .map_err(|_| {
+                        std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            "the line is not UTF-8",
+                        )
+                    }),
+            )
         }
     }
 }
@@ -194,7 +258,7 @@ impl Observer for Printer<'_> {
             format!(
                 "{seq:>5}  {:18} {}{}  {hooks}{cancel}",
                 event.tag(),
-                "  ".repeat(event.depth as usize),
+                indent(event.depth),
                 event.run_id
             )
         };
@@ -208,5 +272,88 @@ impl Observer for Printer<'_> {
             *error = Some(e);
         }
         flow
+    }
+}
+
+/// The deepest nesting the text output shows as indentation.
+const MAX_INDENT: u32 = 16;
+
+/// Two spaces per level of `depth`, up to [`MAX_INDENT`] levels, then `…+N `
+/// for the levels not shown: a recording's `depth` is whatever the file says
+/// (`4294967295` was 8 GiB of spaces per line).
+fn indent(depth: u32) -> String {
+    let shown = "  ".repeat(depth.min(MAX_INDENT) as usize);
+    match depth.checked_sub(MAX_INDENT) {
+        Some(more) if more > 0 => format!("{shown}…+{more} "),
+        _ => shown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<Result<(String, bool), String>> {
+        let mut reader = input;
+        std::iter::from_fn(|| read_line(&mut reader, max))
+            .map(|l| l.map(|l| (l.text, l.complete)).map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_cap_is_read_and_one_byte_more_is_refused() {
+        let ok = |s: &str, complete| Ok((s.to_owned(), complete));
+        assert_eq!(lines(b"abcd\nxy\n", 4), [ok("abcd", true), ok("xy", true)]);
+        assert_eq!(lines(b"abcd", 4), [ok("abcd", false)]);
+        let too_long = lines(b"abcde\n", 4);
+        assert!(
+            matches!(&too_long[0], Err(e) if e.starts_with("the line is longer than 4 bytes")),
+            "{too_long:?}"
+        );
+        assert!(lines(b"abcde", 4)[0].is_err());
+    }
+
+    #[test]
+    fn the_line_cap_is_the_longest_line_one_write_can_append() {
+        // Linux's MAX_RW_COUNT: INT_MAX rounded down to a page.
+        assert_eq!(MAX_LINE + 1, (i32::MAX as usize) & !4095);
+    }
+
+    #[test]
+    fn indentation_stops_at_16_levels_and_counts_the_rest() {
+        assert_eq!(indent(0), "");
+        assert_eq!(indent(2), "    ");
+        assert_eq!(indent(16), "  ".repeat(16));
+        assert_eq!(indent(17), format!("{}…+1 ", "  ".repeat(16)));
+        assert_eq!(
+            indent(u32::MAX),
+            format!("{}…+4294967279 ", "  ".repeat(16))
+        );
+    }
+
+    #[test]
+    fn type_errors_lose_the_value_but_keep_what_was_expected() {
+        for (serde, ours) in [
+            (
+                "invalid type: string \"s3cret, expected x\", expected u64",
+                "invalid type: string, expected u64",
+            ),
+            (
+                "unknown variant `s3cret`, expected one of `started`, `step`",
+                "unknown variant, expected one of `started`, `step`",
+            ),
+            (
+                "invalid value: integer `7`, expected a u8",
+                "invalid value: integer, expected a u8",
+            ),
+            (
+                "unknown field `s3cret`, there are no fields",
+                "unknown field",
+            ),
+            ("missing field `run_id`", "missing field `run_id`"),
+            ("expected value", "expected value"),
+        ] {
+            assert_eq!(without_values(serde), ours);
+        }
     }
 }

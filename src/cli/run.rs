@@ -32,7 +32,7 @@ pub(crate) fn run(start: Start<'_>, root: Option<&Path>, profile: Option<&str>) 
 /// carries the run id and outcome.
 pub(crate) fn run_in(config: &Config, start: Start<'_>) -> Result<RunResult, String> {
     let root = config.root();
-    let store = FileStore::new(store_dir(root)).map_err(|e| e.to_string())?;
+    let store = FileStore::beneath(root, store_dir(Path::new("")));
     let hooks = config.hooks();
     let progress = Progress::new(&hooks);
     let result = match start {

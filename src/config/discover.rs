@@ -66,11 +66,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    // An empty or relative variable counts as unset. A relative one would be
+    // resolved against the working directory, which is usually the
+    // repository: `IO_CONFIG_HOME=.` made a cloned `io.toml` the user-scope
+    // file, whose hooks then ran.
+    let set = |name: &str| var(name).map(PathBuf::from).filter(|dir| dir.is_absolute());
     if let Some(dir) = set("IO_CONFIG_HOME") {
         return Some(dir);
     }
-    if let Some(dir) = set("XDG_CONFIG_HOME").filter(|d| d.is_absolute()) {
+    if let Some(dir) = set("XDG_CONFIG_HOME") {
         return Some(dir.join("io"));
     }
     set("HOME").map(|home| home.join(".config").join("io"))
@@ -124,5 +128,18 @@ mod tests {
             Some(PathBuf::from("/h/.config/io"))
         );
         assert_eq!(user_dir_from(env(&[])), None);
+    }
+
+    #[test]
+    fn relative_io_config_home_and_home_are_ignored_too() {
+        for rel in [".", "cfg", "./x", "../up"] {
+            let vars = [("IO_CONFIG_HOME", rel), ("HOME", "/h")];
+            assert_eq!(
+                user_dir_from(env(&vars)),
+                Some(PathBuf::from("/h/.config/io")),
+                "IO_CONFIG_HOME={rel}"
+            );
+            assert_eq!(user_dir_from(env(&[("HOME", rel)])), None, "HOME={rel}");
+        }
     }
 }

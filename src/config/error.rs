@@ -26,6 +26,25 @@ pub enum ConfigError {
         /// Why.
         source: io::Error,
     },
+    /// A file is larger than a config file may be, so it was not read whole.
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The most a config file may hold, in bytes (1 MiB).
+        limit: u64,
+    },
+    /// `io.local.toml` declares hooks, and git was asked whether the
+    /// repository tracks it but its answer could not be had: it failed, was
+    /// killed at its deadline, or said something that could not be read.
+    /// Unanswered is refused, not taken for "untracked".
+    GitUnanswered {
+        /// The file.
+        file: String,
+        /// `hook`, or `profile.<name>.hook`.
+        key: String,
+        /// What went wrong with git.
+        reason: String,
+    },
     /// A file is not UTF-8, so it is not TOML.
     NotUtf8 {
         /// The file.
@@ -81,6 +100,19 @@ impl fmt::Display for ConfigError {
                     OsMessage(source)
                 )
             }
+            ConfigError::TooLarge { path, limit } => write!(
+                f,
+                "{}: larger than {} MiB, the most a config file may hold, so it is not read",
+                path.display(),
+                limit / (1024 * 1024)
+            ),
+            ConfigError::GitUnanswered { file, key, reason } => write!(
+                f,
+                "{file}: key `{key}`: could not tell whether the repository's git index tracks \
+                 this `io.local.toml` ({reason}), and a tracked one may not declare hooks, so \
+                 its hooks are not loaded. Make `git ls-files io.local.toml` work here, or move \
+                 the hooks to the user-scope file."
+            ),
             ConfigError::NotUtf8 { path, line, column } => write!(
                 f,
                 "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column})",

@@ -1,8 +1,15 @@
 //! Whether a repository's git index tracks a file, asked of `git` itself.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use io_hooks::HookFailure;
+use io_hooks::text::OsMessage;
 
 /// How long git may take to answer. `ls-files` on one path answers in
 /// milliseconds even in a large repository; a git that has not answered
@@ -10,26 +17,102 @@ use std::time::Duration;
 /// file system) and will not.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 
-/// Whether the git index of the repository holding `root` tracks
-/// `root/name`.
+/// The most of git's stdout or stderr that is kept. `ls-files` on one name
+/// prints a few paths; more than this is not an answer to that question.
+const MAX_OUTPUT: u64 = 1024 * 1024;
+
+/// Whether the file `root/name` is tracked by the git index of a repository
+/// holding it, as the file `io` reads: `Err` with the reason when git ran
+/// but its answer could not be had.
 ///
-/// `git` is looked up only in the absolute entries of `PATH`, so an empty
-/// or `.` entry cannot run a `git` planted in the repository, and it is
-/// run with an argv, never a shell. Where there is no `git`, where `root`
-/// is not in a repository, or where git cannot answer (in time), the
-/// answer is "not tracked": this check narrows a hazard the spec leaves
-/// open, and without git nobody can have cloned the file in the first
-/// place.
-pub(super) fn tracks(root: &Path, name: &str) -> bool {
+/// Every repository whose work tree holds `root` is asked, innermost first:
+/// a root with a `.git` of its own inside an enclosing repository's work
+/// tree is asked of both, because the enclosing index can track the file
+/// too. Each is asked for `name` in any case (`:(icase)`) and, when `name`
+/// is a symbolic link, for its target where that lies in the work tree; a
+/// path git lists counts only when it is the same file (device and inode)
+/// as `root/name`. So a tracked `IO.LOCAL.TOML` counts where the file system
+/// folds case (it is the file read) and not where it is a different file,
+/// and `io.local.toml -> config/hooks.toml` counts when `config/hooks.toml`
+/// is tracked.
+///
+/// Not tracked, without asking: no `.git` in `root` or any directory above
+/// it (git has no repository to find), or no `git` in an absolute `PATH`
+/// entry (an empty or `.` entry cannot run one planted in the repository).
+/// A repository that git says is not one is not asked further. Anything
+/// else (git failed, was killed at its deadline, or printed what cannot be
+/// read) is `Err`: the file is refused rather than taken for untracked.
+pub(super) fn tracks(root: &Path, name: &str) -> Result<bool, String> {
     tracks_within(root, name, ANSWER_WITHIN)
 }
 
-fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
+fn tracks_within(root: &Path, name: &str, limit: Duration) -> Result<bool, String> {
+    let file = root.join(name);
+    let real_root = std::fs::canonicalize(root).map_err(|e| {
+        format!(
+            "the root `{}` cannot be resolved: {}",
+            root.display(),
+            OsMessage(&e)
+        )
+    })?;
+    let repositories: Vec<&Path> = real_root
+        .ancestors()
+        .filter(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+        .collect();
+    if repositories.is_empty() {
+        return Ok(false);
+    }
     let Ok(git) = io_hooks::process::resolve_program("git", root) else {
-        return false;
+        return Ok(false);
     };
+    let target = std::fs::symlink_metadata(&file)
+        .is_ok_and(|m| m.file_type().is_symlink())
+        .then(|| std::fs::canonicalize(&file).ok())
+        .flatten();
+    for dir in repositories {
+        let mut pathspecs = vec![pathspec(
+            ":(literal,icase)",
+            &real_root
+                .strip_prefix(dir)
+                .unwrap_or(Path::new(""))
+                .join(name),
+        )];
+        if let Some(rel) = target.as_deref().and_then(|t| t.strip_prefix(dir).ok()) {
+            pathspecs.push(pathspec(":(literal)", rel));
+        }
+        let Some(listed) = ls_files(&git, dir, &pathspecs, limit)? else {
+            continue;
+        };
+        if listed.iter().any(|path| same_file(&dir.join(path), &file)) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn pathspec(magic: &str, path: &Path) -> OsString {
+    let mut spec = OsString::from(magic);
+    spec.push(path);
+    spec
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// The paths (relative to `dir`) that `git ls-files` lists for `pathspecs`
+/// in `dir`; `None` when git says `dir` is in no repository.
+fn ls_files(
+    git: &Path,
+    dir: &Path,
+    pathspecs: &[OsString],
+    limit: Duration,
+) -> Result<Option<Vec<PathBuf>>, String> {
     let mut command = Command::new(git);
-    // Only the repository at `root` matters, not how this process was
+    // Only the repository at `dir` matters, not how this process was
     // started: a git hook's GIT_DIR or temporary GIT_INDEX_FILE, a
     // GIT_CEILING_DIRECTORIES that hides the repository, pathspec modes.
     for (key, _) in std::env::vars_os() {
@@ -37,10 +120,18 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
             command.env_remove(key);
         }
     }
+    let (out_read, out_write) =
+        io::pipe().map_err(|e| format!("no pipe for git: {}", OsMessage(&e)))?;
+    let (err_read, err_write) =
+        io::pipe().map_err(|e| format!("no pipe for git: {}", OsMessage(&e)))?;
     command
         // Nothing is fetched for a partial clone's missing objects (a
         // fetch would run the transport a hostile config names).
         .env("GIT_NO_LAZY_FETCH", "1")
+        // Messages in English, which is what "not a git repository" is
+        // recognised in.
+        .env("LC_ALL", "C")
+        .env_remove("LANGUAGE")
         .arg("--no-pager")
         // A `.git/config` that came with a tarball rather than a clone
         // could name commands; none that `ls-files` could reach may run.
@@ -52,13 +143,102 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> bool {
         // checkout made by another uid would load cloned hooks.
         .args(["-c", "safe.directory=*"])
         .arg("-C")
-        .arg(root)
-        .args(["ls-files", "--error-unmatch", "--", name])
-        .current_dir(root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .arg(dir)
+        .args(["ls-files", "-z", "--"])
+        .args(pathspecs)
+        .current_dir(dir)
+        .stdout(Stdio::from(out_write))
+        .stderr(Stdio::from(err_write));
     // Spawned and waited on as a `run` hook is: its own process group,
-    // killed and reaped at the deadline. Exit 0 is "tracked"; anything
-    // else, a timeout included, is "not tracked".
-    io_hooks::process::run_command(command, b"", limit).is_ok()
+    // killed and reaped at the deadline. Both pipes are drained while it
+    // runs, so a long answer cannot stall it; the command (holding our
+    // copies of their write ends) is gone once it is spawned.
+    let (status, stdout, stderr) = std::thread::scope(|s| {
+        let stdout = s.spawn(|| read_capped(out_read));
+        let stderr = s.spawn(|| read_capped(err_read));
+        let status = io_hooks::process::run_command(command, b"", limit);
+        let join = |h: std::thread::ScopedJoinHandle<'_, io::Result<Vec<u8>>>| {
+            h.join()
+                .unwrap_or_else(|_| Err(io::Error::other("the reader panicked")))
+        };
+        (status, join(stdout), join(stderr))
+    });
+    let unreadable = |e: io::Error| format!("git's output could not be read: {}", OsMessage(&e));
+    let stdout = stdout.map_err(unreadable)?;
+    let stderr = stderr.map_err(unreadable)?;
+    match status {
+        Ok(()) => parse_listing(stdout).map(Some),
+        Err(HookFailure::Exit { .. })
+            if String::from_utf8_lossy(&stderr).contains("not a git repository") =>
+        {
+            Ok(None)
+        }
+        Err(failure) => {
+            let said = String::from_utf8_lossy(&stderr);
+            let said = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            Err(match failure {
+                HookFailure::TimedOut { .. } => format!(
+                    "git did not answer within {} ms and was killed",
+                    limit.as_millis()
+                ),
+                HookFailure::Exit { code } if !said.is_empty() => {
+                    format!("git exited with status {code}: {said}")
+                }
+                spawn @ HookFailure::Spawn { .. } => spawn.to_string(),
+                other => format!("git {other}"),
+            })
+        }
+    }
+}
+
+/// `ls-files -z` output: paths, each ended by a NUL.
+fn parse_listing(stdout: Vec<u8>) -> Result<Vec<PathBuf>, String> {
+    let Some(body) = stdout.strip_suffix(b"\0") else {
+        return if stdout.is_empty() {
+            Ok(Vec::new())
+        } else {
+            Err("git's answer was cut short (no NUL after its last path)".to_owned())
+        };
+    };
+    body.split(|&b| b == 0)
+        .map(|path| {
+            if path.is_empty() {
+                Err("git's answer held an empty path".to_owned())
+            } else {
+                Ok(PathBuf::from(OsString::from_vec(path.to_vec())))
+            }
+        })
+        .collect()
+}
+
+/// All of `from`, or an error once it is over [`MAX_OUTPUT`]; what is past
+/// the cap is read and dropped, so the writer is never left blocked.
+fn read_capped(from: impl Read) -> io::Result<Vec<u8>> {
+    let mut from = from;
+    let mut bytes = Vec::new();
+    (&mut from).take(MAX_OUTPUT + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_OUTPUT {
+        io::copy(&mut from, &mut io::sink())?;
+        return Err(io::Error::other(format!(
+            "more than {} KiB",
+            MAX_OUTPUT / 1024
+        )));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_must_end_each_path_with_a_nul() {
+        assert_eq!(parse_listing(Vec::new()), Ok(Vec::new()));
+        assert_eq!(
+            parse_listing(b"a\0B/c\0".to_vec()),
+            Ok(vec![PathBuf::from("a"), PathBuf::from("B/c")])
+        );
+        assert!(parse_listing(b"a\0b".to_vec()).is_err());
+        assert!(parse_listing(b"a\0\0".to_vec()).is_err());
+    }
 }

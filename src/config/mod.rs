@@ -219,9 +219,10 @@ impl Config {
     }
 
     /// The user-scope directory the environment names: `$IO_CONFIG_HOME` if
-    /// set, else `$XDG_CONFIG_HOME/io` (when that is an absolute path, as
-    /// the XDG specification requires), else `$HOME/.config/io`. An empty
-    /// variable counts as unset. `None` when none applies.
+    /// set, else `$XDG_CONFIG_HOME/io`, else `$HOME/.config/io`. An empty
+    /// variable, or one holding a relative path, counts as unset (the XDG
+    /// specification says so of `XDG_CONFIG_HOME`; a relative one would name
+    /// a directory in the repository `io` runs in). `None` when none applies.
     pub fn user_dir() -> Option<PathBuf> {
         discover::user_dir_from(|name| std::env::var_os(name))
     }
@@ -359,5 +360,6 @@ impl Config {
     /// hook's file.
     pub fn hooks(&self) -> Hooks {
         Hooks::new(self.hook_specs().to_vec(), &self.root)
+            .with_interrupt(crate::process_interrupt().clone())
     }
 }

@@ -2,7 +2,7 @@
 //! and checking its `hook` arrays and `[profile.<name>]` bodies.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 
 use io_hooks::text::{deserialize_table, toml_key};
@@ -12,8 +12,16 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::{ConfigError, LOCAL_FILE, Scope, Source, git};
 
+/// The largest config file read, in bytes: 1 MiB, far above any config a
+/// person writes, and a bound on what a hostile file can make a load hold.
+pub(super) const MAX_FILE: u64 = 1024 * 1024;
+
 /// Reads `path`; `None` when there is no such file.
 pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
+    let read_error = |source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
     // Only a regular file (or a symbolic link to one) is read. A FIFO would
     // block the load until someone writes to it, and a link to a device
     // such as `/dev/zero` (a repository can commit one) would never stop
@@ -22,37 +30,32 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         && !meta.is_file()
         && !meta.is_dir()
     {
-        return Err(ConfigError::Read {
-            path: path.to_path_buf(),
-            source: io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (a FIFO, a socket or a device), so it is not read as config",
-            ),
-        });
+        return Err(read_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a socket or a device), so it is not read as config",
+        )));
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             // A symbolic link to nothing is a file the operator meant to be
             // read: say so rather than skip it.
             if std::fs::symlink_metadata(path).is_ok() {
-                return Err(ConfigError::Read {
-                    path: path.to_path_buf(),
-                    source: io::Error::new(
-                        io::ErrorKind::NotFound,
-                        "a symbolic link to a file that does not exist",
-                    ),
-                });
+                return Err(read_error(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "a symbolic link to a file that does not exist",
+                )));
             }
             return Ok(None);
         }
-        Err(source) => {
-            return Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
+        Err(source) => return Err(read_error(source)),
     };
+    let bytes = read_bounded(file)
+        .map_err(read_error)?
+        .ok_or_else(|| ConfigError::TooLarge {
+            path: path.to_path_buf(),
+            limit: MAX_FILE,
+        })?;
     String::from_utf8(bytes).map(Some).map_err(|e| {
         let bytes = e.as_bytes();
         let valid = e.utf8_error().valid_up_to();
@@ -65,6 +68,30 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
             column,
         }
     })
+}
+
+/// The whole of `file`, or `None` once it holds more than [`MAX_FILE`]
+/// bytes.
+///
+/// The size `stat` reports is not trusted: `/proc` files are "regular" and
+/// "empty" (`/proc/self/pagemap` reads on for hundreds of GiB), and a file
+/// can grow after any check. It is read in fixed 8 KiB reads (pagemap
+/// refuses a read that is not a multiple of 8 bytes), so at most one read
+/// past the limit is held.
+fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    let mut chunk = [0; 8192];
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+        if bytes.len() as u64 > MAX_FILE {
+            return Ok(None);
+        }
+    }
 }
 
 /// The `hook` keys a document declares, in the order they are checked: the
@@ -108,8 +135,18 @@ pub(super) fn load(
         if scope == Scope::Project {
             return Err(ConfigError::ProjectHooks { file: name, key });
         }
-        if scope == Scope::Local && git::tracks(root, LOCAL_FILE) {
-            return Err(ConfigError::TrackedLocal { file: name, key });
+        if scope == Scope::Local {
+            match git::tracks(root, LOCAL_FILE) {
+                Ok(false) => {}
+                Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
+                Err(reason) => {
+                    return Err(ConfigError::GitUnanswered {
+                        file: name,
+                        key,
+                        reason,
+                    });
+                }
+            }
         }
     }
 

@@ -13,15 +13,16 @@
 //! this reference loop does its work synchronously inside the future, so any
 //! executor, `pollster::block_on` included, drives it.
 
+mod beneath;
 mod call;
 mod policy;
 mod provider;
 mod store;
 mod tools;
 
+use io_hooks::process::Tracked;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Child;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -374,19 +375,30 @@ impl State {
                     } else {
                         state.idle + 1
                     };
-                    state.next_seq = *next_seq;
+                    state.next_seq = state.next_seq.max(*next_seq);
                 }
+                // Every event but `finished` was emitted before `End` was
+                // written, and `finished` is counted in it: exact, so a
+                // resume after a clean ending continues without a gap.
                 Record::End {
                     outcome: Outcome::Completed,
                     ..
                 } => return Err(RunError::AlreadyCompleted(run_id.to_owned())),
                 Record::End { next_seq, .. } => state.next_seq = *next_seq,
+                // After a crash, events up to the reservation may have been
+                // seen: the resume starts past all of them.
+                Record::Reserve { next_seq } => state.next_seq = state.next_seq.max(*next_seq),
                 Record::Begin { .. } => {}
             }
         }
         Ok(state)
     }
 }
+
+/// How many `seq`s one [`Record::Reserve`] reserves: one journal write
+/// (and flush) per this many events, and at most this many numbers skipped
+/// by a resume after a crash.
+const SEQ_BLOCK: u64 = 1024;
 
 /// One run in progress.
 struct Run<'e, 'a> {
@@ -395,11 +407,16 @@ struct Run<'e, 'a> {
     run_id: String,
     depth: u32,
     seq: AtomicU64,
+    /// The first `seq` the journal has not reserved ([`Record::Reserve`]).
+    reserved: Mutex<u64>,
+    /// A reservation the store refused: the run stops with it at the next
+    /// step boundary, and no event is emitted past it.
+    store_failed: Mutex<Option<StoreError>>,
     /// Set by any event's `Flow::Cancel`; read at the step boundary.
     cancel: AtomicBool,
     tokens_used: AtomicU64,
     /// Background processes started with `exec_background`, by handle id.
-    handles: Mutex<BTreeMap<String, Child>>,
+    handles: Mutex<BTreeMap<String, Tracked>>,
     handles_started: AtomicU64,
 }
 
@@ -411,6 +428,8 @@ impl<'e, 'a> Run<'e, 'a> {
             run_id,
             depth,
             seq: AtomicU64::new(seq),
+            reserved: Mutex::new(seq),
+            store_failed: Mutex::new(None),
             cancel: AtomicBool::new(false),
             tokens_used: AtomicU64::new(0),
             handles: Mutex::new(BTreeMap::new()),
@@ -431,7 +450,7 @@ impl<'e, 'a> Run<'e, 'a> {
     /// rather than once a token.
     fn emit_if(&self, wanted: bool, kind: impl FnOnce() -> EventKind) {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        if !wanted {
+        if !wanted || !self.reserve(seq) {
             return;
         }
         let event = RunEvent {
@@ -443,6 +462,52 @@ impl<'e, 'a> Run<'e, 'a> {
         };
         if self.env.observer.event(&event) == Flow::Cancel {
             self.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `seq` is reserved in the journal, reserving the next
+    /// [`SEQ_BLOCK`] first when it is not: no event is seen with a `seq`
+    /// the journal does not cover, so a resume after a SIGKILL never hands
+    /// it out again. `false` when the store failed (kept for
+    /// [`store_ok`](Self::store_ok)).
+    fn reserve(&self, seq: u64) -> bool {
+        let mut reserved = self
+            .reserved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if seq < *reserved {
+            return true;
+        }
+        let next_seq = seq + SEQ_BLOCK;
+        match self
+            .env
+            .store
+            .append(&self.run_id, &Record::Reserve { next_seq })
+        {
+            Ok(()) => {
+                *reserved = next_seq;
+                true
+            }
+            Err(e) => {
+                self.store_failed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(e);
+                false
+            }
+        }
+    }
+
+    /// The store failure a reservation met, if any: the run stops with it.
+    fn store_ok(&self) -> Result<(), RunError> {
+        match self
+            .store_failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            Some(e) => Err(RunError::Store(e)),
+            None => Ok(()),
         }
     }
 
@@ -468,6 +533,7 @@ impl<'e, 'a> Run<'e, 'a> {
             };
             let (observation, moved) = self.take_step(step, &turn);
             self.commit(&mut state, step, observation, moved)?;
+            self.store_ok()?;
             // A cancel raised anywhere in this step, the last one included,
             // wins over the step's answer: the run ends `cancelled`, and a
             // resume asks the provider for the next step.
@@ -805,7 +871,7 @@ impl<'e, 'a> Run<'e, 'a> {
         })
     }
 
-    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Child>> {
+    fn lock_handles(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Tracked>> {
         // The map stays consistent whatever panicked while holding it.
         self.handles
             .lock()
@@ -937,6 +1003,7 @@ impl<'e, 'a> Run<'e, 'a> {
             outcome: outcome.as_outcome(),
             steps: outcome.steps(),
         });
+        self.store_ok()?;
         Ok(RunResult {
             run_id: self.run_id.clone(),
             outcome,

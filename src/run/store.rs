@@ -3,13 +3,16 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use io_hooks::text::OsMessage;
+use rustix::fs::OFlags;
 use serde::{Deserialize, Serialize};
 
+use super::beneath::{self, Beneath};
 use crate::event::Outcome;
 
 /// One line of a run's journal.
@@ -44,6 +47,14 @@ pub enum Record {
         /// The `seq` the run's next event takes.
         next_seq: u64,
     },
+    /// Events up to `next_seq` (excluded) may be emitted before the next
+    /// record: written before an event would take a `seq` beyond the last
+    /// one reserved, so a resume after a crash starts past every `seq` the
+    /// run may have used (docs/decisions.md, "seq reservation").
+    Reserve {
+        /// The first `seq` not reserved.
+        next_seq: u64,
+    },
     /// The run ended (it may still be resumed unless it completed).
     End {
         /// How.
@@ -70,6 +81,12 @@ pub enum StoreError {
         /// The cause.
         source: io::Error,
     },
+    /// The journal's path leads outside the workspace through a symbolic
+    /// link, so it was not opened.
+    Outside {
+        /// The journal.
+        path: PathBuf,
+    },
     /// A run id that cannot name a journal file.
     BadRunId {
         /// The store's directory.
@@ -84,21 +101,21 @@ pub enum StoreError {
         /// The cause.
         source: serde_json::Error,
     },
-    /// A line of the journal could not be read.
-    ReadLine {
+    /// A torn last record could not be cut off the journal.
+    Truncate {
         /// The journal.
         path: PathBuf,
-        /// The line, from 1.
-        line: usize,
         /// The cause.
         source: io::Error,
     },
-    /// A line of the journal is not a record.
-    Decode {
+    /// A record before the last is not a whole record.
+    Corrupt {
         /// The journal.
         path: PathBuf,
         /// The line, from 1.
         line: usize,
+        /// The whole lines in the journal.
+        lines: usize,
         /// The cause.
         source: serde_json::Error,
     },
@@ -109,9 +126,10 @@ impl StoreError {
     pub fn path(&self) -> &Path {
         match self {
             StoreError::Io { path, .. }
+            | StoreError::Outside { path }
             | StoreError::Encode { path, .. }
-            | StoreError::ReadLine { path, .. }
-            | StoreError::Decode { path, .. } => path,
+            | StoreError::Truncate { path, .. }
+            | StoreError::Corrupt { path, .. } => path,
             StoreError::BadRunId { dir, .. } => dir,
         }
     }
@@ -122,15 +140,27 @@ impl fmt::Display for StoreError {
         write!(f, "{}: ", self.path().display())?;
         match self {
             StoreError::Io { source, .. } => write!(f, "{}", OsMessage(source)),
+            StoreError::Outside { .. } => f.write_str(
+                "refused: the journal's path leads outside the workspace through a symbolic link",
+            ),
             StoreError::BadRunId { run_id, .. } => write!(
                 f,
                 "`{run_id}` is not a run id (letters, digits, `-`, `_` and `.` only)"
             ),
             StoreError::Encode { source, .. } => write!(f, "{source}"),
-            StoreError::ReadLine { line, source, .. } => {
-                write!(f, "line {line}: {}", OsMessage(source))
+            StoreError::Truncate { source, .. } => {
+                write!(f, "cannot drop the torn last record: {}", OsMessage(source))
             }
-            StoreError::Decode { line, source, .. } => write!(f, "line {line}: {source}"),
+            StoreError::Corrupt {
+                line,
+                lines,
+                source,
+                ..
+            } => write!(
+                f,
+                "line {line} of {lines} is not a whole record ({source}); the journal is corrupt \
+                 (only a torn last record, one without its newline, is dropped)"
+            ),
         }
     }
 }
@@ -155,10 +185,19 @@ pub trait Store: Send + Sync {
 }
 
 /// A directory of journals, `<dir>/<run_id>.jsonl`, one JSON record a line,
-/// each appended with one write and flushed to disk.
+/// each appended with one write and flushed to disk. The directory and its
+/// journals are private to their owner (0700 and 0600): they hold the goal.
+///
+/// Loading drops a torn last record (a line without its newline: the write
+/// a crash cut short), truncating the journal back to its last whole
+/// record, as a write-ahead log does; a bad record before the last is
+/// corruption and an error.
 #[derive(Debug, Clone)]
 pub struct FileStore {
-    dir: PathBuf,
+    /// Every journal is opened beneath this directory.
+    root: PathBuf,
+    /// The journals' directory, relative to `root`.
+    rel: PathBuf,
 }
 
 impl FileStore {
@@ -168,19 +207,39 @@ impl FileStore {
     /// When `dir` cannot be created.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        Ok(FileStore { dir })
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(beneath::PRIVATE_DIR)
+            .create(&dir)
+            .map_err(|source| StoreError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+        Ok(FileStore {
+            root: dir,
+            rel: PathBuf::new(),
+        })
+    }
+
+    /// A store in `root/rel` (as `.io/runs` in a workspace), whose
+    /// directories and journals are opened beneath `root`: a symbolic link
+    /// in `rel` (a clone's `.io -> /tmp/elsewhere`) that leads outside
+    /// `root` is refused, not followed. The directories are made, private,
+    /// at the first append.
+    pub fn beneath(root: impl Into<PathBuf>, rel: impl Into<PathBuf>) -> Self {
+        FileStore {
+            root: root.into(),
+            rel: rel.into(),
+        }
     }
 
     /// The directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    pub fn dir(&self) -> PathBuf {
+        self.root.join(&self.rel)
     }
 
-    fn path(&self, run_id: &str) -> Result<PathBuf, StoreError> {
+    /// The journal of `run_id`, relative to the root.
+    fn journal(&self, run_id: &str) -> Result<PathBuf, StoreError> {
         // A run id becomes a file name: nothing that could leave the directory.
         let ok = !run_id.is_empty()
             && run_id
@@ -188,57 +247,87 @@ impl FileStore {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
             && !run_id.starts_with('.');
         if ok {
-            Ok(self.dir.join(format!("{run_id}.jsonl")))
+            Ok(self.rel.join(format!("{run_id}.jsonl")))
         } else {
             Err(StoreError::BadRunId {
-                dir: self.dir.clone(),
+                dir: self.dir(),
                 run_id: run_id.to_owned(),
             })
+        }
+    }
+
+    /// The error for `rel`'s journal when the system refused it.
+    fn fail(&self, rel: &Path, source: io::Error) -> StoreError {
+        StoreError::Io {
+            path: self.root.join(rel),
+            source,
+        }
+    }
+
+    /// The error for `rel`'s journal when it could not be opened beneath
+    /// the root.
+    fn refused(&self, rel: &Path, e: beneath::Error) -> StoreError {
+        match e {
+            beneath::Error::Io(source) => self.fail(rel, source),
+            beneath::Error::Outside { .. } => StoreError::Outside {
+                path: self.root.join(rel),
+            },
         }
     }
 }
 
 impl Store for FileStore {
     fn append(&self, run_id: &str, record: &Record) -> Result<(), StoreError> {
-        let path = self.path(run_id)?;
-        let fail = |source: io::Error| StoreError::Io {
-            path: path.clone(),
-            source,
-        };
+        let rel = self.journal(run_id)?;
         let mut line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
-            path: path.clone(),
+            path: self.root.join(&rel),
             source,
         })?;
         line.push(b'\n');
-        let mut file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(fail)?;
-        file.write_all(&line).map_err(fail)?;
-        file.sync_data().map_err(fail)
+        let mut file = Beneath::new(&self.root)
+            .append(&rel, beneath::PRIVATE_FILE, beneath::PRIVATE_DIR)
+            .map_err(|e| self.refused(&rel, e))?;
+        file.write_all(&line).map_err(|e| self.fail(&rel, e))?;
+        file.sync_data().map_err(|e| self.fail(&rel, e))
     }
 
     fn load(&self, run_id: &str) -> Result<Option<Vec<Record>>, StoreError> {
-        let path = self.path(run_id)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path, source }),
+        let rel = self.journal(run_id)?;
+        let files = Beneath::new(&self.root);
+        let Some(bytes) = files.read_if_any(&rel).map_err(|e| self.refused(&rel, e))? else {
+            return Ok(None);
         };
+        // Everything after the last newline is a torn record: dropped, and
+        // cut off so the next append starts a whole line.
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if whole < bytes.len() {
+            tracing::warn!(
+                "{}: dropped a torn last record ({} bytes without a newline), as a crash leaves it",
+                self.root.join(&rel).display(),
+                bytes.len() - whole
+            );
+            let file = files
+                .open(&rel, OFlags::WRONLY, 0, None)
+                .map_err(|e| self.refused(&rel, e))?;
+            fs::File::from(file)
+                .set_len(whole as u64)
+                .map_err(|source| StoreError::Truncate {
+                    path: self.root.join(&rel),
+                    source,
+                })?;
+        }
+        let lines: Vec<&[u8]> = bytes[..whole].split(|&b| b == b'\n').collect();
+        // `split` leaves an empty piece after the final newline.
+        let count = lines.len().saturating_sub(1);
         let mut records = Vec::new();
-        for (n, line) in BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|source| StoreError::ReadLine {
-                path: path.clone(),
-                line: n + 1,
-                source,
-            })?;
-            if line.trim().is_empty() {
+        for (n, line) in lines[..count].iter().enumerate() {
+            if line.trim_ascii().is_empty() {
                 continue;
             }
-            let record = serde_json::from_str(&line).map_err(|source| StoreError::Decode {
-                path: path.clone(),
+            let record = serde_json::from_slice(line).map_err(|source| StoreError::Corrupt {
+                path: self.root.join(&rel),
                 line: n + 1,
+                lines: count,
                 source,
             })?;
             records.push(record);

@@ -1,15 +1,16 @@
 //! The tools a reference run can call. Each acts on the real workspace
 //! directory; none reaches outside it, and none involves a shell.
 
-use std::fs;
 use std::io::{self, Read};
-use std::path::{Component, Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::{Component, Path};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use super::beneath::{self, Beneath};
 
 /// How much of a file or a command's output an observation keeps.
 const OBSERVATION_LIMIT: usize = 16 * 1024;
@@ -41,16 +42,22 @@ pub(crate) struct Workspace<'a> {
 }
 
 impl Workspace<'_> {
-    /// `rel` inside the workspace, or an error for an absolute path or one
-    /// that climbs out with `..`.
-    fn resolve(&self, rel: &str) -> Result<PathBuf, ToolError> {
+    /// The workspace's files, opened beneath its root (see [`beneath`]).
+    fn files(&self) -> Beneath<'_> {
+        Beneath::new(self.root)
+    }
+
+    /// `rel` as a path inside the workspace, or an error for an empty or
+    /// absolute path or one that climbs out with `..`: checked before any
+    /// file is touched, with the message it has always had.
+    fn resolve(rel: &str) -> Result<&Path, ToolError> {
         let path = Path::new(rel);
         let inside = !rel.is_empty()
             && path
                 .components()
                 .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
         if inside {
-            Ok(self.root.join(path))
+            Ok(path)
         } else {
             Err(format!(
                 "`{rel}` is not a path inside the workspace (relative, without `..`)"
@@ -58,8 +65,13 @@ impl Workspace<'_> {
         }
     }
 
+    /// Reads go beneath the root too: a link committed as `notes ->
+    /// ~/.ssh/id_ed25519` would otherwise put a secret in the observation.
     pub(super) fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
-        let bytes = fs::read(self.resolve(rel)?).map_err(|e| format!("read {rel}: {e}"))?;
+        let bytes = self
+            .files()
+            .read(Self::resolve(rel)?)
+            .map_err(|e| e.describe("read", rel))?;
         let text = String::from_utf8_lossy(&bytes);
         Ok(ToolResult::seen(format!(
             "[read {rel}] ({} bytes)\n{}",
@@ -69,8 +81,8 @@ impl Workspace<'_> {
     }
 
     pub(super) fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
-        let path = self.resolve(rel)?;
-        let moved = self.write_compared(&path, content.as_bytes(), rel)?;
+        let path = Self::resolve(rel)?;
+        let moved = self.write_compared(path, content.as_bytes(), rel)?;
         Ok(ToolResult {
             observation: format!("[wrote {rel}] ({} chars)", content.chars().count()),
             moved,
@@ -83,8 +95,20 @@ impl Workspace<'_> {
         old: &str,
         new: &str,
     ) -> Result<ToolResult, ToolError> {
-        let path = self.resolve(rel)?;
-        let text = fs::read_to_string(&path).map_err(|e| format!("edit {rel}: {e}"))?;
+        let path = Self::resolve(rel)?;
+        let bytes = self
+            .files()
+            .read(path)
+            .map_err(|e| e.describe("edit", rel))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            format!(
+                "edit {rel}: {}",
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8"
+                )
+            )
+        })?;
         let count = text.matches(old).count();
         if count != 1 {
             return Err(format!(
@@ -92,7 +116,7 @@ impl Workspace<'_> {
             ));
         }
         let edited = text.replacen(old, new, 1);
-        let moved = self.write_compared(&path, edited.as_bytes(), rel)?;
+        let moved = self.write_compared(path, edited.as_bytes(), rel)?;
         Ok(ToolResult {
             observation: format!("[edited {rel}] ({} chars)", edited.chars().count()),
             moved,
@@ -102,15 +126,13 @@ impl Workspace<'_> {
     /// Writes `bytes`, returning whether they differ from what was there:
     /// the progress signal, decided here and never after a formatter.
     fn write_compared(&self, path: &Path, bytes: &[u8], rel: &str) -> Result<bool, ToolError> {
-        let before = match fs::read(path) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("write {rel}: {e}")),
-        };
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| format!("write {rel}: {e}"))?;
-        }
-        fs::write(path, bytes).map_err(|e| format!("write {rel}: {e}"))?;
+        let files = self.files();
+        let before = files
+            .read_if_any(path)
+            .map_err(|e| e.describe("write", rel))?;
+        files
+            .write(path, bytes, beneath::SHARED_FILE, beneath::SHARED_DIR)
+            .map_err(|e| e.describe("write", rel))?;
         Ok(before.as_deref() != Some(bytes))
     }
 
@@ -154,7 +176,7 @@ impl Workspace<'_> {
     ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader);
-        let ended = io_hooks::process::run_argv(
+        let ended = crate::process_interrupt().run_argv(
             argv,
             self.root,
             input,
@@ -194,8 +216,12 @@ impl Workspace<'_> {
     }
 
     /// Starts an argv in the background, in its own process group, with no
-    /// input and its output discarded.
-    pub(super) fn spawn_background(&self, argv: &[String]) -> Result<Child, ToolError> {
+    /// input and its output discarded; the group is killed on `io`'s
+    /// interrupt ([`crate::process_interrupt`]).
+    pub(super) fn spawn_background(
+        &self,
+        argv: &[String],
+    ) -> Result<io_hooks::process::Tracked, ToolError> {
         use std::os::unix::process::CommandExt;
         let (program, rest) = argv
             .split_first()
@@ -210,6 +236,11 @@ impl Workspace<'_> {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
+            .and_then(|child| {
+                crate::process_interrupt()
+                    .track(child)
+                    .map_err(io::Error::other)
+            })
             .map_err(|e| format!("exec_background {program}: {e}"))
     }
 
@@ -225,9 +256,8 @@ impl Workspace<'_> {
                 "memory_write: `{key}` is not a key (letters, digits, `-` and `_`)"
             ));
         }
-        let dir = self.root.join(".io/memory");
-        fs::create_dir_all(&dir).map_err(|e| format!("memory_write: {e}"))?;
-        fs::write(dir.join(format!("{key}.md")), value).map_err(|e| format!("memory_write: {e}"))
+        self.private(&format!(".io/memory/{key}.md"), value.as_bytes())
+            .map_err(|e| e.describe("memory_write", &format!(".io/memory/{key}.md")))
     }
 
     /// Writes `.io/todo.md` from `items`, returning how many it holds.
@@ -238,10 +268,20 @@ impl Workspace<'_> {
             text.push_str(item);
             text.push('\n');
         }
-        let dir = self.root.join(".io");
-        fs::create_dir_all(&dir).map_err(|e| format!("todo_write: {e}"))?;
-        fs::write(dir.join("todo.md"), text).map_err(|e| format!("todo_write: {e}"))?;
+        self.private(".io/todo.md", text.as_bytes())
+            .map_err(|e| e.describe("todo_write", ".io/todo.md"))?;
         Ok(items.len() as u32)
+    }
+
+    /// Writes one of the run's own files under `.io`, private to its owner
+    /// (it may hold the goal's details), beneath the root.
+    fn private(&self, rel: &str, bytes: &[u8]) -> Result<(), beneath::Error> {
+        self.files().write(
+            Path::new(rel),
+            bytes,
+            beneath::PRIVATE_FILE,
+            beneath::PRIVATE_DIR,
+        )
     }
 }
 
@@ -266,13 +306,8 @@ fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
 }
 
 /// Kills a background child's whole process group, then reaps it.
-pub(crate) fn kill_and_reap(mut child: Child) {
-    // The leader is unreaped until `wait` below, so its id still names its
-    // group. Failing to kill means the group is already gone; the wait
-    // reaps the leader either way.
-    let pid = rustix::process::Pid::from_child(&child);
-    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    let _ = child.wait();
+pub(crate) fn kill_and_reap(child: io_hooks::process::Tracked) {
+    child.kill_and_reap();
 }
 
 fn truncate(text: &str) -> &str {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{HookFailure, append};
+use crate::exec::{HookFailure, Interrupt, append};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -50,7 +50,12 @@ pub(super) fn prepare(number: usize, _root: &Path, path: &Path) {
 }
 
 #[inline]
-pub(super) fn execute(line: &[u8], _root: &Path, path: &Path) -> Result<(), HookFailure> {
+pub(super) fn execute(
+    line: &[u8],
+    _root: &Path,
+    _interrupt: &Interrupt,
+    path: &Path,
+) -> Result<(), HookFailure> {
     append::append(path, line)
 }
 

@@ -38,7 +38,12 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
 
 pub(super) fn prepare(_number: usize, _root: &Path, _name: &str) {}
 
-pub(super) fn execute(_line: &[u8], _root: &Path, name: &str) -> Result<(), HookFailure> {
+pub(super) fn execute(
+    _line: &[u8],
+    _root: &Path,
+    _interrupt: &crate::Interrupt,
+    name: &str,
+) -> Result<(), HookFailure> {
     let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
     match counts.iter_mut().find(|(n, _)| n == name) {
         Some((_, count)) => *count += 1,

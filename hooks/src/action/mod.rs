@@ -16,7 +16,7 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::HookFailure;
+use crate::exec::{HookFailure, Interrupt};
 use crate::table::{Cx, HookKey, RawHook, TableError};
 
 /// One registered action.
@@ -78,11 +78,18 @@ macro_rules! actions {
             /// Executes the action with one event's JSON `line`; `root` is the
             /// absolute discovery root.
             #[inline]
-            pub(crate) fn execute(&self, line: &[u8], root: &Path) -> Result<(), HookFailure> {
+            pub(crate) fn execute(
+                &self,
+                line: &[u8],
+                root: &Path,
+                interrupt: &Interrupt,
+            ) -> Result<(), HookFailure> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::execute(line, root, $($field),*),
+                        Action::$variant { $($field),* } => {
+                            $module::execute(line, root, interrupt, $($field),*)
+                        }
                     )*
                 }
             }
@@ -110,6 +117,15 @@ actions! {
         path: std::path::PathBuf,
     } => append,
     /// Spawn `argv` with the event's JSON line on stdin.
+    ///
+    /// The child runs in the discovery root, in a process group of its own,
+    /// with stdout and stderr discarded, and the host's environment except
+    /// `PATH`, which keeps only its absolute entries (a script's bare `ls`
+    /// never runs a `./ls` in the repository). It inherits every descriptor
+    /// the host has open without close-on-exec: a host must mark the
+    /// descriptors it inherited close-on-exec at start (`io` does), since
+    /// the engine cannot without `unsafe`. Its process group is killed at
+    /// `timeout`, and by the hooks' [`Interrupt`](crate::Interrupt).
     Run {
         /// The program and its arguments, as written: never a shell line.
         argv: Vec<String>,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{HookFailure, run};
+use crate::exec::{HookFailure, Interrupt, run};
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
@@ -91,10 +91,11 @@ pub(super) fn prepare(number: usize, root: &Path, argv: &[String], _timeout: &Du
 pub(super) fn execute(
     line: &[u8],
     root: &Path,
+    interrupt: &Interrupt,
     argv: &[String],
     timeout: &Duration,
 ) -> Result<(), HookFailure> {
-    run::run(argv, *timeout, root, line)
+    run::run(argv, *timeout, root, line, interrupt)
 }
 
 pub(super) fn describe(_root: &Path, argv: &[String], timeout: &Duration) -> String {

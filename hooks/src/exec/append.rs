@@ -64,12 +64,90 @@ pub(crate) fn create(number: usize, path: &Path) {
             "hook[{number}]: `{}` is not a regular file; an append hook's log should be one",
             path.display()
         ),
-        Ok(_) => {}
+        Ok(file) => {
+            if let Err(e) = end_torn_line(&file, path) {
+                tracing::warn!(
+                    hook = number,
+                    path = %path.display(),
+                    "hook[{number}]: `{}` ends with a partial line that could not be ended: {}",
+                    path.display(),
+                    super::OsMessage(&e)
+                );
+            }
+        }
     }
 }
 
+/// Ends the last line of a log that was cut short (a host killed in the
+/// middle of a write, a full disk before this build) with a newline, so the
+/// next event starts on a line of its own. A file whose last byte is a
+/// newline, an empty one, and one that is not a regular file are left as
+/// they are.
+fn end_torn_line(mut file: &File, path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(());
+    }
+    let mut last = [0u8];
+    reader(file, path)?.read_exact_at(&mut last, meta.len() - 1)?;
+    if last[0] != b'\n' {
+        file.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// After a write that put only `fragment`, the start of a line, at the end
+/// of `file`: leaves the file so that the next event starts on a line of
+/// its own. When the file still ends with the fragment (nothing else wrote
+/// after it), it is cut back off, and the file is as it was before the
+/// event; otherwise (a FIFO, another process's line after ours) the
+/// fragment is ended with a newline. Best effort: what fails here is left
+/// for the next build of the hooks to repair ([`create`]).
+///
+/// Only ever reached on a short write, so the append's one `write` per
+/// event stays its only cost.
+#[cold]
+fn unglue(mut file: &File, path: &Path, fragment: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    if fragment.is_empty() {
+        return;
+    }
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && let Some(start) = meta.len().checked_sub(fragment.len() as u64)
+        && let Ok(reader) = reader(file, path)
+    {
+        let mut tail = vec![0u8; fragment.len()];
+        if reader.read_exact_at(&mut tail, start).is_ok()
+            && tail == fragment
+            && file.set_len(start).is_ok()
+        {
+            return;
+        }
+    }
+    let _ = file.write_all(b"\n");
+}
+
+/// The file `file` has open (for appending only), opened again for reading:
+/// the same `path`, refused unless it is still the same file.
+fn reader(file: &File, path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
+    let reader = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)?;
+    let (a, b) = (file.metadata()?, reader.metadata()?);
+    if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+        return Err(io::Error::other("the file was replaced"));
+    }
+    Ok(reader)
+}
+
 /// Appends `line` (which ends with its newline): open, exactly one `write`,
-/// close.
+/// close. A write cut short is a failure, and leaves no partial line for the
+/// next event to be glued to ([`unglue`]).
 pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
     let failed = |source| HookFailure::Append {
         path: path.to_path_buf(),
@@ -83,6 +161,7 @@ pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
         match file.write(line) {
             Ok(n) if n == line.len() => return Ok(()),
             Ok(written) => {
+                unglue(&file, path, &line[..written]);
                 return Err(HookFailure::ShortWrite {
                     path: path.to_path_buf(),
                     written,

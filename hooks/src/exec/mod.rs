@@ -2,8 +2,10 @@
 //! `append` or `run`, in the order written.
 
 pub(crate) mod append;
+mod interrupt;
 pub(crate) mod run;
 
+pub use interrupt::{Interrupt, Tracked};
 pub use run::{resolve_program, run_argv, run_command};
 
 use std::fmt;
@@ -61,6 +63,8 @@ pub struct Hooks<E> {
     /// the host's working directory at the moment an event fires.
     abs_root: PathBuf,
     wanted: HookFilter<E>,
+    /// The `run` hooks' children in flight, for the host's Ctrl-C.
+    interrupt: Interrupt,
 }
 
 impl<E: HookEvents> fmt::Debug for Hooks<E> {
@@ -105,7 +109,25 @@ impl<E: HookEvents> Hooks<E> {
             root: root.to_path_buf(),
             abs_root,
             wanted,
+            interrupt: Interrupt::new(),
         }
+    }
+
+    /// These hooks with their `run` children in flight on `interrupt`, a
+    /// handle the host shares with its own children
+    /// ([`Interrupt::run_argv`]), so that one call ends them all.
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
+        self.interrupt = interrupt;
+        self
+    }
+
+    /// The handle on these hooks' `run` children in flight: its
+    /// [`interrupt`](Interrupt::interrupt) kills each one's process group,
+    /// and every `run` hook fired after it fails with
+    /// [`HookFailure::Interrupted`] without spawning. The engine never calls
+    /// it; a host calls it on `SIGINT` or `SIGTERM`.
+    pub fn interrupt_handle(&self) -> Interrupt {
+        self.interrupt.clone()
     }
 
     /// Whether the config declared no hook.
@@ -221,7 +243,7 @@ impl<E: HookEvents> Hooks<E> {
             let start = report.is_some().then(Instant::now);
             let result = match &line {
                 None => Err(HookFailure::Serialize),
-                Some(line) => spec.action.execute(line, &self.abs_root),
+                Some(line) => spec.action.execute(line, &self.abs_root, &self.interrupt),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
@@ -298,8 +320,10 @@ pub enum HookFailure {
         /// The cause.
         source: io::Error,
     },
-    /// The one `write` of the line wrote only part of it (a full disk or a
-    /// file size limit): the file now ends with a partial line.
+    /// The one `write` of the line wrote only part of it (a full disk, a
+    /// file size limit, a FIFO's full buffer). The part was cut back off
+    /// when nothing had been written after it, and ended with a newline
+    /// otherwise, so the next event starts on a line of its own.
     ShortWrite {
         /// The file.
         path: PathBuf,
@@ -344,6 +368,10 @@ pub enum HookFailure {
         /// The cause.
         source: io::Error,
     },
+    /// The host interrupted its children ([`Interrupt::interrupt`]): the
+    /// program's process group was killed, or, after the interrupt, it was
+    /// not spawned.
+    Interrupted,
 }
 
 impl fmt::Display for HookFailure {
@@ -383,6 +411,9 @@ impl fmt::Display for HookFailure {
                 "timed out after {} ms and was killed",
                 timeout.as_millis()
             ),
+            HookFailure::Interrupted => {
+                f.write_str("was interrupted, and its process group killed")
+            }
             HookFailure::Wait { source } => {
                 write!(
                     f,

@@ -37,6 +37,7 @@
 
 use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -52,6 +53,7 @@ use rustix::process::{
 };
 
 use super::HookFailure;
+use super::interrupt::Interrupt;
 
 /// The search path when `PATH` is unset: glibc's own default, whose
 /// entries are both absolute.
@@ -99,10 +101,20 @@ pub(crate) fn run(
     timeout: Duration,
     root: &Path,
     line: &[u8],
+    interrupt: &Interrupt,
 ) -> Result<(), HookFailure> {
-    run_with(argv, timeout, root, line, WaitMode::Auto)
+    spawn_and_wait(
+        argv,
+        timeout,
+        root,
+        line,
+        Stdio::null(),
+        WaitMode::Auto,
+        interrupt,
+    )
 }
 
+#[cfg(test)]
 pub(super) fn run_with(
     argv: &[String],
     timeout: Duration,
@@ -110,7 +122,8 @@ pub(super) fn run_with(
     line: &[u8],
     mode: WaitMode,
 ) -> Result<(), HookFailure> {
-    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode)
+    let interrupt = Interrupt::new();
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), mode, &interrupt)
 }
 
 /// Runs an argv exactly as a `run` hook runs: never through a shell, the
@@ -121,6 +134,8 @@ pub(super) fn run_with(
 ///
 /// This is for an embedder's own commands (a harness's `exec` tool), so that
 /// they and its hooks share one way of spawning and one way of waiting.
+/// [`Interrupt::run_argv`] is the same with the child in flight on an
+/// [`Interrupt`], for a host that ends its children on Ctrl-C.
 ///
 /// ```
 /// use std::process::Stdio;
@@ -147,8 +162,7 @@ pub fn run_argv(
     stdout: Stdio,
     timeout: Duration,
 ) -> Result<(), HookFailure> {
-    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto)
+    Interrupt::new().run_argv(argv, root, input, stdout, timeout)
 }
 
 /// The program `program` names, as a `run` hook would run it: one containing
@@ -164,13 +178,14 @@ pub fn resolve_program(program: &str, root: &Path) -> Result<PathBuf, HookFailur
     resolve(program, root, std::env::var_os("PATH").as_deref())
 }
 
-fn spawn_and_wait(
+pub(super) fn spawn_and_wait(
     argv: &[String],
     timeout: Duration,
     root: &Path,
     line: &[u8],
     stdout: Stdio,
     mode: WaitMode,
+    interrupt: &Interrupt,
 ) -> Result<(), HookFailure> {
     let (program, args) = match argv.split_first() {
         Some((program, args)) => (program.as_str(), args),
@@ -184,7 +199,30 @@ fn spawn_and_wait(
         .current_dir(root)
         .stdout(stdout)
         .stderr(Stdio::null());
-    wait_for(command, program, line, timeout, mode)
+    // The child searches `PATH` as we do: a script's bare `ls` must not
+    // run a `./ls` planted in the repository either.
+    if let Some(path_var) = &path_var {
+        command.env("PATH", absolute_entries(path_var));
+    }
+    wait_for(command, program, line, timeout, mode, interrupt)
+}
+
+/// `path_var` with only its absolute entries, in order: what a child gets
+/// as its `PATH`.
+fn absolute_entries(path_var: &OsStr) -> std::ffi::OsString {
+    let mut kept = std::ffi::OsString::with_capacity(path_var.len());
+    for entry in path_var
+        .as_encoded_bytes()
+        .split(|&b| b == b':')
+        .filter(|entry| entry.first() == Some(&b'/'))
+    {
+        if !kept.is_empty() {
+            kept.push(":");
+        }
+        // Split at an ASCII byte, so each entry is a whole `OsStr`.
+        kept.push(OsStr::from_bytes(entry));
+    }
+    kept
 }
 
 /// Runs a `Command` the caller has set up (program, arguments, working
@@ -202,16 +240,16 @@ fn spawn_and_wait(
 /// As a `run` hook fails: not spawned, a non-zero exit, a signal, or the
 /// timeout.
 pub fn run_command(command: Command, input: &[u8], timeout: Duration) -> Result<(), HookFailure> {
-    let program = command.get_program().to_string_lossy().into_owned();
-    wait_for(command, &program, input, timeout, WaitMode::Auto)
+    Interrupt::new().run_command(command, input, timeout)
 }
 
-fn wait_for(
+pub(super) fn wait_for(
     mut command: Command,
     program: &str,
     line: &[u8],
     timeout: Duration,
     mode: WaitMode,
+    interrupt: &Interrupt,
 ) -> Result<(), HookFailure> {
     let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
         program: program.to_owned(),
@@ -228,6 +266,7 @@ fn wait_for(
     let child_stdin = reader.try_clone().map_err(spawn_failed)?;
 
     command.stdin(Stdio::from(child_stdin)).process_group(0);
+    let slot = interrupt.enter()?;
     let spawned = Instant::now();
     let mut child = command.spawn().map_err(spawn_failed)?;
     // Drops the command's copy of the child's stdin; `reader` remains.
@@ -235,6 +274,7 @@ fn wait_for(
     let deadline = spawned.checked_add(timeout);
 
     let pid = Pid::from_child(&child);
+    slot.spawned(pid);
     let mut waiter = Waiter::new(pid, mode);
     let exited = feed_and_wait(&mut waiter, writer, line, deadline);
     if !exited {
@@ -243,8 +283,17 @@ fn wait_for(
         // An error here means there is nothing left to kill.
         let _ = kill_process_group(pid, Signal::KILL);
     }
+    let interrupted = slot.reaping();
+    // An ignored `SIGCHLD` makes the kernel reap the child unasked: then
+    // this fails (ECHILD), and the status is unknown, never "success".
     let status = child.wait().map_err(|source| HookFailure::Wait { source });
+    drop(slot);
     drop(reader);
+    // Killed by the interrupt, or still running at it (a clean exit that
+    // beat the interrupt to it is a success still).
+    if interrupted && !matches!(&status, Ok(s) if s.success()) {
+        return Err(HookFailure::Interrupted);
+    }
     if !exited {
         return Err(HookFailure::TimedOut { timeout });
     }

@@ -22,4 +22,24 @@ enum FieldOnly {
     },
 }
 
+// No `#[serde]` on the enum, only on a variant: serde still names `Step`.
+#[derive(Serialize, HookEvents)]
+enum VariantOnly {
+    #[serde(rename = "started")]
+    Started,
+    #[hook(tag = "step")]
+    Step,
+    // serde writes "Again", so this repeats no tag on the wire: one error.
+    #[hook(tag = "started")]
+    Again,
+}
+
+// A variant `#[serde]` that names nothing (`alias`) is still serde's.
+#[derive(Serialize, HookEvents)]
+enum Aliased {
+    #[hook(tag = "started")]
+    #[serde(alias = "started")]
+    Started,
+}
+
 fn main() {}

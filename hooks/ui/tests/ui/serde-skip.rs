@@ -8,6 +8,9 @@ enum Event {
     Started,
     #[serde(rename = "internal", skip)]
     Internal,
+    // Never written, so it needs no tag: one error, not two.
+    #[serde(skip)]
+    Scratch,
 }
 
 fn main() {}

@@ -8,6 +8,9 @@ enum Event {
     Started,
     #[serde(rename = "other", untagged)]
     Other { note: String },
+    // Written without a tag, so it needs none: one error, not two.
+    #[serde(untagged)]
+    Loose { text: String },
 }
 
 fn main() {}

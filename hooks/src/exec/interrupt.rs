@@ -1,0 +1,315 @@
+//! Ending every child in flight at once: what a host does on Ctrl-C.
+//!
+//! The engine installs no signal handler and keeps no global of its own: an
+//! [`Interrupt`] is a plain shared value. The host decides when to call
+//! [`Interrupt::interrupt`] (`io` does from a thread that receives `SIGINT`,
+//! `SIGTERM` and `SIGHUP`).
+
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+use super::HookFailure;
+use super::run::{WaitMode, spawn_and_wait, wait_for};
+
+/// A cloneable handle on every child spawned through it and not yet reaped:
+/// the `run` hooks of the [`Hooks`](crate::Hooks) that share it, and what
+/// an embedder runs with [`run_argv`](Self::run_argv),
+/// [`run_command`](Self::run_command) or registers with
+/// [`track`](Self::track).
+///
+/// [`interrupt`](Self::interrupt) kills the process group of each (every
+/// child leads its own) and makes every later spawn through the handle
+/// refuse with [`HookFailure::Interrupted`]. It sends signals and nothing
+/// else: no handler is installed, no `SIGCHLD` disposition is touched, and a
+/// group is killed only while its leader is unreaped, so its id cannot have
+/// been reused by a stranger.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// let dir = tempfile::tempdir()?;
+/// let interrupt = io_hooks::Interrupt::new();
+/// let sleeper = {
+///     let interrupt = interrupt.clone();
+///     let root = dir.path().to_path_buf();
+///     std::thread::spawn(move || {
+///         let argv = ["sleep".to_owned(), "30".to_owned()];
+///         interrupt.run_argv(&argv, &root, b"", std::process::Stdio::null(), Duration::from_secs(60))
+///     })
+/// };
+/// // The host's Ctrl-C, once the child is in flight.
+/// let start = Instant::now();
+/// while interrupt.in_flight() == 0 && start.elapsed() < Duration::from_secs(10) {
+///     std::thread::yield_now();
+/// }
+/// interrupt.interrupt();
+/// assert!(interrupt.wait_reaped(Duration::from_secs(10)));
+/// let ended = sleeper.join().unwrap();
+/// assert_eq!(ended.unwrap_err().to_string(), "was interrupted, and its process group killed");
+/// assert!(start.elapsed() < Duration::from_secs(10));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Notified each time a child in flight is reaped.
+    reaped: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    interrupted: bool,
+    /// Children spawned and not yet reaped (tracked ones excluded).
+    in_flight: usize,
+    /// The groups that may be killed now: each leader is spawned and
+    /// unreaped. Keyed by a number of our own, never by pid.
+    groups: Vec<(u64, Pid)>,
+    next: u64,
+}
+
+impl Interrupt {
+    /// A handle with nothing in flight, not interrupted.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Kills the process group of every child in flight with `SIGKILL`, and
+    /// makes every later spawn through this handle refuse. Calling it again
+    /// changes nothing. The children are reaped by whoever waits for them
+    /// (the hook or the `run_argv` that spawned them): see
+    /// [`wait_reaped`](Self::wait_reaped).
+    pub fn interrupt(&self) {
+        let mut state = self.lock();
+        state.interrupted = true;
+        for (_, pid) in &state.groups {
+            // An error means the group has already gone.
+            let _ = kill_process_group(*pid, Signal::KILL);
+        }
+    }
+
+    /// Whether [`interrupt`](Self::interrupt) has been called.
+    pub fn is_interrupted(&self) -> bool {
+        self.lock().interrupted
+    }
+
+    /// How many children spawned through this handle (tracked ones aside)
+    /// are not yet reaped.
+    pub fn in_flight(&self) -> usize {
+        self.lock().in_flight
+    }
+
+    /// Waits up to `limit` until no child spawned through this handle
+    /// (tracked ones aside) is left unreaped; returns whether none is.
+    pub fn wait_reaped(&self, limit: Duration) -> bool {
+        let deadline = Instant::now().checked_add(limit);
+        let mut state = self.lock();
+        while state.in_flight > 0 {
+            let left = match deadline {
+                Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+                None => Duration::MAX,
+            };
+            if left.is_zero() {
+                return false;
+            }
+            state = self
+                .shared
+                .reaped
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
+
+    /// [`run_argv`](crate::run_argv), with the child in flight on this
+    /// handle: an interrupt kills its group and it fails with
+    /// [`HookFailure::Interrupted`]; after an interrupt it is not spawned.
+    ///
+    /// # Errors
+    /// As [`run_argv`](crate::run_argv), and [`HookFailure::Interrupted`].
+    pub fn run_argv(
+        &self,
+        argv: &[String],
+        root: &std::path::Path,
+        input: &[u8],
+        stdout: Stdio,
+        timeout: Duration,
+    ) -> Result<(), HookFailure> {
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        spawn_and_wait(argv, timeout, &root, input, stdout, WaitMode::Auto, self)
+    }
+
+    /// [`run_command`](crate::run_command), with the child in flight on this
+    /// handle, as [`run_argv`](Self::run_argv) has it.
+    ///
+    /// # Errors
+    /// As [`run_command`](crate::run_command), and
+    /// [`HookFailure::Interrupted`].
+    pub fn run_command(
+        &self,
+        command: Command,
+        input: &[u8],
+        timeout: Duration,
+    ) -> Result<(), HookFailure> {
+        let program = command.get_program().to_string_lossy().into_owned();
+        wait_for(command, &program, input, timeout, WaitMode::Auto, self)
+    }
+
+    /// Takes a child the caller spawned itself, leading a process group of
+    /// its own (`process_group(0)`), as a background process is: an
+    /// interrupt kills its group for as long as the [`Tracked`] holds it
+    /// unreaped. The caller still decides when it is polled and reaped,
+    /// through [`Tracked`]; [`wait_reaped`](Self::wait_reaped) does not
+    /// wait for it.
+    ///
+    /// # Errors
+    /// [`HookFailure::Interrupted`] when the handle was already interrupted:
+    /// the child's group has been killed and the child reaped.
+    pub fn track(&self, mut child: Child) -> Result<Tracked, HookFailure> {
+        let pid = Pid::from_child(&child);
+        let mut state = self.lock();
+        if state.interrupted {
+            drop(state);
+            let _ = kill_process_group(pid, Signal::KILL);
+            let _ = child.wait();
+            return Err(HookFailure::Interrupted);
+        }
+        let id = state.next;
+        state.next += 1;
+        state.groups.push((id, pid));
+        Ok(Tracked {
+            interrupt: self.clone(),
+            id,
+            child,
+        })
+    }
+
+    /// Before a spawn: refuses after an interrupt, else counts a child in
+    /// flight until the slot is dropped.
+    pub(super) fn enter(&self) -> Result<Slot<'_>, HookFailure> {
+        let mut state = self.lock();
+        if state.interrupted {
+            return Err(HookFailure::Interrupted);
+        }
+        let id = state.next;
+        state.next += 1;
+        state.in_flight += 1;
+        Ok(Slot {
+            interrupt: self,
+            id,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every update leaves the state whole, so a poisoned lock is as
+        // good as a clean one.
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn forget(state: &mut State, id: u64) {
+        state.groups.retain(|(other, _)| *other != id);
+    }
+}
+
+/// A child leading its own process group, held for [`Interrupt::track`]:
+/// its group is killed by an interrupt until it is reaped, and it is only
+/// ever reaped here, after its group is no longer a target, so an interrupt
+/// never signals an id that may have been reused.
+///
+/// Dropped unreaped, it stays registered no longer, and is left running.
+#[derive(Debug)]
+pub struct Tracked {
+    interrupt: Interrupt,
+    id: u64,
+    child: Child,
+}
+
+impl Tracked {
+    /// The child's process id, which is its process group's.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// [`Child::try_wait`]: its exit status if it has exited (and it is
+    /// reaped then), `None` if it is still running.
+    ///
+    /// # Errors
+    /// As [`Child::try_wait`].
+    pub fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        use rustix::process::{WaitId, WaitIdOptions, waitid};
+        // Asked without reaping first: while it runs, it stays a target.
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        let pid = Pid::from_child(&self.child);
+        if let Ok(None) | Err(rustix::io::Errno::INTR) = waitid(WaitId::Pid(pid), options) {
+            return Ok(None);
+        }
+        Interrupt::forget(&mut self.interrupt.lock(), self.id);
+        self.child.try_wait()
+    }
+
+    /// Kills the child's whole process group with `SIGKILL`, then reaps it.
+    pub fn kill_and_reap(mut self) {
+        let pid = Pid::from_child(&self.child);
+        {
+            let mut state = self.interrupt.lock();
+            // The leader is unreaped, so its id still names its group.
+            // Failing to kill means the group is already gone.
+            let _ = kill_process_group(pid, Signal::KILL);
+            Interrupt::forget(&mut state, self.id);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        Interrupt::forget(&mut self.interrupt.lock(), self.id);
+    }
+}
+
+/// One child in flight, from before its spawn until after its reaping.
+pub(super) struct Slot<'a> {
+    interrupt: &'a Interrupt,
+    id: u64,
+}
+
+impl Slot<'_> {
+    /// The child is spawned and leads group `pid`: from now on an
+    /// interrupt kills it; if one came while it was being spawned, now.
+    pub(super) fn spawned(&self, pid: Pid) {
+        let mut state = self.interrupt.lock();
+        if state.interrupted {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+        state.groups.push((self.id, pid));
+    }
+
+    /// The child is about to be reaped: its id must not be signalled any
+    /// more. Returns whether an interrupt came while it ran.
+    pub(super) fn reaping(&self) -> bool {
+        let mut state = self.interrupt.lock();
+        Interrupt::forget(&mut state, self.id);
+        state.interrupted
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut state = self.interrupt.lock();
+        Interrupt::forget(&mut state, self.id);
+        state.in_flight -= 1;
+        drop(state);
+        self.interrupt.shared.reaped.notify_all();
+    }
+}

@@ -1,0 +1,282 @@
+//! Issue 14, round two, the engine's side: a host that ignores `SIGCHLD`, a
+//! host's interrupt, and appends cut short by a file size limit or by a
+//! host killed mid-line.
+
+mod common;
+
+use std::fs;
+use std::time::{Duration, Instant};
+
+use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+
+use common::{
+    Ev, KillOnDrop, alive, append, assert_child_passed, is_reexec, read_pid, reexec, run, started,
+    step, wait_until, within,
+};
+
+/// What each matching hook did with `event`: its failure's text, or `ok`.
+fn outcomes(hooks: &Hooks<Ev>, event: &Ev) -> Vec<String> {
+    let mut seen = Vec::new();
+    let _ = hooks.fire_with(event, event, |run| {
+        seen.push(match run.result {
+            Ok(()) => "ok".to_owned(),
+            Err(failure) => failure.to_string(),
+        });
+    });
+    seen
+}
+
+/// A host that ignores `SIGCHLD` (the setting survives `exec`) has every
+/// child reaped by the kernel unasked: no exit status can be read. The
+/// engine says so, as its own kind of failure; it never reads it as a
+/// success, nor as an exit status.
+#[test]
+fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
+    const NAME: &str = "an_exit_status_that_cannot_be_collected_is_a_wait_failure";
+    if is_reexec(NAME) {
+        // SAFETY: `SIG_IGN` installs no handler, and this child's one test
+        // thread is the only one touching dispositions.
+        let previous = unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+        assert_ne!(previous, libc::SIG_ERR);
+        let dir = std::env::current_dir().unwrap();
+        let hooks = Hooks::new(
+            vec![run(
+                &["/bin/sh", "-c", "exit 0"],
+                5000,
+                &[],
+                OnFailure::Cancel,
+            )],
+            &dir,
+        );
+        let mut failures = Vec::new();
+        let flow = hooks.fire_with(&step(1), &step(1), |run| {
+            failures.push(matches!(run.result, Err(HookFailure::Wait { .. })));
+        });
+        assert_eq!(failures, [true], "{:?}", outcomes(&hooks, &step(1)));
+        assert_eq!(flow, Flow::Cancel);
+        assert_eq!(
+            outcomes(&hooks, &step(2)),
+            ["could not collect its exit status: No child processes"]
+        );
+        let argv = ["true".to_owned()];
+        let direct = io_hooks::process::run_argv(
+            &argv,
+            &dir,
+            b"",
+            std::process::Stdio::null(),
+            Duration::from_secs(5),
+        );
+        assert!(
+            matches!(direct, Err(HookFailure::Wait { .. })),
+            "{direct:?}"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    assert_child_passed(&reexec(NAME, &[], dir.path()));
+}
+
+/// The host's interrupt kills the process group of a `run` hook in flight
+/// (a grandchild included), the hook fails as interrupted well before its
+/// timeout, and a hook fired afterwards is not spawned at all.
+#[test]
+fn an_interrupt_kills_the_run_hooks_in_flight_and_refuses_later_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let body = "sleep 30 & echo $! > gc.pid; echo $$ > pid; wait; echo late > marker";
+    let hooks = Hooks::new(
+        vec![run(
+            &["/bin/sh", "-c", body],
+            60_000,
+            &["step"],
+            OnFailure::Continue,
+        )],
+        &root,
+    );
+    let interrupt = hooks.interrupt_handle();
+    let hooks = std::sync::Arc::new(hooks);
+    let firing = {
+        let hooks = hooks.clone();
+        std::thread::spawn(move || outcomes(&hooks, &step(1)))
+    };
+    let leader = read_pid(&root.join("pid")).expect("the hook's pid");
+    let grandchild = read_pid(&root.join("gc.pid")).expect("the grandchild's pid");
+    let _cleanup = KillOnDrop(vec![leader, grandchild]);
+    assert_eq!(interrupt.in_flight(), 1);
+
+    let start = Instant::now();
+    interrupt.interrupt();
+    assert!(interrupt.wait_reaped(Duration::from_secs(10)), "reaped");
+    let seen = within(Duration::from_secs(10), "the interrupted fire", move || {
+        firing.join().unwrap()
+    });
+    assert_eq!(seen, ["was interrupted, and its process group killed"]);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(grandchild)),
+        "the grandchild in the hook's group survived"
+    );
+    assert!(!alive(leader));
+    assert!(!root.join("marker").exists());
+
+    // Later hooks refuse without spawning: no new pid file appears.
+    fs::remove_file(root.join("pid")).unwrap();
+    assert_eq!(
+        outcomes(&hooks, &step(2)),
+        ["was interrupted, and its process group killed"]
+    );
+    assert!(!root.join("pid").exists());
+    assert!(interrupt.is_interrupted());
+}
+
+/// Every line of `text` is one whole JSON object, and `text` ends with a
+/// newline.
+fn assert_whole_lines(text: &str) {
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "torn end: {text:?}"
+    );
+    for line in text.lines() {
+        assert!(
+            serde_json::from_str::<serde_json::Value>(line).is_ok(),
+            "not one whole event: {line:?}"
+        );
+    }
+}
+
+/// Under a file size limit (`ulimit -f`), the append that crosses it is cut
+/// short: it fails, and the part it wrote is cut back off, so the log holds
+/// only whole lines and the next event that fits starts on a line of its
+/// own. Run in a child: the limit is process-wide.
+#[test]
+fn an_append_cut_short_by_a_file_size_limit_leaves_only_whole_lines() {
+    const NAME: &str = "an_append_cut_short_by_a_file_size_limit_leaves_only_whole_lines";
+    const LIMIT: u64 = 1000;
+    if is_reexec(NAME) {
+        // SAFETY: `SIG_IGN` installs no handler, and this child's one test
+        // thread is the only one touching dispositions. (`io` catches
+        // `SIGXFSZ` for the same reason: the write then fails with EFBIG.)
+        let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+        assert_ne!(previous, libc::SIG_ERR);
+        let limit = rustix::process::Rlimit {
+            current: Some(LIMIT),
+            maximum: Some(LIMIT),
+        };
+        rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+
+        let dir = std::env::current_dir().unwrap();
+        let log = dir.join("audit.jsonl");
+        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], &dir);
+        let big = started(&"g".repeat(250));
+        let mut results = Vec::new();
+        for _ in 0..4 {
+            results.push(outcomes(&hooks, &big).remove(0));
+        }
+        let whole = fs::read_to_string(&log).unwrap();
+        let line_len = whole.lines().next().unwrap().len() as u64 + 1;
+        assert!(line_len * 3 < LIMIT && line_len * 4 > LIMIT, "{line_len}");
+        assert_eq!(&results[..3], ["ok", "ok", "ok"]);
+        assert!(
+            results[3].ends_with(&format!(
+                "wrote {} of {line_len} bytes",
+                LIMIT - 3 * line_len
+            )),
+            "{}",
+            results[3]
+        );
+        assert_eq!(
+            whole.len() as u64,
+            3 * line_len,
+            "the fragment is cut back off"
+        );
+        // A small event still fits, on a line of its own.
+        assert_eq!(outcomes(&hooks, &step(9)), ["ok"]);
+        let text = fs::read_to_string(&log).unwrap();
+        assert_whole_lines(&text);
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.ends_with("\"n\":9}\n"), "{text}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    assert_child_passed(&reexec(NAME, &[], dir.path()));
+}
+
+/// A log whose last line was cut (a host killed mid-write, a full disk
+/// before this run) gets its newline when the hooks are built, so the next
+/// event is not glued onto the fragment; a log that ends whole is left
+/// byte for byte.
+#[test]
+fn building_the_hooks_ends_a_torn_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let torn = dir.path().join("torn.jsonl");
+    let whole = dir.path().join("whole.jsonl");
+    fs::write(&torn, "{\"event\":\"step\"}\n{\"event\":\"sta").unwrap();
+    fs::write(&whole, "{\"event\":\"step\"}\n").unwrap();
+    let hooks = Hooks::new(
+        vec![
+            append(&torn, &[], OnFailure::Continue),
+            append(&whole, &[], OnFailure::Continue),
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        fs::read_to_string(&torn).unwrap(),
+        "{\"event\":\"step\"}\n{\"event\":\"sta\n"
+    );
+    assert_eq!(
+        fs::read_to_string(&whole).unwrap(),
+        "{\"event\":\"step\"}\n"
+    );
+    let _ = hooks.fire_event(&step(2));
+    let text = fs::read_to_string(&torn).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(last).is_ok(),
+        "glued: {last:?}"
+    );
+}
+
+/// A background child the host spawned itself, tracked on the interrupt:
+/// the interrupt kills its group; once interrupted, a new one is killed and
+/// reaped as it is handed over.
+#[test]
+fn an_interrupt_kills_a_tracked_background_group() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let spawn = || {
+        std::process::Command::new("/bin/sh")
+            .args(["-c", "sleep 30 & echo $! > gc.pid; wait"])
+            .current_dir(dir.path())
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    };
+    let interrupt = io_hooks::Interrupt::new();
+    let mut tracked = interrupt.track(spawn()).unwrap();
+    let grandchild = read_pid(&dir.path().join("gc.pid")).expect("the grandchild's pid");
+    let _cleanup = KillOnDrop(vec![tracked.id() as i32, grandchild]);
+    assert!(tracked.try_wait().unwrap().is_none(), "still running");
+    assert_eq!(
+        interrupt.in_flight(),
+        0,
+        "tracked children are the host's to reap"
+    );
+
+    interrupt.interrupt();
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(grandchild)),
+        "the tracked group survived the interrupt"
+    );
+    let mut status = None;
+    assert!(wait_until(Duration::from_secs(10), || {
+        status = tracked.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status.unwrap()),
+        Some(9)
+    );
+    fs::remove_file(dir.path().join("gc.pid")).unwrap();
+    let late = interrupt.track(spawn());
+    assert!(matches!(late, Err(HookFailure::Interrupted)), "{late:?}");
+}

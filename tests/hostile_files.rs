@@ -1,0 +1,475 @@
+//! Round two of the hardening (issue 14), through the `io` program: what a
+//! hostile environment or file can do to loading the config, asking git and
+//! reading a recording, and what an unwritable stdout or stderr does to `io`.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::output_within;
+
+/// A run hook that leaves a mark in the working directory when it runs.
+const MARKING: &str = "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n";
+
+const ONE_EVENT: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+
+/// Runs `command` to the end under a 60 s watchdog, stdin empty.
+fn run(mut command: Command) -> Output {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    output_within(child, Duration::from_secs(60), "io")
+}
+
+/// `io args` in `dir`, with `IO_CONFIG_HOME` set to `home`.
+fn io_in(dir: &Path, home: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("IO_CONFIG_HOME", home);
+    command
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+// ---- a relative IO_CONFIG_HOME or HOME ----
+
+#[test]
+fn a_relative_io_config_home_or_home_does_not_make_a_cloned_io_toml_the_users() {
+    // A clone: `io.toml` declares a hook, which the project scope refuses.
+    // `IO_CONFIG_HOME=.` made that same file the user-scope file, so the
+    // refusal was skipped and its hook ran on `io replay`.
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("clone");
+    fs::create_dir(&clone).unwrap();
+    fs::write(clone.join("io.toml"), MARKING).unwrap();
+    let events = dir.path().join("events.jsonl");
+    fs::write(&events, ONE_EVENT).unwrap();
+    let events = events.to_str().unwrap();
+    let refused = |out: &Output, what: &str| {
+        assert_eq!(out.status.code(), Some(1), "{what}: {out:?}");
+        assert!(
+            stderr(out).contains("a project-scoped file may not declare hooks"),
+            "{what}: {}",
+            stderr(out)
+        );
+    };
+    for home in [".", "./", "clone/.."] {
+        let cwd = if home == "clone/.." {
+            dir.path()
+        } else {
+            &clone
+        };
+        let mut check = io_in(cwd, home, &["check", "--root"]);
+        check.arg(&clone);
+        refused(&run(check), &format!("io check, IO_CONFIG_HOME={home}"));
+        let mut replay = io_in(cwd, home, &["replay", events, "--root"]);
+        replay.arg(&clone);
+        refused(&run(replay), &format!("io replay, IO_CONFIG_HOME={home}"));
+    }
+    // HOME=.. with a `.config/io/io.toml` in the clone's parent is the same
+    // trick one level up; a relative HOME is ignored too.
+    fs::create_dir_all(clone.join(".config/io")).unwrap();
+    fs::write(clone.join(".config/io/io.toml"), MARKING).unwrap();
+    fs::remove_file(clone.join("io.toml")).unwrap();
+    let mut replay = io_in(&clone, "", &["replay", events]);
+    replay.env("HOME", ".").env_remove("XDG_CONFIG_HOME");
+    let out = run(replay);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !clone.join("ran.txt").exists(),
+        "a relative HOME's hook ran"
+    );
+}
+
+// ---- an unwritable stdout or stderr ----
+
+/// `io` run through `sh -c 'exec io ARGS 2>&-'` (or `>&-`), so that it
+/// starts with that descriptor closed.
+fn with_closed(dir: &Path, redirect: &str, args: &[&str]) -> Output {
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(format!("exec \"$0\" \"$@\" {redirect}"))
+        .arg(env!("CARGO_BIN_EXE_io"))
+        .args(args)
+        .current_dir(dir)
+        .env("IO_CONFIG_HOME", dir.join("user"));
+    run(command)
+}
+
+fn no_panic(out: &Output, code: i32, what: &str) {
+    assert_eq!(out.status.code(), Some(code), "{what}: {out:?}");
+    assert!(!stderr(out).contains("panicked"), "{what}: {}", stderr(out));
+}
+
+#[test]
+fn an_unwritable_stdout_or_stderr_never_makes_io_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("user")).unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let full = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let io = |args: &[&str], stdout: Stdio, stderr: Stdio| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+        command
+            .args(args)
+            .current_dir(&root)
+            .env("IO_CONFIG_HOME", dir.path().join("user"))
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr);
+        let child = command.spawn().expect("io runs");
+        output_within(child, Duration::from_secs(60), "io")
+    };
+
+    // A config error, with stderr full: the message is lost, the exit code
+    // is not (this exited 101, a panic in `eprintln!`).
+    fs::write(root.join("io.toml"), "bad = \n").unwrap();
+    let out = io(&["check"], Stdio::null(), Stdio::from(full()));
+    no_panic(&out, 1, "io check 2>/dev/full");
+    // stdout full too: the "could not write to stdout" report is lost.
+    fs::remove_file(root.join("io.toml")).unwrap();
+    let out = io(&["events"], Stdio::from(full()), Stdio::from(full()));
+    no_panic(&out, 1, "io events >/dev/full 2>/dev/full");
+    // stdout full, stderr readable: said once, exit 1.
+    let out = io(&["events"], Stdio::from(full()), Stdio::piped());
+    no_panic(&out, 1, "io events >/dev/full");
+    assert_eq!(
+        stderr(&out),
+        "io: could not write to stdout: No space left on device\n"
+    );
+    // A failing hook's warning, with stderr full.
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"/bin/false\"]\n",
+    )
+    .unwrap();
+    fs::write(root.join("events.jsonl"), ONE_EVENT).unwrap();
+    let out = io(
+        &["replay", "events.jsonl"],
+        Stdio::from(full()),
+        Stdio::from(full()),
+    );
+    no_panic(&out, 1, "io replay >/dev/full 2>/dev/full");
+
+    // Closed rather than full. (The standard library treats a write to a
+    // closed descriptor as done, so nothing is reported and `events`
+    // succeeds.)
+    fs::write(root.join("io.toml"), "bad = \n").unwrap();
+    no_panic(&with_closed(&root, "2>&-", &["check"]), 1, "io check 2>&-");
+    no_panic(
+        &with_closed(&root, ">&- 2>&-", &["events"]),
+        0,
+        "io events >&- 2>&-",
+    );
+}
+
+// ---- what `io replay` reads ----
+
+/// An empty user scope and a root with no config, for replays that must
+/// fire no hook; returns (dir, root).
+fn bare_root() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("user")).unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    (dir, root)
+}
+
+fn replay(dir: &Path, root: &Path, file: &Path) -> Output {
+    let user = dir.join("user");
+    let mut command = io_in(root, user.to_str().unwrap(), &["replay"]);
+    command.arg(file);
+    run(command)
+}
+
+#[test]
+fn a_huge_depth_is_shown_as_sixteen_levels_and_a_count() {
+    // `depth` is whatever the file says; the text output indented by it,
+    // so 4294967295 was 8 GiB of spaces on one line, and a minute.
+    let (dir, root) = bare_root();
+    let file = root.join("deep.jsonl");
+    fs::write(
+        &file,
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"deep\",\"depth\":4294967295}\n\
+         {\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"d17\",\"depth\":17}\n",
+    )
+    .unwrap();
+    let out = replay(dir.path(), &root, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let sixteen = "  ".repeat(16);
+    assert_eq!(
+        lines[0],
+        format!("    -  started            {sixteen}…+4294967279 deep  -")
+    );
+    assert_eq!(
+        lines[1],
+        format!("    -  started            {sixteen}…+1 d17  -")
+    );
+}
+
+#[test]
+fn a_torn_last_line_and_a_line_that_stops_inside_its_json_are_named_torn() {
+    let (dir, root) = bare_root();
+    let good = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+    let trailing = format!("{}x", good.trim_end());
+    for (rest, line, column) in [
+        // The last line, cut off mid-event (no newline).
+        ("{\"event\":\"step\",\"st", 2, 19),
+        // Cut off, then a later write began on a fresh line.
+        ("{\"event\":\"step\",\"step\":1,\n{}\n", 2, 25),
+        // A last line that is not valid JSON and has no newline: what is
+        // left of a torn write after a crash.
+        (trailing.as_str(), 2, good.len()),
+    ] {
+        let file = root.join("torn.jsonl");
+        fs::write(&file, format!("{good}{rest}")).unwrap();
+        let out = replay(dir.path(), &root, &file);
+        assert_eq!(out.status.code(), Some(1), "{rest:?}: {out:?}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "io: {}: line {line}, column {column}: torn: the line ends before its JSON does \
+                 (a write cut short, as by a full disk or a crash); no hook fired for it or \
+                 after it\n",
+                file.display()
+            ),
+            "{rest:?}"
+        );
+    }
+    // A complete line that is bad JSON is still bad JSON, not torn.
+    let file = root.join("bad.jsonl");
+    fs::write(&file, format!("{good}{trailing}\n")).unwrap();
+    let out = replay(dir.path(), &root, &file);
+    assert!(
+        stderr(&out).contains(&format!(
+            "line 2, column {}: not a RunEvent: trailing characters;",
+            good.len()
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_bad_line_is_described_without_echoing_its_values() {
+    let (dir, root) = bare_root();
+    let secret = "sk-live-0123456789abcdef";
+    for (line, reason) in [
+        (
+            format!(
+                "{{\"event\":\"step\",\"step\":\"{secret}\",\"moved_the_workspace\":true,\
+                 \"run_id\":\"r\",\"depth\":0}}"
+            ),
+            "not a RunEvent: invalid type: string, expected u32",
+        ),
+        (
+            format!("{{\"event\":\"{secret}\",\"run_id\":\"r\",\"depth\":0}}"),
+            "not a RunEvent: unknown variant, expected one of `started`, `step`,",
+        ),
+        (
+            format!(
+                "{{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":\"{secret}\"}}"
+            ),
+            "not a RunEvent: invalid type: string, expected u32",
+        ),
+    ] {
+        let file = root.join("secret.jsonl");
+        fs::write(&file, format!("{line}\n")).unwrap();
+        let out = replay(dir.path(), &root, &file);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let err = stderr(&out);
+        assert!(!err.contains("sk-live"), "the secret was printed: {err}");
+        assert!(err.contains(reason), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn an_event_over_16_mib_that_an_append_hook_wrote_replays() {
+    // The append side writes any event in one `write`; replay refused a
+    // line over 16 MiB, so such a recording could not be replayed.
+    use io_harness::{Config, EventKind, Observer, RunEvent};
+    let (dir, root) = bare_root();
+    let logs = dir.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    fs::write(
+        logs.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .unwrap();
+    let hooks = Config::discover_with(&logs, None).unwrap().hooks();
+    let goal = "g".repeat(17 * 1024 * 1024);
+    for kind in [
+        EventKind::Started { goal },
+        EventKind::Step {
+            step: 1,
+            moved_the_workspace: true,
+        },
+    ] {
+        let event = RunEvent {
+            kind,
+            run_id: "big".into(),
+            depth: 0,
+            seq: None,
+            at: None,
+        };
+        assert_eq!(hooks.event(&event), io_harness::Flow::Continue);
+    }
+    let audit = logs.join("audit.jsonl");
+    let written = fs::read(&audit).unwrap();
+    assert!(written.len() > 17 * 1024 * 1024);
+    assert_eq!(written.iter().filter(|&&b| b == b'\n').count(), 2);
+    let out = replay(dir.path(), &root, &audit);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("completed after 1 step\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+// ---- the git check fails closed ----
+
+const APPEND_HOOK: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
+
+/// A root holding a `.git` directory (git then has a repository to find)
+/// and a hooked `io.local.toml`, and a `bin` directory for a stand-in git;
+/// returns (dir, root, bin).
+fn repo_like() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir_all(root.join(".git")).unwrap();
+    fs::write(root.join("io.local.toml"), APPEND_HOOK).unwrap();
+    let bin = dir.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fs::create_dir(dir.path().join("user")).unwrap();
+    (dir, root, bin)
+}
+
+/// Puts an executable `git` in `bin` that runs `script` (sh).
+fn fake_git(bin: &Path, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let git = bin.join("git");
+    fs::write(&git, format!("#!/bin/sh\n{script}\n")).unwrap();
+    fs::set_permissions(&git, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `io check` in `root` with only `bin` (then /bin) on `PATH`.
+fn check_with_path(dir: &Path, root: &Path, bin: &Path) -> Output {
+    let user = dir.join("user");
+    let mut command = io_in(root, user.to_str().unwrap(), &["check"]);
+    command.env("PATH", format!("{}:/bin", bin.display()));
+    run(command)
+}
+
+fn unanswered(root: &Path, reason: &str) -> String {
+    format!(
+        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
+         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
+         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
+         user-scope file.\n",
+        root.join("io.local.toml").display()
+    )
+}
+
+#[test]
+fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
+    let (dir, root, bin) = repo_like();
+    for (script, reason) in [
+        // Failed for a reason other than "no repository here" (this loaded).
+        (
+            "echo 'fatal: index file corrupt' >&2; exit 128",
+            "git exited with status 128: fatal: index file corrupt",
+        ),
+        // Exit 0 with an answer cut short: not a listing.
+        (
+            "printf 'io.local.toml'",
+            "git's answer was cut short (no NUL after its last path)",
+        ),
+        // Killed by a signal (this loaded).
+        ("kill -9 $$", "git was killed by signal 9 (SIGKILL)"),
+    ] {
+        fake_git(&bin, script);
+        let out = check_with_path(dir.path(), &root, &bin);
+        assert_eq!(out.status.code(), Some(1), "{script}: {out:?}");
+        assert_eq!(stderr(&out), unanswered(&root, reason), "{script}");
+    }
+    assert!(
+        !root.join("audit.jsonl").exists(),
+        "refused hooks were built"
+    );
+
+    // What still loads: git says there is no repository, the answer is an
+    // empty listing, or there is no git at all.
+    for script in [
+        "echo 'fatal: not a git repository (or any of the parent directories): .git' >&2; exit 128",
+        "exit 0",
+    ] {
+        fake_git(&bin, script);
+        let out = check_with_path(dir.path(), &root, &bin);
+        assert_eq!(out.status.code(), Some(0), "{script}: {out:?}");
+    }
+    fs::remove_file(bin.join("git")).unwrap();
+    let user = dir.path().join("user");
+    let mut command = io_in(&root, user.to_str().unwrap(), &["check"]);
+    command.env("PATH", &bin);
+    let out = run(command);
+    assert_eq!(out.status.code(), Some(0), "no git: {out:?}");
+}
+
+#[test]
+fn a_git_whose_exit_status_cannot_be_collected_is_refused() {
+    // With SIGCHLD ignored (inherited across exec; bash's `trap '' CHLD`
+    // sets that, dash's does not), the kernel reaps git itself and its
+    // status is lost. This loaded the hooks as "untracked".
+    let bash = Path::new("/bin/bash");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let git_init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .status();
+    if !common::prerequisite("a usable git", git_init.is_ok_and(|s| s.success()))
+        || !common::prerequisite("/bin/bash", bash.exists())
+    {
+        return;
+    }
+    fs::write(root.join("io.local.toml"), APPEND_HOOK).unwrap();
+    let mut command = Command::new(bash);
+    command
+        .arg("-c")
+        .arg("trap '' CHLD; exec \"$0\" check")
+        .arg(env!("CARGO_BIN_EXE_io"))
+        .current_dir(&root)
+        .env("IO_CONFIG_HOME", dir.path().join("user"));
+    let out = run(command);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        stderr(&out),
+        unanswered(
+            &root,
+            "git could not collect its exit status: No child processes"
+        )
+    );
+}

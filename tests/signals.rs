@@ -1,0 +1,316 @@
+//! Issue 14, round two, through the `io` program: the signal state `io`
+//! inherits, and the signals that end it.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{output_within, prerequisite, read_pid, wait_until};
+
+/// The variable that makes a re-executed test binary exec `io` instead.
+const EXEC_IO: &str = "IO_SIGNALS_TEST_EXEC_IO";
+
+/// With [`EXEC_IO`]: a file size limit, in bytes, to set before the `exec`
+/// instead of ignoring `SIGCHLD`.
+const FSIZE: &str = "IO_SIGNALS_TEST_FSIZE";
+
+/// One event of each kind a hook here wants.
+const EVENTS: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+
+/// Runs `io args` in `root` with an empty user scope at `user`, started
+/// with `SIGCHLD` ignored: this test binary is re-executed, sets `SIG_IGN`
+/// (which survives `exec`), and execs `io`.
+fn io_with_sigchld_ignored(root: &Path, user: &Path, args: &[&str]) -> std::process::Output {
+    io_reexecuted(root, user, args, None)
+}
+
+/// Runs `io args` as [`io_with_sigchld_ignored`] does, but with `SIGCHLD`
+/// as it was and, when given, a file size limit of `fsize` bytes.
+fn io_reexecuted(
+    root: &Path,
+    user: &Path,
+    args: &[&str],
+    fsize: Option<u64>,
+) -> std::process::Output {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    if let Some(limit) = fsize {
+        command.env(FSIZE, limit.to_string());
+    }
+    let child = command
+        .args(["exec_io_with_sigchld_ignored", "--exact", "--nocapture"])
+        .env(EXEC_IO, args.join("\u{1f}"))
+        .env("IO_CONFIG_HOME", user)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
+}
+
+/// Not a test of its own: the body of the re-executed child above.
+#[test]
+fn exec_io_with_sigchld_ignored() {
+    let Some(args) = std::env::var_os(EXEC_IO) else {
+        return;
+    };
+    if let Some(limit) = std::env::var_os(FSIZE) {
+        let limit: u64 = limit.into_string().unwrap().parse().unwrap();
+        let limit = rustix::process::Rlimit {
+            current: Some(limit),
+            maximum: Some(limit),
+        };
+        rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+    } else {
+        // SAFETY: `SIG_IGN` installs no handler, and nothing else in this
+        // process touches dispositions before it is replaced by `exec`.
+        let previous = unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+        assert_ne!(previous, libc::SIG_ERR);
+    }
+    let args = args.into_string().unwrap();
+    let err = Command::new(env!("CARGO_BIN_EXE_io"))
+        .args(args.split('\u{1f}'))
+        .env_remove(EXEC_IO)
+        .env_remove(FSIZE)
+        .exec();
+    panic!("exec io: {err}");
+}
+
+/// A temp dir holding a discovery root `root` (`name`) and an empty user
+/// scope `user`.
+fn dirs(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join(name), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    (dir, root, user)
+}
+
+/// Starts `io args` in `root` with the user scope `user`, sends it `signal`
+/// once `pid_files` (each a child's pid, which is its process group's) are
+/// written, and checks that `io` exits with `code` at once, that no process
+/// of those groups is left, and that none of `markers` appears after the
+/// children's sleep would have ended.
+fn signal_io(
+    root: &Path,
+    user: &Path,
+    args: &[&OsStr],
+    pid_files: &[&str],
+    (signal, code): (rustix::process::Signal, i32),
+    markers: &[&str],
+) {
+    let child = Command::new(env!("CARGO_BIN_EXE_io"))
+        .args(args)
+        .current_dir(root)
+        .env("IO_CONFIG_HOME", user)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let io_pid = rustix::process::Pid::from_child(&child);
+    let groups: Vec<i32> = pid_files
+        .iter()
+        .map(|file| read_pid(&root.join(file)).expect(file))
+        .collect();
+    let sent = Instant::now();
+    rustix::process::kill_process(io_pid, signal).unwrap();
+    let out = output_within(child, Duration::from_secs(20), "io, signalled");
+    assert_eq!(out.status.code(), Some(code), "{signal:?}: {out:?}");
+    // The children sleep 1 s: `io` did not wait for them.
+    assert!(sent.elapsed() < Duration::from_millis(900), "io waited");
+    for pgid in groups {
+        assert!(
+            wait_until(Duration::from_secs(5), || !group_alive(pgid)),
+            "process group {pgid} outlived io"
+        );
+    }
+    // Past the children's sleep: nothing they started wrote anything.
+    let quiet = !wait_until(Duration::from_millis(1500), || {
+        markers.iter().any(|m| root.join(m).exists())
+    });
+    assert!(quiet, "a child wrote to the workspace after io ended");
+}
+
+fn git(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `io` started with `SIGCHLD` ignored still asks git, and still refuses a
+/// committed `io.local.toml`: before, every wait failed (ECHILD), git's
+/// answer read as "untracked", and the committed `run` hook loaded.
+#[test]
+fn io_started_with_sigchld_ignored_still_refuses_a_tracked_io_local_toml() {
+    let (_dir, root, user) = dirs("repo");
+    if !prerequisite("a usable git", git(&root, &["init", "-q"])) {
+        return;
+    }
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n",
+    )
+    .unwrap();
+    assert!(git(&root, &["add", "io.local.toml"]));
+    let out = io_with_sigchld_ignored(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("is tracked by the repository's git index"),
+        "{stderr}"
+    );
+    fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+    let out = io_with_sigchld_ignored(&root, &user, &["replay", "events.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!root.join("ran.txt").exists(), "the committed hook ran");
+}
+
+/// `io` started with `SIGCHLD` ignored reports its hooks' real outcomes:
+/// before, every hook that succeeded was also reported as failed ("could
+/// not collect its exit status").
+#[test]
+fn io_started_with_sigchld_ignored_reports_hooks_that_succeed() {
+    let (_dir, root, user) = dirs("root");
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"true\"]\n[[hook]]\nrun = [\"false\"]\n",
+    )
+    .unwrap();
+    fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+    let out = io_with_sigchld_ignored(&root, &user, &["replay", "events.jsonl"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("hook[1] ok"), "{stdout}");
+    assert!(
+        stdout.contains("hook[2] FAILED: exited with status 1"),
+        "{stdout}"
+    );
+}
+
+/// Whether any process of process group `pgid` is alive (a zombie is not).
+fn group_alive(pgid: i32) -> bool {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            return false;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // state, ppid, pgrp
+        fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid)
+            && !matches!(fields.first(), Some(&("Z" | "X")))
+    })
+}
+
+/// `SIGTERM` and `SIGINT` sent to `io replay` while a `run` hook sleeps:
+/// `io` kills the hook's process group (its background grandchild too),
+/// exits with 128 + the signal's number at once, and nothing of the hook
+/// writes to the workspace afterwards. Before, `io` exited and the hook
+/// lived on, writing its marker after its sleep.
+#[test]
+fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
+    for (signal, code) in [
+        (rustix::process::Signal::TERM, 143),
+        (rustix::process::Signal::INT, 130),
+    ] {
+        let (_dir, root, user) = dirs("root");
+        fs::write(
+            root.join("io.local.toml"),
+            "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \
+             \"(sleep 1; echo late > gc-marker) & echo $$ > pid; sleep 1; echo late > marker\"]\n\
+             timeout_ms = 20000\n",
+        )
+        .unwrap();
+        fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+        let args = ["replay", "events.jsonl"].map(OsStr::new);
+        signal_io(
+            &root,
+            &user,
+            &args,
+            &["pid"],
+            (signal, code),
+            &["marker", "gc-marker"],
+        );
+    }
+}
+
+/// `SIGTERM` to `io run` while its `exec` command runs, with an
+/// `exec_background` handle started before: `io` exits 143 at once, and
+/// neither group lives on to write to the workspace.
+#[test]
+fn a_signal_to_io_run_ends_its_exec_and_background_children() {
+    let (dir, root, user) = dirs("root");
+    let script = dir.path().join("script.toml");
+    fs::write(
+        &script,
+        "goal = \"g\"\n\
+         [[turn]]\ncalls = [{ tool = \"exec_background\", args = { argv = [\"/bin/sh\", \"-c\", \
+         \"echo $$ > bg.pid; sleep 1; echo late > bg-marker\"] } }]\n\
+         [[turn]]\ncalls = [{ tool = \"exec\", args = { argv = [\"/bin/sh\", \"-c\", \
+         \"echo $$ > pid; sleep 1; echo late > marker\"] } }]\n\
+         [[turn]]\nanswer = \"done\"\n",
+    )
+    .unwrap();
+    let args = [
+        OsStr::new("run"),
+        script.as_os_str(),
+        OsStr::new("--root"),
+        root.as_os_str(),
+    ];
+    signal_io(
+        &root,
+        &user,
+        &args,
+        &["bg.pid", "pid"],
+        (rustix::process::Signal::TERM, 143),
+        &["marker", "bg-marker"],
+    );
+}
+
+/// `io replay` under a file size limit (`ulimit -f`) with an `append`
+/// hook whose log is at the limit already: the write fails with `EFBIG`,
+/// the hook reports it, and `io` goes on (before, `SIGXFSZ` killed it);
+/// the log is left as it was, whole lines only.
+#[test]
+fn io_at_a_file_size_limit_is_not_killed_by_sigxfsz() {
+    const LIMIT: usize = 1000;
+    let (_dir, root, user) = dirs("root");
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nappend = \"audit.jsonl\"\n",
+    )
+    .unwrap();
+    // Written here, outside the limit: 100 whole lines, exactly at it.
+    let full = "{\"x\":\"1\"}\n".repeat(LIMIT / 10);
+    assert_eq!(full.len(), LIMIT);
+    fs::write(root.join("audit.jsonl"), &full).unwrap();
+    fs::write(root.join("events.jsonl"), EVENTS.repeat(3)).unwrap();
+    let out = io_reexecuted(
+        &root,
+        &user,
+        &["replay", "events.jsonl"],
+        Some(LIMIT as u64),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout.matches("could not append").count(), 3, "{stdout}");
+    assert!(stdout.contains("File too large"), "{stdout}");
+    assert_eq!(fs::read_to_string(root.join("audit.jsonl")).unwrap(), full);
+}
