@@ -54,6 +54,11 @@ impl<O: Observer + ?Sized> Observer for &O {
 ///
 /// An event no hook wants is answered before the loop builds its envelope,
 /// through [`wants`](Observer::wants): one mask test.
+///
+/// # Blocking
+/// [`event`](Observer::event) is [`io_hooks::Hooks::fire`]: it returns when
+/// every matching hook has finished, a `run` hook's process included (up to
+/// its `timeout_ms`), and the run waits with it.
 impl Observer for io_hooks::Hooks<EventKind> {
     #[inline]
     fn event(&self, event: &RunEvent) -> Flow {

@@ -50,6 +50,11 @@ pub enum ReplayOutcome {
 /// ];
 /// assert_eq!(replay(recording, &CancelOnToolCall), ReplayOutcome::Cancelled { steps: 2 });
 /// ```
+///
+/// # Blocking
+/// Returns when every event has been delivered: with the hooks as the
+/// observer, after each matching hook has finished, a `run` hook's process
+/// included.
 pub fn replay<I>(events: I, observer: &dyn Observer) -> ReplayOutcome
 where
     I: IntoIterator<Item = RunEvent>,

@@ -36,7 +36,59 @@ mod plan;
 
 use proc_macro::TokenStream;
 
-/// Derives `io_hooks::HookEvents` for an enum. See the crate docs.
+/// Derives `io_hooks::HookEvents` for an enum: its wire tags, one per
+/// variant in declaration order, each variant's doc, and a bitset index.
+///
+/// ```ignore
+/// use io_hooks::HookEvents;
+///
+/// #[derive(serde::Serialize, HookEvents)]
+/// #[serde(tag = "event")]
+/// enum Build {
+///     /// A build started; once per build.
+///     #[serde(rename = "started")]
+///     #[hook(cost = "per_run")]
+///     Started { target: String },
+///     /// A build finished; once per build.
+///     #[serde(rename = "finished")]
+///     Finished { ok: bool },
+/// }
+/// assert_eq!(Build::TAGS, ["started", "finished"]);
+/// ```
+///
+/// # Attributes
+///
+/// On the enum:
+///
+/// - `#[hook(crate = "path")]`: the path the generated code names the
+///   engine by, `::io_hooks` by default. For a crate that re-exports
+///   `io_hooks` under another name (`#[hook(crate = "my_harness::hooks")]`).
+///   Given once at most.
+///
+/// On a variant:
+///
+/// - `#[hook(tag = "name")]`: the variant's wire tag, for an enum serde does
+///   not serialise. Where the enum carries any `#[serde(...)]`, serde names
+///   the variants, so the tag must come from `#[serde(rename = "…")]` and a
+///   variant tagged only by `#[hook(tag)]` is refused; both present must
+///   agree. Not empty, and unique across the enum.
+/// - `#[hook(cost = "class")]`: the variant's cost class, one of
+///   `per_token`, `per_step`, `per_run` or `rare`, reported by
+///   `HookEvents::COSTS` (`None` for a variant without one). Optional.
+///
+/// serde's own attributes are read too: `rename` gives the tag, and a
+/// variant serde never writes, or writes without its tag (`skip`,
+/// `skip_serializing`, `untagged`), is refused. `rename_all` does not give a
+/// tag: the tag is written on each variant, so that it can be searched for.
+/// Doc comments become the variant's entry in `HookEvents::DOCS`.
+///
+/// # Errors at compile time
+///
+/// A variant without a literal tag, two variants with one tag, an empty
+/// tag, a variant serde never writes or writes untagged, an unknown key in
+/// `#[hook(...)]`, more than 64 variants (`MAX_EVENTS`), and a derive on a
+/// struct or union: each an error pointing at the offending token, all
+/// reported in one compile. The crate docs say more on each.
 #[proc_macro_derive(HookEvents, attributes(hook))]
 pub fn derive_hook_events(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

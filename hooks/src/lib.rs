@@ -50,8 +50,27 @@
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Platforms
+//!
+//! Linux waits for a `run` hook on a pidfd; every other Unix with `waitid`
+//! (macOS, the BSDs but OpenBSD, illumos) polls `waitid(WNOHANG)` instead,
+//! a path Linux's tests also force. Windows and OpenBSD are refused at
+//! compile time, naming what is missing.
 
 #![forbid(unsafe_code)]
+
+#[cfg(not(unix))]
+compile_error!(
+    "io-hooks needs Unix: process groups (a timed-out hook is killed with its children), \
+     pidfd or waitid (a hook is waited on without reaping anyone else's child) and Unix file \
+     descriptors (the stdin pipe, O_NOFOLLOW appends); this target has none of them"
+);
+
+#[cfg(target_os = "openbsd")]
+compile_error!(
+    "io-hooks needs waitid(2) to wait on a hook without reaping it, and OpenBSD has none"
+);
 
 mod action;
 mod exec;
@@ -64,7 +83,7 @@ pub use exec::{HookFailure, HookRun, Hooks, Interrupt};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{HookTables, TableError, TableErrorKind, TomlFile};
+pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
 
 /// Running a program the way a `run` hook runs one, for a harness that runs
 /// programs of its own (a tool, a check) and wants the same guarantees: an

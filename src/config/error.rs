@@ -57,13 +57,11 @@ pub enum ConfigError {
     /// A file is not valid TOML, or a `[[hook]]` table in it does not check.
     Table(TableError),
     /// A project-scope file (`io.toml`, or [`Config::from_toml`](super::Config::from_toml) text)
-    /// declares `hook`.
-    ProjectHooks {
-        /// The file.
-        file: String,
-        /// `hook`, or `profile.<name>.hook`.
-        key: String,
-    },
+    /// declares `hook`: the engine's refusal
+    /// ([`io_hooks::TomlFile::check_scope`]), whose kind is
+    /// [`io_hooks::TableErrorKind::ProjectHooks`] and whose key is `hook` or
+    /// `profile.<name>.hook`.
+    ProjectHooks(TableError),
     /// An `io.local.toml` that the repository's git index tracks declares
     /// `hook`: it arrived with the clone, like `io.toml`.
     TrackedLocal {
@@ -118,13 +116,7 @@ impl fmt::Display for ConfigError {
                 "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column})",
                 path.display()
             ),
-            ConfigError::Table(e) => write!(f, "{e}"),
-            ConfigError::ProjectHooks { file, key } => write!(
-                f,
-                "{file}: key `{key}`: a project-scoped file may not declare hooks, because a \
-                 hook runs or writes on this machine and `io.toml` arrives with a `git clone`. \
-                 Write it in `io.local.toml` or the user-scope file instead."
-            ),
+            ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
             ConfigError::TrackedLocal { file, key } => write!(
                 f,
                 "{file}: key `{key}`: this `io.local.toml` is tracked by the repository's git \

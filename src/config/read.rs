@@ -6,7 +6,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use io_hooks::text::{deserialize_table, toml_key};
-use io_hooks::{HookTables, TomlFile};
+use io_hooks::{HookTables, TableErrorKind, TomlFile};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
@@ -94,31 +94,6 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
     }
 }
 
-/// The `hook` keys a document declares, in the order they are checked: the
-/// top level, then each `[profile.<name>]` body. Decided on the parsed
-/// document, so quoting, escapes, dotted keys and inline arrays are all the
-/// same key.
-fn hook_keys(document: &toml::Table) -> Vec<String> {
-    let mut keys = Vec::new();
-    if document.contains_key("hook") {
-        keys.push("hook".to_owned());
-    }
-    if let Some(toml::Value::Table(profiles)) = document.get("profile") {
-        for (name, body) in profiles {
-            if let toml::Value::Table(body) = body
-                && body.contains_key("hook")
-            {
-                keys.push(format!("profile.{}.hook", toml_key(name)));
-            }
-        }
-    }
-    keys
-}
-
-fn first_hook_key(document: &toml::Table) -> Option<String> {
-    hook_keys(document).into_iter().next()
-}
-
 /// Parses and checks one file of `scope`.
 pub(super) fn load(
     path: &Path,
@@ -127,25 +102,30 @@ pub(super) fn load(
     root: &Path,
 ) -> Result<Source, ConfigError> {
     let name = path.display().to_string();
-    let file = TomlFile::new(&name, text);
+    let file = match scope {
+        Scope::Project => TomlFile::project(&name, text),
+        Scope::User | Scope::Local => TomlFile::new(&name, text),
+    };
     let document: toml::Table = file.deserialize()?;
     // Both refusals come before any table is checked: a file that may not
     // declare hooks is told so, not told how to fix a hook it may not have.
-    if let Some(key) = first_hook_key(&document) {
-        if scope == Scope::Project {
-            return Err(ConfigError::ProjectHooks { file: name, key });
-        }
-        if scope == Scope::Local {
-            match git::tracks(root, LOCAL_FILE) {
-                Ok(false) => {}
-                Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
-                Err(reason) => {
-                    return Err(ConfigError::GitUnanswered {
-                        file: name,
-                        key,
-                        reason,
-                    });
-                }
+    // The project refusal is the engine's.
+    file.check_scope().map_err(|e| match e.kind() {
+        TableErrorKind::ProjectHooks => ConfigError::ProjectHooks(e),
+        _ => ConfigError::Table(e),
+    })?;
+    if scope == Scope::Local
+        && let Some(key) = file.hook_keys()?.into_iter().next()
+    {
+        match git::tracks(root, LOCAL_FILE) {
+            Ok(false) => {}
+            Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
+            Err(reason) => {
+                return Err(ConfigError::GitUnanswered {
+                    file: name,
+                    key,
+                    reason,
+                });
             }
         }
     }
@@ -168,10 +148,7 @@ pub(super) fn load(
     // typed view agreeing with it, kept so that no later change to the raw
     // types can let a project file's hooks through unnoticed.
     if scope == Scope::Project && (hooks.is_some() || profiles.iter().any(|(_, h)| h.is_some())) {
-        return Err(ConfigError::ProjectHooks {
-            file: name,
-            key: "hook".to_owned(),
-        });
+        return Err(ConfigError::ProjectHooks(file.project_refusal("hook")));
     }
     Ok(Source {
         path: path.to_path_buf(),
@@ -238,19 +215,5 @@ impl<'de> Deserialize<'de> for RawProfile {
         }
         let expecting = "a profile body: a table, as in `[profile.ci]`";
         deserialize_table(d, &expecting).map(|Body { hook }| RawProfile { hook })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hook_keys_are_found_on_the_parsed_document() {
-        let doc: toml::Table = toml::from_str(
-            "\"\\u0068ook\" = []\n[profile.\"my ci\"]\nhook.x = 1\n[profile.b]\nmodel = 1\n",
-        )
-        .unwrap();
-        assert_eq!(hook_keys(&doc), ["hook", "profile.\"my ci\".hook"]);
     }
 }

@@ -214,6 +214,13 @@ impl From<StoreError> for RunError {
 /// Runs `contract` with the default [`Policy`] and [`ApproveAll`], reporting
 /// every event to `observer`.
 ///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+///
 /// # Errors
 /// Only when the store fails; every other ending is a [`RunOutcome`].
 pub async fn run_observed(
@@ -235,6 +242,13 @@ pub async fn run_observed(
 
 /// Runs `contract` under `policy`, asking `approver` when the policy says
 /// ask, reporting every event (a child run's too) to `observer`.
+///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// Only when the store fails; every other ending is a [`RunOutcome`].
@@ -259,6 +273,13 @@ pub async fn run_with_observed(
 
 /// Continues run `run_id` from its last committed step: a cancelled, failed
 /// or interrupted run picks up where its journal ends, with its own id.
+///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// An unknown or completed run, an unreadable journal, or a store failure.

@@ -162,6 +162,15 @@ impl<E: HookEvents> Hooks<E> {
     /// logged at warn level with the hook's index, the event's tag and the
     /// cause, never the event's contents. The answer is [`Flow::Cancel`] when
     /// any failed hook has [`OnFailure::Cancel`].
+    ///
+    /// # Blocking
+    /// Runs on the calling thread and returns when every matching hook has
+    /// finished: an `append` is a file open and write; a `run` hook is a
+    /// process spawned and waited for, up to its `timeout_ms` (5 s by
+    /// default) each. Never call it on an async executor's worker thread:
+    /// fire from a thread of your own, or from `tokio::task::spawn_blocking`
+    /// (the `io-harness` repository's `examples/tokio.rs` shows a whole run
+    /// driven that way). An event no hook wants returns at once.
     #[inline]
     pub fn fire<T: Serialize + ?Sized>(&self, kind: &E, event: &T) -> Flow {
         if !self.wanted.contains(kind) {
@@ -196,6 +205,10 @@ impl<E: HookEvents> Hooks<E> {
     /// assert!(lines[0].ends_with("log`: No such file or directory"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Blocking
+    /// As [`fire`](Self::fire): returns when every matching hook has
+    /// finished, `report` having been called on this thread.
     #[inline]
     pub fn fire_with<T, F>(&self, kind: &E, event: &T, mut report: F) -> Flow
     where
@@ -213,6 +226,10 @@ impl<E: HookEvents> Hooks<E> {
     /// (Not named `event`: a harness implements its observer trait's
     /// `event(&self, &Envelope)` for `Hooks`, and an inherent method of that
     /// name would shadow it at every direct call.)
+    ///
+    /// # Blocking
+    /// As [`fire`](Self::fire): returns when every matching hook has
+    /// finished, which for a `run` hook can be its whole timeout.
     #[inline]
     pub fn fire_event(&self, event: &E) -> Flow
     where

@@ -27,7 +27,8 @@
 //! an event larger than the pipe buffer cannot hold us past the deadline.
 //!
 //! **Waiting is a pidfd polled against the deadline.** No `SIGCHLD` handler,
-//! and nothing reaps any pid but our child's. Where `pidfd_open` is refused
+//! and nothing reaps any pid but our child's. Where there is no pidfd (every
+//! Unix but Linux, where this is compiled out) or `pidfd_open` is refused
 //! (a kernel before 5.3, a seccomp filter), we fall back to polling
 //! `waitid(P_PID, WEXITED | WNOHANG | WNOWAIT)` at intervals growing from
 //! 1 ms to 20 ms, bounded by the deadline. Both leave the child unreaped
@@ -47,10 +48,9 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::{Errno, write};
-use rustix::pipe::{PipeFlags, pipe_with};
-use rustix::process::{
-    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
-};
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+#[cfg(target_os = "linux")]
+use rustix::process::{PidfdFlags, pidfd_open};
 
 use super::HookFailure;
 use super::interrupt::Interrupt;
@@ -257,9 +257,11 @@ pub(super) fn wait_for(
     };
 
     // Our own pipe, close-on-exec both ends, so a hook spawned at the same
-    // moment on another thread inherits neither. `reader` stays open here
-    // until the child is done: see the module docs on SIGPIPE.
-    let (reader, writer) = pipe_with(PipeFlags::CLOEXEC).map_err(|e| spawn_failed(e.into()))?;
+    // moment on another thread inherits neither (std uses `pipe2` where
+    // there is one; macOS has none). `reader` stays open here until the
+    // child is done: see the module docs on SIGPIPE.
+    let (reader, writer) = std::io::pipe().map_err(spawn_failed)?;
+    let (reader, writer) = (OwnedFd::from(reader), OwnedFd::from(writer));
     // Non-blocking on the write end only: the read end is a separate open
     // file description, so the child still reads a blocking stdin.
     set_nonblocking(&writer).map_err(|e| spawn_failed(e.into()))?;
@@ -406,7 +408,11 @@ struct Waiter {
 impl Waiter {
     fn new(pid: Pid, mode: WaitMode) -> Self {
         let pidfd = match mode {
+            #[cfg(target_os = "linux")]
             WaitMode::Auto => pidfd_open(pid, PidfdFlags::empty()).ok(),
+            // No pidfds outside Linux (rustix offers them only there).
+            #[cfg(not(target_os = "linux"))]
+            WaitMode::Auto => None,
             WaitMode::Poll => None,
         };
         Waiter {
@@ -568,6 +574,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn auto_uses_a_pidfd_where_the_kernel_has_them() {
         let mut child = Command::new("/bin/sh")
             .args(["-c", "exit 0"])

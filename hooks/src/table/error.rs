@@ -121,6 +121,9 @@ pub enum TableErrorKind {
     },
     /// `timeout_ms` below 1.
     BadTimeout(i64),
+    /// A `hook` key in a file that arrives with a `git clone`
+    /// ([`TomlFile::project`](super::TomlFile::project)).
+    ProjectHooks,
 }
 
 impl fmt::Display for TableErrorKind {
@@ -189,6 +192,11 @@ impl fmt::Display for TableErrorKind {
             TableErrorKind::BadTimeout(ms) => write!(
                 f,
                 "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
+            ),
+            TableErrorKind::ProjectHooks => f.write_str(
+                "a project-scoped file may not declare hooks, because a hook runs or writes on \
+                 this machine and `io.toml` arrives with a `git clone`. Write it in \
+                 `io.local.toml` or the user-scope file instead.",
             ),
         }
     }

@@ -22,6 +22,7 @@ mod keys;
 mod position;
 mod raw;
 mod schema;
+mod scope;
 mod validate;
 
 pub use error::{TableError, TableErrorKind};
@@ -29,6 +30,7 @@ pub use keys::HOOK_KEYS;
 pub use position::toml_key;
 pub use raw::deserialize_table;
 pub use schema::hook_table_schema;
+pub use scope::Scope;
 
 pub(crate) use error::ErrorInner;
 pub(crate) use keys::{HookKey, Shape};
@@ -52,6 +54,13 @@ use raw::HookTable;
 ///
 /// `name` is what an error puts first: a path as the operator would
 /// recognise it (`io.local.toml`, `/home/me/.config/io/io.toml`).
+///
+/// **A file that arrives with a `git clone` must not declare hooks.**
+/// [`TomlFile::new`] loads hooks from any text; a hook runs a program or
+/// writes a file on this machine, so hooks read from a repository's own
+/// files let whoever wrote the repository run code on every machine that
+/// clones it. Make such a file with [`TomlFile::project`], which refuses
+/// `hook` in every form (see [`Scope`]).
 ///
 /// ```
 /// use io_hooks::{HookEvents, TomlFile};
@@ -86,12 +95,19 @@ use raw::HookTable;
 pub struct TomlFile<'a> {
     name: &'a str,
     text: &'a str,
+    scope: Scope,
 }
 
 impl<'a> TomlFile<'a> {
-    /// The file called `name` (for messages) holding `text`.
+    /// The file called `name` (for messages) holding `text`, which the
+    /// operator wrote: it may declare hooks. For a file that arrives with a
+    /// `git clone`, use [`TomlFile::project`].
     pub fn new(name: &'a str, text: &'a str) -> Self {
-        TomlFile { name, text }
+        TomlFile {
+            name,
+            text,
+            scope: Scope::Operator,
+        }
     }
 
     /// The name errors put first.
@@ -124,6 +140,9 @@ impl<'a> TomlFile<'a> {
     /// `root` is the discovery root: a relative `append` path is resolved
     /// against it, and an absolute one is kept.
     ///
+    /// A [`project`](Self::project) file is refused first
+    /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere.
+    ///
     /// # Errors
     /// The first problem in the file, as a [`TableError`].
     pub fn hooks<E: HookEvents>(
@@ -134,6 +153,7 @@ impl<'a> TomlFile<'a> {
         struct Doc {
             hook: Option<HookTables>,
         }
+        self.check_scope()?;
         let doc: Doc = self.deserialize()?;
         doc.hook
             .map(|tables| tables.into_specs(self, "hook", root))

@@ -1,0 +1,121 @@
+//! Which files may declare hooks at all: the refusal of a project-scope
+//! file's `hook` keys.
+//!
+//! A hook runs a program or writes a file on the machine that loads it. A
+//! file that arrives with a `git clone` (a repository's `io.toml`) is
+//! written by whoever wrote the repository, so loading hooks from it would
+//! let a clone run code. [`TomlFile::project`] marks such a file, and
+//! [`TomlFile::check_scope`] (which [`TomlFile::hooks`] calls first) refuses
+//! any `hook` key in it.
+
+use super::{ErrorInner, TableError, TableErrorKind, TomlFile, toml_key};
+
+/// Where a file comes from, and so whether it may declare hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A file the operator wrote on this machine (a user-scope or
+    /// git-ignored local file): it may declare hooks.
+    Operator,
+    /// A file a `git clone` delivers: any `hook` key in it is refused.
+    Project,
+}
+
+/// The `hook` keys `document` declares: the top level, then each
+/// `[profile.<name>]` body, by name (a `toml::Table` is sorted).
+///
+/// Decided on the parsed document, so a quoted or escaped key
+/// (`"\u0068ook"`), a dotted key, an inline array and an empty array are all
+/// the same key.
+pub(super) fn hook_keys(document: &toml::Table) -> Vec<String> {
+    let mut keys = Vec::new();
+    if document.contains_key("hook") {
+        keys.push("hook".to_owned());
+    }
+    if let Some(toml::Value::Table(profiles)) = document.get("profile") {
+        for (name, body) in profiles {
+            if let toml::Value::Table(body) = body
+                && body.contains_key("hook")
+            {
+                keys.push(format!("profile.{}.hook", toml_key(name)));
+            }
+        }
+    }
+    keys
+}
+
+impl<'a> TomlFile<'a> {
+    /// The file called `name` holding `text`, from a project's own files:
+    /// one that arrives with a `git clone`. It may not declare hooks:
+    /// [`check_scope`](Self::check_scope) and [`hooks`](Self::hooks) refuse
+    /// any `hook` key, at the top level or in any `[profile.<name>]` body.
+    ///
+    /// ```
+    /// use io_hooks::{HookEvents, TomlFile};
+    /// use std::path::Path;
+    ///
+    /// #[derive(HookEvents)]
+    /// enum Ev {
+    ///     #[hook(tag = "finished")]
+    ///     Finished,
+    /// }
+    ///
+    /// let cloned = "[[hook]]\nrun = [\"curl\", \"https://example.com/x.sh\"]\n";
+    /// let err = TomlFile::project("io.toml", cloned)
+    ///     .hooks::<Ev>(Path::new("/work/project"))
+    ///     .unwrap_err();
+    /// assert!(err.to_string().starts_with(
+    ///     "io.toml: key `hook`: a project-scoped file may not declare hooks"
+    /// ));
+    /// ```
+    pub fn project(name: &'a str, text: &'a str) -> Self {
+        TomlFile {
+            scope: Scope::Project,
+            ..TomlFile::new(name, text)
+        }
+    }
+
+    /// Where this file comes from: [`Scope::Project`] when made with
+    /// [`project`](Self::project), else [`Scope::Operator`].
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The `hook` keys the file declares, as key paths (`hook`,
+    /// `profile.ci.hook`): the top level first, then each
+    /// `[profile.<name>]` body, by profile name. Empty when it declares
+    /// none.
+    ///
+    /// # Errors
+    /// A [`TableError`] when the text is not TOML.
+    pub fn hook_keys(&self) -> Result<Vec<String>, TableError> {
+        let document: toml::Table = self.deserialize()?;
+        Ok(hook_keys(&document))
+    }
+
+    /// Refuses a project-scope file that declares `hook` in any form; any
+    /// other file passes.
+    ///
+    /// # Errors
+    /// [`TableErrorKind::ProjectHooks`] naming the first `hook` key, or a
+    /// [`TableError`] when a project file's text is not TOML.
+    pub fn check_scope(&self) -> Result<(), TableError> {
+        if self.scope == Scope::Operator {
+            return Ok(());
+        }
+        match self.hook_keys()?.into_iter().next() {
+            Some(key) => Err(self.project_refusal(&key)),
+            None => Ok(()),
+        }
+    }
+
+    /// The error [`check_scope`](Self::check_scope) gives for a `hook` key
+    /// at `key`, for a caller whose own reading of the file found one.
+    pub fn project_refusal(&self, key: &str) -> TableError {
+        TableError(Box::new(ErrorInner {
+            file: self.name.to_owned(),
+            key: Some(key.to_owned()),
+            kind: TableErrorKind::ProjectHooks,
+            position: None,
+        }))
+    }
+}
