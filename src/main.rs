@@ -15,8 +15,8 @@ use io_harness::{
     EventKind, HookEvents,
     schema::{events_schema, hook_schema},
 };
-use io_hooks::UnknownEvent;
 use io_hooks::text::OsMessage;
+use io_hooks::{Kind, UnknownEvent};
 
 use cli::{CmdResult, out};
 
@@ -278,11 +278,8 @@ fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
             .collect();
         return print_json(&serde_json::Value::Array(list));
     }
-    let rows = EventKind::TAGS
-        .iter()
-        .zip(EventKind::DOCS)
-        .enumerate()
-        .map(|(i, (tag, doc))| (*tag, *doc, EventKind::frequency(i)));
+    let rows =
+        Kind::<EventKind>::all().map(|kind| (kind.tag(), kind.doc(), EventKind::frequency(kind)));
     let width = EventKind::TAGS.iter().map(|t| t.len()).max().unwrap_or(0);
     let mut text = String::new();
     for (tag, doc, freq) in rows {
@@ -294,10 +291,13 @@ fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
 
 /// `io events TAG`: what a hook receives for one event.
 fn one_event(tag: &str, json: bool) -> CmdResult {
-    let index =
+    let kind =
         EventKind::from_tag(tag).ok_or_else(|| UnknownEvent::new::<EventKind>(tag).to_string())?;
     let docs = io_harness::schema::event_docs();
-    let event = &docs[index];
+    let event = docs
+        .iter()
+        .find(|doc| doc.tag == kind.tag())
+        .ok_or_else(|| format!("no documentation for `{tag}`"))?;
     if json {
         return print_json(&event_json(event));
     }

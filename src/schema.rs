@@ -3,7 +3,6 @@
 //! bad key while the operator types, and the events' own schema and
 //! documentation (`docs/events.md`).
 
-use io_hooks::HookEvents;
 use serde_json::{Value, json};
 
 use crate::event::EventKind;
@@ -17,7 +16,7 @@ pub use crate::event_schema::{
 /// top-level keys are allowed, as the loader keeps them.
 ///
 /// The `$defs.hook` table is [`io_hooks::schema::hook_table_schema`], computed from
-/// the engine's key table. The `on` items are an enum of [`EventKind::TAGS`],
+/// the engine's key table. The `on` items are an enum of [`HookEvents::TAGS`](io_hooks::HookEvents::TAGS),
 /// each described by its doc comment and frequency, so a new event is in the
 /// schema the moment it is in the enum.
 ///
@@ -27,12 +26,8 @@ pub use crate::event_schema::{
 /// assert_eq!(on[0], "started");
 /// ```
 pub fn hook_schema() -> Value {
-    let hook = io_hooks::schema::hook_table_schema::<EventKind>(|i| {
-        format!(
-            "{} ({})",
-            EventKind::DOCS[i],
-            EventKind::frequency(i).as_str()
-        )
+    let hook = io_hooks::schema::hook_table_schema::<EventKind>(|kind| {
+        format!("{} ({})", kind.doc(), EventKind::frequency(kind).as_str())
     });
     let hooks = json!({
         "type": "array",

@@ -26,7 +26,7 @@ use io_harness::{
     EventKind, HookEvents, RunEvent,
     run::{Contract, Record, Store, StoreError},
 };
-use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+use io_hooks::{Action, HookFilter, HookSpec, Hooks, Kind};
 
 /// One value of every [`EventKind`], in `TAGS` order: the first event of
 /// each kind in `examples/events.jsonl`, a real run that a test in the
@@ -40,13 +40,13 @@ pub fn every_kind() -> Vec<EventKind> {
                 .kind
         })
         .collect();
-    (0..EventKind::TAGS.len())
-        .map(|i| {
+    Kind::<EventKind>::all()
+        .map(|wanted| {
             recorded
                 .iter()
-                .find(|kind| kind.index() == i)
+                .find(|event| event.kind() == wanted)
                 .cloned()
-                .unwrap_or_else(|| panic!("no `{}` in examples/events.jsonl", EventKind::TAGS[i]))
+                .unwrap_or_else(|| panic!("no `{}` in examples/events.jsonl", wanted.tag()))
         })
         .collect()
 }

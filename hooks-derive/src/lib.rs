@@ -37,7 +37,8 @@ mod plan;
 use proc_macro::TokenStream;
 
 /// Derives `io_hooks::HookEvents` for an enum: its wire tags, one per
-/// variant in declaration order, each variant's doc, and a bitset index.
+/// variant in declaration order, each variant's doc and cost, and each
+/// event's `io_hooks::Kind` (its bit in a filter).
 ///
 /// ```ignore
 /// use io_hooks::HookEvents;

@@ -81,7 +81,7 @@ mod table;
 pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt};
 pub use io_hooks_derive::HookEvents;
-pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent};
+pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
 

@@ -461,11 +461,11 @@ impl<'e, 'a> Run<'e, 'a> {
     /// Reports one event. Its `seq` is taken whether or not the observer
     /// wants it, so a filtered log shows where it has gaps.
     fn emit(&self, kind: EventKind) {
-        self.emit_if(self.env.observer.wants(kind.index()), || kind);
+        self.emit_if(self.env.observer.wants(kind.kind()), || kind);
     }
 
     /// [`emit`](Self::emit) for an event whose kind is built only when
-    /// `wanted`, the observer's [`wants`](Observer::wants) for its index,
+    /// `wanted`, the observer's [`wants`](Observer::wants) for its kind,
     /// asked by the caller: a streamed token's text is not copied for an
     /// observer that ignores tokens, and the question is asked once a step
     /// rather than once a token.
@@ -654,13 +654,7 @@ impl<'e, 'a> Run<'e, 'a> {
         // `token` is the hottest event: whether the observer wants it is
         // asked once a step (an empty `String` does not allocate), and each
         // token's text is copied only when it does.
-        let wants_tokens = self.env.observer.wants(
-            EventKind::Token {
-                step,
-                text: String::new(),
-            }
-            .index(),
-        );
+        let wants_tokens = self.env.observer.wants(EventKind::TOKEN);
         for token in provider::tokens(&turn.say) {
             count += 1;
             self.emit_if(wants_tokens, || EventKind::Token {

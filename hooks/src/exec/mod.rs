@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::registry::{HookEvents, HookFilter};
+use crate::registry::{HookEvents, HookFilter, Kind};
 use crate::spec::{Flow, HookSpec, OnFailure};
 
 /// Every hook of one config, ready to receive events.
@@ -176,7 +176,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(kind) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.index(), event, None)
+        self.fire_matched(kind.kind(), event, None)
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
@@ -218,7 +218,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(kind) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.index(), event, Some(&mut report))
+        self.fire_matched(kind.kind(), event, Some(&mut report))
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
@@ -244,17 +244,17 @@ impl<E: HookEvents> Hooks<E> {
     #[inline(never)]
     fn fire_matched<T: Serialize + ?Sized>(
         &self,
-        kind: usize,
+        kind: Kind<E>,
         event: &T,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
     ) -> Flow {
-        let tag = E::TAGS.get(kind).copied().unwrap_or("?");
+        let tag = kind.tag();
         let line = serialize_line(event);
         let mut flow = Flow::Continue;
         for (index, spec) in self.specs.iter().enumerate() {
-            if !spec.on.contains_index(kind) {
+            if !spec.on.contains_kind(kind) {
                 continue;
             }
             let start = report.is_some().then(Instant::now);
