@@ -12,7 +12,8 @@
 //! `cargo run --example tokio` (built, not run, by `cargo test`).
 
 use io_harness::{
-    ApproveAll, Config, Contract, FileStore, Policy, RunOutcome, ScriptedProvider,
+    ApproveAll, Config,
+    run::{Contract, FileStore, Policy, RunOutcome, ScriptedProvider},
     run_with_observed,
 };
 

@@ -9,7 +9,7 @@
 use serde::ser::{Error as _, Impossible, SerializeMap, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use io_hooks::HookEvents;
+use io_hooks::{HookEvents, Kind};
 
 /// What happened in a run: one variant per event a hook may name.
 ///
@@ -308,19 +308,22 @@ const _: () = {
 };
 
 impl EventKind {
-    /// How often the event at `index` in [`HookEvents::TAGS`] fires.
+    /// The kind of a streamed token: what the run loop asks an observer
+    /// about once a step.
+    pub const TOKEN: Kind<Self> = Kind::named("token");
+
+    /// How often events of `kind` fire (every variant declares its cost, as
+    /// the `const` assertion above proves).
     ///
     /// ```
     /// use io_harness::{EventKind, Frequency, HookEvents};
     ///
     /// let token = EventKind::from_tag("token").expect("a tag");
     /// assert_eq!(EventKind::frequency(token), Frequency::PerToken);
+    /// assert_eq!(EventKind::frequency(EventKind::TOKEN), Frequency::PerToken);
     /// ```
-    ///
-    /// # Panics
-    /// If `index` is not an index into `TAGS`.
-    pub fn frequency(index: usize) -> Frequency {
-        match <Self as HookEvents>::COSTS[index] {
+    pub fn frequency(kind: Kind<Self>) -> Frequency {
+        match kind.cost() {
             Some(cost) => cost,
             None => unreachable!("every EventKind variant declares #[hook(cost)]"),
         }

@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use io_hooks::HookEvents;
+use io_hooks::{HookEvents, Kind};
 use serde_json::{Map, Value};
 
 use crate::event::{EventKind, Frequency, RunEvent};
@@ -28,7 +28,7 @@ const EXAMPLES: &str = include_str!("../examples/events.jsonl");
 /// Every variant and field carries its doc comment as `description`.
 ///
 /// ```
-/// let schema = io_harness::events_schema();
+/// let schema = io_harness::schema::events_schema();
 /// assert_eq!(schema["oneOf"][0]["properties"]["event"]["const"], "started");
 /// assert_eq!(schema["required"], serde_json::json!(["run_id", "depth"]));
 /// ```
@@ -94,7 +94,7 @@ pub struct EventDoc {
 /// Every event in [`HookEvents::TAGS`] order, read off [`events_schema`].
 ///
 /// ```
-/// let events = io_harness::event_docs();
+/// let events = io_harness::schema::event_docs();
 /// let step = &events[1];
 /// assert_eq!(step.tag, "step");
 /// assert_eq!(step.fields[0].name, "step");
@@ -104,26 +104,23 @@ pub struct EventDoc {
 pub fn event_docs() -> Vec<EventDoc> {
     let schema = events_schema();
     let branches = schema["oneOf"].as_array().cloned().unwrap_or_default();
-    EventKind::TAGS
-        .iter()
-        .enumerate()
-        .map(|(index, tag)| {
+    Kind::<EventKind>::all()
+        .map(|kind| {
+            let tag = kind.tag();
             let branch = branches
                 .iter()
-                .find(|b| b["properties"]["event"]["const"] == *tag)
+                .find(|b| b["properties"]["event"]["const"] == tag)
                 .cloned()
                 .unwrap_or(Value::Null);
             EventDoc {
                 tag,
-                doc: describe(&branch)
-                    .unwrap_or(EventKind::DOCS[index])
-                    .to_owned(),
-                frequency: EventKind::frequency(index),
+                doc: describe(&branch).unwrap_or(kind.doc()).to_owned(),
+                frequency: EventKind::frequency(kind),
                 fields: fields(&branch, &schema)
                     .into_iter()
                     .filter(|f| f.name != "event")
                     .collect(),
-                example: example_line(index),
+                example: example_line(kind),
             }
         })
         .collect()
@@ -132,7 +129,7 @@ pub fn event_docs() -> Vec<EventDoc> {
 /// The envelope's fields, which every line carries after the event's own.
 ///
 /// ```
-/// let names: Vec<String> = io_harness::envelope_docs().into_iter().map(|f| f.name).collect();
+/// let names: Vec<String> = io_harness::schema::envelope_docs().into_iter().map(|f| f.name).collect();
 /// assert_eq!(names, ["run_id", "depth", "seq", "at"]);
 /// ```
 pub fn envelope_docs() -> Vec<FieldDoc> {
@@ -140,20 +137,26 @@ pub fn envelope_docs() -> Vec<FieldDoc> {
     fields(&schema, &schema)
 }
 
-/// The first line in `examples/events.jsonl` whose tag is
-/// `EventKind::TAGS[index]`; the file is split and parsed once.
-pub fn example_line(index: usize) -> Option<&'static str> {
-    static FIRST: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+/// The first line in `examples/events.jsonl` of events of `kind`; the file
+/// is split and parsed once.
+pub fn example_line(kind: Kind<EventKind>) -> Option<&'static str> {
+    static FIRST: OnceLock<Vec<(Kind<EventKind>, &'static str)>> = OnceLock::new();
     let first = FIRST.get_or_init(|| {
-        let mut first = vec![None; EventKind::TAGS.len()];
+        let mut first: Vec<(Kind<EventKind>, &'static str)> = Vec::new();
         for line in EXAMPLES.lines() {
             if let Ok(event) = serde_json::from_str::<RunEvent>(line) {
-                first[event.kind.index()].get_or_insert(line);
+                let kind = event.kind.kind();
+                if !first.iter().any(|(k, _)| *k == kind) {
+                    first.push((kind, line));
+                }
             }
         }
         first
     });
-    first.get(index).copied().flatten()
+    first
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, line)| *line)
 }
 
 /// The `description` of a schema object.

@@ -10,7 +10,7 @@
 //! The whole flow, with the spec's own lines in the middle:
 //!
 //! ```
-//! # use io_harness::{Contract, FileStore, Policy, ScriptedProvider};
+//! # use io_harness::run::{Contract, FileStore, Policy, ScriptedProvider};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let dir = tempfile::tempdir()?;
 //! # let root = dir.path().to_path_buf();
@@ -32,7 +32,7 @@
 //! let result = run_with_observed(
 //!     &contract, &provider, &store, &policy, &ApproveAll, &hooks,
 //! ).await?;
-//! # assert_eq!(result.outcome, io_harness::RunOutcome::Completed { steps: 1, answer: "done".into() });
+//! # assert_eq!(result.outcome, io_harness::run::RunOutcome::Completed { steps: 1, answer: "done".into() });
 //! # let audit = std::fs::read_to_string(root.join("audit.jsonl"))?;
 //! # assert_eq!(audit.lines().count(), 2); // step, finished
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -45,36 +45,26 @@
 //! into the registry hook tables are checked against and the one-word bitset
 //! a hook's `on` list becomes.
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod config;
 mod event;
 mod event_schema;
 mod observer;
-mod replay;
-mod run;
-mod schema;
+pub mod replay;
+pub mod run;
+pub mod schema;
 
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
 };
-pub use event::{EventKind, Frequency, Outcome, RunEvent, now_rfc3339};
-pub use event_schema::{
-    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
-};
+pub use event::{EventKind, Frequency, Outcome, RunEvent};
 pub use io_hooks::{
     Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, Problem,
     ProblemKind, TableError,
 };
 pub use observer::Observer;
-pub use replay::{ReplayOutcome, replay};
-pub use run::{
-    ApprovalRequest, ApproveAll, Approver, Contract, DenyAll, FileStore, Policy, Provider,
-    ProviderError, Question, Record, Rule, RunError, RunOutcome, RunResult, ScriptedOperator,
-    ScriptedProvider, Store, StoreError, ToolCall, Turn, TurnRequest, resume_observed,
-    run_observed, run_with_observed, steps,
-};
-pub use schema::hook_schema;
+pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 
 /// The one [`Interrupt`](io_hooks::Interrupt) of this process: the hooks
 /// [`Config::hooks`] builds and the run loop's `exec` and `mcp` commands

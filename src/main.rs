@@ -11,8 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use io_harness::{EventKind, HookEvents, events_schema, hook_schema};
-use io_hooks::UnknownEvent;
+use io_harness::{
+    EventKind, HookEvents,
+    schema::{events_schema, hook_schema},
+};
+use io_hooks::{Kind, UnknownEvent};
 
 use cli::{CmdResult, out};
 
@@ -317,21 +320,21 @@ fn run(cli: Cli) -> ExitCode {
 
 fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
     if markdown {
-        out(&io_harness::events_markdown())?;
+        out(&io_harness::schema::events_markdown())?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(tag) = tag {
         return one_event(tag, json);
     }
     if json {
-        let list = io_harness::event_docs().iter().map(event_json).collect();
+        let list = io_harness::schema::event_docs()
+            .iter()
+            .map(event_json)
+            .collect();
         return print_json(&serde_json::Value::Array(list));
     }
-    let rows = EventKind::TAGS
-        .iter()
-        .zip(EventKind::DOCS)
-        .enumerate()
-        .map(|(i, (tag, doc))| (*tag, *doc, EventKind::frequency(i)));
+    let rows =
+        Kind::<EventKind>::all().map(|kind| (kind.tag(), kind.doc(), EventKind::frequency(kind)));
     let width = EventKind::TAGS.iter().map(|t| t.len()).max().unwrap_or(0);
     let mut text = String::new();
     for (tag, doc, freq) in rows {
@@ -343,10 +346,13 @@ fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
 
 /// `io events TAG`: what a hook receives for one event.
 fn one_event(tag: &str, json: bool) -> CmdResult {
-    let index =
+    let kind =
         EventKind::from_tag(tag).ok_or_else(|| UnknownEvent::new::<EventKind>(tag).to_string())?;
-    let docs = io_harness::event_docs();
-    let event = &docs[index];
+    let docs = io_harness::schema::event_docs();
+    let event = docs
+        .iter()
+        .find(|doc| doc.tag == kind.tag())
+        .ok_or_else(|| format!("no documentation for `{tag}`"))?;
     if json {
         return print_json(&event_json(event));
     }
@@ -356,14 +362,14 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
         event.doc,
         event.frequency.as_str()
     );
-    let mut rows = vec![io_harness::FieldDoc {
+    let mut rows = vec![io_harness::schema::FieldDoc {
         name: "event".into(),
         type_name: "string".into(),
         optional: false,
         doc: format!("`{}`", event.tag),
     }];
     rows.extend(event.fields.iter().cloned());
-    let envelope = io_harness::envelope_docs();
+    let envelope = io_harness::schema::envelope_docs();
     let width = rows
         .iter()
         .chain(&envelope)
@@ -376,7 +382,7 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
         .map(|f| field_type(f).len())
         .max()
         .unwrap_or(0);
-    let line = |f: &io_harness::FieldDoc| {
+    let line = |f: &io_harness::schema::FieldDoc| {
         format!(
             "  {:width$}  {:types$}  {}\n",
             f.name,
@@ -395,7 +401,7 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
 }
 
 /// A field's type as `io events TAG` prints it: `integer`, `string, optional`.
-fn field_type(field: &io_harness::FieldDoc) -> String {
+fn field_type(field: &io_harness::schema::FieldDoc) -> String {
     if field.optional {
         format!("{}, optional", field.type_name)
     } else {
@@ -404,7 +410,7 @@ fn field_type(field: &io_harness::FieldDoc) -> String {
 }
 
 /// One event as `io events --json` gives it.
-fn event_json(event: &io_harness::EventDoc) -> serde_json::Value {
+fn event_json(event: &io_harness::schema::EventDoc) -> serde_json::Value {
     let fields: Vec<serde_json::Value> = event
         .fields
         .iter()

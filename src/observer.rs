@@ -1,7 +1,7 @@
 //! The observer the run loop calls for every event.
 
 use crate::event::{EventKind, RunEvent};
-use io_hooks::Flow;
+use io_hooks::{Flow, Kind};
 
 /// Watches a run: called synchronously for every event, in order, and may
 /// end the run by answering [`Flow::Cancel`], which the loop honours at the
@@ -13,13 +13,12 @@ pub trait Observer: Send + Sync {
     /// Receives one event; the run waits for the answer.
     fn event(&self, event: &RunEvent) -> Flow;
 
-    /// Whether this observer wants events whose tag is `EventKind::TAGS[index]`
-    /// at all. The loop asks before it builds the [`RunEvent`], so an event
+    /// Whether this observer wants events of `kind` at all. The loop asks before it builds the [`RunEvent`], so an event
     /// nobody wants costs no envelope, clock read or allocation. The default
     /// wants everything.
     #[inline]
-    fn wants(&self, index: usize) -> bool {
-        let _ = index;
+    fn wants(&self, kind: Kind<EventKind>) -> bool {
+        let _ = kind;
         true
     }
 }
@@ -32,7 +31,7 @@ impl Observer for () {
     }
 
     #[inline]
-    fn wants(&self, _: usize) -> bool {
+    fn wants(&self, _: Kind<EventKind>) -> bool {
         false
     }
 }
@@ -44,8 +43,8 @@ impl<O: Observer + ?Sized> Observer for &O {
     }
 
     #[inline]
-    fn wants(&self, index: usize) -> bool {
-        (**self).wants(index)
+    fn wants(&self, kind: Kind<EventKind>) -> bool {
+        (**self).wants(kind)
     }
 }
 
@@ -66,7 +65,7 @@ impl Observer for io_hooks::Hooks<EventKind> {
     }
 
     #[inline]
-    fn wants(&self, index: usize) -> bool {
-        self.wanted().contains_index(index)
+    fn wants(&self, kind: Kind<EventKind>) -> bool {
+        self.wanted().contains_kind(kind)
     }
 }

@@ -31,7 +31,8 @@ pub enum ReplayOutcome {
 /// A recording of a tree is one stream: any run's `step` is a boundary.
 ///
 /// ```
-/// use io_harness::{EventKind, Flow, Observer, ReplayOutcome, RunEvent, replay};
+/// use io_harness::replay::{ReplayOutcome, replay};
+/// use io_harness::{EventKind, Flow, Observer, RunEvent};
 ///
 /// struct CancelOnToolCall;
 /// impl Observer for CancelOnToolCall {

@@ -1,33 +1,33 @@
-//! A JSON Schema for `[[hook]]` tables, generated from the registry, so an
-//! editor can complete event names and flag a bad key while the operator
-//! types.
+//! What `io schema` publishes, generated from the registry: a JSON Schema
+//! for `[[hook]]` tables, so an editor can complete event names and flag a
+//! bad key while the operator types, and the events' own schema and
+//! documentation (`docs/events.md`).
 
-use io_hooks::HookEvents;
 use serde_json::{Value, json};
 
 use crate::event::EventKind;
+
+pub use crate::event_schema::{
+    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
+};
 
 /// The JSON Schema (draft 2020-12) of an `io.local.toml` or user-scope file,
 /// as far as hooks go: `[[hook]]` tables and `[profile.<name>]` bodies. Other
 /// top-level keys are allowed, as the loader keeps them.
 ///
-/// The `$defs.hook` table is [`io_hooks::hook_table_schema`], computed from
-/// the engine's key table. The `on` items are an enum of [`EventKind::TAGS`],
+/// The `$defs.hook` table is [`io_hooks::schema::hook_table_schema`], computed from
+/// the engine's key table. The `on` items are an enum of [`HookEvents::TAGS`](io_hooks::HookEvents::TAGS),
 /// each described by its doc comment and frequency, so a new event is in the
 /// schema the moment it is in the enum.
 ///
 /// ```
-/// let schema = io_harness::hook_schema();
+/// let schema = io_harness::schema::hook_schema();
 /// let on = &schema["$defs"]["hook"]["properties"]["on"]["items"]["enum"];
 /// assert_eq!(on[0], "started");
 /// ```
 pub fn hook_schema() -> Value {
-    let hook = io_hooks::hook_table_schema::<EventKind>(|i| {
-        format!(
-            "{} ({})",
-            EventKind::DOCS[i],
-            EventKind::frequency(i).as_str()
-        )
+    let hook = io_hooks::schema::hook_table_schema::<EventKind>(|kind| {
+        format!("{} ({})", kind.doc(), EventKind::frequency(kind).as_str())
     });
     let hooks = json!({
         "type": "array",

@@ -94,12 +94,7 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
             |root, h| {
                 assert!(h.on.is_all(), "no `on`, so every event");
                 assert_eq!(h.on.len(), EventKind::TAGS.len());
-                assert_eq!(
-                    h.action,
-                    Action::Append {
-                        path: root.join("audit.jsonl")
-                    }
-                );
+                assert_eq!(h.action, Action::append(root.join("audit.jsonl")));
                 assert_eq!(h.on_failure, OnFailure::Continue);
             },
         ),
@@ -118,12 +113,7 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
                         "spawned"
                     ]
                 );
-                assert_eq!(
-                    h.action,
-                    Action::Append {
-                        path: root.join("audit.jsonl")
-                    }
-                );
+                assert_eq!(h.action, Action::append(root.join("audit.jsonl")));
                 assert_eq!(h.on_failure, OnFailure::Continue);
             },
         ),
@@ -137,14 +127,10 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
                 assert_eq!(tags(h), ["stalled", "finished"]);
                 assert_eq!(
                     h.action,
-                    Action::Run {
-                        argv: vec![
-                            "/usr/local/bin/notify".into(),
-                            "--channel".into(),
-                            "ops".into()
-                        ],
-                        timeout: Duration::from_millis(2000),
-                    }
+                    Action::run_with_timeout(
+                        vec!["/usr/local/bin/notify", "--channel", "ops"],
+                        Duration::from_millis(2000)
+                    )
                 );
                 assert_eq!(h.on_failure, OnFailure::Continue);
             },
@@ -156,10 +142,7 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
                 assert_eq!(tags(h), ["step"]);
                 assert_eq!(
                     h.action,
-                    Action::Run {
-                        argv: vec!["cargo".into(), "fmt".into()],
-                        timeout: Duration::from_millis(5000),
-                    }
+                    Action::run_with_timeout(vec!["cargo", "fmt"], Duration::from_millis(5000))
                 );
                 assert_eq!(h.on_failure, OnFailure::Continue);
             },
@@ -174,10 +157,10 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
                 assert_eq!(tags(h), ["tool_call"]);
                 assert_eq!(
                     h.action,
-                    Action::Run {
-                        argv: vec!["./scripts/check-tool-call".into()],
-                        timeout: Duration::from_millis(5000),
-                    }
+                    Action::run_with_timeout(
+                        vec!["./scripts/check-tool-call"],
+                        Duration::from_millis(5000)
+                    )
                 );
                 assert_eq!(h.on_failure, OnFailure::Cancel);
             },
@@ -357,7 +340,11 @@ fn the_last_scope_that_declares_hook_supplies_all_of_them() {
     );
     assert_eq!(tags(&specs[0]), ["finished"]);
 
-    let scopes: Vec<_> = config.sources().iter().map(|s| s.scope()).collect();
+    let scopes: Vec<_> = config
+        .sources()
+        .iter()
+        .map(io_harness::Source::scope)
+        .collect();
     assert_eq!(scopes, [Scope::User, Scope::Project, Scope::Local]);
     let paths: Vec<_> = config
         .sources()
@@ -368,11 +355,15 @@ fn the_last_scope_that_declares_hook_supplies_all_of_them() {
     let declares: Vec<_> = config
         .sources()
         .iter()
-        .map(|s| s.declares_hooks())
+        .map(io_harness::Source::declares_hooks)
         .collect();
     assert_eq!(declares, [true, false, true]);
 
-    let in_force: Vec<_> = config.sources().iter().map(|s| s.in_force()).collect();
+    let in_force: Vec<_> = config
+        .sources()
+        .iter()
+        .map(io_harness::Source::in_force)
+        .collect();
     assert_eq!(in_force, [false, false, true]);
 
     let won = config.hooks_in_force().unwrap();
@@ -406,9 +397,7 @@ fn a_scope_without_hook_leaves_the_earlier_hooks_in_force() {
     assert_eq!(config.hook_specs().len(), 2);
     assert_eq!(
         config.hook_specs()[0].action,
-        Action::Append {
-            path: f.root().join("user.jsonl")
-        }
+        Action::append(f.root().join("user.jsonl"))
     );
     assert_eq!(config.hooks_in_force().unwrap().source.scope(), Scope::User);
 }
@@ -444,7 +433,11 @@ fn keys_this_crate_does_not_own_are_kept_in_every_scope() {
         )
         .local("[[hook]]\nappend = \"a\"\n[custom]\nx = 1\n");
     let config = f.load();
-    let docs: Vec<_> = config.sources().iter().map(|s| s.document()).collect();
+    let docs: Vec<_> = config
+        .sources()
+        .iter()
+        .map(io_harness::Source::document)
+        .collect();
     assert_eq!(docs[0]["agent"]["name"].as_str(), Some("me"));
     assert!(docs[1]["mcp"].is_array());
     assert!(docs[1]["toolchain"].is_table());
@@ -480,7 +473,11 @@ fn an_applied_profile_with_hooks_replaces_the_hooks_like_a_later_scope() {
             f.user_file().display()
         )
     );
-    let in_force: Vec<_> = ci.sources().iter().map(|s| s.in_force()).collect();
+    let in_force: Vec<_> = ci
+        .sources()
+        .iter()
+        .map(io_harness::Source::in_force)
+        .collect();
     assert_eq!(
         in_force,
         [true, false],
@@ -510,9 +507,7 @@ fn the_last_file_whose_profile_declares_hook_wins() {
     assert_eq!(config.hook_specs().len(), 2);
     assert_eq!(
         config.hook_specs()[0].action,
-        Action::Append {
-            path: f.root().join("local-ci")
-        }
+        Action::append(f.root().join("local-ci"))
     );
     assert_eq!(
         config.hooks_in_force().unwrap().source.scope(),
@@ -542,9 +537,7 @@ fn applying_another_profile_replaces_the_first() {
     assert_eq!(config.profile(), Some("b"));
     assert_eq!(
         config.hook_specs()[0].action,
-        Action::Append {
-            path: f.root().join("b")
-        }
+        Action::append(f.root().join("b"))
     );
 }
 
@@ -764,7 +757,7 @@ fn a_relative_root_is_made_absolute() {
     relative.push(f.root().strip_prefix("/").unwrap());
     let config = Config::discover_with(&relative, None).unwrap();
     assert!(config.root().is_absolute());
-    let Action::Append { path } = &config.hook_specs()[0].action else {
+    let Action::Append { path, .. } = &config.hook_specs()[0].action else {
         panic!("an append hook")
     };
     assert!(path.is_absolute(), "{}", path.display());

@@ -30,7 +30,7 @@ fn documents() -> Vec<PathBuf> {
 #[test]
 fn docs_events_md_is_what_io_events_markdown_generates() {
     let checked_in = read(&repo().join("docs/events.md"));
-    let generated = io_harness::events_markdown();
+    let generated = io_harness::schema::events_markdown();
     if checked_in != generated {
         let first = checked_in
             .lines()

@@ -3,6 +3,8 @@
 //! replaced, and `io events TAG` / `io schema --events`.
 
 mod common;
+// The bench crate exports these; here they are private to the test.
+#[allow(unreachable_pub)]
 #[path = "../bench/src/flattened.rs"]
 mod flattened;
 mod fuzz_support;
@@ -11,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use flattened::Flattened;
-use io_harness::{EventKind, HookEvents, RunEvent, events_schema};
+use io_harness::{EventKind, HookEvents, RunEvent, schema::events_schema};
 use serde_json::{Value, json};
 
 const EXAMPLES: &str = include_str!("../examples/events.jsonl");
@@ -229,7 +231,7 @@ fn io_schema_events_prints_the_event_schema_and_io_schema_the_hook_one() {
     let out = io(&["schema"]);
     assert_eq!(out.status.code(), Some(0));
     let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(printed, io_harness::hook_schema());
+    assert_eq!(printed, io_harness::schema::hook_schema());
 }
 
 #[test]
@@ -244,7 +246,7 @@ fn io_events_tag_prints_the_doc_cost_fields_and_a_real_line() {
     assert!(text.starts_with(
         "tool_call: The model called a tool; once per tool call, before it runs.\ncost: per step\n"
     ));
-    let tool_doc = &io_harness::event_docs()[2].fields[1];
+    let tool_doc = &io_harness::schema::event_docs()[2].fields[1];
     assert_eq!(tool_doc.name, "tool");
     assert!(
         text.contains(&format!(
@@ -315,14 +317,14 @@ fn io_events_with_an_unknown_tag_is_the_unknown_event_error() {
 
 #[test]
 fn the_example_lines_are_embedded_one_per_event() {
-    for (i, tag) in EventKind::TAGS.iter().enumerate() {
-        let line = io_harness::example_line(i).expect("an example");
+    for kind in io_hooks::Kind::<EventKind>::all() {
+        let tag = kind.tag();
+        let line = io_harness::schema::example_line(kind).expect("an example");
         let event: RunEvent = serde_json::from_str(line).expect("a RunEvent");
-        assert_eq!(event.tag(), *tag);
+        assert_eq!(event.tag(), tag);
         let first = EXAMPLES
             .lines()
-            .find(|l| serde_json::from_str::<RunEvent>(l).is_ok_and(|e| e.tag() == *tag));
+            .find(|l| serde_json::from_str::<RunEvent>(l).is_ok_and(|e| e.tag() == tag));
         assert_eq!(Some(line), first);
     }
-    assert_eq!(io_harness::example_line(EventKind::TAGS.len()), None);
 }

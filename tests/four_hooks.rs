@@ -2,8 +2,9 @@
 //! `io.local.toml` with `Config::discover` and installed in a real run.
 
 use io_harness::{
-    ApproveAll, Config, Contract, EventKind, FileStore, Policy, RunEvent, RunOutcome,
-    ScriptedProvider, resume_observed, run_with_observed,
+    ApproveAll, Config, EventKind, RunEvent, resume_observed,
+    run::{Contract, FileStore, Policy, RunOutcome, ScriptedProvider},
+    run_with_observed,
 };
 
 struct Project {
@@ -44,7 +45,7 @@ fn lines(path: &std::path::Path) -> Vec<RunEvent> {
         .collect()
 }
 
-fn run(p: &Project, config: &Config, script: &str) -> io_harness::RunResult {
+fn run(p: &Project, config: &Config, script: &str) -> io_harness::run::RunResult {
     let provider = ScriptedProvider::from_toml("script.toml", script).expect("script");
     let contract = Contract {
         run_id: Some("r-four".into()),
@@ -163,7 +164,7 @@ fn the_formatter_runs_once_per_step_after_the_write_and_its_rewrite_is_never_pro
     assert_eq!(runs.lines().count(), 4, "once per step");
     // Read the journal: step 2 saw the formatter's bytes, so the formatter
     // ran after step 1's write and before step 2.
-    use io_harness::{Record, Store};
+    use io_harness::run::{Record, Store};
     let records = p.store.load("r-four").expect("load").expect("journal");
     let steps: Vec<(String, bool)> = records
         .into_iter()

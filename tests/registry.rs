@@ -6,6 +6,7 @@
 //! here as well as at compile time.
 
 use io_harness::{EventKind, HookEvents, Outcome, RunEvent};
+use io_hooks::Kind;
 
 /// The spec's list, verbatim ("Which events you may name").
 const SPEC_NAMES: &str = "
@@ -83,8 +84,9 @@ fn the_source_tags_are_the_spec_names_in_order() {
 fn the_generated_table_is_the_spec_names_in_order() {
     assert_eq!(EventKind::TAGS, spec_names().as_slice());
     assert_eq!(EventKind::TAGS.len(), 27);
+    let kinds: Vec<Kind<EventKind>> = Kind::all().collect();
     for (i, name) in spec_names().iter().enumerate() {
-        assert_eq!(EventKind::from_tag(name), Some(i), "{name}");
+        assert_eq!(EventKind::from_tag(name), Some(kinds[i]), "{name}");
     }
 }
 
@@ -101,8 +103,9 @@ fn every_variant_has_a_one_line_doc_saying_when_it_fires() {
 #[test]
 fn each_frequency_agrees_with_what_the_doc_says() {
     use io_harness::Frequency;
-    for (i, (tag, doc)) in EventKind::TAGS.iter().zip(EventKind::DOCS).enumerate() {
-        let expected = match EventKind::frequency(i) {
+    for kind in Kind::<EventKind>::all() {
+        let (tag, doc) = (kind.tag(), kind.doc());
+        let expected = match EventKind::frequency(kind) {
             Frequency::PerToken => "once per streamed token",
             Frequency::PerRun => "once per run",
             Frequency::PerStep => "once per",
@@ -112,7 +115,7 @@ fn each_frequency_agrees_with_what_the_doc_says() {
             doc.contains(expected),
             "{tag}: {doc:?} should say {expected:?}"
         );
-        if EventKind::frequency(i) == Frequency::Rare {
+        if EventKind::frequency(kind) == Frequency::Rare {
             assert!(
                 !doc.contains("once per step") && !doc.contains("once per run"),
                 "{tag}: {doc:?}"
@@ -248,8 +251,8 @@ fn one_of_each() -> Vec<EventKind> {
 #[test]
 fn every_variant_serialises_with_event_equal_to_its_tag_and_round_trips() {
     let all = one_of_each();
-    let indices: Vec<usize> = all.iter().map(HookEvents::index).collect();
-    assert_eq!(indices, (0..EventKind::TAGS.len()).collect::<Vec<_>>());
+    let kinds: Vec<Kind<EventKind>> = all.iter().map(HookEvents::kind).collect();
+    assert_eq!(kinds, Kind::<EventKind>::all().collect::<Vec<_>>());
     for (seq, kind) in all.into_iter().enumerate() {
         let ev = RunEvent {
             kind,

@@ -2,7 +2,10 @@
 
 use std::sync::Mutex;
 
-use io_harness::{EventKind, Flow, Observer, ReplayOutcome, RunEvent, replay};
+use io_harness::{
+    EventKind, Flow, Observer, RunEvent,
+    replay::{ReplayOutcome, replay},
+};
 
 struct CancelOn {
     tag: &'static str,

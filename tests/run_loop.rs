@@ -4,8 +4,9 @@ use std::sync::Mutex;
 use std::thread::ThreadId;
 
 use io_harness::{
-    ApproveAll, Contract, DenyAll, EventKind, FileStore, Flow, Observer, Outcome, Policy, Rule,
-    RunError, RunEvent, RunOutcome, ScriptedProvider, resume_observed, run_with_observed,
+    ApproveAll, EventKind, Flow, Observer, Outcome, RunEvent, resume_observed,
+    run::{Contract, DenyAll, FileStore, Policy, Rule, RunError, RunOutcome, ScriptedProvider},
+    run_with_observed,
 };
 
 /// Records every event with the thread it arrived on; cancels on the events
@@ -81,9 +82,9 @@ fn run(
     fx: &Fixture,
     provider: &ScriptedProvider,
     policy: &Policy,
-    approver: &dyn io_harness::Approver,
+    approver: &dyn io_harness::run::Approver,
     observer: &dyn Observer,
-) -> io_harness::RunResult {
+) -> io_harness::run::RunResult {
     let contract = Contract {
         run_id: Some("r-test".into()),
         ..Contract::new(provider.goal(), &fx.workspace)
@@ -96,7 +97,7 @@ fn run(
 
 /// What the model was shown of the run's first step, from its journal.
 fn first_observation(fx: &Fixture, run_id: &str) -> String {
-    use io_harness::{Record, Store};
+    use io_harness::run::{Record, Store};
     let records = fx.store.load(run_id).expect("load").expect("a journal");
     records
         .into_iter()
@@ -112,7 +113,7 @@ fn resume(
     run_id: &str,
     provider: &ScriptedProvider,
     observer: &dyn Observer,
-) -> Result<io_harness::RunResult, RunError> {
+) -> Result<io_harness::run::RunResult, RunError> {
     pollster::block_on(resume_observed(
         run_id,
         provider,
@@ -484,7 +485,7 @@ answer = "unreachable"
 "#;
 
 /// Runs [`TREE`] as `run_id`, children allowed one level deep.
-fn run_tree(fx: &Fixture, run_id: &str, observer: &dyn Observer) -> io_harness::RunResult {
+fn run_tree(fx: &Fixture, run_id: &str, observer: &dyn Observer) -> io_harness::run::RunResult {
     let contract = Contract {
         run_id: Some(run_id.into()),
         max_depth: 1,
@@ -838,7 +839,7 @@ fn handles_start_poll_exit_and_are_killed_when_the_run_ends() {
             "handle_orphaned",
         ],
     );
-    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let argv = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
     assert_eq!(
         handles,
         [

@@ -133,13 +133,13 @@ fn a_million_events_from_64_threads_leave_only_whole_lines() {
                 s.spawn(move || {
                     // A file of this thread's own, through a `Hooks` of its own.
                     let own = Hooks::new(
-                        vec![HookSpec {
-                            on: HookFilter::ALL,
-                            action: Action::Append {
-                                path: dir.join(format!("thread-{t}.jsonl")),
-                            },
-                            on_failure: OnFailure::Cancel,
-                        }],
+                        vec![
+                            HookSpec::new(
+                                HookFilter::ALL,
+                                Action::append(dir.join(format!("thread-{t}.jsonl"))),
+                            )
+                            .with_on_failure(OnFailure::Cancel),
+                        ],
                         dir,
                     );
                     barrier.wait();
@@ -200,7 +200,7 @@ fn a_million_events_from_64_threads_leave_only_whole_lines() {
     println!(
         "stress: {THREADS} threads, {total} events, {lines} lines ({:.1} MiB) in {} files; \
          fired in {:.1?}, verified in {:.1?}; torn lines 0, lost 0, reordered 0",
-        bytes as f64 / (1 << 20) as f64,
+        bytes as f64 / f64::from(1 << 20),
         4 + THREADS,
         fired,
         start.elapsed() - fired,

@@ -23,10 +23,11 @@ use io_bench::{
     raw_append, timed_appends, token_contract, token_script,
 };
 use io_harness::{
-    ApproveAll, EventKind, HookEvents, HookFilter, Observer, Policy, ScriptedProvider,
+    ApproveAll, EventKind, HookEvents, HookFilter, Observer,
+    run::{Policy, ScriptedProvider},
     run_with_observed,
 };
-use io_hooks::{Action, DEFAULT_TIMEOUT, HookSpec, Hooks, OnFailure};
+use io_hooks::{Action, HookSpec, Hooks, Kind, OnFailure};
 
 fn main() {
     // Short by default, so that the whole table takes minutes; every value
@@ -92,7 +93,11 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
         text: " the".to_owned(),
     };
     let event = envelope(token.clone());
-    let index = token.index();
+    let kind = token.kind();
+    // The bare AND's operand: where `token` stands in declaration order.
+    let index = Kind::<EventKind>::all()
+        .position(|k| k == kind)
+        .expect("a kind of EventKind");
     // Hooks on every event but `token`, one event each, round the list.
     let others: Vec<&str> = EventKind::TAGS
         .iter()
@@ -111,9 +116,10 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
         Hooks::new(specs, dir.path())
     };
     let mask = hooks_on_others(64).wanted();
-    let mask_bits: u64 = (0..EventKind::TAGS.len())
-        .filter(|i| mask.contains_index(*i))
-        .fold(0, |bits, i| bits | 1 << i);
+    let mask_bits: u64 = Kind::<EventKind>::all()
+        .enumerate()
+        .filter(|(_, k)| mask.contains_kind(*k))
+        .fold(0, |bits, (i, _)| bits | 1 << i);
 
     let mut g = c.benchmark_group("unmatched");
     g.bench_function("bare_and", |b| {
@@ -128,7 +134,7 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
     // The door the run loop uses: a virtual call, before any envelope.
     let observer: &dyn Observer = &hooks[2];
     g.bench_function("observer_wants_64", |b| {
-        b.iter(|| black_box(black_box(observer).wants(black_box(index))));
+        b.iter(|| black_box(black_box(observer).wants(black_box(kind))));
     });
     g.finish();
 
@@ -184,7 +190,7 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
     t.pair(
         r,
         || {},
-        || black_box(observer).wants(black_box(index)),
+        || black_box(observer).wants(black_box(kind)),
         bare,
     );
 }
@@ -258,7 +264,10 @@ fn from_tag(c: &mut Criterion, t: &mut Table) {
         .map(|(i, t)| (*t, i))
         .collect();
     for (i, name) in names.iter().enumerate() {
-        assert_eq!(EventKind::from_tag(name), Some(i));
+        assert_eq!(
+            EventKind::from_tag(name).map(Kind::tag),
+            Some(name.as_str())
+        );
         assert_eq!(map.get(name.as_str()), Some(&i));
         assert_eq!(Mirror::from_str(name).map(|m| m as usize), Ok(i));
     }
@@ -493,14 +502,13 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (kind, event) = step();
     let hooks = Hooks::new(
-        vec![HookSpec {
-            on: HookFilter::from_names(["step"]).expect("known name"),
-            action: Action::Run {
-                argv: vec!["true".to_owned()],
-                timeout: DEFAULT_TIMEOUT,
-            },
-            on_failure: OnFailure::Cancel,
-        }],
+        vec![
+            HookSpec::new(
+                HookFilter::from_names(["step"]).expect("known name"),
+                Action::run(["true"]),
+            )
+            .with_on_failure(OnFailure::Cancel),
+        ],
         dir.path(),
     );
     // A failing hook would be measured as cheap and wrong.

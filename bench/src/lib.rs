@@ -22,8 +22,11 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use io_harness::{Contract, EventKind, HookEvents, Record, RunEvent, Store, StoreError};
-use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure};
+use io_harness::{
+    EventKind, HookEvents, RunEvent,
+    run::{Contract, Record, Store, StoreError},
+};
+use io_hooks::{Action, HookFilter, HookSpec, Hooks, Kind};
 
 /// One value of every [`EventKind`], in `TAGS` order: the first event of
 /// each kind in `examples/events.jsonl`, a real run that a test in the
@@ -37,13 +40,13 @@ pub fn every_kind() -> Vec<EventKind> {
                 .kind
         })
         .collect();
-    (0..EventKind::TAGS.len())
-        .map(|i| {
+    Kind::<EventKind>::all()
+        .map(|wanted| {
             recorded
                 .iter()
-                .find(|kind| kind.index() == i)
+                .find(|event| event.kind() == wanted)
                 .cloned()
-                .unwrap_or_else(|| panic!("no `{}` in examples/events.jsonl", EventKind::TAGS[i]))
+                .unwrap_or_else(|| panic!("no `{}` in examples/events.jsonl", wanted.tag()))
         })
         .collect()
 }
@@ -83,11 +86,10 @@ impl NaiveFilter {
 
 /// An `append` hook on `on`, writing to `path`.
 pub fn append_hook(on: &[&str], path: PathBuf) -> HookSpec<EventKind> {
-    HookSpec {
-        on: HookFilter::from_names(on).expect("known event names"),
-        action: Action::Append { path },
-        on_failure: OnFailure::Continue,
-    }
+    HookSpec::new(
+        HookFilter::from_names(on).expect("known event names"),
+        Action::append(path),
+    )
 }
 
 /// `n` append hooks on `on`, each to its own file in `dir`.
@@ -104,8 +106,8 @@ pub fn append_paths(hooks: &Hooks<EventKind>) -> Vec<PathBuf> {
         .specs()
         .iter()
         .filter_map(|spec| match &spec.action {
-            Action::Append { path } => Some(path.clone()),
-            Action::Run { .. } => None,
+            Action::Append { path, .. } => Some(path.clone()),
+            _ => None,
         })
         .collect()
 }

@@ -47,12 +47,12 @@ fn generate(plan: &Plan) -> TokenStream {
     let index_arms = plan.variants.iter().enumerate().map(|(i, v)| {
         let variant = &v.original.ident;
         // `{ .. }` matches unit, tuple and struct variants alike.
-        quote!(Self::#variant { .. } => #i,)
+        quote!(Self::#variant { .. } => #krate::Kind::__derive(#i),)
     });
     let tag_arms = tags
         .iter()
         .enumerate()
-        .map(|(i, tag)| quote!(#tag => ::core::option::Option::Some(#i),));
+        .map(|(i, tag)| quote!(#tag => ::core::option::Option::Some(#krate::Kind::__derive(#i)),));
     // An empty enum has no value to match on; `match *self {}` says so.
     let index_body = if count == 0 {
         quote!(match *self {})
@@ -69,12 +69,12 @@ fn generate(plan: &Plan) -> TokenStream {
                 const COSTS: &'static [::core::option::Option<#krate::Cost>] = &[#(#costs),*];
 
                 #[inline]
-                fn index(&self) -> usize {
+                fn kind(&self) -> #krate::Kind<Self> {
                     #index_body
                 }
 
                 #[inline]
-                fn from_tag(__tag: &str) -> ::core::option::Option<usize> {
+                fn from_tag(__tag: &str) -> ::core::option::Option<#krate::Kind<Self>> {
                     match __tag {
                         #(#tag_arms)*
                         _ => ::core::option::Option::None,
@@ -107,10 +107,10 @@ fn fallback(plan: &Plan) -> TokenStream {
                 const TAGS: &'static [&'static str] = &[];
                 const DOCS: &'static [&'static str] = &[];
                 const COSTS: &'static [::core::option::Option<#krate::Cost>] = &[];
-                fn index(&self) -> usize {
+                fn kind(&self) -> #krate::Kind<Self> {
                     ::core::unreachable!()
                 }
-                fn from_tag(_: &str) -> ::core::option::Option<usize> {
+                fn from_tag(_: &str) -> ::core::option::Option<#krate::Kind<Self>> {
                     ::core::option::Option::None
                 }
             }

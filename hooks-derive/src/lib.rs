@@ -25,7 +25,7 @@
 //! `#[serde]` attribute at all cannot be told apart from one that does not
 //! derive it, so there the derive trusts `#[hook(tag)]`.
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod attr;
 mod check;
@@ -37,7 +37,8 @@ mod plan;
 use proc_macro::TokenStream;
 
 /// Derives `io_hooks::HookEvents` for an enum: its wire tags, one per
-/// variant in declaration order, each variant's doc, and a bitset index.
+/// variant in declaration order, each variant's doc and cost, and each
+/// event's `io_hooks::Kind` (its bit in a filter).
 ///
 /// ```ignore
 /// use io_hooks::HookEvents;

@@ -58,7 +58,7 @@
 //! a path Linux's tests also force. Windows and OpenBSD are refused at
 //! compile time, naming what is missing.
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 #[cfg(not(unix))]
 compile_error!(
@@ -79,14 +79,33 @@ mod spec;
 mod table;
 
 pub use action::Action;
-pub use exec::{
-    HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind, Tracked, resolve_program,
-    run_argv, run_command,
-};
+pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
 pub use io_hooks_derive::HookEvents;
-pub use registry::{Cost, HookEvents, HookFilter, MAX_EVENTS, UnknownEvent, did_you_mean};
+pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{
-    HOOK_KEYS, HookTables, Scope, TableError, TableErrorKind, TomlFile, deserialize_table,
-    hook_table_schema, toml_key,
-};
+pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
+
+/// Running a program the way a `run` hook runs one, for a harness that runs
+/// programs of its own (a tool, a check) and wants the same guarantees: an
+/// argv and never a shell, the program found only on absolute `PATH`
+/// entries, its own process group, a deadline, and a [`HookFailure`] that
+/// says what went wrong.
+pub mod process {
+    pub use crate::exec::{Tracked, resolve_program, run_argv, run_command};
+}
+
+/// The `[[hook]]` table's shape, for a harness that publishes or embeds it:
+/// the keys a table takes and their JSON Schema.
+pub mod schema {
+    pub use crate::table::{HOOK_KEYS, hook_table_schema};
+}
+
+/// Text helpers the table errors are written with, for a harness whose own
+/// configuration errors should read the same way: a "did you mean"
+/// suggestion, a key written as TOML writes it, and a table that refuses an
+/// array of tables with the same message a hook table does.
+pub mod text {
+    pub use crate::exec::OsMessage;
+    pub use crate::registry::did_you_mean;
+    pub use crate::table::{deserialize_table, toml_key};
+}

@@ -32,14 +32,14 @@ pub const MAX_EVENTS: usize = 64;
 /// }
 ///
 /// assert_eq!(Light::TAGS, ["on", "off"]);
-/// assert_eq!(Light::Off { seconds: 3 }.index(), 1);
-/// assert_eq!(Light::from_tag("off"), Some(1));
+/// assert_eq!(Light::Off { seconds: 3 }.kind().tag(), "off");
+/// assert_eq!(Light::from_tag("off"), Some(Light::Off { seconds: 0 }.kind()));
 /// assert_eq!(Light::from_tag("Off"), None);
 /// assert_eq!(Light::DOCS[0], "The light came on.");
 /// assert_eq!(Light::COSTS, [None, None]);
 /// ```
-pub trait HookEvents: 'static {
-    /// Every wire tag, in declaration order. `TAGS[e.index()]` is `e`'s tag.
+pub trait HookEvents: Sized + 'static {
+    /// Every wire tag, in declaration order.
     const TAGS: &'static [&'static str];
 
     /// Each variant's doc comment (its first paragraph, lines joined by a
@@ -50,19 +50,153 @@ pub trait HookEvents: 'static {
     /// it declares none), in the same order as [`TAGS`](Self::TAGS).
     const COSTS: &'static [Option<Cost>];
 
-    /// This event's position in [`TAGS`](Self::TAGS): a `match` on the
-    /// variant, with no string work.
-    fn index(&self) -> usize;
+    /// This event's [`Kind`]: a `match` on the variant, with no string work.
+    fn kind(&self) -> Kind<Self>;
 
-    /// The position of `tag` in [`TAGS`](Self::TAGS), or `None` for a name
-    /// this enum does not emit. Exact and case-sensitive: this is the
-    /// validator config loading calls.
-    fn from_tag(tag: &str) -> Option<usize>;
+    /// The kind whose tag is `tag`, or `None` for a name this enum does not
+    /// emit. Exact and case-sensitive: this is the validator config loading
+    /// calls.
+    fn from_tag(tag: &str) -> Option<Kind<Self>>;
 
     /// This event's wire tag.
     #[inline]
     fn tag(&self) -> &'static str {
-        Self::TAGS[self.index()]
+        self.kind().tag()
+    }
+}
+
+/// One kind of event of `E`: which variant, without its fields. It is what
+/// a filter holds one bit of, what an observer is asked whether it wants,
+/// and what carries a variant's tag, doc and cost. Only
+/// `#[derive(HookEvents)]` makes one from a position, so a `Kind<E>` is
+/// always one of `E`'s.
+///
+/// ```
+/// use io_hooks::{Cost, HookEvents, Kind};
+///
+/// #[derive(HookEvents)]
+/// enum Stream {
+///     /// A token arrived.
+///     #[hook(tag = "token", cost = "per_token")]
+///     Token(String),
+///     #[hook(tag = "done")]
+///     Done,
+/// }
+///
+/// // A kind named in a `const` is checked when the crate compiles.
+/// const TOKEN: Kind<Stream> = Kind::named("token");
+/// assert_eq!(Stream::Token("hi".into()).kind(), TOKEN);
+/// assert_eq!((TOKEN.tag(), TOKEN.doc(), TOKEN.cost()), ("token", "A token arrived.", Some(Cost::PerToken)));
+/// assert_eq!(Kind::<Stream>::all().map(Kind::tag).collect::<Vec<_>>(), ["token", "done"]);
+/// ```
+pub struct Kind<E> {
+    index: usize,
+    // As `HookFilter`'s: a kind owns no `E`.
+    marker: PhantomData<fn() -> E>,
+}
+
+impl<E> Kind<E> {
+    /// For `#[derive(HookEvents)]` only, which passes each variant's
+    /// position in declaration order; not part of the API.
+    #[doc(hidden)]
+    pub const fn __derive(index: usize) -> Self {
+        assert!(
+            index < MAX_EVENTS,
+            "an event kind's position is below MAX_EVENTS"
+        );
+        Kind {
+            index,
+            marker: PhantomData,
+        }
+    }
+
+    /// The position in `E::TAGS`, for the bitset.
+    #[inline]
+    pub(crate) const fn index(self) -> usize {
+        self.index
+    }
+}
+
+impl<E: HookEvents> Kind<E> {
+    /// The kind whose tag is `tag`, for a `const`: an unknown tag is a
+    /// compile error there. (At run time it panics; a tag that comes from
+    /// input goes through [`HookEvents::from_tag`].)
+    ///
+    /// # Panics
+    /// If `E` has no variant tagged `tag`.
+    pub const fn named(tag: &str) -> Self {
+        let mut i = 0;
+        while i < E::TAGS.len() {
+            if str_eq(E::TAGS[i], tag) {
+                return Self::__derive(i);
+            }
+            i += 1;
+        }
+        panic!("no event of this enum has that tag")
+    }
+
+    /// Every kind of `E`, in declaration order.
+    pub fn all() -> impl Iterator<Item = Self> {
+        (0..E::TAGS.len()).map(Self::__derive)
+    }
+
+    /// The wire tag.
+    #[inline]
+    pub fn tag(self) -> &'static str {
+        E::TAGS[self.index]
+    }
+
+    /// The variant's doc comment (its first paragraph; empty when it has
+    /// none).
+    #[inline]
+    pub fn doc(self) -> &'static str {
+        E::DOCS[self.index]
+    }
+
+    /// The variant's `#[hook(cost = "…")]`, when it declares one.
+    #[inline]
+    pub fn cost(self) -> Option<Cost> {
+        E::COSTS[self.index]
+    }
+}
+
+/// `a == b`, in a `const fn`.
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// Written out: a derive would demand `E: Clone` and friends.
+impl<E> Clone for Kind<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for Kind<E> {}
+impl<E> PartialEq for Kind<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+impl<E> Eq for Kind<E> {}
+impl<E> std::hash::Hash for Kind<E> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.index.hash(state);
+    }
+}
+impl<E: HookEvents> fmt::Debug for Kind<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kind({})", self.tag())
     }
 }
 
@@ -167,14 +301,10 @@ impl<E: HookEvents> HookFilter<E> {
         }
     }
 
-    /// The filter holding exactly the event at `index` in `E::TAGS`.
-    ///
-    /// # Panics
-    /// If `index` is not below `E::TAGS.len()`: indices come from
-    /// [`HookEvents::index`] or [`HookEvents::from_tag`], never from input.
-    pub fn only(index: usize) -> Self {
-        assert!(index < E::TAGS.len(), "event index {index} out of range");
-        Self::from_bits(1u64 << index)
+    /// The filter holding exactly the events of `kind`.
+    #[inline]
+    pub const fn only(kind: Kind<E>) -> Self {
+        Self::from_bits(1u64 << kind.index())
     }
 
     /// The filter holding the named events.
@@ -191,7 +321,7 @@ impl<E: HookEvents> HookFilter<E> {
         for name in names {
             let name = name.as_ref();
             match E::from_tag(name) {
-                Some(i) => bits |= 1u64 << i,
+                Some(kind) => bits |= 1u64 << kind.index(),
                 None => return Err(UnknownEvent::new::<E>(name)),
             }
         }
@@ -201,13 +331,13 @@ impl<E: HookEvents> HookFilter<E> {
     /// Whether `event` is in the set: one shift, one AND.
     #[inline]
     pub fn contains(&self, event: &E) -> bool {
-        self.bits & (1u64 << event.index()) != 0
+        self.contains_kind(event.kind())
     }
 
-    /// Whether the event at `index` in `E::TAGS` is in the set.
+    /// Whether events of `kind` are in the set: one shift, one AND.
     #[inline]
-    pub fn contains_index(&self, index: usize) -> bool {
-        index < MAX_EVENTS && self.bits & (1u64 << index) != 0
+    pub fn contains_kind(&self, kind: Kind<E>) -> bool {
+        self.bits & (1u64 << kind.index()) != 0
     }
 
     /// The events in either set.
@@ -237,11 +367,9 @@ impl<E: HookEvents> HookFilter<E> {
 
     /// The tags in the set, in `E::TAGS` order.
     pub fn tags(&self) -> impl Iterator<Item = &'static str> + '_ {
-        E::TAGS
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.contains_index(*i))
-            .map(|(_, tag)| *tag)
+        Kind::<E>::all()
+            .filter(|kind| self.contains_kind(*kind))
+            .map(Kind::tag)
     }
 }
 
@@ -330,8 +458,8 @@ pub(crate) fn write_one_of(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::R
 /// to the earlier candidate.
 ///
 /// ```
-/// assert_eq!(io_hooks::did_you_mean("stepp", ["started", "step"]), Some("step"));
-/// assert_eq!(io_hooks::did_you_mean("colour", ["on", "run"]), None);
+/// assert_eq!(io_hooks::text::did_you_mean("stepp", ["started", "step"]), Some("step"));
+/// assert_eq!(io_hooks::text::did_you_mean("colour", ["on", "run"]), None);
 /// ```
 pub fn did_you_mean<'a>(
     input: &str,

@@ -10,6 +10,25 @@ use crate::registry::{HookEvents, HookFilter};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// One `[[hook]]` table after validation.
+///
+/// Its fields are public to read; it is built with [`HookSpec::new`] (and
+/// [`with_on_failure`](HookSpec::with_on_failure)), so a field added later
+/// breaks no caller.
+///
+/// ```
+/// use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
+///
+/// #[derive(HookEvents)]
+/// enum Ev {
+///     #[hook(tag = "done")]
+///     Done,
+/// }
+///
+/// let spec = HookSpec::<Ev>::new(HookFilter::ALL, Action::append("audit.jsonl"))
+///     .with_on_failure(OnFailure::Cancel);
+/// assert_eq!(spec.on_failure, OnFailure::Cancel);
+/// ```
+#[non_exhaustive]
 pub struct HookSpec<E> {
     /// The events this hook wants; [`HookFilter::ALL`] when `on` was absent.
     pub on: HookFilter<E>,
@@ -17,6 +36,25 @@ pub struct HookSpec<E> {
     pub action: Action,
     /// What a failure of this hook does to the run.
     pub on_failure: OnFailure,
+}
+
+impl<E> HookSpec<E> {
+    /// A hook wanting the events `on` and doing `action`; a failure is
+    /// logged and the run goes on ([`OnFailure::Continue`]).
+    pub fn new(on: HookFilter<E>, action: Action) -> Self {
+        HookSpec {
+            on,
+            action,
+            on_failure: OnFailure::Continue,
+        }
+    }
+
+    /// The same hook, with `on_failure` set.
+    #[must_use]
+    pub fn with_on_failure(mut self, on_failure: OnFailure) -> Self {
+        self.on_failure = on_failure;
+        self
+    }
 }
 
 impl<E> Clone for HookSpec<E> {
@@ -41,6 +79,7 @@ impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
 
 /// `on_failure`: what a failed hook does to the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum OnFailure {
     /// Log the failure at warn level and go on (the default).
     #[default]
@@ -66,6 +105,7 @@ impl OnFailure {
 /// An observer's answer to an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[must_use]
+#[non_exhaustive]
 pub enum Flow {
     /// Go on.
     #[default]

@@ -59,7 +59,7 @@ fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
             ["could not collect its exit status: No child processes"]
         );
         let argv = ["true".to_owned()];
-        let direct = io_hooks::run_argv(
+        let direct = io_hooks::process::run_argv(
             &argv,
             &dir,
             b"",

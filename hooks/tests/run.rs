@@ -472,7 +472,7 @@ fn hooks_never_reap_other_children_of_the_host() {
 #[test]
 fn run_hooks_fire_from_many_threads_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let hooks = std::sync::Arc::new(Hooks::new(
+    let hooks = Arc::new(Hooks::new(
         vec![run(
             &[
                 "/bin/sh",
@@ -487,7 +487,7 @@ fn run_hooks_fire_from_many_threads_at_once() {
     ));
     let threads: Vec<_> = (0..8u64)
         .map(|t| {
-            let hooks = std::sync::Arc::clone(&hooks);
+            let hooks = Arc::clone(&hooks);
             std::thread::spawn(move || {
                 (0..4)
                     .map(|n| {

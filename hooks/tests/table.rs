@@ -52,9 +52,7 @@ fn a_bare_append_hook_wants_every_event_and_continues_on_failure() {
     assert!(hooks[0].on.is_all());
     assert_eq!(
         hooks[0].action,
-        Action::Append {
-            path: PathBuf::from("/work/project/audit.jsonl")
-        }
+        Action::append(PathBuf::from("/work/project/audit.jsonl"))
     );
     assert_eq!(hooks[0].on_failure, OnFailure::Continue);
 }
@@ -72,14 +70,10 @@ fn every_key_is_read() {
     assert_eq!(names(hooks[0].on), ["step", "finished"]);
     assert_eq!(
         hooks[0].action,
-        Action::Run {
-            argv: vec![
-                "/usr/local/bin/notify".into(),
-                "--channel".into(),
-                "ops".into()
-            ],
-            timeout: Duration::from_millis(2000),
-        }
+        Action::run_with_timeout(
+            vec!["/usr/local/bin/notify", "--channel", "ops"],
+            Duration::from_millis(2000)
+        )
     );
     assert_eq!(hooks[0].on_failure, OnFailure::Cancel);
 }
@@ -89,10 +83,7 @@ fn a_run_hook_defaults_to_five_seconds() {
     let hooks = load("[[hook]]\nrun = [\"cargo\", \"fmt\"]\n").unwrap();
     assert_eq!(
         hooks[0].action,
-        Action::Run {
-            argv: vec!["cargo".into(), "fmt".into()],
-            timeout: DEFAULT_TIMEOUT
-        }
+        Action::run_with_timeout(vec!["cargo", "fmt"], DEFAULT_TIMEOUT)
     );
     assert_eq!(DEFAULT_TIMEOUT, Duration::from_millis(5000));
 }
@@ -124,7 +115,7 @@ fn append_paths_are_relative_to_the_root_and_absolute_ones_are_kept() {
     let paths: Vec<_> = hooks
         .iter()
         .map(|h| match &h.action {
-            Action::Append { path } => path.clone(),
+            Action::Append { path, .. } => path.clone(),
             other => panic!("an append hook, not {other:?}"),
         })
         .collect();
@@ -165,7 +156,7 @@ fn the_inline_array_form_is_the_same_hooks() {
     assert_eq!(tables.len(), 1);
     assert_eq!(names(inline[0].on), ["step"]);
     assert!(
-        matches!(&inline[0].action, Action::Append { path } if path.ends_with("a")),
+        matches!(&inline[0].action, Action::Append { path, .. } if path.ends_with("a")),
         "{:?}",
         inline[0].action
     );

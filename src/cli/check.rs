@@ -5,20 +5,21 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use io_harness::{
-    Action, Config, EventKind, Frequency, HookEvents, HookFilter, HookSpec, Hooks, LOCAL_FILE,
-    PROJECT_FILE, Problem,
+    Action, Config, EventKind, Frequency, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE,
+    Problem,
 };
+use io_hooks::UnknownEvent;
 
 use super::{CmdResult, describe, load, out};
 
-pub fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) -> CmdResult {
+pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) -> CmdResult {
     let config = load(root, profile)?;
     // Checked before anything is printed: an unknown tag is an error.
     let event = event
         .map(|tag| {
-            HookFilter::<EventKind>::from_names([tag]).map_err(|e| format!("--event: {e}"))?;
-            let index = EventKind::TAGS.iter().position(|t| *t == tag);
-            Ok::<_, String>((tag, index.unwrap_or(usize::MAX)))
+            let kind = EventKind::from_tag(tag)
+                .ok_or_else(|| format!("--event: {}", UnknownEvent::new::<EventKind>(tag)))?;
+            Ok::<_, String>((tag, kind))
         })
         .transpose()?;
     let mut text = String::new();
@@ -67,11 +68,11 @@ pub fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) ->
             }
         }
     }
-    if let Some((tag, index)) = event {
+    if let Some((tag, kind)) = event {
         let firing: Vec<String> = specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains_index(index))
+            .filter(|(_, s)| s.on.contains_kind(kind))
             .map(|(i, _)| format!("hook[{}]", i + 1))
             .collect();
         if firing.is_empty() {
@@ -99,7 +100,7 @@ pub fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) ->
 }
 
 /// A problem and its hint, indented under its hook.
-pub fn problem_lines(problem: &Problem) -> String {
+pub(crate) fn problem_lines(problem: &Problem) -> String {
     let mut text = format!("    problem: {}\n", problem.kind);
     if let Some(hint) = problem.hint() {
         text.push_str(&format!("      hint: {hint}\n"));
@@ -121,8 +122,8 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
     spec.on
         .tags()
         .filter_map(|tag| {
-            let i = EventKind::TAGS.iter().position(|t| *t == tag)?;
-            (EventKind::frequency(i) == Frequency::PerToken).then(|| {
+            let kind = EventKind::from_tag(tag)?;
+            (EventKind::frequency(kind) == Frequency::PerToken).then(|| {
                 format!("`{tag}` fires once per streamed token: this spawns a process for each")
             })
         })

@@ -6,7 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use io_harness::RunOutcome;
+use io_harness::run::RunOutcome;
+use io_hooks::text::OsMessage;
 
 use super::run::{Start, run_in};
 use super::{CmdResult, check, load, out};
@@ -45,7 +46,7 @@ const FILES: &[(&str, &str, bool)] = &[
     ),
 ];
 
-pub fn demo(dir: Option<&Path>) -> CmdResult {
+pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
     let base = match dir {
         Some(dir) => dir.to_path_buf(),
         None => fresh_dir()?,
@@ -96,14 +97,14 @@ fn fresh_dir() -> Result<PathBuf, String> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("io-demo-{}-{stamp}", std::process::id()));
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {}", dir.display(), OsMessage(&e)))?;
     Ok(dir)
 }
 
 fn lay_out(base: &Path) -> Result<(), String> {
     for (rel, text, executable) in FILES {
         let path = base.join(rel);
-        let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+        let fail = |e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(fail)?;
         }

@@ -1,10 +1,10 @@
 //! The `io` commands. Each returns its exit code or an error message; `main`
 //! prints the message on stderr.
 
-pub mod check;
-pub mod demo;
-pub mod replay;
-pub mod run;
+pub(crate) mod check;
+pub(crate) mod demo;
+pub(crate) mod replay;
+pub(crate) mod run;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,19 +15,19 @@ use io_harness::{Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, OnFai
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
-pub type CmdResult = Result<ExitCode, String>;
+pub(crate) type CmdResult = Result<ExitCode, String>;
 
 /// Exit code of a run or replay a hook cancelled.
-pub const EXIT_CANCELLED: u8 = 3;
+pub(crate) const EXIT_CANCELLED: u8 = 3;
 
 /// Exit code of a usage error, as clap exits on one.
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// How much of a failed hook's stderr `--stderr` shows: its last 4 KiB.
-pub const STDERR_TAIL: usize = 4096;
+pub(crate) const STDERR_TAIL: usize = 4096;
 
 /// Loads the config as `Config::discover` does, with the profile applied.
-pub fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {
+pub(crate) fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {
     let root = match root {
         Some(root) => root.to_path_buf(),
         None => std::env::current_dir()
@@ -74,23 +74,24 @@ fn with_source_line(error: &ConfigError) -> String {
 }
 
 /// One line saying what a hook does: its events, action, `on_failure`.
-pub fn describe(spec: &HookSpec<io_harness::EventKind>, root: &Path) -> String {
+pub(crate) fn describe(spec: &HookSpec<EventKind>, root: &Path) -> String {
     let on = if spec.on.is_all() {
         "every event".to_owned()
     } else {
         spec.on.tags().collect::<Vec<_>>().join(", ")
     };
     let action = spec.action.describe(root);
+    // Spelled out for cancel; any other value reads as the table writes it.
     let on_failure = match spec.on_failure {
-        OnFailure::Continue => "on failure: continue",
-        OnFailure::Cancel => "on failure: cancel the run",
+        OnFailure::Cancel => "cancel the run",
+        other => other.as_str(),
     };
-    format!("on {on}: {action}; {on_failure}")
+    format!("on {on}: {action}; on failure: {on_failure}")
 }
 
 /// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms)`;
 /// `number` is the hook's `N` in the config.
-pub fn report(run: &HookRun<'_>, number: usize) -> String {
+pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
     let ms = millis(run.elapsed);
     match run.result {
         Ok(()) => format!("hook[{number}] ok ({ms})"),
@@ -100,9 +101,9 @@ pub fn report(run: &HookRun<'_>, number: usize) -> String {
 
 /// The hooks a command runs: all of the config's, or those `--hook` chose,
 /// each remembering its number in the config.
-pub struct Selection {
+pub(crate) struct Selection {
     /// The chosen hooks, in the order written.
-    pub specs: Vec<HookSpec<EventKind>>,
+    pub(crate) specs: Vec<HookSpec<EventKind>>,
     /// `hook[N]`'s `N` for each of `specs`.
     numbers: Vec<usize>,
 }
@@ -111,7 +112,7 @@ impl Selection {
     /// All of `all` when `wanted` is empty, else the hooks numbered `wanted`
     /// (from 1, as `hook[N]`); an error names a number out of range and the
     /// valid range.
-    pub fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
+    pub(crate) fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
         if wanted.is_empty() {
             return Ok(Selection {
                 specs: all.to_vec(),
@@ -139,12 +140,12 @@ impl Selection {
     }
 
     /// The config's number for the hook at `index` in [`Self::specs`].
-    pub fn number(&self, index: usize) -> usize {
+    pub(crate) fn number(&self, index: usize) -> usize {
         self.numbers.get(index).copied().unwrap_or(index + 1)
     }
 
     /// The numbers of the hooks that `kind` would fire.
-    pub fn would_fire(&self, kind: &EventKind) -> Vec<usize> {
+    pub(crate) fn would_fire(&self, kind: &EventKind) -> Vec<usize> {
         self.specs
             .iter()
             .enumerate()
@@ -156,7 +157,7 @@ impl Selection {
 
 /// Prints on stderr, once each, what building `hooks` found wrong, with
 /// hints: `io run` and `io replay` show them before the first event.
-pub fn print_problems(hooks: &Hooks, selection: &Selection) {
+pub(crate) fn print_problems(hooks: &Hooks, selection: &Selection) {
     let mut text = String::new();
     for problem in hooks.problems() {
         let number = selection.number(problem.index);
@@ -171,7 +172,7 @@ pub fn print_problems(hooks: &Hooks, selection: &Selection) {
 /// `text` made safe to print on a terminal: every control character but
 /// newline and tab escaped (`\x1b`, `\r`), so nothing a hook or an event
 /// carries can move the cursor, clear the screen or retitle the window.
-pub fn safe(text: &str) -> String {
+pub(crate) fn safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -193,7 +194,7 @@ pub fn safe(text: &str) -> String {
 
 /// A failed hook's stderr tail, each line under `indent` and made
 /// [`safe`].
-pub fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {
+pub(crate) fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {
     if tail.is_empty() {
         return format!("{indent}hook[{number}] wrote nothing to stderr\n");
     }
@@ -209,14 +210,14 @@ pub fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {
     out
 }
 
-pub fn millis(d: Duration) -> String {
+pub(crate) fn millis(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// Writes to stdout; a closed pipe (`io events | head`) is not an error.
 /// Any other failure (a full disk, `/dev/full`) is returned, for the caller
 /// to report on stderr through [`err`]: `print!` would panic instead.
-pub fn out(text: &str) -> Result<(), String> {
+pub(crate) fn out(text: &str) -> Result<(), String> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -227,22 +228,22 @@ pub fn out(text: &str) -> Result<(), String> {
 /// Writes to stderr, ignoring any failure: there is nowhere left to report
 /// one, and `eprint!` would panic (exit 101) on a full or closed stderr. Every
 /// message `io` prints on stderr goes through here.
-pub fn err(text: &str) {
+pub(crate) fn err(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// The directory `io run` keeps its journals in.
-pub fn store_dir(root: &Path) -> PathBuf {
+pub(crate) fn store_dir(root: &Path) -> PathBuf {
     root.join(".io").join("runs")
 }
 
 /// `-q` and `-v`, as given.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Verbosity {
+pub(crate) struct Verbosity {
     /// `-q`: errors only.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// `-v` once: info; twice or more: debug.
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 }
 
 impl Verbosity {
@@ -270,7 +271,7 @@ impl Verbosity {
 /// `io run` and `io replay` report each of those themselves, once, after the
 /// event it belongs to. From `-v` on they are logged as well, as an embedder
 /// would see them.
-pub fn log_to_stderr(verbosity: Verbosity) {
+pub(crate) fn log_to_stderr(verbosity: Verbosity) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
 

@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    EventKind, Flow, Hooks, Observer, OnFailure, Outcome, ReplayOutcome, RunEvent, now_rfc3339,
-    replay,
+    EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent,
+    replay::{ReplayOutcome, replay},
+    run::now_rfc3339,
 };
 use serde_json::json;
 
@@ -21,19 +22,19 @@ use super::{
 };
 
 /// What `io replay` was asked to do.
-pub struct Args<'a> {
-    pub file: &'a str,
-    pub root: Option<&'a Path>,
-    pub profile: Option<&'a str>,
-    pub json: bool,
-    pub dry_run: bool,
+pub(crate) struct Args<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) root: Option<&'a Path>,
+    pub(crate) profile: Option<&'a str>,
+    pub(crate) json: bool,
+    pub(crate) dry_run: bool,
     /// `--hook N`, numbered as `hook[N]`; empty for every hook.
-    pub hooks: &'a [usize],
-    pub stderr: bool,
-    pub verbosity: Verbosity,
+    pub(crate) hooks: &'a [usize],
+    pub(crate) stderr: bool,
+    pub(crate) verbosity: Verbosity,
 }
 
-pub fn replay_file(args: &Args<'_>) -> CmdResult {
+pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     let config = load(args.root, args.profile)?;
     let selection = match Selection::new(config.hook_specs(), args.hooks) {
         Ok(selection) => selection,
@@ -137,13 +138,13 @@ fn print_outcome(outcome: ReplayOutcome, cancelled_by: &[usize], json: bool) -> 
     let names: Vec<String> = cancelled_by.iter().map(|n| format!("hook[{n}]")).collect();
     let (summary, code) = match outcome {
         ReplayOutcome::Completed { steps } => (
-            format!("completed after {}", io_harness::steps(steps)),
+            format!("completed after {}", io_harness::run::steps(steps)),
             ExitCode::SUCCESS,
         ),
         ReplayOutcome::Cancelled { steps } => (
             format!(
                 "cancelled after {}: a hook with on_failure = \"cancel\" failed ({})",
-                io_harness::steps(steps),
+                io_harness::run::steps(steps),
                 names.join(", ")
             ),
             ExitCode::from(EXIT_CANCELLED),

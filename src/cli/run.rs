@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, Contract, EventKind, FileStore, Flow, Hooks, Observer, Policy, Record, RunEvent,
-    RunOutcome, RunResult, ScriptedProvider, Store, resume_observed, run_with_observed,
+    Config, EventKind, Flow, Hooks, Observer, RunEvent, resume_observed,
+    run::{Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider, Store},
+    run_with_observed,
 };
 
 use super::{
@@ -18,12 +19,12 @@ use super::{
 
 /// What to run: a script from the start, or a stored run from where it
 /// stopped.
-pub enum Start<'a> {
+pub(crate) enum Start<'a> {
     Script(&'a Path),
     Resume(&'a str),
 }
 
-pub fn run(
+pub(crate) fn run(
     start: Start<'_>,
     root: Option<&Path>,
     profile: Option<&str>,
@@ -39,7 +40,7 @@ pub fn run(
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
 /// carries the run id and outcome. `stderr`: show a failed hook's stderr
 /// tail under its report.
-pub fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
+pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
     let root = config.root();
     let store = FileStore::beneath(root, store_dir(Path::new("")));
     let hooks = config.hooks();
@@ -95,7 +96,7 @@ pub fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResu
     Ok(result)
 }
 
-pub fn exit_code(result: &RunResult) -> ExitCode {
+pub(crate) fn exit_code(result: &RunResult) -> ExitCode {
     match result.outcome {
         RunOutcome::Completed { .. } => ExitCode::SUCCESS,
         RunOutcome::Cancelled { .. } => ExitCode::from(EXIT_CANCELLED),
@@ -264,7 +265,7 @@ fn summary(event: &RunEvent) -> String {
             format!(
                 "{who} finished: {} after {}",
                 outcome.as_str().unwrap_or("?"),
-                io_harness::steps(*steps)
+                io_harness::run::steps(*steps)
             )
         }
         other => {

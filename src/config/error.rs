@@ -5,6 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use io_hooks::TableError;
+use io_hooks::text::OsMessage;
 
 /// Why a configuration could not be loaded. Each `Display` names the file
 /// first, then the key, then the reason.
@@ -95,11 +96,17 @@ impl fmt::Display for ConfigError {
         match self {
             ConfigError::Root { root, source } => write!(
                 f,
-                "{}: cannot be the discovery root, which must be a directory: {source}",
-                root.display()
+                "{}: cannot be the discovery root, which must be a directory: {}",
+                root.display(),
+                OsMessage(source)
             ),
             ConfigError::Read { path, source } => {
-                write!(f, "{}: cannot be read: {source}", path.display())
+                write!(
+                    f,
+                    "{}: cannot be read: {}",
+                    path.display(),
+                    OsMessage(source)
+                )
             }
             ConfigError::TooLarge { path, limit } => write!(
                 f,
@@ -166,16 +173,9 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConfigError::Root { source, .. } | ConfigError::Read { source, .. } => Some(source),
-            ConfigError::Table(e) => Some(e),
-            // Its message is the whole refusal; a source would repeat it.
-            _ => None,
-        }
-    }
-}
+/// `Display` states the cause, so `source()` returns nothing: a chain
+/// printer shows each cause once (the one convention of both crates).
+impl std::error::Error for ConfigError {}
 
 impl From<TableError> for ConfigError {
     fn from(e: TableError) -> Self {

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use io_hooks::HookFailure;
+use io_hooks::text::OsMessage;
 
 /// How long git may take to answer. `ls-files` on one path answers in
 /// milliseconds even in a large repository; a git that has not answered
@@ -47,8 +48,13 @@ pub(super) fn tracks(root: &Path, name: &str) -> Result<bool, String> {
 
 fn tracks_within(root: &Path, name: &str, limit: Duration) -> Result<bool, String> {
     let file = root.join(name);
-    let real_root = std::fs::canonicalize(root)
-        .map_err(|e| format!("the root `{}` cannot be resolved: {e}", root.display()))?;
+    let real_root = std::fs::canonicalize(root).map_err(|e| {
+        format!(
+            "the root `{}` cannot be resolved: {}",
+            root.display(),
+            OsMessage(&e)
+        )
+    })?;
     let repositories: Vec<&Path> = real_root
         .ancestors()
         .filter(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
@@ -56,7 +62,7 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> Result<bool, Strin
     if repositories.is_empty() {
         return Ok(false);
     }
-    let Ok(git) = io_hooks::resolve_program("git", root) else {
+    let Ok(git) = io_hooks::process::resolve_program("git", root) else {
         return Ok(false);
     };
     let target = std::fs::symlink_metadata(&file)
@@ -114,8 +120,10 @@ fn ls_files(
             command.env_remove(key);
         }
     }
-    let (out_read, out_write) = io::pipe().map_err(|e| format!("no pipe for git: {e}"))?;
-    let (err_read, err_write) = io::pipe().map_err(|e| format!("no pipe for git: {e}"))?;
+    let (out_read, out_write) =
+        io::pipe().map_err(|e| format!("no pipe for git: {}", OsMessage(&e)))?;
+    let (err_read, err_write) =
+        io::pipe().map_err(|e| format!("no pipe for git: {}", OsMessage(&e)))?;
     command
         // Nothing is fetched for a partial clone's missing objects (a
         // fetch would run the transport a hostile config names).
@@ -148,14 +156,14 @@ fn ls_files(
     let (status, stdout, stderr) = std::thread::scope(|s| {
         let stdout = s.spawn(|| read_capped(out_read));
         let stderr = s.spawn(|| read_capped(err_read));
-        let status = io_hooks::run_command(command, b"", limit);
+        let status = io_hooks::process::run_command(command, b"", limit);
         let join = |h: std::thread::ScopedJoinHandle<'_, io::Result<Vec<u8>>>| {
             h.join()
                 .unwrap_or_else(|_| Err(io::Error::other("the reader panicked")))
         };
         (status, join(stdout), join(stderr))
     });
-    let unreadable = |e: io::Error| format!("git's output could not be read: {e}");
+    let unreadable = |e: io::Error| format!("git's output could not be read: {}", OsMessage(&e));
     let stdout = stdout.map_err(unreadable)?;
     let stderr = stderr.map_err(unreadable)?;
     match status {

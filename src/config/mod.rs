@@ -24,7 +24,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use io_hooks::{HookSpec, did_you_mean};
+use io_hooks::HookSpec;
+use io_hooks::text::did_you_mean;
 
 use crate::event::EventKind;
 

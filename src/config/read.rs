@@ -5,7 +5,8 @@ use std::fmt;
 use std::io::{self, Read};
 use std::path::Path;
 
-use io_hooks::{HookTables, TableErrorKind, TomlFile, deserialize_table, toml_key};
+use io_hooks::text::{deserialize_table, toml_key};
+use io_hooks::{HookTables, TableErrorKind, TomlFile};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
@@ -140,7 +141,7 @@ fn is_near_miss_hook(key: &str) -> bool {
     }
     let lower = key.to_lowercase();
     lower == "hook"
-        || (lower.starts_with('h') && io_hooks::did_you_mean(&lower, ["hook"]).is_some())
+        || (lower.starts_with('h') && io_hooks::text::did_you_mean(&lower, ["hook"]).is_some())
 }
 
 /// Parses and checks one file of `scope`.

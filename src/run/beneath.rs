@@ -283,7 +283,7 @@ mod tests {
     const BOTH: [Resolve; 2] = [Resolve::Auto, Resolve::Walk];
 
     /// A root with a link out (`out -> <outside>`), and the outside dir.
-    fn hostile() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    fn hostile() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path().join("root");
         let outside = tmp.path().join("outside");

@@ -20,7 +20,7 @@ mod provider;
 mod store;
 mod tools;
 
-use io_hooks::Tracked;
+use io_hooks::process::Tracked;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -30,7 +30,8 @@ use std::{fmt, thread};
 
 use io_hooks::{Flow, HookEvents};
 
-use crate::event::{EventKind, Outcome, RunEvent, now_rfc3339};
+pub use crate::event::now_rfc3339;
+use crate::event::{EventKind, Outcome, RunEvent};
 use crate::observer::Observer;
 
 pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Question, Rule};
@@ -201,14 +202,9 @@ impl fmt::Display for RunError {
     }
 }
 
-impl std::error::Error for RunError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            RunError::Store(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// `Display` states the cause, so `source()` returns nothing: a chain
+/// printer shows each cause once.
+impl std::error::Error for RunError {}
 
 impl From<StoreError> for RunError {
     fn from(e: StoreError) -> Self {
@@ -466,11 +462,11 @@ impl<'e, 'a> Run<'e, 'a> {
     /// Reports one event. Its `seq` is taken whether or not the observer
     /// wants it, so a filtered log shows where it has gaps.
     fn emit(&self, kind: EventKind) {
-        self.emit_if(self.env.observer.wants(kind.index()), || kind);
+        self.emit_if(self.env.observer.wants(kind.kind()), || kind);
     }
 
     /// [`emit`](Self::emit) for an event whose kind is built only when
-    /// `wanted`, the observer's [`wants`](Observer::wants) for its index,
+    /// `wanted`, the observer's [`wants`](Observer::wants) for its kind,
     /// asked by the caller: a streamed token's text is not copied for an
     /// observer that ignores tokens, and the question is asked once a step
     /// rather than once a token.
@@ -659,13 +655,7 @@ impl<'e, 'a> Run<'e, 'a> {
         // `token` is the hottest event: whether the observer wants it is
         // asked once a step (an empty `String` does not allocate), and each
         // token's text is copied only when it does.
-        let wants_tokens = self.env.observer.wants(
-            EventKind::Token {
-                step,
-                text: String::new(),
-            }
-            .index(),
-        );
+        let wants_tokens = self.env.observer.wants(EventKind::TOKEN);
         for token in provider::tokens(&turn.say) {
             count += 1;
             self.emit_if(wants_tokens, || EventKind::Token {

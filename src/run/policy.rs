@@ -26,7 +26,7 @@ pub enum Rule {
 /// denies a tool it does not know.
 ///
 /// ```
-/// use io_harness::{Policy, Rule};
+/// use io_harness::run::{Policy, Rule};
 ///
 /// let policy = Policy::default()
 ///     .program("cargo", Rule::Allow)
@@ -108,7 +108,7 @@ impl Policy {
     /// (`argv[0]`).
     ///
     /// ```
-    /// use io_harness::{Policy, Rule};
+    /// use io_harness::run::{Policy, Rule};
     /// use serde_json::json;
     ///
     /// let policy = Policy::default().program("cargo", Rule::Allow);

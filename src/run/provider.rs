@@ -4,10 +4,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::path::Path;
+use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use io_hooks::text::OsMessage;
 use serde::Deserialize;
 
 /// What the loop asks the provider for: the next turn of one run.
@@ -66,13 +68,85 @@ fn empty_object() -> serde_json::Value {
     serde_json::Value::Object(serde_json::Map::new())
 }
 
-/// A provider could not produce a turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderError(pub String);
+/// A provider could not produce a turn, or a script could not be loaded.
+/// `Display` is the operator's message, cause included; `source()` returns
+/// nothing.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// The model failed: an embedder's provider says why in its own words.
+    Model(String),
+    /// A script file could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A script is not valid TOML or has a key a script does not take.
+    Parse {
+        /// The script's name, as given.
+        origin: String,
+        /// What the TOML parser said, with its position.
+        message: String,
+    },
+    /// A script gives two scripts one goal.
+    DuplicateGoal {
+        /// The script's name.
+        origin: String,
+        /// The goal.
+        goal: String,
+    },
+    /// The script has no turns for a run's goal.
+    NoScript {
+        /// The goal.
+        goal: String,
+    },
+    /// A run asked for a step beyond its script's turns.
+    OutOfTurns {
+        /// The goal.
+        goal: String,
+        /// The turns the script has.
+        turns: usize,
+        /// The step asked for.
+        step: u32,
+    },
+    /// A turn's scripted `fail`: this attempt fails as an overloaded model
+    /// would.
+    Scripted {
+        /// This attempt, from 1.
+        attempt: u32,
+        /// The attempts that fail.
+        fails: u32,
+    },
+}
 
 impl fmt::Display for ProviderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ProviderError::Model(message) => f.write_str(message),
+            ProviderError::Read { path, source } => {
+                write!(f, "{}: {}", path.display(), OsMessage(source))
+            }
+            ProviderError::Parse { origin, message } => write!(f, "{origin}: {message}"),
+            ProviderError::DuplicateGoal { origin, goal } => write!(
+                f,
+                "{origin}: two scripts for the goal `{goal}`; give each run its own goal"
+            ),
+            ProviderError::NoScript { goal } => {
+                write!(f, "the script has no turns for the goal `{goal}`")
+            }
+            ProviderError::OutOfTurns { goal, turns, step } => write!(
+                f,
+                "the script for `{goal}` has {turns} turns and step {step} asked for another"
+            ),
+            ProviderError::Scripted { attempt, fails } => {
+                write!(
+                    f,
+                    "scripted failure {attempt} of {fails} (model overloaded)"
+                )
+            }
+        }
     }
 }
 
@@ -122,7 +196,7 @@ pub trait Provider: Send + Sync {
 /// A script may also name a `fallback` model (taken after three failed
 /// attempts at a turn) and carry an `[operator]` table, the human side of
 /// the session: whether approvals are granted and the answers to questions.
-/// [`operator`](Self::operator) turns it into an [`Approver`](crate::Approver).
+/// [`operator`](Self::operator) turns it into an [`Approver`](crate::run::Approver).
 #[derive(Debug)]
 pub struct ScriptedProvider {
     goal: String,
@@ -179,12 +253,12 @@ impl Default for ScriptedOperator {
     }
 }
 
-impl crate::Approver for ScriptedOperator {
-    fn approve(&self, _: &crate::ApprovalRequest<'_>) -> bool {
+impl crate::run::Approver for ScriptedOperator {
+    fn approve(&self, _: &crate::run::ApprovalRequest<'_>) -> bool {
         self.approve
     }
 
-    fn answer(&self, question: &crate::Question<'_>) -> Option<String> {
+    fn answer(&self, question: &crate::run::Question<'_>) -> Option<String> {
         self.answers.get(question.question).cloned()
     }
 }
@@ -204,16 +278,18 @@ impl ScriptedProvider {
     /// A script that is not valid TOML, has an unknown key, or gives two
     /// scripts one goal.
     pub fn from_toml(origin: &str, text: &str) -> Result<Self, ProviderError> {
-        let file: ScriptFile = toml::from_str(text)
-            .map_err(|e| ProviderError(format!("{origin}: {}", e.to_string().trim_end())))?;
+        let file: ScriptFile = toml::from_str(text).map_err(|e| ProviderError::Parse {
+            origin: origin.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
         let mut scripts = BTreeMap::new();
         scripts.insert(file.goal.clone(), file.turns);
         for child in file.children {
             if scripts.contains_key(&child.goal) {
-                return Err(ProviderError(format!(
-                    "{origin}: two scripts for the goal `{}`; give each run its own goal",
-                    child.goal
-                )));
+                return Err(ProviderError::DuplicateGoal {
+                    origin: origin.to_owned(),
+                    goal: child.goal,
+                });
             }
             scripts.insert(child.goal, child.turns);
         }
@@ -232,8 +308,10 @@ impl ScriptedProvider {
     /// # Errors
     /// As [`from_toml`](Self::from_toml), or when the file cannot be read.
     pub fn from_path(path: &Path) -> Result<Self, ProviderError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ProviderError(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|source| ProviderError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         Self::from_toml(&path.display().to_string(), &text)
     }
 
@@ -251,20 +329,17 @@ impl ScriptedProvider {
 
 impl Provider for ScriptedProvider {
     fn turn(&self, request: &TurnRequest<'_>) -> Result<Turn, ProviderError> {
-        let turns = self.scripts.get(request.goal).ok_or_else(|| {
-            ProviderError(format!(
-                "the script has no turns for the goal `{}`",
-                request.goal
-            ))
-        })?;
+        let turns = self
+            .scripts
+            .get(request.goal)
+            .ok_or_else(|| ProviderError::NoScript {
+                goal: request.goal.to_owned(),
+            })?;
         let index = request.step.saturating_sub(1) as usize;
-        let turn = turns.get(index).ok_or_else(|| {
-            ProviderError(format!(
-                "the script for `{}` has {} turns and step {} asked for another",
-                request.goal,
-                turns.len(),
-                request.step
-            ))
+        let turn = turns.get(index).ok_or_else(|| ProviderError::OutOfTurns {
+            goal: request.goal.to_owned(),
+            turns: turns.len(),
+            step: request.step,
         })?;
         if turn.fail > 0 {
             // A poisoned lock only means another run panicked mid-count.
@@ -277,10 +352,10 @@ impl Provider for ScriptedProvider {
                 .or_insert(0);
             *n += 1;
             if *n <= turn.fail {
-                return Err(ProviderError(format!(
-                    "scripted failure {n} of {} (model overloaded)",
-                    turn.fail
-                )));
+                return Err(ProviderError::Scripted {
+                    attempt: *n,
+                    fails: turn.fail,
+                });
             }
         }
         Ok(turn.clone())
@@ -344,14 +419,14 @@ mod tests {
             Some("done")
         );
         let err = p.turn(&req(3)).expect_err("past the end");
-        assert!(err.0.contains("has 2 turns and step 3"), "{err}");
+        assert!(err.to_string().contains("has 2 turns and step 3"), "{err}");
     }
 
     #[test]
     fn a_script_with_an_unknown_key_is_refused_naming_the_file() {
         let err = ScriptedProvider::from_toml("s.toml", "goal = \"g\"\n[[turn]]\nsya = \"a\"\n")
             .expect_err("unknown key");
-        assert!(err.0.starts_with("s.toml:"), "{err}");
-        assert!(err.0.contains("sya"), "{err}");
+        assert!(err.to_string().starts_with("s.toml:"), "{err}");
+        assert!(err.to_string().contains("sya"), "{err}");
     }
 }

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
-use std::io::Write;
+use std::io::{self, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
+use io_hooks::text::OsMessage;
 use rustix::fs::OFlags;
-
 use serde::{Deserialize, Serialize};
 
 use super::beneath::{self, Beneath};
@@ -68,18 +68,100 @@ pub enum Record {
     },
 }
 
-/// A store could not record or read a run.
+/// A store could not record or read a run. `Display` names the file first,
+/// then the cause; `source()` returns nothing (the cause is in the text).
 #[derive(Debug)]
-pub struct StoreError {
-    /// The journal concerned.
-    pub path: PathBuf,
-    /// What went wrong.
-    pub cause: String,
+#[non_exhaustive]
+pub enum StoreError {
+    /// The journal (or the store's directory) could not be created, opened,
+    /// written, synced or read.
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The journal's path leads outside the workspace through a symbolic
+    /// link, so it was not opened.
+    Outside {
+        /// The journal.
+        path: PathBuf,
+    },
+    /// A run id that cannot name a journal file.
+    BadRunId {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The id as given.
+        run_id: String,
+    },
+    /// A record could not be written as JSON.
+    Encode {
+        /// The journal.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+    /// A torn last record could not be cut off the journal.
+    Truncate {
+        /// The journal.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A record before the last is not a whole record.
+    Corrupt {
+        /// The journal.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The whole lines in the journal.
+        lines: usize,
+        /// The cause.
+        source: serde_json::Error,
+    },
+}
+
+impl StoreError {
+    /// The file (or, for a bad run id, the directory) concerned.
+    pub fn path(&self) -> &Path {
+        match self {
+            StoreError::Io { path, .. }
+            | StoreError::Outside { path }
+            | StoreError::Encode { path, .. }
+            | StoreError::Truncate { path, .. }
+            | StoreError::Corrupt { path, .. } => path,
+            StoreError::BadRunId { dir, .. } => dir,
+        }
+    }
 }
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.cause)
+        write!(f, "{}: ", self.path().display())?;
+        match self {
+            StoreError::Io { source, .. } => write!(f, "{}", OsMessage(source)),
+            StoreError::Outside { .. } => f.write_str(
+                "refused: the journal's path leads outside the workspace through a symbolic link",
+            ),
+            StoreError::BadRunId { run_id, .. } => write!(
+                f,
+                "`{run_id}` is not a run id (letters, digits, `-`, `_` and `.` only)"
+            ),
+            StoreError::Encode { source, .. } => write!(f, "{source}"),
+            StoreError::Truncate { source, .. } => {
+                write!(f, "cannot drop the torn last record: {}", OsMessage(source))
+            }
+            StoreError::Corrupt {
+                line,
+                lines,
+                source,
+                ..
+            } => write!(
+                f,
+                "line {line} of {lines} is not a whole record ({source}); the journal is corrupt \
+                 (only a torn last record, one without its newline, is dropped)"
+            ),
+        }
     }
 }
 
@@ -129,9 +211,9 @@ impl FileStore {
             .recursive(true)
             .mode(beneath::PRIVATE_DIR)
             .create(&dir)
-            .map_err(|e| StoreError {
+            .map_err(|source| StoreError::Io {
                 path: dir.clone(),
-                cause: e.to_string(),
+                source,
             })?;
         Ok(FileStore {
             root: dir,
@@ -167,30 +249,29 @@ impl FileStore {
         if ok {
             Ok(self.rel.join(format!("{run_id}.jsonl")))
         } else {
-            Err(StoreError {
-                path: self.dir(),
-                cause: format!(
-                    "`{run_id}` is not a run id (letters, digits, `-`, `_` and `.` only)"
-                ),
+            Err(StoreError::BadRunId {
+                dir: self.dir(),
+                run_id: run_id.to_owned(),
             })
         }
     }
 
-    /// The error for `rel`'s journal.
-    fn fail(&self, rel: &Path, cause: String) -> StoreError {
-        StoreError {
+    /// The error for `rel`'s journal when the system refused it.
+    fn fail(&self, rel: &Path, source: io::Error) -> StoreError {
+        StoreError::Io {
             path: self.root.join(rel),
-            cause,
+            source,
         }
     }
 
-    fn describe(e: &beneath::Error) -> String {
+    /// The error for `rel`'s journal when it could not be opened beneath
+    /// the root.
+    fn refused(&self, rel: &Path, e: beneath::Error) -> StoreError {
         match e {
-            beneath::Error::Io(e) => e.to_string(),
-            beneath::Error::Outside { .. } => {
-                "refused: the journal's path leads outside the workspace through a symbolic link"
-                    .to_owned()
-            }
+            beneath::Error::Io(source) => self.fail(rel, source),
+            beneath::Error::Outside { .. } => StoreError::Outside {
+                path: self.root.join(rel),
+            },
         }
     }
 }
@@ -198,24 +279,22 @@ impl FileStore {
 impl Store for FileStore {
     fn append(&self, run_id: &str, record: &Record) -> Result<(), StoreError> {
         let rel = self.journal(run_id)?;
-        let fail = |cause: String| self.fail(&rel, cause);
-        let mut line = serde_json::to_vec(record).map_err(|e| fail(e.to_string()))?;
+        let mut line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
+            path: self.root.join(&rel),
+            source,
+        })?;
         line.push(b'\n');
         let mut file = Beneath::new(&self.root)
             .append(&rel, beneath::PRIVATE_FILE, beneath::PRIVATE_DIR)
-            .map_err(|e| fail(Self::describe(&e)))?;
-        file.write_all(&line).map_err(|e| fail(e.to_string()))?;
-        file.sync_data().map_err(|e| fail(e.to_string()))
+            .map_err(|e| self.refused(&rel, e))?;
+        file.write_all(&line).map_err(|e| self.fail(&rel, e))?;
+        file.sync_data().map_err(|e| self.fail(&rel, e))
     }
 
     fn load(&self, run_id: &str) -> Result<Option<Vec<Record>>, StoreError> {
         let rel = self.journal(run_id)?;
-        let fail = |cause: String| self.fail(&rel, cause);
         let files = Beneath::new(&self.root);
-        let Some(bytes) = files
-            .read_if_any(&rel)
-            .map_err(|e| fail(Self::describe(&e)))?
-        else {
+        let Some(bytes) = files.read_if_any(&rel).map_err(|e| self.refused(&rel, e))? else {
             return Ok(None);
         };
         // Everything after the last newline is a torn record: dropped, and
@@ -229,10 +308,13 @@ impl Store for FileStore {
             );
             let file = files
                 .open(&rel, OFlags::WRONLY, 0, None)
-                .map_err(|e| fail(Self::describe(&e)))?;
+                .map_err(|e| self.refused(&rel, e))?;
             fs::File::from(file)
                 .set_len(whole as u64)
-                .map_err(|e| fail(format!("cannot drop the torn last record: {e}")))?;
+                .map_err(|source| StoreError::Truncate {
+                    path: self.root.join(&rel),
+                    source,
+                })?;
         }
         let lines: Vec<&[u8]> = bytes[..whole].split(|&b| b == b'\n').collect();
         // `split` leaves an empty piece after the final newline.
@@ -242,11 +324,11 @@ impl Store for FileStore {
             if line.trim_ascii().is_empty() {
                 continue;
             }
-            let record = serde_json::from_slice(line).map_err(|e| {
-                fail(format!(
-                    "line {} of {count} is not a whole record ({e}); the journal is corrupt (only a torn last record, one without its newline, is dropped)",
-                    n + 1
-                ))
+            let record = serde_json::from_slice(line).map_err(|source| StoreError::Corrupt {
+                path: self.root.join(&rel),
+                line: n + 1,
+                lines: count,
+                source,
             })?;
             records.push(record);
         }

@@ -67,7 +67,7 @@ impl Workspace<'_> {
 
     /// Reads go beneath the root too: a link committed as `notes ->
     /// ~/.ssh/id_ed25519` would otherwise put a secret in the observation.
-    pub fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
+    pub(super) fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
         let bytes = self
             .files()
             .read(Self::resolve(rel)?)
@@ -80,7 +80,7 @@ impl Workspace<'_> {
         )))
     }
 
-    pub fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
+    pub(super) fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
         let path = Self::resolve(rel)?;
         let moved = self.write_compared(path, content.as_bytes(), rel)?;
         Ok(ToolResult {
@@ -89,7 +89,12 @@ impl Workspace<'_> {
         })
     }
 
-    pub fn edit_file(&self, rel: &str, old: &str, new: &str) -> Result<ToolResult, ToolError> {
+    pub(super) fn edit_file(
+        &self,
+        rel: &str,
+        old: &str,
+        new: &str,
+    ) -> Result<ToolResult, ToolError> {
         let path = Self::resolve(rel)?;
         let bytes = self
             .files()
@@ -134,7 +139,7 @@ impl Workspace<'_> {
     /// Runs an argv (never a shell) in the workspace, with the run's timeout,
     /// exactly as a `run` hook is run. Returns the observation and the
     /// sandbox outcome line.
-    pub fn exec(&self, argv: &[String]) -> (Result<ToolResult, ToolError>, String) {
+    pub(super) fn exec(&self, argv: &[String]) -> (Result<ToolResult, ToolError>, String) {
         let program = argv.first().map_or("", String::as_str);
         let (result, output) = match self.run_capturing(argv, b"") {
             Ok(ran) => ran,
@@ -160,7 +165,7 @@ impl Workspace<'_> {
         }
     }
 
-    /// Runs an argv as a `run` hook is run (`io_hooks::run_argv`), with
+    /// Runs an argv as a `run` hook is run (`io_hooks::process::run_argv`), with
     /// `input` on stdin and the run's timeout, and returns how it ended with
     /// up to [`OBSERVATION_LIMIT`] bytes of what it printed. `Err` only when
     /// no pipe could be made for its output.
@@ -186,7 +191,12 @@ impl Workspace<'_> {
     /// Sends one JSON-RPC request to an MCP server spoken to over stdio (the
     /// shape of an MCP `tools/call`, without the session around it) and
     /// returns the `result` of its first line of output.
-    pub fn mcp(&self, argv: &[String], method: &str, params: &Value) -> Result<String, ToolError> {
+    pub(super) fn mcp(
+        &self,
+        argv: &[String],
+        method: &str,
+        params: &Value,
+    ) -> Result<String, ToolError> {
         let request =
             serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let mut line = request.to_string().into_bytes();
@@ -208,12 +218,15 @@ impl Workspace<'_> {
     /// Starts an argv in the background, in its own process group, with no
     /// input and its output discarded; the group is killed on `io`'s
     /// interrupt ([`crate::process_interrupt`]).
-    pub fn spawn_background(&self, argv: &[String]) -> Result<io_hooks::Tracked, ToolError> {
+    pub(super) fn spawn_background(
+        &self,
+        argv: &[String],
+    ) -> Result<io_hooks::process::Tracked, ToolError> {
         use std::os::unix::process::CommandExt;
         let (program, rest) = argv
             .split_first()
             .ok_or("exec_background: `argv` names no program")?;
-        let resolved = io_hooks::resolve_program(program, self.root)
+        let resolved = io_hooks::process::resolve_program(program, self.root)
             .map_err(|e| format!("exec_background: {e}"))?;
         Command::new(resolved)
             .args(rest)
@@ -226,14 +239,14 @@ impl Workspace<'_> {
             .and_then(|child| {
                 crate::process_interrupt()
                     .track(child)
-                    .map_err(std::io::Error::other)
+                    .map_err(io::Error::other)
             })
             .map_err(|e| format!("exec_background {program}: {e}"))
     }
 
     /// Writes `.io/memory/<key>.md`. The run's own notes, not its work: it
     /// does not move the workspace.
-    pub fn memory_write(&self, key: &str, value: &str) -> Result<(), ToolError> {
+    pub(super) fn memory_write(&self, key: &str, value: &str) -> Result<(), ToolError> {
         let ok = !key.is_empty()
             && key
                 .bytes()
@@ -248,7 +261,7 @@ impl Workspace<'_> {
     }
 
     /// Writes `.io/todo.md` from `items`, returning how many it holds.
-    pub fn todo_write(&self, items: &[&str]) -> Result<u32, ToolError> {
+    pub(super) fn todo_write(&self, items: &[&str]) -> Result<u32, ToolError> {
         let mut text = String::new();
         for item in items {
             text.push_str("- [ ] ");
@@ -293,7 +306,7 @@ fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
 }
 
 /// Kills a background child's whole process group, then reaps it.
-pub(crate) fn kill_and_reap(child: io_hooks::Tracked) {
+pub(crate) fn kill_and_reap(child: io_hooks::process::Tracked) {
     child.kill_and_reap();
 }
 

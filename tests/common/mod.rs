@@ -5,10 +5,10 @@
 #[path = "../../hooks/tests/common/watchdog.rs"]
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
+pub(crate) use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
 
 /// Whether CI is running these tests: CI sets `CI=true`.
-pub fn in_ci() -> bool {
+pub(crate) fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| v == "true")
 }
 
@@ -17,7 +17,7 @@ pub fn in_ci() -> bool {
 /// run nothing: under `CI=true`, where every prerequisite is installed, this
 /// panics; elsewhere it says loudly that the test ran nothing and returns
 /// `false`, for the test to return.
-pub fn prerequisite(what: &str, here: bool) -> bool {
+pub(crate) fn prerequisite(what: &str, here: bool) -> bool {
     if here {
         return true;
     }

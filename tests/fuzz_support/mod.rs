@@ -18,7 +18,7 @@ use io_harness::{Action, Config, ConfigError, EventKind, HookEvents, OnFailure, 
 
 /// A discovery root (not inside any git repository) and a user-scope
 /// directory, reused across inputs; each check writes exactly one file.
-pub struct Scratch {
+pub(crate) struct Scratch {
     root: tempfile::TempDir,
     home: tempfile::TempDir,
 }
@@ -30,7 +30,7 @@ impl Default for Scratch {
 }
 
 impl Scratch {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Scratch {
             root: tempfile::tempdir().expect("temp root"),
             home: tempfile::tempdir().expect("temp home"),
@@ -41,7 +41,7 @@ impl Scratch {
     /// fuzz targets, which keep theirs in a `static` that is never dropped
     /// (libFuzzer ends with `exit`): in the system temp dir, each run would
     /// leave two directories behind.
-    pub fn in_dir(dir: &Path) -> Self {
+    pub(crate) fn in_dir(dir: &Path) -> Self {
         let _ = fs::remove_dir_all(dir);
         fs::create_dir_all(dir).expect("scratch dir");
         Scratch {
@@ -50,7 +50,7 @@ impl Scratch {
         }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.root.path()
     }
 
@@ -82,7 +82,7 @@ impl Scratch {
     /// load never yields a hook, under any profile; a load that succeeds can
     /// apply every profile it lists. (`Config::hooks` is never called: it
     /// would create `append` files wherever the input says.)
-    pub fn check_config_bytes(&self, bytes: &[u8]) -> usize {
+    pub(crate) fn check_config_bytes(&self, bytes: &[u8]) -> usize {
         for which in [Which::User, Which::Project, Which::Local] {
             let (path, got) = self.discover(which, bytes);
             check_loaded(&path.display().to_string(), which, got);
@@ -97,7 +97,7 @@ impl Scratch {
     /// every scope and checks the result against the document's model.
     /// Returns the number of hook tables the model predicted and checked
     /// (0 when the document is not simple enough to predict).
-    pub fn check_config_doc(&self, bytes: &[u8]) -> usize {
+    pub(crate) fn check_config_doc(&self, bytes: &[u8]) -> usize {
         let doc = Doc::decode(&mut Choices::new(bytes));
         let text = doc.render();
         let expected = doc.expected();
@@ -176,13 +176,13 @@ fn check_loaded(name: &str, which: Which, got: Result<Config, ConfigError>) {
 
 /// Choices read from bytes; exhausted input reads as zeros, so every byte
 /// string decodes to some document.
-pub struct Choices<'a> {
+pub(crate) struct Choices<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Choices<'a> {
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Choices { bytes, pos: 0 }
     }
     fn byte(&mut self) -> u8 {
@@ -409,10 +409,10 @@ impl Table {
             (None, false) => panic!("no `on` must mean every event:\n{text}"),
         }
         match (&spec.action, &self.append, &self.run) {
-            (Action::Append { path }, Some(p), None) => {
-                assert_eq!(path, &root.join(p), "{text}")
+            (Action::Append { path, .. }, Some(p), None) => {
+                assert_eq!(path, &root.join(p), "{text}");
             }
-            (Action::Run { argv, timeout }, None, Some(a)) => {
+            (Action::Run { argv, timeout, .. }, None, Some(a)) => {
                 assert_eq!(argv, a, "{text}");
                 let ms = self.timeout_ms.unwrap_or(5000);
                 assert_eq!(
@@ -448,7 +448,7 @@ enum Item {
 
 /// A config document: hook tables, profiles and other keys, in order.
 #[derive(Debug, Clone)]
-pub struct Doc {
+pub(crate) struct Doc {
     items: Vec<Item>,
 }
 
@@ -457,7 +457,7 @@ fn tables(c: &mut Choices<'_>) -> Vec<Table> {
 }
 
 impl Doc {
-    pub fn decode(c: &mut Choices<'_>) -> Self {
+    pub(crate) fn decode(c: &mut Choices<'_>) -> Self {
         let mut items = Vec::new();
         let n = c.below(7);
         for _ in 0..n {
@@ -475,7 +475,7 @@ impl Doc {
         Doc { items }
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         for item in &self.items {
             if let Item::Inline(key, tables) = item {
@@ -516,7 +516,7 @@ impl Doc {
 
     /// Whether the document declares `hook` at the top level or in a
     /// profile, in any form, even empty.
-    pub fn declares_hooks(&self) -> bool {
+    pub(crate) fn declares_hooks(&self) -> bool {
         self.items.iter().any(|item| match item {
             Item::Tables(t) | Item::Profile(_, t) => !t.is_empty(),
             Item::Inline(..) => true,
@@ -640,7 +640,7 @@ fn key(name: &str) -> String {
 /// Reads `bytes` as `io replay` reads a recording: one line at a time,
 /// `serde_json::from_str::<RunEvent>`. A line that parses must serialise
 /// and parse back to the same envelope and tag. Returns the lines tried.
-pub fn check_event_lines(bytes: &[u8]) -> usize {
+pub(crate) fn check_event_lines(bytes: &[u8]) -> usize {
     let text = String::from_utf8_lossy(bytes);
     let mut lines = 0;
     for line in text.lines() {
@@ -661,7 +661,7 @@ pub fn check_event_lines(bytes: &[u8]) -> usize {
 }
 
 /// One event of every kind, as the seeds of the replay fuzzers.
-pub fn sample_events() -> Vec<RunEvent> {
+pub(crate) fn sample_events() -> Vec<RunEvent> {
     use io_harness::Outcome;
     use serde_json::json;
     let s = |x: &str| x.to_owned();

@@ -14,7 +14,11 @@
 //! takes the start-up out.
 
 use io_bench::{NullStore, append_hook, token_contract, token_script};
-use io_harness::{ApproveAll, Observer, Policy, ScriptedProvider, run_with_observed};
+use io_harness::{
+    ApproveAll, Observer,
+    run::{Policy, ScriptedProvider},
+    run_with_observed,
+};
 use io_hooks::Hooks;
 
 fn main() {

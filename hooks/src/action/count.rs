@@ -75,7 +75,8 @@ fn count(name: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Flow, HOOK_KEYS, Hooks, TomlFile};
+    use crate::schema::HOOK_KEYS;
+    use crate::{Flow, Hooks, TomlFile};
 
     #[derive(crate::HookEvents, serde::Serialize)]
     #[hook(crate = "crate")]
@@ -118,7 +119,7 @@ mod tests {
             HOOK_KEYS,
             ["on", "append", "run", "count", "on_failure", "timeout_ms"]
         );
-        let schema = crate::hook_table_schema::<Ev>(|_| String::new());
+        let schema = crate::schema::hook_table_schema::<Ev>(|_| String::new());
         assert_eq!(schema["properties"]["count"]["type"], "string");
         assert_eq!(schema["oneOf"][2], json!({ "required": ["count"] }));
         // `timeout_ms` is a `run` option: refused on a counting hook, in

@@ -45,11 +45,17 @@ macro_rules! actions {
     ),* $(,)?) => {
         /// A hook's action: exactly one of the registered actions (`append`
         /// and `run`).
+        ///
+        /// Read by matching (with `..`: an action may gain an option, and
+        /// the enum an action); built with [`Action::append`] and
+        /// [`Action::run`].
         #[derive(Debug, Clone, PartialEq, Eq)]
+        #[non_exhaustive]
         pub enum Action {
             $(
                 $(#[cfg($cfg)])?
                 $(#[doc = $doc])*
+                #[non_exhaustive]
                 $variant { $( $(#[doc = $fdoc])* $field: $ty ),* },
             )*
         }
@@ -145,6 +151,39 @@ actions! {
         /// The counter.
         name: String,
     } => count,
+}
+
+impl Action {
+    /// `append = path`: one JSON line per matching event, appended to
+    /// `path` (resolved against the discovery root when relative, as a
+    /// table's is).
+    pub fn append(path: impl Into<std::path::PathBuf>) -> Self {
+        Action::Append { path: path.into() }
+    }
+
+    /// `run = argv`: the program and its arguments (never a shell line),
+    /// with the event's JSON line on stdin and the [default
+    /// timeout](crate::DEFAULT_TIMEOUT).
+    pub fn run<I, S>(argv: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self::run_with_timeout(argv, crate::DEFAULT_TIMEOUT)
+    }
+
+    /// `run = argv` with `timeout_ms`: as [`Action::run`], with its own
+    /// wall-clock ceiling.
+    pub fn run_with_timeout<I, S>(argv: I, timeout: std::time::Duration) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Action::Run {
+            argv: argv.into_iter().map(Into::into).collect(),
+            timeout,
+        }
+    }
 }
 
 /// The action keys, in the order of [`ACTIONS`].

@@ -78,7 +78,7 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
         },
     };
     Ok(Action::Run {
-        argv: argv.into_iter().map(|a| a.into_inner()).collect(),
+        argv: argv.into_iter().map(toml::Spanned::into_inner).collect(),
         timeout,
     })
 }

@@ -67,7 +67,7 @@ pub(crate) fn check(path: &Path, root: &Path) -> Vec<ProblemKind> {
     let path = path.to_path_buf();
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if meta.file_type().is_symlink() => {
-            problems.push(ProblemKind::AppendIsSymlink { path })
+            problems.push(ProblemKind::AppendIsSymlink { path });
         }
         Ok(meta) if meta.is_dir() => problems.push(ProblemKind::AppendIsDirectory { path }),
         Ok(meta) if !meta.is_file() => problems.push(ProblemKind::AppendNotRegular { path }),

@@ -129,12 +129,12 @@ impl Interrupt {
         true
     }
 
-    /// [`run_argv`](crate::run_argv), with the child in flight on this
+    /// [`run_argv`](crate::process::run_argv), with the child in flight on this
     /// handle: an interrupt kills its group and it fails with
     /// [`HookFailure::Interrupted`]; after an interrupt it is not spawned.
     ///
     /// # Errors
-    /// As [`run_argv`](crate::run_argv), and [`HookFailure::Interrupted`].
+    /// As [`run_argv`](crate::process::run_argv), and [`HookFailure::Interrupted`].
     pub fn run_argv(
         &self,
         argv: &[String],
@@ -147,11 +147,11 @@ impl Interrupt {
         spawn_and_wait(argv, timeout, &root, input, stdout, Watch::auto(self))
     }
 
-    /// [`run_command`](crate::run_command), with the child in flight on this
+    /// [`run_command`](crate::process::run_command), with the child in flight on this
     /// handle, as [`run_argv`](Self::run_argv) has it.
     ///
     /// # Errors
-    /// As [`run_command`](crate::run_command), and
+    /// As [`run_command`](crate::process::run_command), and
     /// [`HookFailure::Interrupted`].
     pub fn run_command(
         &self,

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::registry::{HookEvents, HookFilter};
+use crate::registry::{HookEvents, HookFilter, Kind};
 use crate::spec::{Flow, HookSpec, OnFailure};
 
 /// Every hook of one config, ready to receive events.
@@ -44,11 +44,10 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// let dir = tempfile::tempdir()?;
 /// let audit = dir.path().join("audit.jsonl");
 /// let hooks = Hooks::new(
-///     vec![HookSpec {
-///         on: HookFilter::from_names(["finished"])?,
-///         action: Action::Append { path: audit.clone() },
-///         on_failure: OnFailure::Continue,
-///     }],
+///     vec![HookSpec::new(
+///         HookFilter::from_names(["finished"])?,
+///         Action::append(&audit),
+///     )],
 ///     dir.path(),
 /// );
 /// // Created, empty, when the hooks are built.
@@ -270,7 +269,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(kind) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.index(), event, None)
+        self.fire_matched(kind.kind(), event, None)
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
@@ -283,11 +282,8 @@ impl<E: HookEvents> Hooks<E> {
     /// # enum Ev { #[serde(rename = "step")] Step }
     /// # let dir = tempfile::tempdir()?;
     /// let hooks = Hooks::new(
-    ///     vec![HookSpec {
-    ///         on: HookFilter::<Ev>::ALL,
-    ///         action: Action::Append { path: dir.path().join("no/such/dir/log") },
-    ///         on_failure: OnFailure::Cancel,
-    ///     }],
+    ///     vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(dir.path().join("no/such/dir/log")))
+    ///         .with_on_failure(OnFailure::Cancel)],
     ///     dir.path(),
     /// );
     /// let mut lines = Vec::new();
@@ -315,7 +311,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(kind) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.index(), event, Some(&mut report))
+        self.fire_matched(kind.kind(), event, Some(&mut report))
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
@@ -341,17 +337,17 @@ impl<E: HookEvents> Hooks<E> {
     #[inline(never)]
     fn fire_matched<T: Serialize + ?Sized>(
         &self,
-        kind: usize,
+        kind: Kind<E>,
         event: &T,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
     ) -> Flow {
-        let tag = E::TAGS.get(kind).copied().unwrap_or("?");
+        let tag = kind.tag();
         let line = serialize_line(event);
         let mut flow = Flow::Continue;
         for (index, spec) in self.specs.iter().enumerate() {
-            if !spec.on.contains_index(kind) {
+            if !spec.on.contains_kind(kind) {
                 continue;
             }
             let start = report.is_some().then(Instant::now);
@@ -586,20 +582,22 @@ impl fmt::Display for HookFailure {
     }
 }
 
-impl std::error::Error for HookFailure {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            HookFailure::Append { source, .. }
-            | HookFailure::Spawn { source, .. }
-            | HookFailure::Wait { source } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// Its `Display` states the cause (an OS error, through [`OsMessage`]), so
+/// `source()` returns nothing: a chain printer shows each cause once. The
+/// `io::Error` itself is the variant's `source` field.
+impl std::error::Error for HookFailure {}
 
 /// An `io::Error` as an operator reads it: "Permission denied", without
-/// std's " (os error 13)".
-struct OsMessage<'a>(&'a io::Error);
+/// std's " (os error 13)". Every message of this crate and of the harness
+/// that quotes an OS error writes it through this.
+///
+/// ```
+/// use io_hooks::text::OsMessage;
+/// let e = std::io::Error::from_raw_os_error(13);
+/// assert_eq!(OsMessage(&e).to_string(), "Permission denied");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct OsMessage<'a>(pub &'a io::Error);
 
 impl fmt::Display for OsMessage<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -271,11 +271,11 @@ impl Drainer {
 ///
 /// let dir = tempfile::tempdir()?;
 /// let argv = ["mkdir".to_owned(), "made; rm -rf /".to_owned()];
-/// io_hooks::run_argv(&argv, dir.path(), b"", Stdio::null(), Duration::from_secs(5))?;
+/// io_hooks::process::run_argv(&argv, dir.path(), b"", Stdio::null(), Duration::from_secs(5))?;
 /// assert!(dir.path().join("made; rm -rf /").is_dir()); // one argument, no shell
 ///
 /// let sleepy = ["sleep".to_owned(), "5".to_owned()];
-/// let err = io_hooks::run_argv(&sleepy, dir.path(), b"", Stdio::null(), Duration::from_millis(50));
+/// let err = io_hooks::process::run_argv(&sleepy, dir.path(), b"", Stdio::null(), Duration::from_millis(50));
 /// assert_eq!(err.unwrap_err().to_string(), "timed out after 50 ms and was killed");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

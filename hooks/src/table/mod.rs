@@ -129,7 +129,7 @@ impl<'a> TomlFile<'a> {
     /// assert_eq!(file.position(8), (2, 3));
     /// ```
     pub fn position(&self, offset: usize) -> (usize, usize) {
-        position::line_column(self.text, offset)
+        line_column(self.text, offset)
     }
 
     /// Deserializes the whole document into `T`, tracking the key path.

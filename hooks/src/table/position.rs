@@ -72,9 +72,9 @@ pub(super) fn render_key(segments: &[KeySegment]) -> String {
 /// quoted (with escapes) otherwise.
 ///
 /// ```
-/// assert_eq!(io_hooks::toml_key("ci"), "ci");
-/// assert_eq!(io_hooks::toml_key("my ci"), "\"my ci\"");
-/// assert_eq!(io_hooks::toml_key(""), "\"\"");
+/// assert_eq!(io_hooks::text::toml_key("ci"), "ci");
+/// assert_eq!(io_hooks::text::toml_key("my ci"), "\"my ci\"");
+/// assert_eq!(io_hooks::text::toml_key(""), "\"\"");
 /// ```
 pub fn toml_key(key: &str) -> Cow<'_, str> {
     let bare = !key.is_empty()

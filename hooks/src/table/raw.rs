@@ -38,7 +38,7 @@ pub(super) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
 /// struct Profile(Body);
 /// impl<'de> Deserialize<'de> for Profile {
 ///     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-///         io_hooks::deserialize_table(d, &"a profile body").map(Profile)
+///         io_hooks::text::deserialize_table(d, &"a profile body").map(Profile)
 ///     }
 /// }
 ///

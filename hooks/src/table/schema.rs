@@ -4,11 +4,11 @@ use serde_json::{Map, Value, json};
 
 use super::keys::KEYS;
 use crate::action::ACTIONS;
-use crate::registry::HookEvents;
+use crate::registry::{HookEvents, Kind};
 
 /// The JSON Schema (draft 2020-12) of one `[[hook]]` table for events `E`:
 /// every key of the key table with what it accepts, exactly one action, and
-/// no option of another action. `describe_event(i)` describes `E::TAGS[i]`.
+/// no option of another action. `describe_event(kind)` describes one event.
 ///
 /// ```
 /// use io_hooks::HookEvents;
@@ -19,17 +19,15 @@ use crate::registry::HookEvents;
 ///     #[hook(tag = "step")]
 ///     Step,
 /// }
-/// let schema = io_hooks::hook_table_schema::<Ev>(|i| Ev::DOCS[i].to_owned());
+/// let schema = io_hooks::schema::hook_table_schema::<Ev>(|kind| kind.doc().to_owned());
 /// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "step");
 /// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A step began.");
 /// let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-/// assert_eq!(keys, io_hooks::HOOK_KEYS);
+/// assert_eq!(keys, io_hooks::schema::HOOK_KEYS);
 /// ```
-pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(usize) -> String) -> Value {
-    let events: Vec<Value> = E::TAGS
-        .iter()
-        .enumerate()
-        .map(|(i, tag)| json!({ "const": tag, "description": describe_event(i) }))
+pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> String) -> Value {
+    let events: Vec<Value> = Kind::<E>::all()
+        .map(|kind| json!({ "const": kind.tag(), "description": describe_event(kind) }))
         .collect();
     let event = json!({ "enum": E::TAGS, "anyOf": events });
     let properties: Map<String, Value> = KEYS
@@ -103,7 +101,7 @@ mod tests {
 
     /// The error loading a one-key table, `key = 0`.
     fn kind_for(key: &str) -> TableErrorKind {
-        let text = format!("[[hook]]\n{} = 0\n", crate::toml_key(key));
+        let text = format!("[[hook]]\n{} = 0\n", crate::text::toml_key(key));
         let err = TomlFile::new("io.toml", &text)
             .hooks::<Ev>(std::path::Path::new("/p"))
             .expect_err("no one-key table with an integer is a hook");

@@ -13,12 +13,12 @@ use serde::Serialize;
 
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
+pub(crate) use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
 
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
 #[serde(tag = "event")]
-pub enum Ev {
+pub(crate) enum Ev {
     #[serde(rename = "started")]
     Started {
         run_id: u64,
@@ -33,7 +33,7 @@ pub enum Ev {
     Finished { run_id: u64 },
 }
 
-pub fn started(goal: &str) -> Ev {
+pub(crate) fn started(goal: &str) -> Ev {
     Ev::Started {
         run_id: 1,
         depth: 0,
@@ -41,7 +41,7 @@ pub fn started(goal: &str) -> Ev {
     }
 }
 
-pub fn step(n: u64) -> Ev {
+pub(crate) fn step(n: u64) -> Ev {
     Ev::Step {
         run_id: 1,
         depth: 0,
@@ -49,7 +49,7 @@ pub fn step(n: u64) -> Ev {
     }
 }
 
-pub fn filter(on: &[&str]) -> HookFilter<Ev> {
+pub(crate) fn filter(on: &[&str]) -> HookFilter<Ev> {
     if on.is_empty() {
         HookFilter::ALL
     } else {
@@ -57,25 +57,18 @@ pub fn filter(on: &[&str]) -> HookFilter<Ev> {
     }
 }
 
-pub fn append(path: &Path, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
-    HookSpec {
-        on: filter(on),
-        action: Action::Append {
-            path: path.to_path_buf(),
-        },
-        on_failure,
-    }
+pub(crate) fn append(path: &Path, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
+    HookSpec::new(filter(on), Action::append(path)).with_on_failure(on_failure)
 }
 
-pub fn run(argv: &[&str], timeout_ms: u64, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
-    HookSpec {
-        on: filter(on),
-        action: Action::Run {
-            argv: argv.iter().map(|s| (*s).to_owned()).collect(),
-            timeout: Duration::from_millis(timeout_ms),
-        },
-        on_failure,
-    }
+pub(crate) fn run(
+    argv: &[&str],
+    timeout_ms: u64,
+    on: &[&str],
+    on_failure: OnFailure,
+) -> HookSpec<Ev> {
+    let action = Action::run_with_timeout(argv.iter().copied(), Duration::from_millis(timeout_ms));
+    HookSpec::new(filter(on), action).with_on_failure(on_failure)
 }
 
 /// Writes an executable `/bin/sh` script to a temporary name, then renames
@@ -84,7 +77,7 @@ pub fn run(argv: &[&str], timeout_ms: u64, on: &[&str], on_failure: OnFailure) -
 /// which program runs invoke it as `/bin/sh name` instead, which never
 /// executes the file itself: a thread forking at the moment another wrote
 /// a script can briefly hold a writable descriptor of it in its child.
-pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+pub(crate) fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
     fs::write(&tmp, format!("#!/bin/sh\n{body}\n")).expect("write script");
@@ -95,7 +88,7 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
 
 /// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
 /// `None` when there is no such process.
-pub fn proc_state(pid: i32) -> Option<char> {
+pub(crate) fn proc_state(pid: i32) -> Option<char> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may contain spaces.
     let after = &stat[stat.rfind(')')? + 1..];
@@ -103,19 +96,19 @@ pub fn proc_state(pid: i32) -> Option<char> {
 }
 
 /// A process's parent, from `/proc/<pid>/stat`.
-pub fn proc_ppid(pid: i32) -> Option<i32> {
+pub(crate) fn proc_ppid(pid: i32) -> Option<i32> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Whether `pid` is alive: present and not a zombie.
-pub fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
 }
 
 /// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
-pub struct KillOnDrop(pub Vec<i32>);
+pub(crate) struct KillOnDrop(pub(crate) Vec<i32>);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
@@ -131,10 +124,10 @@ impl Drop for KillOnDrop {
 
 /// The name of the environment variable telling a re-executed test binary
 /// which test body to run.
-pub const REEXEC: &str = "IO_HOOKS_TEST_REEXEC";
+pub(crate) const REEXEC: &str = "IO_HOOKS_TEST_REEXEC";
 
 /// Whether this process is the re-executed child running `test`.
-pub fn is_reexec(test: &str) -> bool {
+pub(crate) fn is_reexec(test: &str) -> bool {
     std::env::var_os(REEXEC).is_some_and(|v| v == test)
 }
 
@@ -142,7 +135,7 @@ pub fn is_reexec(test: &str) -> bool {
 /// e.g. `module::name`), with `REEXEC` set, `envs` added and `cwd` as its
 /// working directory. A child still running after a minute fails the test
 /// and is killed.
-pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Output {
+pub(crate) fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Output {
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut cmd = Command::new(exe);
     cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
@@ -165,7 +158,7 @@ pub fn reexec(test: &str, envs: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Outp
 
 /// Panics with the child's output unless it exited 0 by itself having run
 /// exactly the one test it was given.
-pub fn assert_child_passed(out: &Output) {
+pub(crate) fn assert_child_passed(out: &Output) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

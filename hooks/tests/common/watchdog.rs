@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// is passed on as it was. A body that hung is left blocked on its thread,
 /// which ends with the test process.
 #[track_caller]
-pub fn within<T: Send + 'static>(
+pub(crate) fn within<T: Send + 'static>(
     limit: Duration,
     what: &str,
     body: impl FnOnce() -> T + Send + 'static,
@@ -43,11 +43,11 @@ pub fn within<T: Send + 'static>(
 /// then closes it: whatever is blocked opening the other end (a hook's
 /// `open` for writing, a `git` reading its index) goes on, so a test that
 /// fails because a FIFO hung leaves nothing stuck behind it.
-pub struct ReleaseFifo {
+pub(crate) struct ReleaseFifo {
     /// The FIFO.
-    pub path: std::path::PathBuf,
+    pub(crate) path: std::path::PathBuf,
     /// Open it for writing (releasing a reader) rather than for reading.
-    pub for_writing: bool,
+    pub(crate) for_writing: bool,
 }
 
 impl Drop for ReleaseFifo {
@@ -68,7 +68,7 @@ impl Drop for ReleaseFifo {
 }
 
 /// Polls `cond` until it holds or `limit` passes; returns whether it held.
-pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+pub(crate) fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + limit;
     loop {
         if cond() {
@@ -85,7 +85,7 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
 /// there whole: the shell creates the file before it writes to it, so a
 /// reader that parsed whatever it found could take `12` of `1234`. The line
 /// is complete once it ends in its newline.
-pub fn read_pid(path: &Path) -> Option<i32> {
+pub(crate) fn read_pid(path: &Path) -> Option<i32> {
     let mut pid = None;
     wait_until(Duration::from_secs(10), || {
         pid = std::fs::read_to_string(path)
@@ -100,7 +100,7 @@ pub fn read_pid(path: &Path) -> Option<i32> {
 /// Waits for `child` and collects its output under the watchdog: a child
 /// still running after `limit` fails the test naming `what`, and is
 /// SIGKILLed first (it is still unreaped then, so its pid is still its own).
-pub fn output_within(
+pub(crate) fn output_within(
     child: std::process::Child,
     limit: Duration,
     what: &str,

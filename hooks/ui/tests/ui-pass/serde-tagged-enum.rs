@@ -20,5 +20,6 @@ fn main() {
         tool: "exec".into(),
     };
     assert_eq!(call.tag(), "tool_call");
-    assert_eq!(Event::from_tag("finished"), Some(2));
+    assert_eq!(Event::from_tag("finished").map(io_hooks::Kind::tag), Some("finished"));
+    assert_eq!(io_hooks::Kind::all().position(|k| Some(k) == Event::from_tag("finished")), Some(2));
 }

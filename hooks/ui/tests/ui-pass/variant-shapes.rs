@@ -15,9 +15,9 @@ enum Shape {
 }
 
 fn main() {
-    assert_eq!(Shape::Unit.index(), 0);
-    assert_eq!(Shape::Tuple(1, String::new()).index(), 1);
-    assert_eq!(Shape::Named { x: 1, y: 2 }.index(), 2);
-    assert_eq!(Shape::EmptyTuple().index(), 3);
-    assert_eq!(Shape::EmptyNamed {}.index(), 4);
+    assert_eq!(io_hooks::Kind::all().position(|k| k == Shape::Unit.kind()), Some(0));
+    assert_eq!(io_hooks::Kind::all().position(|k| k == Shape::Tuple(1, String::new()).kind()), Some(1));
+    assert_eq!(io_hooks::Kind::all().position(|k| k == Shape::Named { x: 1, y: 2 }.kind()), Some(2));
+    assert_eq!(io_hooks::Kind::all().position(|k| k == Shape::EmptyTuple().kind()), Some(3));
+    assert_eq!(io_hooks::Kind::all().position(|k| k == Shape::EmptyNamed {}.kind()), Some(4));
 }
