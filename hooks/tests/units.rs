@@ -230,19 +230,11 @@ fn a_table_error_names_its_file() {
     assert!(err.to_string().starts_with("conf/io.local.toml: "), "{err}");
 }
 
-/// A serde key-value attribute other than `rename` and `alias` names no
-/// tag, even when its value is spelled like one: `deserialize_with = "done"`
-/// is a function's path, not a second name for the variant.
 #[test]
-fn a_serde_key_other_than_alias_is_not_read_as_a_tag() {
-    #[allow(dead_code)] // only serialised; `deserialize_with` is never called
-    #[derive(serde::Serialize, HookEvents)]
-    enum Paths {
-        #[serde(rename = "done")]
-        Done,
-        #[serde(rename = "later", deserialize_with = "done")]
-        Later(u32),
-    }
-    assert_eq!(Paths::TAGS, ["done", "later"]);
-    assert_eq!(Paths::from_tag("later"), Some(1));
+fn a_spec_debugs_as_its_fields() {
+    let spec = append(std::path::Path::new("/l/a.jsonl"), &["step"], OnFailure::Cancel);
+    assert_eq!(
+        format!("{spec:?}"),
+        r#"HookSpec { on: {"step"}, action: Append { path: "/l/a.jsonl" }, on_failure: Cancel }"#
+    );
 }
