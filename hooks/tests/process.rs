@@ -34,7 +34,10 @@ fn run_argv_feeds_stdin_in_the_root_and_keeps_stdout() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "hook", "cat\npwd > cwd.out");
     run_in(dir.path(), &["./hook"], b"line one\n", LONG).expect("the hook succeeds");
-    assert_eq!(fs::read_to_string(dir.path().join("out")).unwrap(), "line one\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out")).unwrap(),
+        "line one\n"
+    );
     let cwd = fs::read_to_string(dir.path().join("cwd.out")).unwrap();
     assert_eq!(
         fs::canonicalize(cwd.trim_end()).unwrap(),
@@ -49,7 +52,10 @@ fn run_argv_reports_exit_statuses_signals_and_absent_programs() {
     let r = run_in(d, &["/bin/sh", "-c", "exit 3"], b"", LONG);
     assert!(matches!(r, Err(HookFailure::Exit { code: 3 })), "{r:?}");
     let r = run_in(d, &["/bin/sh", "-c", "kill -TERM $$"], b"", LONG);
-    assert!(matches!(r, Err(HookFailure::Signal { signal: 15 })), "{r:?}");
+    assert!(
+        matches!(r, Err(HookFailure::Signal { signal: 15 })),
+        "{r:?}"
+    );
     let r = run_in(d, &["no-such-program-io-hooks"], b"", LONG);
     assert!(matches!(r, Err(HookFailure::NotFound { .. })), "{r:?}");
     let r = run_in(d, &[], b"", LONG);
@@ -69,7 +75,12 @@ fn run_argv_reports_exit_statuses_signals_and_absent_programs() {
 fn run_argv_kills_at_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    let r = run_in(dir.path(), &["sleep", "30"], b"", Duration::from_millis(100));
+    let r = run_in(
+        dir.path(),
+        &["sleep", "30"],
+        b"",
+        Duration::from_millis(100),
+    );
     assert!(matches!(r, Err(HookFailure::TimedOut { .. })), "{r:?}");
     assert!(start.elapsed() < Duration::from_secs(5));
 }
@@ -91,7 +102,10 @@ fn resolve_program_finds_bare_names_on_path_and_joins_the_rest_to_root() {
     );
     for absent in ["", "no-such-program-io-hooks"] {
         let r = resolve_program(absent, root);
-        assert!(matches!(r, Err(HookFailure::NotFound { .. })), "{absent:?}: {r:?}");
+        assert!(
+            matches!(r, Err(HookFailure::NotFound { .. })),
+            "{absent:?}: {r:?}"
+        );
     }
 }
 
@@ -102,9 +116,12 @@ fn run_command_runs_the_callers_command_with_its_environment() {
     let r = within(HUNG, "run_command", move || {
         let sh = resolve_program("sh", &d).expect("sh is on PATH");
         let mut ok = Command::new(&sh);
-        ok.args(["-c", "read line; [ \"$line\" = hello ] && [ \"$IO_HOOKS_T\" = set ]"])
-            .env("IO_HOOKS_T", "set")
-            .current_dir(&d);
+        ok.args([
+            "-c",
+            "read line; [ \"$line\" = hello ] && [ \"$IO_HOOKS_T\" = set ]",
+        ])
+        .env("IO_HOOKS_T", "set")
+        .current_dir(&d);
         let ok = run_command(ok, b"hello\n", LONG);
         let mut bad = Command::new(&sh);
         bad.args(["-c", "exit 4"]);
@@ -115,6 +132,14 @@ fn run_command_runs_the_callers_command_with_its_environment() {
         (ok, bad, slow)
     });
     assert!(r.0.is_ok(), "{:?}", r.0);
-    assert!(matches!(r.1, Err(HookFailure::Exit { code: 4 })), "{:?}", r.1);
-    assert!(matches!(r.2, Err(HookFailure::TimedOut { .. })), "{:?}", r.2);
+    assert!(
+        matches!(r.1, Err(HookFailure::Exit { code: 4 })),
+        "{:?}",
+        r.1
+    );
+    assert!(
+        matches!(r.2, Err(HookFailure::TimedOut { .. })),
+        "{:?}",
+        r.2
+    );
 }
