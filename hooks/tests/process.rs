@@ -1,0 +1,145 @@
+//! The process runners the engine exports for its host, tested here rather
+//! than only through the harness: `run_argv`, `resolve_program` and
+//! `run_command`.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{script, within};
+use io_hooks::{HookFailure, resolve_program, run_argv, run_command};
+
+/// Far above every timeout here, far below "forever".
+const HUNG: Duration = Duration::from_secs(20);
+const LONG: Duration = Duration::from_secs(10);
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// `run_argv` under the watchdog, its stdout into `out` in `root`.
+fn run_in(root: &Path, words: &[&str], input: &[u8], timeout: Duration) -> Result<(), HookFailure> {
+    let (root, words, input) = (root.to_path_buf(), argv(words), input.to_vec());
+    within(HUNG, "run_argv", move || {
+        let out = fs::File::create(root.join("out")).expect("create out");
+        run_argv(&words, &root, &input, Stdio::from(out), timeout)
+    })
+}
+
+#[test]
+fn run_argv_feeds_stdin_in_the_root_and_keeps_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    script(dir.path(), "hook", "cat\npwd > cwd.out");
+    run_in(dir.path(), &["./hook"], b"line one\n", LONG).expect("the hook succeeds");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out")).unwrap(),
+        "line one\n"
+    );
+    let cwd = fs::read_to_string(dir.path().join("cwd.out")).unwrap();
+    assert_eq!(
+        fs::canonicalize(cwd.trim_end()).unwrap(),
+        fs::canonicalize(dir.path()).unwrap()
+    );
+}
+
+#[test]
+fn run_argv_reports_exit_statuses_signals_and_absent_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = run_in(d, &["/bin/sh", "-c", "exit 3"], b"", LONG);
+    assert!(matches!(r, Err(HookFailure::Exit { code: 3 })), "{r:?}");
+    let r = run_in(d, &["/bin/sh", "-c", "kill -TERM $$"], b"", LONG);
+    assert!(
+        matches!(r, Err(HookFailure::Signal { signal: 15 })),
+        "{r:?}"
+    );
+    let r = run_in(d, &["no-such-program-io-hooks"], b"", LONG);
+    assert!(matches!(r, Err(HookFailure::NotFound { .. })), "{r:?}");
+    let r = run_in(d, &[], b"", LONG);
+    assert!(matches!(r, Err(HookFailure::NotFound { .. })), "{r:?}");
+    // Containing `/`, missing: a spawn failure naming the program.
+    let r = run_in(d, &["./absent"], b"", LONG);
+    match r {
+        Err(e @ HookFailure::Spawn { .. }) => assert_eq!(
+            e.to_string(),
+            "could not spawn `./absent`: No such file or directory"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn run_argv_kills_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let r = run_in(
+        dir.path(),
+        &["sleep", "30"],
+        b"",
+        Duration::from_millis(100),
+    );
+    assert!(matches!(r, Err(HookFailure::TimedOut { .. })), "{r:?}");
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn resolve_program_finds_bare_names_on_path_and_joins_the_rest_to_root() {
+    let root = Path::new("/some/root");
+    let sh = resolve_program("sh", root).expect("sh is on PATH");
+    assert!(sh.is_absolute(), "{}", sh.display());
+    assert!(sh.ends_with("sh"));
+    assert!(sh.is_file());
+    assert_eq!(
+        resolve_program("./bin/x", root).unwrap(),
+        root.join("./bin/x")
+    );
+    assert_eq!(
+        resolve_program("/usr/bin/env", root).unwrap(),
+        Path::new("/usr/bin/env")
+    );
+    for absent in ["", "no-such-program-io-hooks"] {
+        let r = resolve_program(absent, root);
+        assert!(
+            matches!(r, Err(HookFailure::NotFound { .. })),
+            "{absent:?}: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn run_command_runs_the_callers_command_with_its_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let r = within(HUNG, "run_command", move || {
+        let sh = resolve_program("sh", &d).expect("sh is on PATH");
+        let mut ok = Command::new(&sh);
+        ok.args([
+            "-c",
+            "read line; [ \"$line\" = hello ] && [ \"$IO_HOOKS_T\" = set ]",
+        ])
+        .env("IO_HOOKS_T", "set")
+        .current_dir(&d);
+        let ok = run_command(ok, b"hello\n", LONG);
+        let mut bad = Command::new(&sh);
+        bad.args(["-c", "exit 4"]);
+        let bad = run_command(bad, b"", LONG);
+        let mut slow = Command::new(&sh);
+        slow.args(["-c", "sleep 30"]);
+        let slow = run_command(slow, b"", Duration::from_millis(100));
+        (ok, bad, slow)
+    });
+    assert!(r.0.is_ok(), "{:?}", r.0);
+    assert!(
+        matches!(r.1, Err(HookFailure::Exit { code: 4 })),
+        "{:?}",
+        r.1
+    );
+    assert!(
+        matches!(r.2, Err(HookFailure::TimedOut { .. })),
+        "{:?}",
+        r.2
+    );
+}
