@@ -55,5 +55,5 @@ fn an_os_or_table_cause_is_the_source_and_a_whole_refusal_has_none() {
 mod toml_free {
     /// Any document: the error under test is TOML syntax.
     #[derive(Debug, serde::Deserialize)]
-    pub struct Empty {}
+    pub(crate) struct Empty {}
 }

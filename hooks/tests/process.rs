@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{script, within};
-use io_hooks::{HookFailure, resolve_program, run_argv, run_command};
+use io_hooks::HookFailure;
+use io_hooks::process::{resolve_program, run_argv, run_command};
 
 /// Far above every timeout here, far below "forever".
 const HUNG: Duration = Duration::from_secs(20);

@@ -12,9 +12,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{Ev, append, started, step};
+use io_hooks::schema::hook_table_schema;
+use io_hooks::text::did_you_mean;
 use io_hooks::{
     Action, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks, OnFailure,
-    TableErrorKind, TomlFile, UnknownEvent, did_you_mean, hook_table_schema,
+    TableErrorKind, TomlFile, UnknownEvent,
 };
 
 fn f(on: &[&str]) -> HookFilter<Ev> {
@@ -163,7 +165,10 @@ fn a_failure_with_an_os_cause_gives_it_as_its_source() {
         assert_eq!(os.raw_os_error(), Some(13), "{failure:?}");
     }
     let without = [
-        HookFailure::Serialize,
+        HookFailure::Serialize {
+            event: "step",
+            reason: "no".into(),
+        },
         HookFailure::NotFound {
             program: "x".into(),
         },
@@ -252,18 +257,11 @@ fn a_spec_debugs_as_its_fields() {
 #[test]
 fn an_action_describes_itself_as_io_check_prints_it() {
     let root = std::path::Path::new("/r");
-    let inside = Action::Append {
-        path: root.join("logs/a.jsonl"),
-    };
+    let inside = Action::append(root.join("logs/a.jsonl"));
     assert_eq!(inside.describe(root), "append to logs/a.jsonl");
-    let outside = Action::Append {
-        path: PathBuf::from("/elsewhere/a.jsonl"),
-    };
+    let outside = Action::append(PathBuf::from("/elsewhere/a.jsonl"));
     assert_eq!(outside.describe(root), "append to /elsewhere/a.jsonl");
-    let run = Action::Run {
-        argv: vec!["notify".into(), "a b".into()],
-        timeout: Duration::from_millis(250),
-    };
+    let run = Action::run_with_timeout(["notify", "a b"], Duration::from_millis(250));
     assert_eq!(
         run.describe(root),
         r#"run ["notify","a b"] (timeout 250 ms)"#
