@@ -15,6 +15,7 @@ use io_harness::{
     EventKind, HookEvents,
     schema::{events_schema, hook_schema},
 };
+use io_hooks::text::OsMessage;
 use io_hooks::{Kind, UnknownEvent};
 
 use cli::{CmdResult, out};
@@ -205,7 +206,10 @@ fn start_process() -> &'static AtomicBool {
     close_fds::set_fds_cloexec(3, &[]);
     for signal in [SIGCHLD, SIGXFSZ] {
         if let Err(e) = signal_hook::flag::register(signal, &CAUGHT) {
-            cli::err(&format!("io: could not catch signal {signal}: {e}\n"));
+            cli::err(&format!(
+                "io: could not catch signal {signal}: {}\n",
+                OsMessage(&e)
+            ));
         }
     }
     // A signal the parent left ignored (`nohup` ignores SIGHUP, a shell's
@@ -227,7 +231,8 @@ fn start_process() -> &'static AtomicBool {
             });
         }
         Err(e) => cli::err(&format!(
-            "io: could not receive SIGINT/SIGTERM/SIGHUP: {e}\n"
+            "io: could not receive SIGINT/SIGTERM/SIGHUP: {}\n",
+            OsMessage(&e)
         )),
     }
     &SIGNALLED

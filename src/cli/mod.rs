@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use io_harness::{Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, OnFailure};
+use io_hooks::text::OsMessage;
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
@@ -31,7 +32,7 @@ pub(crate) fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config,
     let root = match root {
         Some(root) => root.to_path_buf(),
         None => std::env::current_dir()
-            .map_err(|e| format!("cannot tell the current directory: {e}"))?,
+            .map_err(|e| format!("cannot tell the current directory: {}", OsMessage(&e)))?,
     };
     let config = Config::discover(&root).map_err(|e| with_source_line(&e))?;
     match profile {
@@ -221,7 +222,7 @@ pub(crate) fn out(text: &str) -> Result<(), String> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("could not write to stdout: {e}")),
+        Err(e) => Err(format!("could not write to stdout: {}", OsMessage(&e))),
     }
 }
 

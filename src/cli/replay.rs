@@ -14,6 +14,7 @@ use io_harness::{
     replay::{ReplayOutcome, replay},
     run::now_rfc3339,
 };
+use io_hooks::text::OsMessage;
 use serde_json::json;
 
 use super::{
@@ -128,7 +129,7 @@ fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
     if file == "-" {
         return Ok(("stdin".to_owned(), Box::new(std::io::stdin().lock())));
     }
-    let opened = File::open(file).map_err(|e| format!("{file}: {e}"))?;
+    let opened = File::open(file).map_err(|e| format!("{file}: {}", OsMessage(&e)))?;
     Ok((file.to_owned(), Box::new(opened)))
 }
 
@@ -170,7 +171,7 @@ fn print_outcome(outcome: ReplayOutcome, cancelled_by: &[usize], json: bool) -> 
 /// The reason never quotes the line: serde's messages can hold a value from
 /// it (`invalid type: string "…"`), and a recording can hold secrets.
 fn parse_line(line: std::io::Result<Line>) -> Result<Option<RunEvent>, (Option<usize>, String)> {
-    let line = line.map_err(|e| (None, format!("not a RunEvent: {e}")))?;
+    let line = line.map_err(|e| (None, format!("not a RunEvent: {}", OsMessage(&e))))?;
     if line.text.trim().is_empty() {
         return Ok(None);
     }
