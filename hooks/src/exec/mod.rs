@@ -162,21 +162,14 @@ impl<E: HookEvents> Hooks<E> {
     /// open). The library never prints it.
     ///
     /// ```
-    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure};
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "step")] Step }
     /// let dir = tempfile::tempdir()?;
     /// let argv = ["sh", "-c", "echo 'refused: no tests' >&2; exit 7"];
     /// let hooks = Hooks::new(
-    ///     vec![HookSpec {
-    ///         on: HookFilter::<Ev>::ALL,
-    ///         action: Action::Run {
-    ///             argv: argv.map(String::from).to_vec(),
-    ///             timeout: std::time::Duration::from_secs(5),
-    ///         },
-    ///         on_failure: OnFailure::Continue,
-    ///     }],
+    ///     vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::run(argv))],
     ///     dir.path(),
     /// )
     /// .capture_stderr(4096);
@@ -195,16 +188,15 @@ impl<E: HookEvents> Hooks<E> {
     /// dry run, or a checker that must leave the disk as it found it.
     ///
     /// ```
-    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, OnFailure, ProblemKind};
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, ProblemKind};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "step")] Step }
     /// let dir = tempfile::tempdir()?;
-    /// let specs = vec![HookSpec::<Ev> {
-    ///     on: HookFilter::ALL,
-    ///     action: Action::Append { path: dir.path().join("nope/audit.jsonl") },
-    ///     on_failure: OnFailure::Continue,
-    /// }];
+    /// let specs = vec![HookSpec::<Ev>::new(
+    ///     HookFilter::ALL,
+    ///     Action::append(dir.path().join("nope/audit.jsonl")),
+    /// )];
     /// let problems = Hooks::check(&specs, dir.path());
     /// assert!(matches!(problems[0].kind, ProblemKind::AppendNoParent { .. }));
     /// assert_eq!(problems[0].number(), 1);
