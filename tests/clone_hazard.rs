@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{ReleaseFifo, output_within, prerequisite, within};
+use common::{ReleaseFifo, git, output_within, prerequisite, within};
 use io_harness::{Config, ConfigError};
 
 const HOOKED: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
@@ -114,21 +114,6 @@ fn a_symlink_to_a_proc_file_is_read_no_further_than_the_cap() {
 }
 
 // ---- asking git whether `io.local.toml` is tracked ----
-
-fn git(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 /// A repository at a fresh temp dir with a hooked `io.local.toml` in its
 /// index; `None` when there is no usable git.

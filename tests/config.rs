@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::prerequisite;
+use common::{git, prerequisite};
 use io_harness::{Config, ConfigError, EventKind, HookEvents, Scope};
 use io_hooks::{Action, HookSpec, OnFailure};
 use proptest::prelude::*;
@@ -785,17 +785,6 @@ fn hooks_is_the_harness_observer_type() {
 }
 
 // ---- a tracked io.local.toml arrived with the clone ----
-
-fn git(root: &Path, args: &[&str]) -> bool {
-    std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 #[test]
 fn a_tracked_io_local_toml_may_not_declare_hooks() {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{output_within, prerequisite, read_pid, wait_until};
+use common::{git, output_within, prerequisite, read_pid, wait_until};
 
 /// The variable that makes a re-executed test binary exec `io` instead.
 const EXEC_IO: &str = "IO_SIGNALS_TEST_EXEC_IO";
@@ -136,18 +136,6 @@ fn signal_io(
         markers.iter().any(|m| root.join(m).exists())
     });
     assert!(quiet, "a child wrote to the workspace after io ended");
-}
-
-fn git(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// `io` started with `SIGCHLD` ignored still asks git, and still refuses a

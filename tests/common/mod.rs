@@ -28,3 +28,21 @@ pub(crate) fn prerequisite(what: &str, here: bool) -> bool {
     eprintln!("SKIPPED, this test ran nothing: {what} is missing (under CI=true it fails)");
     false
 }
+
+/// Runs `git -C dir args…` quietly, with nothing of the host's git setup
+/// (system config, `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`) leaking in;
+/// whether it succeeded.
+pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> bool {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
