@@ -52,6 +52,16 @@ impl Env {
         command
     }
 
+    /// `io replay - --json` on `examples/events.jsonl`, which must exit 0.
+    fn replay_examples_json(&self) -> Output {
+        let out = self.io_with_stdin(
+            &["replay", "-", "--json"],
+            Some(example_events().as_bytes()),
+        );
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        out
+    }
+
     fn io_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
         let mut child = self
             .command(args)
@@ -398,15 +408,8 @@ fn io_replay_json_reports_each_hook_and_the_outcome() {
         "io.local.toml",
         "[[hook]]\non = [\"finished\"]\nappend = \"f.jsonl\"\n",
     );
-    let out = env.io_with_stdin(
-        &["replay", "-", "--json"],
-        Some(example_events().as_bytes()),
-    );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let lines: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect();
+    let out = env.replay_examples_json();
+    let lines = json_lines(&out);
     let last = lines.last().expect("summary");
     assert_eq!(last["outcome"], "completed");
     let finished: Vec<&serde_json::Value> =
@@ -443,11 +446,7 @@ fn io_replay_json_names_each_of_several_hooks_by_its_own_number() {
          [[hook]]\non = [\"finished\"]\nrun = [\"false\"]\n\n\
          [[hook]]\non = [\"started\", \"finished\"]\nappend = \"three.jsonl\"\n",
     );
-    let out = env.io_with_stdin(
-        &["replay", "-", "--json"],
-        Some(example_events().as_bytes()),
-    );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = env.replay_examples_json();
     let lines = json_lines(&out);
     let fired = |tag: &str| -> Vec<(u64, bool)> {
         let line = lines
@@ -484,11 +483,7 @@ fn a_hooks_own_output_never_reaches_io_replay_json() {
         "io.local.toml",
         "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo HOOK-WROTE-TO-STDOUT && echo HOOK-WROTE-TO-STDERR >&2\"]\n",
     );
-    let out = env.io_with_stdin(
-        &["replay", "-", "--json"],
-        Some(example_events().as_bytes()),
-    );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = env.replay_examples_json();
     for (name, text) in [("stdout", stdout(&out)), ("stderr", stderr(&out))] {
         assert!(
             !text.contains("HOOK-WROTE"),
