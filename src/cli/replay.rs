@@ -49,8 +49,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     let hooks = if args.dry_run {
         None
     } else {
-        let hooks = Hooks::new(selection.specs.clone(), config.root())
-            .with_interrupt(io_harness::process_interrupt().clone());
+        let hooks = config.hooks_from(selection.specs.clone());
         super::print_problems(&hooks, &selection);
         Some(if args.stderr {
             hooks.capture_stderr(super::STDERR_TAIL)

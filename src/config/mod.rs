@@ -359,7 +359,15 @@ impl Config {
     /// Each call builds a new observer; building it creates each `append`
     /// hook's file.
     pub fn hooks(&self) -> Hooks {
-        Hooks::new(self.hook_specs().to_vec(), &self.root)
-            .with_interrupt(crate::process_interrupt().clone())
+        self.hooks_from(self.hook_specs().to_vec())
+    }
+
+    /// Builds a [`Hooks`] observer from `specs` (say, a chosen few of
+    /// [`hook_specs`](Self::hook_specs)) as [`hooks`](Self::hooks) does: in
+    /// this config's discovery root, and on the process's
+    /// [`Interrupt`](io_hooks::Interrupt), so that a signal to `io` ends
+    /// them too.
+    pub fn hooks_from(&self, specs: Vec<HookSpec<EventKind>>) -> Hooks {
+        Hooks::new(specs, &self.root).with_interrupt(crate::process_interrupt().clone())
     }
 }
