@@ -337,3 +337,61 @@ fn serde_cannot_write_a_string_or_number_newtype_beside_an_internal_tag() {
         r#"{"event":"Struct","note":"n"}"#
     );
 }
+
+/// `Kind::named` is what a `const` names a kind with; called at run time it
+/// does the same, so each tag is found at its own position, including tags
+/// of the same length as an earlier one (`step` after `done`).
+#[test]
+fn named_finds_each_tag_at_its_own_position() {
+    for (i, tag) in Costed::TAGS.iter().enumerate() {
+        let kind = Kind::<Costed>::named(tag);
+        assert_eq!(position(kind), Some(i), "{tag}");
+        assert_eq!(kind.tag(), *tag);
+    }
+    assert_eq!(Kind::<Costed>::named("step"), Costed::Step.kind());
+}
+
+/// The documented panic, for a tag the enum does not have (in a `const`,
+/// the same panic is a compile error).
+#[test]
+#[should_panic(expected = "no event of this enum has that tag")]
+fn named_panics_on_a_tag_the_enum_does_not_have() {
+    let _ = Kind::<Costed>::named("Token");
+}
+
+#[test]
+fn a_kind_reads_its_own_variants_doc_and_cost() {
+    let tuple = Kind::<Shapes>::named("tuple");
+    assert_eq!(tuple.doc(), "A tuple variant, documented over two lines.");
+    assert_eq!(Kind::<Shapes>::named("named").doc(), "");
+    let docs: Vec<&str> = Kind::<Shapes>::all().map(Kind::doc).collect();
+    assert_eq!(docs, Shapes::DOCS);
+
+    assert_eq!(Costed::Token.kind().cost(), Some(Cost::PerToken));
+    assert_eq!(Costed::Quiet.kind().cost(), None);
+    let costs: Vec<Option<Cost>> = Kind::<Costed>::all().map(Kind::cost).collect();
+    assert_eq!(costs, Costed::COSTS);
+}
+
+#[test]
+fn a_kind_debugs_as_its_tag() {
+    assert_eq!(format!("{:?}", Costed::Token.kind()), "Kind(token)");
+    assert_eq!(format!("{:?}", Kind::<Shapes>::named("unit")), "Kind(unit)");
+}
+
+/// Kinds key maps and sets: equal kinds hash alike, and distinct ones do
+/// not all hash alike (which would put every kind in one bucket).
+#[test]
+fn kinds_hash_as_the_variant_they_name() {
+    use std::collections::HashSet;
+    use std::hash::BuildHasher;
+    let state = std::hash::RandomState::new();
+    let hashes: HashSet<u64> = Kind::<Costed>::all().map(|k| state.hash_one(k)).collect();
+    assert_eq!(hashes.len(), Costed::TAGS.len());
+    assert_eq!(
+        state.hash_one(Costed::Token.kind()),
+        state.hash_one(Kind::<Costed>::named("token"))
+    );
+    let set: HashSet<Kind<Costed>> = Kind::all().chain(Kind::all()).collect();
+    assert_eq!(set.len(), Costed::TAGS.len());
+}

@@ -95,6 +95,20 @@ fn contains_tests_only_the_events_bit() {
     assert!(!HookFilter::<Ev>::EMPTY.contains(&fin));
 }
 
+/// `only` is the one-event filter a harness builds from a kind: it holds
+/// that event and nothing else, wherever the variant stands.
+#[test]
+fn only_holds_exactly_its_kind() {
+    for (i, tag) in Ev::TAGS.iter().enumerate() {
+        let kind = Ev::from_tag(tag).expect("a tag of Ev");
+        let only = HookFilter::only(kind);
+        assert_eq!(only, f(&[tag]), "{tag}");
+        assert_eq!(only.len(), 1);
+        assert!(only.contains_kind(kind));
+        assert_eq!(only.tags().collect::<Vec<_>>(), [Ev::TAGS[i]]);
+    }
+}
+
 #[test]
 fn tags_and_debug_list_the_set_in_declaration_order() {
     let s = f(&["finished", "started"]);

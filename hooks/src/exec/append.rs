@@ -213,3 +213,47 @@ pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rustix::fs::{CWD, FileType, Mode, mknodat};
+
+    use super::super::run::test_watchdog::{ReleaseFifo, within};
+    use super::*;
+
+    /// `reader` opens the log again by its name, to cut a torn write back
+    /// off or read the last byte at build time, and the name may have been
+    /// swapped since the log was opened. A symbolic link there is refused
+    /// as the first open refuses one, even a link to the log itself; a FIFO
+    /// is refused at once, not waited on for a writer that never comes.
+    #[test]
+    fn the_re_open_follows_no_link_and_never_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("audit.jsonl");
+        let file = open(&log).unwrap();
+        assert!(reader(&file, &log).is_ok(), "the log itself");
+
+        let moved = dir.path().join("moved.jsonl");
+        std::fs::rename(&log, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &log).unwrap();
+        let err = reader(&file, &log).unwrap_err();
+        assert_eq!(Errno::from_io_error(&err), Some(Errno::LOOP), "{err}");
+
+        std::fs::remove_file(&log).unwrap();
+        mknodat(CWD, &log, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+        // Should the open wait for a writer, the watchdog fails the test and
+        // this gives it one, so its thread goes on.
+        let _release = ReleaseFifo {
+            path: log.clone(),
+            for_writing: true,
+        };
+        let path = log.clone();
+        let got = within(Duration::from_secs(10), "re-opening a FIFO", move || {
+            reader(&file, &path).map(drop)
+        });
+        let err = got.unwrap_err();
+        assert_eq!(err.to_string(), "the file was replaced");
+    }
+}

@@ -631,7 +631,7 @@ impl Waiter {
 #[cfg(test)]
 #[allow(dead_code)]
 #[path = "../../tests/common/watchdog.rs"]
-mod test_watchdog;
+pub(super) mod test_watchdog;
 
 #[cfg(test)]
 mod tests {
@@ -765,5 +765,52 @@ mod tests {
         );
         // Unset PATH: the absolute default.
         assert!(resolve("sh", r, None).unwrap().is_absolute());
+    }
+
+    /// This thread's CPU time so far, user and system, from
+    /// `/proc/thread-self/stat` (fields 14 and 15, in `USER_HZ` ticks,
+    /// which Linux fixes at 100 a second).
+    #[cfg(target_os = "linux")]
+    fn thread_cpu_time() -> Duration {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("/proc is mounted");
+        // After the command name's `)`, the state is field 3.
+        let fields: Vec<u64> = stat
+            .rsplit(')')
+            .next()
+            .expect("a stat line")
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .map(|n| n.parse().expect("a tick count"))
+            .collect();
+        MS(fields.iter().sum::<u64>() * 10)
+    }
+
+    /// Waiting on a hook by polling `waitid` naps between two checks, each
+    /// nap twice the last up to `MAX_POLL_SLICE`: a hook that runs for a
+    /// second costs some sixty wake-ups, not a core for a second. (A nap
+    /// that shrank instead would reach zero and spin.)
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_waitid_fallback_backs_off_instead_of_spinning() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let (wall, cpu, r) = within(HUNG, "a polled one-second hook", move || {
+            let (start, before) = (Instant::now(), thread_cpu_time());
+            let r = run_with(
+                &sh("exec sleep 1"),
+                MS(10_000),
+                &root,
+                b"{}\n",
+                WaitMode::Poll,
+            );
+            (start.elapsed(), thread_cpu_time() - before, r)
+        });
+        assert!(r.is_ok(), "{r:?}");
+        assert!(wall >= MS(1000), "{wall:?}");
+        assert!(
+            cpu < MS(200),
+            "waiting {wall:?} for the hook cost {cpu:?} of CPU"
+        );
     }
 }
