@@ -1,0 +1,192 @@
+//! The [`Interrupt`] handle's own bookkeeping: which children it counts and
+//! waits for, which groups an interrupt kills once others have ended or been
+//! let go, and what a [`Tracked`](io_hooks::Tracked) child does when it is
+//! killed and reaped. Real children, each blocked on a FIFO of its own until
+//! the test lets it go, so nothing here waits on a guess.
+
+mod common;
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use io_hooks::{HookFailure, Interrupt};
+use rustix::fs::{CWD, FileType, Mode, mknodat};
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
+
+use common::{KillOnDrop, ReleaseFifo, alive, read_pid, wait_until, within};
+
+/// Far above anything here takes, far below a hang.
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// A FIFO at `dir/name`, for a child to block on until the test lets it go.
+fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    mknodat(CWD, &path, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+    path
+}
+
+/// Lets the child reading `fifo` go on: opens it for writing (which waits
+/// for the child to open it too) and writes it a line.
+fn release(fifo: &Path) {
+    let fifo = fifo.to_path_buf();
+    within(LIMIT, "a child opening its FIFO", move || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .and_then(|mut f| f.write_all(b"go\n"))
+    })
+    .expect("the FIFO takes a line");
+}
+
+/// On a thread, a child run through `interrupt` (so in flight on it) that
+/// waits for a line on the FIFO `dir/name`, then exits 0.
+fn run_waiting(
+    interrupt: &Interrupt,
+    dir: &Path,
+    name: &str,
+) -> JoinHandle<Result<(), HookFailure>> {
+    let interrupt = interrupt.clone();
+    let root = dir.to_path_buf();
+    let argv = ["/bin/sh", "-c", &format!("read line < {name}")].map(str::to_owned);
+    let timeout = Duration::from_secs(60);
+    std::thread::spawn(move || interrupt.run_argv(&argv, &root, b"", Stdio::null(), timeout))
+}
+
+fn joined(what: &str, child: JoinHandle<Result<(), HookFailure>>) -> Result<(), HookFailure> {
+    within(LIMIT, what, move || child.join().expect("no panic"))
+}
+
+/// A background child leading a group of its own, as `track` wants.
+fn background(dir: &Path, body: &str) -> Child {
+    Command::new("/bin/sh")
+        .args(["-c", body])
+        .current_dir(dir)
+        .process_group(0)
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn wait_reaped_waits_for_the_children_in_flight() {
+    let interrupt = Interrupt::new();
+    assert!(!interrupt.is_interrupted());
+    assert_eq!(interrupt.in_flight(), 0);
+    assert!(
+        interrupt.wait_reaped(Duration::ZERO),
+        "nothing is in flight"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let go = fifo(dir.path(), "go");
+    // Should the test fail with the child blocked, this lets it go.
+    let _release = ReleaseFifo {
+        path: go.clone(),
+        for_writing: true,
+    };
+    let child = run_waiting(&interrupt, dir.path(), "go");
+    assert!(wait_until(LIMIT, || interrupt.in_flight() == 1));
+    assert!(
+        !interrupt.wait_reaped(Duration::from_millis(100)),
+        "a child is still in flight"
+    );
+    release(&go);
+    assert!(interrupt.wait_reaped(LIMIT));
+    assert_eq!(interrupt.in_flight(), 0);
+    assert!(joined("the released child", child).is_ok());
+    assert!(!interrupt.is_interrupted(), "nothing interrupted it");
+}
+
+/// Two children in flight; the first ends on its own; an interrupt still
+/// kills the second (each child is forgotten on its own, by an id of its
+/// own).
+#[test]
+fn an_interrupt_kills_the_child_left_in_flight_after_another_ended() {
+    let interrupt = Interrupt::new();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (fifo(dir.path(), "a"), fifo(dir.path(), "b"));
+    let _release = ReleaseFifo {
+        path: b,
+        for_writing: true,
+    };
+    let first = run_waiting(&interrupt, dir.path(), "a");
+    let second = run_waiting(&interrupt, dir.path(), "b");
+    assert!(wait_until(LIMIT, || interrupt.in_flight() == 2));
+    release(&a);
+    assert!(joined("the released child", first).is_ok());
+    assert_eq!(interrupt.in_flight(), 1);
+
+    interrupt.interrupt();
+    assert!(interrupt.is_interrupted());
+    let second = joined("the child left in flight, interrupted", second);
+    assert!(
+        matches!(second, Err(HookFailure::Interrupted)),
+        "{second:?}"
+    );
+    assert!(interrupt.wait_reaped(LIMIT));
+}
+
+/// A `Tracked` dropped unreaped is let go: an interrupt no longer kills
+/// it, and still kills every other tracked child.
+#[test]
+fn a_dropped_tracked_child_is_let_go_and_only_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let interrupt = Interrupt::new();
+    let (a, b) = (
+        background(dir.path(), "exec sleep 30"),
+        background(dir.path(), "exec sleep 30"),
+    );
+    let (a_pid, b_pid) = (a.id(), b.id());
+    let _cleanup = KillOnDrop(vec![a_pid as i32, b_pid as i32]);
+    let a = interrupt.track(a).unwrap();
+    let mut b = interrupt.track(b).unwrap();
+    assert_eq!(
+        (a.id(), b.id()),
+        (a_pid, b_pid),
+        "a tracked child's id is its pid"
+    );
+
+    drop(a);
+    interrupt.interrupt();
+    let mut status = None;
+    assert!(
+        wait_until(LIMIT, || {
+            status = b.try_wait().unwrap();
+            status.is_some()
+        }),
+        "the tracked child survived the interrupt"
+    );
+    assert_eq!(status.unwrap().signal(), Some(9));
+    // `interrupt` signals every group it holds before it returns.
+    assert!(alive(a_pid as i32), "the child let go was killed too");
+
+    let a_pid = Pid::from_raw(a_pid as i32).unwrap();
+    kill_process(a_pid, Signal::KILL).unwrap();
+    waitpid(Some(a_pid), WaitOptions::empty()).unwrap();
+}
+
+#[test]
+fn kill_and_reap_ends_the_whole_group_and_reaps_its_leader() {
+    let dir = tempfile::tempdir().unwrap();
+    let leader = background(dir.path(), "sleep 30 & echo $! > gc.pid; wait");
+    let pid = leader.id() as i32;
+    let tracked = Interrupt::new().track(leader).unwrap();
+    let grandchild = read_pid(&dir.path().join("gc.pid")).expect("the grandchild's pid");
+    let _cleanup = KillOnDrop(vec![pid, grandchild]);
+
+    tracked.kill_and_reap();
+    assert_eq!(
+        waitpid(Pid::from_raw(pid), WaitOptions::NOHANG).err(),
+        Some(Errno::CHILD),
+        "the leader is reaped"
+    );
+    assert!(
+        wait_until(LIMIT, || !alive(grandchild)),
+        "the grandchild in the leader's group survived"
+    );
+}
