@@ -723,6 +723,24 @@ fn a_dangling_symlink_is_an_error_not_a_missing_file() {
     );
 }
 
+/// A symbolic link that loops (a repository can commit one) cannot be
+/// opened: the error names the loop, not a link to nothing, nor a file that
+/// is simply absent.
+#[test]
+fn a_symlink_loop_is_an_error_naming_the_loop() {
+    let f = Fixture::new();
+    std::os::unix::fs::symlink(f.local_file(), f.local_file()).unwrap();
+    let cause = std::io::Error::from_raw_os_error(libc::ELOOP);
+    assert_eq!(
+        f.error(),
+        format!(
+            "{}: cannot be read: {}",
+            f.local_file().display(),
+            io_hooks::text::OsMessage(&cause)
+        )
+    );
+}
+
 #[test]
 fn the_root_must_be_a_directory() {
     let f = Fixture::new();

@@ -364,6 +364,22 @@ fn timeout_ms_must_be_a_whole_number_of_at_least_one() {
     );
 }
 
+/// TOML integers past `i64::MAX` (the toml crate reads them up to
+/// `u64::MAX`) are a timeout too long to matter, not a type error: they
+/// saturate at `i64::MAX` milliseconds.
+#[test]
+fn a_timeout_past_i64_max_saturates_rather_than_failing() {
+    for value in ["9223372036854775808", "18446744073709551615"] {
+        let hooks = load(&format!("[[hook]]\nrun = [\"x\"]\ntimeout_ms = {value}\n"))
+            .unwrap_or_else(|e| panic!("timeout_ms = {value}: {e}"));
+        let most = Duration::from_millis(i64::MAX as u64);
+        assert!(
+            matches!(hooks[0].action, Action::Run { timeout, .. } if timeout == most),
+            "timeout_ms = {value}"
+        );
+    }
+}
+
 #[test]
 fn timeout_ms_on_an_append_hook_is_refused() {
     assert_eq!(
