@@ -153,6 +153,33 @@ fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() 
     assert!(!root.join("~").exists() && !root.join("nope").exists());
 }
 
+/// A FIFO where an append log should be is not a regular file: `check`
+/// says so (it never tries to open it), and building the hooks reports the
+/// same one problem rather than a failed open.
+#[test]
+fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fifo = root.join("audit.jsonl");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let specs = vec![append(&fifo, &[], OnFailure::Continue)];
+    let checked = Hooks::check(&specs, root);
+    let hooks = Hooks::new(specs, root);
+    assert_eq!(hooks.problems(), checked.as_slice());
+    let got = kinds(&hooks);
+    assert!(
+        matches!(&got[..], [(1, ProblemKind::AppendNotRegular { path })] if path == &fifo),
+        "{got:?}"
+    );
+}
+
 /// An event whose `Serialize` fails, as a map with a non-string key does.
 #[derive(serde::Serialize)]
 struct Unserialisable {

@@ -256,4 +256,15 @@ mod tests {
         let err = got.unwrap_err();
         assert_eq!(err.to_string(), "the file was replaced");
     }
+
+    /// `create` opens what `check` found to be a regular file; should it have
+    /// been swapped for something else since (here a device, which opens
+    /// without blocking), `create` refuses it by itself.
+    #[test]
+    fn create_refuses_what_is_not_a_regular_file_whatever_check_saw() {
+        let device = Path::new("/dev/null");
+        assert!(
+            matches!(create(1, device), Some(ProblemKind::AppendNotRegular { path }) if path == device)
+        );
+    }
 }
