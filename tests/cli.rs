@@ -1177,3 +1177,68 @@ fn a_hook_gets_only_descriptors_0_to_2() {
     assert!(others.len() <= 1, "the hook got more than stdio: {fds:?}");
     assert!(fds.starts_with(&[0, 1, 2]), "{fds:?}");
 }
+
+/// `io -v replay` of one event to a failing hook, with stderr on a fresh
+/// pseudo-terminal and `NO_COLOR` as given; returns what the terminal got.
+fn stderr_on_a_terminal(env: &Env, no_color: Option<&str>) -> String {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::Read;
+
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pseudo-terminal");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().expect("a UTF-8 name"))
+        .expect("the terminal's other end");
+    let mut command = env.command(&["-v", "replay", "events.jsonl"]);
+    command.env_remove("NO_COLOR");
+    if let Some(value) = no_color {
+        command.env("NO_COLOR", value);
+    }
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .expect("io runs");
+    let out = output_within(child, Duration::from_secs(60), "io");
+    assert_eq!(code(&out), 0, "{out:?}");
+    // The child has exited and `command` held the only other copy of the
+    // terminal's end, so the read ends (EIO on Linux) after what io wrote.
+    drop(command);
+    let mut text = Vec::new();
+    let mut master = std::fs::File::from(master);
+    let _ = master.read_to_end(&mut text);
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+#[test]
+fn a_terminal_gets_colour_unless_no_color_is_set_and_a_pipe_never_does() {
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nrun = [\"/bin/false\"]\n");
+    env.write(
+        "events.jsonl",
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n",
+    );
+    let warned = |text: &str| text.contains("hook[1] failed on `started`");
+    let coloured = stderr_on_a_terminal(&env, None);
+    assert!(warned(&coloured), "{coloured:?}");
+    assert!(
+        coloured.contains("\x1b["),
+        "no colour on a terminal: {coloured:?}"
+    );
+    for value in ["1", "yes"] {
+        let plain = stderr_on_a_terminal(&env, Some(value));
+        assert!(warned(&plain), "{plain:?}");
+        assert!(!plain.contains('\x1b'), "NO_COLOR={value}: {plain:?}");
+    }
+    // An empty NO_COLOR does not count (no-color.org).
+    let empty = stderr_on_a_terminal(&env, Some(""));
+    assert!(empty.contains("\x1b["), "NO_COLOR=: {empty:?}");
+    let piped = env.io(&["-v", "replay", "events.jsonl"]);
+    assert!(warned(&stderr(&piped)), "{}", stderr(&piped));
+    assert!(!stderr(&piped).contains('\x1b'), "{}", stderr(&piped));
+}

@@ -1135,3 +1135,75 @@ answer = "tried"
     );
     assert!(kinds_tagged(&rec, &["refused"]).is_empty());
 }
+
+#[test]
+fn each_tool_failure_reaches_the_model_in_its_own_words() {
+    let fx = fixture();
+    std::fs::write(fx.workspace.join("twice.txt"), "a a").expect("twice");
+    std::fs::write(fx.workspace.join("latin1.txt"), b"caf\xe9").expect("latin1");
+    let text = r#"
+goal = "fail"
+[[turn]]
+calls = [
+  { tool = "edit_file", args = { path = "twice.txt", old = "a", new = "b" } },
+  { tool = "edit_file", args = { path = "twice.txt", old = "z", new = "b" } },
+  { tool = "edit_file", args = { path = "latin1.txt", old = "caf", new = "tea" } },
+  { tool = "memory_write", args = { key = "../escape", value = "x" } },
+  { tool = "poll", args = { handle = "h-9" } },
+  { tool = "kill", args = { handle = "h-9" } },
+  { tool = "exec_background", args = { argv = [] } },
+  { tool = "exec_background", args = { argv = ["io-no-such-program-here"] } },
+  { tool = "todo_write", args = {} },
+  { tool = "mcp", args = { server = "prose", method = "tools/list" } },
+  { tool = "mcp", args = { server = "empty", method = "tools/list" } },
+]
+answer = "failed"
+"#;
+    let provider = script(text);
+    let rec: Recorder<fn(&RunEvent) -> bool> = Recorder::new(never);
+    // Two servers that ignore the request: one answers prose, one `{}`.
+    let server = |answer: &str| vec!["echo".to_owned(), answer.to_owned()];
+    let contract = Contract {
+        run_id: Some("r-fail".into()),
+        mcp_servers: [
+            ("prose".to_owned(), server("hello")),
+            ("empty".to_owned(), server("{}")),
+        ]
+        .into(),
+        ..Contract::new("fail", &fx.workspace)
+    };
+    pollster::block_on(run_with_observed(
+        &contract,
+        &provider,
+        &fx.store,
+        &Policy::default().tool("exec_background", Rule::Allow),
+        &ApproveAll,
+        &rec,
+    ))
+    .expect("run");
+    let observation = first_observation(&fx, "r-fail");
+    let lines: Vec<&str> = observation.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "[edit_file failed] edit twice.txt: the text to replace occurs 2 times; it must occur exactly once",
+            "[edit_file failed] edit twice.txt: the text to replace occurs 0 times; it must occur exactly once",
+            "[edit_file failed] edit latin1.txt: stream did not contain valid UTF-8",
+            "[memory_write failed] memory_write: `../escape` is not a key (letters, digits, `-` and `_`)",
+            "[poll failed] no running handle `h-9`",
+            "[kill failed] no running handle `h-9`",
+            "[exec_background failed] exec_background: `argv` names no program",
+            "[exec_background failed] exec_background: could not spawn `io-no-such-program-here`: not found in any absolute `PATH` entry",
+            "[todo_write failed] missing array argument `items`",
+            "[mcp failed] mcp: the server's answer is not JSON: expected value at line 1 column 1",
+            "[mcp failed] mcp: the server's answer has neither `result` nor `error`",
+        ],
+        "{observation}"
+    );
+    // Nothing was written by the failed edits.
+    assert_eq!(
+        std::fs::read(fx.workspace.join("twice.txt")).expect("twice"),
+        b"a a"
+    );
+    assert!(!fx.workspace.join(".io/memory").exists());
+}

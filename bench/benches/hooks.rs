@@ -19,8 +19,8 @@ use std::time::Duration;
 use criterion::{Criterion, SamplingMode};
 use io_bench::report::{Paired, Row, Table, Target};
 use io_bench::{
-    NaiveFilter, NullStore, append_hooks, append_paths, empty, envelope, every_kind, json_line,
-    raw_append, timed_appends, token_contract, token_script,
+    NaiveFilter, NullStore, RawAppendObserver, append_hooks, append_paths, empty, envelope,
+    every_kind, json_line, raw_append, timed_appends, token_contract, token_script,
 };
 use io_harness::{
     ApproveAll, EventKind, HookEvents, HookFilter, Observer,
@@ -560,16 +560,18 @@ const SHAPES: [(u32, usize); 2] = [(100, 1_000), (10, 10_000)];
 /// the run never emits (every token then meets a mask test and no more).
 fn run(c: &mut Criterion, t: &mut Table) {
     let ids = [
-        (
-            "run_100x1000/no_observer",
-            "run_100x1000/hooks_step_finished",
-            "run_100x1000/hooks_never_fire",
-        ),
-        (
-            "run_10x10000/no_observer",
-            "run_10x10000/hooks_step_finished",
-            "run_10x10000/hooks_never_fire",
-        ),
+        RunIds {
+            none: "run_100x1000/no_observer",
+            on_step: "run_100x1000/hooks_step_finished",
+            never: "run_100x1000/hooks_never_fire",
+            floor: "run_100x1000/raw_append_step_finished",
+        },
+        RunIds {
+            none: "run_10x10000/no_observer",
+            on_step: "run_10x10000/hooks_step_finished",
+            never: "run_10x10000/hooks_never_fire",
+            floor: "run_10x10000/raw_append_step_finished",
+        },
     ];
     let what = [
         (
@@ -586,14 +588,28 @@ fn run(c: &mut Criterion, t: &mut Table) {
     }
 }
 
+/// The criterion ids of one run shape's benches.
+struct RunIds {
+    none: &'static str,
+    on_step: &'static str,
+    never: &'static str,
+    floor: &'static str,
+}
+
 fn run_shape(
     c: &mut Criterion,
     t: &mut Table,
     steps: u32,
     tokens_per_step: usize,
-    (none, on_step_id, never_id): (&'static str, &'static str, &'static str),
+    ids: RunIds,
     (what_on_step, what_never): (&'static str, &'static str),
 ) {
+    let RunIds {
+        none,
+        on_step: on_step_id,
+        never: never_id,
+        floor: floor_id,
+    } = ids;
     let dir = tempfile::tempdir().expect("temp dir");
     let workspace = dir.path().join("ws");
     std::fs::create_dir(&workspace).expect("workspace");
@@ -613,6 +629,12 @@ fn run_shape(
             dir.path().join("never.jsonl"),
         )],
         dir.path(),
+    );
+    let floor_log = dir.path().join("floor.jsonl");
+    let floor = RawAppendObserver::new(
+        &["step", "finished"],
+        floor_log.clone(),
+        json_line(&step().1),
     );
     let go = |observer: &dyn Observer| {
         let result = pollster::block_on(run_with_observed(
@@ -639,6 +661,7 @@ fn run_shape(
     g.bench_function("no_observer", |b| b.iter(|| go(&())));
     g.bench_function("hooks_step_finished", |b| b.iter(|| go(&on_step)));
     g.bench_function("hooks_never_fire", |b| b.iter(|| go(&never)));
+    g.bench_function("raw_append_step_finished", |b| b.iter(|| go(&floor)));
     g.finish();
 
     let vs = "no observer (`&()`)";
@@ -662,4 +685,33 @@ fn run_shape(
         ..row(what_never, never_id, vs, none, Target::Ratio(1.02))
     };
     t.pair(r, || {}, || go(&never), || go(&()));
+    // What the 1.15x is up against: the same events written with nothing but
+    // the syscalls, against no observer; and the hooks against that floor,
+    // which is the engine's own share.
+    let what_floor = if steps == 100 {
+        "100 steps, raw open+write+close on `step`+`finished`"
+    } else {
+        "10 steps, raw open+write+close on `step`+`finished`"
+    };
+    let r = Row {
+        unit: "/run",
+        ..row(what_floor, floor_id, vs, none, Target::None)
+    };
+    t.pair(r, || empty(&[&floor_log]), || go(&floor), || go(&()));
+    let r = Row {
+        unit: "/run",
+        ..row(
+            what_on_step,
+            on_step_id,
+            "that raw floor",
+            floor_id,
+            Target::None,
+        )
+    };
+    t.pair(
+        r,
+        || empty(&[&audit, &floor_log]),
+        || go(&on_step),
+        || go(&floor),
+    );
 }

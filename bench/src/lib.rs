@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use io_harness::{
-    EventKind, HookEvents, RunEvent,
+    EventKind, HookEvents, Observer, RunEvent,
     run::{Contract, Record, Store, StoreError},
 };
-use io_hooks::{Action, HookFilter, HookSpec, Hooks, Kind};
+use io_hooks::{Action, Flow, HookFilter, HookSpec, Hooks, Kind};
 
 /// One value of every [`EventKind`], in `TAGS` order: the first event of
 /// each kind in `examples/events.jsonl`, a real run that a test in the
@@ -123,6 +123,40 @@ pub fn raw_append(path: &Path, line: &[u8]) {
         .expect("open for append");
     let written = file.write(line).expect("write");
     assert_eq!(written, line.len(), "one write of the whole line");
+}
+
+/// The floor of `append` hooks in a whole run: an observer that wants the
+/// same events and, for each, does only what the spec's open-per-event
+/// `append` cannot avoid, [`raw_append`] of a line serialised in advance.
+/// No serialisation, no lock, no check. A run with hooks against a run with
+/// this observer is the engine's own cost; this observer against none is
+/// the syscalls' (`BENCHMARKS.md`, "The missed target").
+pub struct RawAppendObserver {
+    wanted: HookFilter<EventKind>,
+    path: PathBuf,
+    line: Vec<u8>,
+}
+
+impl RawAppendObserver {
+    /// Appends `line` to `path` for every event named in `on`.
+    pub fn new(on: &[&str], path: PathBuf, line: Vec<u8>) -> Self {
+        RawAppendObserver {
+            wanted: HookFilter::from_names(on).expect("known event names"),
+            path,
+            line,
+        }
+    }
+}
+
+impl Observer for RawAppendObserver {
+    fn event(&self, _: &RunEvent) -> Flow {
+        raw_append(&self.path, &self.line);
+        Flow::Continue
+    }
+
+    fn wants(&self, kind: Kind<EventKind>) -> bool {
+        self.wanted.contains_kind(kind)
+    }
 }
 
 /// How many appends may grow a file before [`timed_appends`] empties it.

@@ -44,15 +44,16 @@ fn generate(plan: &Plan) -> TokenStream {
     });
     let count = plan.variants.len();
     let max_events = MAX_EVENTS;
-    let index_arms = plan.variants.iter().enumerate().map(|(i, v)| {
+    // Each kind is built from its tag in an inline `const`, so the lookup
+    // costs nothing at run time and no public constructor takes a position.
+    let index_arms = plan.variants.iter().zip(&tags).map(|(v, tag)| {
         let variant = &v.original.ident;
         // `{ .. }` matches unit, tuple and struct variants alike.
-        quote!(Self::#variant { .. } => #krate::Kind::__derive(#i),)
+        quote!(Self::#variant { .. } => const { #krate::Kind::<Self>::named(#tag) },)
     });
-    let tag_arms = tags
-        .iter()
-        .enumerate()
-        .map(|(i, tag)| quote!(#tag => ::core::option::Option::Some(#krate::Kind::__derive(#i)),));
+    let tag_arms = tags.iter().map(|tag| {
+        quote!(#tag => ::core::option::Option::Some(const { #krate::Kind::<Self>::named(#tag) }),)
+    });
     // An empty enum has no value to match on; `match *self {}` says so.
     let index_body = if count == 0 {
         quote!(match *self {})

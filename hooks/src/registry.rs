@@ -96,10 +96,11 @@ pub struct Kind<E> {
 }
 
 impl<E> Kind<E> {
-    /// For `#[derive(HookEvents)]` only, which passes each variant's
-    /// position in declaration order; not part of the API.
-    #[doc(hidden)]
-    pub const fn __derive(index: usize) -> Self {
+    /// The kind at `index` in declaration order. Private: a kind from
+    /// outside this crate comes from a tag ([`Kind::named`],
+    /// [`HookEvents::from_tag`]) or a value ([`HookEvents::kind`]), never
+    /// from a raw position.
+    const fn at(index: usize) -> Self {
         assert!(
             index < MAX_EVENTS,
             "an event kind's position is below MAX_EVENTS"
@@ -128,7 +129,7 @@ impl<E: HookEvents> Kind<E> {
         let mut i = 0;
         while i < E::TAGS.len() {
             if str_eq(E::TAGS[i], tag) {
-                return Self::__derive(i);
+                return Self::at(i);
             }
             i += 1;
         }
@@ -137,7 +138,7 @@ impl<E: HookEvents> Kind<E> {
 
     /// Every kind of `E`, in declaration order.
     pub fn all() -> impl Iterator<Item = Self> {
-        (0..E::TAGS.len()).map(Self::__derive)
+        (0..E::TAGS.len()).map(Self::at)
     }
 
     /// The wire tag.

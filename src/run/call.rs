@@ -101,7 +101,7 @@ pub(crate) enum Tool<'a> {
 
 /// A parsed call: one carried out in its place, or a `spawn`, which starts a
 /// child run once the step's other calls are done.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub(crate) enum Call<'a> {
     /// Carried out in the order the model wrote it.
     Now(Tool<'a>),
@@ -114,7 +114,7 @@ impl<'a> Call<'a> {
     /// Parses a call: its name, then its arguments in the order they are
     /// reported when missing. The error is what the model is shown.
     pub(crate) fn parse(name: &str, args: &'a Value) -> Result<Call<'a>, ToolError> {
-        let tool = ToolName::parse(name).ok_or_else(|| format!("no tool named `{name}`"))?;
+        let tool = ToolName::parse(name).ok_or_else(|| ToolError::UnknownTool(name.to_owned()))?;
         let arg = |key| str_arg(args, key);
         Ok(Call::Now(match tool {
             ToolName::Spawn => return Ok(Call::Spawn(arg("goal"))),
@@ -162,10 +162,10 @@ impl<'a> Call<'a> {
     }
 }
 
-fn str_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, ToolError> {
+fn str_arg<'v>(args: &'v Value, key: &'static str) -> Result<&'v str, ToolError> {
     args.get(key)
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing string argument `{key}`"))
+        .ok_or(ToolError::MissingString(key))
 }
 
 /// The `argv` argument: the program first, each an owned string.
@@ -177,17 +177,14 @@ fn argv_arg(args: &Value) -> Result<Vec<String>, ToolError> {
 }
 
 /// An argument that is an array of strings.
-fn strings_arg<'v>(args: &'v Value, key: &str) -> Result<Vec<&'v str>, ToolError> {
+fn strings_arg<'v>(args: &'v Value, key: &'static str) -> Result<Vec<&'v str>, ToolError> {
     let items = args
         .get(key)
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("missing array argument `{key}`"))?;
+        .ok_or(ToolError::MissingArray(key))?;
     items
         .iter()
-        .map(|item| {
-            item.as_str()
-                .ok_or_else(|| format!("`{key}` holds a non-string"))
-        })
+        .map(|item| item.as_str().ok_or(ToolError::NotStrings(key)))
         .collect()
 }
 
@@ -209,23 +206,26 @@ mod tests {
     #[test]
     fn arguments_are_checked_in_the_order_written() {
         let args = json!({"path": "a"});
-        assert_eq!(
-            Call::parse("edit_file", &args),
-            Err("missing string argument `old`".to_owned())
-        );
-        assert_eq!(
-            Call::parse("todo_write", &json!({"items": ["a", 1]})),
-            Err("`items` holds a non-string".to_owned())
-        );
-        assert_eq!(
-            Call::parse("spawn", &json!({})),
-            Ok(Call::Spawn(
-                Err("missing string argument `goal`".to_owned())
-            ))
-        );
-        assert_eq!(
-            Call::parse("nope", &args),
-            Err("no tool named `nope`".to_owned())
-        );
+        let err = |call: Result<Call<'_>, ToolError>| match call {
+            Err(e) => e,
+            Ok(call) => panic!("parsed: {call:?}"),
+        };
+        let missing = err(Call::parse("edit_file", &args));
+        assert!(matches!(missing, ToolError::MissingString("old")));
+        assert_eq!(missing.to_string(), "missing string argument `old`");
+        let mixed = err(Call::parse("todo_write", &json!({"items": ["a", 1]})));
+        assert!(matches!(mixed, ToolError::NotStrings("items")));
+        assert_eq!(mixed.to_string(), "`items` holds a non-string");
+        let absent = err(Call::parse("todo_write", &json!({})));
+        assert_eq!(absent.to_string(), "missing array argument `items`");
+        match Call::parse("spawn", &json!({})) {
+            Ok(Call::Spawn(Err(e))) => {
+                assert_eq!(e.to_string(), "missing string argument `goal`");
+            }
+            other => panic!("expected a spawn without a goal: {other:?}"),
+        }
+        let unknown = err(Call::parse("nope", &args));
+        assert!(matches!(&unknown, ToolError::UnknownTool(name) if name == "nope"));
+        assert_eq!(unknown.to_string(), "no tool named `nope`");
     }
 }

@@ -18,6 +18,7 @@ mod call;
 mod policy;
 mod provider;
 mod store;
+mod tool_error;
 mod tools;
 
 use io_hooks::process::Tracked;
@@ -827,7 +828,7 @@ impl<'e, 'a> Run<'e, 'a> {
         let child = self
             .lock_handles()
             .remove(handle)
-            .ok_or_else(|| format!("no running handle `{handle}`"))?;
+            .ok_or_else(|| ToolError::NoHandle(handle.to_owned()))?;
         tools::kill_and_reap(child);
         self.emit(EventKind::HandleKilled {
             step,
@@ -845,16 +846,11 @@ impl<'e, 'a> Run<'e, 'a> {
         params: &serde_json::Value,
     ) -> Result<ToolResult, ToolError> {
         let argv = self.contract.mcp_servers.get(server).ok_or_else(|| {
-            let known: Vec<&str> = self
-                .contract
-                .mcp_servers
-                .keys()
-                .map(String::as_str)
-                .collect();
-            format!(
-                "no MCP server named `{server}`; this run has: {}",
-                known.join(", ")
-            )
+            let known = self.contract.mcp_servers.keys().cloned().collect();
+            ToolError::NoMcpServer {
+                server: server.to_owned(),
+                known,
+            }
         })?;
         let result = self.workspace().mcp(argv, method, params);
         self.emit(EventKind::Mcp {
@@ -895,14 +891,15 @@ impl<'e, 'a> Run<'e, 'a> {
     }
 
     /// Polls a handle: still running, or exited (and then forgotten).
-    fn poll(&self, step: u32, handle: &str) -> Result<ToolResult, String> {
+    fn poll(&self, step: u32, handle: &str) -> Result<ToolResult, ToolError> {
         let mut handles = self.lock_handles();
         let child = handles
             .get_mut(handle)
-            .ok_or_else(|| format!("no running handle `{handle}`"))?;
-        let status = child
-            .try_wait()
-            .map_err(|e| format!("poll {handle}: {e}"))?;
+            .ok_or_else(|| ToolError::NoHandle(handle.to_owned()))?;
+        let status = child.try_wait().map_err(|error| ToolError::Poll {
+            handle: handle.to_owned(),
+            error,
+        })?;
         drop(handles);
         self.emit(EventKind::HandlePolled {
             step,
@@ -970,7 +967,7 @@ impl<'e, 'a> Run<'e, 'a> {
         };
         let goal = match goal {
             Ok(goal) => (*goal).to_owned(),
-            Err(e) => return refuse(e.clone()),
+            Err(e) => return refuse(e.to_string()),
         };
         if self.depth >= self.contract.max_depth {
             return refuse(format!(

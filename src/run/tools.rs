@@ -32,8 +32,7 @@ impl ToolResult {
     }
 }
 
-/// A workspace tool's failure, shown to the model as its observation.
-pub(crate) type ToolError = String;
+pub(crate) use super::tool_error::ToolError;
 
 /// The workspace a run acts on.
 pub(crate) struct Workspace<'a> {
@@ -59,9 +58,7 @@ impl Workspace<'_> {
         if inside {
             Ok(path)
         } else {
-            Err(format!(
-                "`{rel}` is not a path inside the workspace (relative, without `..`)"
-            ))
+            Err(ToolError::NotInside(rel.to_owned()))
         }
     }
 
@@ -71,7 +68,7 @@ impl Workspace<'_> {
         let bytes = self
             .files()
             .read(Self::resolve(rel)?)
-            .map_err(|e| e.describe("read", rel))?;
+            .map_err(|e| file_error("read", rel, e))?;
         let text = String::from_utf8_lossy(&bytes);
         Ok(ToolResult::seen(format!(
             "[read {rel}] ({} bytes)\n{}",
@@ -99,21 +96,16 @@ impl Workspace<'_> {
         let bytes = self
             .files()
             .read(path)
-            .map_err(|e| e.describe("edit", rel))?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            format!(
-                "edit {rel}: {}",
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "stream did not contain valid UTF-8"
-                )
-            )
+            .map_err(|e| file_error("edit", rel, e))?;
+        let text = String::from_utf8(bytes).map_err(|_| ToolError::NotUtf8 {
+            rel: rel.to_owned(),
         })?;
         let count = text.matches(old).count();
         if count != 1 {
-            return Err(format!(
-                "edit {rel}: the text to replace occurs {count} times; it must occur exactly once"
-            ));
+            return Err(ToolError::EditMatches {
+                rel: rel.to_owned(),
+                count,
+            });
         }
         let edited = text.replacen(old, new, 1);
         let moved = self.write_compared(path, edited.as_bytes(), rel)?;
@@ -129,10 +121,10 @@ impl Workspace<'_> {
         let files = self.files();
         let before = files
             .read_if_any(path)
-            .map_err(|e| e.describe("write", rel))?;
+            .map_err(|e| file_error("write", rel, e))?;
         files
             .write(path, bytes, beneath::SHARED_FILE, beneath::SHARED_DIR)
-            .map_err(|e| e.describe("write", rel))?;
+            .map_err(|e| file_error("write", rel, e))?;
         Ok(before.as_deref() != Some(bytes))
     }
 
@@ -143,11 +135,13 @@ impl Workspace<'_> {
         let program = argv.first().map_or("", String::as_str);
         let (result, output) = match self.run_capturing(argv, b"") {
             Ok(ran) => ran,
-            Err(e) => {
-                return (
-                    Err(format!("exec {program}: {e}")),
-                    "could not spawn".into(),
-                );
+            Err(error) => {
+                let error = ToolError::Start {
+                    tool: "exec",
+                    program: program.to_owned(),
+                    error,
+                };
+                return (Err(error), "could not spawn".into());
             }
         };
         let text = String::from_utf8_lossy(&output);
@@ -160,7 +154,12 @@ impl Workspace<'_> {
             ),
             Err(failure) => {
                 let outcome = failure.to_string();
-                (Err(format!("[exec {program}] {outcome}\n{text}")), outcome)
+                let error = ToolError::Exited {
+                    program: program.to_owned(),
+                    failure,
+                    output: text.into_owned(),
+                };
+                (Err(error), outcome)
             }
         }
     }
@@ -203,15 +202,14 @@ impl Workspace<'_> {
         line.push(b'\n');
         let (ran, text) = self
             .run_capturing(argv, &line)
-            .map_err(|e| format!("mcp: {e}"))?;
-        ran.map_err(|e| format!("mcp: the server {e}"))?;
+            .map_err(ToolError::McpPipe)?;
+        ran.map_err(ToolError::McpServer)?;
         let first = text.split(|&b| b == b'\n').next().unwrap_or_default();
-        let reply: Value = serde_json::from_slice(first)
-            .map_err(|e| format!("mcp: the server's answer is not JSON: {e}"))?;
+        let reply: Value = serde_json::from_slice(first).map_err(ToolError::McpNotJson)?;
         match (reply.get("result"), reply.get("error")) {
             (Some(result), _) => Ok(result.to_string()),
-            (None, Some(error)) => Err(format!("mcp: the server answered an error: {error}")),
-            (None, None) => Err("mcp: the server's answer has neither `result` nor `error`".into()),
+            (None, Some(error)) => Err(ToolError::McpAnswered(error.clone())),
+            (None, None) => Err(ToolError::McpNoAnswer),
         }
     }
 
@@ -223,11 +221,9 @@ impl Workspace<'_> {
         argv: &[String],
     ) -> Result<io_hooks::process::Tracked, ToolError> {
         use std::os::unix::process::CommandExt;
-        let (program, rest) = argv
-            .split_first()
-            .ok_or("exec_background: `argv` names no program")?;
-        let resolved = io_hooks::process::resolve_program(program, self.root)
-            .map_err(|e| format!("exec_background: {e}"))?;
+        let (program, rest) = argv.split_first().ok_or(ToolError::NoProgram)?;
+        let resolved =
+            io_hooks::process::resolve_program(program, self.root).map_err(ToolError::NotFound)?;
         Command::new(resolved)
             .args(rest)
             .current_dir(self.root)
@@ -241,7 +237,11 @@ impl Workspace<'_> {
                     .track(child)
                     .map_err(io::Error::other)
             })
-            .map_err(|e| format!("exec_background {program}: {e}"))
+            .map_err(|error| ToolError::Start {
+                tool: "exec_background",
+                program: program.clone(),
+                error,
+            })
     }
 
     /// Writes `.io/memory/<key>.md`. The run's own notes, not its work: it
@@ -252,12 +252,11 @@ impl Workspace<'_> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
         if !ok {
-            return Err(format!(
-                "memory_write: `{key}` is not a key (letters, digits, `-` and `_`)"
-            ));
+            return Err(ToolError::BadMemoryKey(key.to_owned()));
         }
-        self.private(&format!(".io/memory/{key}.md"), value.as_bytes())
-            .map_err(|e| e.describe("memory_write", &format!(".io/memory/{key}.md")))
+        let rel = format!(".io/memory/{key}.md");
+        self.private(&rel, value.as_bytes())
+            .map_err(|e| file_error("memory_write", &rel, e))
     }
 
     /// Writes `.io/todo.md` from `items`, returning how many it holds.
@@ -269,7 +268,7 @@ impl Workspace<'_> {
             text.push('\n');
         }
         self.private(".io/todo.md", text.as_bytes())
-            .map_err(|e| e.describe("todo_write", ".io/todo.md"))?;
+            .map_err(|e| file_error("todo_write", ".io/todo.md", e))?;
         Ok(items.len() as u32)
     }
 
@@ -282,6 +281,16 @@ impl Workspace<'_> {
             beneath::PRIVATE_FILE,
             beneath::PRIVATE_DIR,
         )
+    }
+}
+
+/// A file operation `op` on `rel` that failed or was refused beneath the
+/// root.
+fn file_error(op: &'static str, rel: &str, error: beneath::Error) -> ToolError {
+    ToolError::File {
+        op,
+        rel: rel.to_owned(),
+        error,
     }
 }
 
