@@ -406,6 +406,13 @@ fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
         ),
         // Killed by a signal (this loaded).
         ("kill -9 $$", "git was killed by signal 9 (SIGKILL)"),
+        // Failed saying nothing: named by its status alone.
+        ("exit 3", "git exited with status 3"),
+        // More than the 1 MiB of output kept.
+        (
+            "head -c 1048577 /dev/zero",
+            "git's output could not be read: more than 1024 KiB",
+        ),
     ] {
         fake_git(&bin, script);
         let out = check_with_path(dir.path(), &root, &bin);
@@ -418,10 +425,12 @@ fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
     );
 
     // What still loads: git says there is no repository, the answer is an
-    // empty listing, or there is no git at all.
+    // empty listing (after as much talk on stderr as is kept, 1 MiB), or
+    // there is no git at all.
     for script in [
         "echo 'fatal: not a git repository (or any of the parent directories): .git' >&2; exit 128",
         "exit 0",
+        "head -c 1048576 /dev/zero >&2; exit 0",
     ] {
         fake_git(&bin, script);
         let out = check_with_path(dir.path(), &root, &bin);
@@ -433,32 +442,6 @@ fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
     command.env("PATH", &bin);
     let out = run(command);
     assert_eq!(out.status.code(), Some(0), "no git: {out:?}");
-}
-
-/// git's stdout and stderr are each read up to 1 MiB: a git that writes
-/// exactly that much before answering still answers, and one that writes
-/// a byte more is refused, naming the cap. A git that fails saying nothing
-/// is named by its status alone.
-#[test]
-fn gits_output_is_read_up_to_one_mib_each() {
-    let (dir, root, bin) = repo_like();
-    // 1 MiB of talk on stderr, then an empty listing: not tracked, so it loads.
-    fake_git(&bin, "head -c 1048576 /dev/zero >&2; exit 0");
-    let out = check_with_path(dir.path(), &root, &bin);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-
-    for (script, reason) in [
-        (
-            "head -c 1048577 /dev/zero",
-            "git's output could not be read: more than 1024 KiB",
-        ),
-        ("exit 3", "git exited with status 3"),
-    ] {
-        fake_git(&bin, script);
-        let out = check_with_path(dir.path(), &root, &bin);
-        assert_eq!(out.status.code(), Some(1), "{script}: {out:?}");
-        assert_eq!(stderr(&out), unanswered(&root, reason), "{script}");
-    }
 }
 
 /// Set in the re-executed child of the test below: the discovery root.

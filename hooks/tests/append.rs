@@ -134,14 +134,7 @@ fn a_symbolic_link_is_never_followed() {
 fn a_fifo_fails_at_once_instead_of_blocking_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("audit.jsonl");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &log,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    common::mkfifo(&log);
     // Should the hook block opening it for writing, the watchdog fails the
     // test and this gives it a reader, so its thread goes on.
     let _release = ReleaseFifo {

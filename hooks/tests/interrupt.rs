@@ -15,7 +15,6 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use io_hooks::{HookFailure, Interrupt};
-use rustix::fs::{CWD, FileType, Mode, mknodat};
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
 
@@ -27,7 +26,7 @@ const LIMIT: Duration = Duration::from_secs(10);
 /// A FIFO at `dir/name`, for a child to block on until the test lets it go.
 fn fifo(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(name);
-    mknodat(CWD, &path, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+    common::mkfifo(&path);
     path
 }
 

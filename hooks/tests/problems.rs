@@ -161,14 +161,7 @@ fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let fifo = root.join("audit.jsonl");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &fifo,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    common::mkfifo(&fifo);
     let specs = vec![append(&fifo, &[], OnFailure::Continue)];
     let checked = Hooks::check(&specs, root);
     let hooks = Hooks::new(specs, root);

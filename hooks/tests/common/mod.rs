@@ -86,6 +86,18 @@ pub(crate) fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// Makes a FIFO (mode 0600) at `path`.
+pub(crate) fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
+}
+
 /// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
 /// `None` when there is no such process.
 pub(crate) fn proc_state(pid: i32) -> Option<char> {
