@@ -89,8 +89,20 @@ fn run(
         run_id: Some("r-test".into()),
         ..Contract::new(provider.goal(), &fx.workspace)
     };
+    run_contract(fx, &contract, provider, policy, approver, observer)
+}
+
+/// Runs `contract` to its end on `fx`'s store, which must succeed.
+fn run_contract(
+    fx: &Fixture,
+    contract: &Contract,
+    provider: &ScriptedProvider,
+    policy: &Policy,
+    approver: &dyn io_harness::run::Approver,
+    observer: &dyn Observer,
+) -> io_harness::run::RunResult {
     pollster::block_on(run_with_observed(
-        &contract, provider, &fx.store, policy, approver, observer,
+        contract, provider, &fx.store, policy, approver, observer,
     ))
     .expect("run")
 }
@@ -491,15 +503,14 @@ fn run_tree(fx: &Fixture, run_id: &str, observer: &dyn Observer) -> io_harness::
         max_depth: 1,
         ..Contract::new("parent", &fx.workspace)
     };
-    pollster::block_on(run_with_observed(
+    run_contract(
+        fx,
         &contract,
         &script(TREE),
-        &fx.store,
         &Policy::default(),
         &ApproveAll,
         observer,
-    ))
-    .expect("run")
+    )
 }
 
 #[test]
@@ -920,15 +931,14 @@ answer = "ran"
         run_id: Some("r-exec".into()),
         ..Contract::new("commands", &fx.workspace)
     };
-    pollster::block_on(run_with_observed(
+    run_contract(
+        &fx,
         &contract,
         &quick,
-        &fx.store,
         &Policy::default(),
         &ApproveAll,
         &rec,
-    ))
-    .expect("run");
+    );
     assert_eq!(
         outcomes(&rec),
         [
@@ -957,15 +967,7 @@ answer = "ran"
         ..Contract::new("a slow command", &fx.workspace)
     };
     let started = std::time::Instant::now();
-    pollster::block_on(run_with_observed(
-        &contract,
-        &slow,
-        &fx.store,
-        &Policy::default(),
-        &ApproveAll,
-        &rec,
-    ))
-    .expect("run");
+    run_contract(&fx, &contract, &slow, &Policy::default(), &ApproveAll, &rec);
     assert!(
         started.elapsed() < std::time::Duration::from_secs(4),
         "sleep 5 was not killed"
@@ -1003,15 +1005,14 @@ answer = "asked"
         .into(),
         ..Contract::new("mcp", &fx.workspace)
     };
-    pollster::block_on(run_with_observed(
+    run_contract(
+        &fx,
         &contract,
         &provider,
-        &fx.store,
         &Policy::default(),
         &ApproveAll,
         &rec,
-    ))
-    .expect("run");
+    );
     let mcp = kinds_tagged(&rec, &["mcp", "approval_requested"]);
     let asked = |method: &str, server: &str| EventKind::ApprovalRequested {
         step: 1,
@@ -1172,15 +1173,14 @@ answer = "failed"
         .into(),
         ..Contract::new("fail", &fx.workspace)
     };
-    pollster::block_on(run_with_observed(
+    run_contract(
+        &fx,
         &contract,
         &provider,
-        &fx.store,
         &Policy::default().tool("exec_background", Rule::Allow),
         &ApproveAll,
         &rec,
-    ))
-    .expect("run");
+    );
     let observation = first_observation(&fx, "r-fail");
     let lines: Vec<&str> = observation.lines().collect();
     assert_eq!(
