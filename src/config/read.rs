@@ -294,4 +294,51 @@ mod tests {
             assert!(!is_near_miss_hook(far), "{far}");
         }
     }
+
+    /// A reader whose reads a signal interrupts before each chunk, as a
+    /// `read` on a pipe or a terminal can be when a handler without
+    /// `SA_RESTART` runs.
+    struct Interrupted<'a> {
+        chunks: std::slice::Iter<'a, &'a [u8]>,
+        /// Whether the last read was the interrupted one.
+        interrupted: bool,
+    }
+
+    impl Read for Interrupted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if !self.interrupted {
+                self.interrupted = true;
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            self.interrupted = false;
+            let Some(chunk) = self.chunks.next() else {
+                return Ok(0);
+            };
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    #[test]
+    fn a_read_a_signal_interrupts_is_tried_again_and_loses_nothing() {
+        let chunks: &[&[u8]] = &[b"[[hook]]\n", b"on = \"step\"\n"];
+        let file = Interrupted {
+            chunks: chunks.iter(),
+            interrupted: false,
+        };
+        let bytes = read_bounded(file).expect("EINTR is retried, not an error");
+        assert_eq!(bytes.as_deref(), Some(&b"[[hook]]\non = \"step\"\n"[..]));
+    }
+
+    #[test]
+    fn any_other_read_error_is_the_error() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::PermissionDenied.into())
+            }
+        }
+        let error = read_bounded(Failing).expect_err("not retried");
+        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
+    }
 }

@@ -210,33 +210,46 @@ struct Drainer {
     done: std::sync::mpsc::Receiver<()>,
 }
 
+/// Where the drainer copies to: keeps the last `limit` bytes written.
+struct Tail {
+    shared: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    limit: usize,
+}
+
+impl std::io::Write for Tail {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut tail = self
+            .shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        tail.extend_from_slice(bytes);
+        let excess = tail.len().saturating_sub(self.limit);
+        tail.drain(..excess);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl Drainer {
     /// `None` when no thread could be started; the pipe is then closed, and
     /// the child's writes to stderr fail rather than block.
     fn start(mut pipe: std::process::ChildStderr, limit: usize) -> Option<Drainer> {
-        use std::io::Read;
         let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let (sender, done) = std::sync::mpsc::channel();
-        let shared = std::sync::Arc::clone(&tail);
+        let mut sink = Tail {
+            shared: std::sync::Arc::clone(&tail),
+            limit,
+        };
         std::thread::Builder::new()
             .name("hook-stderr".to_owned())
             .spawn(move || {
-                let mut chunk = [0u8; 8192];
-                loop {
-                    match pipe.read(&mut chunk) {
-                        Ok(0) => break,
-                        Ok(n) => {
-                            let mut tail = shared
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner);
-                            tail.extend_from_slice(&chunk[..n]);
-                            let excess = tail.len().saturating_sub(limit);
-                            tail.drain(..excess);
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(_) => break,
-                    }
-                }
+                // `copy` retries a read a signal interrupted, and ends at
+                // end of file or on any other error: the tail is what was
+                // read by then.
+                let _ = std::io::copy(&mut pipe, &mut sink);
                 let _ = sender.send(());
             })
             .ok()?;
