@@ -236,6 +236,62 @@ fn building_the_hooks_ends_a_torn_last_line() {
     );
 }
 
+/// A torn last line that cannot be ended when the hooks are built (here the
+/// log already fills the file size limit, so its newline is refused) is a
+/// warning that names the hook by its number, the path and the cause. It is
+/// no problem: the hooks are built, and the log is left as it was. Run in a
+/// child: the limit is process-wide.
+#[test]
+fn a_torn_line_that_cannot_be_ended_is_a_warning_naming_its_hook() {
+    const NAME: &str = "a_torn_line_that_cannot_be_ended_is_a_warning_naming_its_hook";
+    const LIMIT: usize = 4096;
+    if is_reexec(NAME) {
+        // SAFETY: as in the file size limit test above: `SIG_IGN` installs
+        // no handler, and this child's one test thread is the only one
+        // touching dispositions.
+        let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+        assert_ne!(previous, libc::SIG_ERR);
+        let dir = std::env::current_dir().unwrap();
+        let whole = dir.join("whole.jsonl");
+        let torn = dir.join("torn.jsonl");
+        fs::write(&torn, "x".repeat(LIMIT)).unwrap();
+        let warnings = dir.join("warnings.txt");
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(std::sync::Mutex::new(fs::File::create(&warnings).unwrap()))
+            .with_ansi(false)
+            .finish();
+        let limit = rustix::process::Rlimit {
+            current: Some(LIMIT as u64),
+            maximum: Some(LIMIT as u64),
+        };
+        rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+
+        let hooks = tracing::subscriber::with_default(subscriber, || {
+            Hooks::new(
+                vec![
+                    append(&whole, &[], OnFailure::Continue),
+                    append(&torn, &[], OnFailure::Continue),
+                ],
+                &dir,
+            )
+        });
+        assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
+        let warnings = fs::read_to_string(&warnings).unwrap();
+        assert_eq!(warnings.lines().count(), 1, "{warnings}");
+        let expected = format!(
+            "hook[2]: `{}` ends with a partial line that could not be ended: File too large",
+            torn.display()
+        );
+        assert!(warnings.contains(&expected), "{warnings}");
+        assert!(warnings.contains("hook=2"), "{warnings}");
+        assert_eq!(fs::read(&torn).unwrap(), "x".repeat(LIMIT).as_bytes());
+        assert_eq!(fs::read(&whole).unwrap(), b"");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    assert_child_passed(&reexec(NAME, &[], dir.path()));
+}
+
 /// A background child the host spawned itself, tracked on the interrupt:
 /// the interrupt kills its group; once interrupted, a new one is killed and
 /// reaped as it is handed over.
