@@ -337,6 +337,20 @@ fn on_must_be_an_array_of_strings() {
     );
 }
 
+/// `TomlFile::position` is how a caller with checks of its own points at
+/// the text: the same line and column a hook table's error gives for the
+/// same byte, the column counting characters.
+#[test]
+fn a_callers_position_is_the_line_and_column_errors_give() {
+    let text = "# é é\n[[hook]]\nrun = [\"x\"]\ntimeout_ms = 0\n";
+    let file = TomlFile::new("io.local.toml", text);
+    let value = text.find("0\n").expect("the value");
+    assert_eq!(file.position(value), (4, 14));
+    assert!(err(text).ends_with("(line 4, column 14)"), "{}", err(text));
+    assert_eq!(file.position(text.find('é').expect("é") + 2), (1, 4));
+    assert_eq!(file.position(0), (1, 1));
+}
+
 #[test]
 fn timeout_ms_must_be_a_whole_number_of_at_least_one() {
     for (value, col) in [("0", 14), ("-5", 14)] {
