@@ -144,6 +144,23 @@ fn assert_whole_lines(text: &str) {
     }
 }
 
+/// Limits every file this process writes to `limit` bytes (`ulimit -f`),
+/// with `SIGXFSZ` ignored so that a write past it fails with EFBIG instead
+/// of killing the process. Both are process-wide: only in a re-executed
+/// child.
+fn limit_file_size(limit: u64) {
+    // SAFETY: `SIG_IGN` installs no handler, and the re-executed child's
+    // one test thread is the only one touching dispositions. (`io` catches
+    // `SIGXFSZ` for the same reason.)
+    let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    assert_ne!(previous, libc::SIG_ERR);
+    let limit = rustix::process::Rlimit {
+        current: Some(limit),
+        maximum: Some(limit),
+    };
+    rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+}
+
 /// Under a file size limit (`ulimit -f`), the append that crosses it is cut
 /// short: it fails, and the part it wrote is cut back off, so the log holds
 /// only whole lines and the next event that fits starts on a line of its
@@ -153,16 +170,7 @@ fn an_append_cut_short_by_a_file_size_limit_leaves_only_whole_lines() {
     const NAME: &str = "an_append_cut_short_by_a_file_size_limit_leaves_only_whole_lines";
     const LIMIT: u64 = 1000;
     if is_reexec(NAME) {
-        // SAFETY: `SIG_IGN` installs no handler, and this child's one test
-        // thread is the only one touching dispositions. (`io` catches
-        // `SIGXFSZ` for the same reason: the write then fails with EFBIG.)
-        let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-        assert_ne!(previous, libc::SIG_ERR);
-        let limit = rustix::process::Rlimit {
-            current: Some(LIMIT),
-            maximum: Some(LIMIT),
-        };
-        rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+        limit_file_size(LIMIT);
 
         let dir = std::env::current_dir().unwrap();
         let log = dir.join("audit.jsonl");
@@ -246,11 +254,6 @@ fn a_torn_line_that_cannot_be_ended_is_a_warning_naming_its_hook() {
     const NAME: &str = "a_torn_line_that_cannot_be_ended_is_a_warning_naming_its_hook";
     const LIMIT: usize = 4096;
     if is_reexec(NAME) {
-        // SAFETY: as in the file size limit test above: `SIG_IGN` installs
-        // no handler, and this child's one test thread is the only one
-        // touching dispositions.
-        let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-        assert_ne!(previous, libc::SIG_ERR);
         let dir = std::env::current_dir().unwrap();
         let whole = dir.join("whole.jsonl");
         let torn = dir.join("torn.jsonl");
@@ -260,11 +263,7 @@ fn a_torn_line_that_cannot_be_ended_is_a_warning_naming_its_hook() {
             .with_writer(std::sync::Mutex::new(fs::File::create(&warnings).unwrap()))
             .with_ansi(false)
             .finish();
-        let limit = rustix::process::Rlimit {
-            current: Some(LIMIT as u64),
-            maximum: Some(LIMIT as u64),
-        };
-        rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+        limit_file_size(LIMIT as u64);
 
         let hooks = tracing::subscriber::with_default(subscriber, || {
             Hooks::new(
