@@ -549,67 +549,76 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     t.pair(r, || {}, shell, bare);
 }
 
-/// The shapes of the whole-run bench: 100,000 streamed tokens either in
-/// 100 turns of 1,000 (a long but ordinary answer each) or in 10 turns of
-/// 10,000. A hook on `step` costs the same per step in both; what it costs
-/// beside the run depends on how many tokens a step streams.
-const SHAPES: [(u32, usize); 2] = [(100, 1_000), (10, 10_000)];
-
-/// A whole reference run of 100,000 streamed tokens, three ways: no
-/// observer, `append` hooks on `step` and `finished`, and a hook on an event
-/// the run never emits (every token then meets a mask test and no more).
-fn run(c: &mut Criterion, t: &mut Table) {
-    let ids = [
-        RunIds {
-            none: "run_100x1000/no_observer",
-            on_step: "run_100x1000/hooks_step_finished",
-            never: "run_100x1000/hooks_never_fire",
-            floor: "run_100x1000/raw_append_step_finished",
-        },
-        RunIds {
-            none: "run_10x10000/no_observer",
-            on_step: "run_10x10000/hooks_step_finished",
-            never: "run_10x10000/hooks_never_fire",
-            floor: "run_10x10000/raw_append_step_finished",
-        },
-    ];
-    let what = [
-        (
-            "100k tokens in 100 steps, hooks on `step`+`finished`",
-            "100k tokens in 100 steps, a hook on an event never emitted",
-        ),
-        (
-            "100k tokens in 10 steps, hooks on `step`+`finished`",
-            "100k tokens in 10 steps, a hook on an event never emitted",
-        ),
-    ];
-    for (((steps, tokens), ids), what) in SHAPES.into_iter().zip(ids).zip(what) {
-        run_shape(c, t, steps, tokens, ids, what);
-    }
-}
-
-/// The criterion ids of one run shape's benches.
-struct RunIds {
+/// One shape of the whole-run bench, with its criterion ids and table rows.
+struct RunShape {
+    steps: u32,
+    tokens_per_step: usize,
+    /// The bound on hooks on `step`+`finished` against no observer.
+    on_step_target: f64,
+    /// Criterion ids: no observer, hooks on `step`+`finished`, a hook that
+    /// never fires, and the raw open+write+close floor.
     none: &'static str,
     on_step: &'static str,
     never: &'static str,
     floor: &'static str,
+    /// What the table's rows say of the hooks on `step`+`finished`, of the
+    /// hook that never fires, and of the floor.
+    what_on_step: &'static str,
+    what_never: &'static str,
+    what_floor: &'static str,
 }
 
-fn run_shape(
-    c: &mut Criterion,
-    t: &mut Table,
-    steps: u32,
-    tokens_per_step: usize,
-    ids: RunIds,
-    (what_on_step, what_never): (&'static str, &'static str),
-) {
-    let RunIds {
-        none,
-        on_step: on_step_id,
-        never: never_id,
-        floor: floor_id,
-    } = ids;
+/// The shapes of the whole-run bench: 100,000 streamed tokens either in
+/// 100 turns of 1,000 (a long but ordinary answer each) or in 10 turns of
+/// 10,000. A hook on `step` costs the same per step in both; what it costs
+/// beside the run depends on how many tokens a step streams.
+///
+/// Every hooked `step` pays an open+write+close, so the 1.02× bound on a
+/// token's cost cannot hold for a hook on `step`; 1.15× is its target at
+/// 100 steps (BENCHMARKS.md, "The missed target").
+const SHAPES: [RunShape; 2] = [
+    RunShape {
+        steps: 100,
+        tokens_per_step: 1_000,
+        on_step_target: 1.15,
+        none: "run_100x1000/no_observer",
+        on_step: "run_100x1000/hooks_step_finished",
+        never: "run_100x1000/hooks_never_fire",
+        floor: "run_100x1000/raw_append_step_finished",
+        what_on_step: "100k tokens in 100 steps, hooks on `step`+`finished`",
+        what_never: "100k tokens in 100 steps, a hook on an event never emitted",
+        what_floor: "100 steps, raw open+write+close on `step`+`finished`",
+    },
+    RunShape {
+        steps: 10,
+        tokens_per_step: 10_000,
+        on_step_target: 1.02,
+        none: "run_10x10000/no_observer",
+        on_step: "run_10x10000/hooks_step_finished",
+        never: "run_10x10000/hooks_never_fire",
+        floor: "run_10x10000/raw_append_step_finished",
+        what_on_step: "100k tokens in 10 steps, hooks on `step`+`finished`",
+        what_never: "100k tokens in 10 steps, a hook on an event never emitted",
+        what_floor: "10 steps, raw open+write+close on `step`+`finished`",
+    },
+];
+
+/// A whole reference run of 100,000 streamed tokens, four ways: no
+/// observer, `append` hooks on `step` and `finished`, a hook on an event
+/// the run never emits (every token then meets a mask test and no more),
+/// and the raw syscalls of those appends alone.
+fn run(c: &mut Criterion, t: &mut Table) {
+    for shape in &SHAPES {
+        run_shape(c, t, shape);
+    }
+}
+
+fn run_shape(c: &mut Criterion, t: &mut Table, shape: &RunShape) {
+    let &RunShape {
+        steps,
+        tokens_per_step,
+        ..
+    } = shape;
     let dir = tempfile::tempdir().expect("temp dir");
     let workspace = dir.path().join("ws");
     std::fs::create_dir(&workspace).expect("workspace");
@@ -665,46 +674,43 @@ fn run_shape(
     g.finish();
 
     let vs = "no observer (`&()`)";
-    // Every hooked `step` pays an open+write+close, so the 1.02× bound on a
-    // token's cost cannot hold for a hook on `step`; 1.15× is its target at
-    // 100 steps (BENCHMARKS.md, "The missed target").
-    let on_step_target = if steps == 100 { 1.15 } else { 1.02 };
     let r = Row {
         unit: "/run",
         ..row(
-            what_on_step,
-            on_step_id,
+            shape.what_on_step,
+            shape.on_step,
             vs,
-            none,
-            Target::Ratio(on_step_target),
+            shape.none,
+            Target::Ratio(shape.on_step_target),
         )
     };
     t.pair(r, || empty(&[&audit]), || go(&on_step), || go(&()));
     let r = Row {
         unit: "/run",
-        ..row(what_never, never_id, vs, none, Target::Ratio(1.02))
+        ..row(
+            shape.what_never,
+            shape.never,
+            vs,
+            shape.none,
+            Target::Ratio(1.02),
+        )
     };
     t.pair(r, || {}, || go(&never), || go(&()));
     // What the 1.15x is up against: the same events written with nothing but
     // the syscalls, against no observer; and the hooks against that floor,
     // which is the engine's own share.
-    let what_floor = if steps == 100 {
-        "100 steps, raw open+write+close on `step`+`finished`"
-    } else {
-        "10 steps, raw open+write+close on `step`+`finished`"
-    };
     let r = Row {
         unit: "/run",
-        ..row(what_floor, floor_id, vs, none, Target::None)
+        ..row(shape.what_floor, shape.floor, vs, shape.none, Target::None)
     };
     t.pair(r, || empty(&[&floor_log]), || go(&floor), || go(&()));
     let r = Row {
         unit: "/run",
         ..row(
-            what_on_step,
-            on_step_id,
+            shape.what_on_step,
+            shape.on_step,
             "that raw floor",
-            floor_id,
+            shape.floor,
             Target::None,
         )
     };
