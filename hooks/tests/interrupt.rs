@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use io_hooks::{HookFailure, Interrupt};
 use rustix::io::Errno;
-use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
+use rustix::process::{Pid, WaitOptions, waitpid};
 
 use common::{KillOnDrop, ReleaseFifo, alive, read_pid, wait_until, within};
 
@@ -131,13 +131,21 @@ fn an_interrupt_kills_the_child_left_in_flight_after_another_ended() {
 }
 
 /// A `Tracked` dropped unreaped is let go: an interrupt no longer kills
-/// it, and still kills every other tracked child.
+/// it, and still kills every other tracked child. The child let go proves
+/// it lived: released after the interrupt, it runs its script to the end.
 #[test]
 fn a_dropped_tracked_child_is_let_go_and_only_it() {
     let dir = tempfile::tempdir().unwrap();
+    let go = fifo(dir.path(), "go");
+    // Should the test fail with the child let go still blocked, this lets
+    // it go.
+    let _release = ReleaseFifo {
+        path: go.clone(),
+        for_writing: true,
+    };
     let interrupt = Interrupt::new();
     let (a, b) = (
-        background(dir.path(), "exec sleep 30"),
+        background(dir.path(), "read line < go"),
         background(dir.path(), "exec sleep 30"),
     );
     let (a_pid, b_pid) = (a.id(), b.id());
@@ -161,12 +169,20 @@ fn a_dropped_tracked_child_is_let_go_and_only_it() {
         "the tracked child survived the interrupt"
     );
     assert_eq!(status.unwrap().signal(), Some(9));
-    // `interrupt` signals every group it holds before it returns.
-    assert!(alive(a_pid as i32), "the child let go was killed too");
 
+    // Killed, it could not take the line (`release` would hang) or would
+    // end by SIGKILL; let go, it reads the line and exits 0.
+    release(&go);
     let a_pid = Pid::from_raw(a_pid as i32).unwrap();
-    kill_process(a_pid, Signal::KILL).unwrap();
-    waitpid(Some(a_pid), WaitOptions::empty()).unwrap();
+    let a_status = within(LIMIT, "the child let go, ending", move || {
+        waitpid(Some(a_pid), WaitOptions::empty())
+    })
+    .unwrap()
+    .map(|(_, status)| status);
+    assert!(
+        a_status.is_some_and(|s| s.exit_status() == Some(0)),
+        "the child let go was killed too: {a_status:?}"
+    );
 }
 
 #[test]
