@@ -20,14 +20,17 @@ use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+// Modes are `Mode`, built from the platform's own `mode_t` (`u32` on Linux,
+// `u16` on macOS and FreeBSD), so no width is assumed.
+
 /// The mode of a private file (the journal, `.io`'s notes): its owner's.
-pub(crate) const PRIVATE_FILE: u32 = 0o600;
+pub(crate) const PRIVATE_FILE: Mode = Mode::from_raw_mode(0o600);
 /// The mode of a private directory (`.io` and everything under it).
-pub(crate) const PRIVATE_DIR: u32 = 0o700;
+pub(crate) const PRIVATE_DIR: Mode = Mode::from_raw_mode(0o700);
 /// The mode a workspace file is created with, before the umask.
-pub(crate) const SHARED_FILE: u32 = 0o666;
+pub(crate) const SHARED_FILE: Mode = Mode::from_raw_mode(0o666);
 /// The mode a workspace directory is created with, before the umask.
-pub(crate) const SHARED_DIR: u32 = 0o777;
+pub(crate) const SHARED_DIR: Mode = Mode::from_raw_mode(0o777);
 
 /// How a path is resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +108,7 @@ impl<'a> Beneath<'a> {
 
     /// The whole of the file `rel`.
     pub(crate) fn read(&self, rel: &Path) -> Result<Vec<u8>, Error> {
-        let fd = self.open(rel, OFlags::RDONLY, 0, None)?;
+        let fd = self.open(rel, OFlags::RDONLY, Mode::empty(), None)?;
         let mut bytes = Vec::new();
         File::from(fd).read_to_end(&mut bytes).map_err(Error::Io)?;
         Ok(bytes)
@@ -126,8 +129,8 @@ impl<'a> Beneath<'a> {
         &self,
         rel: &Path,
         bytes: &[u8],
-        file_mode: u32,
-        dir_mode: u32,
+        file_mode: Mode,
+        dir_mode: Mode,
     ) -> Result<(), Error> {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC;
         let fd = self.open(rel, flags, file_mode, Some(dir_mode))?;
@@ -136,7 +139,12 @@ impl<'a> Beneath<'a> {
 
     /// Opens `rel` for appending, creating it with `file_mode` and its
     /// missing directories with `dir_mode`.
-    pub(crate) fn append(&self, rel: &Path, file_mode: u32, dir_mode: u32) -> Result<File, Error> {
+    pub(crate) fn append(
+        &self,
+        rel: &Path,
+        file_mode: Mode,
+        dir_mode: Mode,
+    ) -> Result<File, Error> {
         let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
         Ok(File::from(self.open(
             rel,
@@ -152,8 +160,8 @@ impl<'a> Beneath<'a> {
         &self,
         rel: &Path,
         flags: OFlags,
-        mode: u32,
-        dirs: Option<u32>,
+        mode: Mode,
+        dirs: Option<Mode>,
     ) -> Result<OwnedFd, Error> {
         let names = names(rel)?;
         let Some((last, parents)) = names.split_last() else {
@@ -173,18 +181,14 @@ impl<'a> Beneath<'a> {
         let mut prefix = PathBuf::new();
         for name in parents {
             if let Some(dir_mode) = dirs {
-                match rustix::fs::mkdirat(
-                    dir.as_ref().unwrap_or(&root),
-                    *name,
-                    Mode::from_raw_mode(dir_mode),
-                ) {
+                match rustix::fs::mkdirat(dir.as_ref().unwrap_or(&root), *name, dir_mode) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(e) => return Err(e.into()),
                 }
             }
             prefix.push(name);
             let flags = OFlags::RDONLY | OFlags::DIRECTORY;
-            dir = Some(self.step(&root, dir.as_ref(), &prefix, flags, 0)?);
+            dir = Some(self.step(&root, dir.as_ref(), &prefix, flags, Mode::empty())?);
         }
         prefix.push(last);
         self.step(&root, dir.as_ref(), &prefix, flags, mode)
@@ -200,10 +204,9 @@ impl<'a> Beneath<'a> {
         dir: Option<&OwnedFd>,
         prefix: &Path,
         flags: OFlags,
-        mode: u32,
+        mode: Mode,
     ) -> Result<OwnedFd, Error> {
         let flags = flags | OFlags::CLOEXEC;
-        let mode = Mode::from_raw_mode(mode);
         let dir = dir.unwrap_or(root);
         let name = prefix.file_name().unwrap_or_default();
         if self.resolve == Resolve::Auto && !NO_OPENAT2.load(Ordering::Relaxed) {

@@ -9,7 +9,7 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use io_hooks::text::OsMessage;
-use rustix::fs::OFlags;
+use rustix::fs::{Mode, OFlags};
 use serde::{Deserialize, Serialize};
 
 use super::beneath::{self, Beneath};
@@ -207,9 +207,14 @@ impl FileStore {
     /// When `dir` cannot be created.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
+        #[allow(
+            clippy::useless_conversion,
+            reason = "mode_t is u32 on Linux, u16 on macOS and FreeBSD"
+        )]
+        let mode: u32 = beneath::PRIVATE_DIR.as_raw_mode().into();
         fs::DirBuilder::new()
             .recursive(true)
-            .mode(beneath::PRIVATE_DIR)
+            .mode(mode)
             .create(&dir)
             .map_err(|source| StoreError::Io {
                 path: dir.clone(),
@@ -307,7 +312,7 @@ impl Store for FileStore {
                 bytes.len() - whole
             );
             let file = files
-                .open(&rel, OFlags::WRONLY, 0, None)
+                .open(&rel, OFlags::WRONLY, Mode::empty(), None)
                 .map_err(|e| self.refused(&rel, e))?;
             fs::File::from(file)
                 .set_len(whole as u64)
