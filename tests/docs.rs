@@ -109,10 +109,33 @@ fn the_readme_opens_with_its_two_commands() {
         first.starts_with("cargo run -q --locked --bin io -- demo "),
         "{first}"
     );
-    // The suite's command, whatever runner CI settles on.
     assert!(second.starts_with("cargo test --workspace "), "{second}");
     assert!(second.contains("# every test"), "{second}");
     assert_eq!(lines.next(), Some("```"));
+
+    // Both work on a machine that has only rustup's toolchain: no cargo
+    // subcommand that rustup does not ship (nextest, mutants, fuzz, ...).
+    let shipped = ["build", "check", "clippy", "doc", "fmt", "run", "test"];
+    for command in [first, second] {
+        let command = command.split('#').next().unwrap_or_default();
+        let words: Vec<&str> = command.split_whitespace().collect();
+        for pair in words.windows(2) {
+            if pair[0] == "cargo" {
+                assert!(
+                    shipped.contains(&pair[1]),
+                    "`cargo {}` is not shipped by rustup: {command}",
+                    pair[1]
+                );
+            }
+        }
+    }
+    // And CI runs the suite's command verbatim.
+    let test_command = second.split('#').next().unwrap_or_default().trim_end();
+    let ci = read(&repo().join(".ci/run"));
+    assert!(
+        ci.lines().any(|l| l.trim_end().ends_with(test_command)),
+        ".ci/run does not run `{test_command}`"
+    );
 }
 
 #[test]
