@@ -53,6 +53,13 @@ pub(crate) enum Error {
         /// The link met on the way, when known.
         through: Option<String>,
     },
+    /// The path names a FIFO, a socket or a device: opened without
+    /// blocking and refused, since reading or writing it could wait for
+    /// ever (a FIFO nobody writes) or never end (`/dev/zero`).
+    NotRegular {
+        /// What it is, as `a FIFO`.
+        kind: &'static str,
+    },
     /// Any other failure, as the system reported it.
     Io(io::Error),
 }
@@ -75,6 +82,9 @@ impl Error {
                 through: Some(link),
             } => format!(
                 "{op} {rel}: refused: `{rel}` goes through the symbolic link `{link}`, which may lead outside the workspace (without openat2 no link is followed)"
+            ),
+            Error::NotRegular { kind } => format!(
+                "{op} {rel}: refused: `{rel}` is {kind}, not a regular file (reading or writing it could block the run)"
             ),
             Error::Io(e) => format!("{op} {rel}: {e}"),
         }
@@ -148,6 +158,12 @@ impl<'a> Beneath<'a> {
 
     /// Opens the file `rel`, for `flags`, with `mode` if it is created;
     /// with `dirs`, its missing directories are made first with that mode.
+    ///
+    /// Only a regular file (or a directory, which the kernel refuses to
+    /// write and to read as a file) is opened: the open itself does not
+    /// block (`O_NONBLOCK`: a FIFO with no writer would hold a read open
+    /// for ever), and a FIFO, socket or device is refused as
+    /// [`Error::NotRegular`] before a byte is read or written.
     pub(crate) fn open(
         &self,
         rel: &Path,
@@ -187,7 +203,19 @@ impl<'a> Beneath<'a> {
             dir = Some(self.step(&root, dir.as_ref(), &prefix, flags, 0)?);
         }
         prefix.push(last);
-        self.step(&root, dir.as_ref(), &prefix, flags, mode)
+        let fd = match self.step(&root, dir.as_ref(), &prefix, flags | OFlags::NONBLOCK, mode) {
+            // A write-only open of a FIFO nobody reads, or of a socket.
+            Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NXIO.raw_os_error()) => {
+                return Err(Error::NotRegular {
+                    kind: "a FIFO or a socket",
+                });
+            }
+            other => other?,
+        };
+        match special(FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode)) {
+            Some(kind) => Err(Error::NotRegular { kind }),
+            None => Ok(fd),
+        }
     }
 
     /// Opens `prefix` beneath `root`: with `openat2`, the whole of it from
@@ -246,6 +274,18 @@ fn kernel(root: &OwnedFd, path: &Path, flags: OFlags, mode: Mode) -> rustix::io:
 #[cfg(not(target_os = "linux"))]
 fn kernel(_: &OwnedFd, _: &Path, _: OFlags, _: Mode) -> rustix::io::Result<OwnedFd> {
     Err(Errno::NOSYS)
+}
+
+/// What a file of type `file_type` is, when it is a special file: one a
+/// read or a write may block on, or never finish.
+fn special(file_type: FileType) -> Option<&'static str> {
+    match file_type {
+        FileType::Fifo => Some("a FIFO"),
+        FileType::Socket => Some("a socket"),
+        FileType::CharacterDevice => Some("a character device"),
+        FileType::BlockDevice => Some("a block device"),
+        _ => None,
+    }
 }
 
 /// Whether `name` in `dir` is a symbolic link.
