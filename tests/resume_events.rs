@@ -5,31 +5,15 @@
 mod common;
 mod run_support;
 
-use run_support::{Env, both, run_id_in, text};
+use run_support::{Env, both, cancelled_run, text};
 
 #[test]
 fn a_resumes_started_and_finished_carry_resumed_true_and_a_first_runs_do_not() {
     let env = Env::new();
-    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"started\", \"finished\"]\nappend = \"audit.jsonl\"\n\n\
-         [[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n",
+    let run_id = cancelled_run(
+        &env,
+        "[[hook]]\non = [\"started\", \"finished\"]\nappend = \"audit.jsonl\"\n",
     );
-    let script = env.write(
-        "script.toml",
-        r#"
-goal = "two files"
-[[turn]]
-calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
-[[turn]]
-calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
-answer = "done"
-"#,
-    );
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
-    let run_id = run_id_in(&out);
     let out = env.io(&["run", "--resume", &run_id]);
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
     assert!(

@@ -10,8 +10,8 @@ mod run_support;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::time::Duration;
 
-use common::{ReleaseFifo, git, output_within, prerequisite, read_pid};
-use run_support::{Env, begin, both, run_id_in, text};
+use common::{git, output_within, prerequisite};
+use run_support::{Env, begin, both, cancelled_run, held_at_started, run_id_in, text};
 
 /// A script of one step that writes `.bashrc` and answers.
 const WRITES_BASHRC: &str = r#"
@@ -21,17 +21,31 @@ calls = [{ tool = "write_file", args = { path = ".bashrc", content = "curl evil 
 answer = "done"
 "#;
 
+/// Plants journal `run_id`: a run of [`WRITES_BASHRC`] that began in
+/// `workspace`, with no MCP server. Returns the journal's path.
+fn planted(env: &Env, run_id: &str, workspace: &std::path::Path) -> std::path::PathBuf {
+    let script = env.write("script.toml", WRITES_BASHRC);
+    env.plant_journal(run_id, &[begin(workspace, &script, serde_json::json!({}))])
+}
+
+/// `io run --resume run_id` is refused, exit 1, with `JOURNAL: refused:
+/// said`, and nothing ran.
+fn resume_refused(env: &Env, run_id: &str, said: &str) {
+    let out = env.io(&["run", "--resume", run_id]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}: {}", both(&out));
+    let whole = format!("{}: refused: {said}", env.journal_path(run_id).display());
+    assert!(stderr.contains(&whole), "{whole}\n{stderr}");
+    assert!(!env.root().join(".bashrc").exists(), "{said}: nothing ran");
+}
+
 #[test]
 fn a_journal_naming_a_workspace_outside_the_root_resumes_in_the_root() {
     let env = Env::new();
     // The stand-in for `~/.bashrc`, outside the root.
     let bashrc = env.outside().join(".bashrc");
     std::fs::write(&bashrc, "the user's own").expect("bashrc");
-    let script = env.write("script.toml", WRITES_BASHRC);
-    env.plant_journal(
-        "r-planted",
-        &[begin(&env.outside(), &script, serde_json::json!({}))],
-    );
+    planted(&env, "r-planted", &env.outside());
     let out = env.io(&["run", "--resume", "r-planted"]);
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
     assert_eq!(
@@ -45,19 +59,19 @@ fn a_journal_naming_a_workspace_outside_the_root_resumes_in_the_root() {
     );
 }
 
-#[test]
-fn an_mcp_server_named_only_by_the_journal_is_never_run() {
-    let env = Env::new();
-    let marker = env.outside().join("ran");
-    let script = env.write(
-        "script.toml",
-        r#"
+/// A script of one step that calls the MCP server `docs` and answers.
+const CALLS_DOCS: &str = r#"
 goal = "planted"
 [[turn]]
 calls = [{ tool = "mcp", args = { server = "docs", method = "tools/list" } }]
 answer = "done"
-"#,
-    );
+"#;
+
+#[test]
+fn an_mcp_server_named_only_by_the_journal_is_never_run() {
+    let env = Env::new();
+    let marker = env.outside().join("ran");
+    let script = env.write("script.toml", CALLS_DOCS);
     let argv = serde_json::json!({"docs": ["/usr/bin/touch", marker]});
     env.plant_journal("r-planted", &[begin(&env.root(), &script, argv)]);
     let out = env.io(&["run", "--resume", "r-planted"]);
@@ -83,15 +97,7 @@ fn the_configurations_mcp_servers_are_the_ones_a_resume_runs() {
             marker.display()
         ),
     );
-    let script = env.write(
-        "script.toml",
-        r#"
-goal = "planted"
-[[turn]]
-calls = [{ tool = "mcp", args = { server = "docs", method = "tools/list" } }]
-answer = "done"
-"#,
-    );
+    let script = env.write("script.toml", CALLS_DOCS);
     env.plant_journal(
         "r-planted",
         &[begin(
@@ -113,23 +119,13 @@ fn a_journal_git_tracks_is_refused_before_it_is_used() {
     }
     let bashrc = env.outside().join(".bashrc");
     std::fs::write(&bashrc, "the user's own").expect("bashrc");
-    let script = env.write("script.toml", WRITES_BASHRC);
-    let journal = env.plant_journal(
-        "r-cloned",
-        &[begin(&env.outside(), &script, serde_json::json!({}))],
-    );
+    planted(&env, "r-cloned", &env.outside());
     assert!(git(&env.root(), &["add", "-f", ".io/runs/r-cloned.jsonl"]));
-    let out = env.io(&["run", "--resume", "r-cloned"]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
-    assert!(
-        stderr.contains(&format!(
-            "{}: refused: git tracks this journal, so it came with the clone",
-            journal.display()
-        )),
-        "{stderr}"
+    resume_refused(
+        &env,
+        "r-cloned",
+        "git tracks this journal, so it came with the clone",
     );
-    assert!(!env.root().join(".bashrc").exists(), "nothing ran");
     assert_eq!(
         std::fs::read_to_string(&bashrc).expect("bashrc"),
         "the user's own"
@@ -140,25 +136,12 @@ fn a_journal_git_tracks_is_refused_before_it_is_used() {
 fn a_journal_its_group_or_anyone_may_write_is_refused() {
     for (mode, who) in [(0o620, "its group"), (0o602, "anyone")] {
         let env = Env::new();
-        let script = env.write("script.toml", WRITES_BASHRC);
-        let journal = env.plant_journal(
-            "r-shared",
-            &[begin(&env.root(), &script, serde_json::json!({}))],
-        );
+        let journal = planted(&env, "r-shared", &env.root());
         std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(mode)).expect("chmod");
-        let out = env.io(&["run", "--resume", "r-shared"]);
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{mode:o}: {}", both(&out));
-        assert!(
-            stderr.contains(&format!(
-                "{}: refused: the journal is writable by {who} (mode {mode:o})",
-                journal.display()
-            )),
-            "{stderr}"
-        );
-        assert!(
-            !env.root().join(".bashrc").exists(),
-            "{mode:o}: nothing ran"
+        resume_refused(
+            &env,
+            "r-shared",
+            &format!("the journal is writable by {who} (mode {mode:o})"),
         );
     }
 }
@@ -170,23 +153,13 @@ fn a_journal_another_user_owns_is_refused() {
     if !prerequisite("root (to give a file away)", me == 0) {
         return;
     }
-    let script = env.write("script.toml", WRITES_BASHRC);
-    let journal = env.plant_journal(
-        "r-theirs",
-        &[begin(&env.root(), &script, serde_json::json!({}))],
-    );
+    let journal = planted(&env, "r-theirs", &env.root());
     std::os::unix::fs::chown(&journal, Some(65534), None).expect("chown");
-    let out = env.io(&["run", "--resume", "r-theirs"]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
-    assert!(
-        stderr.contains(&format!(
-            "{}: refused: the journal is owned by uid 65534, not by you (uid 0)",
-            journal.display()
-        )),
-        "{stderr}"
+    resume_refused(
+        &env,
+        "r-theirs",
+        "the journal is owned by uid 65534, not by you (uid 0)",
     );
-    assert!(!env.root().join(".bashrc").exists(), "nothing ran");
 }
 
 #[test]
@@ -252,62 +225,16 @@ answer = "done"
     }
 }
 
-/// A run cancelled after its first step (a hook on `step` fails once):
-/// resumable, with two steps to go.
-fn cancelled_run(env: &Env) -> String {
-    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n",
-    );
-    let script = env.write(
-        "script.toml",
-        r#"
-goal = "two files"
-[[turn]]
-calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
-[[turn]]
-calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
-answer = "done"
-"#,
-    );
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
-    run_id_in(&out)
-}
-
 #[test]
 fn a_run_resumed_while_another_io_resumes_it_is_refused_at_once() {
     let env = Env::new();
-    let root = env.root();
-    let run_id = cancelled_run(&env);
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        root.join("gate.fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
-    // Holds the first resume at its `started`, once: says so with its
-    // pid, then blocks on the FIFO until the test releases it.
-    env.write(
-        "gate.sh",
+    let run_id = cancelled_run(&env, "");
+    // The first resume is held at its `started`, once.
+    let (first, release, held) = held_at_started(
+        &env,
         "[ -e gate.pid ] && exit 0\necho $$ > gate.pid\nread -r _ < gate.fifo\n",
+        &["run", "--resume", &run_id],
     );
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"started\"]\nrun = [\"/bin/sh\", \"./gate.sh\"]\ntimeout_ms = 120000\n",
-    );
-    let first = env
-        .command(&["run", "--resume", &run_id])
-        .spawn()
-        .expect("the first resume");
-    let release = ReleaseFifo {
-        path: root.join("gate.fifo"),
-        for_writing: true,
-    };
-    let held = read_pid(&root.join("gate.pid"));
     let second = env.io(&["run", "--resume", &run_id]);
     drop(release);
     let first = output_within(first, Duration::from_secs(60), "the first resume");
@@ -329,36 +256,15 @@ fn a_run_resumed_while_another_io_resumes_it_is_refused_at_once() {
 #[test]
 fn a_running_run_cannot_be_resumed_beside_it() {
     let env = Env::new();
-    let root = env.root();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        root.join("gate.fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
-    // Saves the `started` line (with the run id), then blocks.
-    env.write(
-        "gate.sh",
-        "read -r line\nprintf '%s\\n' \"$line\" > started.json\necho $$ > gate.pid\nread -r _ < gate.fifo\n",
-    );
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"started\"]\nrun = [\"/bin/sh\", \"./gate.sh\"]\ntimeout_ms = 120000\n",
-    );
     let script = env.write("script.toml", WRITES_BASHRC);
-    let first = env
-        .command(&["run", script.to_str().expect("utf-8")])
-        .spawn()
-        .expect("the run");
-    let release = ReleaseFifo {
-        path: root.join("gate.fifo"),
-        for_writing: true,
-    };
-    let held = read_pid(&root.join("gate.pid"));
+    // The gate saves the `started` line, with the run id, then blocks.
+    let (first, release, held) = held_at_started(
+        &env,
+        "read -r line\nprintf '%s\\n' \"$line\" > started.json\necho $$ > gate.pid\nread -r _ < gate.fifo\n",
+        &["run", script.to_str().expect("utf-8")],
+    );
     let started: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("started.json")).unwrap_or_default(),
+        &std::fs::read_to_string(env.root().join("started.json")).unwrap_or_default(),
     )
     .unwrap_or_default();
     let run_id = started["run_id"].as_str().unwrap_or_default().to_owned();

@@ -6,21 +6,14 @@
 mod common;
 mod run_support;
 
-use run_support::{Env, both, run_id_in};
+use run_support::{Env, both, mkfifo, run_id_in};
 
 #[test]
 fn the_file_tools_refuse_a_fifo_without_blocking_and_the_run_goes_on() {
     let env = Env::new();
     // A FIFO nobody writes (a read would wait for ever) and nobody reads
     // (a write-only open would too).
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        env.root().join("pipe"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-        0,
-    )
-    .expect("mkfifo");
+    mkfifo(&env.root().join("pipe"), 0o644);
     let script = env.write(
         "script.toml",
         r#"
@@ -57,14 +50,7 @@ answer = "done"
 fn a_fifo_with_a_reader_is_refused_too_and_gets_no_byte() {
     let env = Env::new();
     let fifo = env.root().join("pipe");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &fifo,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-        0,
-    )
-    .expect("mkfifo");
+    mkfifo(&fifo, 0o644);
     // A reader holding the FIFO open: the write-only open then succeeds,
     // and the file type is what refuses it.
     let reader = rustix::fs::open(
@@ -104,14 +90,7 @@ fn a_journal_that_is_a_fifo_is_refused_without_blocking() {
     let env = Env::new();
     std::fs::create_dir_all(env.root().join(".io/runs")).expect(".io/runs");
     let journal = env.journal_path("r-fifo");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &journal,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    mkfifo(&journal, 0o600);
     let out = env.io(&["run", "--resume", "r-fifo"]);
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));
     let stderr = run_support::text(&out.stderr);

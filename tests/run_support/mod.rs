@@ -117,3 +117,67 @@ pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> 
         "mcp_servers": mcp,
     }})
 }
+
+/// Makes a FIFO at `path` (mode `mode`).
+pub(crate) fn mkfifo(path: &Path, mode: u32) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(mode),
+        0,
+    )
+    .expect("mkfifo");
+}
+
+/// A run cancelled after its first step by a hook on `step` that fails
+/// once, with `hooks` (more `[[hook]]` tables) beside it: resumable, with
+/// one step to go, after which it answers `done`. Returns its id.
+pub(crate) fn cancelled_run(env: &Env, hooks: &str) -> String {
+    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
+    env.write(
+        "io.local.toml",
+        &format!(
+            "{hooks}\n[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n"
+        ),
+    );
+    let script = env.write(
+        "script.toml",
+        r#"
+goal = "two files"
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
+answer = "done"
+"#,
+    );
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
+    run_id_in(&out)
+}
+
+/// `io args` started and held at its `started` event by a `run` hook
+/// (`gate.sh`, given as `gate`) that writes its pid to `gate.pid` and then
+/// blocks on `gate.fifo`. Returns the running `io`, the guard that releases
+/// the gate when dropped, and the gate's pid once it is held.
+pub(crate) fn held_at_started(
+    env: &Env,
+    gate: &str,
+    args: &[&str],
+) -> (std::process::Child, crate::common::ReleaseFifo, Option<i32>) {
+    let root = env.root();
+    mkfifo(&root.join("gate.fifo"), 0o600);
+    env.write("gate.sh", gate);
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"started\"]\nrun = [\"/bin/sh\", \"./gate.sh\"]\ntimeout_ms = 120000\n",
+    );
+    let io = env.command(args).spawn().expect("io runs");
+    let release = crate::common::ReleaseFifo {
+        path: root.join("gate.fifo"),
+        for_writing: true,
+    };
+    let held = crate::common::read_pid(&root.join("gate.pid"));
+    (io, release, held)
+}
