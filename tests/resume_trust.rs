@@ -174,6 +174,8 @@ fn the_models_file_tools_cannot_write_a_journal_by_name_or_through_a_link() {
     symlink(".io/runs/r-old.jsonl", env.root().join("notes")).expect("notes ->");
     symlink(".io/runs/r-new.jsonl", env.root().join("fresh")).expect("fresh ->");
     symlink(".io", env.root().join("state")).expect("state ->");
+    // And a link to itself, which resolves nowhere.
+    symlink("loop", env.root().join("loop")).expect("loop ->");
     let evil = serde_json::json!({"begin": {"goal": "evil", "workspace": "/", "depth": 0, "max_steps": 50}}).to_string();
     let run = env.write(
         "run.toml",
@@ -189,6 +191,7 @@ calls = [
   {{ tool = "edit_file", args = {{ path = "notes", old = "old", new = "evil" }} }},
   {{ tool = "write_file", args = {{ path = "fresh", content = {evil:?} }} }},
   {{ tool = "write_file", args = {{ path = "state/runs/r-new.jsonl", content = {evil:?} }} }},
+  {{ tool = "write_file", args = {{ path = "loop", content = "x" }} }},
   {{ tool = "write_file", args = {{ path = "fine.txt", content = "fine" }} }},
 ]
 answer = "done"
@@ -223,6 +226,12 @@ answer = "done"
         );
         assert!(observations.contains(&said), "{said}\n{observations}");
     }
+    // The loop is followed a bounded number of times, then the open says
+    // what the system says.
+    assert!(
+        observations.contains("[write_file failed] write loop: "),
+        "{observations}"
+    );
 }
 
 #[test]

@@ -436,4 +436,67 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_special_file_is_refused_by_its_type_without_blocking() {
+        for resolve in BOTH {
+            let (_tmp, root, _outside) = hostile();
+            let fifo = root.join("pipe");
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &fifo,
+                FileType::Fifo,
+                Mode::from_raw_mode(0o600),
+                0,
+            )
+            .expect("mkfifo");
+            let b = Beneath::with(&root, resolve);
+            // Read: the open succeeds at once (`O_NONBLOCK`), the type refuses.
+            let err = b.read(Path::new("pipe")).expect_err("refused");
+            assert!(
+                matches!(err, Error::NotRegular { kind: "a FIFO" }),
+                "{resolve:?}: {err:?}"
+            );
+            // Write-only, nobody reading: the open itself fails (`ENXIO`).
+            let err = b
+                .append(Path::new("pipe"), PRIVATE_FILE, PRIVATE_DIR)
+                .expect_err("refused");
+            assert!(
+                matches!(
+                    err,
+                    Error::NotRegular {
+                        kind: "a FIFO or a socket"
+                    }
+                ),
+                "{resolve:?}: {err:?}"
+            );
+            assert_eq!(
+                err.describe("write", "pipe"),
+                "write pipe: refused: `pipe` is a FIFO or a socket, not a regular file (reading or writing it could block the run)"
+            );
+            // A device, where this user may make one (root): `/dev/null`'s
+            // numbers, a read of which would succeed and say nothing.
+            let null = rustix::fs::mknodat(
+                rustix::fs::CWD,
+                root.join("null"),
+                FileType::CharacterDevice,
+                Mode::from_raw_mode(0o600),
+                rustix::fs::makedev(1, 3),
+            );
+            if null.is_ok() {
+                let err = b.read(Path::new("null")).expect_err("refused");
+                assert!(
+                    matches!(
+                        err,
+                        Error::NotRegular {
+                            kind: "a character device"
+                        }
+                    ),
+                    "{resolve:?}: {err:?}"
+                );
+            } else {
+                eprintln!("no device node could be made here: only the FIFO was tested");
+            }
+        }
+    }
 }
