@@ -52,8 +52,14 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
             "--clear-groups",
         ]);
     }
+    // A copy beside the workspace: the uid `io` drops to may not reach the
+    // build's own directory (a checkout under a private home).
+    let io = dir.parent().expect("a parent").join("io");
+    if !io.exists() {
+        std::fs::copy(env!("CARGO_BIN_EXE_io"), &io).expect("copy io");
+    }
     command
-        .arg(env!("CARGO_BIN_EXE_io"))
+        .arg(&io)
         .args(args)
         .current_dir(dir)
         .env("IO_CONFIG_HOME", dir.join("user"))
