@@ -19,12 +19,18 @@ use io_hooks::{HookEvents, Kind};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, HookEvents, schemars::JsonSchema)]
 #[serde(tag = "event")]
 pub enum EventKind {
-    /// A run began; once per run. Carries the goal.
+    /// A run began, or was resumed; once per run, and once more per resume, which carries `resumed: true`. Carries the goal.
     #[serde(rename = "started")]
     #[hook(cost = "per_run")]
     Started {
         /// The goal the run was given.
         goal: String,
+        /// `true` when this is a resume of a run that began before (it
+        /// carries on the same `run_id` and `seq`); absent, never `false`,
+        /// on a run's first start, so a first run's line is what it always
+        /// was.
+        #[serde(default, skip_serializing_if = "is_false")]
+        resumed: bool,
     },
     /// A step was committed; once per step, after its writes are classified.
     #[serde(rename = "step")]
@@ -277,15 +283,25 @@ pub enum EventKind {
         /// The handle's id.
         handle: String,
     },
-    /// A run ended; once per run. Carries the outcome and the step count.
+    /// A run ended, or a resume of it did; once per run, and once more per resume, which carries `resumed: true`. Carries the outcome and the step count.
     #[serde(rename = "finished")]
     #[hook(cost = "per_run")]
     Finished {
         /// How the run ended.
         outcome: Outcome,
-        /// How many steps were committed.
+        /// How many steps were committed, those before a resume included.
         steps: u32,
+        /// `true` when the run that ended was a resume; absent, never
+        /// `false`, otherwise.
+        #[serde(default, skip_serializing_if = "is_false")]
+        resumed: bool,
     },
+}
+
+/// For `skip_serializing_if`: a `resumed` that is `false` is not written.
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How often an event fires: what a hook on it costs (the spec's "What a

@@ -220,15 +220,23 @@ fn start_process() -> &'static AtomicBool {
         .filter(|&signal| ignored & (1 << (signal - 1)) == 0);
     match signal_hook::iterator::Signals::new(ending) {
         Ok(mut signals) => {
-            std::thread::spawn(move || {
-                if let Some(signal) = signals.forever().next() {
-                    SIGNALLED.store(true, Ordering::SeqCst);
-                    let interrupt = io_harness::process_interrupt();
-                    interrupt.interrupt();
-                    interrupt.wait_reaped(REAP_WITHIN);
-                    std::process::exit(128 + signal);
-                }
-            });
+            let started = std::thread::Builder::new()
+                .name("signals".to_owned())
+                .spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        SIGNALLED.store(true, Ordering::SeqCst);
+                        let interrupt = io_harness::process_interrupt();
+                        interrupt.interrupt();
+                        interrupt.wait_reaped(REAP_WITHIN);
+                        std::process::exit(128 + signal);
+                    }
+                });
+            // Without this thread a caught Ctrl-C would end nothing: `io`
+            // stops here, before any work, rather than run unstoppable.
+            if let Err(e) = started {
+                cli::err(&no_thread(&e));
+                std::process::exit(1);
+            }
         }
         Err(e) => cli::err(&format!(
             "io: could not receive SIGINT/SIGTERM/SIGHUP: {}\n",
@@ -236,6 +244,15 @@ fn start_process() -> &'static AtomicBool {
         )),
     }
     &SIGNALLED
+}
+
+/// The error for a thread the system would not start: at a process limit
+/// (`ulimit -u`, `RLIMIT_NPROC`, which counts threads) `EAGAIN`.
+fn no_thread(e: &std::io::Error) -> String {
+    format!(
+        "io: cannot start a thread: {}; is the process limit (`ulimit -u`, RLIMIT_NPROC) too low for this user?\n",
+        OsMessage(e)
+    )
 }
 
 /// The signals this process ignores, as the kernel's mask (bit `n - 1` is

@@ -318,7 +318,10 @@ fn an_event_over_16_mib_that_an_append_hook_wrote_replays() {
     let hooks = Config::discover_with(&logs, None).unwrap().hooks();
     let goal = "g".repeat(17 * 1024 * 1024);
     for kind in [
-        EventKind::Started { goal },
+        EventKind::Started {
+            goal,
+            resumed: false,
+        },
         EventKind::Step {
             step: 1,
             moved_the_workspace: true,

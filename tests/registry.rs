@@ -131,6 +131,7 @@ fn one_of_each() -> Vec<EventKind> {
     vec![
         Started {
             goal: "tidy".into(),
+            resumed: false,
         },
         Step {
             step: 1,
@@ -244,6 +245,7 @@ fn one_of_each() -> Vec<EventKind> {
         Finished {
             outcome: Outcome::Completed,
             steps: 4,
+            resumed: false,
         },
     ]
 }

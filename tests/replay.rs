@@ -35,7 +35,10 @@ fn cancel_on(tag: &'static str) -> CancelOn {
 
 /// started, then two steps each of token + tool_call + step, then finished.
 fn recording() -> Vec<RunEvent> {
-    let mut kinds = vec![EventKind::Started { goal: "g".into() }];
+    let mut kinds = vec![EventKind::Started {
+        goal: "g".into(),
+        resumed: false,
+    }];
     for step in 1..=2 {
         kinds.push(EventKind::Token {
             step,
@@ -54,6 +57,7 @@ fn recording() -> Vec<RunEvent> {
     kinds.push(EventKind::Finished {
         outcome: io_harness::Outcome::Completed,
         steps: 2,
+        resumed: false,
     });
     kinds
         .into_iter()

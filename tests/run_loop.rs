@@ -207,7 +207,8 @@ fn a_run_writes_the_workspace_and_reports_each_event_in_order() {
         events[11].kind,
         EventKind::Finished {
             outcome: Outcome::Completed,
-            steps: 2
+            steps: 2,
+            resumed: false
         }
     );
 }
@@ -271,7 +272,8 @@ fn a_cancel_is_honoured_at_the_next_step_boundary_and_the_run_resumes() {
         rec.events().last().expect("finished").kind,
         EventKind::Finished {
             outcome: Outcome::Cancelled,
-            steps: 2
+            steps: 2,
+            resumed: false
         }
     );
     let last_seq = rec.events().last().and_then(|e| e.seq).expect("seq");
@@ -562,7 +564,8 @@ fn children_run_on_their_own_threads_with_their_own_run_id_and_depth() {
                     e.kind,
                     EventKind::Finished {
                         outcome: Outcome::Completed,
-                        steps: 1
+                        steps: 1,
+                        resumed: false
                     }
                 )
         });
@@ -1089,7 +1092,8 @@ fn a_cancel_raised_in_the_last_step_ends_the_run_cancelled_and_resumable() {
             events.last().expect("finished").kind,
             EventKind::Finished {
                 outcome: Outcome::Cancelled,
-                steps: 1
+                steps: 1,
+                resumed: false
             },
             "a cancel on `{tag}`"
         );

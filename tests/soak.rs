@@ -132,6 +132,7 @@ fn event(s: &Scenario, n: u64) -> RunEvent {
     let kind = match s.tag {
         "started" => EventKind::Started {
             goal: SECRET.into(),
+            resumed: false,
         },
         "step" => EventKind::Step {
             step: 1,
@@ -163,6 +164,7 @@ fn event(s: &Scenario, n: u64) -> RunEvent {
         "finished" => EventKind::Finished {
             outcome: io_harness::Outcome::Completed,
             steps: 1,
+            resumed: false,
         },
         "refused" => EventKind::Refused {
             step: 1,

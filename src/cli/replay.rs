@@ -93,6 +93,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
             kind: EventKind::Finished {
                 outcome: Outcome::Cancelled,
                 steps,
+                resumed: false,
             },
             run_id: root_run.unwrap_or_else(|| "replay".to_owned()),
             depth: 0,

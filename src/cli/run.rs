@@ -7,8 +7,11 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, EventKind, Flow, Hooks, Observer, RunEvent, resume_observed,
-    run::{Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider, Store},
+    Config, EventKind, Flow, Hooks, Observer, RunEvent,
+    run::{
+        Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
+        resume_in_observed,
+    },
     run_with_observed,
 };
 
@@ -70,10 +73,18 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             ))
         }
         Start::Resume(run_id) => {
-            let script = origin(&store, run_id)?;
+            let script = origin(config, &store, run_id)?;
             let provider = ScriptedProvider::from_path(&script).map_err(|e| e.to_string())?;
-            pollster::block_on(resume_observed(
+            // The journal names what the run was, never where it acts or
+            // what it runs: the workspace is the root, the MCP servers the
+            // configuration's own.
+            let place = Contract {
+                mcp_servers: mcp_servers(config)?,
+                ..Contract::new(String::new(), root)
+            };
+            pollster::block_on(resume_in_observed(
                 run_id,
+                &place,
                 &provider,
                 &store,
                 &Policy::default(),
@@ -143,18 +154,35 @@ fn mcp_servers(config: &Config) -> Result<BTreeMap<String, Vec<String>>, String>
     Ok(servers)
 }
 
-/// The script a stored run was started from.
-fn origin(store: &FileStore, run_id: &str) -> Result<PathBuf, String> {
-    let records = store
-        .load(run_id)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no run `{run_id}` in {}", store.dir().display()))?;
-    match records.first() {
+/// The script a stored run was started from, from a journal that may be
+/// trusted: not tracked by git (a clone's), owned by this user and
+/// writable by nobody else (checked by [`FileStore::begin`]).
+fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<PathBuf, String> {
+    let journal = store.journal(run_id).map_err(|e| e.to_string())?;
+    let path = store.dir().join(journal.file_name().unwrap_or_default());
+    match config.tracks(&journal) {
+        Ok(false) => {}
+        Ok(true) => {
+            return Err(format!(
+                "{}: refused: git tracks this journal, so it came with the clone, not from a run \
+                 of yours; a run is resumed only from a journal its own user's runs wrote",
+                path.display()
+            ));
+        }
+        Err(reason) => {
+            return Err(format!(
+                "{}: refused: whether git tracks this journal could not be told ({reason})",
+                path.display()
+            ));
+        }
+    }
+    match store.begin(run_id).map_err(|e| e.to_string())? {
+        None => Err(format!("no run `{run_id}` in {}", store.dir().display())),
         Some(Record::Begin {
             origin: Some(origin),
             ..
         }) => Ok(PathBuf::from(origin)),
-        _ => Err(format!(
+        Some(_) => Err(format!(
             "run `{run_id}` does not say which script it came from, so it cannot be resumed here"
         )),
     }
@@ -248,7 +276,10 @@ impl Observer for Progress<'_> {
 fn summary(event: &RunEvent) -> String {
     let who = format!("[{}]", event.run_id);
     match &event.kind {
-        EventKind::Started { goal } => format!("{who} started: {goal}"),
+        EventKind::Started { goal, resumed } => {
+            let how = if *resumed { "resumed" } else { "started" };
+            format!("{who} {how}: {goal}")
+        }
         EventKind::Step {
             step,
             moved_the_workspace,
@@ -260,7 +291,7 @@ fn summary(event: &RunEvent) -> String {
                 "no progress"
             }
         ),
-        EventKind::Finished { outcome, steps } => {
+        EventKind::Finished { outcome, steps, .. } => {
             let outcome = serde_json::to_value(outcome).unwrap_or_default();
             format!(
                 "{who} finished: {} after {}",

@@ -153,16 +153,22 @@ fn ls_files(
     // killed and reaped at the deadline. Both pipes are drained while it
     // runs, so a long answer cannot stall it; the command (holding our
     // copies of their write ends) is gone once it is spawned.
+    // A thread the system refuses (`RLIMIT_NPROC`) is an unanswered
+    // check, not a panic; git is not started without its readers. The
+    // closure owns `command` (and so the pipes' write ends): returning
+    // early drops them, and a reader already started sees end of file.
     let (status, stdout, stderr) = std::thread::scope(|s| {
-        let stdout = s.spawn(|| read_capped(out_read));
-        let stderr = s.spawn(|| read_capped(err_read));
+        let reader = |pipe| std::thread::Builder::new().spawn_scoped(s, || read_capped(pipe));
+        let no_thread = |e: io::Error| format!("no thread to read git's answer: {}", OsMessage(&e));
+        let stdout = reader(out_read).map_err(no_thread)?;
+        let stderr = reader(err_read).map_err(no_thread)?;
         let status = io_hooks::process::run_command(command, b"", limit);
         let join = |h: std::thread::ScopedJoinHandle<'_, io::Result<Vec<u8>>>| {
             h.join()
                 .unwrap_or_else(|_| Err(io::Error::other("the reader panicked")))
         };
-        (status, join(stdout), join(stderr))
-    });
+        Ok::<_, String>((status, join(stdout), join(stderr)))
+    })?;
     let unreadable = |e: io::Error| format!("git's output could not be read: {}", OsMessage(&e));
     let stdout = stdout.map_err(unreadable)?;
     let stderr = stderr.map_err(unreadable)?;

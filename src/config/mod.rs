@@ -306,6 +306,17 @@ impl Config {
         &self.root
     }
 
+    /// Whether git's index tracks the file `rel` under the root, asked as
+    /// it is asked of `io.local.toml` (every enclosing repository, any
+    /// case, through a link): a tracked file came with the clone. `Err`
+    /// with the reason when git ran but gave no answer.
+    ///
+    /// # Errors
+    /// When git's answer could not be had; the caller refuses the file.
+    pub fn tracks(&self, rel: &Path) -> Result<bool, String> {
+        git::tracks(&self.root, &rel.to_string_lossy())
+    }
+
     /// The files read, in scope order (user, project, local).
     pub fn sources(&self) -> &[Source] {
         &self.sources

@@ -56,6 +56,13 @@ pub(crate) enum Error {
         /// The link met on the way, when known.
         through: Option<String>,
     },
+    /// The path names a FIFO, a socket or a device: opened without
+    /// blocking and refused, since reading or writing it could wait for
+    /// ever (a FIFO nobody writes) or never end (`/dev/zero`).
+    NotRegular {
+        /// What it is, as `a FIFO`.
+        kind: &'static str,
+    },
     /// Any other failure, as the system reported it.
     Io(io::Error),
 }
@@ -78,6 +85,9 @@ impl Error {
                 through: Some(link),
             } => format!(
                 "{op} {rel}: refused: `{rel}` goes through the symbolic link `{link}`, which may lead outside the workspace (without openat2 no link is followed)"
+            ),
+            Error::NotRegular { kind } => format!(
+                "{op} {rel}: refused: `{rel}` is {kind}, not a regular file (reading or writing it could block the run)"
             ),
             Error::Io(e) => format!("{op} {rel}: {e}"),
         }
@@ -156,6 +166,12 @@ impl<'a> Beneath<'a> {
 
     /// Opens the file `rel`, for `flags`, with `mode` if it is created;
     /// with `dirs`, its missing directories are made first with that mode.
+    ///
+    /// Only a regular file (or a directory, which the kernel refuses to
+    /// write and to read as a file) is opened: the open itself does not
+    /// block (`O_NONBLOCK`: a FIFO with no writer would hold a read open
+    /// for ever), and a FIFO, socket or device is refused as
+    /// [`Error::NotRegular`] before a byte is read or written.
     pub(crate) fn open(
         &self,
         rel: &Path,
@@ -191,7 +207,19 @@ impl<'a> Beneath<'a> {
             dir = Some(self.step(&root, dir.as_ref(), &prefix, flags, Mode::empty())?);
         }
         prefix.push(last);
-        self.step(&root, dir.as_ref(), &prefix, flags, mode)
+        let fd = match self.step(&root, dir.as_ref(), &prefix, flags | OFlags::NONBLOCK, mode) {
+            // A write-only open of a FIFO nobody reads, or of a socket.
+            Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NXIO.raw_os_error()) => {
+                return Err(Error::NotRegular {
+                    kind: "a FIFO or a socket",
+                });
+            }
+            other => other?,
+        };
+        match special(FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode)) {
+            Some(kind) => Err(Error::NotRegular { kind }),
+            None => Ok(fd),
+        }
     }
 
     /// Opens `prefix` beneath `root`: with `openat2`, the whole of it from
@@ -249,6 +277,18 @@ fn kernel(root: &OwnedFd, path: &Path, flags: OFlags, mode: Mode) -> rustix::io:
 #[cfg(not(target_os = "linux"))]
 fn kernel(_: &OwnedFd, _: &Path, _: OFlags, _: Mode) -> rustix::io::Result<OwnedFd> {
     Err(Errno::NOSYS)
+}
+
+/// What a file of type `file_type` is, when it is a special file: one a
+/// read or a write may block on, or never finish.
+fn special(file_type: FileType) -> Option<&'static str> {
+    match file_type {
+        FileType::Fifo => Some("a FIFO"),
+        FileType::Socket => Some("a socket"),
+        FileType::CharacterDevice => Some("a character device"),
+        FileType::BlockDevice => Some("a block device"),
+        _ => None,
+    }
 }
 
 /// Whether `name` in `dir` is a symbolic link.
@@ -397,6 +437,69 @@ mod tests {
                 (mode("p"), mode("p/q"), mode("p/q/f")),
                 (0o700, 0o700, 0o600)
             );
+        }
+    }
+
+    #[test]
+    fn a_special_file_is_refused_by_its_type_without_blocking() {
+        for resolve in BOTH {
+            let (_tmp, root, _outside) = hostile();
+            let fifo = root.join("pipe");
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &fifo,
+                FileType::Fifo,
+                Mode::from_raw_mode(0o600),
+                0,
+            )
+            .expect("mkfifo");
+            let b = Beneath::with(&root, resolve);
+            // Read: the open succeeds at once (`O_NONBLOCK`), the type refuses.
+            let err = b.read(Path::new("pipe")).expect_err("refused");
+            assert!(
+                matches!(err, Error::NotRegular { kind: "a FIFO" }),
+                "{resolve:?}: {err:?}"
+            );
+            // Write-only, nobody reading: the open itself fails (`ENXIO`).
+            let err = b
+                .append(Path::new("pipe"), PRIVATE_FILE, PRIVATE_DIR)
+                .expect_err("refused");
+            assert!(
+                matches!(
+                    err,
+                    Error::NotRegular {
+                        kind: "a FIFO or a socket"
+                    }
+                ),
+                "{resolve:?}: {err:?}"
+            );
+            assert_eq!(
+                err.describe("write", "pipe"),
+                "write pipe: refused: `pipe` is a FIFO or a socket, not a regular file (reading or writing it could block the run)"
+            );
+            // A device, where this user may make one (root): `/dev/null`'s
+            // numbers, a read of which would succeed and say nothing.
+            let null = rustix::fs::mknodat(
+                rustix::fs::CWD,
+                root.join("null"),
+                FileType::CharacterDevice,
+                Mode::from_raw_mode(0o600),
+                rustix::fs::makedev(1, 3),
+            );
+            if null.is_ok() {
+                let err = b.read(Path::new("null")).expect_err("refused");
+                assert!(
+                    matches!(
+                        err,
+                        Error::NotRegular {
+                            kind: "a character device"
+                        }
+                    ),
+                    "{resolve:?}: {err:?}"
+                );
+            } else {
+                eprintln!("no device node could be made here: only the FIFO was tested");
+            }
         }
     }
 }

@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use std::{fmt, thread};
 
+use io_hooks::text::OsMessage;
 use io_hooks::{Flow, HookEvents};
 
 pub use crate::event::now_rfc3339;
@@ -39,7 +40,7 @@ pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Questio
 pub use provider::{
     Provider, ProviderError, ScriptedOperator, ScriptedProvider, ToolCall, Turn, TurnRequest,
 };
-pub use store::{FileStore, Record, Store, StoreError};
+pub use store::{FileStore, Record, Store, StoreError, StoreLock};
 
 use call::{Call, Tool};
 use tools::{ToolError, ToolResult, Workspace};
@@ -274,7 +275,13 @@ pub async fn run_with_observed(
 }
 
 /// Continues run `run_id` from its last committed step: a cancelled, failed
-/// or interrupted run picks up where its journal ends, with its own id.
+/// or interrupted run picks up where its journal ends, with its own id, in
+/// the workspace and with the MCP servers its journal names.
+///
+/// That trusts the journal with what the run acts on: right for a store
+/// only the caller writes. Where the journal lives in the workspace (a
+/// [`FileStore::beneath`] it), a clone or the model could have written it:
+/// use [`resume_in_observed`], which takes both from the caller.
 ///
 /// # Blocking
 /// The future does the whole run in its first `poll` and never yields:
@@ -293,27 +300,6 @@ pub async fn resume_observed(
     approver: &dyn Approver,
     observer: &dyn Observer,
 ) -> Result<RunResult, RunError> {
-    let records = store
-        .load(run_id)?
-        .ok_or_else(|| RunError::UnknownRun(run_id.to_owned()))?;
-    let Some(Record::Begin {
-        goal,
-        workspace,
-        depth,
-        max_steps,
-        origin,
-        mcp_servers,
-    }) = records.first().cloned()
-    else {
-        return Err(RunError::Corrupt(run_id.to_owned()));
-    };
-    let state = State::from_journal(run_id, &records)?;
-    let contract = Contract {
-        max_steps,
-        origin,
-        mcp_servers,
-        ..Contract::new(goal, workspace)
-    };
     let env = Env {
         provider,
         store,
@@ -321,8 +307,43 @@ pub async fn resume_observed(
         approver,
         observer,
     };
-    let run = Run::new(&env, &contract, run_id.to_owned(), depth, state.next_seq);
-    run.drive(state)
+    env.resume(run_id, None)
+}
+
+/// Continues run `run_id` as [`resume_observed`] does, but acting where
+/// `place` says: its `workspace`, `mcp_servers`, `max_depth`,
+/// `stall_after`, `exec_timeout` and `token_budget` are the caller's; only
+/// the goal, depth, step limit, origin and progress come from the journal.
+/// A journal can then name no directory to write in and no program to run.
+/// `place`'s `goal`, `max_steps`, `run_id` and `origin` are not used.
+///
+/// # Blocking
+/// The future does the whole run in its first `poll` and never yields:
+/// every provider call, store write, tool and hook runs on the polling
+/// thread until the run ends. Under an async runtime, drive it from a
+/// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
+/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+///
+/// # Errors
+/// An unknown or completed run, an unreadable, untrusted or busy journal,
+/// or a store failure.
+pub async fn resume_in_observed(
+    run_id: &str,
+    place: &Contract,
+    provider: &dyn Provider,
+    store: &dyn Store,
+    policy: &Policy,
+    approver: &dyn Approver,
+    observer: &dyn Observer,
+) -> Result<RunResult, RunError> {
+    let env = Env {
+        provider,
+        store,
+        policy,
+        approver,
+        observer,
+    };
+    env.resume(run_id, Some(place))
 }
 
 /// A fresh run id: `r-` and 12 hex digits from the clock, the process and a
@@ -367,7 +388,48 @@ impl Env<'_> {
                 mcp_servers: contract.mcp_servers.clone(),
             },
         )?;
+        let _lock = self.store.lock(&run_id)?;
         Run::new(self, contract, run_id, depth, 0).drive(State::default())
+    }
+
+    /// Resumes `run_id` from its journal, held for the whole run; with
+    /// `place`, acting where the caller says rather than the journal.
+    fn resume(&self, run_id: &str, place: Option<&Contract>) -> Result<RunResult, RunError> {
+        let _lock = self.store.lock(run_id)?;
+        let records = self
+            .store
+            .load(run_id)?
+            .ok_or_else(|| RunError::UnknownRun(run_id.to_owned()))?;
+        let Some(Record::Begin {
+            goal,
+            workspace,
+            depth,
+            max_steps,
+            origin,
+            mcp_servers,
+        }) = records.first().cloned()
+        else {
+            return Err(RunError::Corrupt(run_id.to_owned()));
+        };
+        let state = State::from_journal(run_id, &records)?;
+        let contract = match place {
+            Some(place) => Contract {
+                goal,
+                max_steps,
+                origin,
+                run_id: None,
+                ..place.clone()
+            },
+            None => Contract {
+                max_steps,
+                origin,
+                mcp_servers,
+                ..Contract::new(goal, workspace)
+            },
+        };
+        let mut run = Run::new(self, &contract, run_id.to_owned(), depth, state.next_seq);
+        run.resumed = true;
+        run.drive(state)
     }
 }
 
@@ -441,6 +503,8 @@ struct Run<'e, 'a> {
     /// Background processes started with `exec_background`, by handle id.
     handles: Mutex<BTreeMap<String, Tracked>>,
     handles_started: AtomicU64,
+    /// Whether this is a resume: `started` and `finished` say so.
+    resumed: bool,
 }
 
 impl<'e, 'a> Run<'e, 'a> {
@@ -457,6 +521,7 @@ impl<'e, 'a> Run<'e, 'a> {
             tokens_used: AtomicU64::new(0),
             handles: Mutex::new(BTreeMap::new()),
             handles_started: AtomicU64::new(0),
+            resumed: false,
         }
     }
 
@@ -537,6 +602,7 @@ impl<'e, 'a> Run<'e, 'a> {
     fn drive(&self, mut state: State) -> Result<RunResult, RunError> {
         self.emit(EventKind::Started {
             goal: self.contract.goal.clone(),
+            resumed: self.resumed,
         });
         loop {
             let steps = state.observations.len() as u32;
@@ -930,22 +996,34 @@ impl<'e, 'a> Run<'e, 'a> {
                 .enumerate()
                 .map(|(k, goal)| {
                     let child = self.prepare_child(step, k, goal);
-                    scope.spawn(move || match child {
-                        Ok((contract, run_id)) => {
-                            match self.env.start(&contract, run_id.clone(), self.depth + 1) {
-                                Ok(result) => format!("[child {run_id}] {}", result.outcome),
-                                Err(e) => format!("[child {run_id}] {e}"),
+                    // A thread the system refuses (`RLIMIT_NPROC`) is a
+                    // failed spawn the model is told of, not a panic.
+                    thread::Builder::new()
+                        .spawn_scoped(scope, move || match child {
+                            Ok((contract, run_id)) => {
+                                match self.env.start(&contract, run_id.clone(), self.depth + 1) {
+                                    Ok(result) => format!("[child {run_id}] {}", result.outcome),
+                                    Err(e) => format!("[child {run_id}] {e}"),
+                                }
                             }
-                        }
-                        Err(refusal) => refusal,
-                    })
+                            Err(refusal) => refusal,
+                        })
+                        .map_err(|e| {
+                            format!(
+                                "[spawn failed] no thread for the child run: {}",
+                                OsMessage(&e)
+                            )
+                        })
                 })
                 .collect();
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| "[spawn failed] the child run panicked".to_owned())
+                    h.and_then(|h| {
+                        h.join()
+                            .map_err(|_| "[spawn failed] the child run panicked".to_owned())
+                    })
+                    .unwrap_or_else(|failed| failed)
                 })
                 .collect()
         })
@@ -1015,6 +1093,7 @@ impl<'e, 'a> Run<'e, 'a> {
         self.emit(EventKind::Finished {
             outcome: outcome.as_outcome(),
             steps: outcome.steps(),
+            resumed: self.resumed,
         });
         self.store_ok()?;
         Ok(RunResult {

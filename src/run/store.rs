@@ -4,11 +4,12 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use io_hooks::text::OsMessage;
+use rustix::fd::OwnedFd;
 use rustix::fs::{Mode, OFlags};
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +109,21 @@ pub enum StoreError {
         /// The cause.
         source: io::Error,
     },
+    /// The journal is not one this user's runs wrote: owned by someone
+    /// else, or writable by others. A resume acts on what the journal says,
+    /// so it is refused.
+    Untrusted {
+        /// The journal.
+        path: PathBuf,
+        /// Why, in the operator's words.
+        reason: String,
+    },
+    /// Another process holds the journal's lock: it is running or resuming
+    /// the same run.
+    Busy {
+        /// The journal.
+        path: PathBuf,
+    },
     /// A record before the last is not a whole record.
     Corrupt {
         /// The journal.
@@ -127,6 +143,8 @@ impl StoreError {
         match self {
             StoreError::Io { path, .. }
             | StoreError::Outside { path }
+            | StoreError::Untrusted { path, .. }
+            | StoreError::Busy { path }
             | StoreError::Encode { path, .. }
             | StoreError::Truncate { path, .. }
             | StoreError::Corrupt { path, .. } => path,
@@ -146,6 +164,14 @@ impl fmt::Display for StoreError {
             StoreError::BadRunId { run_id, .. } => write!(
                 f,
                 "`{run_id}` is not a run id (letters, digits, `-`, `_` and `.` only)"
+            ),
+            StoreError::Untrusted { reason, .. } => write!(
+                f,
+                "refused: {reason}; a run is resumed only from a journal its own user's runs wrote"
+            ),
+            StoreError::Busy { .. } => f.write_str(
+                "refused: another `io` holds this run's journal (it is running or resuming the \
+                 run now); wait for it to end, then resume",
             ),
             StoreError::Encode { source, .. } => write!(f, "{source}"),
             StoreError::Truncate { source, .. } => {
@@ -182,11 +208,56 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// When the journal exists but cannot be read or parsed.
     fn load(&self, run_id: &str) -> Result<Option<Vec<Record>>, StoreError>;
+
+    /// Claims `run_id`'s journal for as long as the returned guard lives,
+    /// so no other process runs or resumes the run meanwhile. The run loop
+    /// takes it once the run's first record is written, and before a
+    /// resume reads the journal. The default claims nothing: a store only
+    /// its caller writes has nobody to keep out.
+    ///
+    /// # Errors
+    /// When the journal is held elsewhere ([`StoreError::Busy`]), or may
+    /// not be trusted ([`StoreError::Untrusted`]).
+    fn lock(&self, run_id: &str) -> Result<StoreLock, StoreError> {
+        let _ = run_id;
+        Ok(StoreLock::default())
+    }
+}
+
+/// A journal claimed by [`Store::lock`]: held until dropped.
+#[derive(Default)]
+pub struct StoreLock {
+    _held: Option<Box<dyn std::any::Any + Send>>,
+}
+
+impl StoreLock {
+    /// A claim that lasts as long as `held` does (a locked file, say).
+    pub fn holding(held: impl std::any::Any + Send) -> Self {
+        StoreLock {
+            _held: Some(Box::new(held)),
+        }
+    }
+}
+
+impl fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreLock")
+            .field("held", &self._held.is_some())
+            .finish()
+    }
 }
 
 /// A directory of journals, `<dir>/<run_id>.jsonl`, one JSON record a line,
 /// each appended with one write and flushed to disk. The directory and its
 /// journals are private to their owner (0700 and 0600): they hold the goal.
+///
+/// A journal is trusted only when it is a regular file this process's user
+/// owns that nobody else may write (no group or other write bit): anything
+/// else did not come from this user's runs (a clone committed it, another
+/// user planted it), and [`Store::lock`] and [`FileStore::begin`] refuse it
+/// before reading a byte. A run holds its journal's lock (`flock`,
+/// exclusive, not waiting) from its first record to its end, so a second
+/// `io` resuming the same run is refused at once.
 ///
 /// Loading drops a torn last record (a line without its newline: the write
 /// a crash cut short), truncating the journal back to its last whole
@@ -243,8 +314,12 @@ impl FileStore {
         self.root.join(&self.rel)
     }
 
-    /// The journal of `run_id`, relative to the root.
-    fn journal(&self, run_id: &str) -> Result<PathBuf, StoreError> {
+    /// The journal of `run_id`, relative to the root given to
+    /// [`beneath`](Self::beneath): what a caller asks git about.
+    ///
+    /// # Errors
+    /// A run id that cannot name a file ([`StoreError::BadRunId`]).
+    pub fn journal(&self, run_id: &str) -> Result<PathBuf, StoreError> {
         // A run id becomes a file name: nothing that could leave the directory.
         let ok = !run_id.is_empty()
             && run_id
@@ -261,6 +336,71 @@ impl FileStore {
         }
     }
 
+    /// The first record of `run_id`'s journal, read without writing
+    /// anything, from a journal that may be trusted (see [`FileStore`]);
+    /// `None` for a run the store has never seen.
+    ///
+    /// # Errors
+    /// An untrusted or unreadable journal, or a first line that is not a
+    /// record.
+    pub fn begin(&self, run_id: &str) -> Result<Option<Record>, StoreError> {
+        let rel = self.journal(run_id)?;
+        let Some(fd) = self.trusted(&rel)? else {
+            return Ok(None);
+        };
+        let mut first = Vec::new();
+        io::BufReader::new(fs::File::from(fd))
+            .take(MAX_BEGIN)
+            .read_until(b'\n', &mut first)
+            .map_err(|e| self.fail(&rel, e))?;
+        let record =
+            serde_json::from_slice(first.trim_ascii()).map_err(|source| StoreError::Corrupt {
+                path: self.root.join(&rel),
+                line: 1,
+                lines: 1,
+                source,
+            })?;
+        Ok(Some(record))
+    }
+
+    /// Opens the journal `rel` for reading if it exists, and checks that it
+    /// may be trusted: a regular file (never blocking on a FIFO), owned by
+    /// this process's user, with no group or other write bit.
+    fn trusted(&self, rel: &Path) -> Result<Option<OwnedFd>, StoreError> {
+        let fd = match Beneath::new(&self.root).open(rel, OFlags::RDONLY, Mode::empty(), None) {
+            Ok(fd) => fd,
+            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.refused(rel, e)),
+        };
+        let stat = rustix::fs::fstat(&fd).map_err(|e| self.fail(rel, e.into()))?;
+        let me = rustix::process::geteuid().as_raw();
+        let reason = if stat.st_uid != me {
+            Some(format!(
+                "the journal is owned by uid {}, not by you (uid {me})",
+                stat.st_uid
+            ))
+        } else if stat.st_mode & 0o022 != 0 {
+            Some(format!(
+                "the journal is writable by {} (mode {:o}); `io` makes it 0600",
+                if stat.st_mode & 0o002 != 0 {
+                    "anyone"
+                } else {
+                    "its group"
+                },
+                stat.st_mode & 0o7777
+            ))
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Err(StoreError::Untrusted {
+                path: self.root.join(rel),
+                reason,
+            }),
+            None => Ok(Some(fd)),
+        }
+    }
+
     /// The error for `rel`'s journal when the system refused it.
     fn fail(&self, rel: &Path, source: io::Error) -> StoreError {
         StoreError::Io {
@@ -274,6 +414,13 @@ impl FileStore {
     fn refused(&self, rel: &Path, e: beneath::Error) -> StoreError {
         match e {
             beneath::Error::Io(source) => self.fail(rel, source),
+            beneath::Error::NotRegular { kind } => self.fail(
+                rel,
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("refused: the journal is {kind}, not a regular file"),
+                ),
+            ),
             beneath::Error::Outside { .. } => StoreError::Outside {
                 path: self.root.join(rel),
             },
@@ -339,4 +486,22 @@ impl Store for FileStore {
         }
         Ok(Some(records))
     }
+
+    fn lock(&self, run_id: &str) -> Result<StoreLock, StoreError> {
+        let rel = self.journal(run_id)?;
+        let Some(fd) = self.trusted(&rel)? else {
+            return Ok(StoreLock::default());
+        };
+        match rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(StoreLock::holding(fd)),
+            Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::Busy {
+                path: self.root.join(&rel),
+            }),
+            Err(e) => Err(self.fail(&rel, e.into())),
+        }
+    }
 }
+
+/// The most of a journal's first line [`FileStore::begin`] reads: the goal
+/// and the contract, far below this.
+const MAX_BEGIN: u64 = 16 * 1024 * 1024;

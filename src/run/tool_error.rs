@@ -32,6 +32,9 @@ pub(crate) enum ToolError {
         rel: String,
         error: beneath::Error,
     },
+    /// `write_file` or `edit_file` of a path in the run's own `.io` (its
+    /// journal, memory and todo list), named or reached through a link.
+    RunFiles { op: &'static str, rel: String },
     /// `edit_file` on a file that is not UTF-8.
     NotUtf8 { rel: String },
     /// `edit_file`'s text to replace does not occur exactly once.
@@ -85,6 +88,10 @@ impl fmt::Display for ToolError {
                 "`{rel}` is not a path inside the workspace (relative, without `..`)"
             ),
             ToolError::File { op, rel, error } => f.write_str(&error.describe(op, rel)),
+            ToolError::RunFiles { op, rel } => write!(
+                f,
+                "{op} {rel}: refused: `{rel}` is in `.io`, which holds the run's own journal and notes; the file tools never write there (use memory_write or todo_write for notes)"
+            ),
             ToolError::NotUtf8 { rel } => {
                 write!(f, "edit {rel}: stream did not contain valid UTF-8")
             }

@@ -62,6 +62,34 @@ impl Workspace<'_> {
         }
     }
 
+    /// [`resolve`](Self::resolve), refusing a path in the run's own `.io`:
+    /// a `write_file` of `.io/runs/<id>.jsonl` would write the journal a
+    /// resume acts on. Asked both of the path as given and of where it
+    /// leads today, so a committed `notes -> .io/runs/r-1.jsonl` (a link
+    /// that stays beneath the root, which the open would follow) is refused
+    /// too.
+    fn outside_run_files<'r>(&self, op: &'static str, rel: &'r str) -> Result<&'r Path, ToolError> {
+        let path = Self::resolve(rel)?;
+        let refused = || ToolError::RunFiles {
+            op,
+            rel: rel.to_owned(),
+        };
+        if leads_into_run_files(path) {
+            return Err(refused());
+        }
+        let Ok(root) = std::fs::canonicalize(self.root) else {
+            // The open will fail the same way, and say why.
+            return Ok(path);
+        };
+        match real_path(&root.join(path), MAX_LINKS) {
+            Some(real) => match real.strip_prefix(&root) {
+                Ok(inside) if leads_into_run_files(inside) => Err(refused()),
+                _ => Ok(path),
+            },
+            None => Err(refused()),
+        }
+    }
+
     /// Reads go beneath the root too: a link committed as `notes ->
     /// ~/.ssh/id_ed25519` would otherwise put a secret in the observation.
     pub(super) fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
@@ -78,7 +106,7 @@ impl Workspace<'_> {
     }
 
     pub(super) fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
-        let path = Self::resolve(rel)?;
+        let path = self.outside_run_files("write", rel)?;
         let moved = self.write_compared(path, content.as_bytes(), rel)?;
         Ok(ToolResult {
             observation: format!("[wrote {rel}] ({} chars)", content.chars().count()),
@@ -92,7 +120,7 @@ impl Workspace<'_> {
         old: &str,
         new: &str,
     ) -> Result<ToolResult, ToolError> {
-        let path = Self::resolve(rel)?;
+        let path = self.outside_run_files("edit", rel)?;
         let bytes = self
             .files()
             .read(path)
@@ -167,14 +195,14 @@ impl Workspace<'_> {
     /// Runs an argv as a `run` hook is run (`io_hooks::process::run_argv`), with
     /// `input` on stdin and the run's timeout, and returns how it ended with
     /// up to [`OBSERVATION_LIMIT`] bytes of what it printed. `Err` only when
-    /// no pipe could be made for its output.
+    /// no pipe, or no thread to read it, could be had for its output.
     fn run_capturing(
         &self,
         argv: &[String],
         input: &[u8],
     ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
-        let output = read_bounded(reader);
+        let output = read_bounded(reader)?;
         let ended = crate::process_interrupt().run_argv(
             argv,
             self.root,
@@ -284,6 +312,36 @@ impl Workspace<'_> {
     }
 }
 
+/// How many symbolic links [`real_path`] follows, as the kernel's limit.
+const MAX_LINKS: u32 = 40;
+
+/// Whether the relative path `rel` starts in `.io` (in any case: a file
+/// system that folds case opens `.IO` as `.io`).
+fn leads_into_run_files(rel: &Path) -> bool {
+    rel.components()
+        .find(|c| matches!(c, Component::Normal(_)))
+        .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(".io"))
+}
+
+/// Where `path` leads today: its canonical form where it exists; else,
+/// through a dangling link at its end (up to `links` of them), or as its
+/// parent's real path and its name, since a missing name is created as
+/// itself. `None` when that cannot be told (a path ending in `..`, an
+/// unreadable link).
+fn real_path(path: &Path, links: u32) -> Option<std::path::PathBuf> {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return Some(real);
+    }
+    let parent = path.parent()?;
+    let name = path.file_name()?;
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link && links > 0 {
+        let target = std::fs::read_link(path).ok()?;
+        return real_path(&parent.join(target), links - 1);
+    }
+    Some(real_path(parent, links)?.join(name))
+}
+
 /// A file operation `op` on `rel` that failed or was refused beneath the
 /// root.
 fn file_error(op: &'static str, rel: &str, error: beneath::Error) -> ToolError {
@@ -299,9 +357,11 @@ const OUTPUT_GRACE: Duration = Duration::from_millis(200);
 
 /// Reads up to [`OBSERVATION_LIMIT`] bytes of `reader` on a thread of its
 /// own, then drains the rest, and sends what it kept when the pipe closes.
-fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
+fn read_bounded(reader: io::PipeReader) -> io::Result<mpsc::Receiver<Vec<u8>>> {
     let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
+    // A thread the system refuses (`RLIMIT_NPROC`) fails the call, as a
+    // pipe that cannot be made does, rather than panicking.
+    thread::Builder::new().spawn(move || {
         let mut kept = Vec::new();
         let mut reader = reader;
         // A read error ends the output like an EOF does.
@@ -310,8 +370,8 @@ fn read_bounded(reader: io::PipeReader) -> mpsc::Receiver<Vec<u8>> {
             .read_to_end(&mut kept);
         let _ = io::copy(&mut reader, &mut io::sink());
         let _ = tx.send(kept);
-    });
-    rx
+    })?;
+    Ok(rx)
 }
 
 /// Kills a background child's whole process group, then reaps it.

@@ -666,7 +666,10 @@ pub(crate) fn sample_events() -> Vec<RunEvent> {
     use serde_json::json;
     let s = |x: &str| x.to_owned();
     let kinds = vec![
-        EventKind::Started { goal: s("ship it") },
+        EventKind::Started {
+            goal: s("ship it"),
+            resumed: false,
+        },
         EventKind::Step {
             step: 1,
             moved_the_workspace: true,
@@ -777,6 +780,7 @@ pub(crate) fn sample_events() -> Vec<RunEvent> {
         EventKind::Finished {
             outcome: Outcome::Completed,
             steps: 3,
+            resumed: false,
         },
     ];
     kinds

@@ -1,0 +1,104 @@
+//! Nothing blocks on a special file (issue 22), the run loop's half: a
+//! FIFO committed in the workspace is refused by `read_file`, `write_file`
+//! and `edit_file` without a read or write that can wait, and the run goes
+//! on.
+
+mod common;
+mod run_support;
+
+use run_support::{Env, both, mkfifo, run_id_in};
+
+#[test]
+fn the_file_tools_refuse_a_fifo_without_blocking_and_the_run_goes_on() {
+    let env = Env::new();
+    // A FIFO nobody writes (a read would wait for ever) and nobody reads
+    // (a write-only open would too).
+    mkfifo(&env.root().join("pipe"), 0o644);
+    let script = env.write(
+        "script.toml",
+        r#"
+goal = "touch the pipe"
+[[turn]]
+calls = [
+  { tool = "read_file", args = { path = "pipe" } },
+  { tool = "write_file", args = { path = "pipe", content = "x" } },
+  { tool = "edit_file", args = { path = "pipe", old = "a", new = "b" } },
+  { tool = "write_file", args = { path = "after.txt", content = "went on" } },
+]
+answer = "done"
+"#,
+    );
+    // `Env::io` holds it under a 60 s watchdog: a blocked open fails the
+    // test there rather than hanging it.
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("after.txt")).expect("after"),
+        "went on"
+    );
+    let journal = env.journal_text(&run_id_in(&out));
+    for said in [
+        "read pipe: refused: `pipe` is a FIFO, not a regular file",
+        "write pipe: refused: `pipe` is a FIFO, not a regular file",
+        "edit pipe: refused: `pipe` is a FIFO, not a regular file",
+    ] {
+        assert!(journal.contains(said), "{said}\n{journal}");
+    }
+}
+
+#[test]
+fn a_fifo_with_a_reader_is_refused_too_and_gets_no_byte() {
+    let env = Env::new();
+    let fifo = env.root().join("pipe");
+    mkfifo(&fifo, 0o644);
+    // A reader holding the FIFO open: the write-only open then succeeds,
+    // and the file type is what refuses it.
+    let reader = rustix::fs::open(
+        &fifo,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK,
+        rustix::fs::Mode::empty(),
+    )
+    .expect("open the FIFO for reading");
+    let script = env.write(
+        "script.toml",
+        r#"
+goal = "write the pipe"
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "pipe", content = "secret" } }]
+answer = "done"
+"#,
+    );
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let journal = env.journal_text(&run_id_in(&out));
+    assert!(
+        journal.contains("write pipe: refused: `pipe` is a FIFO, not a regular file"),
+        "{journal}"
+    );
+    // Nothing buffered: end of file (no writer left) or `EAGAIN`, never
+    // a byte.
+    let mut buf = [0u8; 16];
+    let read = rustix::io::read(&reader, &mut buf);
+    assert!(
+        matches!(read, Ok(0) | Err(rustix::io::Errno::AGAIN)),
+        "no byte was written to the FIFO: {read:?}"
+    );
+}
+
+#[test]
+fn a_journal_that_is_a_fifo_is_refused_without_blocking() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.root().join(".io/runs")).expect(".io/runs");
+    let journal = env.journal_path("r-fifo");
+    mkfifo(&journal, 0o600);
+    let out = env.io(&["run", "--resume", "r-fifo"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    let stderr = run_support::text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: refused: the journal is a FIFO, not a regular file",
+            journal.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,183 @@
+//! Shared by the test binaries that drive `io run` and `io run --resume`
+//! against a workspace a test lays out (resume_trust.rs,
+//! run_special_files.rs, resume_events.rs, thread_limit.rs): a temp dir
+//! with an empty user scope, a root and a directory outside it, and
+//! journals written by hand as a hostile clone or model would.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use crate::common::output_within;
+
+/// A temp dir holding an empty user scope (`user`), a workspace root
+/// (`root`) and a directory outside it (`outside`).
+pub(crate) struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for d in ["user", "root", "outside"] {
+            std::fs::create_dir(dir.path().join(d)).expect("dir");
+        }
+        Env { dir }
+    }
+
+    pub(crate) fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    pub(crate) fn outside(&self) -> PathBuf {
+        self.dir.path().join("outside")
+    }
+
+    /// Writes `text` to `rel` under the root; returns its path.
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.root().join(rel);
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    /// `io` with `args`, in the root, with the empty user scope.
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+        command
+            .args(args)
+            .current_dir(self.root())
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// `io` with `args`, under a 60 s watchdog.
+    pub(crate) fn io(&self, args: &[&str]) -> Output {
+        let child = self.command(args).spawn().expect("io runs");
+        output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
+    }
+
+    pub(crate) fn journal_path(&self, run_id: &str) -> PathBuf {
+        self.root().join(format!(".io/runs/{run_id}.jsonl"))
+    }
+
+    /// The journal's text (empty when there is none).
+    pub(crate) fn journal_text(&self, run_id: &str) -> String {
+        std::fs::read_to_string(self.journal_path(run_id)).unwrap_or_default()
+    }
+
+    /// Writes a journal as a clone or a model would: `records`, one a
+    /// line, the file 0600 (as `io` makes it) unless changed after.
+    pub(crate) fn plant_journal(&self, run_id: &str, records: &[serde_json::Value]) -> PathBuf {
+        let path = self.journal_path(run_id);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect(".io/runs");
+        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(&path, text).expect("journal");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("0600");
+        path
+    }
+}
+
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Both streams of `out`, for an assertion's message.
+pub(crate) fn both(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// The run id in `io run`'s last line, `run <id> ...`.
+pub(crate) fn run_id_in(out: &Output) -> String {
+    let stdout = text(&out.stdout);
+    let line = stdout
+        .lines()
+        .rfind(|l| l.starts_with("run "))
+        .unwrap_or_else(|| panic!("no `run` line in:\n{}", both(out)));
+    line.split_whitespace().nth(1).expect("an id").to_owned()
+}
+
+/// A journal's first record: a run of `goal` that began in `workspace`
+/// from the script `origin`, with `mcp` as its MCP servers.
+pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"begin": {
+        "goal": "planted",
+        "workspace": workspace,
+        "depth": 0,
+        "max_steps": 50,
+        "origin": origin,
+        "mcp_servers": mcp,
+    }})
+}
+
+/// Makes a FIFO at `path` (mode `mode`).
+pub(crate) fn mkfifo(path: &Path, mode: u32) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(mode),
+        0,
+    )
+    .expect("mkfifo");
+}
+
+/// A run cancelled after its first step by a hook on `step` that fails
+/// once, with `hooks` (more `[[hook]]` tables) beside it: resumable, with
+/// one step to go, after which it answers `done`. Returns its id.
+pub(crate) fn cancelled_run(env: &Env, hooks: &str) -> String {
+    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
+    env.write(
+        "io.local.toml",
+        &format!(
+            "{hooks}\n[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n"
+        ),
+    );
+    let script = env.write(
+        "script.toml",
+        r#"
+goal = "two files"
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
+[[turn]]
+calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
+answer = "done"
+"#,
+    );
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
+    run_id_in(&out)
+}
+
+/// `io args` started and held at its `started` event by a `run` hook
+/// (`gate.sh`, given as `gate`) that writes its pid to `gate.pid` and then
+/// blocks on `gate.fifo`. Returns the running `io`, the guard that releases
+/// the gate when dropped, and the gate's pid once it is held.
+pub(crate) fn held_at_started(
+    env: &Env,
+    gate: &str,
+    args: &[&str],
+) -> (std::process::Child, crate::common::ReleaseFifo, Option<i32>) {
+    let root = env.root();
+    mkfifo(&root.join("gate.fifo"), 0o600);
+    env.write("gate.sh", gate);
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"started\"]\nrun = [\"/bin/sh\", \"./gate.sh\"]\ntimeout_ms = 120000\n",
+    );
+    let io = env.command(args).spawn().expect("io runs");
+    let release = crate::common::ReleaseFifo {
+        path: root.join("gate.fifo"),
+        for_writing: true,
+    };
+    let held = crate::common::read_pid(&root.join("gate.pid"));
+    (io, release, held)
+}

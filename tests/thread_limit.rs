@@ -1,0 +1,164 @@
+//! `RLIMIT_NPROC` (issue 22): at a process limit the kernel refuses a new
+//! thread (`EAGAIN`), and `io` says so instead of panicking, wherever it
+//! starts one: the signal thread every command starts, the git check's
+//! readers, the `exec` tool's output reader, a `spawn`'s child run.
+//!
+//! The limit is not enforced for root (`CAP_SYS_RESOURCE`), and these
+//! tests run as root in CI's container: there, `io` is started through
+//! `prlimit` and then `setpriv` as an unused uid, which has no other
+//! process, so the limit counts `io`'s own threads exactly. As another
+//! user, `prlimit` alone: that user's other processes already exceed a
+//! limit of 1.
+
+mod common;
+mod run_support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use common::{output_within, prerequisite};
+use run_support::{Env, both, run_id_in, text};
+
+/// Whether `program` is an executable in `/usr/bin` or `/bin`.
+fn have(program: &str) -> bool {
+    ["/usr/bin", "/bin"]
+        .iter()
+        .any(|dir| Path::new(dir).join(program).is_file())
+}
+
+/// `io args` in `dir` with at most `limit` processes (threads included)
+/// for its user; as root, as a uid of its own (one per call, so tests
+/// running at once do not share a count). `None` when the tools are
+/// missing.
+fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Output> {
+    let root = rustix::process::geteuid().is_root();
+    let tools = have("prlimit") && (!root || have("setpriv"));
+    if !prerequisite("prlimit (and setpriv, as root) from util-linux", tools) {
+        return None;
+    }
+    let mut command = Command::new("prlimit");
+    command.arg(format!("--nproc={limit}")).arg("--");
+    if root {
+        static CALLS: AtomicU32 = AtomicU32::new(0);
+        let call = CALLS.fetch_add(1, Ordering::Relaxed);
+        let uid = 40_000 + (std::process::id() * 8 + call) % 20_000;
+        command.args([
+            "setpriv",
+            &format!("--reuid={uid}"),
+            &format!("--regid={uid}"),
+            "--clear-groups",
+        ]);
+    }
+    // A copy beside the workspace: the uid `io` drops to may not reach the
+    // build's own directory (a checkout under a private home).
+    let io = dir.parent().expect("a parent").join("io");
+    if !io.exists() {
+        std::fs::copy(env!("CARGO_BIN_EXE_io"), &io).expect("copy io");
+    }
+    command
+        .arg(&io)
+        .args(args)
+        .current_dir(dir)
+        .env("IO_CONFIG_HOME", dir.join("user"))
+        .env("HOME", dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = command.spawn().expect("prlimit runs");
+    Some(output_within(
+        child,
+        Duration::from_secs(60),
+        &format!("io {args:?} under RLIMIT_NPROC={limit}"),
+    ))
+}
+
+/// A workspace another uid may use: `io`, dropped to it, writes there.
+fn open_to_all(env: &Env) {
+    for dir in [env.dir.path(), &env.root(), &env.dir.path().join("user")] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    }
+}
+
+#[test]
+fn with_no_thread_to_spare_every_command_says_why_instead_of_panicking() {
+    let env = Env::new();
+    open_to_all(&env);
+    for args in [&["events", "started"][..], &["check"]] {
+        let Some(out) = io_limited(&env.root(), 1, args) else {
+            return;
+        };
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", both(&out));
+        assert!(
+            stderr.contains("io: cannot start a thread: ")
+                && stderr.contains("is the process limit (`ulimit -u`, RLIMIT_NPROC) too low"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_run_at_the_limit_reports_the_threads_it_could_not_start_and_ends() {
+    // As another user the count includes every process of theirs: no
+    // limit leaves exactly the signal thread room.
+    if !prerequisite(
+        "root, to run io as a uid with no other process",
+        rustix::process::geteuid().is_root(),
+    ) {
+        return;
+    }
+    let env = Env::new();
+    open_to_all(&env);
+    let script = env.write(
+        "script.toml",
+        r#"
+goal = "at the limit"
+[[turn]]
+calls = [
+  { tool = "exec", args = { argv = ["true"] } },
+  { tool = "spawn", args = { goal = "child" } },
+]
+answer = "done"
+
+[[child]]
+goal = "child"
+[[child.turn]]
+answer = "ok"
+"#,
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    // Room for `io` and its signal thread, and nothing more.
+    let Some(out) = io_limited(&env.root(), 2, &["run", "script.toml"]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert!(!text(&out.stderr).contains("panicked"), "{}", both(&out));
+    let journal = env.journal_text(&run_id_in(&out));
+    for said in [
+        "exec true: Resource temporarily unavailable",
+        "[spawn failed] no thread for the child run: Resource temporarily unavailable",
+    ] {
+        assert!(journal.contains(said), "{said}\n{journal}");
+    }
+
+    // With a `.git` the configuration's hooks are checked by git, whose
+    // answer is read on two threads: refused as an unanswered check.
+    std::fs::create_dir(env.root().join(".git")).expect(".git");
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"step\"]\nrun = [\"true\"]\n",
+    );
+    let Some(out) = io_limited(&env.root(), 2, &["check"]) else {
+        return;
+    };
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(
+        stderr.contains("no thread to read git's answer: Resource temporarily unavailable"),
+        "{stderr}"
+    );
+}
