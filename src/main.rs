@@ -317,7 +317,9 @@ fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            cli::err(&format!("io: {message}\n"));
+            // A message can quote outside input (a profile name from a cloned
+            // `io.toml`, a path): escaped, as everything io prints is.
+            cli::err(&format!("io: {}\n", cli::safe(&message)));
             ExitCode::from(1)
         }
     }

@@ -172,7 +172,10 @@ pub(crate) fn print_problems(hooks: &Hooks, selection: &Selection) {
 
 /// `text` made safe to print on a terminal: every control character but
 /// newline and tab escaped (`\x1b`, `\r`), so nothing a hook or an event
-/// carries can move the cursor, clear the screen or retitle the window.
+/// carries can move the cursor, clear the screen or retitle the window; and
+/// every bidirectional override, isolate and mark escaped (`\u{202e}`), so
+/// nothing can show its text in another order than the bytes hold it
+/// ("Trojan Source"). Applying it twice changes nothing more.
 pub(crate) fn safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -187,10 +190,36 @@ pub(crate) fn safe(text: &str) -> String {
                     out.push_str(&format!("\\u{{{code:x}}}"));
                 }
             }
+            c if is_bidi(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
             c => out.push(c),
         }
     }
     out
+}
+
+/// JSON made safe to print on a terminal and still the same JSON:
+/// serde_json escapes the C0 controls, but writes DEL, the C1 controls
+/// (U+009B is a CSI) and the bidirectional characters as they are; each
+/// becomes its `\uXXXX` escape, which a JSON reader turns back into the
+/// same character. A raw newline or tab is JSON's own whitespace (serde
+/// escapes those inside strings), and stays.
+pub(crate) fn safe_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if (c.is_control() && c != '\n' && c != '\t') || is_bidi(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The characters that reorder how a terminal shows the text around them:
+/// the embeddings and overrides (U+202A to U+202E), the isolates (U+2066 to
+/// U+2069) and the three invisible marks (U+200E, U+200F, U+061C).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
 /// A failed hook's stderr tail, each line under `indent` and made

@@ -363,7 +363,7 @@ impl Printer<'_> {
             if synthesized {
                 line["synthesized"] = json!(true);
             }
-            line.to_string()
+            super::safe_json(&line.to_string())
         } else {
             let hooks = if text.is_empty() {
                 "-".to_owned()

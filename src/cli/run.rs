@@ -92,7 +92,11 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             root.display()
         ),
     };
-    out(&format!("run {} {}{hint}\n", result.run_id, result.outcome))?;
+    // The outcome carries the model's final answer: outside input.
+    out(&safe(&format!(
+        "run {} {}{hint}\n",
+        result.run_id, result.outcome
+    )))?;
     Ok(result)
 }
 
