@@ -88,7 +88,11 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
     )))?;
     check::check(Some(&root), None, None)?;
     let config = load(Some(&root), None)?;
-    super::log_to_stderr(super::Verbosity::default());
+    super::log_to_stderr(
+        super::Verbosity::default(),
+        &config,
+        &super::Selection::new(config.hook_specs(), &[])?,
+    );
 
     out("\n== io run script.toml: the policy check will stop it\n")?;
     let first = run_in(&config, Start::Script(&script), false)?;

@@ -292,36 +292,133 @@ impl Verbosity {
     }
 }
 
-/// Sends `tracing` events at `verbosity`'s level to stderr, one line each,
-/// without timestamps: what an operator reads. Colour only on a terminal,
-/// and never when `NO_COLOR` is set.
+/// Sends `tracing` events at `verbosity`'s level to stderr, one line each
+/// (`LEVEL message key=value…`), escaped as everything io prints is, without
+/// timestamps: what an operator reads. Colour only on a terminal, and never
+/// when `NO_COLOR` is set. Then logs, at info, where `config`'s hooks come
+/// from and, at debug, each hook of `selection`.
 ///
-/// The engine's own warnings about hooks (a failure, a problem found when
-/// the hooks were built) are left out at the default level and below:
-/// `io run` and `io replay` report each of those themselves, once, after the
-/// event it belongs to. From `-v` on they are logged as well, as an embedder
-/// would see them.
-pub(crate) fn log_to_stderr(verbosity: Verbosity) {
+/// What each level adds (`io --help` and the README say the same):
+/// - error (`-q`): errors only.
+/// - warn (the default): what io reports nowhere else, such as a journal's
+///   torn last record it dropped. The engine's warnings about hooks (a
+///   failure, a problem found when the hooks were built) are left out: `io
+///   run` and `io replay` report each of those themselves, once, on the line
+///   of the event it belongs to or before the first event.
+/// - info (`-v`): the files read and whose hooks are in force, and the
+///   engine's own warning lines, as an embedder would see them.
+/// - debug (`-vv`): each hook in force, as `io check` describes it.
+///
+/// The engine numbers the hooks it was given; under `--hook` that is a
+/// subset, so each `hook[N]` it logs is turned into the table's number.
+pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &Selection) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
 
     let level = verbosity.level();
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(colour)
-        .without_time()
-        // On a failed write the subscriber would report it with
-        // `eprintln!`, which panics on the same full or closed stderr.
-        .log_internal_errors(false)
-        .with_filter(tracing_subscriber::filter::filter_fn(move |meta| {
-            let reported_by_io =
-                level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec");
-            *meta.level() <= level && !reported_by_io
-        }));
+    let layer = OperatorLog {
+        level,
+        colour,
+        numbers: selection.numbers.clone(),
+    }
+    .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
     let subscriber = tracing_subscriber::registry().with(layer);
     // Only fails if one is set already, which leaves that one in place.
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    if tracing::subscriber::set_global_default(subscriber).is_err() {
+        return;
+    }
+    let sources: Vec<String> = config
+        .sources()
+        .iter()
+        .map(|s| format!("{} ({} scope)", s.path().display(), s.scope()))
+        .collect();
+    if sources.is_empty() {
+        tracing::info!("no config file found");
+    } else {
+        tracing::info!("config read: {}", sources.join(", "));
+    }
+    match config.hooks_in_force() {
+        Some(in_force) => tracing::info!("{} hook(s), {in_force}", config.hook_specs().len()),
+        None => tracing::info!("no hooks declared"),
+    }
+    for (i, spec) in selection.specs.iter().enumerate() {
+        let number = selection.number(i);
+        tracing::debug!("hook[{number}] {}", describe(spec, config.root()));
+    }
+}
+
+/// The `tracing` layer of [`log_to_stderr`].
+struct OperatorLog {
+    level: tracing::Level,
+    colour: bool,
+    /// The table's number of each hook the engine was given, in order.
+    numbers: Vec<usize>,
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let meta = event.metadata();
+        if self.level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec") {
+            return;
+        }
+        let mut fields = LogFields::default();
+        event.record(&mut fields);
+        let mut message = fields.message;
+        if let Some(engine) = fields.hook {
+            let table = usize::try_from(engine)
+                .ok()
+                .and_then(|n| self.numbers.get(n.wrapping_sub(1)))
+                .map_or(engine, |&n| n as u64);
+            message = message.replace(&format!("hook[{engine}]"), &format!("hook[{table}]"));
+            fields.rest.insert(0, format!("hook={table}"));
+        }
+        let name = meta.level().as_str();
+        let level = if self.colour {
+            let code = match *meta.level() {
+                tracing::Level::ERROR => 31,
+                tracing::Level::WARN => 33,
+                tracing::Level::INFO => 32,
+                _ => 34,
+            };
+            format!("\x1b[{code}m{name:>5}\x1b[0m")
+        } else {
+            format!("{name:>5}")
+        };
+        let mut line = safe(&message);
+        for field in &fields.rest {
+            line.push(' ');
+            line.push_str(&safe(field));
+        }
+        // One event, one line, whatever a path in it holds.
+        err(&format!("{level} {}\n", line.replace('\n', "\\n")));
+    }
+}
+
+/// An event's message, its `hook` number, and its other fields as
+/// `key=value`.
+#[derive(Default)]
+struct LogFields {
+    message: String,
+    hook: Option<u64>,
+    rest: Vec<String>,
+}
+
+impl tracing::field::Visit for LogFields {
+    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+        if field.name() == "hook" {
+            self.hook = Some(value);
+        } else {
+            self.rest.push(format!("{}={value}", field.name()));
+        }
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.message = format!("{value:?}");
+        } else {
+            self.rest.push(format!("{}={value:?}", field.name()));
+        }
+    }
 }

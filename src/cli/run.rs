@@ -32,7 +32,11 @@ pub(crate) fn run(
     verbosity: Verbosity,
 ) -> CmdResult {
     let config = load(root, profile)?;
-    super::log_to_stderr(verbosity);
+    super::log_to_stderr(
+        verbosity,
+        &config,
+        &Selection::new(config.hook_specs(), &[])?,
+    );
     let result = run_in(&config, start, stderr)?;
     Ok(exit_code(&result))
 }
