@@ -104,7 +104,7 @@ fn io_replay_escapes_bidirectional_overrides_in_text_and_json() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_nothing_raw("io replay", &out);
     assert!(
-        text(&out.stdout).contains(&"  r\\x1b\\x07\\r\\x9b\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{202e}\\u{2066}\\u{2067}\\u{2068}\\u{2069}\\u{200e}\\u{200f}\\u{61c}  -\n"),
+        text(&out.stdout).contains("  r\\x1b\\x07\\r\\x9b\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{202e}\\u{2066}\\u{2067}\\u{2068}\\u{2069}\\u{200e}\\u{200f}\\u{61c}  -\n"),
         "{}",
         text(&out.stdout)
     );
