@@ -178,7 +178,10 @@ Example:
     /// stops the run, which is then resumed.
     #[command(after_help = "Example:\n  io demo")]
     Demo {
-        /// Lay the demo out here instead of a new temporary directory.
+        /// Lay the demo out here, and keep it, instead of in a new temporary
+        /// directory removed at the end. Refused if DIR is a symbolic link
+        /// or already holds `workspace` or `script.toml`: nothing is
+        /// overwritten.
         #[arg(long)]
         dir: Option<PathBuf>,
     },

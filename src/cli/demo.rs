@@ -54,7 +54,7 @@ pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
     };
     let shown = run_demo(&base, !temporary);
     if temporary {
-        // Removed whatever the run did, so demos do not pile up in the
+        // Removed however the run ended, so demos do not pile up in the
         // temporary directory; `--dir` keeps them.
         let removed = fs::remove_dir_all(&base);
         if let Err(e) = removed {
