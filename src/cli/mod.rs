@@ -374,18 +374,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
             message = message.replace(&format!("hook[{engine}]"), &format!("hook[{table}]"));
             fields.rest.insert(0, format!("hook={table}"));
         }
-        let name = meta.level().as_str();
-        let level = if self.colour {
-            let code = match *meta.level() {
-                tracing::Level::ERROR => 31,
-                tracing::Level::WARN => 33,
-                tracing::Level::INFO => 32,
-                _ => 34,
-            };
-            format!("\x1b[{code}m{name:>5}\x1b[0m")
-        } else {
-            format!("{name:>5}")
-        };
+        let level = level_label(*meta.level(), self.colour);
         let mut line = safe(&message);
         for field in &fields.rest {
             line.push(' ');
@@ -394,6 +383,22 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
         // One event, one line, whatever a path in it holds.
         err(&format!("{level} {}\n", line.replace('\n', "\\n")));
     }
+}
+
+/// A log line's level, right-aligned in five columns; on a terminal, red
+/// for error, yellow for warn, green for info and blue below.
+fn level_label(level: tracing::Level, colour: bool) -> String {
+    let name = level.as_str();
+    if !colour {
+        return format!("{name:>5}");
+    }
+    let code = match level {
+        tracing::Level::ERROR => 31,
+        tracing::Level::WARN => 33,
+        tracing::Level::INFO => 32,
+        _ => 34,
+    };
+    format!("\x1b[{code}m{name:>5}\x1b[0m")
 }
 
 /// An event's message, its `hook` number, and its other fields as
@@ -420,5 +425,59 @@ impl tracing::field::Visit for LogFields {
         } else {
             self.rest.push(format!("{}={value:?}", field.name()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_escapes_every_bidirectional_character_and_nothing_else_new() {
+        for c in ('\u{202a}'..='\u{202e}')
+            .chain('\u{2066}'..='\u{2069}')
+            .chain(['\u{200e}', '\u{200f}', '\u{61c}'])
+        {
+            assert_eq!(
+                safe(&format!("a{c}b")),
+                format!("a\\u{{{:x}}}b", u32::from(c))
+            );
+        }
+        // Their neighbours, and text in a right-to-left script, stay.
+        for kept in [
+            "\u{2029}",
+            "\u{2065}",
+            "\u{206a}",
+            "\u{200d}",
+            "\u{5d0}\u{5d1}",
+            "a\tb\nc",
+        ] {
+            assert_eq!(safe(kept), kept);
+        }
+        let once = safe("\u{1b}[2J\r\u{9b}\u{202e}");
+        assert_eq!(once, "\\x1b[2J\\r\\x9b\\u{202e}");
+        assert_eq!(safe(&once), once, "applying it twice changes nothing more");
+    }
+
+    #[test]
+    fn safe_json_keeps_the_json_and_escapes_what_serde_leaves_raw() {
+        let value = serde_json::json!({"id": "r\u{7f}\u{9b}\u{202e}\u{2066}", "n": "a\tb\nc"});
+        let pretty = serde_json::to_string_pretty(&value).expect("json");
+        let made = safe_json(&pretty);
+        assert!(made.contains("\\u007f\\u009b\\u202e\\u2066"), "{made}");
+        assert!(made.contains('\n'), "JSON's own newlines stay: {made}");
+        let back: serde_json::Value = serde_json::from_str(&made).expect("still JSON");
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn each_level_has_its_own_colour_and_none_off_a_terminal() {
+        use tracing::Level;
+        assert_eq!(level_label(Level::WARN, false), " WARN");
+        assert_eq!(level_label(Level::DEBUG, false), "DEBUG");
+        assert_eq!(level_label(Level::ERROR, true), "\x1b[31mERROR\x1b[0m");
+        assert_eq!(level_label(Level::WARN, true), "\x1b[33m WARN\x1b[0m");
+        assert_eq!(level_label(Level::INFO, true), "\x1b[32m INFO\x1b[0m");
+        assert_eq!(level_label(Level::DEBUG, true), "\x1b[34mDEBUG\x1b[0m");
     }
 }
