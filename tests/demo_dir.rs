@@ -132,3 +132,25 @@ fn a_demo_without_dir_leaves_nothing_in_the_temporary_directory() {
         tree(&scratch)
     );
 }
+
+/// A `--dir` that is a regular file, or whose path runs through one, is
+/// refused as a `--dir` problem, naming why, and the file is unchanged.
+#[test]
+fn demo_dir_names_a_dir_that_is_a_file_or_lies_beneath_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(tmp.path().join("file"), "the operator's own\n").expect("write");
+    let out = run_io(tmp.path(), tmp.path(), &["demo", "--dir", "file"], &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "io: --dir file: is not a directory; give a directory, or a new path\n"
+    );
+    let out = run_io(tmp.path(), tmp.path(), &["demo", "--dir", "file/d"], &[]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "io: --dir file/d: Not a directory\n");
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("file")).expect("the file"),
+        "the operator's own\n"
+    );
+    assert_eq!(tree(tmp.path()), ["file"]);
+}
