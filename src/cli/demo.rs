@@ -177,33 +177,22 @@ fn refuse_unsafe(base: &Path) -> Result<(), String> {
     ))
 }
 
+/// The directories [`FILES`] go in, parents first.
+const DIRS: [&str; 3] = ["workspace", "workspace/src", "workspace/scripts"];
+
 /// Writes the demo's files beneath `base`, creating each directory and file
 /// anew: `create_dir` and `O_EXCL` fail on anything already there, a
 /// symbolic link included, so nothing is overwritten or written through a
 /// link even if one appeared after [`refuse_unsafe`] looked.
 fn lay_out(base: &Path) -> Result<(), String> {
-    fs::create_dir_all(base).map_err(|e| format!("{}: {}", base.display(), OsMessage(&e)))?;
-    let mut made = std::collections::BTreeSet::new();
+    let fail = |path: &Path, e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
+    fs::create_dir_all(base).map_err(|e| fail(base, e))?;
+    for dir in DIRS {
+        let dir = base.join(dir);
+        fs::create_dir(&dir).map_err(|e| fail(&dir, e))?;
+    }
     for (rel, text, executable) in FILES {
         let path = base.join(rel);
-        let fail =
-            |path: &Path, e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
-        let mut dir = base.to_path_buf();
-        for part in Path::new(rel)
-            .parent()
-            .into_iter()
-            .flat_map(Path::components)
-        {
-            dir.push(part);
-            match fs::create_dir(&dir) {
-                // Made by an earlier file of this loop.
-                Err(_) if made.contains(&dir) => {}
-                made_now => {
-                    made_now.map_err(|e| fail(&dir, e))?;
-                    made.insert(dir.clone());
-                }
-            }
-        }
         let mode = if *executable { 0o755 } else { 0o644 };
         let mut file = fs::OpenOptions::new()
             .write(true)
