@@ -21,22 +21,39 @@ use io_hooks::{Kind, UnknownEvent};
 use cli::{CmdResult, out};
 
 const AFTER_HELP: &str = "\
+Hooks go in ROOT/io.local.toml (yours: gitignored, and refused if git tracks
+it) or in the user-scope file ($IO_CONFIG_HOME/io.toml, else
+$XDG_CONFIG_HOME/io/io.toml, else ~/.config/io/io.toml). A project's io.toml
+arrives with a clone and may not declare any.
+
+Logging (-q, -v) covers io run and io replay; what they print as they go
+(each event, each hook's result, the problems found with a hook) is their
+output, not logging, and every level shows it.
+
 Exit status: 0 success; 1 a config error, bad input, a failed run, or (io
 check) a hook that cannot work as written; 2 a usage error; 3 (io replay,
 io run) a hook cancelled the run.";
 
 /// Check, inspect and try the `[[hook]]` tables of an io-harness config.
 #[derive(Parser)]
-#[command(name = "io", version, about, after_help = AFTER_HELP)]
+#[command(
+    name = "io",
+    version,
+    about = "Check, inspect and try the [[hook]] tables of an io-harness config",
+    after_help = AFTER_HELP
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Log errors only (what `io run` and `io replay` log; their progress
-    /// and reports are unaffected).
+    /// Log errors only.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
-    /// Log more: `-v` info, `-vv` debug. Without -q or -v, `RUST_LOG` may
-    /// name a level; the default is warn.
+    /// Log more. The default (warn) logs what io reports nowhere else, such
+    /// as a journal's torn last record it dropped; `-v` (info) adds the
+    /// files read and whose hooks are in force, and the engine's own warning
+    /// for each hook that failed or has a problem, numbered as in the table;
+    /// `-vv` (debug) adds each hook in force. Without -q or -v, `RUST_LOG`
+    /// may name the level.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
 }
@@ -161,7 +178,10 @@ Example:
     /// stops the run, which is then resumed.
     #[command(after_help = "Example:\n  io demo")]
     Demo {
-        /// Lay the demo out here instead of a new temporary directory.
+        /// Lay the demo out here, and keep it, instead of in a new temporary
+        /// directory removed at the end. Refused if DIR is a symbolic link
+        /// or already holds `workspace` or `script.toml`: nothing is
+        /// overwritten.
         #[arg(long)]
         dir: Option<PathBuf>,
     },
@@ -334,7 +354,9 @@ fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            cli::err(&format!("io: {message}\n"));
+            // A message can quote outside input (a profile name from a cloned
+            // `io.toml`, a path): escaped, as everything io prints is.
+            cli::err(&format!("io: {}\n", cli::safe(&message)));
             ExitCode::from(1)
         }
     }

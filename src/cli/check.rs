@@ -88,13 +88,13 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
     };
     if broken == 0 {
         text.push_str("ok\n");
-        out(&text)?;
+        out(&super::safe(&text))?;
         Ok(ExitCode::SUCCESS)
     } else {
         text.push_str(&format!(
             "FAILED: {broken} hook(s) cannot work as written\n"
         ));
-        out(&text)?;
+        out(&super::safe(&text))?;
         Ok(ExitCode::from(1))
     }
 }
@@ -131,7 +131,9 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
 }
 
 /// `user scope: 2 hook(s), replaced by io.local.toml`, for each file whose
-/// hooks the one in force replaced.
+/// hooks the one in force replaced, and `local scope: 2 hook(s), replaced
+/// by its profile `ci`` when a profile replaced the top-level hooks of the
+/// file in force.
 fn replaced(config: &Config) -> String {
     let Some(in_force) = config.hooks_in_force() else {
         return String::new();
@@ -144,6 +146,15 @@ fn replaced(config: &Config) -> String {
     let mut text = String::new();
     for source in config.sources() {
         if source.in_force() {
+            // The profile's hooks replace the file's own, as another
+            // file's would.
+            if let (Some(profile), Some(own)) = (in_force.profile, source.hooks()) {
+                text.push_str(&format!(
+                    "{} scope: {} hook(s), replaced by its profile `{profile}`\n",
+                    source.scope(),
+                    own.len()
+                ));
+            }
             continue;
         }
         let hooks = config

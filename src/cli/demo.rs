@@ -2,7 +2,8 @@
 //! workspace, so it works from any directory and leaves the repo untouched.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -10,7 +11,7 @@ use io_harness::run::RunOutcome;
 use io_hooks::text::OsMessage;
 
 use super::run::{Start, run_in};
-use super::{CmdResult, check, load, out};
+use super::{CmdResult, check, load, out, safe};
 
 /// The demo, embedded so the binary carries it: (path, contents, executable).
 const FILES: &[(&str, &str, bool)] = &[
@@ -47,22 +48,53 @@ const FILES: &[(&str, &str, bool)] = &[
 ];
 
 pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
-    let base = match dir {
-        Some(dir) => dir.to_path_buf(),
-        None => fresh_dir()?,
+    let (base, temporary) = match dir {
+        Some(dir) => (dir.to_path_buf(), false),
+        None => (fresh_dir()?, true),
     };
-    lay_out(&base)?;
+    let shown = run_demo(&base, !temporary);
+    if temporary {
+        // Removed however the run ended, so demos do not pile up in the
+        // temporary directory; `--dir` keeps them.
+        let removed = fs::remove_dir_all(&base);
+        if let Err(e) = removed {
+            super::err(&safe(&format!(
+                "io: could not remove the demo's directory {}: {}\n",
+                base.display(),
+                OsMessage(&e)
+            )));
+        } else if shown.is_ok() {
+            out(&safe(&format!(
+                "\n== removed {}; `io demo --dir DIR` keeps the files\n",
+                base.display()
+            )))?;
+        }
+    }
+    shown
+}
+
+/// Lays the demo out in `base` (`given`: a `--dir`, which may exist) and
+/// runs it there.
+fn run_demo(base: &Path, given: bool) -> CmdResult {
+    if given {
+        refuse_unsafe(base)?;
+    }
+    lay_out(base)?;
     let root = base.join("workspace");
     let script = base.join("script.toml");
-    out(&format!(
+    out(&safe(&format!(
         "== io demo in {}\n== the config (io check):\n",
         base.display()
-    ))?;
+    )))?;
     check::check(Some(&root), None, None)?;
-    super::log_to_stderr(super::Verbosity::default());
+    let config = load(Some(&root), None)?;
+    super::log_to_stderr(
+        super::Verbosity::default(),
+        &config,
+        &super::Selection::new(config.hook_specs(), &[])?,
+    );
 
     out("\n== io run script.toml: the policy check will stop it\n")?;
-    let config = load(Some(&root), None)?;
     let first = run_in(&config, Start::Script(&script), false)?;
     let mut last = first.clone();
     if let RunOutcome::Cancelled { .. } = first.outcome {
@@ -72,18 +104,20 @@ pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
 
     out("\n== what the hooks left behind\n")?;
     let audit = fs::read_to_string(root.join("audit.jsonl")).unwrap_or_default();
-    out(&format!(
+    let mut text = format!(
         "audit.jsonl: {} lines; the last:\n  {}\n",
         audit.lines().count(),
         audit.lines().last().unwrap_or("")
-    ))?;
+    );
     let notes = fs::read_to_string(root.join("notifications.log")).unwrap_or_default();
-    out("notifications.log (the notify hook's stdin):\n")?;
+    text.push_str("notifications.log (the notify hook's stdin):\n");
     for line in notes.lines() {
-        out(&format!("  {line}\n"))?;
+        text.push_str(&format!("  {line}\n"));
     }
     let greet = fs::read_to_string(root.join("src/greet.rs")).unwrap_or_default();
-    out(&format!("src/greet.rs after the formatter hook:\n{greet}"))?;
+    text.push_str(&format!("src/greet.rs after the formatter hook:\n{greet}"));
+    // What the run and its hooks wrote is printed as any outside text is.
+    out(&safe(&text))?;
     Ok(if matches!(last.outcome, RunOutcome::Completed { .. }) {
         ExitCode::SUCCESS
     } else {
@@ -91,27 +125,83 @@ pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
     })
 }
 
-/// A new directory under the system's temporary directory.
+/// A new directory under the system's temporary directory, made by this
+/// call (never one that was there).
 fn fresh_dir() -> Result<PathBuf, String> {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("io-demo-{}-{stamp}", std::process::id()));
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {}", dir.display(), OsMessage(&e)))?;
+    fs::create_dir(&dir).map_err(|e| format!("{}: {}", dir.display(), OsMessage(&e)))?;
     Ok(dir)
 }
 
+/// The top-level names the demo writes in its directory: everything it
+/// lays out or runs is beneath one of them.
+const TOP: [&str; 2] = ["workspace", "script.toml"];
+
+/// Refuses a `--dir` that is a symbolic link, is not a directory, or holds
+/// anything the demo would write (which it would overwrite, or write
+/// through when it is a link), naming each.
+fn refuse_unsafe(base: &Path) -> Result<(), String> {
+    match fs::symlink_metadata(base) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(format!(
+                "--dir {}: is a symbolic link, and io demo never writes through one: give the directory it leads to, or a new path",
+                base.display()
+            ));
+        }
+        Ok(meta) if !meta.is_dir() => {
+            return Err(format!(
+                "--dir {}: is not a directory; give a directory, or a new path",
+                base.display()
+            ));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("--dir {}: {}", base.display(), OsMessage(&e))),
+    }
+    let there: Vec<String> = TOP
+        .iter()
+        .filter(|name| fs::symlink_metadata(base.join(name)).is_ok())
+        .map(|name| format!("`{name}`"))
+        .collect();
+    if there.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "--dir {}: already holds {}, which the demo would overwrite; io demo never overwrites: remove {} or give another directory",
+        base.display(),
+        there.join(" and "),
+        if there.len() == 1 { "it" } else { "them" }
+    ))
+}
+
+/// The directories [`FILES`] go in, parents first.
+const DIRS: [&str; 3] = ["workspace", "workspace/src", "workspace/scripts"];
+
+/// Writes the demo's files beneath `base`, creating each directory and file
+/// anew: `create_dir` and `O_EXCL` fail on anything already there, a
+/// symbolic link included, so nothing is overwritten or written through a
+/// link even if one appeared after [`refuse_unsafe`] looked.
 fn lay_out(base: &Path) -> Result<(), String> {
+    let fail = |path: &Path, e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
+    fs::create_dir_all(base).map_err(|e| fail(base, e))?;
+    for dir in DIRS {
+        let dir = base.join(dir);
+        fs::create_dir(&dir).map_err(|e| fail(&dir, e))?;
+    }
     for (rel, text, executable) in FILES {
         let path = base.join(rel);
-        let fail = |e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(fail)?;
-        }
-        fs::write(&path, text).map_err(fail)?;
-        if *executable {
-            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).map_err(fail)?;
-        }
+        let mode = if *executable { 0o755 } else { 0o644 };
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&path)
+            .map_err(|e| fail(&path, e))?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| fail(&path, e))?;
     }
     Ok(())
 }

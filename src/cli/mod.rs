@@ -172,7 +172,10 @@ pub(crate) fn print_problems(hooks: &Hooks, selection: &Selection) {
 
 /// `text` made safe to print on a terminal: every control character but
 /// newline and tab escaped (`\x1b`, `\r`), so nothing a hook or an event
-/// carries can move the cursor, clear the screen or retitle the window.
+/// carries can move the cursor, clear the screen or retitle the window; and
+/// every bidirectional override, isolate and mark escaped (`\u{202e}`), so
+/// nothing can show its text in another order than the bytes hold it
+/// ("Trojan Source"). Applying it twice changes nothing more.
 pub(crate) fn safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -187,10 +190,36 @@ pub(crate) fn safe(text: &str) -> String {
                     out.push_str(&format!("\\u{{{code:x}}}"));
                 }
             }
+            c if is_bidi(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
             c => out.push(c),
         }
     }
     out
+}
+
+/// JSON made safe to print on a terminal and still the same JSON:
+/// serde_json escapes the C0 controls, but writes DEL, the C1 controls
+/// (U+009B is a CSI) and the bidirectional characters as they are; each
+/// becomes its `\uXXXX` escape, which a JSON reader turns back into the
+/// same character. A raw newline or tab is JSON's own whitespace (serde
+/// escapes those inside strings), and stays.
+pub(crate) fn safe_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if (c.is_control() && c != '\n' && c != '\t') || is_bidi(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The characters that reorder how a terminal shows the text around them:
+/// the embeddings and overrides (U+202A to U+202E), the isolates (U+2066 to
+/// U+2069) and the three invisible marks (U+200E, U+200F, U+061C).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
 /// A failed hook's stderr tail, each line under `indent` and made
@@ -263,36 +292,192 @@ impl Verbosity {
     }
 }
 
-/// Sends `tracing` events at `verbosity`'s level to stderr, one line each,
-/// without timestamps: what an operator reads. Colour only on a terminal,
-/// and never when `NO_COLOR` is set.
+/// Sends `tracing` events at `verbosity`'s level to stderr, one line each
+/// (`LEVEL message key=value…`), escaped as everything io prints is, without
+/// timestamps: what an operator reads. Colour only on a terminal, and never
+/// when `NO_COLOR` is set. Then logs, at info, where `config`'s hooks come
+/// from and, at debug, each hook of `selection`.
 ///
-/// The engine's own warnings about hooks (a failure, a problem found when
-/// the hooks were built) are left out at the default level and below:
-/// `io run` and `io replay` report each of those themselves, once, after the
-/// event it belongs to. From `-v` on they are logged as well, as an embedder
-/// would see them.
-pub(crate) fn log_to_stderr(verbosity: Verbosity) {
+/// What each level adds (`io --help` and the README say the same):
+/// - error (`-q`): errors only.
+/// - warn (the default): what io reports nowhere else, such as a journal's
+///   torn last record it dropped. The engine's warnings about hooks (a
+///   failure, a problem found when the hooks were built) are left out: `io
+///   run` and `io replay` report each of those themselves, once, on the line
+///   of the event it belongs to or before the first event.
+/// - info (`-v`): the files read and whose hooks are in force, and the
+///   engine's own warning lines, as an embedder would see them.
+/// - debug (`-vv`): each hook in force, as `io check` describes it.
+///
+/// The engine numbers the hooks it was given; under `--hook` that is a
+/// subset, so each `hook[N]` it logs is turned into the table's number.
+pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &Selection) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
 
     let level = verbosity.level();
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(colour)
-        .without_time()
-        // On a failed write the subscriber would report it with
-        // `eprintln!`, which panics on the same full or closed stderr.
-        .log_internal_errors(false)
-        .with_filter(tracing_subscriber::filter::filter_fn(move |meta| {
-            let reported_by_io =
-                level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec");
-            *meta.level() <= level && !reported_by_io
-        }));
+    let layer = OperatorLog {
+        level,
+        colour,
+        numbers: selection.numbers.clone(),
+    }
+    .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
     let subscriber = tracing_subscriber::registry().with(layer);
     // Only fails if one is set already, which leaves that one in place.
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    if tracing::subscriber::set_global_default(subscriber).is_err() {
+        return;
+    }
+    let sources: Vec<String> = config
+        .sources()
+        .iter()
+        .map(|s| format!("{} ({} scope)", s.path().display(), s.scope()))
+        .collect();
+    if sources.is_empty() {
+        tracing::info!("no config file found");
+    } else {
+        tracing::info!("config read: {}", sources.join(", "));
+    }
+    match config.hooks_in_force() {
+        Some(in_force) => tracing::info!("{} hook(s), {in_force}", config.hook_specs().len()),
+        None => tracing::info!("no hooks declared"),
+    }
+    for (i, spec) in selection.specs.iter().enumerate() {
+        let number = selection.number(i);
+        tracing::debug!("hook[{number}] {}", describe(spec, config.root()));
+    }
+}
+
+/// The `tracing` layer of [`log_to_stderr`].
+struct OperatorLog {
+    level: tracing::Level,
+    colour: bool,
+    /// The table's number of each hook the engine was given, in order.
+    numbers: Vec<usize>,
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let meta = event.metadata();
+        if self.level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec") {
+            return;
+        }
+        let mut fields = LogFields::default();
+        event.record(&mut fields);
+        let mut message = fields.message;
+        if let Some(engine) = fields.hook {
+            let table = usize::try_from(engine)
+                .ok()
+                .and_then(|n| self.numbers.get(n.wrapping_sub(1)))
+                .map_or(engine, |&n| n as u64);
+            message = message.replace(&format!("hook[{engine}]"), &format!("hook[{table}]"));
+            fields.rest.insert(0, format!("hook={table}"));
+        }
+        let level = level_label(*meta.level(), self.colour);
+        let mut line = safe(&message);
+        for field in &fields.rest {
+            line.push(' ');
+            line.push_str(&safe(field));
+        }
+        // One event, one line, whatever a path in it holds.
+        err(&format!("{level} {}\n", line.replace('\n', "\\n")));
+    }
+}
+
+/// A log line's level, right-aligned in five columns; on a terminal, red
+/// for error, yellow for warn, green for info and blue below.
+fn level_label(level: tracing::Level, colour: bool) -> String {
+    let name = level.as_str();
+    if !colour {
+        return format!("{name:>5}");
+    }
+    let code = match level {
+        tracing::Level::ERROR => 31,
+        tracing::Level::WARN => 33,
+        tracing::Level::INFO => 32,
+        _ => 34,
+    };
+    format!("\x1b[{code}m{name:>5}\x1b[0m")
+}
+
+/// An event's message, its `hook` number, and its other fields as
+/// `key=value`.
+#[derive(Default)]
+struct LogFields {
+    message: String,
+    hook: Option<u64>,
+    rest: Vec<String>,
+}
+
+impl tracing::field::Visit for LogFields {
+    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+        if field.name() == "hook" {
+            self.hook = Some(value);
+        } else {
+            self.rest.push(format!("{}={value}", field.name()));
+        }
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.message = format!("{value:?}");
+        } else {
+            self.rest.push(format!("{}={value:?}", field.name()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_escapes_every_bidirectional_character_and_nothing_else_new() {
+        for c in ('\u{202a}'..='\u{202e}')
+            .chain('\u{2066}'..='\u{2069}')
+            .chain(['\u{200e}', '\u{200f}', '\u{61c}'])
+        {
+            assert_eq!(
+                safe(&format!("a{c}b")),
+                format!("a\\u{{{:x}}}b", u32::from(c))
+            );
+        }
+        // Their neighbours, and text in a right-to-left script, stay.
+        for kept in [
+            "\u{2029}",
+            "\u{2065}",
+            "\u{206a}",
+            "\u{200d}",
+            "\u{5d0}\u{5d1}",
+            "a\tb\nc",
+        ] {
+            assert_eq!(safe(kept), kept);
+        }
+        let once = safe("\u{1b}[2J\r\u{9b}\u{202e}");
+        assert_eq!(once, "\\x1b[2J\\r\\x9b\\u{202e}");
+        assert_eq!(safe(&once), once, "applying it twice changes nothing more");
+    }
+
+    #[test]
+    fn safe_json_keeps_the_json_and_escapes_what_serde_leaves_raw() {
+        let value = serde_json::json!({"id": "r\u{7f}\u{9b}\u{202e}\u{2066}", "n": "a\tb\nc"});
+        let pretty = serde_json::to_string_pretty(&value).expect("json");
+        let made = safe_json(&pretty);
+        assert!(made.contains("\\u007f\\u009b\\u202e\\u2066"), "{made}");
+        assert!(made.contains('\n'), "JSON's own newlines stay: {made}");
+        let back: serde_json::Value = serde_json::from_str(&made).expect("still JSON");
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn each_level_has_its_own_colour_and_none_off_a_terminal() {
+        use tracing::Level;
+        assert_eq!(level_label(Level::WARN, false), " WARN");
+        assert_eq!(level_label(Level::DEBUG, false), "DEBUG");
+        assert_eq!(level_label(Level::ERROR, true), "\x1b[31mERROR\x1b[0m");
+        assert_eq!(level_label(Level::WARN, true), "\x1b[33m WARN\x1b[0m");
+        assert_eq!(level_label(Level::INFO, true), "\x1b[32m INFO\x1b[0m");
+        assert_eq!(level_label(Level::DEBUG, true), "\x1b[34mDEBUG\x1b[0m");
+    }
 }

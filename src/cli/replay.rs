@@ -45,7 +45,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
         }
     };
     let (name, input) = open(args.file)?;
-    super::log_to_stderr(args.verbosity);
+    super::log_to_stderr(args.verbosity, &config, &selection);
     let hooks = if args.dry_run {
         None
     } else {
@@ -364,7 +364,7 @@ impl Printer<'_> {
             if synthesized {
                 line["synthesized"] = json!(true);
             }
-            line.to_string()
+            super::safe_json(&line.to_string())
         } else {
             let hooks = if text.is_empty() {
                 "-".to_owned()

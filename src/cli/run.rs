@@ -35,7 +35,11 @@ pub(crate) fn run(
     verbosity: Verbosity,
 ) -> CmdResult {
     let config = load(root, profile)?;
-    super::log_to_stderr(verbosity);
+    super::log_to_stderr(
+        verbosity,
+        &config,
+        &Selection::new(config.hook_specs(), &[])?,
+    );
     let result = run_in(&config, start, stderr)?;
     Ok(exit_code(&result))
 }
@@ -103,7 +107,11 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             root.display()
         ),
     };
-    out(&format!("run {} {}{hint}\n", result.run_id, result.outcome))?;
+    // The outcome carries the model's final answer: outside input.
+    out(&safe(&format!(
+        "run {} {}{hint}\n",
+        result.run_id, result.outcome
+    )))?;
     Ok(result)
 }
 

@@ -46,3 +46,31 @@ pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// `io args…`, run in `cwd` with `user` as its user scope (`IO_CONFIG_HOME`)
+/// and stdin closed; its output, collected under a watchdog that fails the
+/// test after 120 s. `env` adds variables (`TMPDIR`, `RUST_LOG`).
+pub(crate) fn run_io(
+    cwd: &std::path::Path,
+    user: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> std::process::Output {
+    use std::process::Stdio;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_io"))
+        .args(args)
+        .current_dir(cwd)
+        .env("IO_CONFIG_HOME", user)
+        .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("io runs");
+    output_within(
+        child,
+        std::time::Duration::from_secs(120),
+        &format!("io {args:?}"),
+    )
+}

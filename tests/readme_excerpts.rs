@@ -1,0 +1,218 @@
+//! The README's console excerpts are copies of real runs: each block's
+//! commands are run as the README's sections set them up, and each run of
+//! lines between two `…` must appear, consecutively and in order, in what
+//! the commands print, once run ids, times, durations and the temporary
+//! directory are put back as the README writes them (issue 21, item 7).
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::run_io;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The README's `console` blocks, in order.
+fn console_blocks() -> Vec<String> {
+    let readme = fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in readme.lines() {
+        match (&mut current, line) {
+            (None, "```console") => current = Some(String::new()),
+            (Some(block), "```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), line) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+/// The `io.local.toml` of "Write a hook".
+const WRITE_A_HOOK: &str = "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n";
+
+/// "Write a hook" plus a policy check on `tool_call` that refuses `exec`
+/// and cancels: the setup of the `--dry-run` and `--stderr` excerpts.
+const WITH_POLICY: &str = "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"./check-tool-call\"]\non_failure = \"cancel\"\n";
+
+const POLICY_SCRIPT: &str = "#!/bin/sh\nread -r event\ncase \"$event\" in\n  *'\"tool\":\"exec\",'*) echo 'policy: exec needs a human here; use the approval flow' >&2; exit 1 ;;\nesac\nexit 0\n";
+
+/// A project directory for one block, set up as its README section says.
+fn project(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("io.local.toml"), config).expect("io.local.toml");
+    let events = repo().join("examples/events.jsonl");
+    fs::create_dir(dir.path().join("examples")).expect("examples/");
+    fs::copy(&events, dir.path().join("examples/events.jsonl")).expect("copy");
+    fs::copy(&events, dir.path().join("events.jsonl")).expect("copy");
+    let script = dir.path().join("check-tool-call");
+    fs::write(&script, POLICY_SCRIPT).expect("script");
+    fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    dir
+}
+
+/// What running each `$ ` line of `block` in `dir` prints (stdout, then
+/// stderr), with `dir` written as `shown`.
+fn run_block(block: &str, dir: &Path, shown: &str) -> String {
+    let mut printed = String::new();
+    for command in block.lines().filter_map(|l| l.strip_prefix("$ ")) {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        match words[..] {
+            ["io", ref args @ ..] => {
+                let out = run_io(dir, dir, args, &[]);
+                printed.push_str(&String::from_utf8_lossy(&out.stdout));
+                printed.push_str(&String::from_utf8_lossy(&out.stderr));
+            }
+            ["wc", "-l", file] => {
+                let text = fs::read_to_string(dir.join(file)).expect("the file");
+                printed.push_str(&format!("{} {file}\n", text.lines().count()));
+            }
+            ["head", "-1", file] => {
+                let text = fs::read_to_string(dir.join(file)).expect("the file");
+                printed.push_str(text.lines().next().unwrap_or_default());
+                printed.push('\n');
+            }
+            _ => panic!("the README runs `{command}`, which this test cannot"),
+        }
+    }
+    let real = dir.canonicalize().expect("canonical").display().to_string();
+    printed.replace(&real, shown)
+}
+
+/// `text` with what changes from run to run written one way: run ids
+/// (`r-` and 12 hex digits) as `r-ID`, `"at"` times as `T`, durations
+/// (`1.3 ms`) as `N ms`.
+fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let hex12 = |s: &str| s.len() >= 12 && s.as_bytes()[..12].iter().all(u8::is_ascii_hexdigit);
+        if let Some(after) = rest.strip_prefix("r-").filter(|s| hex12(s)) {
+            out.push_str("r-ID");
+            rest = &after[12..];
+        } else if let Some(after) = rest.strip_prefix("\"at\":\"") {
+            out.push_str("\"at\":\"T\"");
+            rest = after.split_once('"').map_or("", |(_, r)| r);
+        } else if c.is_ascii_digit()
+            && !out.ends_with(|p: char| p.is_ascii_alphanumeric() || p == '.')
+        {
+            let digits = rest
+                .find(|d: char| !d.is_ascii_digit() && d != '.')
+                .unwrap_or(rest.len());
+            if rest[digits..].starts_with(" ms") && rest[..digits].contains('.') {
+                out.push('N');
+            } else {
+                out.push_str(&rest[..digits]);
+            }
+            rest = &rest[digits..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// Each run of `excerpt`'s lines between `…` lines (the `$ ` lines left
+/// out) appears in `printed` as consecutive lines, the runs in order.
+#[track_caller]
+fn assert_excerpt(name: &str, excerpt: &str, printed: &str) {
+    let printed: Vec<String> = normalise(printed).lines().map(str::to_owned).collect();
+    let excerpt = normalise(excerpt);
+    let mut from = 0;
+    let mut runs = 0;
+    for run in excerpt.split("…\n") {
+        let lines: Vec<&str> = run.lines().filter(|l| !l.starts_with("$ ")).collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let found = (from..=printed.len().saturating_sub(lines.len()))
+            .find(|&at| lines.iter().enumerate().all(|(i, l)| printed[at + i] == *l));
+        let Some(at) = found else {
+            panic!(
+                "README block `{name}`: these lines are not in the real output (after line {from}):\n{}\n--- the real output:\n{}",
+                lines.join("\n"),
+                printed.join("\n")
+            );
+        };
+        from = at + lines.len();
+        runs += 1;
+    }
+    assert!(runs > 0, "{name}: an empty excerpt");
+}
+
+#[test]
+fn every_console_excerpt_in_the_readme_is_real_output() {
+    let blocks = console_blocks();
+    let names: Vec<String> = blocks
+        .iter()
+        .map(|b| b.lines().next().unwrap_or_default().to_owned())
+        .collect();
+    // Every block is checked: a new one needs its setup here.
+    assert_eq!(
+        names,
+        [
+            "$ io check",
+            "$ io check",
+            "$ io check",
+            "$ io replay examples/events.jsonl",
+            "$ io replay events.jsonl --dry-run",
+            "$ io replay events.jsonl --stderr",
+            "== io run script.toml: the policy check will stop it",
+        ],
+        "the README's console blocks changed: give each new one its setup in this test"
+    );
+    let shown = "/tmp/readme/myproject";
+    let setups: [&str; 6] = [
+        WRITE_A_HOOK,
+        "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
+        "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"logs/audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"check-tool-call\"]\non_failure = \"cancel\"\n",
+        WRITE_A_HOOK,
+        WITH_POLICY,
+        WITH_POLICY,
+    ];
+    for (block, config) in blocks.iter().zip(setups) {
+        let dir = project(config);
+        let printed = run_block(block, dir.path(), shown);
+        assert_excerpt(&names[0], block, &printed);
+    }
+
+    // The demo's excerpt: `io demo --dir`, with the directory as `/tmp/d`.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir: PathBuf = tmp.path().join("d");
+    let out = run_io(tmp.path(), tmp.path(), &["demo", "--dir", "d"], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let real = dir.canonicalize().expect("canonical").display().to_string();
+    let printed = String::from_utf8_lossy(&out.stdout).replace(&real, "/tmp/d");
+    assert_excerpt("io demo", &blocks[6], &printed);
+}
+
+#[test]
+fn the_normaliser_keeps_what_is_not_an_id_a_time_or_a_duration() {
+    assert_eq!(
+        normalise(
+            "run r-b47db0cf73e4 at 5 steps (74.6 ms) hook[3] \"at\":\"2026-11-30T04:16:24.277Z\",\"seq\":87"
+        ),
+        "run r-ID at 5 steps (N ms) hook[3] \"at\":\"T\",\"seq\":87"
+    );
+}
