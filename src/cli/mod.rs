@@ -193,6 +193,25 @@ pub(crate) fn safe(text: &str) -> String {
     out
 }
 
+/// [`safe`], written into `out` a piece at a time instead of returned: a
+/// string of any length is escaped holding a few KiB more, not a copy
+/// several times its size.
+pub(crate) fn write_safe(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    const PIECE: usize = 4096;
+    let mut rest = text;
+    while !rest.is_empty() {
+        // A char is at most 4 bytes: a boundary is at most 3 back.
+        let mut end = rest.len().min(PIECE);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, after) = rest.split_at(end);
+        out.write_all(safe(piece).as_bytes())?;
+        rest = after;
+    }
+    Ok(())
+}
+
 /// A failed hook's stderr tail, each line under `indent` and made
 /// [`safe`].
 pub(crate) fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {

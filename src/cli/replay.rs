@@ -6,7 +6,7 @@ mod input;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -17,6 +17,7 @@ use io_harness::{
     run::now_rfc3339,
 };
 use io_hooks::text::OsMessage;
+use serde::Serialize;
 use serde_json::json;
 
 use input::Parsed;
@@ -24,7 +25,7 @@ pub(crate) use input::{DEFAULT_MAX_LINE, MAX_LINE};
 
 use super::{
     CmdResult, EXIT_CANCELLED, EXIT_USAGE, Selection, Verbosity, load, out, report, safe,
-    stderr_tail,
+    stderr_tail, write_safe,
 };
 
 /// What `io replay` was asked to do.
@@ -283,55 +284,101 @@ impl Printer<'_> {
                 Flow::Continue
             }
         };
-        let seq = event.seq.map_or_else(|| "-".to_owned(), |s| s.to_string());
-        let line = if self.json {
-            let mut line = json!({
-                "seq": event.seq,
-                "event": event.tag(),
-                "run_id": event.run_id,
-                "depth": event.depth,
-                "hooks": fired,
-                "flow": if flow == Flow::Cancel { "cancel" } else { "continue" },
-            });
-            if synthesized {
-                line["synthesized"] = json!(true);
-            }
-            line.to_string()
-        } else {
-            let hooks = if text.is_empty() {
-                "-".to_owned()
-            } else {
-                text.join(", ")
-            };
-            let cancel = if flow == Flow::Cancel {
-                "  -> cancel at the next step boundary"
-            } else {
-                ""
-            };
-            let made_up = if synthesized {
-                "  (synthesized: the replay stopped here, as a run does)"
-            } else {
-                ""
-            };
-            safe(&format!(
-                "{seq:>5}  {:18} {}{}  {hooks}{cancel}{made_up}",
-                event.tag(),
-                indent(event.depth),
-                event.run_id
-            ))
-        };
         let mut error = self
             .out_error
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let tails = if self.json { String::new() } else { tails };
-        if error.is_none()
-            && let Err(e) = out(&format!("{line}\n{tails}"))
-        {
-            *error = Some(e);
+        if error.is_none() {
+            let mut stdout = std::io::stdout().lock();
+            let written = if self.json {
+                write_json(&mut stdout, event, &fired, flow, synthesized)
+            } else {
+                write_text(&mut stdout, event, &text, flow, synthesized, &tails)
+            };
+            match written {
+                // A closed pipe (`io replay … | head`) is not an error.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    *error = Some(format!("could not write to stdout: {}", OsMessage(&e)));
+                }
+                _ => {}
+            }
         }
         flow
     }
+}
+
+/// One event's line of `--json`, written as it is serialised: the event's
+/// strings are borrowed, never copied.
+#[derive(Serialize)]
+struct JsonLine<'a> {
+    seq: Option<u64>,
+    event: &'static str,
+    run_id: &'a str,
+    depth: u32,
+    hooks: &'a [serde_json::Value],
+    flow: &'static str,
+    /// Only on the `finished` a replay makes up.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    synthesized: bool,
+}
+
+/// Writes `event`'s `--json` line; `fired` reports its hooks.
+fn write_json(
+    out: &mut impl Write,
+    event: &RunEvent,
+    fired: &[serde_json::Value],
+    flow: Flow,
+    synthesized: bool,
+) -> std::io::Result<()> {
+    let line = JsonLine {
+        seq: event.seq,
+        event: event.tag(),
+        run_id: &event.run_id,
+        depth: event.depth,
+        hooks: fired,
+        flow: if flow == Flow::Cancel {
+            "cancel"
+        } else {
+            "continue"
+        },
+        synthesized,
+    };
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
+}
+
+/// Writes `event`'s text line, escaped while it is written (a run id of a
+/// hostile recording can be as long as `--max-line`, and its escaped text
+/// four times that), then the failed hooks' stderr `tails`; `text` reports
+/// its hooks.
+fn write_text(
+    out: &mut impl Write,
+    event: &RunEvent,
+    text: &[String],
+    flow: Flow,
+    synthesized: bool,
+    tails: &str,
+) -> std::io::Result<()> {
+    let seq = event.seq.map_or_else(|| "-".to_owned(), |s| s.to_string());
+    let hooks = if text.is_empty() {
+        "-".to_owned()
+    } else {
+        text.join(", ")
+    };
+    let cancel = if flow == Flow::Cancel {
+        "  -> cancel at the next step boundary"
+    } else {
+        ""
+    };
+    let made_up = if synthesized {
+        "  (synthesized: the replay stopped here, as a run does)"
+    } else {
+        ""
+    };
+    write!(out, "{seq:>5}  {:18} {}", event.tag(), indent(event.depth))?;
+    write_safe(out, &event.run_id)?;
+    write!(out, "  {}{cancel}{made_up}\n", safe(&hooks))?;
+    out.write_all(tails.as_bytes())
 }
 
 /// The deepest nesting the text output shows as indentation.
