@@ -287,6 +287,31 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
     assert!(stdout(&out).is_empty(), "{}", stdout(&out));
 }
 
+#[test]
+fn a_run_id_is_escaped_whole_across_the_pieces_it_is_written_in() {
+    // The text line is escaped 4 KiB at a time: a two-byte character
+    // across the first piece's end, then an escape sequence, a C1 CSI and
+    // a DEL, come out whole and escaped.
+    let env = Env::new();
+    let (a, b) = ("a".repeat(4095), "b".repeat(5000));
+    let run_id = format!("{a}\u{e9}\u{1b}[2J{b}\u{9b}\u{7f}");
+    let line = serde_json::json!({"event": "started", "goal": "g", "run_id": run_id, "depth": 0});
+    let file = env.write("escape.jsonl", &format!("{line}\n"));
+    let out = env.replay(&file, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().next(),
+        Some(format!("    -  started            {a}\u{e9}\\x1b[2J{b}\\x9b\\x7f  -").as_str())
+    );
+    assert!(!text.contains(['\u{1b}', '\u{9b}', '\u{7f}']), "{text:?}");
+    // --json carries it as JSON does, whole.
+    let out = env.replay(&file, &["--json"]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().expect("a line")).expect("json");
+    assert_eq!(first["run_id"], run_id);
+}
+
 /// One `started` line whose `run_id` is `n` bytes of `c`.
 fn started_with_run_id(c: char, n: usize) -> String {
     let run_id: String = std::iter::repeat_n(c, n / c.len_utf8()).collect();

@@ -296,6 +296,19 @@ mod tests {
     }
 
     #[test]
+    fn a_glued_event_is_looked_for_at_most_glue_tries_times() {
+        let event =
+            r#"{"event":"step","step":1,"moved_the_workspace":true,"run_id":"r","depth":0}"#;
+        let decoys = |n: usize| r#"{"event":"#.repeat(n);
+        let found = glued(&format!("{}{event}", decoys(GLUE_TRIES - 1)));
+        assert_eq!(found.map(|(at, _)| at), Some(9 * (GLUE_TRIES - 1)));
+        // The decoy at 0 is not a try (a fragment has a length), so
+        // GLUE_TRIES decoys after it use every try up.
+        assert!(glued(&format!("{}{event}", decoys(GLUE_TRIES + 1))).is_none());
+        assert!(glued(&format!("{}{event}", decoys(GLUE_TRIES))).is_some());
+    }
+
+    #[test]
     fn the_most_max_line_may_say_is_the_longest_line_one_write_can_append() {
         // Linux's MAX_RW_COUNT: INT_MAX rounded down to a page.
         assert_eq!(MAX_LINE + 1, (i32::MAX as u64) & !4095);
