@@ -377,7 +377,7 @@ fn write_text(
     };
     write!(out, "{seq:>5}  {:18} {}", event.tag(), indent(event.depth))?;
     write_safe(out, &event.run_id)?;
-    write!(out, "  {}{cancel}{made_up}\n", safe(&hooks))?;
+    writeln!(out, "  {}{cancel}{made_up}", safe(&hooks))?;
     out.write_all(tails.as_bytes())
 }
 
