@@ -6,56 +6,18 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use common::{output_within, wait_until};
+use common::{IoEnv, output_within, wait_until};
 
-/// A temp dir holding an empty user scope and a discovery root.
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir(dir.path().join("user")).expect("user scope");
-        std::fs::create_dir(dir.path().join("root")).expect("root");
-        Env { dir }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.path().join("root")
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.root().join(rel);
-        std::fs::write(&path, text).expect("write");
-        path
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
-        command
-            .args(args)
-            .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-
-    /// `io replay FILE args…`, under a watchdog.
-    fn replay(&self, file: &Path, args: &[&str]) -> Output {
-        let mut command = self.command(&["replay"]);
-        command.arg(file).args(args);
-        let child = command.spawn().expect("io runs");
-        output_within(child, Duration::from_secs(60), "io replay")
-    }
+/// `io replay FILE args…` in `env`, under a watchdog.
+fn replay(env: &IoEnv, file: &Path, args: &[&str]) -> Output {
+    let file = file.to_str().expect("a UTF-8 path");
+    env.io(&[&["replay", file][..], args].concat())
 }
 
 fn stdout(out: &Output) -> String {
@@ -79,10 +41,10 @@ fn a_cancel_pending_when_the_input_ends_ends_the_replay_cancelled_with_exit_3() 
     // The file io run's last step would leave: a tool_call a policy hook
     // refuses, and no step after it. It printed `completed after 0 steps`,
     // exit 0, where `io run` ends such a run cancelled.
-    let env = Env::new();
+    let env = IoEnv::new();
     env.write("io.local.toml", CANCEL_ON_TOOL_CALL);
     let file = env.write("events.jsonl", TOOL_CALL);
-    let out = env.replay(&file, &[]);
+    let out = replay(&env, &file, &[]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
@@ -110,7 +72,7 @@ fn a_cancel_pending_when_the_input_ends_ends_the_replay_cancelled_with_exit_3() 
     assert_eq!(last["run_id"], "r");
 
     // With --json, the same verdict.
-    let out = env.replay(&file, &["--json"]);
+    let out = replay(&env, &file, &["--json"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let summary: serde_json::Value =
         serde_json::from_str(stdout(&out).lines().last().expect("a summary")).expect("json");
@@ -121,7 +83,7 @@ fn a_cancel_pending_when_the_input_ends_ends_the_replay_cancelled_with_exit_3() 
 
     // A cancel followed by the step that ends it is unchanged: one step.
     let file = env.write("two.jsonl", &format!("{TOOL_CALL}{STEP}"));
-    let out = env.replay(&file, &[]);
+    let out = replay(&env, &file, &[]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
         stdout(&out).ends_with(
@@ -134,7 +96,7 @@ fn a_cancel_pending_when_the_input_ends_ends_the_replay_cancelled_with_exit_3() 
 
 #[test]
 fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
-    let env = Env::new();
+    let env = IoEnv::new();
     let secret = "sk-live-0123456789abcdef";
     for (line, reason) in [
         // Every missing field at once, not one at a time.
@@ -177,7 +139,7 @@ fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
         ),
     ] {
         let file = env.write("bad.jsonl", &format!("{STEP}{line}\n{STEP}"));
-        let out = env.replay(&file, &[]);
+        let out = replay(&env, &file, &[]);
         assert_eq!(out.status.code(), Some(1), "{line}: {out:?}");
         let err = stderr(&out);
         assert_eq!(
@@ -194,8 +156,8 @@ fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
 
 #[test]
 fn a_directory_and_an_input_without_events_are_refused() {
-    let env = Env::new();
-    let out = env.replay(&env.root(), &[]);
+    let env = IoEnv::new();
+    let out = replay(&env, &env.root(), &[]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(
         stderr(&out),
@@ -208,7 +170,7 @@ fn a_directory_and_an_input_without_events_are_refused() {
     for text in ["", "\n  \n\n"] {
         let file = env.write("empty.jsonl", text);
         for args in [&[][..], &["--json"], &["--dry-run"]] {
-            let out = env.replay(&file, args);
+            let out = replay(&env, &file, args);
             assert_eq!(out.status.code(), Some(1), "{text:?} {args:?}: {out:?}");
             assert_eq!(
                 stderr(&out),
@@ -228,11 +190,11 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
     // A clone ships `audit.jsonl` ending in a torn line. Building the hooks
     // ends it with a newline and the events follow; replaying that log
     // refused everything after the torn line.
-    let env = Env::new();
+    let env = IoEnv::new();
     env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
     env.write("audit.jsonl", "{\"event\":\"tool_call\",\"st");
     let events = env.write("events.jsonl", &format!("{TOOL_CALL}{STEP}"));
-    let out = env.replay(&events, &[]);
+    let out = replay(&env, &events, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let audit = env.root().join("audit.jsonl");
     assert_eq!(
@@ -240,8 +202,8 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
         format!("{{\"event\":\"tool_call\",\"st\n{TOOL_CALL}{STEP}")
     );
     // Replayed with no hooks, from another root.
-    let other = Env::new();
-    let out = other.replay(&audit, &[]);
+    let other = IoEnv::new();
+    let out = replay(&other, &audit, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
@@ -261,7 +223,7 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
         "glued.jsonl",
         &format!("{{\"event\":\"step\",\"ste{TOOL_CALL}{STEP}"),
     );
-    let out = other.replay(&glued, &[]);
+    let out = replay(&other, &glued, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
@@ -282,7 +244,7 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
 
     // A whole line that is not an event still stops the replay.
     let bad = other.write("bad.jsonl", &format!("{{\"event\":\"step\"}}\n{STEP}"));
-    let out = other.replay(&bad, &[]);
+    let out = replay(&other, &bad, &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).is_empty(), "{}", stdout(&out));
 }
@@ -292,12 +254,12 @@ fn a_run_id_is_escaped_whole_across_the_pieces_it_is_written_in() {
     // The text line is escaped 4 KiB at a time: a two-byte character
     // across the first piece's end, then an escape sequence, a C1 CSI and
     // a DEL, come out whole and escaped.
-    let env = Env::new();
+    let env = IoEnv::new();
     let (a, b) = ("a".repeat(4095), "b".repeat(5000));
     let run_id = format!("{a}\u{e9}\u{1b}[2J{b}\u{9b}\u{7f}");
     let line = serde_json::json!({"event": "started", "goal": "g", "run_id": run_id, "depth": 0});
     let file = env.write("escape.jsonl", &format!("{line}\n"));
-    let out = env.replay(&file, &[]);
+    let out = replay(&env, &file, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert_eq!(
@@ -306,7 +268,7 @@ fn a_run_id_is_escaped_whole_across_the_pieces_it_is_written_in() {
     );
     assert!(!text.contains(['\u{1b}', '\u{9b}', '\u{7f}']), "{text:?}");
     // --json carries it as JSON does, whole.
-    let out = env.replay(&file, &["--json"]);
+    let out = replay(&env, &file, &["--json"]);
     let first: serde_json::Value =
         serde_json::from_str(stdout(&out).lines().next().expect("a line")).expect("json");
     assert_eq!(first["run_id"], run_id);
@@ -321,10 +283,10 @@ fn started_with_run_id(c: char, n: usize) -> String {
 #[test]
 fn a_line_over_the_cap_is_refused_naming_the_line_and_the_flag_that_raises_it() {
     // The cap had gone to 2 GiB; it is 16 MiB unless `--max-line` says more.
-    let env = Env::new();
+    let env = IoEnv::new();
     let long = started_with_run_id('r', (16 << 20) + 1);
     let file = env.write("long.jsonl", &format!("{STEP}{long}"));
-    let out = env.replay(&file, &[]);
+    let out = replay(&env, &file, &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
@@ -334,10 +296,10 @@ fn a_line_over_the_cap_is_refused_naming_the_line_and_the_flag_that_raises_it() 
             file.display()
         )
     );
-    let out = env.replay(&file, &["--max-line", "17000000"]);
+    let out = replay(&env, &file, &["--max-line", "17000000"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // And lowered: the first line is now too long.
-    let out = env.replay(&file, &["--max-line", "10"]);
+    let out = replay(&env, &file, &["--max-line", "10"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(": line 1: longer than 10 bytes"),
@@ -346,7 +308,7 @@ fn a_line_over_the_cap_is_refused_naming_the_line_and_the_flag_that_raises_it() 
     );
     // Zero, or more than one write can append, is a usage error.
     for bad in ["0", "2147479552"] {
-        let out = env.replay(&file, &["--max-line", bad]);
+        let out = replay(&env, &file, &["--max-line", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
     }
 }
@@ -355,7 +317,7 @@ fn a_line_over_the_cap_is_refused_naming_the_line_and_the_flag_that_raises_it() 
 /// reading `line`, firing it and printing it with `args`: read while `io`
 /// waits for a next line that never comes, once the event's line is out.
 fn peak_of_replaying(line: &str, args: &[&str]) -> u64 {
-    let env = Env::new();
+    let env = IoEnv::new();
     let mut command = env.command(&["replay", "-"]);
     command.args(args).stdin(Stdio::piped());
     let mut child = command.spawn().expect("io runs");
