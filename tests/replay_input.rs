@@ -108,6 +108,11 @@ fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
             "{}".to_owned(),
             "line 2: not an event: missing fields `event`, `run_id`, `depth`",
         ),
+        (
+            "{\"event\":\"step\",\"step\":1,\"moved_the_workspace\":1,\"depth\":0}".to_owned(),
+            "line 2: not an event: missing field `run_id`; field `moved_the_workspace` is a \
+             number (accepted: boolean)",
+        ),
         // Which field has the wrong type, and what it accepts.
         (
             format!(
@@ -272,6 +277,22 @@ fn a_run_id_is_escaped_whole_across_the_pieces_it_is_written_in() {
     let first: serde_json::Value =
         serde_json::from_str(stdout(&out).lines().next().expect("a line")).expect("json");
     assert_eq!(first["run_id"], run_id);
+}
+
+#[test]
+fn a_reader_that_stops_reading_is_not_an_error() {
+    // `io replay … | head -1`: the pipe closes under io's line, as under
+    // `io events | head`; the replay still ends as it would have.
+    let env = IoEnv::new();
+    let file = env.write("events.jsonl", &format!("{TOOL_CALL}{STEP}"));
+    let mut child = env
+        .command(&["replay", file.to_str().expect("a UTF-8 path")])
+        .spawn()
+        .expect("io runs");
+    drop(child.stdout.take());
+    let out = output_within(child, Duration::from_secs(60), "io replay");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
 }
 
 /// One `started` line whose `run_id` is `n` bytes of `c`.
