@@ -75,7 +75,8 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
         would_fire: Mutex::new(0),
     };
     // Lines are read as the replay asks for them, so a bad line stops the
-    // replay where it stands: no hook fires for it or after it.
+    // replay where it stands: no hook fires for it or after it. A torn line
+    // is no one's event: it is named on stderr and skipped.
     let bad_line = RefCell::new(None);
     let delivered = Cell::new(0_u64);
     let mut reader = BufReader::new(source);
