@@ -137,7 +137,16 @@ fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
             format!("[\"{secret}\"]"),
             "line 2: not an event: the line is an array, where an event is one JSON object",
         ),
-        // Bad JSON says so, with the column.
+        // Bad JSON says so, with the column; so does JSON nested deeper
+        // than serde_json reads.
+        (
+            format!(
+                "{{\"event\":\"tool_call\",\"args\":{}{}}}",
+                "[".repeat(200),
+                "]".repeat(200)
+            ),
+            "line 2, column 155: not JSON: nested deeper than the 128 levels read",
+        ),
         (
             "{\"event\":tru}".to_owned(),
             "line 2, column 13: not JSON: expected `true`, `false` or `null`",

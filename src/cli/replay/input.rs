@@ -133,6 +133,8 @@ fn syntax_reason(e: &serde_json::Error) -> String {
         .map_or(message.as_str(), |(reason, _)| reason);
     match reason {
         "expected ident" => "expected `true`, `false` or `null`".to_owned(),
+        // Valid JSON, but deeper than serde_json reads (its limit).
+        "recursion limit exceeded" => "nested deeper than the 128 levels read".to_owned(),
         reason => reason.to_owned(),
     }
 }
