@@ -148,6 +148,11 @@ The schema of the JSON line a hook receives:
         /// its stderr, under its failure.
         #[arg(long)]
         stderr: bool,
+        /// The longest line to read, in bytes (newline excluded): a longer
+        /// one stops the replay, naming it.
+        #[arg(long, value_name = "BYTES", default_value_t = cli::replay::DEFAULT_MAX_LINE,
+              value_parser = clap::value_parser!(u64).range(1..=cli::replay::MAX_LINE))]
+        max_line: u64,
     },
     /// Run a scripted session in ROOT with the config's hooks installed, or
     /// resume a stored run.
@@ -318,6 +323,7 @@ fn run(cli: Cli) -> ExitCode {
             dry_run,
             hooks,
             stderr,
+            max_line,
         } => cli::replay::replay_file(&cli::replay::Args {
             file: &file,
             root: root.as_deref(),
@@ -326,6 +332,7 @@ fn run(cli: Cli) -> ExitCode {
             dry_run,
             hooks: &hooks,
             stderr,
+            max_line,
             verbosity,
         }),
         Command::Run {

@@ -5,6 +5,7 @@ use io_hooks::Flow;
 
 use crate::event::{EventKind, RunEvent};
 use crate::observer::Observer;
+use crate::run::boundary::ending;
 
 /// How a replay ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,12 @@ pub enum ReplayOutcome {
 /// are still delivered up to and including the next `step` (the step in
 /// progress finishes), and then delivery stops. A cancel answered to a
 /// `step` itself stops right after it.
+///
+/// The end of the input is the end of the run: a cancel still pending
+/// there ends the replay [`Cancelled`](ReplayOutcome::Cancelled), as a
+/// cancel raised in a run's last step ends the run, and by the same rule
+/// (one function decides both). A cancel answered to `finished` changes
+/// nothing: a run emits `finished` after its ending is decided.
 ///
 /// A recording of a tree is one stream: any run's `step` is a boundary.
 ///
@@ -63,13 +70,20 @@ where
     let mut cancelling = false;
     for event in events {
         let is_step = matches!(event.kind, EventKind::Step { .. });
-        cancelling |= observer.event(&event) == Flow::Cancel;
+        let ends = matches!(event.kind, EventKind::Finished { .. });
+        cancelling |= observer.event(&event) == Flow::Cancel && !ends;
         if is_step {
             steps += 1;
-            if cancelling {
-                return ReplayOutcome::Cancelled { steps };
+            if let Some(outcome) = ending(cancelling, ReplayOutcome::Cancelled { steps }, None) {
+                return outcome;
             }
         }
     }
-    ReplayOutcome::Completed { steps }
+    let completed = ReplayOutcome::Completed { steps };
+    ending(
+        cancelling,
+        ReplayOutcome::Cancelled { steps },
+        Some(completed),
+    )
+    .unwrap_or(completed)
 }

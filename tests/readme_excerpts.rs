@@ -54,6 +54,14 @@ fn project(config: &str) -> tempfile::TempDir {
     fs::create_dir(dir.path().join("examples")).expect("examples/");
     fs::copy(&events, dir.path().join("examples/events.jsonl")).expect("copy");
     fs::copy(&events, dir.path().join("events.jsonl")).expect("copy");
+    // The replay section's input errors: a `step` whose `step` is a string
+    // and three fields short, and an input with no events.
+    fs::write(
+        dir.path().join("bad.jsonl"),
+        "{\"event\":\"step\",\"step\":\"3\"}\n",
+    )
+    .expect("bad.jsonl");
+    fs::write(dir.path().join("empty.jsonl"), "").expect("empty.jsonl");
     let script = dir.path().join("check-tool-call");
     fs::write(&script, POLICY_SCRIPT).expect("script");
     fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -166,6 +174,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
             "$ io check",
             "$ io check",
             "$ io replay examples/events.jsonl",
+            "$ io replay bad.jsonl",
             "$ io replay events.jsonl --dry-run",
             "$ io replay events.jsonl --stderr",
             "== io run script.toml: the policy check will stop it",
@@ -173,18 +182,19 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         "the README's console blocks changed: give each new one its setup in this test"
     );
     let shown = "/tmp/readme/myproject";
-    let setups: [&str; 6] = [
+    let setups: [&str; 7] = [
         WRITE_A_HOOK,
         "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
         "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"logs/audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"check-tool-call\"]\non_failure = \"cancel\"\n",
         WRITE_A_HOOK,
+        WRITE_A_HOOK,
         WITH_POLICY,
         WITH_POLICY,
     ];
-    for (block, config) in blocks.iter().zip(setups) {
+    for ((block, name), config) in blocks.iter().zip(&names).zip(setups) {
         let dir = project(config);
         let printed = run_block(block, dir.path(), shown);
-        assert_excerpt(&names[0], block, &printed);
+        assert_excerpt(name, block, &printed);
     }
 
     // The demo's excerpt: `io demo --dir`, with the directory as `/tmp/d`.
@@ -204,7 +214,8 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
     );
     let real = dir.canonicalize().expect("canonical").display().to_string();
     let printed = String::from_utf8_lossy(&out.stdout).replace(&real, "/tmp/d");
-    assert_excerpt("io demo", &blocks[6], &printed);
+    let demo = blocks.last().expect("the demo's block is the last");
+    assert_excerpt("io demo", demo, &printed);
 }
 
 #[test]

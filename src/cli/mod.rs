@@ -197,22 +197,42 @@ pub(crate) fn safe(text: &str) -> String {
     out
 }
 
-/// JSON made safe to print on a terminal and still the same JSON:
-/// serde_json escapes the C0 controls, but writes DEL, the C1 controls
-/// (U+009B is a CSI) and the bidirectional characters as they are; each
-/// becomes its `\uXXXX` escape, which a JSON reader turns back into the
-/// same character. A raw newline or tab is JSON's own whitespace (serde
-/// escapes those inside strings), and stays.
-pub(crate) fn safe_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if (c.is_control() && c != '\n' && c != '\t') || is_bidi(c) {
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
-        } else {
-            out.push(c);
+/// Writes `value` as compact JSON that is safe to print on a terminal and
+/// is still the same JSON. serde_json escapes the C0 controls, but writes
+/// DEL, the C1 controls (U+009B is a CSI) and the bidirectional characters
+/// as they are; here each becomes its `\uXXXX` escape, which a JSON reader
+/// turns back into the same character. It is written as it is serialised,
+/// so a long string is never copied.
+pub(crate) fn write_safe_json(
+    out: &mut impl Write,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(out, SafeJson);
+    value
+        .serialize(&mut serializer)
+        .map_err(std::io::Error::from)
+}
+
+/// serde_json's compact formatter, escaping what [`write_safe_json`] says.
+struct SafeJson;
+
+impl serde_json::ser::Formatter for SafeJson {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // A fragment is whole chars; serde_json has escaped the C0 ones.
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if c.is_control() || is_bidi(c) {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                write!(writer, "\\u{:04x}", u32::from(c))?;
+                start = at + c.len_utf8();
+            }
         }
+        writer.write_all(&fragment.as_bytes()[start..])
     }
-    out
 }
 
 /// The characters that reorder how a terminal shows the text around them:
@@ -220,6 +240,25 @@ pub(crate) fn safe_json(json: &str) -> String {
 /// U+2069) and the three invisible marks (U+200E, U+200F, U+061C).
 fn is_bidi(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+}
+
+/// [`safe`], written into `out` a piece at a time instead of returned: a
+/// string of any length is escaped holding a few KiB more, not a copy
+/// several times its size.
+pub(crate) fn write_safe(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    const PIECE: usize = 4096;
+    let mut rest = text;
+    while !rest.is_empty() {
+        // A char is at most 4 bytes: a boundary is at most 3 back.
+        let mut end = rest.len().min(PIECE);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, after) = rest.split_at(end);
+        out.write_all(safe(piece).as_bytes())?;
+        rest = after;
+    }
+    Ok(())
 }
 
 /// A failed hook's stderr tail, each line under `indent` and made
@@ -461,11 +500,20 @@ mod tests {
 
     #[test]
     fn safe_json_keeps_the_json_and_escapes_what_serde_leaves_raw() {
-        let value = serde_json::json!({"id": "r\u{7f}\u{9b}\u{202e}\u{2066}", "n": "a\tb\nc"});
-        let pretty = serde_json::to_string_pretty(&value).expect("json");
-        let made = safe_json(&pretty);
-        assert!(made.contains("\\u007f\\u009b\\u202e\\u2066"), "{made}");
-        assert!(made.contains('\n'), "JSON's own newlines stay: {made}");
+        let value =
+            serde_json::json!({"id": "r\u{7f}\u{9b}\u{202e}\u{2066}", "n": "a\tb\nc\u{1b}"});
+        let mut made = Vec::new();
+        write_safe_json(&mut made, &value).expect("json");
+        let made = String::from_utf8(made).expect("utf-8");
+        assert!(made.contains("r\\u007f\\u009b\\u202e\\u2066"), "{made}");
+        assert!(
+            made.contains("a\\tb\\nc\\u001b"),
+            "serde's own escapes stay: {made}"
+        );
+        assert!(
+            !made.chars().any(|c| c.is_control() || is_bidi(c)),
+            "{made}"
+        );
         let back: serde_json::Value = serde_json::from_str(&made).expect("still JSON");
         assert_eq!(back, value);
     }

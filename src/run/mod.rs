@@ -14,6 +14,7 @@
 //! executor, `pollster::block_on` included, drives it.
 
 mod beneath;
+pub(crate) mod boundary;
 mod call;
 mod policy;
 mod provider;
@@ -626,14 +627,16 @@ impl<'e, 'a> Run<'e, 'a> {
             // A cancel raised anywhere in this step, the last one included,
             // wins over the step's answer: the run ends `cancelled`, and a
             // resume asks the provider for the next step.
-            if self.cancel.load(Ordering::Relaxed) {
-                return self.end(RunOutcome::Cancelled { steps: step });
-            }
-            if let Some(answer) = turn.answer {
-                return self.end(RunOutcome::Completed {
-                    steps: step,
-                    answer,
-                });
+            let answered = turn.answer.map(|answer| RunOutcome::Completed {
+                steps: step,
+                answer,
+            });
+            if let Some(outcome) = boundary::ending(
+                self.cancel.load(Ordering::Relaxed),
+                RunOutcome::Cancelled { steps: step },
+                answered,
+            ) {
+                return self.end(outcome);
             }
         }
     }
