@@ -69,7 +69,11 @@ fn under(text: &str, n: usize) -> String {
         .unwrap_or_else(|| panic!("no hook[{n}] line in\n{text}"));
     let rest = &text[start..];
     let end = rest[2..].find("\n  hook[").map_or_else(
-        || rest.find("\nok\n").or(rest.find("\nFAILED")).unwrap_or(rest.len()),
+        || {
+            rest.find("\nok\n")
+                .or(rest.find("\nFAILED"))
+                .unwrap_or(rest.len())
+        },
         |e| e + 2,
     );
     rest[..end].to_owned()
@@ -101,7 +105,11 @@ fn a_script_that_can_never_start_is_a_problem_with_a_hint() {
         b"#!/usr/bin/env io-no-such-interpreter-4\nprint(1)\n",
         0o755,
     );
-    env.file("scripts/abs-missing.sh", b"#!/no/such/interpreter -e\n", 0o755);
+    env.file(
+        "scripts/abs-missing.sh",
+        b"#!/no/such/interpreter -e\n",
+        0o755,
+    );
     env.file("scripts/empty.sh", b"", 0o755);
     env.file("scripts/fine.sh", b"#!/bin/sh\nexit 0\n", 0o755);
     env.file("scripts/fine-env.sh", b"#!/usr/bin/env sh\nexit 0\n", 0o755);
@@ -296,7 +304,10 @@ fn each_command_hint_pasted_into_a_shell_fixes_its_problem() {
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "{text}");
     let hints: Vec<String> = (1..=3).map(|n| hint(&text, n)).collect();
-    assert!(hints[0].starts_with("make it executable: chmod +x '"), "{text}");
+    assert!(
+        hints[0].starts_with("make it executable: chmod +x '"),
+        "{text}"
+    );
     assert!(
         hints[1].starts_with("save it with Unix line endings: sed -i"),
         "{text}"
