@@ -181,8 +181,9 @@ pub(super) fn hidden_hook(document: &DeTable<'_>) -> Option<Hidden> {
         for (value, path, place) in children {
             match value {
                 DeValue::Table(table) => stack.push((Node::Table(table, place), path)),
-                // A profile that is not a table is the typed loader's to refuse.
-                DeValue::Array(items) if place != Place::Body => {
+                // A `profile` or a profile body that is not a table is the
+                // typed loader's to refuse, with its own message.
+                DeValue::Array(items) if place == Place::Elsewhere => {
                     stack.push((Node::Array(items), path));
                 }
                 _ => {}
@@ -304,6 +305,9 @@ mod tests {
             None
         );
         assert_eq!(hidden("[mcp]\nhook = \"pre-commit\"\n"), None);
+        // Not tables where tables belong: the typed loader's to refuse.
+        assert_eq!(hidden("[[profile]]\nhook = []\n"), None);
+        assert_eq!(hidden("profile.ci = [[{ hook = [] }]]\n"), None);
         assert_eq!(
             hidden("[[profiles.ci.hook]]\nappend = \"a\"\n"),
             Some(("profiles.ci.hook".into(), false))
