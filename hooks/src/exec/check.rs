@@ -44,16 +44,13 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
     }
     let path_var = std::env::var_os("PATH");
     let owned = || program.to_owned();
-    let path = match resolve(program, root, path_var.as_deref()) {
-        Ok(path) => path,
-        Err(_) => {
-            let local = root.join(program);
-            let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
-            return vec![ProblemKind::NotInPath {
-                program: owned(),
-                in_root,
-            }];
-        }
+    let Ok(path) = resolve(program, root, path_var.as_deref()) else {
+        let local = root.join(program);
+        let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
+        return vec![ProblemKind::NotInPath {
+            program: owned(),
+            in_root,
+        }];
     };
     // `root/./x` shown as `root/x`.
     let path: PathBuf = path.components().collect();
