@@ -4,63 +4,10 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::path::Path;
+use std::process::Command;
 
-use common::output_within;
-
-/// A temp dir holding an empty user scope and a discovery root.
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir(dir.path().join("user")).expect("user scope");
-        std::fs::create_dir(dir.path().join("root")).expect("root");
-        Env { dir }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.path().join("root")
-    }
-
-    /// Writes `bytes` at `rel` in the root, with `mode`.
-    fn file(&self, rel: &str, bytes: &[u8], mode: u32) -> PathBuf {
-        let path = self.root().join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("parent");
-        }
-        std::fs::write(&path, bytes).expect("write");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
-        path
-    }
-
-    /// `io check` in the root, with the empty user scope.
-    fn check(&self) -> Output {
-        let child = Command::new(env!("CARGO_BIN_EXE_io"))
-            .arg("check")
-            .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("io runs");
-        output_within(child, Duration::from_secs(60), "io check")
-    }
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exited, not signalled")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use common::io_env::{IoEnv as Env, code, stdout};
 
 /// The lines `io check` prints under `hook[n]`, up to the next hook.
 fn under(text: &str, n: usize) -> String {
@@ -126,7 +73,7 @@ fn a_script_that_can_never_start_is_a_problem_with_a_hint() {
         config.push_str(&run_hook(program));
     }
     env.file("io.local.toml", config.as_bytes(), 0o644);
-    let out = env.check();
+    let out = env.io(&["check"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "{text}");
     let root = env.root();
@@ -182,7 +129,7 @@ fn a_binary_the_kernel_runs_is_no_problem() {
     let bytes = std::fs::read(real).expect("read /bin/true");
     env.file("bin/mytrue", &bytes, 0o755);
     env.file("io.local.toml", run_hook("./bin/mytrue").as_bytes(), 0o644);
-    let out = env.check();
+    let out = env.io(&["check"]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
 }
 
@@ -195,7 +142,7 @@ fn an_argument_is_never_judged_only_the_program() {
           [[hook]]\non = [\"finished\"]\nrun = [\"sh\", \"-c\", \"cat >> ~/x\", \"${HOME}\"]\n",
         0o644,
     );
-    let out = env.check();
+    let out = env.io(&["check"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}");
     assert!(!text.contains("problem"), "{text}");
@@ -209,7 +156,7 @@ fn an_interpreter_read_from_the_file_is_escaped_and_bounded() {
     line.push(b'\n');
     env.file("hostile.sh", &line, 0o755);
     env.file("io.local.toml", run_hook("./hostile.sh").as_bytes(), 0o644);
-    let out = env.check();
+    let out = env.io(&["check"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "{text}");
     assert!(
@@ -240,7 +187,7 @@ fn a_tilde_or_home_in_a_program_or_append_path_gets_write_the_absolute_path() {
           [[hook]]\nappend = \"${HOME}/audit.jsonl\"\n",
         0o644,
     );
-    let out = env.check();
+    let out = env.io(&["check"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "{text}");
     for n in 1..=3 {
@@ -265,7 +212,7 @@ fn no_hint_for_a_path_under_proc_sys_or_dev() {
           [[hook]]\nappend = \"/dev/null\"\n",
         0o644,
     );
-    let out = env.check();
+    let out = env.io(&["check"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "{text}");
     for n in 1..=4 {
@@ -300,7 +247,7 @@ fn each_command_hint_pasted_into_a_shell_fixes_its_problem() {
           [[hook]]\nappend = \"my logs/o'k/audit.jsonl\"\n",
         0o644,
     );
-    let out = env.check();
+    let out = env.io(&["check"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "{text}");
     let hints: Vec<String> = (1..=3).map(|n| hint(&text, n)).collect();
@@ -317,7 +264,7 @@ fn each_command_hint_pasted_into_a_shell_fixes_its_problem() {
         let command = hint.split_once(": ").expect("a command after the colon").1;
         paste(command, &env.root());
     }
-    let out = env.check();
+    let out = env.io(&["check"]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
 }
 

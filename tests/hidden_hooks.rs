@@ -5,35 +5,18 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::process::Output;
 
-use common::output_within;
+use common::io_env::{IoEnv, stderr};
 
 /// `io ARGS` in a fresh root holding `local` as `io.local.toml`, with an
 /// empty user scope.
 fn io(args: &[&str], local: Option<&str>) -> Output {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("root");
-    std::fs::create_dir_all(dir.path().join("user")).expect("user scope");
-    std::fs::create_dir(&root).expect("root");
+    let env = IoEnv::new();
     if let Some(text) = local {
-        std::fs::write(root.join("io.local.toml"), text).expect("write");
+        env.file("io.local.toml", text.as_bytes(), 0o644);
     }
-    let child = Command::new(env!("CARGO_BIN_EXE_io"))
-        .args(args)
-        .current_dir(&root)
-        .env("IO_CONFIG_HOME", dir.path().join("user"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("io runs");
-    output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    env.io(args)
 }
 
 const APPEND: &str = "append = \"audit.jsonl\"\n";

@@ -7,6 +7,8 @@ mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
 
+pub(crate) mod io_env;
+
 /// Whether CI is running these tests: CI sets `CI=true`.
 pub(crate) fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| v == "true")

@@ -1,0 +1,67 @@
+//! `io` run as an operator runs it: in a temporary directory holding an
+//! empty user scope and a discovery root, each run under a watchdog.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+/// A temp dir holding an empty user scope (`user/`) and a discovery root
+/// (`root/`); removed when dropped.
+pub(crate) struct IoEnv {
+    dir: tempfile::TempDir,
+}
+
+impl IoEnv {
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("user")).expect("user scope");
+        std::fs::create_dir(dir.path().join("root")).expect("root");
+        IoEnv { dir }
+    }
+
+    /// The discovery root, where `io` runs.
+    pub(crate) fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    /// Writes `bytes` at `rel` in the root with `mode`, making its
+    /// directories.
+    pub(crate) fn file(&self, rel: &str, bytes: &[u8], mode: u32) -> PathBuf {
+        let path = self.root().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent");
+        }
+        std::fs::write(&path, bytes).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        path
+    }
+
+    /// `io args…` in the root with the empty user scope, stdin null; killed
+    /// (and the test failed) if it runs past a minute.
+    pub(crate) fn io(&self, args: &[&str]) -> Output {
+        let child = Command::new(env!("CARGO_BIN_EXE_io"))
+            .args(args)
+            .current_dir(self.root())
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("io runs");
+        super::output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
+    }
+}
+
+/// The exit code; a test fails if `io` was killed by a signal.
+pub(crate) fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited, not signalled")
+}
+
+pub(crate) fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub(crate) fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
