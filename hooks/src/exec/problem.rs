@@ -403,7 +403,54 @@ pub(crate) fn as_written<'a>(path: &'a Path, root: &Path) -> &'a Path {
 
 #[cfg(test)]
 mod tests {
-    use super::shell_would_expand;
+    use super::*;
+
+    #[test]
+    fn a_hint_path_is_one_word_to_a_shell() {
+        let shown = |p: &str| Quoted(Path::new(p)).to_string();
+        assert_eq!(shown("/a/b-c_d.e+f,g:h@i"), "/a/b-c_d.e+f,g:h@i");
+        assert_eq!(shown("/my logs"), "'/my logs'");
+        assert_eq!(shown("/it's"), "'/it'\\''s'");
+        assert_eq!(shown("/$HOME/`x`"), "'/$HOME/`x`'");
+        assert_eq!(shown(""), "''");
+    }
+
+    #[test]
+    fn the_kernels_trees_get_no_hint() {
+        for path in [
+            "/proc/x",
+            "/proc",
+            "/sys/kernel/x",
+            "/dev/null",
+            "/dev/nope/a",
+        ] {
+            assert!(is_kernels(Path::new(path)), "{path}");
+            let kind = ProblemKind::AppendNoParent {
+                path: PathBuf::from(path),
+                parent: PathBuf::from(path),
+            };
+            assert_eq!(kind.hint(), None, "{path}");
+        }
+        for path in [
+            "/dev/shm/x",
+            "/process/x",
+            "/devices",
+            "/tmp/proc",
+            "proc/x",
+        ] {
+            assert!(!is_kernels(Path::new(path)), "{path}");
+        }
+    }
+
+    #[test]
+    fn text_from_a_file_is_escaped_and_cut() {
+        let shown = Shown("a\r\n\t\x1b[1m\u{202e}\u{7f}é").to_string();
+        assert_eq!(shown, "a\\r\\n\\t\\x1b[1m\\u{202e}\\x7fé");
+        let long = "x".repeat(SHOWN + 1);
+        assert_eq!(Shown(&long).to_string(), format!("{}…", "x".repeat(SHOWN)));
+        let exact = "x".repeat(SHOWN);
+        assert_eq!(Shown(&exact).to_string(), exact);
+    }
 
     #[test]
     fn what_a_shell_would_expand_is_recognised() {
