@@ -309,6 +309,29 @@ mod tests {
     }
 
     #[test]
+    fn a_program_on_disk_is_read_and_judged() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        };
+        write("plain", b"echo hi\n");
+        write("fine", b"#!/bin/sh\nexit 0\n");
+        let judged = |program: &str| run(&[program.to_owned()], dir.path());
+        assert!(
+            matches!(
+                judged("./plain").as_slice(),
+                [ProblemKind::NotAProgram { .. }]
+            ),
+            "{:?}",
+            judged("./plain")
+        );
+        assert_eq!(judged("./fine"), Vec::new());
+    }
+
+    #[test]
     fn a_line_longer_than_the_head_is_judged_on_what_was_read() {
         let mut long = b"#!/no/".to_vec();
         long.resize(HEAD, b'x');
