@@ -12,8 +12,10 @@ pub use crate::event_schema::{
 };
 
 /// The JSON Schema (draft 2020-12) of an `io.local.toml` or user-scope file,
-/// as far as hooks go: `[[hook]]` tables and `[profile.<name>]` bodies. Other
-/// top-level keys are allowed, as the loader keeps them.
+/// as far as hooks go: [`io_hooks::schema::hook_file_schema`], so `[[hook]]`
+/// tables and `[profile.<name>]` bodies, and the same refusal of a `hook`
+/// hidden anywhere else, or misspelt, as `io check`. Other keys are allowed,
+/// as the loader keeps them.
 ///
 /// The `$defs.hook` table is [`io_hooks::schema::hook_table_schema`], computed from
 /// the engine's key table. The `on` items are an enum of [`HookEvents::TAGS`](io_hooks::HookEvents::TAGS),
@@ -26,31 +28,18 @@ pub use crate::event_schema::{
 /// assert_eq!(on[0], "started");
 /// ```
 pub fn hook_schema() -> Value {
-    let hook = io_hooks::schema::hook_table_schema::<EventKind>(|kind| {
-        format!("{} ({})", kind.doc(), EventKind::frequency(kind).as_str())
-    });
-    let hooks = json!({
-        "type": "array",
-        "description": "Hooks: each names the events it wants and either a file to append them to or an argv to run. A later scope replaces the whole array.",
-        "items": { "$ref": "#/$defs/hook" }
-    });
-    json!({
+    let file = io_hooks::schema::hook_file_schema::<EventKind>(
+        |kind| format!("{} ({})", kind.doc(), EventKind::frequency(kind).as_str()),
+        "Hooks: each names the events it wants and either a file to append them to or an argv to run. A later scope replaces the whole array.",
+    );
+    let mut schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "urn:io-harness:hooks:0.28",
         "title": "io-harness hooks",
         "description": "[[hook]] tables of io.local.toml or the user-scope io.toml. A project-scoped io.toml may not declare hooks.",
-        "type": "object",
-        "properties": {
-            "hook": hooks,
-            "profile": {
-                "type": "object",
-                "description": "Named profiles; applying one replaces the hooks when it declares any.",
-                "additionalProperties": {
-                    "type": "object",
-                    "properties": { "hook": hooks }
-                }
-            }
-        },
-        "$defs": { "hook": hook }
-    })
+    });
+    if let (Some(schema), Value::Object(file)) = (schema.as_object_mut(), file) {
+        schema.extend(file);
+    }
+    schema
 }

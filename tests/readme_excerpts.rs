@@ -40,6 +40,14 @@ fn console_blocks() -> Vec<String> {
 /// The `io.local.toml` of "Write a hook".
 const WRITE_A_HOOK: &str = "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n";
 
+/// A hook table where hooks may not go: "Check it"'s refusal.
+const HIDDEN_TABLE: &str =
+    "[[hook]]\nappend = \"audit.jsonl\"\n\n[[ci.hook]]\nappend = \"ci.jsonl\"\n";
+
+/// Two scripts that cannot start and a shell hook whose `$HOME` is the
+/// shell's: the section on programs that must be able to start.
+const CANNOT_START: &str = "[[hook]]\non = [\"finished\"]\nrun = [\"./scripts/notify\"]\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"./scripts/check-tool-call\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"step\"]\nrun = [\"sh\", \"-c\", \"echo \\\"$HOME\\\" >> seen.txt\"]\n";
+
 /// "Write a hook" plus a policy check on `tool_call` that refuses `exec`
 /// and cancels: the setup of the `--dry-run` and `--stderr` excerpts.
 const WITH_POLICY: &str = "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"./check-tool-call\"]\non_failure = \"cancel\"\n";
@@ -62,6 +70,21 @@ fn project(config: &str) -> tempfile::TempDir {
     )
     .expect("bad.jsonl");
     fs::write(dir.path().join("empty.jsonl"), "").expect("empty.jsonl");
+    // The scripts of the section on programs that cannot start: a `#!`
+    // line saved with Windows line endings, and an interpreter not there.
+    let scripts = dir.path().join("scripts");
+    fs::create_dir(&scripts).expect("scripts/");
+    for (name, text) in [
+        ("notify", "#!/bin/sh\r\nexit 0\r\n"),
+        ("check-tool-call", "#!/usr/bin/env python4\nprint('ok')\n"),
+    ] {
+        fs::write(scripts.join(name), text).expect("script");
+        fs::set_permissions(
+            scripts.join(name),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .expect("chmod");
+    }
     let script = dir.path().join("check-tool-call");
     fs::write(&script, POLICY_SCRIPT).expect("script");
     fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -173,6 +196,8 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
             "$ io check",
             "$ io check",
             "$ io check",
+            "$ io check",
+            "$ io check",
             "$ io replay examples/events.jsonl",
             "$ io replay bad.jsonl",
             "$ io replay events.jsonl --dry-run",
@@ -182,10 +207,12 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         "the README's console blocks changed: give each new one its setup in this test"
     );
     let shown = "/tmp/readme/myproject";
-    let setups: [&str; 7] = [
+    let setups: [&str; 9] = [
         WRITE_A_HOOK,
+        HIDDEN_TABLE,
         "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
         "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"logs/audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"check-tool-call\"]\non_failure = \"cancel\"\n",
+        CANNOT_START,
         WRITE_A_HOOK,
         WRITE_A_HOOK,
         WITH_POLICY,

@@ -97,7 +97,9 @@ pub mod process {
 /// The `[[hook]]` table's shape, for a harness that publishes or embeds it:
 /// the keys a table takes and their JSON Schema.
 pub mod schema {
-    pub use crate::table::{HOOK_KEYS, hook_table_schema};
+    pub use crate::table::{
+        HOOK_KEYS, hook_file_schema, hook_table_schema, is_near_miss, near_miss_pattern,
+    };
 }
 
 /// Text helpers the table errors are written with, for a harness whose own

@@ -100,8 +100,19 @@ fn a_project_file_without_hook_passes() {
     let file = TomlFile::project("io.toml", text);
     assert!(file.check_scope().is_ok());
     assert!(file.hook_keys().unwrap().is_empty());
+    // Loading refuses what would hide hooks first, in any scope: the near
+    // miss `hooks`, here before the `[tool.hook]` table.
+    let err = file.hooks::<Ev>(Path::new(ROOT)).unwrap_err();
+    assert!(
+        matches!(err.kind(), TableErrorKind::HiddenHooks { written, placed: true } if written == "hooks"),
+        "{err}"
+    );
+    let text = "model = \"m\"\n[profile.ci]\nmodel = \"n\"\n[tool]\nhook = 1\n";
     assert_eq!(
-        file.hooks::<Ev>(Path::new(ROOT)).unwrap().map(|h| h.len()),
+        TomlFile::project("io.toml", text)
+            .hooks::<Ev>(Path::new(ROOT))
+            .unwrap()
+            .map(|h| h.len()),
         None
     );
 }

@@ -163,9 +163,15 @@ fn the_inline_array_form_is_the_same_hooks() {
 }
 
 #[test]
-fn a_repeated_event_name_is_the_same_event() {
-    let hooks = load("[[hook]]\non = [\"step\", \"step\"]\nappend = \"a\"\n").unwrap();
-    assert_eq!(names(hooks[0].on), ["step"]);
+fn a_repeated_event_name_is_refused_at_the_repeat() {
+    // Harmless to the filter, but a likely mistake, and the schema's
+    // `uniqueItems` refuses it too (issue 21).
+    let err = load("[[hook]]\non = [\"step\", \"step\"]\nappend = \"a\"\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "io.local.toml: key `hook[1].on`: `step` is named twice; name each event once \
+         (line 2, column 15)"
+    );
 }
 
 #[test]

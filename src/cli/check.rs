@@ -10,7 +10,7 @@ use io_harness::{
 };
 use io_hooks::UnknownEvent;
 
-use super::{CmdResult, describe, load, out};
+use super::{CmdResult, describe, load, out, safe};
 
 pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) -> CmdResult {
     let config = load(root, profile)?;
@@ -99,13 +99,14 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
     }
 }
 
-/// A problem and its hint, indented under its hook.
+/// A problem and its hint, indented under its hook and made [`safe`]: a
+/// program or path may hold anything the file's author typed.
 pub(crate) fn problem_lines(problem: &Problem) -> String {
     let mut text = format!("    problem: {}\n", problem.kind);
     if let Some(hint) = problem.hint() {
         text.push_str(&format!("      hint: {hint}\n"));
     }
-    text
+    safe(&text)
 }
 
 /// What a hook costs that its line does not say: a spawn per token, or a

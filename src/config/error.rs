@@ -72,6 +72,12 @@ pub enum ConfigError {
     },
     /// A key that is not `hook` but so near it (`hooks`, `Hook`, `hok`) that
     /// it must be a misspelling, which would otherwise load as "no hooks".
+    ///
+    /// No longer produced: the engine refuses such a key, and a `hook`
+    /// hidden anywhere else, as [`ConfigError::Table`] with the kind
+    /// [`io_hooks::TableErrorKind::HiddenHooks`] (same message, same
+    /// position), so that `io check` and the schema `io schema` prints share
+    /// one rule.
     NearMissHook {
         /// The file.
         file: String,

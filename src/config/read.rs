@@ -94,56 +94,6 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
     }
 }
 
-/// Refuses a key, at the top level or in a `[profile.<name>]` body, that is
-/// not `hook` but is near enough to it to be a misspelling of it: equal to it
-/// ignoring case, or (starting with `h`, as `hook` does) within
-/// [`did_you_mean`](io_hooks::did_you_mean)'s distance of it (`hooks`,
-/// `hok`, `hoook`). Such a key would otherwise load as "no hooks declared".
-/// Every other unknown key belongs to another part of the harness and is
-/// left alone, `book` and `look` included. Called on text that parsed.
-fn refuse_near_miss_hooks(file: &TomlFile<'_>) -> Result<(), ConfigError> {
-    use toml::de::{DeTable, DeValue};
-    let Ok(document) = DeTable::parse(file.text()) else {
-        return Ok(());
-    };
-    let refuse = |key: &toml::Spanned<toml::de::DeString<'_>>, prefix: &str| {
-        if !is_near_miss_hook(key.get_ref()) {
-            return Ok(());
-        }
-        Err(ConfigError::NearMissHook {
-            file: file.name().to_owned(),
-            key: format!("{prefix}{}", toml_key(key.get_ref())),
-            position: file.position(key.span().start),
-        })
-    };
-    for (key, value) in document.get_ref() {
-        refuse(key, "")?;
-        if key.get_ref() == "profile"
-            && let DeValue::Table(profiles) = value.get_ref()
-        {
-            for (name, body) in profiles {
-                if let DeValue::Table(body) = body.get_ref() {
-                    let prefix = format!("profile.{}.", toml_key(name.get_ref()));
-                    for key in body.keys() {
-                        refuse(key, &prefix)?;
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether `key` is a misspelling of `hook`: see [`refuse_near_miss_hooks`].
-fn is_near_miss_hook(key: &str) -> bool {
-    if key == "hook" {
-        return false;
-    }
-    let lower = key.to_lowercase();
-    lower == "hook"
-        || (lower.starts_with('h') && io_hooks::text::did_you_mean(&lower, ["hook"]).is_some())
-}
-
 /// Parses and checks one file of `scope`.
 pub(super) fn load(
     path: &Path,
@@ -157,7 +107,9 @@ pub(super) fn load(
         Scope::User | Scope::Local => TomlFile::new(&name, text),
     };
     let document: toml::Table = file.deserialize()?;
-    refuse_near_miss_hooks(&file)?;
+    // A misspelt or misplaced `hook` would load as no hooks: the engine's
+    // refusal, which its schema shares.
+    file.check_placement()?;
     // Both refusals come before any table is checked: a file that may not
     // declare hooks is told so, not told how to fix a hook it may not have.
     // The project refusal is the engine's.
@@ -272,28 +224,6 @@ impl<'de> Deserialize<'de> for RawProfile {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn near_misses_of_hook_are_exactly_the_close_ones() {
-        for near in ["hooks", "Hook", "HOOK", "hok", "hoook", "Hooks", "hool"] {
-            assert!(is_near_miss_hook(near), "{near}");
-        }
-        for far in [
-            "hook",
-            "book",
-            "look",
-            "mcp",
-            "toolchain",
-            "policy",
-            "agent",
-            "profile",
-            "hooks_dir",
-            "notebook",
-            "h",
-        ] {
-            assert!(!is_near_miss_hook(far), "{far}");
-        }
-    }
 
     /// A reader whose reads a signal interrupts before each chunk, as a
     /// `read` on a pipe or a terminal can be when a handler without

@@ -1,6 +1,7 @@
-//! A temporary directory to run `io` in, as an operator would: an empty user
-//! scope and a discovery root.
+//! `io` run as an operator runs it: in a temporary directory holding an
+//! empty user scope and a discovery root, each run under a watchdog.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -8,7 +9,7 @@ use std::time::Duration;
 use super::output_within;
 
 /// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`) and a
-/// discovery root (`root/`, the working directory).
+/// discovery root (`root/`, the working directory); removed when dropped.
 pub(crate) struct IoEnv {
     dir: tempfile::TempDir,
 }
@@ -21,8 +22,21 @@ impl IoEnv {
         IoEnv { dir }
     }
 
+    /// The discovery root, where `io` runs.
     pub(crate) fn root(&self) -> PathBuf {
         self.dir.path().join("root")
+    }
+
+    /// Writes `bytes` at `rel` in the root with `mode`, making its
+    /// directories.
+    pub(crate) fn file(&self, rel: &str, bytes: &[u8], mode: u32) -> PathBuf {
+        let path = self.root().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent");
+        }
+        std::fs::write(&path, bytes).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        path
     }
 
     /// Writes `text` to `rel` under the root; its path.
@@ -51,4 +65,17 @@ impl IoEnv {
         let child = self.command(args).spawn().expect("io runs");
         output_within(child, Duration::from_secs(120), &format!("io {args:?}"))
     }
+}
+
+/// The exit code; a test fails if `io` was killed by a signal.
+pub(crate) fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited, not signalled")
+}
+
+pub(crate) fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub(crate) fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }

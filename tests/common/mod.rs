@@ -2,13 +2,14 @@
 //! block, and one rule for a test whose prerequisite is missing.
 #![allow(dead_code)] // each test binary uses its own subset
 
-mod io_env;
 #[path = "../../hooks/tests/common/watchdog.rs"]
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use io_env::IoEnv;
 #[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
+
+pub(crate) mod io_env;
 
 /// Whether CI is running these tests: CI sets `CI=true`.
 pub(crate) fn in_ci() -> bool {

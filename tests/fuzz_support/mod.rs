@@ -8,7 +8,7 @@
 //! same document model without a second generator to keep in step.
 #![allow(dead_code)] // each driver uses its own subset
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -344,7 +344,12 @@ impl Table {
         let known = |n: &String| EventKind::from_tag(n).is_some();
         let on_ok = match &self.on {
             None => true,
-            Some(names) => !names.is_empty() && names.iter().all(known),
+            // A repeated name is refused (issue 21: as the schema refuses it).
+            Some(names) => {
+                !names.is_empty()
+                    && names.iter().all(known)
+                    && names.iter().collect::<BTreeSet<_>>().len() == names.len()
+            }
         };
         let no_nul = |s: &String| !s.contains('\0');
         let action_ok = match (&self.append, &self.run) {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, append};
+use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, append, check};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -46,7 +46,7 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
 }
 
 pub(super) fn prepare(number: usize, root: &Path, create: bool, path: &Path) -> Vec<ProblemKind> {
-    let mut problems = append::check(path, root);
+    let mut problems = check::append(path, root);
     if create && problems.is_empty() {
         problems.extend(append::create(number, path));
     }

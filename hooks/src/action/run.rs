@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, run};
+use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, check, run};
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
@@ -90,7 +90,7 @@ pub(super) fn prepare(
     argv: &[String],
     _timeout: &Duration,
 ) -> Vec<ProblemKind> {
-    run::check(argv, root)
+    check::run(argv, root)
 }
 
 #[inline]

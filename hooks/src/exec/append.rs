@@ -10,7 +10,7 @@ use rustix::fs::OFlags;
 use rustix::io::Errno;
 
 use super::HookFailure;
-use super::problem::{ProblemKind, as_written, shell_would_expand};
+use super::problem::ProblemKind;
 
 /// Serialises every append in the process, whichever `Hooks` and whichever
 /// file: a tree of runs emits from many threads at once, and no reader may
@@ -46,43 +46,6 @@ fn open(path: &Path) -> io::Result<File> {
             ),
             _ => e,
         })
-}
-
-/// What would make an append to `path` fail, found without creating
-/// anything: the path is a directory, a symbolic link or not a regular file,
-/// its directory does not exist, or it holds a `~` or `$` a shell would have
-/// expanded (`root` tells which part the operator wrote).
-pub(crate) fn check(path: &Path, root: &Path) -> Vec<ProblemKind> {
-    let mut problems = Vec::new();
-    let written = as_written(path, root);
-    if written
-        .components()
-        .any(|c| shell_would_expand(&c.as_os_str().to_string_lossy()))
-    {
-        problems.push(ProblemKind::NotExpanded {
-            key: "append".to_owned(),
-            text: written.display().to_string(),
-        });
-    }
-    let path = path.to_path_buf();
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            problems.push(ProblemKind::AppendIsSymlink { path });
-        }
-        Ok(meta) if meta.is_dir() => problems.push(ProblemKind::AppendIsDirectory { path }),
-        Ok(meta) if !meta.is_file() => problems.push(ProblemKind::AppendNotRegular { path }),
-        Ok(_) => {}
-        Err(_) => {
-            if let Some(parent) = path.parent()
-                && !parent.as_os_str().is_empty()
-                && !parent.is_dir()
-            {
-                let parent = parent.to_path_buf();
-                problems.push(ProblemKind::AppendNoParent { path, parent });
-            }
-        }
-    }
-    problems
 }
 
 /// Creates the file, empty, when the hooks are built and [`check`] found

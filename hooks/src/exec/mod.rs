@@ -2,6 +2,7 @@
 //! `append` or `run`, in the order written.
 
 pub(crate) mod append;
+pub(crate) mod check;
 mod interrupt;
 mod problem;
 pub(crate) mod run;

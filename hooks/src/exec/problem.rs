@@ -112,11 +112,56 @@ pub enum ProblemKind {
         /// The system's reason.
         reason: String,
     },
+    /// The program is an executable file the system cannot start: it does
+    /// not begin with a `#!` line naming an interpreter, nor is it a binary
+    /// of this system's format (ELF; Mach-O on macOS). `execve` refuses it
+    /// with "Exec format error".
+    NotAProgram {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The program's `#!` line ends in a carriage return: the file was saved
+    /// with Windows line endings, so the system looks for an interpreter
+    /// whose name ends in `\r`, and finds none.
+    ShebangCarriageReturn {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The interpreter the program's `#!` line names cannot be found: not
+    /// an executable file, or, for `#!/usr/bin/env NAME`, `NAME` is not an
+    /// executable file in any absolute `PATH` entry.
+    NoInterpreter {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+        /// The interpreter as the `#!` line writes it (or the `NAME` after
+        /// `env`), from the file's first 256 bytes, lossily decoded: it
+        /// comes from the file, so `Display` escapes it and shows at most
+        /// 80 characters of it.
+        interpreter: String,
+        /// Whether it was named through `env`, so looked up in `PATH`.
+        via_env: bool,
+    },
 }
 
+/// How much of a program is read to tell how it starts: the most of a `#!`
+/// line Linux reads (`BINPRM_BUF_SIZE`, 256 bytes since 5.1).
+pub(crate) const HEAD: usize = 256;
+
 impl ProblemKind {
-    /// What the operator can do about it, when there is something to say.
+    /// What the operator can do about it: a command or an edit that fixes
+    /// it, or `None` when there is none to give. A path under `/proc`, `/sys`
+    /// or `/dev` gets none: the kernel owns those, and no `mkdir` or
+    /// `chmod` there makes a hook work.
     pub fn hint(&self) -> Option<String> {
+        if self.path().is_some_and(is_kernels) {
+            return None;
+        }
         Some(match self {
             ProblemKind::NotInPath {
                 in_root: Some(local),
@@ -125,28 +170,72 @@ impl ProblemKind {
             ProblemKind::NotInPath { program, .. } => format!(
                 "install `{program}`, or name it by its path (`/usr/local/bin/{program}`, `./scripts/{program}`)"
             ),
-            ProblemKind::NoSuchProgram { .. } => {
-                "a program containing `/` is relative to the discovery root; check the path"
-                    .to_owned()
-            }
+            ProblemKind::NoSuchProgram { .. } => "a program containing `/` is relative to the \
+                 discovery root: write its path from there (`./scripts/NAME`) or in full"
+                .to_owned(),
             ProblemKind::NotExecutable { path, .. } => {
-                format!("make it executable: chmod +x {}", path.display())
+                format!("make it executable: chmod +x {}", Quoted(path))
             }
             ProblemKind::ProgramIsDirectory { .. } => "name the program inside it".to_owned(),
-            ProblemKind::NotExpanded { .. } => {
-                "write the path out in full: a hook is never run through a shell".to_owned()
-            }
+            ProblemKind::NotExpanded { .. } => "write the absolute path in its place: nothing \
+                 expands `~` or `$NAME`, because a hook never runs through a shell"
+                .to_owned(),
             ProblemKind::AppendIsDirectory { .. } => {
                 "name a file, as in `append = \"logs/audit.jsonl\"`".to_owned()
             }
             ProblemKind::AppendIsSymlink { .. } => "name the file the link points to".to_owned(),
             ProblemKind::AppendNotRegular { .. } => "name a regular file".to_owned(),
             ProblemKind::AppendNoParent { parent, .. } => {
-                format!("create it: mkdir -p {}", parent.display())
+                format!("create it: mkdir -p {}", Quoted(parent))
             }
             ProblemKind::AppendCannotCreate { .. } => return None,
+            ProblemKind::NotAProgram { .. } => "make its first line `#!` and the interpreter \
+                 that runs it, as in `#!/bin/sh`"
+                .to_owned(),
+            ProblemKind::ShebangCarriageReturn { path, .. } => format!(
+                "save it with Unix line endings: sed -i 's/\\r$//' {}",
+                Quoted(path)
+            ),
+            ProblemKind::NoInterpreter {
+                interpreter,
+                via_env: true,
+                ..
+            } => format!(
+                "install `{}`, or change the `#!` line to an interpreter that is installed",
+                Shown(interpreter)
+            ),
+            ProblemKind::NoInterpreter { .. } => {
+                "change the `#!` line to an interpreter that exists, as in `#!/bin/sh`".to_owned()
+            }
         })
     }
+
+    /// The file the problem is about, when it is about one.
+    fn path(&self) -> Option<&Path> {
+        match self {
+            ProblemKind::NotInPath { .. } | ProblemKind::NotExpanded { .. } => None,
+            ProblemKind::NoSuchProgram { path, .. }
+            | ProblemKind::NotExecutable { path, .. }
+            | ProblemKind::ProgramIsDirectory { path, .. }
+            | ProblemKind::AppendIsDirectory { path }
+            | ProblemKind::AppendIsSymlink { path }
+            | ProblemKind::AppendNotRegular { path }
+            | ProblemKind::AppendNoParent { path, .. }
+            | ProblemKind::AppendCannotCreate { path, .. }
+            | ProblemKind::NotAProgram { path, .. }
+            | ProblemKind::ShebangCarriageReturn { path, .. }
+            | ProblemKind::NoInterpreter { path, .. } => Some(path),
+        }
+    }
+}
+
+/// Whether `path` is under `/proc`, `/sys` or `/dev`, the kernel's own
+/// trees (`/dev/shm`, an ordinary file system, aside).
+fn is_kernels(path: &Path) -> bool {
+    ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|tree| path.starts_with(tree))
+        && !path.starts_with("/dev/shm")
 }
 
 impl fmt::Display for ProblemKind {
@@ -193,7 +282,104 @@ impl fmt::Display for ProblemKind {
                 "append: `{}` cannot be created: {reason}",
                 path.display()
             ),
+            ProblemKind::NotAProgram { program, path } => write!(
+                f,
+                "`{program}`: `{}` cannot be started: it neither begins with a `#!` line \
+                 naming its interpreter nor is a binary this system runs",
+                path.display()
+            ),
+            ProblemKind::ShebangCarriageReturn { program, path } => write!(
+                f,
+                "`{program}`: the `#!` line of `{}` ends in a carriage return (`\\r`, a \
+                 Windows line ending), so the system looks for an interpreter whose name \
+                 ends in one",
+                path.display()
+            ),
+            ProblemKind::NoInterpreter {
+                program,
+                path,
+                interpreter,
+                via_env: true,
+            } => write!(
+                f,
+                "`{program}`: the `#!` line of `{}` runs `{}` through `env`, and it is not an \
+                 executable file in any absolute `PATH` entry",
+                path.display(),
+                Shown(interpreter)
+            ),
+            ProblemKind::NoInterpreter {
+                program,
+                path,
+                interpreter,
+                via_env: false,
+            } => write!(
+                f,
+                "`{program}`: the `#!` line of `{}` names the interpreter `{}`, which is not \
+                 an executable file",
+                path.display(),
+                Shown(interpreter)
+            ),
         }
+    }
+}
+
+/// Text read from a file, as a message shows it: every control character
+/// and bidirectional control escaped (`\r`, `\x1b`, `\u{202e}`), and at most
+/// [`SHOWN`] characters of it, then `…`.
+struct Shown<'a>(&'a str);
+
+/// The most characters of a file's text a message shows.
+const SHOWN: usize = 80;
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in self.0.chars().enumerate() {
+            if i == SHOWN {
+                return f.write_str("…");
+            }
+            let bidi = matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            match c {
+                '\r' => f.write_str("\\r")?,
+                '\n' => f.write_str("\\n")?,
+                '\t' => f.write_str("\\t")?,
+                c if c.is_control() || bidi => {
+                    let code = u32::from(c);
+                    if code <= 0xff {
+                        write!(f, "\\x{code:02x}")?;
+                    } else {
+                        write!(f, "\\u{{{code:x}}}")?;
+                    }
+                }
+                c => write!(f, "{c}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A path as a POSIX shell reads it back as one word: as it is when it
+/// holds only characters no shell treats specially, else in single quotes
+/// (a `'` in it written `'\''`). A hint's command is meant to be pasted.
+struct Quoted<'a>(&'a Path);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.to_string_lossy();
+        let plain = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@".contains(&b));
+        if plain {
+            return f.write_str(&text);
+        }
+        f.write_str("'")?;
+        for (i, part) in text.split('\'').enumerate() {
+            if i > 0 {
+                f.write_str("'\\''")?;
+            }
+            f.write_str(part)?;
+        }
+        f.write_str("'")
     }
 }
 
@@ -217,7 +403,54 @@ pub(crate) fn as_written<'a>(path: &'a Path, root: &Path) -> &'a Path {
 
 #[cfg(test)]
 mod tests {
-    use super::shell_would_expand;
+    use super::*;
+
+    #[test]
+    fn a_hint_path_is_one_word_to_a_shell() {
+        let shown = |p: &str| Quoted(Path::new(p)).to_string();
+        assert_eq!(shown("/a/b-c_d.e+f,g:h@i"), "/a/b-c_d.e+f,g:h@i");
+        assert_eq!(shown("/my logs"), "'/my logs'");
+        assert_eq!(shown("/it's"), "'/it'\\''s'");
+        assert_eq!(shown("/$HOME/`x`"), "'/$HOME/`x`'");
+        assert_eq!(shown(""), "''");
+    }
+
+    #[test]
+    fn the_kernels_trees_get_no_hint() {
+        for path in [
+            "/proc/x",
+            "/proc",
+            "/sys/kernel/x",
+            "/dev/null",
+            "/dev/nope/a",
+        ] {
+            assert!(is_kernels(Path::new(path)), "{path}");
+            let kind = ProblemKind::AppendNoParent {
+                path: PathBuf::from(path),
+                parent: PathBuf::from(path),
+            };
+            assert_eq!(kind.hint(), None, "{path}");
+        }
+        for path in [
+            "/dev/shm/x",
+            "/process/x",
+            "/devices",
+            "/tmp/proc",
+            "proc/x",
+        ] {
+            assert!(!is_kernels(Path::new(path)), "{path}");
+        }
+    }
+
+    #[test]
+    fn text_from_a_file_is_escaped_and_cut() {
+        let shown = Shown("a\r\n\t\x1b[1m\u{202e}\u{7f}é").to_string();
+        assert_eq!(shown, "a\\r\\n\\t\\x1b[1m\\u{202e}\\x7fé");
+        let long = "x".repeat(SHOWN + 1);
+        assert_eq!(Shown(&long).to_string(), format!("{}…", "x".repeat(SHOWN)));
+        let exact = "x".repeat(SHOWN);
+        assert_eq!(Shown(&exact).to_string(), exact);
+    }
 
     #[test]
     fn what_a_shell_would_expand_is_recognised() {

@@ -54,7 +54,6 @@ use rustix::process::{PidfdFlags, pidfd_open};
 
 use super::HookFailure;
 use super::interrupt::Interrupt;
-use super::problem::{ProblemKind, shell_would_expand};
 
 /// The search path when `PATH` is unset: glibc's own default, whose
 /// entries are both absolute.
@@ -72,54 +71,6 @@ pub(super) enum WaitMode {
     /// `waitid(WNOHANG)` polling only.
     #[cfg_attr(not(test), allow(dead_code))]
     Poll,
-}
-
-/// What would make `argv` fail each time it runs, as far as can be told
-/// without running it: the program is missing, not executable or a
-/// directory, or an element holds a `~` or `$` a shell would have expanded.
-pub(crate) fn check(argv: &[String], root: &Path) -> Vec<ProblemKind> {
-    let mut problems: Vec<ProblemKind> = argv
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| shell_would_expand(a))
-        .map(|(i, a)| ProblemKind::NotExpanded {
-            key: format!("run[{}]", i + 1),
-            text: a.clone(),
-        })
-        .collect();
-    let program = argv.first().map(String::as_str).unwrap_or("");
-    let path_var = std::env::var_os("PATH");
-    match resolve(program, root, path_var.as_deref()) {
-        Err(_) => {
-            let local = root.join(program);
-            let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
-            problems.push(ProblemKind::NotInPath {
-                program: program.to_owned(),
-                in_root,
-            });
-        }
-        Ok(path) => {
-            // `root/./x` shown as `root/x`.
-            let path: PathBuf = path.components().collect();
-            let owned = || program.to_owned();
-            match std::fs::metadata(&path) {
-                Err(_) => problems.push(ProblemKind::NoSuchProgram {
-                    program: owned(),
-                    path,
-                }),
-                Ok(meta) if meta.is_dir() => problems.push(ProblemKind::ProgramIsDirectory {
-                    program: owned(),
-                    path,
-                }),
-                Ok(_) if !is_executable(&path) => problems.push(ProblemKind::NotExecutable {
-                    program: owned(),
-                    path,
-                }),
-                Ok(_) => {}
-            }
-        }
-    }
-    problems
 }
 
 /// Runs `argv` with `line` on its stdin, in `root`, within `timeout`, in
@@ -491,7 +442,7 @@ pub(super) fn resolve(
         .ok_or_else(not_found)
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(super) fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 

@@ -124,6 +124,19 @@ pub enum TableErrorKind {
     /// A `hook` key in a file that arrives with a `git clone`
     /// ([`TomlFile::project`](super::TomlFile::project)).
     ProjectHooks,
+    /// A key that would declare hooks where none are read, so that they
+    /// would load as none: a near miss of `hook` (`hooks`, `Hook`) at the
+    /// top level or in a `[profile.<name>]` body, or `hook` (or a near miss)
+    /// holding a table or an array anywhere else (`[[ci.hook]]`).
+    HiddenHooks {
+        /// The key alone, as written.
+        written: String,
+        /// Whether it sits where hooks are read, and so is wrong only by
+        /// its spelling.
+        placed: bool,
+    },
+    /// An event named twice in one `on`.
+    RepeatedEvent(String),
 }
 
 impl fmt::Display for TableErrorKind {
@@ -198,6 +211,32 @@ impl fmt::Display for TableErrorKind {
                  this machine and `io.toml` arrives with a `git clone`. Write it in \
                  `io.local.toml` or the user-scope file instead.",
             ),
+            TableErrorKind::HiddenHooks {
+                written,
+                placed: true,
+            } => write!(
+                f,
+                "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
+                 `{written}` would load as no hooks at all"
+            ),
+            TableErrorKind::HiddenHooks {
+                written,
+                placed: false,
+            } => {
+                f.write_str(if written == "hook" {
+                    "hooks"
+                } else {
+                    "did you mean `hook`? Hooks"
+                })?;
+                write!(
+                    f,
+                    " are declared only at the top level (`[[hook]]`) or in a profile \
+                     (`[[profile.<name>.hook]]`), so `{written}` here would load as no hooks at all"
+                )
+            }
+            TableErrorKind::RepeatedEvent(name) => {
+                write!(f, "`{name}` is named twice; name each event once")
+            }
         }
     }
 }

@@ -19,6 +19,7 @@
 
 mod error;
 mod keys;
+mod placement;
 mod position;
 mod raw;
 mod schema;
@@ -27,9 +28,10 @@ mod validate;
 
 pub use error::{TableError, TableErrorKind};
 pub use keys::HOOK_KEYS;
+pub use placement::{is_near_miss, near_miss_pattern};
 pub use position::toml_key;
 pub use raw::deserialize_table;
-pub use schema::hook_table_schema;
+pub use schema::{hook_file_schema, hook_table_schema};
 pub use scope::Scope;
 
 pub(crate) use error::ErrorInner;
@@ -152,8 +154,10 @@ impl<'a> TomlFile<'a> {
     /// `root` is the discovery root: a relative `append` path is resolved
     /// against it, and an absolute one is kept.
     ///
-    /// A [`project`](Self::project) file is refused first
-    /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere.
+    /// A key that would hide hooks is refused first
+    /// ([`check_placement`](Self::check_placement)), then a
+    /// [`project`](Self::project) file ([`check_scope`](Self::check_scope))
+    /// if it declares `hook` anywhere.
     ///
     /// # Errors
     /// The first problem in the file, as a [`TableError`].
@@ -165,6 +169,7 @@ impl<'a> TomlFile<'a> {
         struct Doc {
             hook: Option<HookTables>,
         }
+        self.check_placement()?;
         self.check_scope()?;
         let doc: Doc = self.deserialize()?;
         doc.hook

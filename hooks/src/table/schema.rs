@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::keys::KEYS;
+use super::placement::{HOOK, near_miss_pattern};
 use crate::action::ACTIONS;
 use crate::registry::{HookEvents, Kind};
 
@@ -60,6 +61,70 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
         }
     }
     schema
+}
+
+/// The JSON Schema (draft 2020-12) of a whole file that may declare hooks,
+/// as far as hooks go, with `$defs.hook` the
+/// [`hook_table_schema`]: `hook` arrays at the top level and in each
+/// `[profile.<name>]` body (`array_description` describes one), and the
+/// same refusals as
+/// [`TomlFile::check_placement`](super::TomlFile::check_placement): a near
+/// miss of `hook` in those two places, and `hook` or a near miss holding a
+/// table or an array anywhere else. Every other key is allowed, as the
+/// loader keeps it for its owner. The caller adds `$schema`, `$id` and its
+/// own title.
+///
+/// ```
+/// use io_hooks::HookEvents;
+///
+/// #[derive(HookEvents)]
+/// enum Ev {
+///     #[hook(tag = "step")]
+///     Step,
+/// }
+/// let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks");
+/// assert_eq!(schema["properties"]["hook"]["items"]["$ref"], "#/$defs/hook");
+/// ```
+pub fn hook_file_schema<E: HookEvents>(
+    describe_event: impl Fn(Kind<E>) -> String,
+    array_description: &str,
+) -> Value {
+    let near_miss = near_miss_pattern();
+    let hooks = json!({
+        "type": "array",
+        "description": array_description,
+        "items": { "$ref": "#/$defs/hook" }
+    });
+    // At the top level and in a profile body: `hook`, or no near miss.
+    let names = json!({ "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }] });
+    json!({
+        "type": "object",
+        "properties": {
+            HOOK: hooks,
+            "profile": {
+                "type": "object",
+                "description": "Named profiles; applying one replaces the hooks when it declares any.",
+                "additionalProperties": { "$ref": "#/$defs/profile" }
+            }
+        },
+        "propertyNames": names,
+        "additionalProperties": { "$ref": "#/$defs/elsewhere" },
+        "$defs": {
+            HOOK: hook_table_schema::<E>(describe_event),
+            "profile": {
+                "type": "object",
+                "properties": { HOOK: hooks },
+                "propertyNames": names,
+                "additionalProperties": { "$ref": "#/$defs/elsewhere" }
+            },
+            "elsewhere": {
+                "description": "Any other value: it may not hide a `hook` array or table, which would load as no hooks.",
+                "patternProperties": { near_miss: { "not": { "type": ["object", "array"] } } },
+                "additionalProperties": { "$ref": "#/$defs/elsewhere" },
+                "items": { "$ref": "#/$defs/elsewhere" }
+            }
+        }
+    })
 }
 
 /// "If `entry`'s key is present, no other action's option is": `None` when

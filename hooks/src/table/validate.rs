@@ -78,6 +78,13 @@ fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>
     let mut filter = HookFilter::EMPTY;
     for name in &names {
         match HookFilter::<E>::from_names([name.get_ref()]) {
+            // A repeat is harmless to the filter but likely a mistake (a
+            // copy meant to be edited into another name), and the schema
+            // an editor uses refuses it too (`uniqueItems`).
+            Ok(one) if filter.union(one) == filter => {
+                let kind = TableErrorKind::RepeatedEvent(name.get_ref().clone());
+                return Err(cx.error("on", name.span(), kind));
+            }
             Ok(one) => filter = filter.union(one),
             Err(unknown) => {
                 let kind = TableErrorKind::UnknownEvent(unknown);

@@ -1,0 +1,343 @@
+//! What would make a hook fail each time it fires, found without running it
+//! or creating anything: the checks [`Hooks::check`](super::Hooks::check)
+//! and [`Hooks::new`](super::Hooks::new) run.
+//!
+//! **Only the program is judged, never an argument.** An argument is the
+//! program's own business: in `run = ["sh", "-c", "echo \"$HOME\""]` the `$`
+//! is the shell's to expand, as intended. The program itself (`run[1]`) and
+//! an `append` path are ours, and no shell expands a `~` or `$` in them.
+//!
+//! **A program that exists must also be able to start.** `execve` refuses a
+//! file that neither begins with `#!` nor is a binary of this system's
+//! format, and a `#!` line whose interpreter is missing (or ends in `\r`,
+//! a Windows line ending) fails every event. So the first bytes of the
+//! program are read, never run: opened without following a symbolic link
+//! (the path is made canonical first, so a link in `PATH` such as
+//! `/usr/bin/python3 -> python3.12` is followed by us, to a file that is
+//! then opened with `O_NOFOLLOW`) and without waiting (`O_NONBLOCK`, so a
+//! FIFO cannot stall the check), and at most [`HEAD`] bytes of it.
+
+use std::ffi::OsStr;
+use std::fs::OpenOptions;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::OFlags;
+
+use super::problem::{HEAD, ProblemKind, as_written, shell_would_expand};
+use super::run::{is_executable, resolve};
+
+/// What would make `argv` fail each time it runs: its program holds a `~`
+/// or `$` no shell will expand, is missing, not executable or a directory,
+/// or cannot be started (see the module's documentation).
+pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
+    let program = argv.first().map(String::as_str).unwrap_or("");
+    // Nothing else is said of such a program: every other finding (no such
+    // file as `root/~/bin/x`) would be about a path nobody meant.
+    if shell_would_expand(program) {
+        return vec![ProblemKind::NotExpanded {
+            key: "run[1]".to_owned(),
+            text: program.to_owned(),
+        }];
+    }
+    let path_var = std::env::var_os("PATH");
+    let owned = || program.to_owned();
+    let Ok(path) = resolve(program, root, path_var.as_deref()) else {
+        let local = root.join(program);
+        let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
+        return vec![ProblemKind::NotInPath {
+            program: owned(),
+            in_root,
+        }];
+    };
+    // `root/./x` shown as `root/x`.
+    let path: PathBuf = path.components().collect();
+    let problem = match std::fs::metadata(&path) {
+        Err(_) => ProblemKind::NoSuchProgram {
+            program: owned(),
+            path,
+        },
+        Ok(meta) if meta.is_dir() => ProblemKind::ProgramIsDirectory {
+            program: owned(),
+            path,
+        },
+        Ok(_) if !is_executable(&path) => ProblemKind::NotExecutable {
+            program: owned(),
+            path,
+        },
+        Ok(_) => match head(&path) {
+            Some(head) => match start(&head, root, path_var.as_deref()) {
+                Start::Ok => return Vec::new(),
+                Start::Unknown => ProblemKind::NotAProgram {
+                    program: owned(),
+                    path,
+                },
+                Start::CarriageReturn => ProblemKind::ShebangCarriageReturn {
+                    program: owned(),
+                    path,
+                },
+                Start::NoInterpreter {
+                    interpreter,
+                    via_env,
+                } => ProblemKind::NoInterpreter {
+                    program: owned(),
+                    path,
+                    interpreter,
+                    via_env,
+                },
+            },
+            // Unreadable (an execute-only binary), or no longer a regular
+            // file: nothing to judge, and the first event will say.
+            None => return Vec::new(),
+        },
+    };
+    vec![problem]
+}
+
+/// What would make an append to `path` fail, found without creating
+/// anything: it holds a `~` or `$` a shell would have expanded (`root` tells
+/// which part the operator wrote), it is a directory, a symbolic link or not
+/// a regular file, or its directory does not exist.
+pub(crate) fn append(path: &Path, root: &Path) -> Vec<ProblemKind> {
+    let written = as_written(path, root);
+    // As for a program: `mkdir -p root/~` would fix nothing anyone meant.
+    if written
+        .components()
+        .any(|c| shell_would_expand(&c.as_os_str().to_string_lossy()))
+    {
+        return vec![ProblemKind::NotExpanded {
+            key: "append".to_owned(),
+            text: written.display().to_string(),
+        }];
+    }
+    let path = path.to_path_buf();
+    let problem = match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => ProblemKind::AppendIsSymlink { path },
+        Ok(meta) if meta.is_dir() => ProblemKind::AppendIsDirectory { path },
+        Ok(meta) if !meta.is_file() => ProblemKind::AppendNotRegular { path },
+        Ok(_) => return Vec::new(),
+        Err(_) => match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
+                let parent = parent.to_path_buf();
+                ProblemKind::AppendNoParent { path, parent }
+            }
+            _ => return Vec::new(),
+        },
+    };
+    vec![problem]
+}
+
+/// How a program's first bytes say it starts.
+#[derive(Debug, PartialEq, Eq)]
+enum Start {
+    /// A binary of this system's format, or a `#!` line whose interpreter
+    /// is there (or cannot be judged without running it).
+    Ok,
+    /// Neither a `#!` line nor a known binary format.
+    Unknown,
+    /// A `#!` line ending in `\r`.
+    CarriageReturn,
+    /// A `#!` line whose interpreter is not an executable file.
+    NoInterpreter {
+        /// As written, lossily decoded.
+        interpreter: String,
+        /// Named through `env`, and so looked up in `PATH`.
+        via_env: bool,
+    },
+}
+
+/// The first [`HEAD`] bytes of the regular file `path`; `None` when it
+/// cannot be opened or read, or is not a regular file once open.
+fn head(path: &Path) -> Option<Vec<u8>> {
+    let real = std::fs::canonicalize(path).ok()?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
+        .open(real)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(HEAD);
+    file.take(HEAD as u64).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// The magic numbers of the binaries this system's kernel runs.
+#[cfg(not(target_os = "macos"))]
+const MAGICS: &[&[u8]] = &[b"\x7fELF"];
+/// Mach-O, 32 and 64 bits, either byte order, and a universal ("fat")
+/// binary.
+#[cfg(target_os = "macos")]
+const MAGICS: &[&[u8]] = &[
+    b"\xfe\xed\xfa\xce",
+    b"\xfe\xed\xfa\xcf",
+    b"\xce\xfa\xed\xfe",
+    b"\xcf\xfa\xed\xfe",
+    b"\xca\xfe\xba\xbe",
+];
+
+/// How a program whose first bytes are `head` starts, in `root` with
+/// `path_var` as `PATH`.
+///
+/// The `#!` line is split as Linux splits it: after `#!`, spaces and tabs
+/// are skipped, the interpreter runs to the next space or tab, and the rest
+/// is one argument. Only `\n` ends the line, so a `\r` before it is part of
+/// the line, and of the interpreter's name or argument.
+fn start(head: &[u8], root: &Path, path_var: Option<&OsStr>) -> Start {
+    let Some(line) = head.strip_prefix(b"#!") else {
+        return if MAGICS.iter().any(|magic| head.starts_with(magic)) {
+            Start::Ok
+        } else {
+            Start::Unknown
+        };
+    };
+    let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+    if line.ends_with(b"\r") {
+        return Start::CarriageReturn;
+    }
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let line = match line.iter().position(|b| !blank(b)) {
+        Some(at) => &line[at..],
+        None => return Start::Unknown,
+    };
+    let (interpreter, argument) = match line.iter().position(blank) {
+        Some(at) => (&line[..at], &line[at..]),
+        None => (line, &b""[..]),
+    };
+    // A relative interpreter is taken from the working directory, which for
+    // a hook is the discovery root.
+    let interpreter_path = root.join(OsStr::from_bytes(interpreter));
+    if !is_executable(&interpreter_path) {
+        return Start::NoInterpreter {
+            interpreter: String::from_utf8_lossy(interpreter).into_owned(),
+            via_env: false,
+        };
+    }
+    if interpreter_path.file_name() != Some(OsStr::new("env")) {
+        return Start::Ok;
+    }
+    match env_program(argument) {
+        Some(name) if resolve(&name, root, path_var).is_err() || !found(&name, root) => {
+            Start::NoInterpreter {
+                interpreter: name,
+                via_env: true,
+            }
+        }
+        _ => Start::Ok,
+    }
+}
+
+/// Whether `name`, as `env` would run it in `root`, is an executable file:
+/// a name with `/` is a path from `root`; a bare name was found by
+/// [`resolve`] already.
+fn found(name: &str, root: &Path) -> bool {
+    !name.contains('/') || is_executable(&root.join(name))
+}
+
+/// The program `env` runs given `argument`, the rest of a `#!/usr/bin/env`
+/// line: its first word that is not `-S` (which only splits the rest) nor
+/// an assignment (`NAME=value`). `None` when there is none (`env` alone
+/// prints the environment) or another option comes first, which this check
+/// does not try to understand.
+fn env_program(argument: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(argument);
+    for word in text.split([' ', '\t']).filter(|w| !w.is_empty()) {
+        if word == "-S" || word.contains('=') {
+            continue;
+        }
+        if word.starts_with('-') {
+            return None;
+        }
+        return Some(word.to_owned());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judge(head: &[u8]) -> Start {
+        start(head, Path::new("/"), Some(OsStr::new("/bin:/usr/bin")))
+    }
+
+    #[test]
+    fn a_binary_or_a_script_whose_interpreter_is_there_starts() {
+        assert_eq!(judge(b"\x7fELF\x02\x01\x01"), Start::Ok);
+        assert_eq!(judge(b"#!/bin/sh\necho hi\n"), Start::Ok);
+        assert_eq!(judge(b"#! /bin/sh -e\n"), Start::Ok);
+        assert_eq!(judge(b"#!/usr/bin/env sh\n"), Start::Ok);
+        assert_eq!(judge(b"#!/usr/bin/env -S sh -e\n"), Start::Ok);
+        assert_eq!(judge(b"#!/usr/bin/env A=1 sh\n"), Start::Ok);
+        // Options this check does not understand, and `env` alone.
+        assert_eq!(judge(b"#!/usr/bin/env -u X nothere\n"), Start::Ok);
+        assert_eq!(judge(b"#!/usr/bin/env\n"), Start::Ok);
+    }
+
+    #[test]
+    fn what_cannot_start_is_told_apart() {
+        assert_eq!(judge(b"echo hi\n"), Start::Unknown);
+        assert_eq!(judge(b""), Start::Unknown);
+        assert_eq!(judge(b"#!\n"), Start::Unknown);
+        assert_eq!(judge(b"#!   \n"), Start::Unknown);
+        assert_eq!(judge(b"#!/bin/sh\r\necho\r\n"), Start::CarriageReturn);
+        assert_eq!(judge(b"#!/usr/bin/env sh\r\n"), Start::CarriageReturn);
+        assert_eq!(
+            judge(b"#!/no/such/sh\n"),
+            Start::NoInterpreter {
+                interpreter: "/no/such/sh".into(),
+                via_env: false
+            }
+        );
+        assert_eq!(
+            judge(b"#!/usr/bin/env -S python-no-such -u\n"),
+            Start::NoInterpreter {
+                interpreter: "python-no-such".into(),
+                via_env: true
+            }
+        );
+        assert_eq!(
+            judge(b"#!/usr/bin/env ./no-such\n"),
+            Start::NoInterpreter {
+                interpreter: "./no-such".into(),
+                via_env: true
+            }
+        );
+    }
+
+    #[test]
+    fn a_program_on_disk_is_read_and_judged() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        };
+        write("plain", b"echo hi\n");
+        write("fine", b"#!/bin/sh\nexit 0\n");
+        let judged = |program: &str| run(&[program.to_owned()], dir.path());
+        assert!(
+            matches!(
+                judged("./plain").as_slice(),
+                [ProblemKind::NotAProgram { .. }]
+            ),
+            "{:?}",
+            judged("./plain")
+        );
+        assert_eq!(judged("./fine"), Vec::new());
+    }
+
+    #[test]
+    fn a_line_longer_than_the_head_is_judged_on_what_was_read() {
+        let mut long = b"#!/no/".to_vec();
+        long.resize(HEAD, b'x');
+        match judge(&long) {
+            Start::NoInterpreter { interpreter, .. } => assert_eq!(interpreter.len(), HEAD - 2),
+            other => panic!("{other:?}"),
+        }
+    }
+}
