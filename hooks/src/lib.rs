@@ -107,5 +107,5 @@ pub mod schema {
 pub mod text {
     pub use crate::exec::OsMessage;
     pub use crate::registry::did_you_mean;
-    pub use crate::table::{deserialize_table, toml_key};
+    pub use crate::table::{EXCERPT_WIDTH, SourceLine, deserialize_table, toml_key};
 }

@@ -101,20 +101,110 @@ pub fn toml_key(key: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The most characters of a source line that [`SourceLine`] keeps, around
+/// the column it points at: a file may hold a line of a megabyte, and an
+/// error shows where it is, not all of it.
+pub const EXCERPT_WIDTH: usize = 100;
+
+/// The line an error points into, cut to at most [`EXCERPT_WIDTH`]
+/// characters around the column (`…` marks each side that was cut), for a
+/// caller to print under the message with a caret at [`caret`](Self::caret).
+///
+/// The text is as written, not escaped: a terminal needs its control
+/// characters escaped, and the caret moved to match.
+///
+/// ```
+/// let long = format!("x = {}!", "a".repeat(500));
+/// let line = io_hooks::text::SourceLine::at(&long, 200);
+/// assert_eq!(line.line, 1);
+/// assert_eq!(line.text.chars().count(), 102, "100 characters and two `…`");
+/// assert!(line.text.starts_with('…') && line.text.ends_with('…'));
+/// assert_eq!(line.text.chars().nth(line.caret), Some('a'));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLine {
+    /// The line's number, from 1.
+    pub line: usize,
+    /// The line (without its line ending), cut around the column.
+    pub text: String,
+    /// Where the column falls in [`text`](Self::text), in characters from 0
+    /// (one past the last character when the problem is the line's end).
+    pub caret: usize,
+}
+
+impl SourceLine {
+    /// The line of `text` that byte `offset` falls in, cut around it. An
+    /// offset past the end, or inside a character, is clamped, as
+    /// [`TomlFile::position`](crate::TomlFile::position) clamps it.
+    pub fn at(text: &str, offset: usize) -> SourceLine {
+        let offset = clamp(text, offset);
+        let (line, column) = line_column(text, offset);
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let rest = &text[start..];
+        let whole = rest.split('\n').next().unwrap_or(rest);
+        let whole = whole.strip_suffix('\r').unwrap_or(whole);
+        let column = column - 1;
+        let total = whole.chars().count();
+        let from = if total <= EXCERPT_WIDTH {
+            0
+        } else {
+            column
+                .saturating_sub(EXCERPT_WIDTH / 2)
+                .min(total - EXCERPT_WIDTH)
+        };
+        let mut cut = String::new();
+        if from > 0 {
+            cut.push('…');
+        }
+        cut.extend(whole.chars().skip(from).take(EXCERPT_WIDTH));
+        if from + EXCERPT_WIDTH < total {
+            cut.push('…');
+        }
+        SourceLine {
+            line,
+            text: cut,
+            caret: column - from + usize::from(from > 0),
+        }
+    }
+}
+
+/// `text` cut to at most `max` characters, keeping its start and its end
+/// (where a message says what is accepted) around a `…`: for a message
+/// that quotes a value or a key as written, which may be a megabyte long.
+pub(crate) fn clipped(text: &str, max: usize) -> Cow<'_, str> {
+    let total = text.chars().count();
+    if total <= max {
+        return Cow::Borrowed(text);
+    }
+    let tail = max / 3;
+    let head = max - tail - 1;
+    let mut out: String = text.chars().take(head).collect();
+    out.push('…');
+    out.extend(text.chars().skip(total - tail));
+    Cow::Owned(out)
+}
+
 /// The 1-based line and character column of byte `offset` in `text`.
 ///
 /// An offset past the end, or inside a character, is clamped rather than
 /// trusted: this runs on positions from another crate.
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
+    let offset = clamp(text, offset);
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line, column)
+}
+
+/// `offset` moved back to the end of `text`, or to the start of the
+/// character it falls inside.
+fn clamp(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 #[cfg(test)]
