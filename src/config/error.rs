@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use io_hooks::TableError;
-use io_hooks::text::OsMessage;
+use io_hooks::text::{OsMessage, SourceLine};
 
 /// Why a configuration could not be loaded. Each `Display` names the file
 /// first, then the key, then the reason.
@@ -54,6 +54,32 @@ pub enum ConfigError {
         /// Its column, counted in characters from 1.
         column: usize,
     },
+    /// A file holds a NUL character, which no config file needs: what holds
+    /// one is not text (`/proc/self/environ` separates its secrets with
+    /// them), so none of it is shown.
+    Nul {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first NUL, from 1.
+        line: usize,
+        /// Its column, counted in characters from 1.
+        column: usize,
+    },
+    /// A file that is a symbolic link leading out of the directory it was
+    /// found in (the discovery root, or the user-scope directory) does not
+    /// load. Its problem is named, but nothing the file holds is shown: the
+    /// link may lead to anyone's file (`~/.netrc`, a `.env`), and a
+    /// repository can commit such a link.
+    Withheld {
+        /// The file, as found.
+        path: PathBuf,
+        /// The directory it leads out of.
+        outside: PathBuf,
+        /// What is wrong, in words that quote nothing from the file.
+        problem: String,
+        /// The line and column, each from 1, when the problem has one.
+        position: Option<(usize, usize)>,
+    },
     /// A file is not valid TOML, or a `[[hook]]` table in it does not check.
     Table(TableError),
     /// A project-scope file (`io.toml`, or [`Config::from_toml`](super::Config::from_toml) text)
@@ -79,6 +105,8 @@ pub enum ConfigError {
         key: String,
         /// Its line and column, each from 1.
         position: (usize, usize),
+        /// The line it is on, cut around it, to show under the message.
+        source_line: SourceLine,
     },
     /// [`Config::with_profile`](super::Config::with_profile) named a profile no file declares.
     UnknownProfile {
@@ -123,9 +151,34 @@ impl fmt::Display for ConfigError {
             ),
             ConfigError::NotUtf8 { path, line, column } => write!(
                 f,
-                "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column})",
+                "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column}); \
+                 none of it is shown",
                 path.display()
             ),
+            ConfigError::Nul { path, line, column } => write!(
+                f,
+                "{}: holds a NUL character (line {line}, column {column}), which no config \
+                 file needs, so it is not read as one and none of it is shown",
+                path.display()
+            ),
+            ConfigError::Withheld {
+                path,
+                outside,
+                problem,
+                position,
+            } => {
+                write!(f, "{}: {problem}", path.display())?;
+                if let Some((line, column)) = position {
+                    write!(f, " (line {line}, column {column})")?;
+                }
+                write!(
+                    f,
+                    "; none of it is shown, because it is a symbolic link leading out of `{}` \
+                     and may be anyone's file. If it is yours, put the file itself there in place of the \
+                     link to see what is wrong.",
+                    outside.display()
+                )
+            }
             ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
             ConfigError::TrackedLocal { file, key } => write!(
                 f,
@@ -138,6 +191,7 @@ impl fmt::Display for ConfigError {
                 file,
                 key,
                 position: (line, column),
+                ..
             } => {
                 let last = key.rsplit('.').next().unwrap_or(key);
                 write!(
@@ -176,6 +230,21 @@ impl fmt::Display for ConfigError {
 /// `Display` states the cause, so `source()` returns nothing: a chain
 /// printer shows each cause once (the one convention of both crates).
 impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    /// The line of the file the error points into, cut around the column,
+    /// for a caller to show under the message; `None` when the error has no
+    /// position or the file may not be shown
+    /// ([`Withheld`](Self::Withheld), [`Nul`](Self::Nul),
+    /// [`NotUtf8`](Self::NotUtf8)).
+    pub fn source_line(&self) -> Option<&SourceLine> {
+        match self {
+            ConfigError::Table(e) | ConfigError::ProjectHooks(e) => e.source_line(),
+            ConfigError::NearMissHook { source_line, .. } => Some(source_line),
+            _ => None,
+        }
+    }
+}
 
 impl From<TableError> for ConfigError {
     fn from(e: TableError) -> Self {
