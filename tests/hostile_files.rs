@@ -424,11 +424,25 @@ fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
         "refused hooks were built"
     );
 
-    // What still loads: git says there is no repository, the answer is an
-    // empty listing (after as much talk on stderr as is kept, 1 MiB), or
-    // there is no git at all.
+    // Asked of the `.git` beside the file, git saying it is no repository
+    // is a `.git` that cannot be used: refused too (this loaded;
+    // tests/git_fail_closed.rs).
+    fake_git(
+        &bin,
+        "echo 'fatal: not a git repository: .git' >&2; exit 128",
+    );
+    let out = check_with_path(dir.path(), &root, &bin);
+    assert_eq!(
+        stderr(&out),
+        unanswered(
+            &root,
+            "git exited with status 128: fatal: not a git repository: .git"
+        )
+    );
+
+    // What still loads: the answer is an empty listing (after as much talk
+    // on stderr as is kept, 1 MiB), or there is no git at all.
     for script in [
-        "echo 'fatal: not a git repository (or any of the parent directories): .git' >&2; exit 128",
         "exit 0",
         "head -c 1048576 /dev/zero >&2; exit 0",
     ] {
