@@ -113,7 +113,10 @@ fn a_symlink_to_a_proc_file_is_not_read() {
         matches!(&e, ConfigError::Read { path, .. } if *path == link),
         "{e}"
     );
-    assert!(e.to_string().contains("the kernel's proc file system"), "{e}");
+    assert!(
+        e.to_string().contains("the kernel's proc file system"),
+        "{e}"
+    );
 }
 
 // ---- asking git whether `io.local.toml` is tracked ----

@@ -187,7 +187,11 @@ fn a_nul_or_a_byte_that_is_not_utf8_shows_nothing_of_the_file() {
              not read as one and none of it is shown\n",
         ),
         (
-            [format!("[[hook]]\nappend = \"{TOKEN}").as_bytes(), b"\xff\"\n"].concat(),
+            [
+                format!("[[hook]]\nappend = \"{TOKEN}").as_bytes(),
+                b"\xff\"\n",
+            ]
+            .concat(),
             "not UTF-8 text, which a TOML file must be (line 2, column 28); none of it is shown\n",
         ),
     ] {
@@ -216,8 +220,13 @@ fn a_100_kb_line_is_shown_cut_around_the_caret() {
         format!("hook = \"{}\"\n", "A".repeat(100_000)),
         // An unknown key, named as written.
         format!("[[hook]]\nappend = \"a\"\n{} = 1\n", "k".repeat(100_000)),
+        // A profile name, in the key path.
+        format!("[profile.{}]\nhook = 1\n", "p".repeat(100_000)),
         // An event name, named as written.
-        format!("[[hook]]\nappend = \"a\"\non = [\"{}\"]\n", "e".repeat(100_000)),
+        format!(
+            "[[hook]]\nappend = \"a\"\non = [\"{}\"]\n",
+            "e".repeat(100_000)
+        ),
     ];
     for text in cases {
         fs::write(root.join("io.local.toml"), &text).unwrap();
@@ -263,7 +272,10 @@ fn control_characters_in_an_excerpt_are_escaped_and_the_caret_follows() {
     fs::write(root.join("io.local.toml"), "x = \"\u{7}\u{1b}\" ?\n").unwrap();
     let out = io(&root, &user, &["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains('\u{1b}') && !stderr.contains('\u{7}'), "{stderr:?}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
     assert!(stderr.contains("(line 1, column 10)"), "{stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
     let [.., source, caret] = lines.as_slice() else {

@@ -101,8 +101,14 @@ fn a_git_directory_this_user_cannot_read_refuses_the_hooks() {
          the checkout, or make its `.git` readable",
         root.join(".git").display()
     );
-    assert_eq!(String::from_utf8_lossy(&out.stderr), unanswered(&root, &reason));
-    assert!(!root.join("audit.jsonl").exists(), "refused hooks were built");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        unanswered(&root, &reason)
+    );
+    assert!(
+        !root.join("audit.jsonl").exists(),
+        "refused hooks were built"
+    );
 
     // Readable again, the same user is told it is tracked.
     fs::set_permissions(root.join(".git"), fs::Permissions::from_mode(0o755)).unwrap();
@@ -147,7 +153,10 @@ fn a_git_that_git_does_not_take_for_a_repository_refuses_the_hooks() {
         String::from_utf8_lossy(&out.stderr).contains("git exited with status 128"),
         "{out:?}"
     );
-    assert!(!root.join("audit.jsonl").exists(), "refused hooks were built");
+    assert!(
+        !root.join("audit.jsonl").exists(),
+        "refused hooks were built"
+    );
 }
 
 #[test]
@@ -171,7 +180,9 @@ fn a_git_inside_a_repository_is_asked_of_its_own_git_directory() {
 /// Whether process `pid` is alive (a zombie is not).
 fn alive(pid: i32) -> bool {
     fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().next());
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next());
         !matches!(state, Some("Z" | "X") | None)
     })
 }
@@ -193,7 +204,10 @@ fn a_signal_that_ends_io_ends_the_git_it_asked() {
         let fake = bin.join("git");
         fs::write(
             &fake,
-            format!("#!/bin/sh\necho $$ > {}\nexec sleep 30\n", pid_file.display()),
+            format!(
+                "#!/bin/sh\necho $$ > {}\nexec sleep 30\n",
+                pid_file.display()
+            ),
         )
         .unwrap();
         fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
@@ -220,7 +234,10 @@ fn a_signal_that_ends_io_ends_the_git_it_asked() {
             wait_until(Duration::from_secs(5), || !alive(git_pid)),
             "{signal:?}: the git io started outlived it"
         );
-        assert!(sent.elapsed() < Duration::from_secs(5), "{signal:?}: io waited for git");
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "{signal:?}: io waited for git"
+        );
     }
 }
 

@@ -442,10 +442,7 @@ fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
 
     // What still loads: the answer is an empty listing (after as much talk
     // on stderr as is kept, 1 MiB), or there is no git at all.
-    for script in [
-        "exit 0",
-        "head -c 1048576 /dev/zero >&2; exit 0",
-    ] {
+    for script in ["exit 0", "head -c 1048576 /dev/zero >&2; exit 0"] {
         fake_git(&bin, script);
         let out = check_with_path(dir.path(), &root, &bin);
         assert_eq!(out.status.code(), Some(0), "{script}: {out:?}");

@@ -127,6 +127,8 @@ fn open_regular(path: &Path) -> io::Result<std::fs::File> {
     if !meta.is_file() && !meta.is_dir() {
         return Err(not_regular());
     }
+    // `f_type` is an `i64` on x86-64 and narrower on other targets.
+    #[allow(clippy::useless_conversion)]
     let kind = i64::from(rustix::fs::fstatfs(&file)?.f_type);
     if let Some((_, name)) = KERNEL_FILE_SYSTEMS.iter().find(|(magic, _)| *magic == kind) {
         return Err(io::Error::new(
@@ -238,7 +240,10 @@ pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigErr
         }
         ConfigError::Table(e) => match e.kind() {
             TableErrorKind::Syntax(_) => ("not valid TOML".to_owned(), e.position()),
-            _ => ("a hook or profile in it does not check".to_owned(), e.position()),
+            _ => (
+                "a hook or profile in it does not check".to_owned(),
+                e.position(),
+            ),
         },
         ConfigError::ProjectHooks(_) => (
             "declares hooks, which a project-scoped file may not".to_owned(),

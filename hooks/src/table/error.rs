@@ -160,7 +160,9 @@ impl fmt::Display for TableErrorKind {
             }
             TableErrorKind::UnknownEvent(e) => match clipped(&e.name, SHOWN) {
                 std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
-                std::borrow::Cow::Owned(name) => write!(f, "{}", UnknownEvent { name, ..e.clone() }),
+                std::borrow::Cow::Owned(name) => {
+                    write!(f, "{}", UnknownEvent { name, ..e.clone() })
+                }
             },
             TableErrorKind::NoEvents(tags) => {
                 f.write_str(

@@ -222,6 +222,67 @@ mod tests {
     }
 
     #[test]
+    fn a_source_line_is_the_line_of_the_offset_without_its_ending() {
+        let text = "a = 1\r\nbb = ?\nlast";
+        let line = SourceLine::at(text, 12);
+        assert_eq!(
+            (line.line, line.text.as_str(), line.caret),
+            (2, "bb = ?", 5)
+        );
+        let last = SourceLine::at(text, 99);
+        assert_eq!((last.line, last.text.as_str(), last.caret), (3, "last", 4));
+        let first = SourceLine::at("é = x", 0);
+        assert_eq!(
+            (first.line, first.text.as_str(), first.caret),
+            (1, "é = x", 0)
+        );
+    }
+
+    #[test]
+    fn a_source_line_is_cut_to_the_width_around_the_column() {
+        let exact = "x".repeat(EXCERPT_WIDTH);
+        assert_eq!(
+            SourceLine::at(&exact, 99).text,
+            exact,
+            "at the width: whole"
+        );
+        let line: String = (0..300)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        // Near the start: cut on the right only.
+        let start = SourceLine::at(&line, 10);
+        assert_eq!(start.text, format!("{}…", &line[..EXCERPT_WIDTH]));
+        assert_eq!(start.caret, 10);
+        // In the middle: the column half the width in, after the `…`.
+        let middle = SourceLine::at(&line, 150);
+        assert_eq!(middle.text, format!("…{}…", &line[100..200]));
+        assert_eq!(middle.caret, 51);
+        assert_eq!(middle.text.chars().nth(middle.caret), line.chars().nth(150));
+        // Near the end: cut on the left only, the last characters kept.
+        let end = SourceLine::at(&line, 290);
+        assert_eq!(end.text, format!("…{}", &line[200..]));
+        assert_eq!(end.caret, 91);
+        // One past the last character: the caret past the text.
+        let past = SourceLine::at(&line, 300);
+        assert_eq!(past.caret, past.text.chars().count());
+        // One character over the width is cut.
+        let over = "x".repeat(EXCERPT_WIDTH + 1);
+        assert_eq!(
+            SourceLine::at(&over, 0).text.chars().count(),
+            EXCERPT_WIDTH + 1
+        );
+        assert!(SourceLine::at(&over, 0).text.ends_with('…'));
+    }
+
+    #[test]
+    fn clipped_keeps_the_start_and_the_end() {
+        assert_eq!(clipped("abcdef", 6), "abcdef");
+        assert_eq!(clipped("abcdefg", 6), "abc…fg");
+        assert_eq!(clipped("abcdefghij", 7), "abcd…ij");
+        assert!(matches!(clipped("abc", 3), Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn keys_are_quoted_only_when_they_must_be() {
         assert_eq!(toml_key("hook"), "hook");
         assert_eq!(toml_key("a.b"), "\"a.b\"");
