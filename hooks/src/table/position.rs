@@ -275,6 +275,36 @@ mod tests {
     }
 
     #[test]
+    fn every_table_error_with_a_position_keeps_its_source_line() {
+        use crate::TomlFile;
+        #[derive(crate::HookEvents, serde::Serialize)]
+        #[hook(crate = "crate")]
+        #[serde(tag = "event")]
+        enum Ev {
+            #[serde(rename = "step")]
+            Step,
+        }
+        let line = |text: &str| {
+            let file = TomlFile::new("io.toml", text);
+            let e = file.hooks::<Ev>(std::path::Path::new("/r")).unwrap_err();
+            e.source_line().map(|l| (l.line, l.text.clone(), l.caret))
+        };
+        // A syntax error, a shape error and a validation error.
+        assert_eq!(line("a = 1\nb = ?\n"), Some((2, "b = ?".to_owned(), 4)));
+        assert_eq!(
+            line("[[hook]]\nappend = 1\n"),
+            Some((2, "append = 1".to_owned(), 9))
+        );
+        assert_eq!(
+            line("[[hook]]\nappend = \"\"\n"),
+            Some((2, "append = \"\"".to_owned(), 9))
+        );
+        // The project refusal has no position, so no line.
+        let project = TomlFile::project("io.toml", "[[hook]]\nappend = \"a\"\n");
+        assert_eq!(project.check_scope().unwrap_err().source_line(), None);
+    }
+
+    #[test]
     fn clipped_keeps_the_start_and_the_end() {
         assert_eq!(clipped("abcdef", 6), "abcdef");
         assert_eq!(clipped("abcdefg", 6), "abc…fg");
