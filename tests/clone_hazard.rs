@@ -31,15 +31,10 @@ fn discover_within(root: &Path, limit: Duration) -> Result<Config, ConfigError> 
 fn a_fifo_config_file_is_refused_rather_than_waited_on() {
     let root = tempfile::tempdir().unwrap();
     let fifo = root.path().join("io.toml");
-    let made = Command::new("mkfifo").arg(&fifo).status();
-    if !prerequisite("mkfifo", made.is_ok_and(|s| s.success())) {
-        return;
-    }
     // Should discover wait for a writer, the watchdog fails the test and
     // this releases the stuck reader.
-    let _release = ReleaseFifo {
-        path: fifo.clone(),
-        for_writing: true,
+    let Some(_release) = common::fifo(&fifo, true) else {
+        return;
     };
     let e = discover_within(root.path(), Duration::from_secs(5)).unwrap_err();
     assert_eq!(

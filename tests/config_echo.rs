@@ -10,27 +10,23 @@ mod common;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::output_within;
+use common::io_output;
 
 /// What the tests plant in files outside the root: it must never be printed.
 const TOKEN: &str = "FAKE_TOKEN_c0ffee";
 
 /// `io args…` in `root`, with the user scope `user`, under a watchdog.
 fn io(root: &Path, user: &Path, args: &[&str]) -> Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_io"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+    command
         .args(args)
         .current_dir(root)
         .env("IO_CONFIG_HOME", user)
-        .env("IO_TEST_SECRET", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("io runs");
-    output_within(child, Duration::from_secs(60), "io")
+        .env("IO_TEST_SECRET", TOKEN);
+    io_output(&mut command, Duration::from_secs(60), "io")
 }
 
 /// A temp dir holding the discovery root `root`, an empty user scope

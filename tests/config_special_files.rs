@@ -8,24 +8,20 @@ mod common;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{ReleaseFifo, output_within, prerequisite};
+use common::{io_output, prerequisite};
 
 /// `io check` in `root` (with an empty user scope beside it), which must
 /// finish within 10 s.
 fn check(root: &Path) -> Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_io"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+    command
         .arg("check")
         .current_dir(root)
-        .env("IO_CONFIG_HOME", root.join("no-user-scope"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("io runs");
-    output_within(child, Duration::from_secs(10), "io check")
+        .env("IO_CONFIG_HOME", root.join("no-user-scope"));
+    io_output(&mut command, Duration::from_secs(10), "io check")
 }
 
 /// `out` refused `file` with `reason`, and printed nothing on stdout.
@@ -45,15 +41,10 @@ const NOT_REGULAR: &str =
 fn a_fifo_config_is_refused_without_waiting_for_a_writer() {
     let root = tempfile::tempdir().unwrap();
     let fifo = root.path().join("io.local.toml");
-    let made = Command::new("mkfifo").arg(&fifo).status();
-    if !prerequisite("mkfifo", made.is_ok_and(|s| s.success())) {
-        return;
-    }
     // Should `io` open it and wait for a writer, the watchdog kills it; this
     // releases a reader left stuck all the same.
-    let _release = ReleaseFifo {
-        path: fifo.clone(),
-        for_writing: true,
+    let Some(_release) = common::fifo(&fifo, true) else {
+        return;
     };
     refused(&check(root.path()), &fifo, NOT_REGULAR);
 }

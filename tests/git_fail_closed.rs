@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{git, output_within, prerequisite, read_pid, wait_until};
+use common::{git, git_unanswered, io_output, output_within, prerequisite, read_pid, wait_until};
 
 const HOOKED: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
 
@@ -37,29 +37,12 @@ fn check(root: &Path, wrap: &[&str]) -> Output {
         }
         None => Command::new(io),
     };
-    let child = command
+    command
         .arg("check")
         .current_dir(root)
         .env("IO_CONFIG_HOME", root.join("no-user-scope"))
-        .env("HOME", root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("io runs");
-    output_within(child, Duration::from_secs(30), "io check")
-}
-
-/// The refusal of `root`'s `io.local.toml` because git's answer could not
-/// be had, for `reason`.
-fn unanswered(root: &Path, reason: &str) -> String {
-    format!(
-        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
-         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
-         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
-         user-scope file.\n",
-        root.join("io.local.toml").display()
-    )
+        .env("HOME", root);
+    io_output(&mut command, Duration::from_secs(30), "io check")
 }
 
 #[test]
@@ -103,7 +86,7 @@ fn a_git_directory_this_user_cannot_read_refuses_the_hooks() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        unanswered(&root, &reason)
+        git_unanswered(&root, &reason)
     );
     assert!(
         !root.join("audit.jsonl").exists(),

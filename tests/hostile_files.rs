@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::output_within;
+use common::{git_unanswered as unanswered, output_within};
 
 /// A run hook that leaves a mark in the working directory when it runs.
 const MARKING: &str = "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n";
@@ -378,16 +378,6 @@ fn check_with_path(dir: &Path, root: &Path, bin: &Path) -> Output {
     let mut command = io_in(root, user.to_str().unwrap(), &["check"]);
     command.env("PATH", format!("{}:/bin", bin.display()));
     run(command)
-}
-
-fn unanswered(root: &Path, reason: &str) -> String {
-    format!(
-        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
-         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
-         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
-         user-scope file.\n",
-        root.join("io.local.toml").display()
-    )
 }
 
 #[test]
