@@ -174,6 +174,22 @@ fn a_link_within_the_root_is_ours_and_shown() {
 }
 
 #[test]
+fn a_link_to_the_users_own_file_is_theirs_and_shown() {
+    // `io.toml` leading to the user-scope file is read once, as the user
+    // scope: the operator's own, inside their config directory.
+    let (_dir, root, user) = dirs();
+    fs::write(user.join("io.toml"), "[[hook]]\nappend = 1\n").unwrap();
+    symlink(user.join("io.toml"), root.join("io.toml")).unwrap();
+    let out = io(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr.ends_with("\n   |\n 2 | append = 1\n   |          ^\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_nul_or_a_byte_that_is_not_utf8_shows_nothing_of_the_file() {
     let (dir, root, user) = dirs();
     for (bytes, want) in [
