@@ -280,6 +280,7 @@ mod tests {
         #[derive(crate::HookEvents, serde::Serialize)]
         #[hook(crate = "crate")]
         #[serde(tag = "event")]
+        #[allow(dead_code)] // only its tag is read, by the table
         enum Ev {
             #[serde(rename = "step")]
             Step,
