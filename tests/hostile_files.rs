@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::output_within;
+use common::{git_unanswered as unanswered, output_within};
 
 /// A run hook that leaves a mark in the working directory when it runs.
 const MARKING: &str = "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n";
@@ -407,16 +407,6 @@ fn check_with_path(dir: &Path, root: &Path, bin: &Path) -> Output {
     run(command)
 }
 
-fn unanswered(root: &Path, reason: &str) -> String {
-    format!(
-        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
-         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
-         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
-         user-scope file.\n",
-        root.join("io.local.toml").display()
-    )
-}
-
 #[test]
 fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
     let (dir, root, bin) = repo_like();
@@ -451,14 +441,25 @@ fn a_git_that_fails_or_answers_what_cannot_be_read_is_refused() {
         "refused hooks were built"
     );
 
-    // What still loads: git says there is no repository, the answer is an
-    // empty listing (after as much talk on stderr as is kept, 1 MiB), or
-    // there is no git at all.
-    for script in [
-        "echo 'fatal: not a git repository (or any of the parent directories): .git' >&2; exit 128",
-        "exit 0",
-        "head -c 1048576 /dev/zero >&2; exit 0",
-    ] {
+    // Asked of the `.git` beside the file, git saying it is no repository
+    // is a `.git` that cannot be used: refused too (this loaded;
+    // tests/git_fail_closed.rs).
+    fake_git(
+        &bin,
+        "echo 'fatal: not a git repository: .git' >&2; exit 128",
+    );
+    let out = check_with_path(dir.path(), &root, &bin);
+    assert_eq!(
+        stderr(&out),
+        unanswered(
+            &root,
+            "git exited with status 128: fatal: not a git repository: .git"
+        )
+    );
+
+    // What still loads: the answer is an empty listing (after as much talk
+    // on stderr as is kept, 1 MiB), or there is no git at all.
+    for script in ["exit 0", "head -c 1048576 /dev/zero >&2; exit 0"] {
         fake_git(&bin, script);
         let out = check_with_path(dir.path(), &root, &bin);
         assert_eq!(out.status.code(), Some(0), "{script}: {out:?}");

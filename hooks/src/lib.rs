@@ -104,10 +104,11 @@ pub mod schema {
 
 /// Text helpers the table errors are written with, for a harness whose own
 /// configuration errors should read the same way: a "did you mean"
-/// suggestion, a key written as TOML writes it, and a table that refuses an
-/// array of tables with the same message a hook table does.
+/// suggestion, a key written as TOML writes it, a table that refuses an
+/// array of tables with the same message a hook table does, and the source
+/// line an error points into, cut to a bounded width.
 pub mod text {
     pub use crate::exec::OsMessage;
     pub use crate::registry::did_you_mean;
-    pub use crate::table::{deserialize_table, toml_key};
+    pub use crate::table::{EXCERPT_WIDTH, SourceLine, deserialize_table, toml_key};
 }

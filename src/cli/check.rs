@@ -88,13 +88,13 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
     };
     if broken == 0 {
         text.push_str("ok\n");
-        out(&super::safe(&text))?;
+        out(&safe(&text))?;
         Ok(ExitCode::SUCCESS)
     } else {
         text.push_str(&format!(
             "FAILED: {broken} hook(s) cannot work as written\n"
         ));
-        out(&super::safe(&text))?;
+        out(&safe(&text))?;
         Ok(ExitCode::from(1))
     }
 }

@@ -41,36 +41,32 @@ pub(crate) fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config,
     }
 }
 
-/// A config error's message, then, when it has a position, the line it
-/// points into with a caret under the column, as toml's own errors show
-/// it. The first line is the message alone, unchanged.
+/// A config error's message, then, when it has a position in a file that
+/// may be shown, the line it points into (cut around the column, and
+/// [`safe`]) with a caret under the column, as toml's own errors show it.
+/// The first line is the message alone, unchanged. The line comes from the
+/// text that was parsed, never from reading the file again.
 fn with_source_line(error: &ConfigError) -> String {
     let message = error.to_string();
-    let (file, (line, column)) = match error {
-        ConfigError::Table(e) => match e.position() {
-            Some(position) => (e.file(), position),
-            None => return message,
-        },
-        ConfigError::NearMissHook { file, position, .. } => (file.as_str(), *position),
-        _ => return message,
-    };
-    let Some(text) = std::fs::read_to_string(file)
-        .ok()
-        .and_then(|t| t.lines().nth(line.wrapping_sub(1)).map(str::to_owned))
-    else {
+    let Some(source) = error.source_line() else {
         return message;
     };
-    let number = line.to_string();
+    let number = source.line.to_string();
     let gutter = " ".repeat(number.len());
-    // Tabs before the column stay tabs, so the caret lines up under them.
-    let pad: String = text
+    // The caret goes under the column as printed: a tab stays a tab, and
+    // an escaped character takes as many columns as its escape.
+    let pad: String = source
+        .text
         .chars()
-        .take(column.saturating_sub(1))
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .take(source.caret)
+        .map(|c| match c {
+            '\t' => "\t".to_owned(),
+            c => " ".repeat(safe(c.encode_utf8(&mut [0; 4])).chars().count()),
+        })
         .collect();
     format!(
         "{message}\n {gutter} |\n {number} | {}\n {gutter} | {pad}^",
-        safe(&text)
+        safe(&source.text)
     )
 }
 

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::read::{load, read_if_present};
+use super::read::{load, read_if_present, withhold};
 use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope};
 
 /// [`Config::discover_with`]: checks the root, then reads the user, project
@@ -37,7 +37,8 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
         if !same_file(&user, &project)
             && let Some(text) = read_if_present(&user)?
         {
-            sources.push(load(&user, Scope::User, &text, &root)?);
+            let source = load(&user, Scope::User, &text, &root);
+            sources.push(source.map_err(|e| withhold(e, &user, dir))?);
         }
     }
     if let Some(text) = read_if_present(&project)? {
@@ -45,10 +46,16 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
             Some(dir) if same_file(&dir.join(PROJECT_FILE), &project) => Scope::User,
             _ => Scope::Project,
         };
-        sources.push(load(&project, scope, &text, &root)?);
+        let within = match scope {
+            Scope::User => user_dir.unwrap_or(&root),
+            _ => &root,
+        };
+        let source = load(&project, scope, &text, &root);
+        sources.push(source.map_err(|e| withhold(e, &project, within))?);
     }
     if let Some(text) = read_if_present(&local)? {
-        sources.push(load(&local, Scope::Local, &text, &root)?);
+        let source = load(&local, Scope::Local, &text, &root);
+        sources.push(source.map_err(|e| withhold(e, &local, &root))?);
     }
     Ok(Config {
         root,

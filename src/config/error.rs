@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use io_hooks::TableError;
-use io_hooks::text::OsMessage;
+use io_hooks::text::{OsMessage, SourceLine};
 
 /// Why a configuration could not be loaded. Each `Display` names the file
 /// first, then the key, then the reason.
@@ -54,6 +54,32 @@ pub enum ConfigError {
         /// Its column, counted in characters from 1.
         column: usize,
     },
+    /// A file holds a NUL character, which no config file needs: what holds
+    /// one is not text (`/proc/self/environ` separates its secrets with
+    /// them), so none of it is shown.
+    Nul {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first NUL, from 1.
+        line: usize,
+        /// Its column, counted in characters from 1.
+        column: usize,
+    },
+    /// A file that is a symbolic link leading out of the directory it was
+    /// found in (the discovery root, or the user-scope directory) does not
+    /// load. Its problem is named, but nothing the file holds is shown: the
+    /// link may lead to anyone's file (`~/.netrc`, a `.env`), and a
+    /// repository can commit such a link.
+    Withheld {
+        /// The file, as found.
+        path: PathBuf,
+        /// The directory it leads out of.
+        outside: PathBuf,
+        /// What is wrong, in words that quote nothing from the file.
+        problem: String,
+        /// The line and column, each from 1, when the problem has one.
+        position: Option<(usize, usize)>,
+    },
     /// A file is not valid TOML, or a `[[hook]]` table in it does not check.
     Table(TableError),
     /// A project-scope file (`io.toml`, or [`Config::from_toml`](super::Config::from_toml) text)
@@ -69,22 +95,6 @@ pub enum ConfigError {
         file: String,
         /// `hook`, or `profile.<name>.hook`.
         key: String,
-    },
-    /// A key that is not `hook` but so near it (`hooks`, `Hook`, `hok`) that
-    /// it must be a misspelling, which would otherwise load as "no hooks".
-    ///
-    /// No longer produced: the engine refuses such a key, and a `hook`
-    /// hidden anywhere else, as [`ConfigError::Table`] with the kind
-    /// [`io_hooks::TableErrorKind::HiddenHooks`] (same message, same
-    /// position), so that `io check` and the schema `io schema` prints share
-    /// one rule.
-    NearMissHook {
-        /// The file.
-        file: String,
-        /// The key path as written: `hooks`, or `profile.ci.hooks`.
-        key: String,
-        /// Its line and column, each from 1.
-        position: (usize, usize),
     },
     /// [`Config::with_profile`](super::Config::with_profile) named a profile no file declares.
     UnknownProfile {
@@ -129,9 +139,34 @@ impl fmt::Display for ConfigError {
             ),
             ConfigError::NotUtf8 { path, line, column } => write!(
                 f,
-                "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column})",
+                "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column}); \
+                 none of it is shown",
                 path.display()
             ),
+            ConfigError::Nul { path, line, column } => write!(
+                f,
+                "{}: holds a NUL character (line {line}, column {column}), which no config \
+                 file needs, so it is not read as one and none of it is shown",
+                path.display()
+            ),
+            ConfigError::Withheld {
+                path,
+                outside,
+                problem,
+                position,
+            } => {
+                write!(f, "{}: {problem}", path.display())?;
+                if let Some((line, column)) = position {
+                    write!(f, " (line {line}, column {column})")?;
+                }
+                write!(
+                    f,
+                    "; none of it is shown, because it is a symbolic link leading out of `{}` \
+                     and may be anyone's file. If it is yours, put the file itself there in place of the \
+                     link to see what is wrong.",
+                    outside.display()
+                )
+            }
             ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
             ConfigError::TrackedLocal { file, key } => write!(
                 f,
@@ -140,19 +175,6 @@ impl fmt::Display for ConfigError {
                  declare hooks. Untrack it with `git rm --cached io.local.toml` (and list it in \
                  `.gitignore`), or move the hooks to the user-scope file."
             ),
-            ConfigError::NearMissHook {
-                file,
-                key,
-                position: (line, column),
-            } => {
-                let last = key.rsplit('.').next().unwrap_or(key);
-                write!(
-                    f,
-                    "{file}: key `{key}`: did you mean `hook`? Hooks are declared only as \
-                     `[[hook]]` tables, so `{last}` would load as no hooks at all \
-                     (line {line}, column {column})"
-                )
-            }
             ConfigError::UnknownProfile {
                 name,
                 suggestion,
@@ -182,6 +204,20 @@ impl fmt::Display for ConfigError {
 /// `Display` states the cause, so `source()` returns nothing: a chain
 /// printer shows each cause once (the one convention of both crates).
 impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    /// The line of the file the error points into, cut around the column,
+    /// for a caller to show under the message; `None` when the error has no
+    /// position or the file may not be shown
+    /// ([`Withheld`](Self::Withheld), [`Nul`](Self::Nul),
+    /// [`NotUtf8`](Self::NotUtf8)).
+    pub fn source_line(&self) -> Option<&SourceLine> {
+        match self {
+            ConfigError::Table(e) | ConfigError::ProjectHooks(e) => e.source_line(),
+            _ => None,
+        }
+    }
+}
 
 impl From<TableError> for ConfigError {
     fn from(e: TableError) -> Self {

@@ -39,9 +39,11 @@ const MAX_OUTPUT: u64 = 1024 * 1024;
 /// Not tracked, without asking: no `.git` in `root` or any directory above
 /// it (git has no repository to find), or no `git` in an absolute `PATH`
 /// entry (an empty or `.` entry cannot run one planted in the repository).
-/// A repository that git says is not one is not asked further. Anything
-/// else (git failed, was killed at its deadline, or printed what cannot be
-/// read) is `Err`: the file is refused rather than taken for untracked.
+/// Each repository is asked through its own `.git` and no other. Anything
+/// else is `Err`, and the file is refused rather than taken for untracked:
+/// a `.git` this user cannot read, one git does not take for a repository,
+/// a git that failed, was killed at its deadline or by a signal to `io`, or
+/// printed what cannot be read.
 pub(super) fn tracks(root: &Path, name: &str) -> Result<bool, String> {
     tracks_within(root, name, ANSWER_WITHIN)
 }
@@ -80,9 +82,8 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> Result<bool, Strin
         if let Some(rel) = target.as_deref().and_then(|t| t.strip_prefix(dir).ok()) {
             pathspecs.push(pathspec(":(literal)", rel));
         }
-        let Some(listed) = ls_files(&git, dir, &pathspecs, limit)? else {
-            continue;
-        };
+        readable(dir)?;
+        let listed = ls_files(&git, dir, &pathspecs, limit)?;
         if listed.iter().any(|path| same_file(&dir.join(path), &file)) {
             return Ok(true);
         }
@@ -103,14 +104,35 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Refuses a `.git` in `dir` that this user cannot read. Git itself would
+/// not say so: it would take `dir` for no repository (a checkout another
+/// user owns, its `.git` at 0700) and a committed `io.local.toml` would
+/// load as untracked.
+fn readable(dir: &Path) -> Result<(), String> {
+    let dot_git = dir.join(".git");
+    let opened = match std::fs::metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => std::fs::read_dir(&dot_git).map(drop),
+        Ok(_) => std::fs::File::open(&dot_git).map(drop),
+        Err(e) => Err(e),
+    };
+    opened.map_err(|e| {
+        format!(
+            "`{}` exists but cannot be read ({}): run `io` as the user who owns the \
+             checkout, or make its `.git` readable",
+            dot_git.display(),
+            OsMessage(&e)
+        )
+    })
+}
+
 /// The paths (relative to `dir`) that `git ls-files` lists for `pathspecs`
-/// in `dir`; `None` when git says `dir` is in no repository.
+/// in the repository whose `.git` is in `dir`.
 fn ls_files(
     git: &Path,
     dir: &Path,
     pathspecs: &[OsString],
     limit: Duration,
-) -> Result<Option<Vec<PathBuf>>, String> {
+) -> Result<Vec<PathBuf>, String> {
     let mut command = Command::new(git);
     // Only the repository at `dir` matters, not how this process was
     // started: a git hook's GIT_DIR or temporary GIT_INDEX_FILE, a
@@ -142,6 +164,13 @@ fn ls_files(
         // overrides above `ls-files` runs none, and without the answer a
         // checkout made by another uid would load cloned hooks.
         .args(["-c", "safe.directory=*"])
+        // This `.git` and no other: left to find one, git looks past a
+        // `.git` it cannot use to the directories above, and answers for
+        // some other repository, or for none.
+        .arg("--git-dir")
+        .arg(dir.join(".git"))
+        .arg("--work-tree")
+        .arg(dir)
         .arg("-C")
         .arg(dir)
         .args(["ls-files", "-z", "--"])
@@ -150,9 +179,10 @@ fn ls_files(
         .stdout(Stdio::from(out_write))
         .stderr(Stdio::from(err_write));
     // Spawned and waited on as a `run` hook is: its own process group,
-    // killed and reaped at the deadline. Both pipes are drained while it
-    // runs, so a long answer cannot stall it; the command (holding our
-    // copies of their write ends) is gone once it is spawned.
+    // killed and reaped at the deadline, and on the process's interrupt,
+    // so that a signal that ends `io` ends git too. Both pipes are drained
+    // while it runs, so a long answer cannot stall it; the command (holding
+    // our copies of their write ends) is gone once it is spawned.
     // A thread the system refuses (`RLIMIT_NPROC`) is an unanswered
     // check, not a panic; git is not started without its readers. The
     // closure owns `command` (and so the pipes' write ends): returning
@@ -162,7 +192,7 @@ fn ls_files(
         let no_thread = |e: io::Error| format!("no thread to read git's answer: {}", OsMessage(&e));
         let stdout = reader(out_read).map_err(no_thread)?;
         let stderr = reader(err_read).map_err(no_thread)?;
-        let status = io_hooks::process::run_command(command, b"", limit);
+        let status = crate::process_interrupt().run_command(command, b"", limit);
         let join = |h: std::thread::ScopedJoinHandle<'_, io::Result<Vec<u8>>>| {
             h.join()
                 .unwrap_or_else(|_| Err(io::Error::other("the reader panicked")))
@@ -173,12 +203,7 @@ fn ls_files(
     let stdout = stdout.map_err(unreadable)?;
     let stderr = stderr.map_err(unreadable)?;
     match status {
-        Ok(()) => parse_listing(stdout).map(Some),
-        Err(HookFailure::Exit { .. })
-            if String::from_utf8_lossy(&stderr).contains("not a git repository") =>
-        {
-            Ok(None)
-        }
+        Ok(()) => parse_listing(stdout),
         Err(failure) => {
             let said = String::from_utf8_lossy(&stderr);
             let said = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");

@@ -25,17 +25,17 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
     // Only a regular file (or a symbolic link to one) is read. A FIFO would
     // block the load until someone writes to it, and a link to a device
     // such as `/dev/zero` (a repository can commit one) would never stop
-    // reading. A directory is left to the read below, which names it.
+    // reading. This look before opening keeps a device from being opened at
+    // all (opening one can act: a tape rewinds); `open_regular` checks the
+    // file it opened again, since a file can be swapped in between. A
+    // directory is left to the read below, which names it.
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
         && !meta.is_dir()
     {
-        return Err(read_error(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file (a FIFO, a socket or a device), so it is not read as config",
-        )));
+        return Err(read_error(not_regular()));
     }
-    let file = match std::fs::File::open(path) {
+    let file = match open_regular(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             // A symbolic link to nothing is a file the operator meant to be
@@ -56,18 +56,90 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
             path: path.to_path_buf(),
             limit: MAX_FILE,
         })?;
+    // Where a text stops being text is named by line and column only, so
+    // that no byte of something that is not a config (a link to
+    // `/proc/self/environ`, to a key file) reaches the terminal.
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        let (line, column) = position_of(&bytes, nul);
+        return Err(ConfigError::Nul {
+            path: path.to_path_buf(),
+            line,
+            column,
+        });
+    }
     String::from_utf8(bytes).map(Some).map_err(|e| {
-        let bytes = e.as_bytes();
-        let valid = e.utf8_error().valid_up_to();
-        let before = String::from_utf8_lossy(&bytes[..valid]);
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
         ConfigError::NotUtf8 {
             path: path.to_path_buf(),
             line,
             column,
         }
     })
+}
+
+/// The line and column (each from 1, the column in characters) of byte
+/// `end` of `bytes`, which may not all be UTF-8.
+fn position_of(bytes: &[u8], end: usize) -> (usize, usize) {
+    let before = String::from_utf8_lossy(&bytes[..end]);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn not_regular() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "not a regular file (a FIFO, a socket or a device), so it is not read as config",
+    )
+}
+
+/// The magic numbers (`statfs`'s `f_type`) of the kernel's own file
+/// systems, whose "regular" files are not files: `/proc/kmsg` and
+/// tracefs's `trace_pipe` block a read until the kernel has something to
+/// say, `/proc/self/environ` holds the environment's secrets, and a
+/// `/sys` attribute can act when read. No config lives there.
+const KERNEL_FILE_SYSTEMS: [(i64, &str); 8] = [
+    (0x9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x7363_6673, "securityfs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x6265_6570, "configfs"),
+];
+
+/// Opens `path` for reading without any step that can block: `O_NONBLOCK`
+/// (a FIFO swapped in after the look above opens at once rather than
+/// waiting for a writer, and a read of it or of a blocking device fails
+/// rather than waits), `O_NOCTTY` (a terminal never becomes ours). The file
+/// opened is then refused unless it is a regular file, or a directory (which
+/// the read names), outside the kernel's file systems.
+fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let file = std::fs::File::from(fd);
+    let meta = file.metadata()?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(not_regular());
+    }
+    // `f_type` is an `i64` on x86-64 and narrower on other targets.
+    #[allow(clippy::useless_conversion)]
+    let kind = i64::from(rustix::fs::fstatfs(&file)?.f_type);
+    if let Some((_, name)) = KERNEL_FILE_SYSTEMS.iter().find(|(magic, _)| *magic == kind) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "a file of the kernel's {name} file system (as under /proc or /sys), whose \
+                 reads can block or hold secrets, so it is not read as config"
+            ),
+        ));
+    }
+    Ok(file)
 }
 
 /// The whole of `file`, or `None` once it holds more than [`MAX_FILE`]
@@ -91,6 +163,66 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
         if bytes.len() as u64 > MAX_FILE {
             return Ok(None);
         }
+    }
+}
+
+/// `error`, from loading `path`, as the operator may see it: unchanged when
+/// `path`, every symbolic link followed, lies in `dir` (the discovery root,
+/// or the user-scope directory for the user-scope file); otherwise a
+/// [`ConfigError::Withheld`] that names the problem and its position and
+/// quotes nothing: no line, no key as written, no parser's message (which
+/// can quote a value). Git's answer under the key `hook` quotes nothing and
+/// is kept. A link that cannot be resolved counts as leading out.
+pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigError {
+    let within = match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
+        (Ok(file), Ok(dir)) => file.starts_with(dir),
+        _ => false,
+    };
+    let (problem, position) = match &error {
+        _ if within => return error,
+        // Git's answer about the file, under the one key that quotes
+        // nothing: as it is.
+        ConfigError::TrackedLocal { key, .. } | ConfigError::GitUnanswered { key, .. }
+            if key == "hook" =>
+        {
+            return error;
+        }
+        ConfigError::Table(e) => match e.kind() {
+            TableErrorKind::Syntax(_) => ("not valid TOML".to_owned(), e.position()),
+            TableErrorKind::HiddenHooks { .. } => (
+                "a key in it would declare hooks where none are read (a misspelling of `hook`, \
+                 or `hook` out of place)"
+                    .to_owned(),
+                e.position(),
+            ),
+            _ => (
+                "a hook or profile in it does not check".to_owned(),
+                e.position(),
+            ),
+        },
+        ConfigError::ProjectHooks(_) => (
+            "declares hooks, which a project-scoped file may not".to_owned(),
+            None,
+        ),
+        ConfigError::TrackedLocal { .. } => (
+            "declares hooks, and the repository's git index tracks it, so they are not loaded"
+                .to_owned(),
+            None,
+        ),
+        ConfigError::GitUnanswered { reason, .. } => (
+            format!(
+                "declares hooks, and whether the repository's git index tracks it could not \
+                 be told ({reason}), so they are not loaded"
+            ),
+            None,
+        ),
+        _ => return error,
+    };
+    ConfigError::Withheld {
+        path: path.to_path_buf(),
+        outside: dir.to_path_buf(),
+        problem,
+        position,
     }
 }
 

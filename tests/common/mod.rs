@@ -60,21 +60,57 @@ pub(crate) fn run_io(
     args: &[&str],
     env: &[(&str, &std::ffi::OsStr)],
 ) -> std::process::Output {
-    use std::process::Stdio;
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_io"))
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_io"));
+    command
         .args(args)
         .current_dir(cwd)
         .env("IO_CONFIG_HOME", user)
         .env_remove("RUST_LOG")
-        .envs(env.iter().copied())
+        .envs(env.iter().copied());
+    io_output(
+        &mut command,
+        std::time::Duration::from_secs(120),
+        &format!("io {args:?}"),
+    )
+}
+
+/// Runs `command` (an `io`) to its end, stdin empty and stdout and stderr
+/// collected, under a watchdog of `limit` that fails the test naming `what`
+/// and kills it.
+pub(crate) fn io_output(
+    command: &mut std::process::Command,
+    limit: std::time::Duration,
+    what: &str,
+) -> std::process::Output {
+    use std::process::Stdio;
+    let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("io runs");
-    output_within(
-        child,
-        std::time::Duration::from_secs(120),
-        &format!("io {args:?}"),
+    output_within(child, limit, what)
+}
+
+/// Makes a FIFO at `path` (with `mkfifo`) and returns what releases a
+/// reader (or, `for_writing`, a writer) left blocked on it when dropped;
+/// `None` when there is no `mkfifo`, after [`prerequisite`] said so.
+pub(crate) fn fifo(path: &std::path::Path, for_writing: bool) -> Option<ReleaseFifo> {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    prerequisite("mkfifo", made.is_ok_and(|s| s.success())).then(|| ReleaseFifo {
+        path: path.to_path_buf(),
+        for_writing,
+    })
+}
+
+/// What `io` prints refusing `root`'s hooked `io.local.toml` because git's
+/// answer to whether it is tracked could not be had, for `reason`.
+pub(crate) fn git_unanswered(root: &std::path::Path, reason: &str) -> String {
+    format!(
+        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
+         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
+         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
+         user-scope file.\n",
+        root.join("io.local.toml").display()
     )
 }

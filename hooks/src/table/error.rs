@@ -2,8 +2,14 @@
 
 use std::fmt;
 
+use super::position::{SourceLine, clipped};
 use crate::action;
 use crate::registry::{UnknownEvent, write_one_of};
+
+/// The most characters of a key or of a parser's message that an error
+/// shows: either may quote the file (a key as written, a value serde
+/// names), and a line of the file may be a megabyte long.
+const SHOWN: usize = 200;
 
 /// An error in a TOML file that holds hook tables.
 ///
@@ -21,6 +27,7 @@ pub(crate) struct ErrorInner {
     pub(crate) key: Option<String>,
     pub(crate) kind: TableErrorKind,
     pub(crate) position: Option<(usize, usize)>,
+    pub(crate) source_line: Option<SourceLine>,
 }
 
 impl TableError {
@@ -45,6 +52,14 @@ impl TableError {
     pub fn position(&self) -> Option<(usize, usize)> {
         self.0.position
     }
+
+    /// The line the problem is on, cut around its column, when the parser
+    /// gave a position: for a caller that shows it under the message. A
+    /// caller that must not show the file (one it did not choose to read,
+    /// as a symbolic link can make it) does not call this.
+    pub fn source_line(&self) -> Option<&SourceLine> {
+        self.0.source_line.as_ref()
+    }
 }
 
 impl fmt::Display for TableError {
@@ -52,7 +67,7 @@ impl fmt::Display for TableError {
         let e = &self.0;
         write!(f, "{}: ", e.file)?;
         if let Some(key) = &e.key {
-            write!(f, "key `{key}`: ")?;
+            write!(f, "key `{}`: ", clipped(key, SHOWN))?;
         }
         write!(f, "{}", e.kind)?;
         if let Some((line, column)) = e.position {
@@ -142,21 +157,26 @@ pub enum TableErrorKind {
 impl fmt::Display for TableErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TableErrorKind::Syntax(m) => write!(f, "not valid TOML: {m}"),
-            TableErrorKind::Shape(m) => f.write_str(m),
+            TableErrorKind::Syntax(m) => write!(f, "not valid TOML: {}", clipped(m, SHOWN)),
+            TableErrorKind::Shape(m) => f.write_str(&clipped(m, SHOWN)),
             TableErrorKind::UnknownKey {
                 key,
                 suggestion,
                 expected,
             } => {
-                write!(f, "unknown key `{key}`")?;
+                write!(f, "unknown key `{}`", clipped(key, SHOWN))?;
                 if let Some(s) = suggestion {
                     write!(f, " (did you mean `{s}`?)")?;
                 }
                 f.write_str("; a hook table takes ")?;
                 write_one_of(f, expected)
             }
-            TableErrorKind::UnknownEvent(e) => write!(f, "{e}"),
+            TableErrorKind::UnknownEvent(e) => match clipped(&e.name, SHOWN) {
+                std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
+                std::borrow::Cow::Owned(name) => {
+                    write!(f, "{}", UnknownEvent { name, ..e.clone() })
+                }
+            },
             TableErrorKind::NoEvents(tags) => {
                 f.write_str(
                     "`on = []` names no event, so the hook could never fire; \

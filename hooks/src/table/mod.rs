@@ -29,7 +29,7 @@ mod validate;
 pub use error::{TableError, TableErrorKind};
 pub use keys::HOOK_KEYS;
 pub use placement::{is_near_miss, near_miss_pattern};
-pub use position::toml_key;
+pub use position::{EXCERPT_WIDTH, SourceLine, toml_key};
 pub use raw::deserialize_table;
 pub use schema::{hook_file_schema, hook_table_schema};
 pub use scope::Scope;
@@ -183,6 +183,7 @@ impl<'a> TomlFile<'a> {
             key: None,
             kind: TableErrorKind::Syntax(e.message().trim_end().to_owned()),
             position: e.span().map(|s| line_column(self.text, s.start)),
+            source_line: e.span().map(|s| SourceLine::at(self.text, s.start)),
         }))
     }
 
@@ -213,6 +214,7 @@ impl<'a> TomlFile<'a> {
             key: Some(key),
             kind,
             position: inner.span().map(|s| line_column(self.text, s.start)),
+            source_line: inner.span().map(|s| SourceLine::at(self.text, s.start)),
         }))
     }
 
@@ -222,6 +224,7 @@ impl<'a> TomlFile<'a> {
             key: Some(key),
             kind,
             position: Some(line_column(self.text, span.start)),
+            source_line: Some(SourceLine::at(self.text, span.start)),
         }))
     }
 }

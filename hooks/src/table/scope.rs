@@ -116,6 +116,7 @@ impl<'a> TomlFile<'a> {
             key: Some(key.to_owned()),
             kind: TableErrorKind::ProjectHooks,
             position: None,
+            source_line: None,
         }))
     }
 }

@@ -1,0 +1,300 @@
+//! Round three (issue 22), through the `io` program: no byte of a config
+//! file that is not ours reaches the terminal, and what is shown of one that
+//! is ours is bounded in width. A repository can commit `io.toml ->
+//! ~/.netrc` or `-> /proc/self/environ`; before, the error under a parse
+//! failure printed the line it pointed into (the whole environment, a
+//! `.netrc`'s password), and a 100 KB line was printed whole.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::io_output;
+
+/// What the tests plant in files outside the root: it must never be printed.
+const TOKEN: &str = "FAKE_TOKEN_c0ffee";
+
+/// `io args…` in `root`, with the user scope `user`, under a watchdog.
+fn io(root: &Path, user: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+    command
+        .args(args)
+        .current_dir(root)
+        .env("IO_CONFIG_HOME", user)
+        .env("IO_TEST_SECRET", TOKEN);
+    io_output(&mut command, Duration::from_secs(60), "io")
+}
+
+/// A temp dir holding the discovery root `root`, an empty user scope
+/// `user`, a one-event recording and a one-turn script for `io replay` and
+/// `io run`.
+fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&user).unwrap();
+    fs::write(
+        dir.path().join("events.jsonl"),
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("script.json"), "[]").unwrap();
+    (dir, root, user)
+}
+
+/// The three commands that load the config, each given `root`.
+fn every_command(dir: &Path, root: &Path, user: &Path) -> Vec<(&'static str, Output)> {
+    let events = dir.join("events.jsonl");
+    let script = dir.join("script.json");
+    let root_arg = root.to_str().unwrap();
+    vec![
+        ("check", io(root, user, &["check", "--root", root_arg])),
+        (
+            "replay",
+            io(
+                root,
+                user,
+                &["replay", events.to_str().unwrap(), "--root", root_arg],
+            ),
+        ),
+        (
+            "run",
+            io(
+                root,
+                user,
+                &["run", script.to_str().unwrap(), "--root", root_arg],
+            ),
+        ),
+    ]
+}
+
+/// `out` failed, printing nothing of `TOKEN`, and its stderr holds `want`.
+fn refused_unshown(what: &str, out: &Output, want: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{what}: {out:?}");
+    assert!(
+        !stdout.contains(TOKEN) && !stderr.contains(TOKEN),
+        "{what}: the token was printed:\n{stdout}\n{stderr}"
+    );
+    assert!(stderr.contains(want), "{what}: {stderr}");
+}
+
+#[test]
+fn a_link_out_of_the_root_shows_nothing_of_what_it_leads_to() {
+    let (dir, root, user) = dirs();
+    let outside = dir.path().join("outside");
+    fs::create_dir(&outside).unwrap();
+    // What `~/.netrc` or a `.env` holds, each a different failure: not
+    // TOML; a value serde's message quotes; a key an error names; a
+    // profile name in a key path. As `io.toml`, a file that declares `hook`
+    // is refused for that first.
+    let project = "declares hooks, which a project-scoped file may not";
+    let files = [
+        (
+            "netrc",
+            format!("machine example.com login me password {TOKEN}\n"),
+            "not valid TOML (line 1, column 9)",
+        ),
+        (
+            "value",
+            format!("[[hook]]\nappend = \"{TOKEN}\"\nrun = [\"{TOKEN}\"]\n"),
+            "a hook or profile in it does not check (line 1, column 1)",
+        ),
+        (
+            "key",
+            format!("[[hook]]\nappend = \"a\"\n{TOKEN} = 1\n"),
+            "a hook or profile in it does not check (line 3, column 1)",
+        ),
+        (
+            "shape",
+            format!("hook = \"{TOKEN}\"\n"),
+            "a hook or profile in it does not check (line 1, column 8)",
+        ),
+        (
+            "profile",
+            format!("[profile.{TOKEN}]\nhooks = []\n"),
+            "a key in it would declare hooks where none are read (a misspelling of `hook`, or `hook` out of place) (line 2, column 1)",
+        ),
+    ];
+    for (name, text, local_problem) in files {
+        let target = outside.join(name);
+        fs::write(&target, &text).unwrap();
+        for link in ["io.toml", "io.local.toml"] {
+            let _ = fs::remove_file(root.join("io.toml"));
+            let _ = fs::remove_file(root.join("io.local.toml"));
+            symlink(&target, root.join(link)).unwrap();
+            let problem = match name {
+                "value" | "key" | "shape" if link == "io.toml" => project,
+                _ => local_problem,
+            };
+            let want = format!(
+                "io: {}: {problem}; none of it is shown, because it is a symbolic link leading \
+                 out of `{}`",
+                root.join(link).display(),
+                root.display()
+            );
+            for (command, out) in every_command(dir.path(), &root, &user) {
+                refused_unshown(&format!("{name} as {link}, io {command}"), &out, &want);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_link_to_proc_self_environ_is_not_read() {
+    let (dir, root, user) = dirs();
+    symlink("/proc/self/environ", root.join("io.toml")).unwrap();
+    let want = format!(
+        "io: {}: cannot be read: a file of the kernel's proc file system",
+        root.join("io.toml").display()
+    );
+    for (command, out) in every_command(dir.path(), &root, &user) {
+        refused_unshown(&format!("io {command}"), &out, &want);
+    }
+}
+
+#[test]
+fn a_link_within_the_root_is_ours_and_shown() {
+    let (_dir, root, user) = dirs();
+    fs::create_dir(root.join("config")).unwrap();
+    fs::write(root.join("config/hooks.toml"), "[[hook]]\nappend = 1\n").unwrap();
+    symlink("config/hooks.toml", root.join("io.local.toml")).unwrap();
+    let out = io(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr.ends_with("\n   |\n 2 | append = 1\n   |          ^\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_link_to_the_users_own_file_is_theirs_and_shown() {
+    // `io.toml` leading to the user-scope file is read once, as the user
+    // scope: the operator's own, inside their config directory.
+    let (_dir, root, user) = dirs();
+    fs::write(user.join("io.toml"), "[[hook]]\nappend = 1\n").unwrap();
+    symlink(user.join("io.toml"), root.join("io.toml")).unwrap();
+    let out = io(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr.ends_with("\n   |\n 2 | append = 1\n   |          ^\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_nul_or_a_byte_that_is_not_utf8_shows_nothing_of_the_file() {
+    let (dir, root, user) = dirs();
+    for (bytes, want) in [
+        (
+            format!("[[hook]]\nappend = \"{TOKEN}\0\"\n").into_bytes(),
+            "holds a NUL character (line 2, column 28), which no config file needs, so it is \
+             not read as one and none of it is shown\n",
+        ),
+        (
+            [
+                format!("[[hook]]\nappend = \"{TOKEN}").as_bytes(),
+                b"\xff\"\n",
+            ]
+            .concat(),
+            "not UTF-8 text, which a TOML file must be (line 2, column 28); none of it is shown\n",
+        ),
+    ] {
+        fs::write(root.join("io.local.toml"), &bytes).unwrap();
+        let want = format!("io: {}: {want}", root.join("io.local.toml").display());
+        for (command, out) in every_command(dir.path(), &root, &user) {
+            refused_unshown(&format!("io {command}"), &out, &want);
+            assert_eq!(String::from_utf8_lossy(&out.stderr), want, "io {command}");
+        }
+    }
+}
+
+/// The widest line `io` may print about a 100 KB line: the path, the
+/// message with its quoted parts cut to 200 characters, and the rest (the
+/// list of every event name is the longest, some 570 characters).
+const WIDEST: usize = 1000;
+
+#[test]
+fn a_100_kb_line_is_shown_cut_around_the_caret() {
+    let (_dir, root, user) = dirs();
+    let half = "1, ".repeat(17_000);
+    let cases = [
+        // A syntax error in the middle of the line: the caret under it.
+        format!("x = [{half}?, {half}]\n"),
+        // serde's message quotes the whole value.
+        format!("hook = \"{}\"\n", "A".repeat(100_000)),
+        // An unknown key, named as written.
+        format!("[[hook]]\nappend = \"a\"\n{} = 1\n", "k".repeat(100_000)),
+        // A profile name, in the key path.
+        format!("[profile.{}]\nhook = 1\n", "p".repeat(100_000)),
+        // An event name, named as written.
+        format!(
+            "[[hook]]\nappend = \"a\"\non = [\"{}\"]\n",
+            "e".repeat(100_000)
+        ),
+    ];
+    for text in cases {
+        fs::write(root.join("io.local.toml"), &text).unwrap();
+        let out = io(&root, &user, &["check"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let widest = stderr.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= WIDEST, "a line of {widest} characters:\n{stderr}");
+        // The excerpt: a line of at most 100 characters of the file and
+        // the two `…`, then a caret under the character the error is at.
+        let lines: Vec<&str> = stderr.lines().collect();
+        let [.., source, caret] = lines.as_slice() else {
+            panic!("no excerpt: {stderr}");
+        };
+        let source = source.split_once(" | ").expect("an excerpt line").1;
+        assert!(source.chars().count() <= 102, "{source}");
+        let at = caret.find('^').expect("a caret") - caret.find('|').unwrap() - 2;
+        assert!(source.chars().nth(at).is_some(), "{stderr}");
+    }
+    // The syntax error's caret is under the `?`, with both sides cut.
+    fs::write(
+        root.join("io.local.toml"),
+        format!("x = [{half}?, {half}]\n"),
+    )
+    .unwrap();
+    let out = io(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    let [.., source, caret] = lines.as_slice() else {
+        panic!("no excerpt: {stderr}");
+    };
+    let source = source.split_once(" | ").unwrap().1;
+    assert!(source.starts_with('…') && source.ends_with('…'), "{source}");
+    let at = caret.find('^').unwrap() - caret.find('|').unwrap() - 2;
+    assert_eq!(source.chars().nth(at), Some('?'), "{stderr}");
+}
+
+#[test]
+fn control_characters_in_an_excerpt_are_escaped_and_the_caret_follows() {
+    let (_dir, root, user) = dirs();
+    // A bell and an escape before the error: printed as `\x07` and `\x1b`,
+    // and the caret moved past their escapes, under the `?`.
+    fs::write(root.join("io.local.toml"), "x = \"\u{7}\u{1b}\" ?\n").unwrap();
+    let out = io(&root, &user, &["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("(line 1, column 10)"), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    let [.., source, caret] = lines.as_slice() else {
+        panic!("no excerpt: {stderr}");
+    };
+    let source = source.split_once(" | ").unwrap().1;
+    assert_eq!(source, "x = \"\\x07\\x1b\" ?");
+    let at = caret.find('^').unwrap() - caret.find('|').unwrap() - 2;
+    assert_eq!(&source[at..=at], "?", "{stderr}");
+}
