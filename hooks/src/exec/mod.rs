@@ -608,21 +608,74 @@ impl fmt::Display for OsMessage<'_> {
 /// The C name of signal number `signal` (`SIGKILL`), for the signals rustix
 /// names; `None` for another number.
 ///
-/// rustix's `Debug` spells a signal `Signal::KILL`; the C name is `SIG` and
-/// that suffix, except where rustix spells out what C abbreviates.
-fn signal_name(signal: i32) -> Option<String> {
-    let debug = format!("{:?}", rustix::process::Signal::from_named_raw(signal)?);
-    // (The `Debug` output may be quoted, as a `str`'s is.)
-    let suffix = debug.trim_matches('"').strip_prefix("Signal::")?;
-    let c = match suffix {
-        "ABORT" => "ABRT",
-        "ALARM" => "ALRM",
-        "CHILD" => "CHLD",
-        "VTALARM" => "VTALRM",
-        "POWER" => "PWR",
-        other => other,
+/// A `match` on rustix's constants, so a name never depends on how rustix
+/// prints one; the arms with a `cfg` are the signals only some systems have.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    use rustix::process::Signal;
+    let name = match Signal::from_named_raw(signal)? {
+        Signal::HUP => "SIGHUP",
+        Signal::INT => "SIGINT",
+        Signal::QUIT => "SIGQUIT",
+        Signal::ILL => "SIGILL",
+        Signal::TRAP => "SIGTRAP",
+        Signal::ABORT => "SIGABRT",
+        Signal::BUS => "SIGBUS",
+        Signal::FPE => "SIGFPE",
+        Signal::KILL => "SIGKILL",
+        Signal::USR1 => "SIGUSR1",
+        Signal::SEGV => "SIGSEGV",
+        Signal::USR2 => "SIGUSR2",
+        Signal::PIPE => "SIGPIPE",
+        Signal::ALARM => "SIGALRM",
+        Signal::TERM => "SIGTERM",
+        Signal::CHILD => "SIGCHLD",
+        Signal::CONT => "SIGCONT",
+        Signal::STOP => "SIGSTOP",
+        Signal::TSTP => "SIGTSTP",
+        Signal::TTIN => "SIGTTIN",
+        Signal::TTOU => "SIGTTOU",
+        Signal::URG => "SIGURG",
+        Signal::XCPU => "SIGXCPU",
+        Signal::XFSZ => "SIGXFSZ",
+        Signal::VTALARM => "SIGVTALRM",
+        Signal::PROF => "SIGPROF",
+        Signal::WINCH => "SIGWINCH",
+        Signal::IO => "SIGIO",
+        Signal::SYS => "SIGSYS",
+        #[cfg(all(
+            any(target_os = "linux", target_os = "android"),
+            not(any(target_arch = "mips", target_arch = "mips64", target_arch = "sparc64"))
+        ))]
+        Signal::STKFLT => "SIGSTKFLT",
+        #[cfg(any(
+            target_os = "linux",
+            target_os = "android",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        Signal::POWER => "SIGPWR",
+        #[cfg(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd",
+            target_os = "netbsd",
+            target_os = "dragonfly"
+        ))]
+        Signal::INFO => "SIGINFO",
+        #[cfg(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd",
+            target_os = "netbsd",
+            target_os = "dragonfly",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        Signal::EMT => "SIGEMT",
+        // A signal rustix names on this system and this match does not.
+        _ => return None,
     };
-    Some(format!("SIG{c}"))
+    Some(name)
 }
 
 #[cfg(test)]
@@ -650,13 +703,61 @@ mod signal_tests {
             (30, "SIGPWR"),
         ];
         for (number, name) in names {
-            assert_eq!(
-                signal_name(number).as_deref(),
-                Some(name),
-                "signal {number}"
-            );
+            assert_eq!(signal_name(number), Some(name), "signal {number}");
         }
         assert_eq!(signal_name(0), None);
         assert_eq!(signal_name(64), None, "a real-time signal has no name");
+    }
+
+    /// The names come from rustix's constants, so they must be the C
+    /// library's numbers on whatever system this runs.
+    #[test]
+    fn names_agree_with_the_c_library() {
+        let names = [
+            (libc::SIGHUP, "SIGHUP"),
+            (libc::SIGINT, "SIGINT"),
+            (libc::SIGQUIT, "SIGQUIT"),
+            (libc::SIGILL, "SIGILL"),
+            (libc::SIGTRAP, "SIGTRAP"),
+            (libc::SIGABRT, "SIGABRT"),
+            (libc::SIGBUS, "SIGBUS"),
+            (libc::SIGFPE, "SIGFPE"),
+            (libc::SIGKILL, "SIGKILL"),
+            (libc::SIGUSR1, "SIGUSR1"),
+            (libc::SIGSEGV, "SIGSEGV"),
+            (libc::SIGUSR2, "SIGUSR2"),
+            (libc::SIGPIPE, "SIGPIPE"),
+            (libc::SIGALRM, "SIGALRM"),
+            (libc::SIGTERM, "SIGTERM"),
+            (libc::SIGCHLD, "SIGCHLD"),
+            (libc::SIGCONT, "SIGCONT"),
+            (libc::SIGSTOP, "SIGSTOP"),
+            (libc::SIGTSTP, "SIGTSTP"),
+            (libc::SIGTTIN, "SIGTTIN"),
+            (libc::SIGTTOU, "SIGTTOU"),
+            (libc::SIGURG, "SIGURG"),
+            (libc::SIGXCPU, "SIGXCPU"),
+            (libc::SIGXFSZ, "SIGXFSZ"),
+            (libc::SIGVTALRM, "SIGVTALRM"),
+            (libc::SIGPROF, "SIGPROF"),
+            (libc::SIGWINCH, "SIGWINCH"),
+            (libc::SIGIO, "SIGIO"),
+            (libc::SIGSYS, "SIGSYS"),
+        ];
+        for (number, name) in names {
+            assert_eq!(signal_name(number), Some(name), "signal {number}");
+        }
+    }
+
+    /// Pins the dependency: a signal rustix starts to name on this system
+    /// (and `signal_name` would print as a bare number) fails here, so the
+    /// `match` grows with it.
+    #[test]
+    fn every_signal_rustix_names_has_a_name() {
+        for number in 1..=64 {
+            if rustix::process::Signal::from_named_raw(number).is_some() {
+                assert!(signal_name(number).is_some(), "signal {number}");
+            }
+        }
     }
 }
