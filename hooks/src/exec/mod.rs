@@ -235,11 +235,12 @@ impl<E: HookEvents> Hooks<E> {
         self.wanted
     }
 
-    /// Delivers `event`, whose kind is `kind`, to every hook that wants it.
+    /// Delivers `event` to every hook that wants it, as `payload`.
     ///
-    /// `kind` decides which hooks match and names the event in logs; `event`
-    /// is what a hook receives, serialised once as one JSON line (a harness
-    /// passes its envelope, whose flattened `event` tag is `kind`'s).
+    /// `event` decides which hooks match (by its kind) and names the event in
+    /// logs; `payload` is what a hook receives, serialised once as one JSON
+    /// line (a harness passes its envelope, whose flattened `event` tag is
+    /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
     /// no serialisation. Otherwise the matching hooks run in the order
@@ -257,11 +258,11 @@ impl<E: HookEvents> Hooks<E> {
     /// (the `io-harness` repository's `examples/tokio.rs` shows a whole run
     /// driven that way). An event no hook wants returns at once.
     #[inline]
-    pub fn fire<T: Serialize + ?Sized>(&self, kind: &E, event: &T) -> Flow {
-        if !self.wanted.contains(kind) {
+    pub fn fire<T: Serialize + ?Sized>(&self, event: &E, payload: &T) -> Flow {
+        if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.kind(), event, None)
+        self.fire_matched(event.kind(), payload, None)
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
@@ -295,15 +296,15 @@ impl<E: HookEvents> Hooks<E> {
     /// As [`fire`](Self::fire): returns when every matching hook has
     /// finished, `report` having been called on this thread.
     #[inline]
-    pub fn fire_with<T, F>(&self, kind: &E, event: &T, mut report: F) -> Flow
+    pub fn fire_with<T, F>(&self, event: &E, payload: &T, mut report: F) -> Flow
     where
         T: Serialize + ?Sized,
         F: FnMut(HookRun<'_>),
     {
-        if !self.wanted.contains(kind) {
+        if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.kind(), event, Some(&mut report))
+        self.fire_matched(event.kind(), payload, Some(&mut report))
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
@@ -330,13 +331,13 @@ impl<E: HookEvents> Hooks<E> {
     fn fire_matched<T: Serialize + ?Sized>(
         &self,
         kind: Kind<E>,
-        event: &T,
+        payload: &T,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
     ) -> Flow {
         let tag = kind.tag();
-        let line = serialize_line(event);
+        let line = serialize_line(payload);
         let mut flow = Flow::Continue;
         for (index, spec) in self.specs.iter().enumerate() {
             if !spec.on.contains_kind(kind) {
@@ -388,11 +389,11 @@ impl<E: HookEvents> Hooks<E> {
     }
 }
 
-/// The event as one JSON line with its newline, or serde's reason it cannot
-/// be serialised.
-fn serialize_line<T: Serialize + ?Sized>(event: &T) -> Result<Vec<u8>, String> {
+/// The payload as one JSON line with its newline, or serde's reason it
+/// cannot be serialised.
+fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String> {
     let mut line = Vec::with_capacity(256);
-    serde_json::to_writer(&mut line, event).map_err(|e| e.to_string())?;
+    serde_json::to_writer(&mut line, payload).map_err(|e| e.to_string())?;
     line.push(b'\n');
     Ok(line)
 }
