@@ -77,6 +77,7 @@ mod exec;
 mod registry;
 mod spec;
 mod table;
+mod tag_check;
 
 pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
@@ -84,6 +85,7 @@ pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
+pub use tag_check::{TagCheckError, check_tags};
 
 /// Running a program the way a `run` hook runs one, for a harness that runs
 /// programs of its own (a tool, a check) and wants the same guarantees: an
