@@ -18,9 +18,10 @@ pub(crate) struct Plan<'a> {
     pub crate_path: syn::Path,
     /// What the enum's own attributes say.
     pub container: attr::Container,
-    /// Whether serde names the variants: the enum, a variant or a field
-    /// carries `#[serde(...)]`, so `#[hook(tag)]` alone would disagree with
-    /// what serde writes.
+    /// Whether serde names the variants: the enum derives `Serialize` where
+    /// this derive sees it, or the enum, a variant or a field carries
+    /// `#[serde(...)]`, so `#[hook(tag)]` alone would disagree with what
+    /// serde writes.
     pub serde_names_variants: bool,
     /// Every variant, in declaration order; empty for a struct or union.
     pub variants: Vec<PlannedVariant<'a>>,
@@ -78,6 +79,7 @@ impl<'a> Plan<'a> {
         };
         // A `#[serde]` anywhere, even on a field, means serde derives.
         let serde_names_variants = container.has_serde
+            || container.derives_serialize
             || variants.iter().any(|v| v.attrs.has_serde)
             || variants
                 .iter()
