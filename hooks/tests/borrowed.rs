@@ -18,10 +18,13 @@ enum Build<'a> {
 /// Hooks built once, with `Build<'static>`: what an embedder keeps in a
 /// struct for the life of the program.
 fn hooks(dir: &std::path::Path) -> Hooks<Build<'static>> {
-    let specs = TomlFile::new("build.toml", "[[hook]]\non = [\"step\"]\nappend = \"steps.jsonl\"\n")
-        .hooks::<Build<'static>>(dir)
-        .expect("the table is valid")
-        .expect("the file has hooks");
+    let specs = TomlFile::new(
+        "build.toml",
+        "[[hook]]\non = [\"step\"]\nappend = \"steps.jsonl\"\n",
+    )
+    .hooks::<Build<'static>>(dir)
+    .expect("the table is valid")
+    .expect("the file has hooks");
     Hooks::new(specs, dir)
 }
 

@@ -107,15 +107,17 @@ impl<E: HookEvents> Hooks<E> {
     /// is missing or not executable, an `append` path that is a directory or
     /// whose directory is missing, a `~` or `$` no shell will expand) is
     /// found here, once: [`problems`](Self::problems) returns it, and each
-    /// problem is also logged once through `tracing` at warn level for an
-    /// embedder that does not ask. The hook is kept, and fails (subject to
-    /// its `on_failure`) each time it fires and the cause persists.
+    /// problem is also logged once through `tracing` at warn level (with the
+    /// default `tracing` feature) for an embedder that does not ask. The hook
+    /// is kept, and fails (subject to its `on_failure`) each time it fires
+    /// and the cause persists.
     pub fn new(specs: Vec<HookSpec<E>>, root: &Path) -> Self {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let problems = find_problems(&specs, &abs_root, true);
+        #[cfg(feature = "tracing")]
         for problem in &problems {
             tracing::warn!(
                 hook = problem.number(),
@@ -245,8 +247,8 @@ impl<E: HookEvents> Hooks<E> {
     /// An event no hook wants costs one mask test: no allocation, no lock and
     /// no serialisation. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
-    /// logged at warn level with the hook's index, the event's tag and the
-    /// cause, never the event's contents. The answer is [`Flow::Cancel`] when
+    /// logged at warn level (with the `tracing` feature) with the hook's
+    /// index, the event's tag and the cause, never the event's contents. The answer is [`Flow::Cancel`] when
     /// any failed hook has [`OnFailure::Cancel`].
     ///
     /// # Blocking
@@ -365,12 +367,15 @@ impl<E: HookEvents> Hooks<E> {
                     }
                 };
                 let number = index + 1;
+                #[cfg(feature = "tracing")]
                 tracing::warn!(
                     hook = number,
                     event = tag,
                     on_failure = spec.on_failure.as_str(),
                     "hook[{number}] failed on `{tag}`: {failure}; {verdict}"
                 );
+                #[cfg(not(feature = "tracing"))]
+                let _ = (number, failure, verdict);
             }
             if let Some(report) = report.as_mut() {
                 let stderr = match (&result, &capture) {
