@@ -257,8 +257,9 @@ impl<E: HookEvents> Hooks<E> {
     /// process spawned and waited for, up to its `timeout_ms` (5 s by
     /// default) each. Never call it on an async executor's worker thread:
     /// fire from a thread of your own, or from `tokio::task::spawn_blocking`
-    /// (the `io-harness` repository's `examples/tokio.rs` shows a whole run
-    /// driven that way). An event no hook wants returns at once.
+    /// (this crate's `examples/tokio.rs` does, for tasks on a multi-thread
+    /// runtime, with Ctrl-C ending the hooks in flight through
+    /// [`Interrupt`]). An event no hook wants returns at once.
     #[inline]
     pub fn fire<T: Serialize + ?Sized>(&self, event: &E, payload: &T) -> Flow {
         if !self.wanted.contains(event) {
