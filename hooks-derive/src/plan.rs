@@ -128,6 +128,43 @@ mod tests {
         assert_eq!(tag("HTTPRequest"), "h_t_t_p_request");
     }
 
+    /// Whether the plan of `input` says serde names its variants.
+    fn serde_names(input: DeriveInput) -> bool {
+        let cx = Ctxt::new();
+        let named = Plan::from_ast(&cx, &input).serde_names_variants;
+        cx.check().expect("the enum reads");
+        named
+    }
+
+    #[test]
+    fn a_serialize_derive_the_derive_sees_means_serde_names_the_variants() {
+        assert!(serde_names(syn::parse_quote! {
+            #[derive(Clone, serde::Serialize)]
+            enum Ev { A }
+        }));
+        assert!(serde_names(syn::parse_quote! {
+            #[derive(Serialize)]
+            enum Ev { A }
+        }));
+        // Another derive, or a path that only ends in something else.
+        assert!(!serde_names(syn::parse_quote! {
+            #[derive(Clone, Debug)]
+            #[derive(serde::Deserialize)]
+            enum Ev { A }
+        }));
+        // `Serialize` in another attribute than `derive`.
+        assert!(!serde_names(syn::parse_quote! {
+            #[doc = "Serialize"]
+            #[allow(unused)]
+            enum Ev { A }
+        }));
+        // A derive list that does not parse is serde's or rustc's to report.
+        assert!(!serde_names(syn::parse_quote! {
+            #[derive(Serialize = 1)]
+            enum Ev { A }
+        }));
+    }
+
     #[test]
     fn a_raw_identifier_suggests_its_plain_name() {
         let ident = Ident::new_raw("Type", Span::call_site());
