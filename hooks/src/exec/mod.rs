@@ -651,7 +651,14 @@ fn signal_name(signal: i32) -> Option<&'static str> {
         Signal::SYS => "SIGSYS",
         #[cfg(all(
             any(target_os = "linux", target_os = "android"),
-            not(any(target_arch = "mips", target_arch = "mips64", target_arch = "sparc64"))
+            not(any(
+                target_arch = "mips",
+                target_arch = "mips32r6",
+                target_arch = "mips64",
+                target_arch = "mips64r6",
+                target_arch = "sparc",
+                target_arch = "sparc64"
+            ))
         ))]
         Signal::STKFLT => "SIGSTKFLT",
         #[cfg(any(
