@@ -391,7 +391,7 @@ mod tests {
             .map(|s| (s.span(), s.into_inner()))
             .collect();
         assert_eq!(items, [(6..9, "a".to_owned()), (11..15, "bc".to_owned())]);
-        assert_eq!(raw.take_int("timeout_ms").map(|n| n.into_inner()), Some(7));
+        assert_eq!(raw.take_int("timeout_ms").map(Spanned::into_inner), Some(7));
     }
 
     /// A `Shaped` read outside a `SpannedSeed` has no shape to read as, and
