@@ -1,6 +1,7 @@
 //! [`check_tags`]: what serde writes as each event's tag, against the tag
 //! hooks are matched on, for the one disagreement the derive cannot see.
 
+use std::convert::Infallible;
 use std::fmt;
 
 use serde::Serialize;
@@ -144,10 +145,11 @@ impl std::error::Error for TagCheckError {}
 
 /// The tag serde writes for `event`, or `None` when it writes none.
 fn written_tag<T: Serialize + ?Sized>(event: &T) -> Option<String> {
-    // The probe stops serialising, with an error, as soon as it knows.
+    // The probe stops serialising, with an error, as soon as it knows: it
+    // never ends any other way.
     match event.serialize(Probe) {
-        Ok(()) | Err(Stop(None)) => None,
-        Err(Stop(Some(tag))) => Some(tag),
+        Err(Stop(tag)) => tag,
+        Ok(never) => match never {},
     }
 }
 
@@ -185,22 +187,22 @@ impl ser::Error for Stop {
 /// Every value that is not a variant, a struct or a map carries no tag.
 macro_rules! untagged {
     ($($method:ident($ty:ty)),* $(,)?) => {
-        $(fn $method(self, _: $ty) -> Result<(), Stop> {
+        $(fn $method(self, _: $ty) -> Result<Infallible, Stop> {
             Err(Stop(None))
         })*
     };
 }
 
 impl Serializer for Probe {
-    type Ok = ();
+    type Ok = Infallible;
     type Error = Stop;
-    type SerializeSeq = Impossible<(), Stop>;
-    type SerializeTuple = Impossible<(), Stop>;
-    type SerializeTupleStruct = Impossible<(), Stop>;
-    type SerializeTupleVariant = Impossible<(), Stop>;
+    type SerializeSeq = Impossible<Infallible, Stop>;
+    type SerializeTuple = Impossible<Infallible, Stop>;
+    type SerializeTupleStruct = Impossible<Infallible, Stop>;
+    type SerializeTupleVariant = Impossible<Infallible, Stop>;
     type SerializeMap = FirstEntry;
     type SerializeStruct = FirstEntry;
-    type SerializeStructVariant = Impossible<(), Stop>;
+    type SerializeStructVariant = Impossible<Infallible, Stop>;
 
     untagged!(
         serialize_bool(bool),
@@ -220,15 +222,15 @@ impl Serializer for Probe {
         serialize_unit_struct(&'static str),
     );
 
-    fn serialize_none(self) -> Result<(), Stop> {
+    fn serialize_none(self) -> Result<Infallible, Stop> {
         Err(Stop(None))
     }
 
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(), Stop> {
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<Infallible, Stop> {
         Err(Stop(None))
     }
 
-    fn serialize_unit(self) -> Result<(), Stop> {
+    fn serialize_unit(self) -> Result<Infallible, Stop> {
         Err(Stop(None))
     }
 
@@ -237,7 +239,7 @@ impl Serializer for Probe {
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<(), Stop> {
+    ) -> Result<Infallible, Stop> {
         Err(Stop(Some(variant.to_owned())))
     }
 
@@ -245,7 +247,7 @@ impl Serializer for Probe {
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<(), Stop> {
+    ) -> Result<Infallible, Stop> {
         value.serialize(self)
     }
 
@@ -255,7 +257,7 @@ impl Serializer for Probe {
         _: u32,
         variant: &'static str,
         _: &T,
-    ) -> Result<(), Stop> {
+    ) -> Result<Infallible, Stop> {
         Err(Stop(Some(variant.to_owned())))
     }
 
@@ -309,7 +311,7 @@ impl Serializer for Probe {
 struct FirstEntry;
 
 impl SerializeStruct for FirstEntry {
-    type Ok = ();
+    type Ok = Infallible;
     type Error = Stop;
 
     fn serialize_field<T: ?Sized + Serialize>(
@@ -320,13 +322,13 @@ impl SerializeStruct for FirstEntry {
         Err(Stop(string_tag(value)))
     }
 
-    fn end(self) -> Result<(), Stop> {
+    fn end(self) -> Result<Infallible, Stop> {
         Err(Stop(None))
     }
 }
 
 impl SerializeMap for FirstEntry {
-    type Ok = ();
+    type Ok = Infallible;
     type Error = Stop;
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
@@ -337,7 +339,19 @@ impl SerializeMap for FirstEntry {
         Err(Stop(string_tag(value)))
     }
 
-    fn end(self) -> Result<(), Stop> {
+    fn end(self) -> Result<Infallible, Stop> {
         Err(Stop(None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stop;
+
+    /// A `Stop` never leaves the probe, but is an error serde may print in
+    /// its own messages: it says what it is.
+    #[test]
+    fn a_stop_says_what_it_is() {
+        assert_eq!(Stop(None).to_string(), "the tag probe stopped");
     }
 }
