@@ -25,6 +25,8 @@ const SKIP_SERIALIZING: &str = "skip_serializing";
 const UNTAGGED: &str = "untagged";
 const ALIAS: &str = "alias";
 const INTO: &str = "into";
+const DERIVE: &str = "derive";
+const SERIALIZE_TRAIT: &str = "Serialize";
 
 /// A slot that may be set once; a second `set` is an error on the second
 /// occurrence (serde's `internals/attr.rs` `Attr<T>`).
@@ -67,6 +69,9 @@ pub(crate) struct Container {
     /// Whether the enum carries any `#[serde(...)]`: serde then names the
     /// variants, whatever `#[hook(tag)]` says.
     pub has_serde: bool,
+    /// Whether a `#[derive(...)]` this derive can see names `Serialize`:
+    /// serde then names the variants, even with no `#[serde]` anywhere.
+    pub derives_serialize: bool,
     /// `#[serde(tag = "…")]` without `content`: serde writes each variant's
     /// payload as a map beside the tag (internally tagged).
     pub internal_tag: Option<LitStr>,
@@ -77,6 +82,7 @@ impl Container {
         let mut crate_path = Attr::none(cx, CRATE);
         let mut serde = SerdeContainer::default();
         let mut has_serde = false;
+        let mut derives_serialize = false;
         for attr in attrs {
             if attr.path().is_ident(HOOK) {
                 let result = attr.parse_nested_meta(|meta| {
@@ -121,12 +127,15 @@ impl Container {
                 for meta in serde_metas(attr) {
                     serde.read(cx, &meta);
                 }
+            } else if attr.path().is_ident(DERIVE) {
+                derives_serialize |= names_serialize(attr);
             }
         }
         Container {
             crate_path: crate_path.get(),
             has_rename_all: serde.has_rename_all,
             has_serde,
+            derives_serialize,
             // With `content` it is adjacently tagged: any payload can be written.
             internal_tag: serde.tag.filter(|_| !serde.has_content),
         }
@@ -262,6 +271,23 @@ impl Variant {
             doc: first_paragraph(&doc_lines),
         }
     }
+}
+
+/// Whether a `#[derive(...)]` lists `Serialize`, by any path
+/// (`serde::Serialize`, `::serde::Serialize`). The compiler hands a derive
+/// only the `#[derive]` attributes written after the one naming it: a
+/// `#[derive(Serialize)]` below `#[derive(HookEvents)]` is seen, while
+/// `#[derive(Serialize, HookEvents)]` and `#[derive(HookEvents, Serialize)]`
+/// are not (`io_hooks::check_tags` is the test for those).
+fn names_serialize(attr: &Attribute) -> bool {
+    attr.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+        .is_ok_and(|paths| {
+            paths.iter().any(|path| {
+                path.segments
+                    .last()
+                    .is_some_and(|s| s.ident == SERIALIZE_TRAIT)
+            })
+        })
 }
 
 /// Whether `attrs` hold a `#[serde(...)]`.

@@ -28,8 +28,7 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 fn generate(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
     let ident = plan.ident;
-    let generics = static_generics(plan.generics);
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
     // `check` has proved that every variant has its tag.
     let tags: Vec<String> = plan
         .variants
@@ -98,8 +97,7 @@ fn generate(plan: &Plan) -> TokenStream {
 fn fallback(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
     let ident = plan.ident;
-    let generics = static_generics(plan.generics);
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (impl_generics, ty_generics, where_clause) = plan.generics.split_for_impl();
     quote! {
         #[doc(hidden)]
         const _: () = {
@@ -117,27 +115,4 @@ fn fallback(plan: &Plan) -> TokenStream {
             }
         };
     }
-}
-
-/// The enum's generics with every lifetime and type parameter bounded by
-/// `'static`, which the `HookEvents: 'static` supertrait demands of the impl.
-fn static_generics(generics: &syn::Generics) -> syn::Generics {
-    let mut generics = generics.clone();
-    let predicates: Vec<syn::WherePredicate> = generics
-        .params
-        .iter()
-        .filter_map(|param| match param {
-            syn::GenericParam::Lifetime(l) => {
-                let lifetime = &l.lifetime;
-                Some(syn::parse_quote!(#lifetime: 'static))
-            }
-            syn::GenericParam::Type(t) => {
-                let ident = &t.ident;
-                Some(syn::parse_quote!(#ident: 'static))
-            }
-            syn::GenericParam::Const(_) => None,
-        })
-        .collect();
-    generics.make_where_clause().predicates.extend(predicates);
-    generics
 }

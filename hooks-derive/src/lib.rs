@@ -20,10 +20,13 @@
 //! `expand` generates from it.
 //!
 //! `#[hook(tag)]` is for an enum serde does not serialise. Where the enum
-//! carries any `#[serde(...)]`, serde names the variants, so a variant tagged
-//! only by `#[hook(tag)]` is refused. An enum that derives `Serialize` with no
-//! `#[serde]` attribute at all cannot be told apart from one that does not
-//! derive it, so there the derive trusts `#[hook(tag)]`.
+//! carries any `#[serde(...)]`, or a `#[derive(Serialize)]` written below
+//! `#[derive(HookEvents)]`, serde names the variants, so a variant tagged
+//! only by `#[hook(tag)]` is refused. The compiler hands a derive only the
+//! `#[derive]` attributes after the one naming it: a `Serialize` in the same
+//! `#[derive(...)]`, or in one above, cannot be told apart from none, so
+//! there the derive trusts `#[hook(tag)]`, and `io_hooks::check_tags` is the
+//! test that catches a disagreement.
 
 #![forbid(unsafe_code)]
 
@@ -69,10 +72,12 @@ use proc_macro::TokenStream;
 /// On a variant:
 ///
 /// - `#[hook(tag = "name")]`: the variant's wire tag, for an enum serde does
-///   not serialise. Where the enum carries any `#[serde(...)]`, serde names
-///   the variants, so the tag must come from `#[serde(rename = "…")]` and a
-///   variant tagged only by `#[hook(tag)]` is refused; both present must
-///   agree. Not empty, and unique across the enum.
+///   not serialise. Where the enum carries any `#[serde(...)]`, or a
+///   `#[derive(Serialize)]` below this derive's, serde names the variants,
+///   so the tag must come from `#[serde(rename = "…")]` and a variant tagged
+///   only by `#[hook(tag)]` is refused; both present must agree. Not empty,
+///   and unique across the enum. (A `Serialize` this derive cannot see is
+///   checked by `io_hooks::check_tags`, in a test.)
 /// - `#[hook(cost = "class")]`: the variant's cost class, one of
 ///   `per_token`, `per_step`, `per_run` or `rare`, reported by
 ///   `HookEvents::COSTS` (`None` for a variant without one). Optional.

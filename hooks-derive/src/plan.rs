@@ -18,9 +18,10 @@ pub(crate) struct Plan<'a> {
     pub crate_path: syn::Path,
     /// What the enum's own attributes say.
     pub container: attr::Container,
-    /// Whether serde names the variants: the enum, a variant or a field
-    /// carries `#[serde(...)]`, so `#[hook(tag)]` alone would disagree with
-    /// what serde writes.
+    /// Whether serde names the variants: the enum derives `Serialize` where
+    /// this derive sees it, or the enum, a variant or a field carries
+    /// `#[serde(...)]`, so `#[hook(tag)]` alone would disagree with what
+    /// serde writes.
     pub serde_names_variants: bool,
     /// Every variant, in declaration order; empty for a struct or union.
     pub variants: Vec<PlannedVariant<'a>>,
@@ -78,6 +79,7 @@ impl<'a> Plan<'a> {
         };
         // A `#[serde]` anywhere, even on a field, means serde derives.
         let serde_names_variants = container.has_serde
+            || container.derives_serialize
             || variants.iter().any(|v| v.attrs.has_serde)
             || variants
                 .iter()
@@ -124,6 +126,43 @@ mod tests {
         assert_eq!(tag("Step"), "step");
         // serde's rule, not heck's: every capital starts a word.
         assert_eq!(tag("HTTPRequest"), "h_t_t_p_request");
+    }
+
+    /// Whether the plan of `input` says serde names its variants.
+    fn serde_names(input: DeriveInput) -> bool {
+        let cx = Ctxt::new();
+        let named = Plan::from_ast(&cx, &input).serde_names_variants;
+        cx.check().expect("the enum reads");
+        named
+    }
+
+    #[test]
+    fn a_serialize_derive_the_derive_sees_means_serde_names_the_variants() {
+        assert!(serde_names(syn::parse_quote! {
+            #[derive(Clone, serde::Serialize)]
+            enum Ev { A }
+        }));
+        assert!(serde_names(syn::parse_quote! {
+            #[derive(Serialize)]
+            enum Ev { A }
+        }));
+        // Another derive, or a path that only ends in something else.
+        assert!(!serde_names(syn::parse_quote! {
+            #[derive(Clone, Debug)]
+            #[derive(serde::Deserialize)]
+            enum Ev { A }
+        }));
+        // `Serialize` in another attribute than `derive`.
+        assert!(!serde_names(syn::parse_quote! {
+            #[doc = "Serialize"]
+            #[allow(unused)]
+            enum Ev { A }
+        }));
+        // A derive list that does not parse is serde's or rustc's to report.
+        assert!(!serde_names(syn::parse_quote! {
+            #[derive(Serialize = 1)]
+            enum Ev { A }
+        }));
     }
 
     #[test]

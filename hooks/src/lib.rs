@@ -51,6 +51,55 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Tags: the derive and serde agree, or the build says why
+//!
+//! A variant's tag is written on it, where serde reads it:
+//! `#[serde(rename = "tool_call")]`. An enum-level `rename_all` is refused at
+//! compile time ("variant `ToolCall` has no wire tag; add
+//! `#[serde(rename = "tool_call")]` …"): renaming a Rust variant must never
+//! move a tag an operator wrote in a config, so the fix is that one line on
+//! each variant. `#[hook(tag = "…")]` is for an enum serde does not
+//! serialise, and is refused where the derive sees that serde names the
+//! variants. The compiler does not show a derive a `Serialize` listed in its
+//! own `#[derive(...)]`, nor a hand-written impl; for those, [`check_tags`]
+//! is the one line of a test that compares each variant's tag with what
+//! serde writes for it:
+//!
+//! ```
+//! #[derive(serde::Serialize, io_hooks::HookEvents)]
+//! #[serde(tag = "event")]
+//! enum Ci {
+//!     #[serde(rename = "job_started")]
+//!     JobStarted { id: u32 },
+//!     #[serde(rename = "job_finished")]
+//!     JobFinished,
+//! }
+//! io_hooks::check_tags(&[Ci::JobStarted { id: 1 }, Ci::JobFinished])?;
+//! # Ok::<(), io_hooks::TagCheckError>(())
+//! ```
+//!
+//! # Borrowed events
+//!
+//! An event enum may borrow (`enum Ev<'a>`): hooks built once as
+//! `Hooks<Ev<'static>>` fire an `Ev<'a>` holding the caller's data.
+//!
+//! # Async hosts
+//!
+//! Firing blocks until the matching hooks have finished (see `# Blocking` on
+//! [`Hooks::fire`]). The crate's `examples/tokio.rs` fires from tokio tasks
+//! through `spawn_blocking`, and ends the hooks in flight on Ctrl-C through
+//! [`Interrupt`].
+//!
+//! # Cargo features
+//!
+//! `tracing` (default): each problem found when hooks are built, and each
+//! failure of a hook, is also logged at warn level through `tracing`. Without
+//! it, they are only returned ([`Hooks::problems`], [`Hooks::fire_with`]).
+//! No feature of another crate is turned on that an embedder's other crates
+//! would feel: serde_json keeps its default map order (with `preserve_order`
+//! on in the build, [`schema::hook_table_schema`] lists keys in the spec's
+//! order), and toml is only read.
+//!
 //! # Platforms
 //!
 //! Linux waits for a `run` hook on a pidfd; every other Unix with `waitid`
@@ -77,6 +126,7 @@ mod exec;
 mod registry;
 mod spec;
 mod table;
+mod tag_check;
 
 pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
@@ -84,6 +134,7 @@ pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
+pub use tag_check::{TagCheckError, check_tags};
 
 /// Running a program the way a `run` hook runs one, for a harness that runs
 /// programs of its own (a tool, a check) and wants the same guarantees: an

@@ -38,7 +38,7 @@ pub const MAX_EVENTS: usize = 64;
 /// assert_eq!(Light::DOCS[0], "The light came on.");
 /// assert_eq!(Light::COSTS, [None, None]);
 /// ```
-pub trait HookEvents: Sized + 'static {
+pub trait HookEvents: Sized {
     /// Every wire tag, in declaration order.
     const TAGS: &'static [&'static str];
 

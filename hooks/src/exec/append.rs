@@ -67,6 +67,9 @@ pub(crate) fn create(number: usize, path: &Path) -> Option<ProblemKind> {
         }
         Ok(file) => {
             if let Err(e) = end_torn_line(&file, path) {
+                #[cfg(not(feature = "tracing"))]
+                let _ = (number, e);
+                #[cfg(feature = "tracing")]
                 tracing::warn!(
                     hook = number,
                     path = %path.display(),

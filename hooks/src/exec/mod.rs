@@ -108,15 +108,17 @@ impl<E: HookEvents> Hooks<E> {
     /// is missing or not executable, an `append` path that is a directory or
     /// whose directory is missing, a `~` or `$` no shell will expand) is
     /// found here, once: [`problems`](Self::problems) returns it, and each
-    /// problem is also logged once through `tracing` at warn level for an
-    /// embedder that does not ask. The hook is kept, and fails (subject to
-    /// its `on_failure`) each time it fires and the cause persists.
+    /// problem is also logged once through `tracing` at warn level (with the
+    /// default `tracing` feature) for an embedder that does not ask. The hook
+    /// is kept, and fails (subject to its `on_failure`) each time it fires
+    /// and the cause persists.
     pub fn new(specs: Vec<HookSpec<E>>, root: &Path) -> Self {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let problems = find_problems(&specs, &abs_root, true);
+        #[cfg(feature = "tracing")]
         for problem in &problems {
             tracing::warn!(
                 hook = problem.number(),
@@ -236,17 +238,18 @@ impl<E: HookEvents> Hooks<E> {
         self.wanted
     }
 
-    /// Delivers `event`, whose kind is `kind`, to every hook that wants it.
+    /// Delivers `event` to every hook that wants it, as `payload`.
     ///
-    /// `kind` decides which hooks match and names the event in logs; `event`
-    /// is what a hook receives, serialised once as one JSON line (a harness
-    /// passes its envelope, whose flattened `event` tag is `kind`'s).
+    /// `event` decides which hooks match (by its kind) and names the event in
+    /// logs; `payload` is what a hook receives, serialised once as one JSON
+    /// line (a harness passes its envelope, whose flattened `event` tag is
+    /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
     /// no serialisation. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
-    /// logged at warn level with the hook's index, the event's tag and the
-    /// cause, never the event's contents. The answer is [`Flow::Cancel`] when
+    /// logged at warn level (with the `tracing` feature) with the hook's
+    /// index, the event's tag and the cause, never the event's contents. The answer is [`Flow::Cancel`] when
     /// any failed hook has [`OnFailure::Cancel`].
     ///
     /// # Blocking
@@ -255,14 +258,15 @@ impl<E: HookEvents> Hooks<E> {
     /// process spawned and waited for, up to its `timeout_ms` (5 s by
     /// default) each. Never call it on an async executor's worker thread:
     /// fire from a thread of your own, or from `tokio::task::spawn_blocking`
-    /// (the `io-harness` repository's `examples/tokio.rs` shows a whole run
-    /// driven that way). An event no hook wants returns at once.
+    /// (this crate's `examples/tokio.rs` does, for tasks on a multi-thread
+    /// runtime, with Ctrl-C ending the hooks in flight through
+    /// [`Interrupt`]). An event no hook wants returns at once.
     #[inline]
-    pub fn fire<T: Serialize + ?Sized>(&self, kind: &E, event: &T) -> Flow {
-        if !self.wanted.contains(kind) {
+    pub fn fire<T: Serialize + ?Sized>(&self, event: &E, payload: &T) -> Flow {
+        if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.kind(), event, None)
+        self.fire_matched(event.kind(), payload, None)
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
@@ -296,15 +300,15 @@ impl<E: HookEvents> Hooks<E> {
     /// As [`fire`](Self::fire): returns when every matching hook has
     /// finished, `report` having been called on this thread.
     #[inline]
-    pub fn fire_with<T, F>(&self, kind: &E, event: &T, mut report: F) -> Flow
+    pub fn fire_with<T, F>(&self, event: &E, payload: &T, mut report: F) -> Flow
     where
         T: Serialize + ?Sized,
         F: FnMut(HookRun<'_>),
     {
-        if !self.wanted.contains(kind) {
+        if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(kind.kind(), event, Some(&mut report))
+        self.fire_matched(event.kind(), payload, Some(&mut report))
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
@@ -331,13 +335,13 @@ impl<E: HookEvents> Hooks<E> {
     fn fire_matched<T: Serialize + ?Sized>(
         &self,
         kind: Kind<E>,
-        event: &T,
+        payload: &T,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
     ) -> Flow {
         let tag = kind.tag();
-        let line = serialize_line(event);
+        let line = serialize_line(payload);
         let mut flow = Flow::Continue;
         for (index, spec) in self.specs.iter().enumerate() {
             if !spec.on.contains_kind(kind) {
@@ -365,12 +369,15 @@ impl<E: HookEvents> Hooks<E> {
                     }
                 };
                 let number = index + 1;
+                #[cfg(feature = "tracing")]
                 tracing::warn!(
                     hook = number,
                     event = tag,
                     on_failure = spec.on_failure.as_str(),
                     "hook[{number}] failed on `{tag}`: {failure}; {verdict}"
                 );
+                #[cfg(not(feature = "tracing"))]
+                let _ = (number, failure, verdict);
             }
             if let Some(report) = report.as_mut() {
                 let stderr = match (&result, &capture) {
@@ -389,11 +396,11 @@ impl<E: HookEvents> Hooks<E> {
     }
 }
 
-/// The event as one JSON line with its newline, or serde's reason it cannot
-/// be serialised.
-fn serialize_line<T: Serialize + ?Sized>(event: &T) -> Result<Vec<u8>, String> {
+/// The payload as one JSON line with its newline, or serde's reason it
+/// cannot be serialised.
+fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String> {
     let mut line = Vec::with_capacity(256);
-    serde_json::to_writer(&mut line, event).map_err(|e| e.to_string())?;
+    serde_json::to_writer(&mut line, payload).map_err(|e| e.to_string())?;
     line.push(b'\n');
     Ok(line)
 }
@@ -609,21 +616,81 @@ impl fmt::Display for OsMessage<'_> {
 /// The C name of signal number `signal` (`SIGKILL`), for the signals rustix
 /// names; `None` for another number.
 ///
-/// rustix's `Debug` spells a signal `Signal::KILL`; the C name is `SIG` and
-/// that suffix, except where rustix spells out what C abbreviates.
-fn signal_name(signal: i32) -> Option<String> {
-    let debug = format!("{:?}", rustix::process::Signal::from_named_raw(signal)?);
-    // (The `Debug` output may be quoted, as a `str`'s is.)
-    let suffix = debug.trim_matches('"').strip_prefix("Signal::")?;
-    let c = match suffix {
-        "ABORT" => "ABRT",
-        "ALARM" => "ALRM",
-        "CHILD" => "CHLD",
-        "VTALARM" => "VTALRM",
-        "POWER" => "PWR",
-        other => other,
+/// A `match` on rustix's constants, so a name never depends on how rustix
+/// prints one; the arms with a `cfg` are the signals only some systems have.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    use rustix::process::Signal;
+    let name = match Signal::from_named_raw(signal)? {
+        Signal::HUP => "SIGHUP",
+        Signal::INT => "SIGINT",
+        Signal::QUIT => "SIGQUIT",
+        Signal::ILL => "SIGILL",
+        Signal::TRAP => "SIGTRAP",
+        Signal::ABORT => "SIGABRT",
+        Signal::BUS => "SIGBUS",
+        Signal::FPE => "SIGFPE",
+        Signal::KILL => "SIGKILL",
+        Signal::USR1 => "SIGUSR1",
+        Signal::SEGV => "SIGSEGV",
+        Signal::USR2 => "SIGUSR2",
+        Signal::PIPE => "SIGPIPE",
+        Signal::ALARM => "SIGALRM",
+        Signal::TERM => "SIGTERM",
+        Signal::CHILD => "SIGCHLD",
+        Signal::CONT => "SIGCONT",
+        Signal::STOP => "SIGSTOP",
+        Signal::TSTP => "SIGTSTP",
+        Signal::TTIN => "SIGTTIN",
+        Signal::TTOU => "SIGTTOU",
+        Signal::URG => "SIGURG",
+        Signal::XCPU => "SIGXCPU",
+        Signal::XFSZ => "SIGXFSZ",
+        Signal::VTALARM => "SIGVTALRM",
+        Signal::PROF => "SIGPROF",
+        Signal::WINCH => "SIGWINCH",
+        Signal::IO => "SIGIO",
+        Signal::SYS => "SIGSYS",
+        #[cfg(all(
+            any(target_os = "linux", target_os = "android"),
+            not(any(
+                target_arch = "mips",
+                target_arch = "mips32r6",
+                target_arch = "mips64",
+                target_arch = "mips64r6",
+                target_arch = "sparc",
+                target_arch = "sparc64"
+            ))
+        ))]
+        Signal::STKFLT => "SIGSTKFLT",
+        #[cfg(any(
+            target_os = "linux",
+            target_os = "android",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        Signal::POWER => "SIGPWR",
+        #[cfg(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd",
+            target_os = "netbsd",
+            target_os = "dragonfly"
+        ))]
+        Signal::INFO => "SIGINFO",
+        #[cfg(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd",
+            target_os = "netbsd",
+            target_os = "dragonfly",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        Signal::EMT => "SIGEMT",
+        // A signal rustix names on this system and this match does not.
+        _ => return None,
     };
-    Some(format!("SIG{c}"))
+    Some(name)
 }
 
 #[cfg(test)]
@@ -651,13 +718,61 @@ mod signal_tests {
             (30, "SIGPWR"),
         ];
         for (number, name) in names {
-            assert_eq!(
-                signal_name(number).as_deref(),
-                Some(name),
-                "signal {number}"
-            );
+            assert_eq!(signal_name(number), Some(name), "signal {number}");
         }
         assert_eq!(signal_name(0), None);
         assert_eq!(signal_name(64), None, "a real-time signal has no name");
+    }
+
+    /// The names come from rustix's constants, so they must be the C
+    /// library's numbers on whatever system this runs.
+    #[test]
+    fn names_agree_with_the_c_library() {
+        let names = [
+            (libc::SIGHUP, "SIGHUP"),
+            (libc::SIGINT, "SIGINT"),
+            (libc::SIGQUIT, "SIGQUIT"),
+            (libc::SIGILL, "SIGILL"),
+            (libc::SIGTRAP, "SIGTRAP"),
+            (libc::SIGABRT, "SIGABRT"),
+            (libc::SIGBUS, "SIGBUS"),
+            (libc::SIGFPE, "SIGFPE"),
+            (libc::SIGKILL, "SIGKILL"),
+            (libc::SIGUSR1, "SIGUSR1"),
+            (libc::SIGSEGV, "SIGSEGV"),
+            (libc::SIGUSR2, "SIGUSR2"),
+            (libc::SIGPIPE, "SIGPIPE"),
+            (libc::SIGALRM, "SIGALRM"),
+            (libc::SIGTERM, "SIGTERM"),
+            (libc::SIGCHLD, "SIGCHLD"),
+            (libc::SIGCONT, "SIGCONT"),
+            (libc::SIGSTOP, "SIGSTOP"),
+            (libc::SIGTSTP, "SIGTSTP"),
+            (libc::SIGTTIN, "SIGTTIN"),
+            (libc::SIGTTOU, "SIGTTOU"),
+            (libc::SIGURG, "SIGURG"),
+            (libc::SIGXCPU, "SIGXCPU"),
+            (libc::SIGXFSZ, "SIGXFSZ"),
+            (libc::SIGVTALRM, "SIGVTALRM"),
+            (libc::SIGPROF, "SIGPROF"),
+            (libc::SIGWINCH, "SIGWINCH"),
+            (libc::SIGIO, "SIGIO"),
+            (libc::SIGSYS, "SIGSYS"),
+        ];
+        for (number, name) in names {
+            assert_eq!(signal_name(number), Some(name), "signal {number}");
+        }
+    }
+
+    /// Pins the dependency: a signal rustix starts to name on this system
+    /// (and `signal_name` would print as a bare number) fails here, so the
+    /// `match` grows with it.
+    #[test]
+    fn every_signal_rustix_names_has_a_name() {
+        for number in 1..=64 {
+            if rustix::process::Signal::from_named_raw(number).is_some() {
+                assert!(signal_name(number).is_some(), "signal {number}");
+            }
+        }
     }
 }

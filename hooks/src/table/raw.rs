@@ -4,6 +4,7 @@
 //! Which keys exist, and what each accepts, is read from the key table
 //! ([`super::keys::KEYS`]); nothing here names a key.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::Deserialize;
@@ -16,7 +17,9 @@ use crate::action;
 
 /// The prefix of the toml crate's private keys (its date-time).
 pub(super) const TOML_PRIVATE: &str = "$__toml_private";
-/// The prefix of `serde_spanned`'s private keys ([`Spanned`]).
+/// The prefix of the keys [`Spanned`]'s `Deserialize` reads its value
+/// through, which a key path shows; they are dropped from the paths an
+/// operator reads.
 pub(super) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
 
 /// Deserializes a `T` that must be written as a table, and only a table.
@@ -233,49 +236,39 @@ impl Visitor<'_> for KeyName {
     }
 }
 
-/// [`Spanned`]'s own protocol with the toml crate, for a value read through
-/// a seed (serde_spanned's impl needs a `Deserialize` type).
-struct SpannedSeed<S>(S);
+thread_local! {
+    /// The shape the next [`Shaped`] is read as. `Spanned`'s `Deserialize`
+    /// (toml's public way to a value's span) takes no seed, so the seed
+    /// rides here, set by [`SpannedSeed`] just around each read and restored
+    /// after it (an array's elements are read within the array's read).
+    static SHAPE: Cell<Option<Shape>> = const { Cell::new(None) };
+}
 
-const SPANNED_NAME: &str = "$__serde_spanned_private_Spanned";
-const SPANNED_FIELDS: [&str; 3] = [
-    "$__serde_spanned_private_start",
-    "$__serde_spanned_private_end",
-    "$__serde_spanned_private_value",
-];
+/// A value of a [`Shape`] with its span, read through `Spanned`'s public
+/// `Deserialize` rather than the protocol it speaks with the toml crate.
+struct SpannedSeed(Shape);
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for SpannedSeed<S> {
-    type Value = Spanned<S::Value>;
+impl<'de> DeserializeSeed<'de> for SpannedSeed {
+    type Value = Spanned<RawValue>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_struct(SPANNED_NAME, &SPANNED_FIELDS, self)
+        let outer = SHAPE.replace(Some(self.0));
+        let read = Spanned::<Shaped>::deserialize(d);
+        SHAPE.set(outer);
+        let read = read?;
+        Ok(Spanned::new(read.span(), read.into_inner().0))
     }
 }
 
-impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for SpannedSeed<S> {
-    type Value = Spanned<S::Value>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a spanned value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let [start_key, end_key, value_key] = SPANNED_FIELDS;
-        let (mut start, mut end, mut value) = (None, None, None);
-        let mut seed = Some(self.0);
-        while let Some(key) = map.next_key::<String>()? {
-            if key == start_key {
-                start = Some(map.next_value::<usize>()?);
-            } else if key == end_key {
-                end = Some(map.next_value::<usize>()?);
-            } else if let (true, Some(seed)) = (key == value_key, seed.take()) {
-                value = Some(map.next_value_seed(seed)?);
-            } else {
-                return Err(de::Error::unknown_field(&key, &SPANNED_FIELDS));
-            }
-        }
-        match (start, end, value) {
-            (Some(start), Some(end), Some(value)) => Ok(Spanned::new(start..end, value)),
-            (None, _, _) => Err(de::Error::missing_field(start_key)),
-            (_, None, _) => Err(de::Error::missing_field(end_key)),
-            (_, _, None) => Err(de::Error::missing_field(value_key)),
+/// A value read as the shape [`SpannedSeed`] set.
+struct Shaped(RawValue);
+
+impl<'de> Deserialize<'de> for Shaped {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match SHAPE.get() {
+            Some(shape) => shape.deserialize(d).map(Shaped),
+            None => Err(de::Error::custom(
+                "a hook table's value is read with its key",
+            )),
         }
     }
 }
@@ -374,4 +367,40 @@ pub(super) fn found_table<'de, A: MapAccess<'de>>(mut map: A, expected: &dyn Exp
 /// say "sequence".
 pub(super) fn found_array<Er: de::Error>(expected: &dyn Expected) -> Er {
     Er::invalid_type(de::Unexpected::Other("array"), expected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pins what the spans rest on: toml's `Spanned`, through its public
+    /// `Deserialize`, gives the byte range of a value and of each element of
+    /// an array, and every read leaves no shape behind.
+    #[test]
+    fn spans_are_toml_spanned_byte_ranges() {
+        let text = "on = [\"a\", \"bc\"]\nappend = \"x\"\ntimeout_ms = 7\n";
+        let mut raw: RawHook = toml::from_str(text).expect("a hook table");
+        assert_eq!(SHAPE.get().map(|_| ()), None, "the shape is restored");
+        assert_eq!(raw.span("append"), Some(26..29));
+        assert_eq!(&text[26..29], "\"x\"");
+        let on = raw.take_strings("on").expect("on is present");
+        assert_eq!((on.span(), &text[on.span()]), (5..16, "[\"a\", \"bc\"]"));
+        let items: Vec<_> = on
+            .into_inner()
+            .into_iter()
+            .map(|s| (s.span(), s.into_inner()))
+            .collect();
+        assert_eq!(items, [(6..9, "a".to_owned()), (11..15, "bc".to_owned())]);
+        assert_eq!(raw.take_int("timeout_ms").map(Spanned::into_inner), Some(7));
+    }
+
+    /// A `Shaped` read outside a `SpannedSeed` has no shape to read as, and
+    /// says so rather than guessing.
+    #[test]
+    fn a_value_without_its_key_is_refused() {
+        let err = toml::from_str::<std::collections::BTreeMap<String, Shaped>>("a = 1\n")
+            .err()
+            .expect("no shape");
+        assert!(err.message().contains("read with its key"), "{err}");
+    }
 }
