@@ -163,11 +163,13 @@ impl<E: HookEvents> Hooks<E> {
     /// debugging view, such as `io replay --stderr`. Off by default, when a
     /// hook's stderr is null, as the spec says.
     ///
-    /// The stderr is read to its end on a thread per spawn while the hook
-    /// runs, so a hook writing any amount never blocks on a full pipe, and
-    /// only the last `limit` bytes are held. Once the hook has exited, its
-    /// stderr is waited on for at most 200 ms more (a grandchild may hold it
-    /// open). The library never prints it.
+    /// The stderr is read on a thread per spawn while the hook runs, so a
+    /// hook writing any amount never blocks on a full pipe, and only the
+    /// last `limit` bytes are held. The drain ends with the hook: once it
+    /// has exited or been killed, what it left in the pipe is read (at most
+    /// 1 MiB more), the pipe is closed and the thread joined, even while a
+    /// background child of the hook keeps its stderr open. The library
+    /// never prints it.
     ///
     /// ```
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
