@@ -51,7 +51,7 @@ fn a_thousand_events_with_stderr_held_open_leave_the_fd_count_flat() {
             let fire = || {
                 let mut tails = Vec::new();
                 let _ = hooks.fire_with(&step(1), &step(1), |run| {
-                    tails.push(run.stderr.map(<[u8]>::to_vec))
+                    tails.push(run.stderr.map(<[u8]>::to_vec));
                 });
                 tails
             };
