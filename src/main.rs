@@ -192,14 +192,14 @@ fn main() -> ExitCode {
 ///   caught signal is back at its default in every child `io` spawns.
 ///   (Setting a disposition outright needs `unsafe`; signal-hook's handler,
 ///   which only sets a flag, is the safe way to end an inherited `SIG_IGN`.)
-/// - `SIGINT`, `SIGTERM` and `SIGHUP` (those not ignored when `io`
-///   started) are received on a thread, which kills the process group of
+/// - `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT` (those not ignored when
+///   `io` started) are received on a thread, which kills the process group of
 ///   every child in flight, waits (boundedly) for them to be reaped, and
 ///   exits with 128 + the signal's number.
 ///
 /// Returns the flag the signal thread sets before it starts ending things.
 fn start_process() -> &'static AtomicBool {
-    use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+    use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGXFSZ};
     static SIGNALLED: AtomicBool = AtomicBool::new(false);
     static CAUGHT: AtomicBool = AtomicBool::new(false);
 
@@ -215,7 +215,10 @@ fn start_process() -> &'static AtomicBool {
     // A signal the parent left ignored (`nohup` ignores SIGHUP, a shell's
     // `&` SIGINT) is the parent's choice, and stays ignored.
     let ignored = ignored_signals();
-    let ending = [SIGINT, SIGTERM, SIGHUP]
+    // SIGQUIT too: Ctrl-\ is an operator's "stop now" as much as Ctrl-C,
+    // and by default it would end `io` (with a core) and leave its hooks
+    // running.
+    let ending = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
         .into_iter()
         .filter(|&signal| ignored & (1 << (signal - 1)) == 0);
     match signal_hook::iterator::Signals::new(ending) {
@@ -231,7 +234,7 @@ fn start_process() -> &'static AtomicBool {
             });
         }
         Err(e) => cli::err(&format!(
-            "io: could not receive SIGINT/SIGTERM/SIGHUP: {}\n",
+            "io: could not receive SIGINT/SIGTERM/SIGHUP/SIGQUIT: {}\n",
             OsMessage(&e)
         )),
     }
