@@ -133,3 +133,36 @@ fn an_absolute_path_outside_the_root_is_taken_as_written() {
     let problems = Hooks::check(&specs, &root);
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// The check names the link that leads out, past one that stays under the
+/// root; a directory on the way that is a file is a missing directory.
+#[test]
+fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
+    let (_tmp, root, outside) = clone_with_a_link_out();
+    fs::create_dir(root.join("real")).unwrap();
+    symlink(&outside, root.join("real/out")).unwrap();
+    symlink("real", root.join("alias")).unwrap();
+    fs::write(root.join("file"), "").unwrap();
+    let (deep, under_a_file) = (root.join("alias/out/a.jsonl"), root.join("file/a.jsonl"));
+    let specs = vec![
+        append(&deep, &[], OnFailure::Continue),
+        append(&under_a_file, &[], OnFailure::Continue),
+    ];
+    let kinds: Vec<ProblemKind> = Hooks::check(&specs, &root)
+        .into_iter()
+        .map(|p| p.kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ProblemKind::AppendLeavesRoot {
+                path: deep,
+                through: Some("alias/out".to_owned())
+            },
+            ProblemKind::AppendNoParent {
+                path: under_a_file,
+                parent: root.join("file")
+            },
+        ]
+    );
+}

@@ -228,6 +228,31 @@ mod tests {
         }
     }
 
+    /// Every descriptor opened here is close-on-exec, whatever the caller's
+    /// flags, so a hook spawned meanwhile inherits none; the root must be a
+    /// directory.
+    #[test]
+    fn descriptors_are_close_on_exec_and_the_root_is_a_directory() {
+        let (_tmp, root, _outside) = hostile();
+        let fd = open_root(&root).unwrap();
+        let cloexec = |fd: &OwnedFd| {
+            rustix::io::fcntl_getfd(fd)
+                .unwrap()
+                .contains(rustix::io::FdFlags::CLOEXEC)
+        };
+        assert!(cloexec(&fd));
+        for resolve in BOTH {
+            for extra in [OFlags::empty(), OFlags::CLOEXEC] {
+                let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | extra;
+                let name = Path::new("real/g");
+                let file = open(fd.as_fd(), name, flags, Mode::from_raw_mode(0o600), resolve);
+                assert!(cloexec(&file.unwrap()), "{resolve:?} {extra:?}");
+            }
+        }
+        let err = open_root(&root.join("real/g")).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(Errno::NOTDIR.raw_os_error()));
+    }
+
     /// A link that stays under the root: `openat2` follows it, the walk
     /// does not (it cannot tell where a link leads without following it).
     #[test]
@@ -239,6 +264,23 @@ mod tests {
         if cfg!(target_os = "linux") && !NO_OPENAT2.load(Ordering::Relaxed) {
             create(&fd, "in/f", Resolve::Auto).expect("openat2 follows it");
             assert!(root.join("real/f").is_file());
+        }
+        // The last name is never followed when the caller says so, even to
+        // a file under the root; a directory on the way that is a file is
+        // no link, and not a way out.
+        std::fs::write(root.join("real/file"), "").unwrap();
+        symlink("real/file", root.join("to-file")).unwrap();
+        for resolve in BOTH {
+            let last = create(&fd, "to-file", resolve);
+            assert!(
+                matches!(&last, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::LOOP.raw_os_error())),
+                "{resolve:?}: {last:?}"
+            );
+            let through_a_file = create(&fd, "real/file/f", resolve);
+            assert!(
+                matches!(&through_a_file, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
+                "{resolve:?}: {through_a_file:?}"
+            );
         }
         assert!(stays_beneath(Path::new("a/./b")));
         assert!(!stays_beneath(Path::new("/a")));

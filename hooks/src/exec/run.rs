@@ -825,6 +825,64 @@ mod tests {
         assert!(resolve("sh", r, None).unwrap().is_absolute());
     }
 
+    /// A sink for [`drain`], and what it kept.
+    fn sink() -> (Tail, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+        let shared = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tail = Tail {
+            shared: std::sync::Arc::clone(&shared),
+            limit: 1 << 30,
+        };
+        (tail, shared)
+    }
+
+    fn kept(shared: &std::sync::Mutex<Vec<u8>>) -> Vec<u8> {
+        shared.lock().unwrap().clone()
+    }
+
+    /// Told to stop with bytes still in the pipe (the hook wrote them just
+    /// before it exited), the drain reads them before it returns; told
+    /// while a writer never stops, it still returns, after a bounded read.
+    #[test]
+    fn a_stopped_drain_reads_what_is_left_and_no_more_than_its_bound() {
+        let (stopped, stop) = rustix::pipe::pipe().unwrap();
+        drop(stop);
+        let (pipe, writer) = rustix::pipe::pipe().unwrap();
+        write(&writer, b"the last words").unwrap();
+        let (mut tail, shared) = sink();
+        drain(&pipe, &stopped, &mut tail);
+        assert_eq!(kept(&shared), b"the last words");
+
+        // Endless: a writer thread that stops only when the pipe is closed.
+        let endless = std::thread::spawn(move || {
+            let chunk = [b'x'; 4096];
+            while write(&writer, &chunk).is_ok() {}
+        });
+        let (mut tail, shared) = sink();
+        let read = within(HUNG, "a drain beside an endless writer", move || {
+            drain(&pipe, &stopped, &mut tail);
+            kept(&shared).len()
+        });
+        assert!(read <= FINAL_READ + 8192, "{read}");
+        endless.join().unwrap();
+    }
+
+    /// Until it is told to stop, the drain reads everything, however it
+    /// arrives, to the pipe's end of file.
+    #[test]
+    fn an_unstopped_drain_reads_to_the_end_of_file() {
+        let (stopped, _stop) = rustix::pipe::pipe().unwrap();
+        let (pipe, writer) = rustix::pipe::pipe().unwrap();
+        let (mut tail, shared) = sink();
+        let watched = std::sync::Arc::clone(&shared);
+        let draining = std::thread::spawn(move || drain(&pipe, &stopped, &mut tail));
+        write(&writer, b"first ").unwrap();
+        assert!(wait_until(HUNG, || kept(&watched) == b"first "));
+        write(&writer, b"second").unwrap();
+        drop(writer);
+        within(HUNG, "the drain to end", move || draining.join().unwrap());
+        assert_eq!(kept(&shared), b"first second");
+    }
+
     /// This thread's CPU time so far, user and system, from
     /// `/proc/thread-self/stat` (fields 14 and 15, in `USER_HZ` ticks,
     /// which Linux fixes at 100 a second).
