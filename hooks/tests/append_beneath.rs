@@ -22,6 +22,14 @@ fn clone_with_a_link_out() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (tmp, root, outside)
 }
 
+/// What `Hooks::check` finds wrong with `specs`, without the hook numbers.
+fn kinds(specs: &[io_hooks::HookSpec<common::Ev>], root: &std::path::Path) -> Vec<ProblemKind> {
+    Hooks::check(specs, root)
+        .into_iter()
+        .map(|p| p.kind)
+        .collect()
+}
+
 /// The check names the hook and the link; the hooks built anyway create
 /// nothing outside; each event fails (and cancels, as asked) without a byte
 /// landing outside. Before, the check said nothing and the event landed in
@@ -84,12 +92,8 @@ fn dot_dot_and_a_relative_path_are_beneath_the_root() {
         append(&up, &[], OnFailure::Continue),
         append(&relative, &[], OnFailure::Continue),
     ];
-    let kinds: Vec<ProblemKind> = Hooks::check(&specs, &root)
-        .into_iter()
-        .map(|p| p.kind)
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&specs, &root),
         [
             ProblemKind::AppendLeavesRoot {
                 path: up,
@@ -148,12 +152,8 @@ fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
         append(&deep, &[], OnFailure::Continue),
         append(&under_a_file, &[], OnFailure::Continue),
     ];
-    let kinds: Vec<ProblemKind> = Hooks::check(&specs, &root)
-        .into_iter()
-        .map(|p| p.kind)
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&specs, &root),
         [
             ProblemKind::AppendLeavesRoot {
                 path: deep,
