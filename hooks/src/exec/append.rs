@@ -373,12 +373,20 @@ pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result
     // inconsistent: a poisoned lock is as good as a clean one.
     let _serialised = APPEND.lock().unwrap_or_else(PoisonError::into_inner);
     let mut file = open(path, &log.target, root).map_err(failed)?;
-    let torn = !log.looked.load(Ordering::Relaxed) && ends_torn(&file, path, log, root);
-    log.looked.store(true, Ordering::Relaxed);
+    let torn = !log.looked.load(Ordering::Relaxed) && {
+        log.looked.store(true, Ordering::Relaxed);
+        ends_torn(&file, path, log, root)
+    };
     let newline: &[u8] = if torn { b"\n" } else { b"" };
     let len = newline.len() + line.len();
     loop {
-        match file.write_vectored(&[IoSlice::new(newline), IoSlice::new(line)]) {
+        // `writev` only when there is a newline to put first: a plain
+        // `write` is the cheaper call on the per-event path.
+        let wrote = match torn {
+            true => file.write_vectored(&[IoSlice::new(newline), IoSlice::new(line)]),
+            false => file.write(line),
+        };
+        match wrote {
             Ok(n) if n == len => return Ok(()),
             Ok(written) => {
                 if !unglue(&file, written) {
