@@ -240,6 +240,9 @@ fn start_process() -> &'static AtomicBool {
     // A signal the parent left ignored (`nohup` ignores SIGHUP, a shell's
     // `&` SIGINT) is the parent's choice, and stays ignored.
     let ignored = ignored_signals();
+    // SIGQUIT too: Ctrl-\ is an operator's "stop now" as much as Ctrl-C,
+    // and by default it would end `io` (with a core) and leave its hooks
+    // running.
     let ending = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
         .into_iter()
         .filter(|&signal| ignored & (1 << (signal - 1)) == 0);

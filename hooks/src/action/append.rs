@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, append, check};
+use crate::exec::{Fire, HookFailure, ProblemKind, append};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -45,23 +45,27 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(number: usize, root: &Path, create: bool, path: &Path) -> Vec<ProblemKind> {
-    let mut problems = check::append(path, root);
+pub(super) fn prepare(root: &append::Root, create: bool, path: &Path) -> Vec<ProblemKind> {
+    let mut problems = append::check(path, root);
     if create && problems.is_empty() {
-        problems.extend(append::create(number, path));
+        problems.extend(append::create(path, root));
     }
     problems
 }
 
 #[inline]
-pub(super) fn execute(
-    line: &[u8],
-    _root: &Path,
-    _interrupt: &Interrupt,
-    _capture: Option<&mut Capture>,
-    path: &Path,
-) -> Result<(), HookFailure> {
-    append::append(path, line)
+pub(super) fn execute(fire: Fire<'_>, path: &Path) -> Result<(), HookFailure> {
+    match fire.log {
+        Some(log) => append::append(path, log, fire.root, fire.line),
+        // Built hooks hold a log for every append hook; one made now would
+        // do the same, looking at the last byte each time.
+        None => append::append(
+            path,
+            &append::Log::new(path, fire.root),
+            fire.root,
+            fire.line,
+        ),
+    }
 }
 
 pub(super) fn describe(root: &Path, path: &Path) -> String {

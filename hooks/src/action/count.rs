@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind};
+use crate::exec::{Fire, HookFailure, ProblemKind, append::Root};
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -36,22 +36,11 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     }
 }
 
-pub(super) fn prepare(
-    _number: usize,
-    _root: &Path,
-    _create: bool,
-    _name: &str,
-) -> Vec<ProblemKind> {
+pub(super) fn prepare(_root: &Root, _create: bool, _name: &str) -> Vec<ProblemKind> {
     Vec::new()
 }
 
-pub(super) fn execute(
-    _line: &[u8],
-    _root: &Path,
-    _interrupt: &Interrupt,
-    _capture: Option<&mut Capture>,
-    name: &str,
-) -> Result<(), HookFailure> {
+pub(super) fn execute(_fire: Fire<'_>, name: &str) -> Result<(), HookFailure> {
     let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
     match counts.iter_mut().find(|(n, _)| n == name) {
         Some((_, count)) => *count += 1,

@@ -16,7 +16,7 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind};
+use crate::exec::{Fire, HookFailure, ProblemKind, append::Log, append::Root};
 use crate::table::{Cx, HookKey, RawHook, TableError};
 
 /// One registered action.
@@ -66,40 +66,29 @@ macro_rules! actions {
         impl Action {
             /// Prepares the action when the hooks are built: returns what
             /// would make it fail each time it fires, and, when `create` is
-            /// set and nothing is wrong, creates what it writes to (`number`
-            /// is the hook's, from 1, for what it logs).
+            /// set and nothing is wrong, creates what it writes to.
             pub(crate) fn prepare(
                 &self,
-                number: usize,
-                root: &Path,
+                root: &Root,
                 create: bool,
             ) -> Vec<ProblemKind> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::prepare(number, root, create, $($field),*),
+                        Action::$variant { $($field),* } => $module::prepare(root, create, $($field),*),
                     )*
                 }
             }
 
-            /// Executes the action with one event's JSON `line`; `root` is the
-            /// absolute discovery root. An action that spawns has its child in
-            /// flight on `interrupt`, and keeps the end of the child's stderr
-            /// in `capture` when it is given.
+            /// Executes the action with one event ([`Fire`]: its JSON line,
+            /// the discovery root, the interrupt a spawned child is in flight
+            /// on, where the end of its stderr is kept, the hook's log).
             #[inline]
-            pub(crate) fn execute(
-                &self,
-                line: &[u8],
-                root: &Path,
-                interrupt: &Interrupt,
-                capture: Option<&mut Capture>,
-            ) -> Result<(), HookFailure> {
+            pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => {
-                            $module::execute(line, root, interrupt, capture, $($field),*)
-                        }
+                        Action::$variant { $($field),* } => $module::execute(fire, $($field),*),
                     )*
                 }
             }
@@ -154,6 +143,15 @@ actions! {
 }
 
 impl Action {
+    /// The file an `append` hook appends to, as built hooks hold it; `None`
+    /// for another action.
+    pub(crate) fn log(&self, root: &Root) -> Option<Log> {
+        match self {
+            Action::Append { path } => Some(Log::new(path, root)),
+            _ => None,
+        }
+    }
+
     /// `append = path`: one JSON line per matching event, appended to
     /// `path` (resolved against the discovery root when relative, as a
     /// table's is).

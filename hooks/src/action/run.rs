@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind, check, run};
+use crate::exec::{Fire, HookFailure, ProblemKind, append::Root, check, run};
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
@@ -84,25 +84,28 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
 }
 
 pub(super) fn prepare(
-    _number: usize,
-    root: &Path,
+    root: &Root,
     _create: bool,
     argv: &[String],
     _timeout: &Duration,
 ) -> Vec<ProblemKind> {
-    check::run(argv, root)
+    check::run(argv, &root.path)
 }
 
 #[inline]
 pub(super) fn execute(
-    line: &[u8],
-    root: &Path,
-    interrupt: &Interrupt,
-    capture: Option<&mut Capture>,
+    fire: Fire<'_>,
     argv: &[String],
     timeout: &Duration,
 ) -> Result<(), HookFailure> {
-    run::run(argv, *timeout, root, line, interrupt, capture)
+    let Fire {
+        line,
+        root,
+        interrupt,
+        capture,
+        ..
+    } = fire;
+    run::run(argv, *timeout, &root.path, line, interrupt, capture)
 }
 
 pub(super) fn describe(_root: &Path, argv: &[String], timeout: &Duration) -> String {

@@ -1,16 +1,18 @@
 //! The `append` action: one JSON line per event, one `write` per line.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::fs::File;
+use std::io::{self, IoSlice, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use rustix::fs::OFlags;
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::HookFailure;
-use super::problem::ProblemKind;
+use super::beneath::{self, Resolve};
+use super::problem::{ProblemKind, as_written, shell_would_expand};
 
 /// Serialises every append in the process, whichever `Hooks` and whichever
 /// file: a tree of runs emits from many threads at once, and no reader may
@@ -19,27 +21,131 @@ use super::problem::ProblemKind;
 /// also covers file systems where it does not.)
 static APPEND: Mutex<()> = Mutex::new(());
 
-/// Opens `path` for appending, creating it with mode 0600 when it is
+/// The discovery root as built hooks hold it: its path as given and made
+/// absolute, and a descriptor of it that names under it are opened from.
+#[derive(Debug)]
+pub(crate) struct Root {
+    /// As the embedder gave it.
+    given: PathBuf,
+    /// Made absolute, without resolving links.
+    pub(crate) path: PathBuf,
+    /// `None` when it could not be opened when the hooks were built: it is
+    /// then opened at each append.
+    fd: Option<OwnedFd>,
+}
+
+impl Root {
+    /// The root `given`, opened now.
+    pub(crate) fn open(given: &Path) -> Self {
+        let path = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
+        let fd = beneath::open_root(&path).ok();
+        Root {
+            given: given.to_path_buf(),
+            path,
+            fd,
+        }
+    }
+
+    /// Where the append path `path` is opened from: a name under the root
+    /// (a relative path, or an absolute one inside the root), or a path
+    /// outside it, the operator's own, taken as written.
+    pub(crate) fn target(&self, path: &Path) -> Target {
+        if let Ok(name) = path.strip_prefix(&self.given) {
+            Target::Beneath(name.to_path_buf())
+        } else if let Ok(name) = path.strip_prefix(&self.path) {
+            Target::Beneath(name.to_path_buf())
+        } else if path.is_relative() {
+            Target::Beneath(path.to_path_buf())
+        } else {
+            Target::AsWritten
+        }
+    }
+
+    /// Calls `f` with the root's descriptor: the one held, or one opened
+    /// now when none could be held.
+    fn with_fd<T>(&self, f: impl FnOnce(BorrowedFd<'_>) -> io::Result<T>) -> io::Result<T> {
+        match &self.fd {
+            Some(fd) => f(fd.as_fd()),
+            None => f(beneath::open_root(&self.path)?.as_fd()),
+        }
+    }
+}
+
+/// Where an `append` hook's file is opened from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// This name under the discovery root, resolved without leaving it.
+    Beneath(PathBuf),
+    /// A path outside the root: the operator's own, taken as written.
+    AsWritten,
+}
+
+/// An `append` hook's file as built hooks hold it.
+#[derive(Debug)]
+pub(crate) struct Log {
+    target: Target,
+    /// Whether the log's last byte has been looked at since the hooks were
+    /// built (or since an append of ours may have left a partial line): the
+    /// next append ends a partial last line first ([`append`]).
+    looked: AtomicBool,
+}
+
+impl Log {
+    /// The log `path` names, under `root` or not.
+    pub(crate) fn new(path: &Path, root: &Root) -> Self {
+        Log {
+            target: root.target(path),
+            looked: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Opens the log for appending, creating it with mode 0600 when it is
 /// missing: an audit log carries goals and tool arguments.
 ///
-/// The path is relative to the discovery root, which is usually a cloned
-/// repository, so what sits there is not the operator's choice: a committed
-/// `audit.jsonl -> ~/.bashrc` must not turn an audit log into a write to the
-/// operator's shell profile, and a FIFO must not stall the run in `open`
-/// waiting for a reader. So the last component is never followed if it is a
-/// symbolic link (`O_NOFOLLOW`) and the open never waits (`O_NONBLOCK`,
-/// which changes nothing for a regular file). Both are flags on the one
-/// `open`, free on the per-event path; that the file is a regular one is
-/// checked when the hooks are built ([`create`]), where an extra `fstat`
-/// costs nothing that matters.
-fn open(path: &Path) -> io::Result<File> {
-    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
-    OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
+/// The root is usually a cloned repository, so what sits there is not the
+/// operator's choice. A name under the root is resolved beneath it
+/// ([`beneath`]): a committed `logs -> ~/.bashrc.d` must not carry an
+/// audit log into a directory a shell sources. Whatever the target, the
+/// last component is never followed if it is a symbolic link (`O_NOFOLLOW`:
+/// a committed `audit.jsonl -> ~/.bashrc`), and the open never waits
+/// (`O_NONBLOCK`, which changes nothing for a regular file) for a FIFO's
+/// reader. All of it is flags on the one `open`, free on the per-event
+/// path; that the file is a regular one is checked when the hooks are
+/// built ([`create`]), where an extra `fstat` costs nothing that matters.
+fn open(path: &Path, target: &Target, root: &Root) -> io::Result<File> {
+    let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
+    open_as(path, target, root, flags)
+}
+
+/// Opens the log `target` names with `flags`, and `O_NOFOLLOW`,
+/// `O_NONBLOCK` and `O_CLOEXEC`, as [`open`] says.
+fn open_as(path: &Path, target: &Target, root: &Root, flags: OFlags) -> io::Result<File> {
+    // (`openat2` refuses a mode without `O_CREAT`.)
+    let mode = match flags.contains(OFlags::CREATE) {
+        true => Mode::from_raw_mode(0o600),
+        false => Mode::empty(),
+    };
+    let flags = flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let opened = match target {
+        Target::Beneath(name) => root.with_fd(|dir| {
+            beneath::open(dir, name, flags, mode, Resolve::Auto).map_err(|e| match e {
+                beneath::Error::Outside { through: None } => io::Error::other(
+                    "it leads out of the discovery root (through `..` or a symbolic link)",
+                ),
+                beneath::Error::Outside {
+                    through: Some(link),
+                } => io::Error::other(format!(
+                    "`{link}` is a symbolic link, and without openat2 an append hook \
+                     follows no link under the discovery root"
+                )),
+                beneath::Error::Io(e) => e,
+            })
+        }),
+        Target::AsWritten => rustix::fs::open(path, flags, mode).map_err(io::Error::from),
+    };
+    opened
+        .map(File::from)
         .map_err(|e| match Errno::from_io_error(&e) {
             Some(Errno::LOOP) => io::Error::other(
                 "it is a symbolic link, which an append hook never follows; name the file itself",
@@ -48,13 +154,144 @@ fn open(path: &Path) -> io::Result<File> {
         })
 }
 
+/// The log `file` (open for appending only) opened again for reading, by
+/// the same way: refused unless it is still the same file.
+fn reader(file: &File, path: &Path, target: &Target, root: &Root) -> io::Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    let reader = open_as(path, target, root, OFlags::RDONLY)?;
+    let (a, b) = (file.metadata()?, reader.metadata()?);
+    if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+        return Err(io::Error::other("the file was replaced"));
+    }
+    Ok(reader)
+}
+
+/// What would make an append to `path` fail, found without creating
+/// anything: it holds a `~` or `$` a shell would have expanded (then that
+/// alone; `root` tells which part the operator wrote), or it leads out of
+/// the root, is a directory, a symbolic link or not a regular file, or its
+/// directory does not exist.
+pub(crate) fn check(path: &Path, root: &Root) -> Vec<ProblemKind> {
+    let written = as_written(path, &root.path);
+    // As for a program: `mkdir -p root/~` would fix nothing anyone meant,
+    // so a `~` or `$` is the one problem named.
+    if written
+        .components()
+        .any(|c| shell_would_expand(&c.as_os_str().to_string_lossy()))
+    {
+        return vec![ProblemKind::NotExpanded {
+            key: "append".to_owned(),
+            text: written.display().to_string(),
+        }];
+    }
+    let mut problems = Vec::new();
+    match (root.target(path), &root.fd) {
+        (Target::Beneath(name), Some(fd)) => {
+            check_beneath(path, &name, root, fd.as_fd(), &mut problems);
+        }
+        // A root that could not be opened: what is there is the path's.
+        _ => check_as_written(path, &mut problems),
+    }
+    problems
+}
+
+/// [`check`] for a path outside the root.
+fn check_as_written(path: &Path, problems: &mut Vec<ProblemKind>) {
+    let path = path.to_path_buf();
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            problems.push(ProblemKind::AppendIsSymlink { path });
+        }
+        Ok(meta) if meta.is_dir() => problems.push(ProblemKind::AppendIsDirectory { path }),
+        Ok(meta) if !meta.is_file() => problems.push(ProblemKind::AppendNotRegular { path }),
+        Ok(_) => {}
+        Err(_) => {
+            if let Some(parent) = path.parent()
+                && !parent.as_os_str().is_empty()
+                && !parent.is_dir()
+            {
+                let parent = parent.to_path_buf();
+                problems.push(ProblemKind::AppendNoParent { path, parent });
+            }
+        }
+    }
+}
+
+/// [`check`] for `name` under the root (`path` is how messages show it):
+/// its directory is opened beneath the root, as an append opens the file.
+fn check_beneath(
+    path: &Path,
+    name: &Path,
+    root: &Root,
+    root_fd: BorrowedFd<'_>,
+    problems: &mut Vec<ProblemKind>,
+) {
+    let leaves = |problems: &mut Vec<ProblemKind>| {
+        problems.push(ProblemKind::AppendLeavesRoot {
+            path: path.to_path_buf(),
+            through: link_out(&root.path, name),
+        });
+    };
+    if !beneath::stays_beneath(name) {
+        return leaves(problems);
+    }
+    let (Some(parent), Some(file)) = (name.parent(), name.file_name()) else {
+        return leaves(problems);
+    };
+    let dir = if parent.as_os_str().is_empty() {
+        None
+    } else {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY;
+        match beneath::open(root_fd, parent, flags, Mode::empty(), Resolve::Auto) {
+            Ok(dir) => Some(dir),
+            Err(beneath::Error::Outside { .. }) => return leaves(problems),
+            Err(beneath::Error::Io(e)) => {
+                if matches!(Errno::from_io_error(&e), Some(Errno::NOENT | Errno::NOTDIR)) {
+                    problems.push(ProblemKind::AppendNoParent {
+                        path: path.to_path_buf(),
+                        parent: path.parent().unwrap_or(path).to_path_buf(),
+                    });
+                }
+                return;
+            }
+        }
+    };
+    let dir = dir.as_ref().map_or(root_fd, AsFd::as_fd);
+    let path = path.to_path_buf();
+    if let Ok(stat) = rustix::fs::statat(dir, file, AtFlags::SYMLINK_NOFOLLOW) {
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::Symlink => problems.push(ProblemKind::AppendIsSymlink { path }),
+            FileType::Directory => problems.push(ProblemKind::AppendIsDirectory { path }),
+            FileType::RegularFile => {}
+            _ => problems.push(ProblemKind::AppendNotRegular { path }),
+        }
+    }
+}
+
+/// The first directory on the way to `name` under `root` that is a
+/// symbolic link resolving outside the root, as written under it; for
+/// `io check`'s message.
+fn link_out(root: &Path, name: &Path) -> Option<String> {
+    let real_root = std::fs::canonicalize(root).ok()?;
+    let mut prefix = PathBuf::new();
+    for part in name.parent()? {
+        prefix.push(part);
+        let at = root.join(&prefix);
+        let is_link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !std::fs::canonicalize(&at).is_ok_and(|real| real.starts_with(&real_root)) {
+            return Some(prefix.display().to_string());
+        }
+    }
+    None
+}
+
 /// Creates the file, empty, when the hooks are built and [`check`] found
-/// nothing wrong, and ends a torn last line ([`end_torn_line`]); what still
-/// goes wrong is the one problem returned. A torn line that cannot be ended
-/// is warned about (`number` is the hook's, from 1) and is no problem: each
-/// append still works.
-pub(crate) fn create(number: usize, path: &Path) -> Option<ProblemKind> {
-    match open(path) {
+/// nothing wrong; what still goes wrong is the one problem returned. An
+/// existing file is left byte for byte: a partial last line is ended by
+/// the first append, not here, so building hooks whose filter never
+/// matches changes no file.
+pub(crate) fn create(path: &Path, root: &Root) -> Option<ProblemKind> {
+    match open(path, &root.target(path), root) {
         Err(e) => Some(ProblemKind::AppendCannotCreate {
             path: path.to_path_buf(),
             reason: super::OsMessage(&e).to_string(),
@@ -65,95 +302,71 @@ pub(crate) fn create(number: usize, path: &Path) -> Option<ProblemKind> {
                 path: path.to_path_buf(),
             })
         }
-        Ok(file) => {
-            if let Err(e) = end_torn_line(&file, path) {
-                #[cfg(not(feature = "tracing"))]
-                let _ = (number, e);
-                #[cfg(feature = "tracing")]
-                tracing::warn!(
-                    hook = number,
-                    path = %path.display(),
-                    "hook[{number}]: `{}` ends with a partial line that could not be ended: {}",
-                    path.display(),
-                    super::OsMessage(&e)
-                );
-            }
-            None
-        }
+        Ok(_) => None,
     }
 }
 
-/// Ends the last line of a log that was cut short (a host killed in the
-/// middle of a write, a full disk before this build) with a newline, so the
-/// next event starts on a line of its own. A file whose last byte is a
-/// newline, an empty one, and one that is not a regular file are left as
-/// they are.
-fn end_torn_line(mut file: &File, path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let meta = file.metadata()?;
+/// Whether the log `file` (open for appending) ends with a partial line: a
+/// host killed in the middle of a write, a full disk, a line a clone
+/// committed. An empty file, one whose last byte is a newline, and one
+/// that is not a regular file or cannot be read again do not.
+fn ends_torn(file: &File, path: &Path, log: &Log, root: &Root) -> bool {
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
     if !meta.is_file() || meta.len() == 0 {
-        return Ok(());
+        return false;
     }
+    let Ok(reader) = reader(file, path, &log.target, root) else {
+        return false;
+    };
     let mut last = [0u8];
-    reader(file, path)?.read_exact_at(&mut last, meta.len() - 1)?;
-    if last[0] != b'\n' {
-        file.write_all(b"\n")?;
-    }
-    Ok(())
+    matches!(rustix::io::pread(&reader, &mut last, meta.len() - 1), Ok(1) if last[0] != b'\n')
 }
 
-/// After a write that put only `fragment`, the start of a line, at the end
-/// of `file`: leaves the file so that the next event starts on a line of
-/// its own. When the file still ends with the fragment (nothing else wrote
-/// after it), it is cut back off, and the file is as it was before the
-/// event; otherwise (a FIFO, another process's line after ours) the
-/// fragment is ended with a newline. Best effort: what fails here is left
-/// for the next build of the hooks to repair ([`create`]).
+/// After a write that put only its first `written` bytes at the end of
+/// `file`: ends that fragment so that whatever comes next starts on a line
+/// of its own, and removes nothing.
+///
+/// The fragment's last byte is overwritten with a newline, in place. With
+/// `O_APPEND` the descriptor's offset is the end of what this write put,
+/// so the byte is ours wherever other writers' lines have landed since,
+/// and no "truncate if the size is still N" is needed (there is none that
+/// is atomic: a line another process appended between the check and the
+/// truncation was cut off with the fragment). The fragment becomes a whole
+/// line that is not an event, which a reader names as torn. Overwriting a
+/// byte needs no space and does not grow the file, so it works where the
+/// write was cut short: at a file size limit or on a full disk, where
+/// appending a newline would fail too. Returns whether it was done; a file
+/// that cannot seek (a FIFO) gets a newline appended instead, best effort.
 ///
 /// Only ever reached on a short write, so the append's one `write` per
 /// event stays its only cost.
 #[cold]
-fn unglue(mut file: &File, path: &Path, fragment: &[u8]) {
-    use std::os::unix::fs::FileExt;
-    if fragment.is_empty() {
-        return;
+fn unglue(mut file: &File, written: usize) -> bool {
+    if written == 0 {
+        return true;
     }
-    if let Ok(meta) = file.metadata()
-        && meta.is_file()
-        && let Some(start) = meta.len().checked_sub(fragment.len() as u64)
-        && let Ok(reader) = reader(file, path)
-    {
-        let mut tail = vec![0u8; fragment.len()];
-        if reader.read_exact_at(&mut tail, start).is_ok()
-            && tail == fragment
-            && file.set_len(start).is_ok()
-        {
-            return;
-        }
-    }
-    let _ = file.write_all(b"\n");
+    let end = match file.stream_position() {
+        Ok(end) if end >= written as u64 => end,
+        _ => return file.write_all(b"\n").is_ok(),
+    };
+    // `pwrite` on a descriptor opened with `O_APPEND` appends (Linux), so
+    // the flag is dropped first; the descriptor is this append's alone.
+    let Ok(flags) = rustix::fs::fcntl_getfl(file) else {
+        return false;
+    };
+    rustix::fs::fcntl_setfl(file, flags - OFlags::APPEND).is_ok()
+        && matches!(rustix::io::pwrite(file, b"\n", end - 1), Ok(1))
 }
 
-/// The file `file` has open (for appending only), opened again for reading:
-/// the same `path`, refused unless it is still the same file.
-fn reader(file: &File, path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::MetadataExt;
-    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
-    let reader = OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)?;
-    let (a, b) = (file.metadata()?, reader.metadata()?);
-    if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
-        return Err(io::Error::other("the file was replaced"));
-    }
-    Ok(reader)
-}
-
-/// Appends `line` (which ends with its newline): open, exactly one `write`,
-/// close. A write cut short is a failure, and leaves no partial line for the
-/// next event to be glued to ([`unglue`]).
-pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
+/// Appends `line` (which ends with its newline) to the log `path` of one
+/// hook: open, exactly one `write`, close. The first append after the hooks
+/// were built also looks at the log's last byte, and puts a newline before
+/// the line when the log ends with a partial one, in the same `write`. A
+/// write cut short is a failure, and leaves no partial line for the next
+/// event to be glued to ([`unglue`]).
+pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result<(), HookFailure> {
     let failed = |source| HookFailure::Append {
         path: path.to_path_buf(),
         source,
@@ -161,67 +374,48 @@ pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), HookFailure> {
     // The lock guards no data, so a panic elsewhere cannot leave it
     // inconsistent: a poisoned lock is as good as a clean one.
     let _serialised = APPEND.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut file = open(path).map_err(failed)?;
+    let mut file = open(path, &log.target, root).map_err(failed)?;
+    let torn = !log.looked.load(Ordering::Relaxed) && {
+        log.looked.store(true, Ordering::Relaxed);
+        ends_torn(&file, path, log, root)
+    };
+    let newline: &[u8] = if torn { b"\n" } else { b"" };
+    let len = newline.len() + line.len();
     loop {
-        match file.write(line) {
-            Ok(n) if n == line.len() => return Ok(()),
+        // `writev` only when there is a newline to put first: a plain
+        // `write` is the cheaper call on the per-event path.
+        let wrote = match torn {
+            true => file.write_vectored(&[IoSlice::new(newline), IoSlice::new(line)]),
+            false => file.write(line),
+        };
+        match wrote {
+            Ok(n) if n == len => return Ok(()),
             Ok(written) => {
-                unglue(&file, path, &line[..written]);
+                if !unglue(&file, written) {
+                    // Left partial: the next append looks again.
+                    log.looked.store(false, Ordering::Relaxed);
+                }
                 return Err(HookFailure::ShortWrite {
                     path: path.to_path_buf(),
                     written,
-                    len: line.len(),
+                    len,
                 });
             }
             // Nothing was written, so trying again is still one write.
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(failed(e)),
+            Err(e) => {
+                if torn {
+                    log.looked.store(false, Ordering::Relaxed);
+                }
+                return Err(failed(e));
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use rustix::fs::{CWD, FileType, Mode, mknodat};
-
-    use super::super::run::test_watchdog::{ReleaseFifo, within};
     use super::*;
-
-    /// `reader` opens the log again by its name, to cut a torn write back
-    /// off or read the last byte at build time, and the name may have been
-    /// swapped since the log was opened. A symbolic link there is refused
-    /// as the first open refuses one, even a link to the log itself; a FIFO
-    /// is refused at once, not waited on for a writer that never comes.
-    #[test]
-    fn the_re_open_follows_no_link_and_never_waits() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("audit.jsonl");
-        let file = open(&log).unwrap();
-        assert!(reader(&file, &log).is_ok(), "the log itself");
-
-        let moved = dir.path().join("moved.jsonl");
-        std::fs::rename(&log, &moved).unwrap();
-        std::os::unix::fs::symlink(&moved, &log).unwrap();
-        let err = reader(&file, &log).unwrap_err();
-        assert_eq!(Errno::from_io_error(&err), Some(Errno::LOOP), "{err}");
-
-        std::fs::remove_file(&log).unwrap();
-        mknodat(CWD, &log, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
-        // Should the open wait for a writer, the watchdog fails the test and
-        // this gives it one, so its thread goes on.
-        let _release = ReleaseFifo {
-            path: log.clone(),
-            for_writing: true,
-        };
-        let path = log.clone();
-        let got = within(Duration::from_secs(10), "re-opening a FIFO", move || {
-            reader(&file, &path).map(drop)
-        });
-        let err = got.unwrap_err();
-        assert_eq!(err.to_string(), "the file was replaced");
-    }
 
     /// `create` opens what `check` found to be a regular file; should it have
     /// been swapped for something else since (here a device, which opens
@@ -229,8 +423,69 @@ mod tests {
     #[test]
     fn create_refuses_what_is_not_a_regular_file_whatever_check_saw() {
         let device = Path::new("/dev/null");
+        let root = Root::open(Path::new("/tmp"));
+        assert_eq!(root.target(device), Target::AsWritten);
         assert!(
-            matches!(create(1, device), Some(ProblemKind::AppendNotRegular { path }) if path == device)
+            matches!(create(device, &root), Some(ProblemKind::AppendNotRegular { path }) if path == device)
         );
+    }
+
+    /// A path is under the root however it names it: relative, joined with
+    /// the root as given, or with the root made absolute; anything else
+    /// absolute is taken as written.
+    #[test]
+    fn a_path_under_the_root_is_a_name_beneath_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path());
+        let beneath = |name: &str| Target::Beneath(PathBuf::from(name));
+        assert_eq!(root.target(&dir.path().join("logs/a")), beneath("logs/a"));
+        assert_eq!(root.target(Path::new("logs/a")), beneath("logs/a"));
+        assert_eq!(root.target(Path::new("/elsewhere/a")), Target::AsWritten);
+        let relative = Root::open(Path::new("."));
+        assert_eq!(relative.target(Path::new("./a")), beneath("a"));
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(relative.target(&cwd.join("b")), beneath("b"));
+        assert!(relative.fd.is_some());
+    }
+
+    /// A fragment left by a short write gets a newline in place of its last
+    /// byte, even after another writer's line: that line is left whole, and
+    /// the file does not grow.
+    #[test]
+    fn a_fragment_is_ended_in_place_whatever_was_appended_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, "{\"a\":1}\n").unwrap();
+        let mut ours = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        ours.write_all(b"{\"frag").unwrap();
+        let mut theirs = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        theirs.write_all(b"{\"b\":2}\n").unwrap();
+        assert!(unglue(&ours, 6));
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"a\":1}\n{\"fra\n{\"b\":2}\n"
+        );
+        assert!(unglue(&ours, 0), "nothing written, nothing to end");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 22);
+    }
+
+    /// What cannot seek (a pipe, as a FIFO swapped in would be) gets a
+    /// newline after the fragment instead.
+    #[test]
+    fn a_fragment_in_a_pipe_is_followed_by_a_newline() {
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
+        let writer = File::from(writer);
+        (&writer).write_all(b"{\"frag").unwrap();
+        assert!(unglue(&writer, 6));
+        drop(writer);
+        let mut got = String::new();
+        io::Read::read_to_string(&mut File::from(reader), &mut got).unwrap();
+        assert_eq!(got, "{\"frag\n");
     }
 }

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use super::problem::{HEAD, ProblemKind, as_written, shell_would_expand};
+use super::problem::{HEAD, ProblemKind, shell_would_expand};
 use super::run::{is_executable, resolve};
 
 /// What would make `argv` fail each time it runs: its program holds a `~`
@@ -91,39 +91,6 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
             // Unreadable (an execute-only binary), or no longer a regular
             // file: nothing to judge, and the first event will say.
             None => return Vec::new(),
-        },
-    };
-    vec![problem]
-}
-
-/// What would make an append to `path` fail, found without creating
-/// anything: it holds a `~` or `$` a shell would have expanded (`root` tells
-/// which part the operator wrote), it is a directory, a symbolic link or not
-/// a regular file, or its directory does not exist.
-pub(crate) fn append(path: &Path, root: &Path) -> Vec<ProblemKind> {
-    let written = as_written(path, root);
-    // As for a program: `mkdir -p root/~` would fix nothing anyone meant.
-    if written
-        .components()
-        .any(|c| shell_would_expand(&c.as_os_str().to_string_lossy()))
-    {
-        return vec![ProblemKind::NotExpanded {
-            key: "append".to_owned(),
-            text: written.display().to_string(),
-        }];
-    }
-    let path = path.to_path_buf();
-    let problem = match std::fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_symlink() => ProblemKind::AppendIsSymlink { path },
-        Ok(meta) if meta.is_dir() => ProblemKind::AppendIsDirectory { path },
-        Ok(meta) if !meta.is_file() => ProblemKind::AppendNotRegular { path },
-        Ok(_) => return Vec::new(),
-        Err(_) => match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
-                let parent = parent.to_path_buf();
-                ProblemKind::AppendNoParent { path, parent }
-            }
-            _ => return Vec::new(),
         },
     };
     vec![problem]

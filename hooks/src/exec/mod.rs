@@ -2,12 +2,15 @@
 //! `append` or `run`, in the order written.
 
 pub(crate) mod append;
+mod beneath;
 pub(crate) mod check;
 mod interrupt;
 mod problem;
 pub(crate) mod run;
 
 pub(crate) use run::Capture;
+
+use append::{Log, Root};
 
 pub use interrupt::{Interrupt, Tracked};
 pub use problem::{Problem, ProblemKind};
@@ -65,8 +68,11 @@ pub struct Hooks<E> {
     root: PathBuf,
     /// `root` made absolute when the hooks were built, so that a program
     /// relative to it, and every child's working directory, do not depend on
-    /// the host's working directory at the moment an event fires.
-    abs_root: PathBuf,
+    /// the host's working directory at the moment an event fires; and held
+    /// open, so that every `append` under it is opened beneath it.
+    abs_root: Root,
+    /// Each `append` hook's file, by hook (`None` for another action).
+    logs: Box<[Option<Log>]>,
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
     problems: Vec<Problem>,
@@ -116,7 +122,8 @@ impl<E: HookEvents> Hooks<E> {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
-        let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        let abs_root = Root::open(root);
+        let logs = specs.iter().map(|s| s.action.log(&abs_root)).collect();
         let problems = find_problems(&specs, &abs_root, true);
         #[cfg(feature = "tracing")]
         for problem in &problems {
@@ -129,6 +136,7 @@ impl<E: HookEvents> Hooks<E> {
             specs,
             root: root.to_path_buf(),
             abs_root,
+            logs,
             wanted,
             problems,
             stderr_tail: None,
@@ -158,11 +166,13 @@ impl<E: HookEvents> Hooks<E> {
     /// debugging view, such as `io replay --stderr`. Off by default, when a
     /// hook's stderr is null, as the spec says.
     ///
-    /// The stderr is read to its end on a thread per spawn while the hook
-    /// runs, so a hook writing any amount never blocks on a full pipe, and
-    /// only the last `limit` bytes are held. Once the hook has exited, its
-    /// stderr is waited on for at most 200 ms more (a grandchild may hold it
-    /// open). The library never prints it.
+    /// The stderr is read on a thread per spawn while the hook runs, so a
+    /// hook writing any amount never blocks on a full pipe, and only the
+    /// last `limit` bytes are held. The drain ends with the hook: once it
+    /// has exited or been killed, what it left in the pipe is read (at most
+    /// 1 MiB more), the pipe is closed and the thread joined, even while a
+    /// background child of the hook keeps its stderr open. The library
+    /// never prints it.
     ///
     /// ```
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
@@ -207,8 +217,7 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        find_problems(specs, &abs_root, false)
+        find_problems(specs, &Root::open(root), false)
     }
 
     /// What building these hooks found wrong, in hook order: each problem
@@ -354,10 +363,13 @@ impl<E: HookEvents> Hooks<E> {
                     event: tag,
                     reason: reason.clone(),
                 }),
-                Ok(line) => {
-                    spec.action
-                        .execute(line, &self.abs_root, &self.interrupt, capture.as_mut())
-                }
+                Ok(line) => spec.action.execute(Fire {
+                    line,
+                    root: &self.abs_root,
+                    interrupt: &self.interrupt,
+                    capture: capture.as_mut(),
+                    log: self.logs.get(index).and_then(Option::as_ref),
+                }),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result {
@@ -407,17 +419,31 @@ fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String>
 
 /// Every hook's problems, in hook order; `create` makes the `append` files
 /// of hooks that have none.
-fn find_problems<E: HookEvents>(specs: &[HookSpec<E>], root: &Path, create: bool) -> Vec<Problem> {
+fn find_problems<E: HookEvents>(specs: &[HookSpec<E>], root: &Root, create: bool) -> Vec<Problem> {
     specs
         .iter()
         .enumerate()
         .flat_map(|(index, spec)| {
             spec.action
-                .prepare(index + 1, root, create)
+                .prepare(root, create)
                 .into_iter()
                 .map(move |kind| Problem { index, kind })
         })
         .collect()
+}
+
+/// What an action executes one event with, beside its own fields.
+pub(crate) struct Fire<'a> {
+    /// The event as one JSON line, with its newline.
+    pub(crate) line: &'a [u8],
+    /// The discovery root, absolute and held open.
+    pub(crate) root: &'a Root,
+    /// What a spawned child is in flight on.
+    pub(crate) interrupt: &'a Interrupt,
+    /// Where the end of a spawned child's stderr is kept, when it is.
+    pub(crate) capture: Option<&'a mut Capture>,
+    /// The hook's file, for an `append` hook.
+    pub(crate) log: Option<&'a Log>,
 }
 
 /// What one matching hook did with one event, as given to the `report` of

@@ -105,6 +105,15 @@ pub enum ProblemKind {
         /// Its missing directory.
         parent: PathBuf,
     },
+    /// The `append` path is under the discovery root and leads out of it:
+    /// through `..`, or a directory that is a symbolic link to somewhere
+    /// outside (a clone's `logs -> ~/.bashrc.d`).
+    AppendLeavesRoot {
+        /// The path.
+        path: PathBuf,
+        /// The link, as written under the root, when one was found.
+        through: Option<String>,
+    },
     /// The `append` file could not be created for another reason.
     AppendCannotCreate {
         /// The path.
@@ -188,6 +197,7 @@ impl ProblemKind {
             ProblemKind::AppendNoParent { parent, .. } => {
                 format!("create it: mkdir -p {}", Quoted(parent))
             }
+            ProblemKind::AppendLeavesRoot { .. } => leaves_root_hint(),
             ProblemKind::AppendCannotCreate { .. } => return None,
             ProblemKind::NotAProgram { .. } => "make its first line `#!` and the interpreter \
                  that runs it, as in `#!/bin/sh`"
@@ -221,6 +231,7 @@ impl ProblemKind {
             | ProblemKind::AppendIsSymlink { path }
             | ProblemKind::AppendNotRegular { path }
             | ProblemKind::AppendNoParent { path, .. }
+            | ProblemKind::AppendLeavesRoot { path, .. }
             | ProblemKind::AppendCannotCreate { path, .. }
             | ProblemKind::NotAProgram { path, .. }
             | ProblemKind::ShebangCarriageReturn { path, .. }
@@ -277,6 +288,7 @@ impl fmt::Display for ProblemKind {
                 path.display(),
                 parent.display()
             ),
+            ProblemKind::AppendLeavesRoot { path, through } => leaves_root(f, path, through),
             ProblemKind::AppendCannotCreate { path, reason } => write!(
                 f,
                 "append: `{}` cannot be created: {reason}",
@@ -381,6 +393,26 @@ impl fmt::Display for Quoted<'_> {
         }
         f.write_str("'")
     }
+}
+
+/// [`ProblemKind::AppendLeavesRoot`]'s message.
+fn leaves_root(f: &mut fmt::Formatter<'_>, path: &Path, through: &Option<String>) -> fmt::Result {
+    write!(
+        f,
+        "append: `{}` leads out of the discovery root",
+        path.display()
+    )?;
+    match through {
+        Some(link) => write!(f, " through the symbolic link `{link}`"),
+        None => f.write_str(" (through `..` or a symbolic link)"),
+    }
+}
+
+/// [`ProblemKind::AppendLeavesRoot`]'s hint.
+fn leaves_root_hint() -> String {
+    "a relative `append` path is opened beneath the root and follows no link out of it; \
+     name a file under the root, or write an absolute path to append outside it"
+        .to_owned()
 }
 
 /// Whether a shell would have expanded something in `text`: a leading `~`,

@@ -148,17 +148,27 @@ impl Capture {
     }
 }
 
-/// How long, once the child has exited, to wait for its stderr to reach
-/// end of file (a grandchild may hold it open; what was read by then is
-/// the tail).
-const DRAIN_GRACE: Duration = Duration::from_millis(200);
+/// At most this much is read from a hook's stderr once the hook has ended
+/// (what it left in the pipe; a grandchild may still be writing to it):
+/// more than a pipe holds by default, and a bound on a writer that never
+/// stops.
+const FINAL_READ: usize = 1 << 20;
 
-/// Reads a child's stderr to its end on a thread of its own, so that a child
-/// writing megabytes never blocks on a full pipe, keeping only the last
-/// `limit` bytes.
+/// Reads a child's stderr on a thread of its own while the child runs, so
+/// that a child writing megabytes never blocks on a full pipe, keeping only
+/// the last `limit` bytes. The drain ends with the hook: [`finish`]
+/// (called once the child is reaped) tells the thread to read what is left
+/// in the pipe and stop, and joins it. A grandchild that keeps the pipe open
+/// then holds nothing of ours: before, the thread waited for its end of
+/// file, and each such event left a thread and a pipe behind until hooks
+/// failed with "Too many open files".
+///
+/// [`finish`]: Drainer::finish
 struct Drainer {
     tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
-    done: std::sync::mpsc::Receiver<()>,
+    /// Dropped to tell the thread that the hook has ended.
+    stop: OwnedFd,
+    thread: std::thread::JoinHandle<()>,
 }
 
 /// Where the drainer copies to: keeps the last `limit` bytes written.
@@ -167,8 +177,8 @@ struct Tail {
     limit: usize,
 }
 
-impl std::io::Write for Tail {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+impl Tail {
+    fn keep(&mut self, bytes: &[u8]) {
         let mut tail = self
             .shared
             .lock()
@@ -176,45 +186,80 @@ impl std::io::Write for Tail {
         tail.extend_from_slice(bytes);
         let excess = tail.len().saturating_sub(self.limit);
         tail.drain(..excess);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
 impl Drainer {
     /// `None` when no thread could be started; the pipe is then closed, and
     /// the child's writes to stderr fail rather than block.
-    fn start(mut pipe: std::process::ChildStderr, limit: usize) -> Option<Drainer> {
+    fn start(pipe: std::process::ChildStderr, limit: usize) -> Option<Drainer> {
         let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (sender, done) = std::sync::mpsc::channel();
+        let (stopped, stop) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
         let mut sink = Tail {
             shared: std::sync::Arc::clone(&tail),
             limit,
         };
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("hook-stderr".to_owned())
-            .spawn(move || {
-                // `copy` retries a read a signal interrupted, and ends at
-                // end of file or on any other error: the tail is what was
-                // read by then.
-                let _ = std::io::copy(&mut pipe, &mut sink);
-                let _ = sender.send(());
-            })
+            .spawn(move || drain(&OwnedFd::from(pipe), &stopped, &mut sink))
             .ok()?;
-        Some(Drainer { tail, done })
+        Some(Drainer { tail, stop, thread })
     }
 
-    /// The tail, once the pipe reached its end or [`DRAIN_GRACE`] passed.
+    /// The tail: the thread is told the hook has ended, reads what is left
+    /// in the pipe, and is joined.
     fn finish(self) -> Vec<u8> {
-        let _ = self.done.recv_timeout(DRAIN_GRACE);
+        drop(self.stop);
+        // A panic on the thread would only have cut the tail short.
+        let _ = self.thread.join();
         let tail = self
             .tail
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         tail.clone()
+    }
+}
+
+/// The drainer's thread: copies `pipe` into `sink` until its end of file,
+/// an error, or `stopped` becoming readable (its write end dropped), after
+/// which it reads at most [`FINAL_READ`] more without waiting, and returns,
+/// closing the pipe.
+fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut Tail) {
+    let mut buf = [0u8; 8192];
+    loop {
+        let mut fds = [
+            PollFd::new(pipe, PollFlags::IN),
+            PollFd::new(stopped, PollFlags::IN),
+        ];
+        match poll(&mut fds, None) {
+            Ok(_) => {}
+            Err(Errno::INTR) => continue,
+            Err(_) => return,
+        }
+        if !fds[1].revents().is_empty() {
+            break;
+        }
+        match rustix::io::read(pipe, &mut buf) {
+            Ok(0) => return,
+            Ok(n) => sink.keep(&buf[..n]),
+            Err(Errno::INTR | Errno::AGAIN) => {}
+            Err(_) => return,
+        }
+    }
+    if set_nonblocking(pipe).is_err() {
+        return;
+    }
+    let mut left = FINAL_READ;
+    while left > 0 {
+        match rustix::io::read(pipe, &mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                sink.keep(&buf[..n]);
+                left = left.saturating_sub(n);
+            }
+            Err(Errno::INTR) => {}
+            Err(_) => return,
+        }
     }
 }
 
@@ -729,6 +774,64 @@ mod tests {
         );
         // Unset PATH: the absolute default.
         assert!(resolve("sh", r, None).unwrap().is_absolute());
+    }
+
+    /// A sink for [`drain`], and what it kept.
+    fn sink() -> (Tail, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+        let shared = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tail = Tail {
+            shared: std::sync::Arc::clone(&shared),
+            limit: 1 << 30,
+        };
+        (tail, shared)
+    }
+
+    fn kept(shared: &std::sync::Mutex<Vec<u8>>) -> Vec<u8> {
+        shared.lock().unwrap().clone()
+    }
+
+    /// Told to stop with bytes still in the pipe (the hook wrote them just
+    /// before it exited), the drain reads them before it returns; told
+    /// while a writer never stops, it still returns, after a bounded read.
+    #[test]
+    fn a_stopped_drain_reads_what_is_left_and_no_more_than_its_bound() {
+        let (stopped, stop) = rustix::pipe::pipe().unwrap();
+        drop(stop);
+        let (pipe, writer) = rustix::pipe::pipe().unwrap();
+        write(&writer, b"the last words").unwrap();
+        let (mut tail, shared) = sink();
+        drain(&pipe, &stopped, &mut tail);
+        assert_eq!(kept(&shared), b"the last words");
+
+        // Endless: a writer thread that stops only when the pipe is closed.
+        let endless = std::thread::spawn(move || {
+            let chunk = [b'x'; 4096];
+            while write(&writer, &chunk).is_ok() {}
+        });
+        let (mut tail, shared) = sink();
+        let read = within(HUNG, "a drain beside an endless writer", move || {
+            drain(&pipe, &stopped, &mut tail);
+            kept(&shared).len()
+        });
+        assert!(read <= FINAL_READ + 8192, "{read}");
+        endless.join().unwrap();
+    }
+
+    /// Until it is told to stop, the drain reads everything, however it
+    /// arrives, to the pipe's end of file.
+    #[test]
+    fn an_unstopped_drain_reads_to_the_end_of_file() {
+        let (stopped, _stop) = rustix::pipe::pipe().unwrap();
+        let (pipe, writer) = rustix::pipe::pipe().unwrap();
+        let (mut tail, shared) = sink();
+        let watched = std::sync::Arc::clone(&shared);
+        let draining = std::thread::spawn(move || drain(&pipe, &stopped, &mut tail));
+        write(&writer, b"first ").unwrap();
+        assert!(wait_until(HUNG, || kept(&watched) == b"first "));
+        write(&writer, b"second").unwrap();
+        drop(writer);
+        within(HUNG, "the drain to end", move || draining.join().unwrap());
+        assert_eq!(kept(&shared), b"first second");
     }
 
     /// This thread's CPU time so far, user and system, from

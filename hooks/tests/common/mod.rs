@@ -134,6 +134,23 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// Limits every file this process writes to `limit` bytes (`ulimit -f`),
+/// with `SIGXFSZ` ignored so that a write past it fails with EFBIG instead
+/// of killing the process. Both are process-wide: only in a re-executed
+/// child.
+pub(crate) fn limit_file_size(limit: u64) {
+    // SAFETY: `SIG_IGN` installs no handler, and the re-executed child's
+    // one test thread is the only one touching dispositions. (`io` catches
+    // `SIGXFSZ` for the same reason.)
+    let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    assert_ne!(previous, libc::SIG_ERR);
+    let limit = rustix::process::Rlimit {
+        current: Some(limit),
+        maximum: Some(limit),
+    };
+    rustix::process::setrlimit(rustix::process::Resource::Fsize, limit).unwrap();
+}
+
 /// The name of the environment variable telling a re-executed test binary
 /// which test body to run.
 pub(crate) const REEXEC: &str = "IO_HOOKS_TEST_REEXEC";
