@@ -40,6 +40,10 @@ fn console_blocks() -> Vec<String> {
 /// The `io.local.toml` of "Write a hook".
 const WRITE_A_HOOK: &str = "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n";
 
+/// The `io.local.toml` of the block where `io.toml` is a link to a file
+/// outside the root (a `~/.netrc`): a comment, so only the link speaks.
+const NETRC_LINK: &str = "# io.toml links to a ~/.netrc outside the root\n";
+
 /// A hook table where hooks may not go: "Check it"'s refusal.
 const HIDDEN_TABLE: &str =
     "[[hook]]\nappend = \"audit.jsonl\"\n\n[[ci.hook]]\nappend = \"ci.jsonl\"\n";
@@ -198,6 +202,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
             "$ io check",
             "$ io check",
             "$ io check",
+            "$ io check",
             "$ io replay examples/events.jsonl",
             "$ io replay bad.jsonl",
             "$ io replay events.jsonl --dry-run",
@@ -207,10 +212,11 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         "the README's console blocks changed: give each new one its setup in this test"
     );
     let shown = "/tmp/readme/myproject";
-    let setups: [&str; 9] = [
+    let setups: [&str; 10] = [
         WRITE_A_HOOK,
         HIDDEN_TABLE,
         "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
+        NETRC_LINK,
         "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"logs/audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"check-tool-call\"]\non_failure = \"cancel\"\n",
         CANNOT_START,
         WRITE_A_HOOK,
@@ -220,6 +226,16 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
     ];
     for ((block, name), config) in blocks.iter().zip(&names).zip(setups) {
         let dir = project(config);
+        let outside = tempfile::tempdir().expect("tempdir");
+        if config == NETRC_LINK {
+            let netrc = outside.path().join(".netrc");
+            fs::write(
+                &netrc,
+                "machine example.com login me password not-a-real-one\n",
+            )
+            .expect(".netrc");
+            std::os::unix::fs::symlink(&netrc, dir.path().join("io.toml")).expect("link");
+        }
         let printed = run_block(block, dir.path(), shown);
         assert_excerpt(name, block, &printed);
     }

@@ -50,15 +50,21 @@ impl Root {
     /// (a relative path, or an absolute one inside the root), or a path
     /// outside it, the operator's own, taken as written.
     pub(crate) fn target(&self, path: &Path) -> Target {
-        if let Ok(name) = path.strip_prefix(&self.given) {
-            Target::Beneath(name.to_path_buf())
+        let name = if let Ok(name) = path.strip_prefix(&self.given) {
+            name
         } else if let Ok(name) = path.strip_prefix(&self.path) {
-            Target::Beneath(name.to_path_buf())
+            name
         } else if path.is_relative() {
-            Target::Beneath(path.to_path_buf())
+            path
         } else {
-            Target::AsWritten
+            return Target::AsWritten;
+        };
+        // The root itself is no file beneath it: as written, it is the
+        // directory it is, and an append to it fails saying so.
+        if name.as_os_str().is_empty() {
+            return Target::AsWritten;
         }
+        Target::Beneath(name.to_path_buf())
     }
 
     /// Calls `f` with the root's descriptor: the one held, or one opened
@@ -441,6 +447,8 @@ mod tests {
         assert_eq!(root.target(&dir.path().join("logs/a")), beneath("logs/a"));
         assert_eq!(root.target(Path::new("logs/a")), beneath("logs/a"));
         assert_eq!(root.target(Path::new("/elsewhere/a")), Target::AsWritten);
+        // The root itself is the directory it is, not a file beneath it.
+        assert_eq!(root.target(dir.path()), Target::AsWritten);
         let relative = Root::open(Path::new("."));
         assert_eq!(relative.target(Path::new("./a")), beneath("a"));
         let cwd = std::env::current_dir().unwrap();
