@@ -77,7 +77,7 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
 
 /// A workspace another uid may use: `io`, dropped to it, writes there.
 fn open_to_all(env: &Env) {
-    for dir in [env.dir.path(), &env.root(), &env.dir.path().join("user")] {
+    for dir in [env.dir(), &env.root(), &env.dir().join("user")] {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     }
 }

@@ -22,6 +22,11 @@ impl IoEnv {
         IoEnv { dir }
     }
 
+    /// The temp dir that holds the user scope and the root.
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
     /// The discovery root, where `io` runs.
     pub(crate) fn root(&self) -> PathBuf {
         self.dir.path().join("root")

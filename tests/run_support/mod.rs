@@ -5,60 +5,36 @@
 //! journals written by hand as a hostile clone or model would.
 #![allow(dead_code)] // each test binary uses its own subset
 
+use std::ops::Deref;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::process::Output;
 
-use crate::common::output_within;
+use crate::common::IoEnv;
 
-/// A temp dir holding an empty user scope (`user`), a workspace root
-/// (`root`) and a directory outside it (`outside`).
+/// [`IoEnv`] (an empty user scope `user`, a workspace root `root`, `io`
+/// run there under a watchdog) and a directory outside the root
+/// (`outside`).
 pub(crate) struct Env {
-    pub dir: tempfile::TempDir,
+    env: IoEnv,
+}
+
+impl Deref for Env {
+    type Target = IoEnv;
+    fn deref(&self) -> &IoEnv {
+        &self.env
+    }
 }
 
 impl Env {
     pub(crate) fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        for d in ["user", "root", "outside"] {
-            std::fs::create_dir(dir.path().join(d)).expect("dir");
-        }
-        Env { dir }
-    }
-
-    pub(crate) fn root(&self) -> PathBuf {
-        self.dir.path().join("root")
+        let env = IoEnv::new();
+        std::fs::create_dir(env.dir().join("outside")).expect("outside");
+        Env { env }
     }
 
     pub(crate) fn outside(&self) -> PathBuf {
-        self.dir.path().join("outside")
-    }
-
-    /// Writes `text` to `rel` under the root; returns its path.
-    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.root().join(rel);
-        std::fs::write(&path, text).expect("write");
-        path
-    }
-
-    /// `io` with `args`, in the root, with the empty user scope.
-    pub(crate) fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
-        command
-            .args(args)
-            .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-
-    /// `io` with `args`, under a 60 s watchdog.
-    pub(crate) fn io(&self, args: &[&str]) -> Output {
-        let child = self.command(args).spawn().expect("io runs");
-        output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
+        self.dir().join("outside")
     }
 
     pub(crate) fn journal_path(&self, run_id: &str) -> PathBuf {
