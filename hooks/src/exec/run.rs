@@ -194,7 +194,10 @@ impl Drainer {
     /// the child's writes to stderr fail rather than block.
     fn start(pipe: std::process::ChildStderr, limit: usize) -> Option<Drainer> {
         let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (stopped, stop) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        // std's pipe is close-on-exec on every Unix (rustix's `pipe_with`
+        // is missing on macOS), so no hook inherits the stop pipe.
+        let (stopped, stop) = std::io::pipe().ok()?;
+        let (stopped, stop) = (OwnedFd::from(stopped), OwnedFd::from(stop));
         let mut sink = Tail {
             shared: std::sync::Arc::clone(&tail),
             limit,
