@@ -223,7 +223,7 @@ impl From<StoreError> for RunError {
 /// every provider call, store write, tool and hook runs on the polling
 /// thread until the run ends. Under an async runtime, drive it from a
 /// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
-/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+/// as `examples/run_on_tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// Only when the store fails; every other ending is a [`RunOutcome`].
@@ -252,7 +252,7 @@ pub async fn run_observed(
 /// every provider call, store write, tool and hook runs on the polling
 /// thread until the run ends. Under an async runtime, drive it from a
 /// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
-/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+/// as `examples/run_on_tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// Only when the store fails; every other ending is a [`RunOutcome`].
@@ -289,7 +289,7 @@ pub async fn run_with_observed(
 /// every provider call, store write, tool and hook runs on the polling
 /// thread until the run ends. Under an async runtime, drive it from a
 /// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
-/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+/// as `examples/run_on_tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// An unknown or completed run, an unreadable journal, or a store failure.
@@ -323,7 +323,7 @@ pub async fn resume_observed(
 /// every provider call, store write, tool and hook runs on the polling
 /// thread until the run ends. Under an async runtime, drive it from a
 /// blocking thread (`tokio::task::spawn_blocking(move || pollster::block_on(…))`,
-/// as `examples/tokio.rs` does), never with `.await` on a worker thread.
+/// as `examples/run_on_tokio.rs` does), never with `.await` on a worker thread.
 ///
 /// # Errors
 /// An unknown or completed run, an unreadable, untrusted or busy journal,

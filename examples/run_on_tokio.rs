@@ -9,7 +9,7 @@
 //! it, and the runtime's own threads stay free; the async side only awaits
 //! the join handle.
 //!
-//! `cargo run --example tokio` (built, not run, by `cargo test`).
+//! `cargo run --example run_on_tokio` (built, not run, by `cargo test`).
 
 use io_harness::{
     ApproveAll, Config,
