@@ -187,7 +187,9 @@ fn start(head: &[u8], root: &Path, path_var: Option<&OsStr>) -> Start {
         return Start::Ok;
     }
     match env_program(argument) {
-        Some(name) if resolve(&name, root, path_var).is_err() || !found(&name, root) => {
+        // As `env` would run it in `root`: a name with `/` a path from
+        // `root`, a bare name looked up in `PATH`'s absolute entries.
+        Some(name) if !resolve(&name, root, path_var).is_ok_and(|p| is_executable(&p)) => {
             Start::NoInterpreter {
                 interpreter: name,
                 via_env: true,
@@ -195,13 +197,6 @@ fn start(head: &[u8], root: &Path, path_var: Option<&OsStr>) -> Start {
         }
         _ => Start::Ok,
     }
-}
-
-/// Whether `name`, as `env` would run it in `root`, is an executable file:
-/// a name with `/` is a path from `root`; a bare name was found by
-/// [`resolve`] already.
-fn found(name: &str, root: &Path) -> bool {
-    !name.contains('/') || is_executable(&root.join(name))
 }
 
 /// The program `env` runs given `argument`, the rest of a `#!/usr/bin/env`
