@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{ReleaseFifo, git, output_within, prerequisite, within};
+use common::{git, output_within, prerequisite, within};
 use io_harness::{Config, ConfigError};
 
 const HOOKED: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
@@ -33,9 +33,7 @@ fn a_fifo_config_file_is_refused_rather_than_waited_on() {
     let fifo = root.path().join("io.toml");
     // Should discover wait for a writer, the watchdog fails the test and
     // this releases the stuck reader.
-    let Some(_release) = common::fifo(&fifo, true) else {
-        return;
-    };
+    let _release = common::fifo(&fifo, true);
     let e = discover_within(root.path(), Duration::from_secs(5)).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -333,16 +331,9 @@ fn a_git_that_never_answers_is_given_up_on_and_the_file_refused() {
     let Some(repo) = tracked_repo() else { return };
     let index = repo.path().join(".git/index");
     fs::remove_file(&index).unwrap();
-    let made = Command::new("mkfifo").arg(&index).status();
-    if !prerequisite("mkfifo", made.is_ok_and(|s| s.success())) {
-        return;
-    }
     // Should discover wait on git for ever, the watchdog fails the test and
     // this releases the stuck git, so nothing outlives the test.
-    let _release = ReleaseFifo {
-        path: index.clone(),
-        for_writing: true,
-    };
+    let _release = common::fifo(&index, true);
     let e = discover_within(repo.path(), Duration::from_secs(20)).unwrap_err();
     assert_eq!(
         e.to_string(),

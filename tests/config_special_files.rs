@@ -43,9 +43,7 @@ fn a_fifo_config_is_refused_without_waiting_for_a_writer() {
     let fifo = root.path().join("io.local.toml");
     // Should `io` open it and wait for a writer, the watchdog kills it; this
     // releases a reader left stuck all the same.
-    let Some(_release) = common::fifo(&fifo, true) else {
-        return;
-    };
+    let _release = common::fifo(&fifo, true);
     refused(&check(root.path()), &fifo, NOT_REGULAR);
 }
 

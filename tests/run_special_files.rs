@@ -6,14 +6,15 @@
 mod common;
 mod run_support;
 
-use run_support::{Env, both, mkfifo, run_id_in};
+use common::mkfifo;
+use run_support::{Env, both, run_id_in};
 
 #[test]
 fn the_file_tools_refuse_a_fifo_without_blocking_and_the_run_goes_on() {
     let env = Env::new();
     // A FIFO nobody writes (a read would wait for ever) and nobody reads
     // (a write-only open would too).
-    mkfifo(&env.root().join("pipe"), 0o644);
+    mkfifo(&env.root().join("pipe"));
     let script = env.write(
         "script.toml",
         r#"
@@ -50,7 +51,7 @@ answer = "done"
 fn a_fifo_with_a_reader_is_refused_too_and_gets_no_byte() {
     let env = Env::new();
     let fifo = env.root().join("pipe");
-    mkfifo(&fifo, 0o644);
+    mkfifo(&fifo);
     // A reader holding the FIFO open: the write-only open then succeeds,
     // and the file type is what refuses it.
     let reader = rustix::fs::open(
@@ -90,7 +91,7 @@ fn a_journal_that_is_a_fifo_is_refused_without_blocking() {
     let env = Env::new();
     std::fs::create_dir_all(env.root().join(".io/runs")).expect(".io/runs");
     let journal = env.journal_path("r-fifo");
-    mkfifo(&journal, 0o600);
+    mkfifo(&journal);
     let out = env.io(&["run", "--resume", "r-fifo"]);
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));
     let stderr = run_support::text(&out.stderr);

@@ -7,7 +7,7 @@ mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use io_env::IoEnv;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub(crate) use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
+pub(crate) use watchdog::{ReleaseFifo, mkfifo, output_within, read_pid, wait_until, within};
 
 pub(crate) mod io_env;
 
@@ -92,15 +92,14 @@ pub(crate) fn io_output(
     output_within(child, limit, what)
 }
 
-/// Makes a FIFO at `path` (with `mkfifo`) and returns what releases a
-/// reader (or, `for_writing`, a writer) left blocked on it when dropped;
-/// `None` when there is no `mkfifo`, after [`prerequisite`] said so.
-pub(crate) fn fifo(path: &std::path::Path, for_writing: bool) -> Option<ReleaseFifo> {
-    let made = std::process::Command::new("mkfifo").arg(path).status();
-    prerequisite("mkfifo", made.is_ok_and(|s| s.success())).then(|| ReleaseFifo {
+/// Makes a FIFO at `path` and returns what releases a reader (or,
+/// `for_writing`, a writer) left blocked on it when dropped.
+pub(crate) fn fifo(path: &std::path::Path, for_writing: bool) -> ReleaseFifo {
+    mkfifo(path);
+    ReleaseFifo {
         path: path.to_path_buf(),
         for_writing,
-    })
+    }
 }
 
 /// What `io` prints refusing `root`'s hooked `io.local.toml` because git's

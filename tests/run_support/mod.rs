@@ -94,18 +94,6 @@ pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> 
     }})
 }
 
-/// Makes a FIFO at `path` (mode `mode`).
-pub(crate) fn mkfifo(path: &Path, mode: u32) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(mode),
-        0,
-    )
-    .expect("mkfifo");
-}
-
 /// A run cancelled after its first step by a hook on `step` that fails
 /// once, with `hooks` (more `[[hook]]` tables) beside it: resumable, with
 /// one step to go, after which it answers `done`. Returns its id.
@@ -143,7 +131,7 @@ pub(crate) fn held_at_started(
     args: &[&str],
 ) -> (std::process::Child, crate::common::ReleaseFifo, Option<i32>) {
     let root = env.root();
-    mkfifo(&root.join("gate.fifo"), 0o600);
+    crate::common::mkfifo(&root.join("gate.fifo"));
     env.write("gate.sh", gate);
     env.write(
         "io.local.toml",

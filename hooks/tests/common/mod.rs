@@ -13,7 +13,7 @@ use serde::Serialize;
 
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub(crate) use watchdog::{ReleaseFifo, output_within, read_pid, wait_until, within};
+pub(crate) use watchdog::{ReleaseFifo, mkfifo, output_within, read_pid, wait_until, within};
 
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
@@ -84,18 +84,6 @@ pub(crate) fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755)).expect("chmod script");
     fs::rename(&tmp, &path).expect("rename script");
     path
-}
-
-/// Makes a FIFO (mode 0600) at `path`.
-pub(crate) fn mkfifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
 }
 
 /// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or

@@ -39,6 +39,18 @@ pub(crate) fn within<T: Send + 'static>(
     }
 }
 
+/// Makes a FIFO (mode 0600) at `path`.
+pub(crate) fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
+}
+
 /// When dropped, opens the FIFO at `path` from one side without blocking,
 /// then closes it: whatever is blocked opening the other end (a hook's
 /// `open` for writing, a `git` reading its index) goes on, so a test that
