@@ -5,38 +5,33 @@
 //! refuses to go on.
 
 mod common;
+mod run_support;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 use std::time::Duration;
 
-use common::{ReleaseFifo, output_within, read_pid, wait_until};
+use common::{ReleaseFifo, read_pid, wait_until};
 
-/// A temp dir holding an empty user scope, a workspace root and a
-/// directory outside it.
-struct Env {
-    dir: tempfile::TempDir,
+/// [`run_support::Env`] (an empty user scope, a workspace root and a
+/// directory outside it, `io` run in the root) with a secret outside.
+struct Env(run_support::Env);
+
+impl std::ops::Deref for Env {
+    type Target = run_support::Env;
+    fn deref(&self) -> &run_support::Env {
+        &self.0
+    }
 }
 
 impl Env {
     fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        for d in ["user", "root", "outside"] {
-            std::fs::create_dir(dir.path().join(d)).expect("dir");
-        }
-        std::fs::write(dir.path().join("outside/secret"), "the user's key").expect("secret");
-        Env { dir }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.path().join("root")
-    }
-
-    fn outside(&self) -> PathBuf {
-        self.dir.path().join("outside")
+        let env = run_support::Env::new();
+        std::fs::write(env.outside().join("secret"), "the user's key").expect("secret");
+        Env(env)
     }
 
     /// What is in the outside directory, by name.
@@ -51,40 +46,12 @@ impl Env {
             .collect()
     }
 
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.root().join(rel);
-        std::fs::write(&path, text).expect("write");
-        path
-    }
-
-    /// `io` with `args`, in the root, with the empty user scope.
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
-        command
-            .args(args)
-            .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-
-    fn io(&self, args: &[&str]) -> Output {
-        let child = self.command(args).spawn().expect("io runs");
-        output_within(child, Duration::from_secs(120), &format!("io {args:?}"))
-    }
-
     /// The records of run `run_id`'s journal, as JSON.
     fn journal(&self, run_id: &str) -> Vec<serde_json::Value> {
         let text = std::fs::read_to_string(self.journal_path(run_id)).expect("the journal");
         text.lines()
             .map(|l| serde_json::from_str(l).expect("every journal line is a whole record"))
             .collect()
-    }
-
-    fn journal_path(&self, run_id: &str) -> PathBuf {
-        self.root().join(format!(".io/runs/{run_id}.jsonl"))
     }
 }
 
