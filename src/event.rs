@@ -389,7 +389,7 @@ pub struct RunEvent {
     #[serde(flatten)]
     pub kind: EventKind,
     /// The run that emitted it. A child run has its own, which begins with
-    /// its parent's (`r-d76fe76e5902.5.1`).
+    /// its parent's (`r-1d017babce37.5.1`).
     pub run_id: String,
     /// 0 for a top-level run, one more for each level of child.
     pub depth: u32,
