@@ -94,7 +94,8 @@ pub enum EventKind {
         step: u32,
         /// Tokens the turn consumed.
         tokens: u64,
-        /// Tokens left in the run's budget after this turn.
+        /// Tokens left in the run's budget after this turn, counting every
+        /// turn of the run, those before a resume included.
         remaining: u64,
     },
     /// A model request failed and is being tried again; when it happens.
