@@ -133,7 +133,7 @@ pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
+pub use table::{HookTables, Layout, Scope, Section, TableError, TableErrorKind, TomlFile};
 pub use tag_check::{TagCheckError, check_tags};
 
 /// Running a program the way a `run` hook runs one, for a harness that runs

@@ -10,7 +10,7 @@ use io_hooks::{HookTables, TableErrorKind, TomlFile};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use super::{ConfigError, LOCAL_FILE, Scope, Source, git};
+use super::{ConfigError, LOCAL_FILE, Scope, Source, git, hook_layout};
 
 /// The largest config file read, in bytes: 1 MiB, far above any config a
 /// person writes, and a bound on what a hostile file can make a load hold.
@@ -234,10 +234,12 @@ pub(super) fn load(
     root: &Path,
 ) -> Result<Source, ConfigError> {
     let name = path.display().to_string();
+    let layout = hook_layout();
     let file = match scope {
         Scope::Project => TomlFile::project(&name, text),
         Scope::User | Scope::Local => TomlFile::new(&name, text),
-    };
+    }
+    .layout(&layout);
     let document: toml::Table = file.deserialize()?;
     // A misspelt or misplaced `hook` would load as no hooks: the engine's
     // refusal, which its schema shares.
@@ -246,7 +248,7 @@ pub(super) fn load(
     // declare hooks is told so, not told how to fix a hook it may not have.
     // The project refusal is the engine's.
     file.check_scope().map_err(|e| match e.kind() {
-        TableErrorKind::ProjectHooks => ConfigError::ProjectHooks(e),
+        TableErrorKind::ProjectHooks { .. } => ConfigError::ProjectHooks(e),
         _ => ConfigError::Table(e),
     })?;
     if scope == Scope::Local

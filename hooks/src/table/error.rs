@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::position::{SourceLine, clipped};
+use super::layout::Section;
+use super::position::{SourceLine, clipped, toml_key};
 use crate::action;
 use crate::registry::{UnknownEvent, write_one_of};
 
@@ -137,18 +138,32 @@ pub enum TableErrorKind {
     /// `timeout_ms` below 1.
     BadTimeout(i64),
     /// A `hook` key in a file that arrives with a `git clone`
-    /// ([`TomlFile::project`](super::TomlFile::project)).
-    ProjectHooks,
+    /// ([`TomlFile::project`](super::TomlFile::project)). The words are the
+    /// file's [`Layout`](super::Layout)'s.
+    #[non_exhaustive]
+    ProjectHooks {
+        /// The file that arrives with a clone
+        /// ([`Layout::project_file`](super::Layout::project_file)); "this file" when `None`.
+        project_file: Option<String>,
+        /// Where hooks belong instead ([`Layout::operator_files`](super::Layout::operator_files)); "a file
+        /// of the operator's own" when `None`.
+        operator_files: Option<String>,
+    },
     /// A key that would declare hooks where none are read, so that they
     /// would load as none: a near miss of `hook` (`hooks`, `Hook`) at the
-    /// top level or in a `[profile.<name>]` body, or `hook` (or a near miss)
-    /// holding a table or an array anywhere else (`[[ci.hook]]`).
+    /// top level or in a body of one of the [`Layout`](super::Layout)'s sections, or
+    /// `hook` (or a near miss) holding a table or an array anywhere else
+    /// (`[[ci.hook]]`).
+    #[non_exhaustive]
     HiddenHooks {
         /// The key alone, as written.
         written: String,
         /// Whether it sits where hooks are read, and so is wrong only by
         /// its spelling.
         placed: bool,
+        /// Where hooks are read besides the top level, which the message
+        /// lists.
+        sections: Vec<Section>,
     },
     /// An event named twice in one `on`.
     RepeatedEvent(String),
@@ -226,14 +241,30 @@ impl fmt::Display for TableErrorKind {
                 f,
                 "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
             ),
-            TableErrorKind::ProjectHooks => f.write_str(
-                "a project-scoped file may not declare hooks, because a hook runs or writes on \
-                 this machine and `io.toml` arrives with a `git clone`. Write it in \
-                 `io.local.toml` or the user-scope file instead.",
-            ),
+            TableErrorKind::ProjectHooks {
+                project_file,
+                operator_files,
+            } => {
+                f.write_str(
+                    "a project-scoped file may not declare hooks, because a hook runs or writes on \
+                     this machine and ",
+                )?;
+                match project_file {
+                    Some(name) => write!(f, "`{name}`")?,
+                    None => f.write_str("this file")?,
+                }
+                write!(
+                    f,
+                    " arrives with a `git clone`. Write it in {} instead.",
+                    operator_files
+                        .as_deref()
+                        .unwrap_or("a file of the operator's own")
+                )
+            }
             TableErrorKind::HiddenHooks {
                 written,
                 placed: true,
+                ..
             } => write!(
                 f,
                 "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
@@ -242,23 +273,36 @@ impl fmt::Display for TableErrorKind {
             TableErrorKind::HiddenHooks {
                 written,
                 placed: false,
+                sections,
             } => {
                 f.write_str(if written == "hook" {
                     "hooks"
                 } else {
                     "did you mean `hook`? Hooks"
                 })?;
-                write!(
-                    f,
-                    " are declared only at the top level (`[[hook]]`) or in a profile \
-                     (`[[profile.<name>.hook]]`), so `{written}` here would load as no hooks at all"
-                )
+                f.write_str(" are declared only ")?;
+                write_places(f, sections)?;
+                write!(f, ", so `{written}` here would load as no hooks at all")
             }
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
         }
     }
+}
+
+/// "at the top level (`[[hook]]`) or in a target
+/// (`[[target.<name>.hook]]`)", one place per section.
+fn write_places(f: &mut fmt::Formatter<'_>, sections: &[Section]) -> fmt::Result {
+    let places: Vec<String> = std::iter::once("at the top level (`[[hook]]`)".to_owned())
+        .chain(
+            sections
+                .iter()
+                .map(|s| format!("in {} (`[[{}.<name>.hook]]`)", s.noun(), toml_key(s.key()))),
+        )
+        .collect();
+    let places: Vec<&str> = places.iter().map(String::as_str).collect();
+    write_or_list(f, &places, "", "")
 }
 
 /// The action keys: "neither `append` nor `run`" for two (`two` gives the

@@ -19,6 +19,7 @@
 
 mod error;
 mod keys;
+mod layout;
 mod placement;
 mod position;
 mod raw;
@@ -28,6 +29,7 @@ mod validate;
 
 pub use error::{TableError, TableErrorKind};
 pub use keys::HOOK_KEYS;
+pub use layout::{Layout, Section};
 pub use placement::{is_near_miss, near_miss_pattern};
 pub use position::{EXCERPT_WIDTH, SourceLine, toml_key};
 pub use raw::deserialize_table;
@@ -98,6 +100,7 @@ pub struct TomlFile<'a> {
     name: &'a str,
     text: &'a str,
     scope: Scope,
+    layout: &'a Layout,
 }
 
 impl<'a> TomlFile<'a> {
@@ -109,7 +112,21 @@ impl<'a> TomlFile<'a> {
             name,
             text,
             scope: Scope::Operator,
+            layout: &layout::DEFAULT,
         }
+    }
+
+    /// Where this file may declare hooks, and the words its errors use for
+    /// the embedder's files: see [`Layout`]. Without it, hooks are read at
+    /// the top level only and the messages name no file.
+    #[must_use]
+    pub fn layout(self, layout: &'a Layout) -> Self {
+        TomlFile { layout, ..self }
+    }
+
+    /// The [`Layout`] given to [`layout`](Self::layout), or the default.
+    pub fn get_layout(&self) -> &'a Layout {
+        self.layout
     }
 
     /// The name errors put first.

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Layout;
 use super::keys::KEYS;
 use super::placement::{HOOK, near_miss_pattern};
 use crate::action::ACTIONS;
@@ -71,30 +72,33 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
 }
 
 /// The JSON Schema (draft 2020-12) of a whole file that may declare hooks,
-/// as far as hooks go, with `$defs.hook` the
-/// [`hook_table_schema`]: `hook` arrays at the top level and in each
-/// `[profile.<name>]` body (`array_description` describes one), and the
-/// same refusals as
+/// as far as hooks go, with `$defs.hook` the [`hook_table_schema`]: `hook`
+/// arrays at the top level and in each body of each of `layout`'s sections
+/// (`array_description` describes one array), and the same refusals as
 /// [`TomlFile::check_placement`](super::TomlFile::check_placement): a near
-/// miss of `hook` in those two places, and `hook` or a near miss holding a
+/// miss of `hook` in those places, and `hook` or a near miss holding a
 /// table or an array anywhere else. Every other key is allowed, as the
 /// loader keeps it for its owner. The caller adds `$schema`, `$id` and its
-/// own title.
+/// own title, and may describe each section (`properties.<key>`) in its
+/// own words.
 ///
 /// ```
-/// use io_hooks::HookEvents;
+/// use io_hooks::{HookEvents, Layout};
 ///
 /// #[derive(HookEvents)]
 /// enum Ev {
-///     #[hook(tag = "step")]
-///     Step,
+///     #[hook(tag = "job_finished")]
+///     JobFinished,
 /// }
-/// let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks");
+/// let layout = Layout::new().section("target", "a target");
+/// let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
 /// assert_eq!(schema["properties"]["hook"]["items"]["$ref"], "#/$defs/hook");
+/// assert_eq!(schema["properties"]["target"]["additionalProperties"]["$ref"], "#/$defs/body");
 /// ```
 pub fn hook_file_schema<E: HookEvents>(
     describe_event: impl Fn(Kind<E>) -> String,
     array_description: &str,
+    layout: &Layout,
 ) -> Value {
     let near_miss = near_miss_pattern();
     let hooks = json!({
@@ -102,23 +106,32 @@ pub fn hook_file_schema<E: HookEvents>(
         "description": array_description,
         "items": { "$ref": "#/$defs/hook" }
     });
-    // At the top level and in a profile body: `hook`, or no near miss.
+    // At the top level and in a section's body: `hook`, or no near miss.
     let names = json!({ "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }] });
+    let mut properties = Map::new();
+    properties.insert(HOOK.to_owned(), hooks.clone());
+    for section in layout.get_sections() {
+        let description = format!(
+            "Named bodies, each of which may declare its own `hook` array, as in `[[{}.<name>.hook]]`.",
+            crate::text::toml_key(section.key())
+        );
+        properties.insert(
+            section.key().to_owned(),
+            json!({
+                "type": "object",
+                "description": description,
+                "additionalProperties": { "$ref": "#/$defs/body" }
+            }),
+        );
+    }
     json!({
         "type": "object",
-        "properties": {
-            HOOK: hooks,
-            "profile": {
-                "type": "object",
-                "description": "Named profiles; applying one replaces the hooks when it declares any.",
-                "additionalProperties": { "$ref": "#/$defs/profile" }
-            }
-        },
+        "properties": properties,
         "propertyNames": names,
         "additionalProperties": { "$ref": "#/$defs/elsewhere" },
         "$defs": {
             HOOK: hook_table_schema::<E>(describe_event),
-            "profile": {
+            "body": {
                 "type": "object",
                 "properties": { HOOK: hooks },
                 "propertyNames": names,
