@@ -44,7 +44,7 @@
 ///     err.to_string(),
 ///     "ci.local.toml: key `targets.linux.hook`: hooks are declared only at the top level \
 ///      (`[[hook]]`) or in a target (`[[target.<name>.hook]]`), so `hook` here would load as \
-///      no hooks at all (line 1, column 15)"
+///      no hooks at all (line 1, column 17)"
 /// );
 ///
 /// let err = TomlFile::project("ci.toml", "[[hook]]\nappend = \"a.jsonl\"\n")
@@ -124,7 +124,7 @@ impl Layout {
     /// Where hooks belong instead of a project file, in words the
     /// project-scope refusal puts in "Write it in … instead.", with any
     /// file name quoted as the message should show it: "`` `ci.local.toml` ``
-    /// or the user-scope file".
+    /// or `` `~/.ci.toml` ``".
     #[must_use]
     pub fn operator_files(mut self, words: impl Into<String>) -> Self {
         self.operator_files = Some(words.into());

@@ -32,8 +32,8 @@ pub(crate) const HOOK: &str = "hook";
 /// to it ignoring ASCII case (`Hook`), or, once ASCII-lowercased, starting
 /// with `h` as `hook` does and within [`did_you_mean`]'s distance of it
 /// (`hooks`, `hok`, `hoook`, `hool`). The first-letter rule keeps ordinary
-/// words one edit away (`book`, `look`) loading: other parts of the harness
-/// own unknown keys, and a typo rarely changes the first letter.
+/// words one edit away (`book`, `look`) loading: other parts of the
+/// embedder own unknown keys, and a typo rarely changes the first letter.
 ///
 /// ```
 /// use io_hooks::schema::is_near_miss;
@@ -296,31 +296,31 @@ mod tests {
 
     fn hidden(text: &str) -> Option<(String, bool)> {
         let document = DeTable::parse(text).expect("TOML");
-        let layout = Layout::new().section("profile", "a profile");
+        let layout = Layout::new().section("target", "a target");
         hidden_hook(document.get_ref(), &layout).map(|h| (h.key, h.placed))
     }
 
     #[test]
     fn without_sections_only_the_top_level_declares_hooks() {
-        let document = DeTable::parse("[[profile.ci.hook]]\nappend = \"a\"\n").expect("TOML");
+        let document = DeTable::parse("[[target.ci.hook]]\nappend = \"a\"\n").expect("TOML");
         let found = hidden_hook(document.get_ref(), &Layout::new()).map(|h| (h.key, h.placed));
-        assert_eq!(found, Some(("profile.ci.hook".into(), false)));
+        assert_eq!(found, Some(("target.ci.hook".into(), false)));
     }
 
     #[test]
-    fn hooks_hide_anywhere_but_the_top_level_and_a_profile_body() {
+    fn hooks_hide_anywhere_but_the_top_level_and_a_section_body() {
         assert_eq!(hidden("[[hook]]\nappend = \"a\"\n"), None);
         assert_eq!(
-            hidden("[[profile.ci.hook]]\nappend = \"a\"\n[profile.hook]\nx = 1\n"),
+            hidden("[[target.ci.hook]]\nappend = \"a\"\n[target.hook]\nx = 1\n"),
             None
         );
         assert_eq!(hidden("[mcp]\nhook = \"pre-commit\"\n"), None);
         // Not tables where tables belong: the typed loader's to refuse.
-        assert_eq!(hidden("[[profile]]\nhook = []\n"), None);
-        assert_eq!(hidden("profile.ci = [[{ hook = [] }]]\n"), None);
+        assert_eq!(hidden("[[target]]\nhook = []\n"), None);
+        assert_eq!(hidden("target.ci = [[{ hook = [] }]]\n"), None);
         assert_eq!(
-            hidden("[[profiles.ci.hook]]\nappend = \"a\"\n"),
-            Some(("profiles.ci.hook".into(), false))
+            hidden("[[targets.ci.hook]]\nappend = \"a\"\n"),
+            Some(("targets.ci.hook".into(), false))
         );
         assert_eq!(
             hidden("[[ci.hook]]\nappend = \"a\"\n"),
@@ -336,8 +336,8 @@ mod tests {
         );
         assert_eq!(hidden("hooks = 1\n"), Some(("hooks".into(), true)));
         assert_eq!(
-            hidden("[profile.ci]\nHook = []\n"),
-            Some(("profile.ci.Hook".into(), true))
+            hidden("[target.ci]\nHook = []\n"),
+            Some(("target.ci.Hook".into(), true))
         );
         // The first by position, whatever the map's order.
         assert_eq!(

@@ -12,8 +12,8 @@ use crate::registry::{HookEvents, Kind};
 /// every key of the key table with what it accepts, exactly one action, and
 /// no option of another action. `describe_event(kind)` describes one event.
 ///
-/// The keys of each object are in the order written here (the spec's, for
-/// `properties`) when serde_json's `preserve_order` feature is on in the
+/// The keys of each object are in the order written here ([`HOOK_KEYS`](super::HOOK_KEYS)'s,
+/// for `properties`) when serde_json's `preserve_order` feature is on in the
 /// embedder's build, and sorted otherwise: this crate does not turn it on,
 /// as it would change every map of every crate in the build.
 ///
@@ -22,13 +22,13 @@ use crate::registry::{HookEvents, Kind};
 ///
 /// #[derive(HookEvents)]
 /// enum Ev {
-///     /// A step began.
-///     #[hook(tag = "step")]
-///     Step,
+///     /// A job began.
+///     #[hook(tag = "job_started")]
+///     JobStarted,
 /// }
 /// let schema = io_hooks::schema::hook_table_schema::<Ev>(|kind| kind.doc().to_owned());
-/// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "step");
-/// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A step began.");
+/// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "job_started");
+/// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A job began.");
 /// let mut keys: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
 /// let mut spec = io_hooks::schema::HOOK_KEYS.to_vec();
 /// (keys.sort(), spec.sort());
@@ -180,14 +180,14 @@ mod tests {
     #[hook(crate = "crate")]
     #[allow(dead_code)] // only its tags are used
     enum Ev {
-        #[hook(tag = "step")]
-        Step,
+        #[hook(tag = "job_started")]
+        JobStarted,
     }
 
     /// The error loading a one-key table, `key = 0`.
     fn kind_for(key: &str) -> TableErrorKind {
         let text = format!("[[hook]]\n{} = 0\n", crate::text::toml_key(key));
-        let err = TomlFile::new("io.toml", &text)
+        let err = TomlFile::new("app.toml", &text)
             .hooks::<Ev>(std::path::Path::new("/p"))
             .expect_err("no one-key table with an integer is a hook");
         err.kind().clone()
@@ -196,7 +196,7 @@ mod tests {
     #[test]
     fn the_parser_accepts_exactly_the_keys_the_schema_lists() {
         let schema = hook_table_schema::<Ev>(|_| String::new());
-        // Sorted: the schema's order is the spec's only with serde_json's
+        // Sorted: the schema's order is HOOK_KEYS' only with serde_json's
         // `preserve_order`, which this crate leaves to the embedder.
         let mut listed: Vec<&str> = schema["properties"]
             .as_object()

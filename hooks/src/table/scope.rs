@@ -13,7 +13,7 @@ use super::{ErrorInner, Layout, TableError, TableErrorKind, TomlFile, toml_key};
 /// Where a file comes from, and so whether it may declare hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
-    /// A file the operator wrote on this machine (a user-scope or
+    /// A file the operator wrote on this machine (in their home directory, or a
     /// git-ignored local file): it may declare hooks.
     Operator,
     /// A file a `git clone` delivers: any `hook` key in it is refused.
