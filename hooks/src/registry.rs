@@ -222,6 +222,7 @@ impl<E: HookEvents> fmt::Debug for Kind<E> {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Cost {
     /// Once per streamed token: a `run` hook here spawns a process per token.
     PerToken,
@@ -407,6 +408,7 @@ impl<E: HookEvents> fmt::Debug for HookFilter<E> {
 /// Its `Display` is the reason half of an operator's error; the config layer
 /// puts the file and the key path in front of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnknownEvent {
     /// The name as written.
     pub name: String,

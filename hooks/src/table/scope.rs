@@ -12,6 +12,7 @@ use super::{ErrorInner, Layout, TableError, TableErrorKind, TomlFile, toml_key};
 
 /// Where a file comes from, and so whether it may declare hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Scope {
     /// A file the operator wrote on this machine (in their home directory, or a
     /// git-ignored local file): it may declare hooks.
