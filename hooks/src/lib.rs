@@ -79,6 +79,25 @@
 //! # Ok::<(), io_hooks::TagCheckError>(())
 //! ```
 //!
+//! # Errors
+//!
+//! One convention for every error type here ([`TableError`],
+//! [`UnknownEvent`], [`HookFailure`], [`TagCheckError`]):
+//!
+//! - it implements [`std::error::Error`], and its `Display` is one whole
+//!   message an operator can act on: what failed, where (file, key path
+//!   counted from 1, line and column), why, and what is accepted;
+//! - the cause is part of that message, so `source()` returns nothing and a
+//!   chain printer (`main() -> Result`, anyhow, eyre) shows each cause once;
+//!   a cause that is itself a value (an OS error) is kept in a field named
+//!   `cause`;
+//! - its `Debug` shows the message, not a private struct;
+//! - what kind of error it is comes as a `#[non_exhaustive]` enum
+//!   ([`TableErrorKind`], [`ProblemKind`]) to branch on, which is not an
+//!   error itself;
+//! - no message names a file, a section or an event the embedder did not
+//!   give: files and sections come from its [`Layout`], events from its enum.
+//!
 //! # Borrowed events
 //!
 //! An event enum may borrow (`enum Ev<'a>`): hooks built once as

@@ -17,7 +17,19 @@ const SHOWN: usize = 200;
 /// Its `Display` is the whole message an operator reads: the file, then the
 /// key path when there is one, then the reason (which says what is
 /// accepted), then the line and column when the parser gave a position.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` is that message too, as a string, so that `main() -> Result`
+/// prints what is wrong; `{:#?}` shows the parts ([`file`](Self::file),
+/// [`key`](Self::key), [`kind`](Self::kind), [`position`](Self::position)).
+///
+/// ```
+/// let err = io_hooks::TomlFile::new("app.toml", "x = ?\n")
+///     .deserialize::<toml::Table>()
+///     .unwrap_err();
+/// assert_eq!(format!("{err:?}"), format!("{:?}", err.to_string()));
+/// assert!(format!("{err:#?}").starts_with("TableError {\n    file: \"app.toml\","));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 pub struct TableError(pub(crate) Box<ErrorInner>);
 
 // Boxed: a config error is rare and the `Ok` side is what callers pass
@@ -78,10 +90,32 @@ impl fmt::Display for TableError {
     }
 }
 
+impl fmt::Debug for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Debug::fmt(&self.to_string(), f);
+        }
+        f.debug_struct("TableError")
+            .field("file", &self.0.file)
+            .field("key", &self.0.key)
+            .field("kind", &self.0.kind)
+            .field("position", &self.0.position)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `Display` states the whole reason, so `source()` returns nothing (see
+/// the crate's error convention).
 impl std::error::Error for TableError {}
 
 /// What is wrong, without the file, key or position: the reason half of a
 /// [`TableError`].
+///
+/// Not an [`Error`](std::error::Error) itself, as [`std::io::ErrorKind`] is
+/// not: it is what a [`TableError`] is, for a caller that branches on it.
+/// The error to return, print or chain is the [`TableError`], whose message
+/// also names the file, the key and the position; this `Display` is the
+/// reason alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TableErrorKind {
