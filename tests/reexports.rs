@@ -3,8 +3,8 @@
 //! own: this file names each one through `io_harness` alone.
 
 use io_harness::{
-    Config, ConfigError, Cost, EventKind, HookEvents, HookFilter, Interrupt, Kind, SourceLine,
-    TableErrorKind, UnknownEvent,
+    Config, ConfigError, Cost, EventKind, HookFilter, Interrupt, Kind, SourceLine, TableErrorKind,
+    UnknownEvent,
 };
 
 #[test]

@@ -18,9 +18,9 @@ pub(super) const MAX_FILE: u64 = 1024 * 1024;
 
 /// Reads `path`; `None` when there is no such file.
 pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
-    let read_error = |source| ConfigError::Read {
+    let read_error = |cause| ConfigError::Read {
         path: path.to_path_buf(),
-        source,
+        cause,
     };
     // Only a regular file (or a symbolic link to one) is read. A FIFO would
     // block the load until someone writes to it, and a link to a device
@@ -48,7 +48,7 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
             }
             return Ok(None);
         }
-        Err(source) => return Err(read_error(source)),
+        Err(cause) => return Err(read_error(cause)),
     };
     let bytes = read_bounded(file)
         .map_err(read_error)?
@@ -63,16 +63,14 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         let (line, column) = position_of(&bytes, nul);
         return Err(ConfigError::Nul {
             path: path.to_path_buf(),
-            line,
-            column,
+            position: (line, column),
         });
     }
     String::from_utf8(bytes).map(Some).map_err(|e| {
         let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
         ConfigError::NotUtf8 {
             path: path.to_path_buf(),
-            line,
-            column,
+            position: (line, column),
         }
     })
 }
@@ -209,10 +207,10 @@ pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigErr
                 .to_owned(),
             None,
         ),
-        ConfigError::GitUnanswered { reason, .. } => (
+        ConfigError::GitUnanswered { cause, .. } => (
             format!(
                 "declares hooks, and whether the repository's git index tracks it could not \
-                 be told ({reason}), so they are not loaded"
+                 be told ({cause}), so they are not loaded"
             ),
             None,
         ),
@@ -256,12 +254,17 @@ pub(super) fn load(
     {
         match git::tracks(root, LOCAL_FILE) {
             Ok(false) => {}
-            Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
-            Err(reason) => {
-                return Err(ConfigError::GitUnanswered {
-                    file: name,
+            Ok(true) => {
+                return Err(ConfigError::TrackedLocal {
+                    path: path.to_path_buf(),
                     key,
-                    reason,
+                });
+            }
+            Err(cause) => {
+                return Err(ConfigError::GitUnanswered {
+                    path: path.to_path_buf(),
+                    key,
+                    cause,
                 });
             }
         }
