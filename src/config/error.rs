@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use io_hooks::TableError;
 use io_hooks::text::{OsMessage, SourceLine};
@@ -162,19 +162,7 @@ impl fmt::Display for ConfigError {
                 outside,
                 problem,
                 position,
-            } => {
-                write!(f, "{}: {problem}", path.display())?;
-                if let Some((line, column)) = position {
-                    write!(f, " (line {line}, column {column})")?;
-                }
-                write!(
-                    f,
-                    "; none of it is shown, because it is a symbolic link leading out of `{}` \
-                     and may be anyone's file. If it is yours, put the file itself there in place of the \
-                     link to see what is wrong.",
-                    outside.display()
-                )
-            }
+            } => write_withheld(f, path, outside, problem, *position),
             ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
             ConfigError::TrackedLocal { path, key } => write!(
                 f,
@@ -188,26 +176,55 @@ impl fmt::Display for ConfigError {
                 name,
                 suggestion,
                 known,
-            } => {
-                write!(f, "unknown profile `{name}`")?;
-                if let Some(s) = suggestion {
-                    write!(f, " (did you mean `{s}`?)")?;
-                }
-                if known.is_empty() {
-                    f.write_str("; no file read declares a `[profile.<name>]` table")
-                } else {
-                    f.write_str("; the profiles declared are ")?;
-                    for (i, k) in known.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "`{k}`")?;
-                    }
-                    Ok(())
-                }
-            }
+            } => write_unknown_profile(f, name, suggestion.as_deref(), known),
         }
     }
+}
+
+/// A file behind a link out of `outside`: its problem and position, and
+/// nothing it holds.
+fn write_withheld(
+    f: &mut fmt::Formatter<'_>,
+    path: &Path,
+    outside: &Path,
+    problem: &str,
+    position: Option<(usize, usize)>,
+) -> fmt::Result {
+    write!(f, "{}: {problem}", path.display())?;
+    if let Some((line, column)) = position {
+        write!(f, " (line {line}, column {column})")?;
+    }
+    write!(
+        f,
+        "; none of it is shown, because it is a symbolic link leading out of `{}` \
+         and may be anyone's file. If it is yours, put the file itself there in place of the \
+         link to see what is wrong.",
+        outside.display()
+    )
+}
+
+/// A profile no file declares, the nearest one, and every one.
+fn write_unknown_profile(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    suggestion: Option<&str>,
+    known: &[String],
+) -> fmt::Result {
+    write!(f, "unknown profile `{name}`")?;
+    if let Some(s) = suggestion {
+        write!(f, " (did you mean `{s}`?)")?;
+    }
+    if known.is_empty() {
+        return f.write_str("; no file read declares a `[profile.<name>]` table");
+    }
+    f.write_str("; the profiles declared are ")?;
+    for (i, k) in known.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "`{k}`")?;
+    }
+    Ok(())
 }
 
 /// `Display` states the cause, so `source()` returns nothing: a chain

@@ -212,14 +212,7 @@ impl fmt::Display for TableErrorKind {
                 key,
                 suggestion,
                 expected,
-            } => {
-                write!(f, "unknown key `{}`", clipped(key, SHOWN))?;
-                if let Some(s) = suggestion {
-                    write!(f, " (did you mean `{s}`?)")?;
-                }
-                f.write_str("; a hook table takes ")?;
-                write_one_of(f, expected)
-            }
+            } => write_unknown_key(f, key, *suggestion, expected),
             TableErrorKind::UnknownEvent(e) => match clipped(&e.name, SHOWN) {
                 std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
                 std::borrow::Cow::Owned(name) => {
@@ -278,51 +271,78 @@ impl fmt::Display for TableErrorKind {
             TableErrorKind::ProjectHooks {
                 project_file,
                 operator_files,
-            } => {
-                f.write_str(
-                    "a project-scoped file may not declare hooks, because a hook runs or writes on \
-                     this machine and ",
-                )?;
-                match project_file {
-                    Some(name) => write!(f, "`{name}`")?,
-                    None => f.write_str("this file")?,
-                }
-                write!(
-                    f,
-                    " arrives with a `git clone`. Write it in {} instead.",
-                    operator_files
-                        .as_deref()
-                        .unwrap_or("a file of the operator's own")
-                )
-            }
+            } => write_project_hooks(f, project_file.as_deref(), operator_files.as_deref()),
             TableErrorKind::HiddenHooks {
                 written,
-                placed: true,
-                ..
-            } => write!(
-                f,
-                "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
-                 `{written}` would load as no hooks at all"
-            ),
-            TableErrorKind::HiddenHooks {
-                written,
-                placed: false,
+                placed,
                 sections,
-            } => {
-                f.write_str(if written == "hook" {
-                    "hooks"
-                } else {
-                    "did you mean `hook`? Hooks"
-                })?;
-                f.write_str(" are declared only ")?;
-                write_places(f, sections)?;
-                write!(f, ", so `{written}` here would load as no hooks at all")
-            }
+            } => write_hidden_hooks(f, written, *placed, sections),
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
         }
     }
+}
+
+/// A key a hook table does not have, the nearest one, and every one.
+fn write_unknown_key(
+    f: &mut fmt::Formatter<'_>,
+    key: &str,
+    suggestion: Option<&str>,
+    expected: &[&str],
+) -> fmt::Result {
+    write!(f, "unknown key `{}`", clipped(key, SHOWN))?;
+    if let Some(s) = suggestion {
+        write!(f, " (did you mean `{s}`?)")?;
+    }
+    f.write_str("; a hook table takes ")?;
+    write_one_of(f, expected)
+}
+
+/// The project-scope refusal, in the embedder's words when it gave them.
+fn write_project_hooks(
+    f: &mut fmt::Formatter<'_>,
+    project_file: Option<&str>,
+    operator_files: Option<&str>,
+) -> fmt::Result {
+    f.write_str(
+        "a project-scoped file may not declare hooks, because a hook runs or writes on \
+         this machine and ",
+    )?;
+    match project_file {
+        Some(name) => write!(f, "`{name}`")?,
+        None => f.write_str("this file")?,
+    }
+    write!(
+        f,
+        " arrives with a `git clone`. Write it in {} instead.",
+        operator_files.unwrap_or("a file of the operator's own")
+    )
+}
+
+/// A key that would hide hooks: misspelt where hooks are read (`placed`),
+/// or out of place, with every place hooks are read.
+fn write_hidden_hooks(
+    f: &mut fmt::Formatter<'_>,
+    written: &str,
+    placed: bool,
+    sections: &[Section],
+) -> fmt::Result {
+    if placed {
+        return write!(
+            f,
+            "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
+             `{written}` would load as no hooks at all"
+        );
+    }
+    f.write_str(if written == "hook" {
+        "hooks"
+    } else {
+        "did you mean `hook`? Hooks"
+    })?;
+    f.write_str(" are declared only ")?;
+    write_places(f, sections)?;
+    write!(f, ", so `{written}` here would load as no hooks at all")
 }
 
 /// "at the top level (`[[hook]]`) or in a target

@@ -109,6 +109,9 @@ impl Expected for HookTableExpected {
     }
 }
 
+/// An array of strings with its span, and each string's.
+pub(crate) type Names = Spanned<Vec<Spanned<String>>>;
+
 /// One table's keys, typed but not yet checked against each other, in the
 /// order written.
 #[derive(Debug, Clone, Default)]
@@ -159,7 +162,7 @@ impl RawHook {
     }
 
     /// `name`'s strings, when present (and declared [`Shape::Strings`]).
-    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Spanned<Vec<Spanned<String>>>> {
+    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Names> {
         self.take_as(name, |v| match v {
             RawValue::Strings(items) => Some(items),
             _ => None,
@@ -168,10 +171,7 @@ impl RawHook {
 
     /// `name`'s event names, when present (and declared
     /// [`Shape::Events`]): `Err` with what was found instead of an array.
-    pub(crate) fn take_events(
-        &mut self,
-        name: &str,
-    ) -> Option<Result<Spanned<Vec<Spanned<String>>>, Spanned<String>>> {
+    pub(crate) fn take_events(&mut self, name: &str) -> Option<Result<Names, Spanned<String>>> {
         let value = self.take(name)?;
         let span = value.span();
         match value.into_inner() {
