@@ -6,8 +6,9 @@
 //! says where. **Validation** then settles the meaning: exactly one of
 //! `append` and `run`, a program to run, events that exist, a timeout that
 //! applies. `on` is typed there too, as the one value whose message needs
-//! the event enum (its example is the enum's first event). Both stages report through one [`TableError`], whose `Display`
-//! is the operator's message:
+//! the event enum (its example is the enum's first event). Both stages
+//! report through one [`TableError`], whose `Display` is the operator's
+//! message:
 //!
 //! ```text
 //! ci.local.toml: key `hook[2].on`: unknown event `job_finishd` (did you mean `job_finished`?); expected one of `job_started`, `job_finished` (line 5, column 7)
