@@ -102,20 +102,21 @@ fn every_variant_has_a_one_line_doc_saying_when_it_fires() {
 
 #[test]
 fn each_frequency_agrees_with_what_the_doc_says() {
-    use io_harness::Frequency;
+    use io_harness::Cost;
     for kind in Kind::<EventKind>::all() {
         let (tag, doc) = (kind.tag(), kind.doc());
         let expected = match EventKind::frequency(kind) {
-            Frequency::PerToken => "once per streamed token",
-            Frequency::PerRun => "once per run",
-            Frequency::PerStep => "once per",
-            Frequency::Rare => "",
+            Cost::PerToken => "once per streamed token",
+            Cost::PerRun => "once per run",
+            Cost::PerStep => "once per",
+            Cost::Rare => "",
+            other => panic!("{tag}: say here what the doc of a {other:?} event says"),
         };
         assert!(
             doc.contains(expected),
             "{tag}: {doc:?} should say {expected:?}"
         );
-        if EventKind::frequency(kind) == Frequency::Rare {
+        if EventKind::frequency(kind) == Cost::Rare {
             assert!(
                 !doc.contains("once per step") && !doc.contains("once per run"),
                 "{tag}: {doc:?}"

@@ -5,8 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use io_harness::{
-    Action, Config, EventKind, Frequency, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE,
-    Problem,
+    Action, Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
 };
 use io_hooks::{Kind, UnknownEvent};
 
@@ -143,7 +142,7 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
         .tags()
         .filter_map(|tag| {
             let kind = EventKind::from_tag(tag)?;
-            (EventKind::frequency(kind) == Frequency::PerToken).then(|| {
+            (EventKind::frequency(kind) == Cost::PerToken).then(|| {
                 format!("`{tag}` fires once per streamed token: this spawns a process for each")
             })
         })

@@ -6,7 +6,7 @@
 //! `on` and `on_failure` belong to every hook; each action brings its own
 //! key and options ([`action::ACTIONS`]). The table lists `on`, then each
 //! action's key, then `on_failure`, then each action's options: the order
-//! the spec lists them in.
+//! an operator reads them in.
 
 use serde_json::{Value, json};
 
@@ -41,6 +41,14 @@ pub(crate) enum Shape {
     Text(&'static str),
     /// An integer (any: the validator has its own message for a bad one).
     Int(&'static str),
+    /// `on`'s event names: an array of strings, what an element is. Any
+    /// other value is kept as what it is and refused by validation, which
+    /// knows the event enum and so can show one of its events as the
+    /// example.
+    Events {
+        /// One element, as in "an event name, a string".
+        item: &'static str,
+    },
     /// One of these strings.
     Choice(&'static [&'static str]),
 }
@@ -48,8 +56,7 @@ pub(crate) enum Shape {
 /// `on`: which events a hook wants.
 const ON: HookKey = HookKey {
     name: "on",
-    shape: Shape::Strings {
-        array: "an array of event names, as in `on = [\"step\"]`",
+    shape: Shape::Events {
         item: "an event name, a string",
     },
     owner: None,
@@ -84,7 +91,7 @@ const ON_FAILURE: HookKey = HookKey {
         json!({
             "enum": ON_FAILURE_VALUES,
             "default": OnFailure::default().as_str(),
-            "description": "\"cancel\" ends the run at its next step boundary when this hook fails."
+            "description": "\"cancel\" asks the host to end its run at its next boundary when this hook fails."
         })
     },
 };
@@ -99,7 +106,7 @@ const COUNT: usize = {
     n
 };
 
-/// Every key, in the order the spec lists them.
+/// Every key: `on`, each action's key, `on_failure`, each action's options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
         out[*at] = key;
@@ -137,7 +144,8 @@ const NAMES: [&str; COUNT] = {
     out
 };
 
-/// The keys a `[[hook]]` table may hold, in the order the spec lists them.
+/// The keys a `[[hook]]` table may hold: `on`, each action's key,
+/// `on_failure`, then each action's options.
 pub const HOOK_KEYS: &[&str] = &NAMES;
 
 /// The `on_failure` a table says, or the default.
