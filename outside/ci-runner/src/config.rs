@@ -230,8 +230,8 @@ impl Config {
             self.hooks = tables.into_specs(file, "hook", root)?;
         }
         for (name, body) in doc.pipeline {
-            let known: Vec<String> = self.pipelines.keys().cloned().collect();
             if !self.pipelines.contains_key(&name) {
+                let known: Vec<String> = self.pipelines.keys().cloned().collect();
                 return Err(ConfigError::UnknownPipeline {
                     suggestion: did_you_mean(&name, known.iter().map(String::as_str))
                         .map(str::to_owned),
