@@ -35,6 +35,7 @@ mod check;
 mod cost;
 mod ctxt;
 mod expand;
+mod fields;
 mod plan;
 
 use proc_macro::TokenStream;

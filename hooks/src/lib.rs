@@ -123,6 +123,7 @@ compile_error!(
 
 mod action;
 mod exec;
+mod filter;
 mod registry;
 mod spec;
 mod table;
@@ -130,11 +131,17 @@ mod tag_check;
 
 pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
+pub use filter::{Field, FieldKind, FieldValue};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
 pub use tag_check::{TagCheckError, check_tags};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::filter::AsFieldValue;
+}
 
 /// Running a program the way a `run` hook runs one, for a harness that runs
 /// programs of its own (a tool, a check) and wants the same guarantees: an
