@@ -131,11 +131,11 @@ mod tag_check;
 
 pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
-pub use filter::{Field, FieldKind, FieldValue};
+pub use filter::{Field, FieldKind, FieldValue, Where};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
+pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile, WhereError};
 pub use tag_check::{TagCheckError, check_tags};
 
 #[doc(hidden)]

@@ -5,5 +5,7 @@
 //! before it is serialised.
 
 pub(crate) mod fields;
+pub(crate) mod matcher;
 
 pub use fields::{AsFieldValue, Field, FieldKind, FieldValue};
+pub use matcher::Where;

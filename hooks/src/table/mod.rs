@@ -18,6 +18,7 @@
 //! counts them.
 
 mod error;
+mod filter;
 mod keys;
 mod placement;
 mod position;
@@ -27,6 +28,7 @@ mod scope;
 mod validate;
 
 pub use error::{TableError, TableErrorKind};
+pub use filter::WhereError;
 pub use keys::HOOK_KEYS;
 pub use placement::{is_near_miss, near_miss_pattern};
 pub use position::{EXCERPT_WIDTH, SourceLine, toml_key};

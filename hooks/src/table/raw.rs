@@ -89,7 +89,7 @@ impl<'de> Deserialize<'de> for HookTable {
     }
 }
 
-/// "a hook table, with `append` or `run` and optionally `on`, `on_failure`,
+/// "a hook table, with `append` or `run` and optionally `on`, `where`, `on_failure`,
 /// `timeout_ms`": computed from the key table.
 struct HookTableExpected;
 
@@ -127,6 +127,8 @@ pub(crate) enum RawValue {
     Int(i64),
     /// [`Shape::Choice`]: the value, as listed in the shape.
     Choice(&'static str),
+    /// [`Shape::Filter`]: the `where` table as written.
+    Filter(super::filter::RawWhere),
 }
 
 impl RawHook {
@@ -175,6 +177,14 @@ impl RawHook {
     pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
         self.take_as(name, |v| match v {
             RawValue::Int(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    /// `name`'s `where` table, when present (and declared [`Shape::Filter`]).
+    pub(crate) fn take_filter(&mut self, name: &str) -> Option<Spanned<super::filter::RawWhere>> {
+        self.take_as(name, |v| match v {
+            RawValue::Filter(raw) => Some(raw),
             _ => None,
         })
     }
@@ -280,6 +290,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Strings { .. } => d.deserialize_seq(self),
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
+            Shape::Filter => super::filter::RawWhere::deserialize(d).map(RawValue::Filter),
         }
     }
 }
@@ -294,6 +305,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Strings { array, .. } => f.write_str(array),
             Shape::Text(what) | Shape::Int(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
+            Shape::Filter => f.write_str(super::filter::EXPECTING),
         }
     }
 
