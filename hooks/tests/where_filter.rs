@@ -4,10 +4,11 @@
 //! that passes lets the event through, one that turns it away keeps it from
 //! the hook, and an event every filter turns away is never serialised.
 
+use std::cell::Cell;
 use std::path::Path;
 
-use io_hooks::{HookEvents, HookSpec, TableErrorKind, TomlFile, WhereError};
-use serde::Serialize;
+use io_hooks::{Flow, HookEvents, HookSpec, Hooks, TableErrorKind, TomlFile, WhereError};
+use serde::{Serialize, Serializer};
 
 #[derive(HookEvents, Serialize, Debug, Clone)]
 #[serde(tag = "event")]
@@ -272,6 +273,66 @@ fn none_matches_no_value_and_numbers_compare_across_types() {
         Some("ratio")
     );
     assert_eq!(filter.turned_away(&exited(Some(0), 1.0, false)), Some("ok"));
+}
+
+thread_local! {
+    static SERIALISED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A payload that counts its serialisations.
+struct Counted<'a>(&'a Ev);
+
+impl Serialize for Counted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SERIALISED.with(|n| n.set(n.get() + 1));
+        self.0.serialize(s)
+    }
+}
+
+#[test]
+fn an_event_the_filter_turns_away_is_never_serialised_and_one_it_passes_is_appended() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"exec.jsonl\"\n";
+    let specs = TomlFile::new("app.toml", text)
+        .hooks::<Ev>(dir.path())
+        .expect("loads")
+        .unwrap_or_default();
+    let hooks = Hooks::new(specs, dir.path());
+    let read = call("read_file", 1);
+    assert_eq!(hooks.fire(&read, &Counted(&read)), Flow::Continue);
+    assert_eq!(
+        SERIALISED.with(Cell::get),
+        0,
+        "turned away before serialising"
+    );
+    let exec = call("exec", 2);
+    assert_eq!(hooks.fire(&exec, &Counted(&exec)), Flow::Continue);
+    assert_eq!(SERIALISED.with(Cell::get), 1);
+    let log = std::fs::read_to_string(dir.path().join("exec.jsonl")).expect("log");
+    assert_eq!(
+        log,
+        "{\"event\":\"tool_call\",\"step\":2,\"tool\":\"exec\",\"args\":{}}\n"
+    );
+}
+
+#[test]
+fn a_hook_without_where_still_gets_what_another_hooks_filter_turns_away() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"exec.jsonl\"\n\
+                [[hook]]\non = [\"tool_call\"]\nappend = \"all.jsonl\"\n";
+    let specs = TomlFile::new("app.toml", text)
+        .hooks::<Ev>(dir.path())
+        .expect("loads")
+        .unwrap_or_default();
+    let hooks = Hooks::new(specs, dir.path());
+    let mut ran = Vec::new();
+    let flow = hooks.fire_with(&call("read", 1), &call("read", 1), |run| {
+        ran.push(run.number());
+    });
+    assert_eq!((flow, ran), (Flow::Continue, vec![2]));
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).expect("log");
+    assert_eq!(read("exec.jsonl"), "");
+    assert_eq!(read("all.jsonl").lines().count(), 1);
 }
 
 #[test]
