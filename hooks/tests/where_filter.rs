@@ -4,8 +4,11 @@
 //! that passes lets the event through, one that turns it away keeps it from
 //! the hook, and an event every filter turns away is never serialised.
 
+mod common;
+
 use std::cell::Cell;
 use std::path::Path;
+use std::time::Duration;
 
 use io_hooks::{Flow, HookEvents, HookSpec, Hooks, TableErrorKind, TomlFile, WhereError};
 use serde::{Serialize, Serializer};
@@ -351,4 +354,19 @@ fn the_schema_knows_where() {
     assert_eq!(filter["type"], "object");
     assert_eq!(filter["minProperties"], 1);
     assert!(io_hooks::schema::HOOK_KEYS.contains(&"where"));
+}
+
+#[test]
+fn a_glob_of_many_stars_against_a_long_value_finishes_promptly() {
+    // The pattern is the operator's, the value may be the model's: the glob
+    // crate gives up at the first star whose rest runs out of input, so no
+    // pattern backtracks exponentially.
+    let text = "[[hook]]\non = [\"tool_call\"]\n\
+                where.tool = { glob = \"*a*a*a*a*a*a*a*a*b\" }\nappend = \"a\"\n";
+    let specs = load(text).expect("loads");
+    let verdict = common::within(Duration::from_secs(10), "a glob match", move || {
+        let long = call(&"a".repeat(1 << 20), 1);
+        specs[0].filter.turned_away(&long).map(str::to_owned)
+    });
+    assert_eq!(verdict.as_deref(), Some("tool"));
 }
