@@ -59,6 +59,7 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
                     i + 1,
                     describe(spec, config.root())
                 ));
+                text.push_str(&filter_line(spec));
                 for problem in problems.iter().filter(|p| p.index == i) {
                     text.push_str(&problem_lines(problem));
                 }
@@ -69,17 +70,7 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
         }
     }
     if let Some((tag, kind)) = event {
-        let firing: Vec<String> = specs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.on.contains_kind(kind))
-            .map(|(i, _)| format!("hook[{}]", i + 1))
-            .collect();
-        if firing.is_empty() {
-            text.push_str(&format!("on `{tag}`: no hook fires\n"));
-        } else {
-            text.push_str(&format!("on `{tag}`: {} fire(s)\n", firing.join(", ")));
-        }
+        text.push_str(&on_event(specs, tag, kind));
     }
     let broken = {
         let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
@@ -97,6 +88,47 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
         out(&safe(&text))?;
         Ok(ExitCode::from(1))
     }
+}
+
+/// `    where: tool = "exec"` under a hook with a filter; nothing otherwise.
+/// Its strings are escaped as TOML writes them, and the whole is [`safe`].
+fn filter_line(spec: &HookSpec<EventKind>) -> String {
+    if spec.filter.is_empty() {
+        return String::new();
+    }
+    format!("    where: {}\n", spec.filter)
+}
+
+/// `io check --event TAG`: the hooks an event of `tag` fires, and those it
+/// fires only where their filter lets it through, naming the fields the
+/// filter turns the rest away on.
+fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: io_hooks::Kind<EventKind>) -> String {
+    let wanting = specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.on.contains_kind(kind));
+    let (firing, filtered): (Vec<_>, Vec<_>) = wanting.partition(|(_, s)| s.filter.is_empty());
+    let mut text = if firing.is_empty() && filtered.is_empty() {
+        format!("on `{tag}`: no hook fires\n")
+    } else if firing.is_empty() {
+        format!("on `{tag}`: no hook fires whatever its fields\n")
+    } else {
+        let numbers: Vec<String> = firing
+            .iter()
+            .map(|(i, _)| format!("hook[{}]", i + 1))
+            .collect();
+        format!("on `{tag}`: {} fire(s)\n", numbers.join(", "))
+    };
+    for (i, spec) in filtered {
+        let fields: Vec<String> = spec.filter.fields().map(|f| format!("`{f}`")).collect();
+        text.push_str(&format!(
+            "on `{tag}`: hook[{}] fires only where {}; its filter turns the rest away on {}\n",
+            i + 1,
+            spec.filter,
+            fields.join(", ")
+        ));
+    }
+    text
 }
 
 /// A problem and its hint, indented under its hook and made [`safe`]: a

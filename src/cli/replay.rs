@@ -280,6 +280,9 @@ impl Printer<'_> {
                     text.push(format!("hook[{number}] would fire"));
                     fired.push(json!({ "hook": number }));
                 }
+                for (number, field) in self.selection.turned_away(&event.kind) {
+                    text.push(format!("hook[{number}] turned away by `where.{field}`"));
+                }
                 if let Ok(mut n) = self.would_fire.lock() {
                     *n += fired.len();
                 }
