@@ -142,6 +142,7 @@ impl<E: HookEvents> Where<E> {
 }
 
 impl Test {
+    #[inline]
     fn matches(&self, value: FieldValue<'_>) -> bool {
         match self {
             Test::Is(scalar) => scalar.equals(value),
@@ -159,6 +160,7 @@ impl Test {
 }
 
 impl Scalar {
+    #[inline]
     fn equals(&self, value: FieldValue<'_>) -> bool {
         match (self, value) {
             (Scalar::Str(a), FieldValue::Str(b)) => **a == *b,
@@ -172,6 +174,7 @@ impl Scalar {
 /// `value` against a number written in the table: integers exactly (a
 /// `u64` above `i64::MAX` is above every TOML integer), a float as floats
 /// compare (NaN equals nothing).
+#[inline]
 fn compare(value: FieldValue<'_>, n: Number) -> Option<Ordering> {
     match (value, n) {
         (FieldValue::Int(v), Number::Int(n)) => Some(v.cmp(&n)),
