@@ -51,6 +51,9 @@ pub(crate) enum Shape {
     },
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// `where`: a table of field names and what each must be
+    /// ([`super::filter`]).
+    Filter,
 }
 
 /// `on`: which events a hook wants.
@@ -69,6 +72,14 @@ const ON: HookKey = HookKey {
             "items": event
         })
     },
+};
+
+/// `where`: conditions on named fields of the events in `on`.
+const WHERE: HookKey = HookKey {
+    name: "where",
+    shape: Shape::Filter,
+    owner: None,
+    schema: |_| super::filter::schema(),
 };
 
 /// `on_failure`'s values, from [`OnFailure::ALL`].
@@ -97,7 +108,7 @@ const ON_FAILURE: HookKey = HookKey {
 };
 
 const COUNT: usize = {
-    let mut n = 2;
+    let mut n = 3;
     let mut i = 0;
     while i < action::ACTIONS.len() {
         n += 1 + action::ACTIONS[i].options.len();
@@ -116,6 +127,7 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
     let mut out = [ON; COUNT];
     let mut at = 0;
     push(&mut out, &mut at, ON);
+    push(&mut out, &mut at, WHERE);
     let mut i = 0;
     while i < actions.len() {
         push(&mut out, &mut at, actions[i].key);
