@@ -216,13 +216,13 @@ impl<'a> TomlFile<'a> {
         let segments = key_segments(e.path());
         let key = render_key(&segments);
         let kind = match segments.as_slice() {
-            // `deny_unknown_fields` on a hook table is the only source of
-            // "unknown field" in a table of an array, and
-            // serde_path_to_error ends the path with the key it was reading,
-            // so the key comes from the path rather than from picking apart
-            // serde's message.
+            // A hook table's key reader refuses an unknown key with
+            // exactly this message; a caller's own table in an array (a
+            // `deny_unknown_fields` struct) gives serde's message with its
+            // own keys, and keeps it. serde_path_to_error ends the path with
+            // the key it was reading, so the key comes from the path.
             [.., KeySegment::Nth(_), KeySegment::Key(k)]
-                if message.starts_with("unknown field") && !HOOK_KEYS.contains(&k.as_str()) =>
+                if !HOOK_KEYS.contains(&k.as_str()) && message == hook_table_refusal(k) =>
             {
                 TableErrorKind::UnknownKey {
                     suggestion: did_you_mean(k, HOOK_KEYS.iter().copied()),
@@ -250,6 +250,16 @@ impl<'a> TomlFile<'a> {
             source_line: Some(SourceLine::at(self.text, span.start)),
         }))
     }
+}
+
+/// serde's message for `key` in a hook table, which takes none such: what
+/// [`raw`]'s key reader gives, and so how [`TomlFile::shape_error`] tells
+/// a hook table's unknown key from one of a caller's own tables.
+fn hook_table_refusal(key: &str) -> String {
+    <toml::de::Error as serde::de::Error>::unknown_field(key, HOOK_KEYS)
+        .message()
+        .trim_end()
+        .to_owned()
 }
 
 /// A `hook` array as written: deserialized, not yet validated.
