@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use io_hooks::{HookTables, TableErrorKind, TomlFile};
+use io_hooks::{HookTables, TableError, TableErrorKind, TomlFile};
 use serde::Deserialize;
+use toml::Spanned;
 
 /// A CI system's project file: pipelines of jobs, and hooks beside them.
 #[derive(Debug, Deserialize)]
@@ -63,4 +64,43 @@ fn an_unknown_key_in_a_hook_table_beside_them_names_a_hook_tables_keys() {
         matches!(e.kind(), TableErrorKind::UnknownKey { key, .. } if key == "retries"),
         "{e:#?}"
     );
+}
+
+/// The same document with its pipelines' names kept with their spans.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SpannedDoc {
+    pipeline: BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Vec<Job>>>,
+}
+
+fn spanned_err(text: &str) -> TableError {
+    TomlFile::new("ci.toml", text)
+        .deserialize::<SpannedDoc>()
+        .unwrap_err()
+}
+
+#[test]
+fn a_spanned_map_key_is_named_in_the_key_path() {
+    let text = "[[pipeline.build.job]]\nname = \"b\"\n\
+                [[pipeline.check.job]]\nname = \"t\"\n[[pipeline.check.job]]\nname = \"u\"\nretries = 1\n";
+    let e = spanned_err(text);
+    assert_eq!(
+        e.to_string(),
+        "ci.toml: key `pipeline.check.job[2].retries`: unknown field `retries`, expected \
+         `name` or `timeout_ms` (line 7, column 1)"
+    );
+    // A wrong value, in a table whose keys are all alike but for where.
+    let text = "[[pipeline.a.job]]\nname = \"x\"\n[[pipeline.b.job]]\nname = 1\n";
+    assert_eq!(spanned_err(text).key(), Some("pipeline.b.job[1].name"));
+    // Inline tables, and a quoted key.
+    let text = "pipeline = { a = { job = [] }, \"my ci\" = { job = [{ name = true }] } }\n";
+    assert_eq!(
+        spanned_err(text).key(),
+        Some("pipeline.\"my ci\".job[1].name")
+    );
+    // A table missing a key: the error is at the table.
+    let text = "[[pipeline.a.job]]\nname = \"x\"\n[[pipeline.b.job]]\ntimeout_ms = 1\n";
+    let e = spanned_err(text);
+    assert_eq!(e.key(), Some("pipeline.b.job[1]"), "{e}");
 }

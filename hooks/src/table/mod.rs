@@ -20,6 +20,7 @@
 //! counts them.
 
 mod error;
+mod keypath;
 mod keys;
 mod layout;
 mod placement;
@@ -160,6 +161,13 @@ impl<'a> TomlFile<'a> {
     /// the hook tables': file, key path (arrays counted from 1), reason, line
     /// and column.
     ///
+    /// A map key the path tracker cannot read as a string (a
+    /// `BTreeMap<Spanned<String>, _>` key, an enum key) is found in the
+    /// document instead, as the one key under which the rest of the path
+    /// leads to the error's position; should none or several fit (an error
+    /// without a position), the key path shows it as `?`. A
+    /// `BTreeMap<String, Spanned<_>>` keeps the span without the search.
+    ///
     /// # Errors
     /// A [`TableError`]: the text is not TOML, or does not have `T`'s shape.
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, TableError> {
@@ -213,7 +221,13 @@ impl<'a> TomlFile<'a> {
     fn shape_error(&self, e: &serde_path_to_error::Error<toml::de::Error>) -> TableError {
         let inner = e.inner();
         let message = inner.message().trim_end();
-        let segments = key_segments(e.path());
+        let mut segments = key_segments(e.path());
+        if segments.contains(&KeySegment::Unknown)
+            && let Ok(document) = toml::de::DeTable::parse(self.text)
+        {
+            let offset = inner.span().map(|s| s.start);
+            segments = keypath::resolve(segments, document.get_ref(), offset);
+        }
         let key = render_key(&segments);
         let kind = match segments.as_slice() {
             // A hook table's key reader refuses an unknown key with
