@@ -183,12 +183,12 @@ impl<'a> TomlFile<'a> {
     /// `root` is the directory a relative `append` path is resolved
     /// against; an absolute one is kept.
     ///
-    /// A key that would hide hooks is refused first
+    /// A [`project`](Self::project) file is refused first
+    /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere,
+    /// in any spelling. Then a key that would hide hooks
     /// ([`check_placement`](Self::check_placement)): a near miss of `hook`
     /// such as `[[hooks]]` or `[[Hook]]`, or `hook` where no hooks are
-    /// read, which would otherwise load as no hooks. Then a
-    /// [`project`](Self::project) file ([`check_scope`](Self::check_scope))
-    /// if it declares `hook` anywhere.
+    /// read, which would otherwise load as no hooks.
     ///
     /// # Errors
     /// The first problem in the file, as a [`TableError`].
@@ -200,8 +200,8 @@ impl<'a> TomlFile<'a> {
         struct Doc {
             hook: Option<HookTables>,
         }
-        self.check_placement()?;
         self.check_scope()?;
+        self.check_placement()?;
         let doc: Doc = self.deserialize()?;
         doc.hook
             .map(|tables| tables.into_specs(self, "hook", root))

@@ -252,8 +252,10 @@ impl Config {
 
 /// The pipelines of the project file, which may declare no hook.
 fn read_project(file: &TomlFile<'_>) -> Result<BTreeMap<String, Vec<Job>>, ConfigError> {
-    file.check_placement()?;
+    // The scope first: a misspelt or misplaced hook in `ci.toml` is told
+    // that hooks belong in `ci.local.toml`, not how to write one here.
     file.check_scope()?;
+    file.check_placement()?;
     let doc: ProjectDoc = file.deserialize()?;
     let mut pipelines = BTreeMap::new();
     for (name, body) in doc.pipeline {

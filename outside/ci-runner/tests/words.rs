@@ -135,6 +135,22 @@ fn the_refusals_speak_of_this_runners_files_and_events() {
          because a hook runs or writes on this machine and `ci.toml` arrives with a `git \
          clone`. Write it in `ci.local.toml` instead."
     );
+    // A misspelt or misplaced hook in `ci.toml` is told where hooks go,
+    // not how to write one where none may be.
+    for (text, key) in [
+        (BAD_PROJECT[4], "hooks"),
+        (BAD_PROJECT[5], "pipeline.check.Hook"),
+        (BAD_PROJECT[6], "jobs.nightly.hook"),
+    ] {
+        assert_eq!(
+            err(text, None),
+            format!(
+                "ci.toml: key `{key}`: a project-scoped file may not declare hooks, because a \
+                 hook runs or writes on this machine and `ci.toml` arrives with a `git clone`. \
+                 Write it in `ci.local.toml` instead."
+            )
+        );
+    }
     assert_eq!(
         err(PROJECT, Some(BAD_OPERATOR[4])),
         "ci.local.toml: key `hook[1].on`: invalid type: string \"job_started\", expected an \
