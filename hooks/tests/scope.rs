@@ -20,7 +20,8 @@ fn layout() -> Layout {
     Layout::new()
         .section("target", "a target")
         .project_file("ci.toml")
-        .operator_files("`ci.local.toml` or `~/.ci.toml`")
+        .operator_file("ci.local.toml")
+        .operator_file("~/.ci.toml")
 }
 
 /// The refusal, whole, in the layout's words.
@@ -213,4 +214,34 @@ fn a_project_file_that_is_not_toml_gets_the_syntax_error() {
         .check_scope()
         .unwrap_err();
     assert!(matches!(e.kind(), TableErrorKind::Syntax(_)), "{e}");
+}
+
+#[test]
+fn every_file_name_is_given_bare_and_quoted_by_the_engine() {
+    let layout = Layout::new()
+        .project_file("ci.toml")
+        .operator_file("ci.local.toml")
+        .operator_place("your user-wide file")
+        .operator_file("~/.ci.toml");
+    assert_eq!(layout.get_project_file(), Some("ci.toml"));
+    assert_eq!(
+        layout.get_operator_files().as_deref(),
+        Some("`ci.local.toml`, your user-wide file or `~/.ci.toml`")
+    );
+    let e = TomlFile::project("ci.toml", "hook = []\n")
+        .layout(&layout)
+        .check_scope()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ci.toml: key `hook`: a project-scoped file may not declare hooks, because a hook runs \
+         or writes on this machine and `ci.toml` arrives with a `git clone`. Write it in \
+         `ci.local.toml`, your user-wide file or `~/.ci.toml` instead."
+    );
+    assert!(
+        matches!(e.kind(), TableErrorKind::ProjectHooks { operator_files: Some(w), .. }
+            if *w == layout.get_operator_files().unwrap()),
+        "{e:#?}"
+    );
+    assert_eq!(Layout::new().get_operator_files(), None);
 }

@@ -179,8 +179,9 @@ pub enum TableErrorKind {
         /// The file that arrives with a clone
         /// ([`Layout::project_file`](super::Layout::project_file)); "this file" when `None`.
         project_file: Option<String>,
-        /// Where hooks belong instead ([`Layout::operator_files`](super::Layout::operator_files)); "a file
-        /// of the operator's own" when `None`.
+        /// Where hooks belong instead, as the message words it
+        /// ([`Layout::get_operator_files`](super::Layout::get_operator_files));
+        /// "a file of the operator's own" when `None`.
         operator_files: Option<String>,
     },
     /// A key that would declare hooks where none are read, so that they
@@ -369,6 +370,17 @@ fn write_action_keys(f: &mut fmt::Formatter<'_>, two: (&str, &str), many: &str) 
             write_or_list(f, keys, "`", "`")
         }
     }
+}
+
+/// `items` as a sentence lists them: "a, b or c".
+pub(super) fn or_list(items: &[&str]) -> String {
+    struct List<'a>(&'a [&'a str]);
+    impl fmt::Display for List<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_or_list(f, self.0, "", "")
+        }
+    }
+    List(items).to_string()
 }
 
 /// `items`, each between `open` and `close`, as a sentence lists them:

@@ -155,7 +155,7 @@ impl<'a> TomlFile<'a> {
             key: Some(key.to_owned()),
             kind: TableErrorKind::ProjectHooks {
                 project_file: self.layout.get_project_file().map(str::to_owned),
-                operator_files: self.layout.get_operator_files().map(str::to_owned),
+                operator_files: self.layout.get_operator_files(),
             },
             position: None,
             source_line: None,

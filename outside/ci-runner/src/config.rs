@@ -35,7 +35,7 @@ pub fn layout() -> Layout {
     Layout::new()
         .section("pipeline", "a pipeline")
         .project_file(PROJECT_FILE)
-        .operator_files(format!("`{OPERATOR_FILE}`"))
+        .operator_file(OPERATOR_FILE)
 }
 
 /// One job of a pipeline: commands run in order, each an argv (no shell).
