@@ -104,3 +104,38 @@ fn a_spanned_map_key_is_named_in_the_key_path() {
     let e = spanned_err(text);
     assert_eq!(e.key(), Some("pipeline.b.job[1]"), "{e}");
 }
+
+#[test]
+fn an_embedders_own_check_makes_an_error_that_reads_like_the_engines() {
+    let text = "[[pipeline.check.job]]\nname = \"\"\n";
+    let file = TomlFile::new("ci.toml", text);
+    let span = text.find("\"\"").map(|at| at..at + 2);
+    let e = TableError::custom(
+        &file,
+        "pipeline.check.job[1].name",
+        "a job's name is empty; write one, as in `name = \"test\"`",
+        span,
+    );
+    assert_eq!(
+        e.to_string(),
+        "ci.toml: key `pipeline.check.job[1].name`: a job's name is empty; write one, as in \
+         `name = \"test\"` (line 2, column 8)"
+    );
+    assert_eq!(
+        (e.file(), e.key(), e.position()),
+        ("ci.toml", Some("pipeline.check.job[1].name"), Some((2, 8)))
+    );
+    assert!(
+        matches!(e.kind(), TableErrorKind::Custom(m) if m.starts_with("a job's name")),
+        "{e:#?}"
+    );
+    let line = e.source_line().expect("a line");
+    assert_eq!(
+        (line.line, line.text.as_str(), line.caret),
+        (2, "name = \"\"", 7)
+    );
+    // Without a span: no position, no line.
+    let e = TableError::custom(&file, "pipeline", "no pipeline runs", None);
+    assert_eq!(e.to_string(), "ci.toml: key `pipeline`: no pipeline runs");
+    assert_eq!(e.source_line(), None);
+}

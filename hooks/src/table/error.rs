@@ -44,6 +44,60 @@ pub(crate) struct ErrorInner {
 }
 
 impl TableError {
+    /// An error of the embedder's own check on `file`, in the shape of the
+    /// engine's: the file, `` key `{key}` ``, `message`, then the line and
+    /// column of `span` (a byte range of the file's text, as
+    /// [`toml::Spanned::span`] gives it) when there is one. Its kind is
+    /// [`TableErrorKind::Custom`], and [`source_line`](Self::source_line)
+    /// is the line `span` starts on.
+    ///
+    /// For what the engine cannot know is wrong: a name that refers to
+    /// nothing, an empty command. `message` says what is wrong and what is
+    /// accepted, as the engine's reasons do; it is shown whole, so it should
+    /// quote the operator's text only as much as it needs to.
+    ///
+    /// ```
+    /// use io_hooks::{TableError, TomlFile};
+    /// use std::collections::BTreeMap;
+    /// use toml::Spanned;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Doc {
+    ///     pipeline: BTreeMap<String, Spanned<toml::Table>>,
+    /// }
+    ///
+    /// let file = TomlFile::new("ci.local.toml", "[pipeline.chek]\nx = 1\n");
+    /// let doc: Doc = file.deserialize()?;
+    /// let (name, body) = doc.pipeline.iter().next().unwrap();
+    /// let err = TableError::custom(
+    ///     &file,
+    ///     format!("pipeline.{name}"),
+    ///     format!("there is no pipeline `{name}`; the pipelines are `check`"),
+    ///     Some(body.span()),
+    /// );
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "ci.local.toml: key `pipeline.chek`: there is no pipeline `chek`; the pipelines \
+    ///      are `check` (line 1, column 1)"
+    /// );
+    /// # Ok::<(), TableError>(())
+    /// ```
+    pub fn custom(
+        file: &super::TomlFile<'_>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        span: Option<std::ops::Range<usize>>,
+    ) -> TableError {
+        let text = file.text();
+        TableError(Box::new(ErrorInner {
+            file: file.name().to_owned(),
+            key: Some(key.into()),
+            kind: TableErrorKind::Custom(message.into()),
+            position: span.as_ref().map(|s| file.position(s.start)),
+            source_line: span.map(|s| SourceLine::at(text, s.start)),
+        }))
+    }
+
     /// The file, as named to [`TomlFile::new`](super::TomlFile::new).
     pub fn file(&self) -> &str {
         &self.0.file
@@ -202,6 +256,9 @@ pub enum TableErrorKind {
     },
     /// An event named twice in one `on`.
     RepeatedEvent(String),
+    /// An embedder's own check ([`TableError::custom`]): its message, as
+    /// given.
+    Custom(String),
 }
 
 impl fmt::Display for TableErrorKind {
@@ -281,6 +338,7 @@ impl fmt::Display for TableErrorKind {
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
+            TableErrorKind::Custom(message) => f.write_str(message),
         }
     }
 }
