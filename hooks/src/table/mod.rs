@@ -296,10 +296,10 @@ fn hook_table_refusal(key: &str) -> String {
 /// #[derive(Deserialize)]
 /// struct Doc {
 ///     hook: Option<HookTables>,
-///     model: Option<String>, // a key of the caller's own
+///     name: Option<String>, // a key of the caller's own
 /// }
 ///
-/// let file = TomlFile::new("app.toml", "model = \"m\"\n[[hook]]\nrun = [\"notify\"]\n");
+/// let file = TomlFile::new("app.toml", "name = \"nightly\"\n[[hook]]\nrun = [\"notify\"]\n");
 /// let doc: Doc = file.deserialize()?;
 /// let hooks = doc.hook.unwrap().into_specs::<Ev>(&file, "hook", Path::new("/p"))?;
 /// assert_eq!(hooks.len(), 1);

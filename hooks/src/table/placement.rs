@@ -9,7 +9,7 @@
 //! - a near miss of `hook` (`hooks`, `Hook`, `hok`) in those places,
 //!   whatever its value;
 //! - `hook`, or a near miss of it, holding a table or an array anywhere
-//!   else (`[[targets.ci.hook]]`, `[[ci.hook]]`, `[agent.hook]`). A string
+//!   else (`[[targets.ci.hook]]`, `[[ci.hook]]`, `[tool.hook]`). A string
 //!   or a number there is some other part's business and is left alone.
 //!
 //! A near miss is decided by [`is_near_miss`]; [`near_miss_pattern`] is the
