@@ -507,6 +507,6 @@ mod tests {
         assert_eq!(did_you_mean("command", keys), None);
         assert_eq!(did_you_mean("x", keys), None);
         // A swap of two neighbours is one edit, as the operator meant it.
-        assert_eq!(did_you_mean("tset", ["test", "step"]), Some("test"));
+        assert_eq!(did_you_mean("tset", ["test", "stop"]), Some("test"));
     }
 }

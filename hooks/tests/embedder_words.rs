@@ -75,7 +75,8 @@ fn layout() -> Layout {
     Layout::new()
         .section("pipeline", "a pipeline")
         .project_file("ci.toml")
-        .operator_files("`ci.local.toml` or `~/.config/ci/ci.toml`")
+        .operator_file("ci.local.toml")
+        .operator_file("~/.config/ci/ci.toml")
 }
 
 /// Loads `file` as the CI system would: the top level, then each pipeline.

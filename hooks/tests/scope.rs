@@ -20,7 +20,8 @@ fn layout() -> Layout {
     Layout::new()
         .section("target", "a target")
         .project_file("ci.toml")
-        .operator_files("`ci.local.toml` or `~/.ci.toml`")
+        .operator_file("ci.local.toml")
+        .operator_file("~/.ci.toml")
 }
 
 /// The refusal, whole, in the layout's words.
@@ -108,15 +109,53 @@ fn without_a_layout_the_refusal_names_no_file() {
          or writes on this machine and this file arrives with a `git clone`. Write it in a file \
          of the operator's own instead."
     );
-    // A body of a section the layout does not list is no place for hooks:
-    // refused as hidden, before the scope is considered.
+    // A body of a section the layout does not list is no place for hooks,
+    // and a project file is no place for any: the scope is said first.
     let e = TomlFile::project("app.toml", "[[target.ci.hook]]\nappend = \"a\"\n")
         .hooks::<Ev>(Path::new(ROOT))
         .unwrap_err();
     assert!(
-        matches!(e.kind(), TableErrorKind::HiddenHooks { placed: false, .. }),
+        matches!(e.kind(), TableErrorKind::ProjectHooks { .. }),
         "{e}"
     );
+    assert_eq!(e.key(), Some("target.ci.hook"));
+}
+
+/// What an operator file is told is a misspelt or misplaced hook, with a
+/// hint how to write it, and the key path.
+const HIDDEN: &[(&str, &str)] = &[
+    ("[[hooks]]\nappend = \"a.jsonl\"\n", "hooks"),
+    ("Hook = []\n", "Hook"),
+    ("hooks = 1\n", "hooks"),
+    ("[target.ci]\nHook = []\n", "target.ci.Hook"),
+    ("[[jobs.x.hook]]\nappend = \"a.jsonl\"\n", "jobs.x.hook"),
+    (
+        "[[targets.ci.hook]]\nappend = \"a.jsonl\"\n",
+        "targets.ci.hook",
+    ),
+];
+
+#[test]
+fn a_project_file_is_told_it_may_not_declare_hooks_before_how_to_spell_one() {
+    let layout = layout();
+    for (text, key) in HIDDEN {
+        let file = TomlFile::project("ci.toml", text).layout(&layout);
+        for e in [
+            file.check_scope().unwrap_err(),
+            file.hooks::<Ev>(Path::new(ROOT)).unwrap_err(),
+        ] {
+            assert_eq!(e.to_string(), refusal("ci.toml", key), "{text}");
+        }
+        // An operator file gets the hint, which is right there.
+        let file = TomlFile::new("ci.local.toml", text).layout(&layout);
+        assert!(file.check_scope().is_ok(), "{text}");
+        let e = file.hooks::<Ev>(Path::new(ROOT)).unwrap_err();
+        assert!(
+            matches!(e.kind(), TableErrorKind::HiddenHooks { .. }),
+            "{text}: {e}"
+        );
+        assert_eq!(e.key(), Some(*key), "{text}");
+    }
 }
 
 #[test]
@@ -132,17 +171,6 @@ fn the_same_text_loads_from_an_operator_file() {
 #[test]
 fn a_project_file_without_hook_passes() {
     let layout = layout();
-    let text = "model = \"m\"\nhooks = 1\n[target.ci]\nmodel = \"n\"\n[tool.hook]\nx = 1\n";
-    let file = TomlFile::project("ci.toml", text).layout(&layout);
-    assert!(file.check_scope().is_ok());
-    assert!(file.hook_keys().unwrap().is_empty());
-    // Loading refuses what would hide hooks first, in any scope: the near
-    // miss `hooks`, here before the `[tool.hook]` table.
-    let err = file.hooks::<Ev>(Path::new(ROOT)).unwrap_err();
-    assert!(
-        matches!(err.kind(), TableErrorKind::HiddenHooks { written, placed: true, .. } if written == "hooks"),
-        "{err}"
-    );
     let text = "model = \"m\"\n[target.ci]\nmodel = \"n\"\n[tool]\nhook = 1\n";
     assert_eq!(
         TomlFile::project("ci.toml", text)
@@ -186,4 +214,34 @@ fn a_project_file_that_is_not_toml_gets_the_syntax_error() {
         .check_scope()
         .unwrap_err();
     assert!(matches!(e.kind(), TableErrorKind::Syntax(_)), "{e}");
+}
+
+#[test]
+fn every_file_name_is_given_bare_and_quoted_by_the_engine() {
+    let layout = Layout::new()
+        .project_file("ci.toml")
+        .operator_file("ci.local.toml")
+        .operator_place("your user-wide file")
+        .operator_file("~/.ci.toml");
+    assert_eq!(layout.get_project_file(), Some("ci.toml"));
+    assert_eq!(
+        layout.get_operator_files().as_deref(),
+        Some("`ci.local.toml`, your user-wide file or `~/.ci.toml`")
+    );
+    let e = TomlFile::project("ci.toml", "hook = []\n")
+        .layout(&layout)
+        .check_scope()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ci.toml: key `hook`: a project-scoped file may not declare hooks, because a hook runs \
+         or writes on this machine and `ci.toml` arrives with a `git clone`. Write it in \
+         `ci.local.toml`, your user-wide file or `~/.ci.toml` instead."
+    );
+    assert!(
+        matches!(e.kind(), TableErrorKind::ProjectHooks { operator_files: Some(w), .. }
+            if *w == layout.get_operator_files().unwrap()),
+        "{e:#?}"
+    );
+    assert_eq!(Layout::new().get_operator_files(), None);
 }

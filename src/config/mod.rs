@@ -47,7 +47,8 @@ pub(crate) fn hook_layout() -> io_hooks::Layout {
     io_hooks::Layout::new()
         .section("profile", "a profile")
         .project_file(PROJECT_FILE)
-        .operator_files(format!("`{LOCAL_FILE}` or the user-scope file"))
+        .operator_file(LOCAL_FILE)
+        .operator_place("the user-scope file")
 }
 
 /// Where a config file sits, which decides what it may declare.

@@ -44,6 +44,60 @@ pub(crate) struct ErrorInner {
 }
 
 impl TableError {
+    /// An error of the embedder's own check on `file`, in the shape of the
+    /// engine's: the file, `` key `{key}` ``, `message`, then the line and
+    /// column of `span` (a byte range of the file's text, as
+    /// [`toml::Spanned::span`] gives it) when there is one. Its kind is
+    /// [`TableErrorKind::Custom`], and [`source_line`](Self::source_line)
+    /// is the line `span` starts on.
+    ///
+    /// For what the engine cannot know is wrong: a name that refers to
+    /// nothing, an empty command. `message` says what is wrong and what is
+    /// accepted, as the engine's reasons do; it is shown whole, so it should
+    /// quote the operator's text only as much as it needs to.
+    ///
+    /// ```
+    /// use io_hooks::{TableError, TomlFile};
+    /// use std::collections::BTreeMap;
+    /// use toml::Spanned;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Doc {
+    ///     pipeline: BTreeMap<String, Spanned<toml::Table>>,
+    /// }
+    ///
+    /// let file = TomlFile::new("ci.local.toml", "[pipeline.chek]\nx = 1\n");
+    /// let doc: Doc = file.deserialize()?;
+    /// let (name, body) = doc.pipeline.iter().next().unwrap();
+    /// let err = TableError::custom(
+    ///     &file,
+    ///     format!("pipeline.{name}"),
+    ///     format!("there is no pipeline `{name}`; the pipelines are `check`"),
+    ///     Some(body.span()),
+    /// );
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "ci.local.toml: key `pipeline.chek`: there is no pipeline `chek`; the pipelines \
+    ///      are `check` (line 1, column 1)"
+    /// );
+    /// # Ok::<(), TableError>(())
+    /// ```
+    pub fn custom(
+        file: &super::TomlFile<'_>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        span: Option<std::ops::Range<usize>>,
+    ) -> TableError {
+        let text = file.text();
+        TableError(Box::new(ErrorInner {
+            file: file.name().to_owned(),
+            key: Some(key.into()),
+            kind: TableErrorKind::Custom(message.into()),
+            position: span.as_ref().map(|s| file.position(s.start)),
+            source_line: span.map(|s| SourceLine::at(text, s.start)),
+        }))
+    }
+
     /// The file, as named to [`TomlFile::new`](super::TomlFile::new).
     pub fn file(&self) -> &str {
         &self.0.file
@@ -179,8 +233,9 @@ pub enum TableErrorKind {
         /// The file that arrives with a clone
         /// ([`Layout::project_file`](super::Layout::project_file)); "this file" when `None`.
         project_file: Option<String>,
-        /// Where hooks belong instead ([`Layout::operator_files`](super::Layout::operator_files)); "a file
-        /// of the operator's own" when `None`.
+        /// Where hooks belong instead, as the message words it
+        /// ([`Layout::get_operator_files`](super::Layout::get_operator_files));
+        /// "a file of the operator's own" when `None`.
         operator_files: Option<String>,
     },
     /// A key that would declare hooks where none are read, so that they
@@ -203,6 +258,9 @@ pub enum TableErrorKind {
     RepeatedEvent(String),
     /// A `where` that is refused: why.
     Where(super::filter::WhereError),
+    /// An embedder's own check ([`TableError::custom`]): its message, as
+    /// given.
+    Custom(String),
 }
 
 impl fmt::Display for TableErrorKind {
@@ -283,6 +341,7 @@ impl fmt::Display for TableErrorKind {
                 write!(f, "`{name}` is named twice; name each event once")
             }
             TableErrorKind::Where(e) => write!(f, "{e}"),
+            TableErrorKind::Custom(message) => f.write_str(message),
         }
     }
 }
@@ -372,6 +431,17 @@ fn write_action_keys(f: &mut fmt::Formatter<'_>, two: (&str, &str), many: &str) 
             write_or_list(f, keys, "`", "`")
         }
     }
+}
+
+/// `items` as a sentence lists them: "a, b or c".
+pub(super) fn or_list(items: &[&str]) -> String {
+    struct List<'a>(&'a [&'a str]);
+    impl fmt::Display for List<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_or_list(f, self.0, "", "")
+        }
+    }
+    List(items).to_string()
 }
 
 /// `items`, each between `open` and `close`, as a sentence lists them:

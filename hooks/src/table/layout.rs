@@ -16,6 +16,11 @@
 /// the file that arrives with a clone and the files where hooks belong
 /// instead.
 ///
+/// Every file name is given bare and quoted by the engine, as the message
+/// shows it (`` `ci.toml` ``); [`operator_place`](Self::operator_place)
+/// takes words that name no one file ("the user-scope file"), kept as
+/// given.
+///
 /// [`Layout::new`], which a [`TomlFile`](super::TomlFile) uses unless given
 /// another, has no sections and names no file. Its getters are `get_`-named,
 /// as the builder methods take the plain names.
@@ -33,7 +38,8 @@
 /// let layout = Layout::new()
 ///     .section("target", "a target")
 ///     .project_file("ci.toml")
-///     .operator_files("`ci.local.toml`");
+///     .operator_file("ci.local.toml")
+///     .operator_place("your user-wide file");
 ///
 /// let text = "[[targets.linux.hook]]\nappend = \"a.jsonl\"\n";
 /// let err = TomlFile::new("ci.local.toml", text)
@@ -55,14 +61,22 @@
 ///     err.to_string(),
 ///     "ci.toml: key `hook`: a project-scoped file may not declare hooks, because a hook runs \
 ///      or writes on this machine and `ci.toml` arrives with a `git clone`. Write it in \
-///      `ci.local.toml` instead."
+///      `ci.local.toml` or your user-wide file instead."
 /// );
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
     sections: Vec<Section>,
     project_file: Option<String>,
-    operator_files: Option<String>,
+    operator_places: Vec<OperatorPlace>,
+}
+
+/// One place hooks belong instead of a project file: a file's name, which
+/// the message quotes, or words kept as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum OperatorPlace {
+    File(String),
+    Words(String),
 }
 
 /// A top-level table whose named bodies declare hooks of their own, as
@@ -93,7 +107,7 @@ impl Layout {
         Layout {
             sections: Vec::new(),
             project_file: None,
-            operator_files: None,
+            operator_places: Vec::new(),
         }
     }
 
@@ -113,21 +127,33 @@ impl Layout {
         self
     }
 
-    /// The name of the file that arrives with a clone, which the
-    /// project-scope refusal quotes as `` `name` arrives with a `git clone` ``.
+    /// The name of the file that arrives with a clone, bare: the
+    /// project-scope refusal quotes it as
+    /// `` `name` arrives with a `git clone` ``.
     #[must_use]
     pub fn project_file(mut self, name: impl Into<String>) -> Self {
         self.project_file = Some(name.into());
         self
     }
 
-    /// Where hooks belong instead of a project file, in words the
-    /// project-scope refusal puts in "Write it in … instead.", with any
-    /// file name quoted as the message should show it: "`` `ci.local.toml` ``
-    /// or `` `~/.ci.toml` ``".
+    /// A file where hooks belong instead of a project file, by its name,
+    /// bare: the project-scope refusal quotes it in "Write it in … instead."
+    /// Each call adds one, after those given before, and the message lists
+    /// them as a sentence does: "`` `ci.local.toml` `` or `` `~/.ci.toml` ``".
     #[must_use]
-    pub fn operator_files(mut self, words: impl Into<String>) -> Self {
-        self.operator_files = Some(words.into());
+    pub fn operator_file(mut self, name: impl Into<String>) -> Self {
+        self.operator_places.push(OperatorPlace::File(name.into()));
+        self
+    }
+
+    /// A place where hooks belong instead of a project file that is no one
+    /// file's name ("the user-scope file"), in words the message keeps as
+    /// given, listed with the [`operator_file`](Self::operator_file)s in
+    /// the order given.
+    #[must_use]
+    pub fn operator_place(mut self, words: impl Into<String>) -> Self {
+        self.operator_places
+            .push(OperatorPlace::Words(words.into()));
         self
     }
 
@@ -146,9 +172,22 @@ impl Layout {
         self.project_file.as_deref()
     }
 
-    /// Where hooks belong instead, when given.
-    pub fn get_operator_files(&self) -> Option<&str> {
-        self.operator_files.as_deref()
+    /// Where hooks belong instead, as the project-scope refusal words it
+    /// (files quoted, in the order given); `None` when none was given.
+    pub fn get_operator_files(&self) -> Option<String> {
+        if self.operator_places.is_empty() {
+            return None;
+        }
+        let places: Vec<String> = self
+            .operator_places
+            .iter()
+            .map(|place| match place {
+                OperatorPlace::File(name) => format!("`{name}`"),
+                OperatorPlace::Words(words) => words.clone(),
+            })
+            .collect();
+        let places: Vec<&str> = places.iter().map(String::as_str).collect();
+        Some(super::error::or_list(&places))
     }
 }
 

@@ -21,6 +21,7 @@
 
 mod error;
 mod filter;
+mod keypath;
 mod keys;
 mod layout;
 mod placement;
@@ -162,6 +163,13 @@ impl<'a> TomlFile<'a> {
     /// the hook tables': file, key path (arrays counted from 1), reason, line
     /// and column.
     ///
+    /// A map key the path tracker cannot read as a string (a
+    /// `BTreeMap<Spanned<String>, _>` key, an enum key) is found in the
+    /// document instead, as the one key under which the rest of the path
+    /// leads to the error's position; should none or several fit (an error
+    /// without a position), the key path shows it as `?`. A
+    /// `BTreeMap<String, Spanned<_>>` keeps the span without the search.
+    ///
     /// # Errors
     /// A [`TableError`]: the text is not TOML, or does not have `T`'s shape.
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, TableError> {
@@ -177,12 +185,12 @@ impl<'a> TomlFile<'a> {
     /// `root` is the directory a relative `append` path is resolved
     /// against; an absolute one is kept.
     ///
-    /// A key that would hide hooks is refused first
+    /// A [`project`](Self::project) file is refused first
+    /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere,
+    /// in any spelling. Then a key that would hide hooks
     /// ([`check_placement`](Self::check_placement)): a near miss of `hook`
     /// such as `[[hooks]]` or `[[Hook]]`, or `hook` where no hooks are
-    /// read, which would otherwise load as no hooks. Then a
-    /// [`project`](Self::project) file ([`check_scope`](Self::check_scope))
-    /// if it declares `hook` anywhere.
+    /// read, which would otherwise load as no hooks.
     ///
     /// # Errors
     /// The first problem in the file, as a [`TableError`].
@@ -194,8 +202,8 @@ impl<'a> TomlFile<'a> {
         struct Doc {
             hook: Option<HookTables>,
         }
-        self.check_placement()?;
         self.check_scope()?;
+        self.check_placement()?;
         let doc: Doc = self.deserialize()?;
         doc.hook
             .map(|tables| tables.into_specs(self, "hook", root))
@@ -215,16 +223,22 @@ impl<'a> TomlFile<'a> {
     fn shape_error(&self, e: &serde_path_to_error::Error<toml::de::Error>) -> TableError {
         let inner = e.inner();
         let message = inner.message().trim_end();
-        let segments = key_segments(e.path());
+        let mut segments = key_segments(e.path());
+        if segments.contains(&KeySegment::Unknown)
+            && let Ok(document) = toml::de::DeTable::parse(self.text)
+        {
+            let offset = inner.span().map(|s| s.start);
+            segments = keypath::resolve(segments, document.get_ref(), offset);
+        }
         let key = render_key(&segments);
         let kind = match segments.as_slice() {
-            // `deny_unknown_fields` on a hook table is the only source of
-            // "unknown field" in a table of an array, and
-            // serde_path_to_error ends the path with the key it was reading,
-            // so the key comes from the path rather than from picking apart
-            // serde's message.
+            // A hook table's key reader refuses an unknown key with
+            // exactly this message; a caller's own table in an array (a
+            // `deny_unknown_fields` struct) gives serde's message with its
+            // own keys, and keeps it. serde_path_to_error ends the path with
+            // the key it was reading, so the key comes from the path.
             [.., KeySegment::Nth(_), KeySegment::Key(k)]
-                if message.starts_with("unknown field") && !HOOK_KEYS.contains(&k.as_str()) =>
+                if !HOOK_KEYS.contains(&k.as_str()) && message == hook_table_refusal(k) =>
             {
                 TableErrorKind::UnknownKey {
                     suggestion: did_you_mean(k, HOOK_KEYS.iter().copied()),
@@ -254,6 +268,16 @@ impl<'a> TomlFile<'a> {
     }
 }
 
+/// serde's message for `key` in a hook table, which takes none such: what
+/// [`raw`]'s key reader gives, and so how [`TomlFile::shape_error`] tells
+/// a hook table's unknown key from one of a caller's own tables.
+fn hook_table_refusal(key: &str) -> String {
+    <toml::de::Error as serde::de::Error>::unknown_field(key, HOOK_KEYS)
+        .message()
+        .trim_end()
+        .to_owned()
+}
+
 /// A `hook` array as written: deserialized, not yet validated.
 ///
 /// Embed it in a larger `#[derive(Deserialize)]` document as
@@ -274,10 +298,10 @@ impl<'a> TomlFile<'a> {
 /// #[derive(Deserialize)]
 /// struct Doc {
 ///     hook: Option<HookTables>,
-///     model: Option<String>, // a key of the caller's own
+///     name: Option<String>, // a key of the caller's own
 /// }
 ///
-/// let file = TomlFile::new("app.toml", "model = \"m\"\n[[hook]]\nrun = [\"notify\"]\n");
+/// let file = TomlFile::new("app.toml", "name = \"nightly\"\n[[hook]]\nrun = [\"notify\"]\n");
 /// let doc: Doc = file.deserialize()?;
 /// let hooks = doc.hook.unwrap().into_specs::<Ev>(&file, "hook", Path::new("/p"))?;
 /// assert_eq!(hooks.len(), 1);

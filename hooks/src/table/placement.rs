@@ -9,7 +9,7 @@
 //! - a near miss of `hook` (`hooks`, `Hook`, `hok`) in those places,
 //!   whatever its value;
 //! - `hook`, or a near miss of it, holding a table or an array anywhere
-//!   else (`[[targets.ci.hook]]`, `[[ci.hook]]`, `[agent.hook]`). A string
+//!   else (`[[targets.ci.hook]]`, `[[ci.hook]]`, `[tool.hook]`). A string
 //!   or a number there is some other part's business and is left alone.
 //!
 //! A near miss is decided by [`is_near_miss`]; [`near_miss_pattern`] is the
@@ -199,7 +199,11 @@ impl TomlFile<'_> {
     /// [`TableErrorKind::HiddenHooks`]): a near miss of `hook` at the top
     /// level or in a body of a [`Layout`](super::Layout)'s section, or
     /// `hook` (or a near miss) holding a table or an array anywhere else.
-    /// [`hooks`](Self::hooks) calls it first.
+    /// [`hooks`](Self::hooks) calls it after
+    /// [`check_scope`](Self::check_scope), which refuses all of these in a
+    /// project file as hooks it may not declare: in a project file, call
+    /// that first, or this one's "did you mean `hook`?" invites a hook the
+    /// next check refuses.
     ///
     /// ```
     /// let err = io_hooks::TomlFile::new("app.toml", "[[ci.hook]]\nappend = \"a\"\n")

@@ -13,6 +13,10 @@ pub(super) enum KeySegment {
     Key(String),
     /// An array position, from 1.
     Nth(usize),
+    /// A map key serde_path_to_error did not see as a string (a
+    /// [`Spanned`](toml::Spanned) key): found in the document by
+    /// [`super::keypath::resolve`], shown as `?` when it cannot be.
+    Unknown,
 }
 
 /// The key path of a serde error, for an operator: array positions counted
@@ -25,7 +29,8 @@ pub(super) fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> 
     for segment in path {
         match segment {
             Segment::Seq { index } => {
-                if in_table && matches!(out.last(), Some(KeySegment::Key(_))) {
+                if in_table && matches!(out.last(), Some(KeySegment::Key(_) | KeySegment::Unknown))
+                {
                     break;
                 }
                 in_table = true;
@@ -37,7 +42,8 @@ pub(super) fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> 
                 }
                 out.push(KeySegment::Key(key.clone()));
             }
-            Segment::Enum { .. } | Segment::Unknown => {}
+            Segment::Unknown => out.push(KeySegment::Unknown),
+            Segment::Enum { .. } => {}
         }
     }
     out
@@ -52,6 +58,12 @@ pub(super) fn render_key(segments: &[KeySegment]) -> String {
                     out.push('.');
                 }
                 out.push_str(&toml_key(k));
+            }
+            KeySegment::Unknown => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push('?');
             }
             KeySegment::Nth(n) => {
                 out.push('[');

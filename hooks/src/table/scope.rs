@@ -6,8 +6,12 @@
 //! repository) is written by whoever wrote the repository, so loading hooks from it would
 //! let a clone run code. [`TomlFile::project`] marks such a file, and
 //! [`TomlFile::check_scope`] (which [`TomlFile::hooks`] calls first) refuses
-//! any `hook` key in it.
+//! any `hook` key in it, and any key that would be one elsewhere or spelt
+//! otherwise.
 
+use toml::de::DeTable;
+
+use super::placement::hidden_hook;
 use super::{ErrorInner, Layout, TableError, TableErrorKind, TomlFile, toml_key};
 
 /// Where a file comes from, and so whether it may declare hooks.
@@ -109,15 +113,36 @@ impl<'a> TomlFile<'a> {
     /// Refuses a project-scope file that declares `hook` in any form; any
     /// other file passes.
     ///
+    /// Any form includes what [`check_placement`](Self::check_placement)
+    /// refuses as hidden: a near miss of `hook` (`[[hooks]]`, `Hook = []`)
+    /// and `hook` where no hooks are read (`[[jobs.x.hook]]`). In a project
+    /// file those are refused here, in the same words, so that the operator
+    /// is told where hooks belong rather than how to declare one in a file
+    /// that may not. Call this before [`check_placement`](Self::check_placement),
+    /// as [`hooks`](Self::hooks) does.
+    ///
+    /// ```
+    /// let err = io_hooks::TomlFile::project("app.toml", "[[hooks]]\nappend = \"a\"\n")
+    ///     .check_scope()
+    ///     .unwrap_err();
+    /// assert_eq!(err.key(), Some("hooks"));
+    /// assert!(err.to_string().contains("a project-scoped file may not declare hooks"));
+    /// ```
+    ///
     /// # Errors
-    /// [`TableErrorKind::ProjectHooks`] naming the first `hook` key, or a
-    /// [`TableError`] when a project file's text is not TOML.
+    /// [`TableErrorKind::ProjectHooks`] naming the first `hook` key (else
+    /// the first hidden one, by position), or a [`TableError`] when a
+    /// project file's text is not TOML.
     pub fn check_scope(&self) -> Result<(), TableError> {
         if self.scope == Scope::Operator {
             return Ok(());
         }
-        match self.hook_keys()?.into_iter().next() {
-            Some(key) => Err(self.project_refusal(&key)),
+        if let Some(key) = self.hook_keys()?.into_iter().next() {
+            return Err(self.project_refusal(&key));
+        }
+        let document = DeTable::parse(self.text).map_err(|e| self.syntax_error(&e))?;
+        match hidden_hook(document.get_ref(), self.layout) {
+            Some(hidden) => Err(self.project_refusal(&hidden.key)),
             None => Ok(()),
         }
     }
@@ -130,7 +155,7 @@ impl<'a> TomlFile<'a> {
             key: Some(key.to_owned()),
             kind: TableErrorKind::ProjectHooks {
                 project_file: self.layout.get_project_file().map(str::to_owned),
-                operator_files: self.layout.get_operator_files().map(str::to_owned),
+                operator_files: self.layout.get_operator_files(),
             },
             position: None,
             source_line: None,

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ pub fn layout() -> Layout {
     Layout::new()
         .section("pipeline", "a pipeline")
         .project_file(PROJECT_FILE)
-        .operator_files(format!("`{OPERATOR_FILE}`"))
+        .operator_file(OPERATOR_FILE)
 }
 
 /// One job of a pipeline: commands run in order, each an argv (no shell).
@@ -72,26 +73,10 @@ pub enum ConfigError {
         /// Why.
         cause: io::Error,
     },
-    /// A file is not valid: io-hooks' message, in this runner's words.
+    /// A file is not valid: io-hooks' message, in this runner's words, or
+    /// one of this runner's own checks (a pipeline `ci.toml` does not have,
+    /// an empty command), made with [`TableError::custom`] to read the same.
     Table(TableError),
-    /// `ci.local.toml` gives hooks to a pipeline `ci.toml` does not have.
-    UnknownPipeline {
-        /// The name as written.
-        name: String,
-        /// A pipeline of `ci.toml` it is close to.
-        suggestion: Option<String>,
-        /// Every pipeline of `ci.toml`.
-        known: Vec<String>,
-        /// Line and column, from 1.
-        position: (usize, usize),
-    },
-    /// A job's command names no program.
-    EmptyCommand {
-        /// The command's key, as `pipeline.check.job[1].commands[2]`.
-        key: String,
-        /// Line and column, from 1.
-        position: (usize, usize),
-    },
 }
 
 impl fmt::Display for ConfigError {
@@ -104,35 +89,6 @@ impl fmt::Display for ConfigError {
                 io_hooks::text::OsMessage(cause)
             ),
             ConfigError::Table(e) => write!(f, "{e}"),
-            ConfigError::UnknownPipeline {
-                name,
-                suggestion,
-                known,
-                position: (line, column),
-            } => {
-                let key = toml_key(name);
-                write!(
-                    f,
-                    "{OPERATOR_FILE}: key `pipeline.{key}`: `{PROJECT_FILE}` has no pipeline `{name}`"
-                )?;
-                if let Some(s) = suggestion {
-                    write!(f, " (did you mean `{s}`?)")?;
-                }
-                let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-                match known.as_slice() {
-                    [] => write!(f, "; it declares none")?,
-                    _ => write!(f, "; its pipelines are {}", known.join(", "))?,
-                }
-                write!(f, " (line {line}, column {column})")
-            }
-            ConfigError::EmptyCommand {
-                key,
-                position: (line, column),
-            } => write!(
-                f,
-                "{PROJECT_FILE}: key `{key}`: a command names its program first, as in \
-                 `[\"make\", \"test\"]`, and this one is empty (line {line}, column {column})"
-            ),
         }
     }
 }
@@ -231,14 +187,7 @@ impl Config {
         }
         for (name, body) in doc.pipeline {
             if !self.pipelines.contains_key(&name) {
-                let known: Vec<String> = self.pipelines.keys().cloned().collect();
-                return Err(ConfigError::UnknownPipeline {
-                    suggestion: did_you_mean(&name, known.iter().map(String::as_str))
-                        .map(str::to_owned),
-                    known,
-                    position: file.position(body.span().start),
-                    name,
-                });
+                return Err(self.unknown_pipeline(file, &name, body.span()).into());
             }
             if let Some(tables) = body.into_inner().hook {
                 let key = format!("pipeline.{}.hook", toml_key(&name));
@@ -250,10 +199,34 @@ impl Config {
     }
 }
 
+impl Config {
+    /// `ci.local.toml` gives hooks to a pipeline `name` that `ci.toml` does
+    /// not have, at `span`.
+    fn unknown_pipeline(&self, file: &TomlFile<'_>, name: &str, span: Range<usize>) -> TableError {
+        let mut message = format!("`{PROJECT_FILE}` has no pipeline `{name}`");
+        if let Some(s) = did_you_mean(name, self.pipelines.keys().map(String::as_str)) {
+            message.push_str(&format!(" (did you mean `{s}`?)"));
+        }
+        let known: Vec<String> = self.pipelines.keys().map(|k| format!("`{k}`")).collect();
+        match known.as_slice() {
+            [] => message.push_str("; it declares none"),
+            _ => message.push_str(&format!("; its pipelines are {}", known.join(", "))),
+        }
+        TableError::custom(
+            file,
+            format!("pipeline.{}", toml_key(name)),
+            message,
+            Some(span),
+        )
+    }
+}
+
 /// The pipelines of the project file, which may declare no hook.
 fn read_project(file: &TomlFile<'_>) -> Result<BTreeMap<String, Vec<Job>>, ConfigError> {
-    file.check_placement()?;
+    // The scope first: a misspelt or misplaced hook in `ci.toml` is told
+    // that hooks belong in `ci.local.toml`, not how to write one here.
     file.check_scope()?;
+    file.check_placement()?;
     let doc: ProjectDoc = file.deserialize()?;
     let mut pipelines = BTreeMap::new();
     for (name, body) in doc.pipeline {
@@ -262,15 +235,15 @@ fn read_project(file: &TomlFile<'_>) -> Result<BTreeMap<String, Vec<Job>>, Confi
             let mut commands = Vec::with_capacity(job.commands.len());
             for (c, command) in job.commands.into_iter().enumerate() {
                 if command.get_ref().first().is_none_or(String::is_empty) {
-                    return Err(ConfigError::EmptyCommand {
-                        key: format!(
-                            "pipeline.{}.job[{}].commands[{}]",
-                            toml_key(&name),
-                            j + 1,
-                            c + 1
-                        ),
-                        position: file.position(command.span().start),
-                    });
+                    let key = format!(
+                        "pipeline.{}.job[{}].commands[{}]",
+                        toml_key(&name),
+                        j + 1,
+                        c + 1
+                    );
+                    let message = "a command names its program first, as in \
+                                   `[\"make\", \"test\"]`, and this one is empty";
+                    return Err(TableError::custom(file, key, message, Some(command.span())).into());
                 }
                 commands.push(command.into_inner());
             }
