@@ -29,9 +29,11 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// Every hook of one config, ready to receive events.
 ///
 /// One `Hooks` serves a whole tree of runs: it is `Send + Sync`, and events
-/// may be fired at it from any number of threads at once. Appends are
-/// serialised by a process-wide lock; `run` hooks on different threads run
-/// concurrently, each waiting only for its own child.
+/// may be fired at it from any number of threads at once. Appends to one
+/// file take turns, whichever `Hooks` they come from (the file is known by
+/// its device and inode, not by the path that names it); appends to
+/// different files, and `run` hooks on different threads, run concurrently,
+/// each waiting only for its own file or child.
 ///
 /// ```
 /// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
