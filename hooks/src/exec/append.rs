@@ -118,9 +118,17 @@ pub(crate) struct Root {
 }
 
 impl Root {
-    /// The root `given`, opened now.
+    /// The root `given`, made absolute against the working directory now
+    /// (an empty path, as `Path::new("app.toml").parent()` gives, is the
+    /// working directory itself), and opened now.
     pub(crate) fn open(given: &Path) -> Self {
-        let path = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
+        let path = match given.as_os_str().is_empty() {
+            true => std::env::current_dir(),
+            false => std::path::absolute(given),
+        };
+        // Only when the working directory is gone: then the root stays as
+        // given, and what needs it fails saying why.
+        let path = path.unwrap_or_else(|_| given.to_path_buf());
         let fd = beneath::open_root(&path).ok();
         Root {
             given: given.to_path_buf(),
@@ -133,7 +141,12 @@ impl Root {
     /// (a relative path, or an absolute one inside the root), or a path
     /// outside it, the operator's own, taken as written.
     pub(crate) fn target(&self, path: &Path) -> Target {
-        let name = if let Ok(name) = path.strip_prefix(&self.given) {
+        // Every path starts with an empty one: an empty root is only ever
+        // matched made absolute.
+        let as_given = (!self.given.as_os_str().is_empty())
+            .then(|| path.strip_prefix(&self.given).ok())
+            .flatten();
+        let name = if let Some(name) = as_given {
             name
         } else if let Ok(name) = path.strip_prefix(&self.path) {
             name

@@ -105,7 +105,14 @@ const _: () = {
 
 impl<E: HookEvents> Hooks<E> {
     /// Builds the hooks of `specs`, in the order written; `root` is the
-    /// discovery root, the working directory of every `run` hook.
+    /// discovery root, the working directory of every `run` hook, and what a
+    /// relative `append` path or `run` program is resolved against.
+    ///
+    /// A relative `root` is made absolute here, against the working
+    /// directory of the moment, so that no hook depends on where the host
+    /// is when an event fires; an empty one (`Path::new("app.toml").parent()`
+    /// gives `""`) is the working directory itself. [`root`](Self::root)
+    /// returns it as given.
     ///
     /// Every `append` file is created here, empty and with mode 0600, when
     /// it does not exist yet (an existing file is never truncated), so an
@@ -239,7 +246,8 @@ impl<E: HookEvents> Hooks<E> {
         &self.specs
     }
 
-    /// The discovery root.
+    /// The discovery root, as given to [`new`](Self::new) (hooks use it made
+    /// absolute when they were built).
     pub fn root(&self) -> &Path {
         &self.root
     }
