@@ -417,7 +417,7 @@ pub(crate) fn create(path: &Path, root: &Root) -> Option<ProblemKind> {
     match open(path, &root.target(path), root) {
         Err(e) => Some(ProblemKind::AppendCannotCreate {
             path: path.to_path_buf(),
-            reason: super::OsMessage(&e).to_string(),
+            cause: super::OsMessage(&e).to_string(),
         }),
         // Raced into something else since `check` looked.
         Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => {
@@ -491,9 +491,9 @@ fn unglue(mut file: &File, written: usize) -> bool {
 /// write cut short is a failure, and leaves no partial line for the next
 /// event to be glued to ([`unglue`]).
 pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result<(), HookFailure> {
-    let failed = |source| HookFailure::Append {
+    let failed = |cause| HookFailure::Append {
         path: path.to_path_buf(),
-        source,
+        cause,
     };
     let mut file = open(path, &log.target, root).map_err(failed)?;
     let (turn, look) = match log.seen() {

@@ -370,9 +370,9 @@ impl<E: HookEvents> Hooks<E> {
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(Capture::new);
             let result = match &line {
-                Err(reason) => Err(HookFailure::Serialize {
+                Err(cause) => Err(HookFailure::Serialize {
                     event: tag,
-                    reason: reason.clone(),
+                    cause: cause.clone(),
                 }),
                 Ok(line) => spec.action.execute(Fire {
                     line,
@@ -500,14 +500,14 @@ pub enum HookFailure {
         /// The event's tag.
         event: &'static str,
         /// serde's reason.
-        reason: String,
+        cause: String,
     },
     /// The `append` file could not be opened or written.
     Append {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: io::Error,
+        cause: io::Error,
     },
     /// The one `write` of the line wrote only part of it (a full disk, a
     /// file size limit, a FIFO's full buffer). The part was cut back off
@@ -533,7 +533,7 @@ pub enum HookFailure {
         /// The program as written.
         program: String,
         /// The cause.
-        source: io::Error,
+        cause: io::Error,
     },
     /// The program exited with a non-zero status.
     Exit {
@@ -555,7 +555,7 @@ pub enum HookFailure {
     /// ignores `SIGCHLD`, which makes the kernel reap children unasked).
     Wait {
         /// The cause.
-        source: io::Error,
+        cause: io::Error,
     },
     /// The host interrupted its children ([`Interrupt::interrupt`]): the
     /// program's process group was killed, or, after the interrupt, it was
@@ -566,18 +566,18 @@ pub enum HookFailure {
 impl fmt::Display for HookFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HookFailure::Serialize { event, reason } => {
+            HookFailure::Serialize { event, cause } => {
                 write!(
                     f,
-                    "could not serialise the `{event}` event as JSON: {reason}"
+                    "could not serialise the `{event}` event as JSON: {cause}"
                 )
             }
-            HookFailure::Append { path, source } => {
+            HookFailure::Append { path, cause } => {
                 write!(
                     f,
                     "could not append to `{}`: {}",
                     path.display(),
-                    OsMessage(source)
+                    OsMessage(cause)
                 )
             }
             HookFailure::ShortWrite { path, written, len } => write!(
@@ -589,8 +589,8 @@ impl fmt::Display for HookFailure {
                 f,
                 "could not spawn `{program}`: not found in any absolute `PATH` entry"
             ),
-            HookFailure::Spawn { program, source } => {
-                write!(f, "could not spawn `{program}`: {}", OsMessage(source))
+            HookFailure::Spawn { program, cause } => {
+                write!(f, "could not spawn `{program}`: {}", OsMessage(cause))
             }
             HookFailure::Exit { code } => write!(f, "exited with status {code}"),
             HookFailure::Signal { signal } => {
@@ -608,11 +608,11 @@ impl fmt::Display for HookFailure {
             HookFailure::Interrupted => {
                 f.write_str("was interrupted, and its process group killed")
             }
-            HookFailure::Wait { source } => {
+            HookFailure::Wait { cause } => {
                 write!(
                     f,
                     "could not collect its exit status: {}",
-                    OsMessage(source)
+                    OsMessage(cause)
                 )
             }
         }
@@ -621,7 +621,8 @@ impl fmt::Display for HookFailure {
 
 /// Its `Display` states the cause (an OS error, through [`OsMessage`]), so
 /// `source()` returns nothing: a chain printer shows each cause once. The
-/// `io::Error` itself is the variant's `source` field.
+/// `io::Error` itself is the variant's `cause` field (not `source`, which
+/// derive macros such as thiserror's would take for the chain's next link).
 impl std::error::Error for HookFailure {}
 
 /// An `io::Error` as an operator reads it: "Permission denied", without

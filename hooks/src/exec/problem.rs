@@ -40,6 +40,12 @@ impl fmt::Display for Problem {
     }
 }
 
+/// An error, so that a host may return it with `?`. As for every error of
+/// this crate, `Display` says all of it (the kind's text after `hook[N]: `)
+/// and `source()` returns nothing, so a chain printer says nothing twice;
+/// the kind is the public [`kind`](Self::kind) field.
+impl std::error::Error for Problem {}
+
 /// What is wrong with one hook, as found when the hooks were built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -118,8 +124,8 @@ pub enum ProblemKind {
     AppendCannotCreate {
         /// The path.
         path: PathBuf,
-        /// The system's reason.
-        reason: String,
+        /// The system's reason, as an operator reads it.
+        cause: String,
     },
     /// The program is an executable file the system cannot start: it does
     /// not begin with a `#!` line naming an interpreter, nor is it a binary
@@ -289,9 +295,9 @@ impl fmt::Display for ProblemKind {
                 parent.display()
             ),
             ProblemKind::AppendLeavesRoot { path, through } => leaves_root(f, path, through),
-            ProblemKind::AppendCannotCreate { path, reason } => write!(
+            ProblemKind::AppendCannotCreate { path, cause } => write!(
                 f,
-                "append: `{}` cannot be created: {reason}",
+                "append: `{}` cannot be created: {cause}",
                 path.display()
             ),
             ProblemKind::NotAProgram { program, path } => write!(
@@ -334,6 +340,11 @@ impl fmt::Display for ProblemKind {
         }
     }
 }
+
+/// An error, so that it can stand on its own; its `Display` says all of it,
+/// and `source()` returns nothing (a cause it quotes, such as
+/// [`AppendCannotCreate`](Self::AppendCannotCreate)'s, is text in it).
+impl std::error::Error for ProblemKind {}
 
 /// Text read from a file, as a message shows it: every control character
 /// and bidirectional control escaped (`\r`, `\x1b`, `\u{202e}`), and at most

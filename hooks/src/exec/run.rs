@@ -394,9 +394,9 @@ pub(super) fn wait_for(
         interrupt,
         capture,
     } = watch;
-    let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
+    let spawn_failed = |cause: std::io::Error| HookFailure::Spawn {
         program: program.to_owned(),
-        source,
+        cause,
     };
 
     // Our own pipe, close-on-exec both ends, so a hook spawned at the same
@@ -438,7 +438,7 @@ pub(super) fn wait_for(
     let interrupted = slot.reaping();
     // An ignored `SIGCHLD` makes the kernel reap the child unasked: then
     // this fails (ECHILD), and the status is unknown, never "success".
-    let status = child.wait().map_err(|source| HookFailure::Wait { source });
+    let status = child.wait().map_err(|cause| HookFailure::Wait { cause });
     drop(slot);
     drop(reader);
     if let (Some(capture), Some(drainer)) = (capture, drainer) {
