@@ -124,6 +124,7 @@ compile_error!(
 mod action;
 mod exec;
 mod registry;
+mod shared;
 mod spec;
 mod table;
 mod tag_check;
@@ -132,6 +133,7 @@ pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
+pub use shared::Effects;
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
 pub use tag_check::{TagCheckError, check_tags};

@@ -32,8 +32,14 @@ fn a_relative_append_path_is_under_the_root() {
     assert_eq!(hooks.problems(), []);
     assert_eq!(failures(&hooks, &step(1)), Vec::<String>::new());
     let line = fs::read_to_string(dir.path().join(name)).unwrap();
-    assert_eq!(line, "{\"event\":\"step\",\"run_id\":1,\"depth\":0,\"n\":1}\n");
-    assert!(!Path::new(name).exists(), "written to the working directory");
+    assert_eq!(
+        line,
+        "{\"event\":\"step\",\"run_id\":1,\"depth\":0,\"n\":1}\n"
+    );
+    assert!(
+        !Path::new(name).exists(),
+        "written to the working directory"
+    );
 }
 
 /// A root of `""` (the parent of a bare file name) or `.` is the working
@@ -53,7 +59,12 @@ fn an_empty_or_relative_root_is_made_absolute_when_built() {
         for (root, log) in [(empty, "empty.jsonl"), (Path::new("."), "dot.jsonl")] {
             let specs = vec![
                 run(&["true"], 5_000, &[], OnFailure::Cancel),
-                run(&["sh", "-c", "pwd > pwd.txt"], 5_000, &[], OnFailure::Cancel),
+                run(
+                    &["sh", "-c", "pwd > pwd.txt"],
+                    5_000,
+                    &[],
+                    OnFailure::Cancel,
+                ),
                 append(Path::new(log), &[], OnFailure::Cancel),
             ];
             std::env::set_current_dir(&here).unwrap();
@@ -63,7 +74,10 @@ fn an_empty_or_relative_root_is_made_absolute_when_built() {
             std::env::set_current_dir(&elsewhere).unwrap();
             assert_eq!(failures(&hooks, &step(1)), Vec::<String>::new());
             assert_eq!(hooks.fire_event(&step(2)), Flow::Continue);
-            assert_eq!(fs::read_to_string(here.join(log)).unwrap().lines().count(), 2);
+            assert_eq!(
+                fs::read_to_string(here.join(log)).unwrap().lines().count(),
+                2
+            );
             let pwd = fs::read_to_string(here.join("pwd.txt")).unwrap();
             assert_eq!(Path::new(pwd.trim_end()), here, "root {root:?}");
             assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);

@@ -5,8 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use io_harness::{
-    Action, Config, EventKind, Frequency, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE,
-    Problem,
+    Config, EventKind, Frequency, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
 };
 use io_hooks::UnknownEvent;
 
@@ -110,9 +109,10 @@ pub(crate) fn problem_lines(problem: &Problem) -> String {
 }
 
 /// What a hook costs that its line does not say: a spawn per token, or a
-/// spawn per event. Neither changes the exit code.
+/// spawn per event, for an action that spawns a process (as its entry
+/// declares). Neither changes the exit code.
 fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
-    if !matches!(spec.action, Action::Run { .. }) {
+    if !spec.action.effects().spawns_process {
         return Vec::new();
     }
     if spec.on.is_all() {

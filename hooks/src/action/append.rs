@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{Action, ActionEntry};
 use crate::exec::{Fire, HookFailure, ProblemKind, append};
-use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use crate::shared::{Effects, HookKey, Root, Shape};
+use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -23,6 +24,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
     },
     options: &[],
     verb: "appends",
+    effects: Effects::WRITES_FILE,
     validate,
 };
 
@@ -45,7 +47,7 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(root: &append::Root, create: bool, path: &Path) -> Vec<ProblemKind> {
+pub(super) fn prepare(root: &Root, create: bool, path: &Path) -> Vec<ProblemKind> {
     let mut problems = append::check(path, root);
     if create && problems.is_empty() {
         problems.extend(append::create(path, root));

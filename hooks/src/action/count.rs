@@ -9,8 +9,9 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Fire, HookFailure, ProblemKind, append::Root};
-use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use crate::exec::{Fire, HookFailure, ProblemKind};
+use crate::shared::{Effects, HookKey, Root, Shape};
+use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -21,6 +22,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
     },
     options: &[],
     verb: "counts",
+    effects: Effects::NONE,
     validate,
 };
 

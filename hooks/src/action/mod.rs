@@ -16,8 +16,9 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::{Fire, HookFailure, ProblemKind, append::Log, append::Root};
-use crate::table::{Cx, HookKey, RawHook, TableError};
+use crate::exec::{Fire, HookFailure, ProblemKind, append::Log};
+use crate::shared::{Effects, HookKey, Root};
+use crate::table::{Cx, RawHook, TableError};
 
 /// One registered action.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +29,8 @@ pub(crate) struct ActionEntry {
     pub(crate) options: &'static [HookKey],
     /// What a hook with this action does, as in "this hook appends".
     pub(crate) verb: &'static str,
+    /// What it does beyond the engine ([`Action::effects`]).
+    pub(crate) effects: Effects,
     /// Checks a table whose action this is (its key is present, no other
     /// action's key or option is) into an [`Action`].
     pub(crate) validate: fn(&mut RawHook, &Cx<'_>) -> Result<Action, TableError>,
@@ -89,6 +92,17 @@ macro_rules! actions {
                     $(
                         $(#[cfg($cfg)])?
                         Action::$variant { $($field),* } => $module::execute(fire, $($field),*),
+                    )*
+                }
+            }
+
+            /// What the action does beyond the engine (writes a file, spawns
+            /// a process), as its module declares it.
+            pub fn effects(&self) -> Effects {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Action::$variant { .. } => $module::ENTRY.effects,
                     )*
                 }
             }

@@ -6,9 +6,10 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry};
-use crate::exec::{Fire, HookFailure, ProblemKind, append::Root, check, run};
+use crate::exec::{Fire, HookFailure, ProblemKind, check, run};
+use crate::shared::{Effects, HookKey, Root, Shape};
 use crate::spec::DEFAULT_TIMEOUT;
-use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -42,6 +43,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
         },
     }],
     verb: "runs a program",
+    effects: Effects::SPAWNS_PROCESS,
     validate,
 };
 

@@ -1,19 +1,20 @@
 //! The `append` action: one JSON line per event, one `write` per line.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, IoSlice, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::HookFailure;
 use super::beneath::{self, Resolve};
 use super::problem::{ProblemKind, as_written, shell_would_expand};
+use crate::shared::{Root, Target};
 
 /// A file's identity: its device and inode, as `fstat` gives them for the
 /// descriptor an append opened. Two paths that name one file (a link, a
@@ -76,7 +77,10 @@ impl<'a> FileTurn<'a> {
         let mut state = turn.state.lock().unwrap_or_else(PoisonError::into_inner);
         while state.taken {
             state.waiting += 1;
-            state = turn.freed.wait(state).unwrap_or_else(PoisonError::into_inner);
+            state = turn
+                .freed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
             state.waiting -= 1;
         }
         state.taken = true;
@@ -102,84 +106,6 @@ fn identity(file: &File) -> io::Result<(FileId, rustix::fs::Stat)> {
     #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
     let id = (stat.st_dev as u64, u64::from(stat.st_ino));
     Ok((id, stat))
-}
-
-/// The discovery root as built hooks hold it: its path as given and made
-/// absolute, and a descriptor of it that names under it are opened from.
-#[derive(Debug)]
-pub(crate) struct Root {
-    /// As the embedder gave it.
-    given: PathBuf,
-    /// Made absolute, without resolving links.
-    pub(crate) path: PathBuf,
-    /// `None` when it could not be opened when the hooks were built: it is
-    /// then opened at each append.
-    fd: Option<OwnedFd>,
-}
-
-impl Root {
-    /// The root `given`, made absolute against the working directory now
-    /// (an empty path, as `Path::new("app.toml").parent()` gives, is the
-    /// working directory itself), and opened now.
-    pub(crate) fn open(given: &Path) -> Self {
-        let path = match given.as_os_str().is_empty() {
-            true => std::env::current_dir(),
-            false => std::path::absolute(given),
-        };
-        // Only when the working directory is gone: then the root stays as
-        // given, and what needs it fails saying why.
-        let path = path.unwrap_or_else(|_| given.to_path_buf());
-        let fd = beneath::open_root(&path).ok();
-        Root {
-            given: given.to_path_buf(),
-            path,
-            fd,
-        }
-    }
-
-    /// Where the append path `path` is opened from: a name under the root
-    /// (a relative path, or an absolute one inside the root), or a path
-    /// outside it, the operator's own, taken as written.
-    pub(crate) fn target(&self, path: &Path) -> Target {
-        // Every path starts with an empty one: an empty root is only ever
-        // matched made absolute.
-        let as_given = (!self.given.as_os_str().is_empty())
-            .then(|| path.strip_prefix(&self.given).ok())
-            .flatten();
-        let name = if let Some(name) = as_given {
-            name
-        } else if let Ok(name) = path.strip_prefix(&self.path) {
-            name
-        } else if path.is_relative() {
-            path
-        } else {
-            return Target::AsWritten;
-        };
-        // The root itself is no file beneath it: as written, it is the
-        // directory it is, and an append to it fails saying so.
-        if name.as_os_str().is_empty() {
-            return Target::AsWritten;
-        }
-        Target::Beneath(name.to_path_buf())
-    }
-
-    /// Calls `f` with the root's descriptor: the one held, or one opened
-    /// now when none could be held.
-    fn with_fd<T>(&self, f: impl FnOnce(BorrowedFd<'_>) -> io::Result<T>) -> io::Result<T> {
-        match &self.fd {
-            Some(fd) => f(fd.as_fd()),
-            None => f(beneath::open_root(&self.path)?.as_fd()),
-        }
-    }
-}
-
-/// Where an `append` hook's file is opened from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Target {
-    /// This name under the discovery root, resolved without leaving it.
-    Beneath(PathBuf),
-    /// A path outside the root: the operator's own, taken as written.
-    AsWritten,
 }
 
 /// An `append` hook's file as built hooks hold it.
@@ -599,7 +525,11 @@ mod tests {
         assert_eq!(a_done.try_recv(), Err(mpsc::TryRecvError::Empty));
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "", "a waits its turn");
         drop(held);
-        assert_eq!(a_done.recv_timeout(limit), Ok(()), "a was never given its turn");
+        assert_eq!(
+            a_done.recv_timeout(limit),
+            Ok(()),
+            "a was never given its turn"
+        );
         to_a.join().unwrap();
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "{}\n");
     }

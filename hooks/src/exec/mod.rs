@@ -10,7 +10,8 @@ pub(crate) mod run;
 
 pub(crate) use run::Capture;
 
-use append::{Log, Root};
+use crate::shared::Root;
+use append::Log;
 
 pub use interrupt::{Interrupt, Tracked};
 pub use problem::{Problem, ProblemKind};
@@ -609,11 +610,7 @@ impl fmt::Display for HookFailure {
                 f.write_str("was interrupted, and its process group killed")
             }
             HookFailure::Wait { cause } => {
-                write!(
-                    f,
-                    "could not collect its exit status: {}",
-                    OsMessage(cause)
-                )
+                write!(f, "could not collect its exit status: {}", OsMessage(cause))
             }
         }
     }

@@ -295,11 +295,9 @@ impl fmt::Display for ProblemKind {
                 parent.display()
             ),
             ProblemKind::AppendLeavesRoot { path, through } => leaves_root(f, path, through),
-            ProblemKind::AppendCannotCreate { path, cause } => write!(
-                f,
-                "append: `{}` cannot be created: {cause}",
-                path.display()
-            ),
+            ProblemKind::AppendCannotCreate { path, cause } => {
+                write!(f, "append: `{}` cannot be created: {cause}", path.display())
+            }
             ProblemKind::NotAProgram { program, path } => write!(
                 f,
                 "`{program}`: `{}` cannot be started: it neither begins with a `#!` line \
