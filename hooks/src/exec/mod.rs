@@ -10,8 +10,8 @@ pub(crate) mod run;
 
 pub(crate) use run::Capture;
 
+use crate::action::{Fire, Prepare, Ready};
 use crate::shared::Root;
-use append::Log;
 
 pub use interrupt::{Interrupt, Tracked};
 pub use problem::{Problem, ProblemKind};
@@ -74,8 +74,8 @@ pub struct Hooks<E> {
     /// the host's working directory at the moment an event fires; and held
     /// open, so that every `append` under it is opened beneath it.
     abs_root: Root,
-    /// Each `append` hook's file, by hook (`None` for another action).
-    logs: Box<[Option<Log>]>,
+    /// Each hook's action as its module prepared it to execute, by hook.
+    ready: Box<[Ready]>,
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
     problems: Vec<Problem>,
@@ -133,8 +133,7 @@ impl<E: HookEvents> Hooks<E> {
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = Root::open(root);
-        let logs = specs.iter().map(|s| s.action.log(&abs_root)).collect();
-        let problems = find_problems(&specs, &abs_root, true);
+        let (ready, problems) = prepare(&specs, &abs_root, true);
         #[cfg(feature = "tracing")]
         for problem in &problems {
             tracing::warn!(
@@ -146,7 +145,7 @@ impl<E: HookEvents> Hooks<E> {
             specs,
             root: root.to_path_buf(),
             abs_root,
-            logs,
+            ready,
             wanted,
             problems,
             stderr_tail: None,
@@ -227,7 +226,7 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        find_problems(specs, &Root::open(root), false)
+        prepare(specs, &Root::open(root), false).1
     }
 
     /// What building these hooks found wrong, in hook order: each problem
@@ -364,7 +363,7 @@ impl<E: HookEvents> Hooks<E> {
         let tag = kind.tag();
         let line = serialize_line(payload);
         let mut flow = Flow::Continue;
-        for (index, spec) in self.specs.iter().enumerate() {
+        for (index, (spec, ready)) in self.specs.iter().zip(&self.ready).enumerate() {
             if !spec.on.contains_kind(kind) {
                 continue;
             }
@@ -375,12 +374,11 @@ impl<E: HookEvents> Hooks<E> {
                     event: tag,
                     cause: cause.clone(),
                 }),
-                Ok(line) => spec.action.execute(Fire {
+                Ok(line) => ready.execute(Fire {
                     line,
                     root: &self.abs_root,
                     interrupt: &self.interrupt,
                     capture: capture.as_mut(),
-                    log: self.logs.get(index).and_then(Option::as_ref),
                 }),
             };
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
@@ -429,33 +427,25 @@ fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String>
     Ok(line)
 }
 
-/// Every hook's problems, in hook order; `create` makes the `append` files
-/// of hooks that have none.
-fn find_problems<E: HookEvents>(specs: &[HookSpec<E>], root: &Root, create: bool) -> Vec<Problem> {
-    specs
+/// Every hook's action prepared to execute, and every hook's problems, in
+/// hook order; `create` makes the files that actions write to.
+fn prepare<E: HookEvents>(
+    specs: &[HookSpec<E>],
+    root: &Root,
+    create: bool,
+) -> (Box<[Ready]>, Vec<Problem>) {
+    let cx = Prepare { root, create };
+    let mut problems = Vec::new();
+    let ready = specs
         .iter()
         .enumerate()
-        .flat_map(|(index, spec)| {
-            spec.action
-                .prepare(root, create)
-                .into_iter()
-                .map(move |kind| Problem { index, kind })
+        .map(|(index, spec)| {
+            let (ready, found) = spec.action.prepare(&cx);
+            problems.extend(found.into_iter().map(|kind| Problem { index, kind }));
+            ready
         })
-        .collect()
-}
-
-/// What an action executes one event with, beside its own fields.
-pub(crate) struct Fire<'a> {
-    /// The event as one JSON line, with its newline.
-    pub(crate) line: &'a [u8],
-    /// The discovery root, absolute and held open.
-    pub(crate) root: &'a Root,
-    /// What a spawned child is in flight on.
-    pub(crate) interrupt: &'a Interrupt,
-    /// Where the end of a spawned child's stderr is kept, when it is.
-    pub(crate) capture: Option<&'a mut Capture>,
-    /// The hook's file, for an `append` hook.
-    pub(crate) log: Option<&'a Log>,
+        .collect();
+    (ready, problems)
 }
 
 /// What one matching hook did with one event, as given to the `report` of
@@ -562,6 +552,33 @@ pub enum HookFailure {
     /// program's process group was killed, or, after the interrupt, it was
     /// not spawned.
     Interrupted,
+    /// An action failed in a way of its own, which its module declares as
+    /// a type of its own: an action added to the engine fails this way
+    /// without an edit here. (`append`'s ways of failing are the variants
+    /// `Append` and `ShortWrite`, and `run`'s those from `NotFound` on,
+    /// which [`process`](crate::process) shares.) Its `Display` is the
+    /// cause's, and `source()` the cause's own `source()`.
+    Action {
+        /// The action's key, as in `count`.
+        action: &'static str,
+        /// What went wrong, as the action's module says it; reach its type
+        /// with `downcast_ref`.
+        cause: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl HookFailure {
+    /// An action's own failure: `cause`, of the action whose key is
+    /// `action`.
+    pub fn action(
+        action: &'static str,
+        cause: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        HookFailure::Action {
+            action,
+            cause: cause.into(),
+        }
+    }
 }
 
 impl fmt::Display for HookFailure {
@@ -609,6 +626,7 @@ impl fmt::Display for HookFailure {
             HookFailure::Interrupted => {
                 f.write_str("was interrupted, and its process group killed")
             }
+            HookFailure::Action { cause, .. } => cause.fmt(f),
             HookFailure::Wait { cause } => {
                 write!(f, "could not collect its exit status: {}", OsMessage(cause))
             }
@@ -620,7 +638,16 @@ impl fmt::Display for HookFailure {
 /// `source()` returns nothing: a chain printer shows each cause once. The
 /// `io::Error` itself is the variant's `cause` field (not `source`, which
 /// derive macros such as thiserror's would take for the chain's next link).
-impl std::error::Error for HookFailure {}
+/// An action's own failure ([`HookFailure::Action`]) shows its cause, and
+/// `source()` is the cause's next link.
+impl std::error::Error for HookFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HookFailure::Action { cause, .. } => cause.source(),
+            _ => None,
+        }
+    }
+}
 
 /// An `io::Error` as an operator reads it: "Permission denied", without
 /// std's " (os error 13)". Every message of this crate and of the harness
