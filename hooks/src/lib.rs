@@ -123,8 +123,11 @@ compile_error!(
 
 mod action;
 mod exec;
+mod failure;
+mod problem;
 mod registry;
 mod shared;
+mod spawn;
 mod spec;
 mod table;
 mod tag_check;

@@ -9,7 +9,8 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::json;
 
 use super::{Action, ActionEntry, Describe, Fire, Prepare};
-use crate::exec::{HookFailure, ProblemKind};
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
 use crate::shared::{Effects, HookKey, Shape};
 use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 

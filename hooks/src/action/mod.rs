@@ -31,8 +31,10 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::{Capture, HookFailure, Interrupt, ProblemKind};
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
 use crate::shared::{Effects, HookKey, Root};
+use crate::spawn::{Capture, Interrupt};
 use crate::table::{Cx, RawHook, TableError};
 
 /// One registered action.
@@ -198,7 +200,7 @@ actions! {
     /// the host has open without close-on-exec: a host must mark the
     /// descriptors it inherited close-on-exec at start (`io` does), since
     /// the engine cannot without `unsafe`. Its process group is killed at
-    /// `timeout`, and by the hooks' [`Interrupt`](crate::Interrupt).
+    /// `timeout`, and by the hooks' [`Interrupt`].
     Run {
         /// The program and its arguments, as written: never a shell line.
         argv: Vec<String>,

@@ -5,8 +5,12 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Action, ActionEntry, Describe, Fire, Prepare};
-use crate::exec::{HookFailure, ProblemKind, check, run};
+mod check;
+
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
 use crate::shared::{Effects, HookKey, Shape};
+use crate::spawn;
 use crate::spec::DEFAULT_TIMEOUT;
 use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 
@@ -115,7 +119,7 @@ impl Ready {
             interrupt,
             capture,
         } = fire;
-        run::run(
+        spawn::run(
             &self.argv,
             self.timeout,
             &root.path,

@@ -5,9 +5,14 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry, Describe, Fire, Prepare};
-use crate::exec::{HookFailure, ProblemKind, append};
+mod beneath;
+mod file;
+
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
 use crate::shared::{Effects, HookKey, Shape};
 use crate::table::{Cx, RawHook, TableError, TableErrorKind};
+use file as append;
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {

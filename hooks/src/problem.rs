@@ -4,8 +4,8 @@
 //! (and logs each problem once, at warn level), [`Hooks::check`] runs them
 //! without creating any file, and both hand the list back to the caller.
 //!
-//! [`Hooks::new`]: super::Hooks::new
-//! [`Hooks::check`]: super::Hooks::check
+//! [`Hooks::new`]: crate::Hooks::new
+//! [`Hooks::check`]: crate::Hooks::check
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Problem {
-    /// The hook's position in [`Hooks::specs`](super::Hooks::specs), from 0.
+    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs), from 0.
     pub index: usize,
     /// What is wrong.
     pub kind: ProblemKind,

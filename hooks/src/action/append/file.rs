@@ -11,9 +11,9 @@ use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::HookFailure;
 use super::beneath::{self, Resolve};
-use super::problem::{ProblemKind, as_written, shell_would_expand};
+use crate::failure::{HookFailure, OsMessage};
+use crate::problem::{ProblemKind, as_written, shell_would_expand};
 use crate::shared::{Root, Target};
 
 /// A file's identity: its device and inode, as `fstat` gives them for the
@@ -343,7 +343,7 @@ pub(crate) fn create(path: &Path, root: &Root) -> Option<ProblemKind> {
     match open(path, &root.target(path), root) {
         Err(e) => Some(ProblemKind::AppendCannotCreate {
             path: path.to_path_buf(),
-            cause: super::OsMessage(&e).to_string(),
+            cause: OsMessage(&e).to_string(),
         }),
         // Raced into something else since `check` looked.
         Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => {

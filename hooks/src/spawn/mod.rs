@@ -52,8 +52,11 @@ use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, wa
 #[cfg(target_os = "linux")]
 use rustix::process::{PidfdFlags, pidfd_open};
 
-use super::HookFailure;
-use super::interrupt::Interrupt;
+mod interrupt;
+
+pub use interrupt::{Interrupt, Tracked};
+
+use crate::failure::HookFailure;
 
 /// The search path when `PATH` is unset: glibc's own default, whose
 /// entries are both absolute.
@@ -131,7 +134,7 @@ impl<'a> Watch<'a> {
 }
 
 /// The end of what a `run` hook wrote to its stderr: at most `limit` bytes,
-/// the last ones. Opt-in ([`Hooks::capture_stderr`](super::Hooks::capture_stderr)):
+/// the last ones. Opt-in ([`Hooks::capture_stderr`](crate::Hooks::capture_stderr)):
 /// by default a hook's stderr is null.
 #[derive(Debug)]
 pub(crate) struct Capture {
