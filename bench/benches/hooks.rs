@@ -86,6 +86,13 @@ fn step() -> (EventKind, io_harness::RunEvent) {
     (kind.clone(), envelope(kind))
 }
 
+/// The rows of [`unmatched`] for 1, 8 and 64 hooks: what, and the bench.
+const UNMATCHED_ROWS: [(&str, &str); 3] = [
+    ("unmatched event, 1 hook", "unmatched/hooks_1"),
+    ("unmatched event, 8 hooks", "unmatched/hooks_8"),
+    ("unmatched event, 64 hooks", "unmatched/hooks_64"),
+];
+
 /// An event no hook wants: flat in the hook count, near a bare AND.
 fn unmatched(c: &mut Criterion, t: &mut Table) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -141,18 +148,8 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
 
     let bare = || black_box(black_box(mask_bits) & (1u64 << black_box(index)) != 0);
     let fire = |h: &Hooks<EventKind>| h.fire(black_box(&token), black_box(&event));
-    let what = [
-        "unmatched event, 1 hook",
-        "unmatched event, 8 hooks",
-        "unmatched event, 64 hooks",
-    ];
-    let ids = [
-        "unmatched/hooks_1",
-        "unmatched/hooks_8",
-        "unmatched/hooks_64",
-    ];
     let mut against_and = Vec::new();
-    for ((h, what), id) in hooks.iter().zip(what).zip(ids) {
+    for (h, (what, id)) in hooks.iter().zip(UNMATCHED_ROWS) {
         let r = row(
             what,
             id,
@@ -162,10 +159,28 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
         );
         against_and.push(t.pair(r, || {}, || fire(h), bare));
     }
-    // Flat in the hook count: 64 hooks against 1, each as a multiple of the
-    // bare AND measured beside it. (Timing the two sub-nanosecond loops
-    // against each other directly measures where the compiler put each
-    // loop: 1.26× to 1.69× from one build to the next.)
+    flatness(t, &against_and);
+    let r = row(
+        "`wants` via `&dyn Observer`, 64 hooks",
+        "unmatched/observer_wants_64",
+        "bare AND",
+        "unmatched/bare_and",
+        Target::None,
+    );
+    t.pair(
+        r,
+        || {},
+        || black_box(observer).wants(black_box(kind)),
+        bare,
+    );
+}
+
+/// The flatness row: 64 hooks against 1, each as a multiple of the bare
+/// AND measured beside it (`against_and`: the rows for 1, 8 and 64 hooks).
+/// (Timing the two sub-nanosecond loops against each other directly
+/// measures where the compiler put each loop: 1.26× to 1.69× from one build
+/// to the next.)
+fn flatness(t: &mut Table, against_and: &[Option<Paired>]) {
     if let [Some(one), _, Some(sixty_four)] = against_and[..] {
         let r = row(
             "unmatched event, 64 hooks (÷ bare AND)",
@@ -181,19 +196,6 @@ fn unmatched(c: &mut Criterion, t: &mut Table) {
         };
         t.push(r, derived);
     }
-    let r = row(
-        "`wants` via `&dyn Observer`, 64 hooks",
-        "unmatched/observer_wants_64",
-        "bare AND",
-        "unmatched/bare_and",
-        Target::None,
-    );
-    t.pair(
-        r,
-        || {},
-        || black_box(observer).wants(black_box(kind)),
-        bare,
-    );
 }
 
 /// A mirror of `EventKind`'s tags for strum's `EnumString`, in `TAGS` order.
@@ -669,12 +671,36 @@ fn run(c: &mut Criterion, t: &mut Table) {
     }
 }
 
+/// `row` per run.
+const fn per_run(r: Row) -> Row {
+    Row { unit: "/run", ..r }
+}
+
+/// The whole-run bench's observers: `append` hooks on `step` and
+/// `finished` to `audit`, a hook on an event the run never emits, and the
+/// raw appends of the first to `floor_log`.
+fn run_observers(
+    dir: &Path,
+    audit: &Path,
+    floor_log: &Path,
+) -> (Hooks<EventKind>, Hooks<EventKind>, RawAppendObserver) {
+    let on_step = Hooks::new(
+        vec![io_bench::append_hook(
+            &["step", "finished"],
+            audit.to_path_buf(),
+        )],
+        dir,
+    );
+    let never_log = dir.join("never.jsonl");
+    let never = Hooks::new(vec![io_bench::append_hook(&["refused"], never_log)], dir);
+    let line = json_line(&step().1);
+    let floor = RawAppendObserver::new(&["step", "finished"], floor_log.to_path_buf(), line);
+    (on_step, never, floor)
+}
+
+/// One shape of the whole-run bench: its four benches and four rows.
 fn run_shape(c: &mut Criterion, t: &mut Table, shape: &RunShape) {
-    let &RunShape {
-        steps,
-        tokens_per_step,
-        ..
-    } = shape;
+    let (steps, tokens_per_step) = (shape.steps, shape.tokens_per_step);
     let dir = tempfile::tempdir().expect("temp dir");
     let workspace = dir.path().join("ws");
     std::fs::create_dir(&workspace).expect("workspace");
@@ -683,24 +709,11 @@ fn run_shape(c: &mut Criterion, t: &mut Table, shape: &RunShape) {
     let contract = token_contract(steps, &workspace);
     let store = NullStore;
     let policy = Policy::default();
-    let audit = dir.path().join("audit.jsonl");
-    let on_step = Hooks::new(
-        vec![io_bench::append_hook(&["step", "finished"], audit.clone())],
-        dir.path(),
+    let (audit, floor_log) = (
+        dir.path().join("audit.jsonl"),
+        dir.path().join("floor.jsonl"),
     );
-    let never = Hooks::new(
-        vec![io_bench::append_hook(
-            &["refused"],
-            dir.path().join("never.jsonl"),
-        )],
-        dir.path(),
-    );
-    let floor_log = dir.path().join("floor.jsonl");
-    let floor = RawAppendObserver::new(
-        &["step", "finished"],
-        floor_log.clone(),
-        json_line(&step().1),
-    );
+    let (on_step, never, floor) = run_observers(dir.path(), &audit, &floor_log);
     let go = |observer: &dyn Observer| {
         let result = pollster::block_on(run_with_observed(
             &contract,
@@ -730,46 +743,40 @@ fn run_shape(c: &mut Criterion, t: &mut Table, shape: &RunShape) {
     g.finish();
 
     let vs = "no observer (`&()`)";
-    let r = Row {
-        unit: "/run",
-        ..row(
-            shape.what_on_step,
-            shape.on_step,
-            vs,
-            shape.none,
-            Target::Ratio(shape.on_step_target),
-        )
-    };
+    let r = per_run(row(
+        shape.what_on_step,
+        shape.on_step,
+        vs,
+        shape.none,
+        Target::Ratio(shape.on_step_target),
+    ));
     t.pair(r, || empty(&[&audit]), || go(&on_step), || go(&()));
-    let r = Row {
-        unit: "/run",
-        ..row(
-            shape.what_never,
-            shape.never,
-            vs,
-            shape.none,
-            Target::Ratio(1.02),
-        )
-    };
+    let r = per_run(row(
+        shape.what_never,
+        shape.never,
+        vs,
+        shape.none,
+        Target::Ratio(1.02),
+    ));
     t.pair(r, || {}, || go(&never), || go(&()));
     // What the 1.15x is up against: the same events written with nothing but
     // the syscalls, against no observer; and the hooks against that floor,
     // which is the engine's own share.
-    let r = Row {
-        unit: "/run",
-        ..row(shape.what_floor, shape.floor, vs, shape.none, Target::None)
-    };
+    let r = per_run(row(
+        shape.what_floor,
+        shape.floor,
+        vs,
+        shape.none,
+        Target::None,
+    ));
     t.pair(r, || empty(&[&floor_log]), || go(&floor), || go(&()));
-    let r = Row {
-        unit: "/run",
-        ..row(
-            shape.what_on_step,
-            shape.on_step,
-            "that raw floor",
-            shape.floor,
-            Target::None,
-        )
-    };
+    let r = per_run(row(
+        shape.what_on_step,
+        shape.on_step,
+        "that raw floor",
+        shape.floor,
+        Target::None,
+    ));
     t.pair(
         r,
         || empty(&[&audit, &floor_log]),
