@@ -94,7 +94,8 @@ pub enum EventKind {
         step: u32,
         /// Tokens the turn consumed.
         tokens: u64,
-        /// Tokens left in the run's budget after this turn.
+        /// Tokens left in the run's budget after this turn, counting every
+        /// turn of the run, those before a resume included.
         remaining: u64,
     },
     /// A model request failed and is being tried again; when it happens.
@@ -306,8 +307,9 @@ fn is_false(b: &bool) -> bool {
 
 /// How often an event fires: what a hook on it costs (the spec's "What a
 /// hook costs"). Each [`EventKind`] variant declares its class next to it, as
-/// `#[hook(cost = "per_step")]`.
-pub use io_hooks::Cost as Frequency;
+/// `#[hook(cost = "per_step")]`; `io events` prints it as the event's
+/// frequency.
+pub use io_hooks::Cost;
 
 // The cost is optional to the derive; every event of this harness declares
 // one, or this does not compile.
@@ -332,13 +334,13 @@ impl EventKind {
     /// the `const` assertion above proves).
     ///
     /// ```
-    /// use io_harness::{EventKind, Frequency, HookEvents};
+    /// use io_harness::{Cost, EventKind, HookEvents};
     ///
     /// let token = EventKind::from_tag("token").expect("a tag");
-    /// assert_eq!(EventKind::frequency(token), Frequency::PerToken);
-    /// assert_eq!(EventKind::frequency(EventKind::TOKEN), Frequency::PerToken);
+    /// assert_eq!(EventKind::frequency(token), Cost::PerToken);
+    /// assert_eq!(EventKind::frequency(EventKind::TOKEN), Cost::PerToken);
     /// ```
-    pub fn frequency(kind: Kind<Self>) -> Frequency {
+    pub fn frequency(kind: Kind<Self>) -> Cost {
         match kind.cost() {
             Some(cost) => cost,
             None => unreachable!("every EventKind variant declares #[hook(cost)]"),
@@ -389,7 +391,7 @@ pub struct RunEvent {
     #[serde(flatten)]
     pub kind: EventKind,
     /// The run that emitted it. A child run has its own, which begins with
-    /// its parent's (`r-d76fe76e5902.5.1`).
+    /// its parent's (`r-1d017babce37.5.1`).
     pub run_id: String,
     /// 0 for a top-level run, one more for each level of child.
     pub depth: u32,

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use io_hooks::{HookEvents, Kind};
 use serde_json::{Map, Value};
 
-use crate::event::{EventKind, Frequency, RunEvent};
+use crate::event::{Cost, EventKind, RunEvent};
 
 /// `examples/events.jsonl`, a real run holding every event, embedded so
 /// `io events TAG` can show one of its lines wherever `io` runs.
@@ -84,7 +84,7 @@ pub struct EventDoc {
     /// The variant's doc comment: when it fires and how often.
     pub doc: String,
     /// How often it fires: what a hook on it costs.
-    pub frequency: Frequency,
+    pub frequency: Cost,
     /// Its own fields, after `event`, in the order a line holds them.
     pub fields: Vec<FieldDoc>,
     /// The first line of this event in `examples/events.jsonl`.

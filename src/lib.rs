@@ -58,19 +58,21 @@ pub mod schema;
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
 };
-pub use event::{EventKind, Frequency, Outcome, RunEvent};
+pub use event::{Cost, EventKind, Outcome, RunEvent};
+/// The engine's types that this crate's API hands out or takes, so that a
+/// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
-    Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, OnFailure, Problem,
-    ProblemKind, TableError,
+    Action, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, Interrupt, Kind,
+    OnFailure, Problem, ProblemKind, TableError, TableErrorKind, UnknownEvent, text::SourceLine,
 };
 pub use observer::Observer;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 
-/// The one [`Interrupt`](io_hooks::Interrupt) of this process: the hooks
+/// The one [`Interrupt`] of this process: the hooks
 /// [`Config::hooks`] builds and the run loop's `exec` and `mcp` commands
 /// are in flight on it, so that `io`, on `SIGINT`, `SIGTERM` or `SIGHUP`,
 /// ends them all with one call. Nothing calls it but the host.
-pub fn process_interrupt() -> &'static io_hooks::Interrupt {
-    static INTERRUPT: std::sync::OnceLock<io_hooks::Interrupt> = std::sync::OnceLock::new();
-    INTERRUPT.get_or_init(io_hooks::Interrupt::new)
+pub fn process_interrupt() -> &'static Interrupt {
+    static INTERRUPT: std::sync::OnceLock<Interrupt> = std::sync::OnceLock::new();
+    INTERRUPT.get_or_init(Interrupt::new)
 }

@@ -11,14 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use io_harness::{
-    EventKind, HookEvents,
-    schema::{events_schema, hook_schema},
-};
+use io_harness::schema::{events_schema, hook_schema};
 use io_hooks::text::OsMessage;
-use io_hooks::{Kind, UnknownEvent};
-
-use cli::{CmdResult, out};
 
 const AFTER_HELP: &str = "\
 Hooks go in ROOT/io.local.toml (yours: gitignored, and refused if git tracks
@@ -315,9 +309,9 @@ fn run(cli: Cli) -> ExitCode {
             tag,
             json,
             markdown,
-        } => events(tag.as_deref(), json, markdown),
-        Command::Schema { events: false } => print_json(&hook_schema()),
-        Command::Schema { events: true } => print_json(&events_schema()),
+        } => cli::events::events(tag.as_deref(), json, markdown),
+        Command::Schema { events: false } => cli::print_json(&hook_schema()),
+        Command::Schema { events: true } => cli::print_json(&events_schema()),
         Command::Replay {
             file,
             root,
@@ -370,124 +364,4 @@ fn run(cli: Cli) -> ExitCode {
             ExitCode::from(1)
         }
     }
-}
-
-fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
-    if markdown {
-        out(&io_harness::schema::events_markdown())?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Some(tag) = tag {
-        return one_event(tag, json);
-    }
-    if json {
-        let list = io_harness::schema::event_docs()
-            .iter()
-            .map(event_json)
-            .collect();
-        return print_json(&serde_json::Value::Array(list));
-    }
-    let rows =
-        Kind::<EventKind>::all().map(|kind| (kind.tag(), kind.doc(), EventKind::frequency(kind)));
-    let width = EventKind::TAGS.iter().map(|t| t.len()).max().unwrap_or(0);
-    let mut text = String::new();
-    for (tag, doc, freq) in rows {
-        text.push_str(&format!("{tag:width$}  {:9}  {doc}\n", freq.as_str()));
-    }
-    out(&text)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `io events TAG`: what a hook receives for one event.
-fn one_event(tag: &str, json: bool) -> CmdResult {
-    let kind =
-        EventKind::from_tag(tag).ok_or_else(|| UnknownEvent::new::<EventKind>(tag).to_string())?;
-    let docs = io_harness::schema::event_docs();
-    let event = docs
-        .iter()
-        .find(|doc| doc.tag == kind.tag())
-        .ok_or_else(|| format!("no documentation for `{tag}`"))?;
-    if json {
-        return print_json(&event_json(event));
-    }
-    let mut text = format!(
-        "{}: {}\ncost: {}\n\nfields:\n",
-        event.tag,
-        event.doc,
-        event.frequency.as_str()
-    );
-    let mut rows = vec![io_harness::schema::FieldDoc {
-        name: "event".into(),
-        type_name: "string".into(),
-        optional: false,
-        doc: format!("`{}`", event.tag),
-    }];
-    rows.extend(event.fields.iter().cloned());
-    let envelope = io_harness::schema::envelope_docs();
-    let width = rows
-        .iter()
-        .chain(&envelope)
-        .map(|f| f.name.len())
-        .max()
-        .unwrap_or(0);
-    let types = rows
-        .iter()
-        .chain(&envelope)
-        .map(|f| field_type(f).len())
-        .max()
-        .unwrap_or(0);
-    let line = |f: &io_harness::schema::FieldDoc| {
-        format!(
-            "  {:width$}  {:types$}  {}\n",
-            f.name,
-            field_type(f),
-            f.doc.replace('\n', " ")
-        )
-    };
-    rows.iter().for_each(|f| text.push_str(&line(f)));
-    text.push_str("and the envelope, on every event:\n");
-    envelope.iter().for_each(|f| text.push_str(&line(f)));
-    if let Some(example) = event.example {
-        text.push_str(&format!("\nexample (examples/events.jsonl):\n{example}\n"));
-    }
-    out(&text)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A field's type as `io events TAG` prints it: `integer`, `string, optional`.
-fn field_type(field: &io_harness::schema::FieldDoc) -> String {
-    if field.optional {
-        format!("{}, optional", field.type_name)
-    } else {
-        field.type_name.clone()
-    }
-}
-
-/// One event as `io events --json` gives it.
-fn event_json(event: &io_harness::schema::EventDoc) -> serde_json::Value {
-    let fields: Vec<serde_json::Value> = event
-        .fields
-        .iter()
-        .map(|f| {
-            serde_json::json!({
-                "name": f.name, "type": f.type_name, "optional": f.optional, "doc": f.doc,
-            })
-        })
-        .collect();
-    let example = event
-        .example
-        .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok());
-    serde_json::json!({
-        "event": event.tag,
-        "when": event.doc,
-        "frequency": event.frequency,
-        "fields": fields,
-        "example": example,
-    })
-}
-
-fn print_json(value: &serde_json::Value) -> CmdResult {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    out(&format!("{text}\n"))?;
-    Ok(ExitCode::SUCCESS)
 }

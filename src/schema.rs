@@ -31,6 +31,7 @@ pub fn hook_schema() -> Value {
     let file = io_hooks::schema::hook_file_schema::<EventKind>(
         |kind| format!("{} ({})", kind.doc(), EventKind::frequency(kind).as_str()),
         "Hooks: each names the events it wants and either a file to append them to or an argv to run. A later scope replaces the whole array.",
+        &crate::config::hook_layout(),
     );
     let mut schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -40,6 +41,14 @@ pub fn hook_schema() -> Value {
     });
     if let (Some(schema), Value::Object(file)) = (schema.as_object_mut(), file) {
         schema.extend(file);
+    }
+    if let Some(profile) = schema.pointer_mut("/properties/profile")
+        && let Some(profile) = profile.as_object_mut()
+    {
+        profile.insert(
+            "description".to_owned(),
+            "Named profiles; applying one replaces the hooks when it declares any.".into(),
+        );
     }
     schema
 }

@@ -638,7 +638,7 @@ fn io_demo_runs_the_four_hooks_cancels_and_resumes() {
 }
 
 #[test]
-fn the_example_events_file_holds_every_kind_and_a_child_run() {
+fn the_example_events_file_holds_every_kind_a_child_run_and_a_resume() {
     let events: Vec<io_harness::RunEvent> = example_events()
         .lines()
         .map(|l| serde_json::from_str(l).expect("every line is a RunEvent"))
@@ -656,6 +656,28 @@ fn the_example_events_file_holds_every_kind_and_a_child_run() {
         .expect("a child run's event");
     assert_ne!(&child.run_id, top);
     assert!(child.run_id.starts_with(top.as_str()));
+
+    // The top-level run was cancelled, then resumed to the end: its
+    // `started` and `finished` come twice, the resume's with
+    // `"resumed":true`, and the first start's without the key.
+    let text = example_events();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(&format!("\"run_id\":\"{top}\"")))
+        .filter(|l| {
+            l.starts_with("{\"event\":\"started\"") || l.starts_with("{\"event\":\"finished\"")
+        })
+        .map(|l| l.split(",\"run_id\"").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "{\"event\":\"started\",\"goal\":\"tour every event\"",
+            "{\"event\":\"finished\",\"outcome\":\"cancelled\",\"steps\":5",
+            "{\"event\":\"started\",\"goal\":\"tour every event\",\"resumed\":true",
+            "{\"event\":\"finished\",\"outcome\":\"completed\",\"steps\":6,\"resumed\":true",
+        ]
+    );
 }
 
 #[test]

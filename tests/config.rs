@@ -91,31 +91,14 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
             "# io.local.toml — gitignored, and yours. A project file may not declare a hook.\n\
              [[hook]]\n\
              append = \"audit.jsonl\"\n",
-            |root, h| {
-                assert!(h.on.is_all(), "no `on`, so every event");
-                assert_eq!(h.on.len(), EventKind::TAGS.len());
-                assert_eq!(h.action, Action::append(root.join("audit.jsonl")));
-                assert_eq!(h.on_failure, OnFailure::Continue);
-            },
+            a_complete_hook,
         ),
         (
             "an audit log",
             "[[hook]]\n\
              on = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\n\
              append = \"audit.jsonl\"\n",
-            |root, h| {
-                assert_eq!(
-                    tags(h),
-                    [
-                        "refused",
-                        "approval_requested",
-                        "approval_decided",
-                        "spawned"
-                    ]
-                );
-                assert_eq!(h.action, Action::append(root.join("audit.jsonl")));
-                assert_eq!(h.on_failure, OnFailure::Continue);
-            },
+            an_audit_log,
         ),
         (
             "a notification",
@@ -123,29 +106,12 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
              on = [\"stalled\", \"finished\"]\n\
              run = [\"/usr/local/bin/notify\", \"--channel\", \"ops\"]\n\
              timeout_ms = 2000\n",
-            |_, h| {
-                assert_eq!(tags(h), ["stalled", "finished"]);
-                assert_eq!(
-                    h.action,
-                    Action::run_with_timeout(
-                        vec!["/usr/local/bin/notify", "--channel", "ops"],
-                        Duration::from_millis(2000)
-                    )
-                );
-                assert_eq!(h.on_failure, OnFailure::Continue);
-            },
+            a_notification,
         ),
         (
             "a formatter",
             "[[hook]]\non = [\"step\"]\nrun = [\"cargo\", \"fmt\"]\n",
-            |_, h| {
-                assert_eq!(tags(h), ["step"]);
-                assert_eq!(
-                    h.action,
-                    Action::run_with_timeout(vec!["cargo", "fmt"], Duration::from_millis(5000))
-                );
-                assert_eq!(h.on_failure, OnFailure::Continue);
-            },
+            a_formatter,
         ),
         (
             "a local policy check that stops the run",
@@ -153,19 +119,63 @@ fn snippets() -> Vec<(&'static str, &'static str, Check)> {
              on = [\"tool_call\"]\n\
              run = [\"./scripts/check-tool-call\"]\n\
              on_failure = \"cancel\"\n",
-            |_, h| {
-                assert_eq!(tags(h), ["tool_call"]);
-                assert_eq!(
-                    h.action,
-                    Action::run_with_timeout(
-                        vec!["./scripts/check-tool-call"],
-                        Duration::from_millis(5000)
-                    )
-                );
-                assert_eq!(h.on_failure, OnFailure::Cancel);
-            },
+            a_policy_check,
         ),
     ]
+}
+
+fn a_complete_hook(root: &Path, h: &HookSpec<EventKind>) {
+    assert!(h.on.is_all(), "no `on`, so every event");
+    assert_eq!(h.on.len(), EventKind::TAGS.len());
+    assert_eq!(h.action, Action::append(root.join("audit.jsonl")));
+    assert_eq!(h.on_failure, OnFailure::Continue);
+}
+
+fn an_audit_log(root: &Path, h: &HookSpec<EventKind>) {
+    assert_eq!(
+        tags(h),
+        [
+            "refused",
+            "approval_requested",
+            "approval_decided",
+            "spawned"
+        ]
+    );
+    assert_eq!(h.action, Action::append(root.join("audit.jsonl")));
+    assert_eq!(h.on_failure, OnFailure::Continue);
+}
+
+fn a_notification(_: &Path, h: &HookSpec<EventKind>) {
+    assert_eq!(tags(h), ["stalled", "finished"]);
+    assert_eq!(
+        h.action,
+        Action::run_with_timeout(
+            vec!["/usr/local/bin/notify", "--channel", "ops"],
+            Duration::from_millis(2000)
+        )
+    );
+    assert_eq!(h.on_failure, OnFailure::Continue);
+}
+
+fn a_formatter(_: &Path, h: &HookSpec<EventKind>) {
+    assert_eq!(tags(h), ["step"]);
+    assert_eq!(
+        h.action,
+        Action::run_with_timeout(vec!["cargo", "fmt"], Duration::from_millis(5000))
+    );
+    assert_eq!(h.on_failure, OnFailure::Continue);
+}
+
+fn a_policy_check(_: &Path, h: &HookSpec<EventKind>) {
+    assert_eq!(tags(h), ["tool_call"]);
+    assert_eq!(
+        h.action,
+        Action::run_with_timeout(
+            vec!["./scripts/check-tool-call"],
+            Duration::from_millis(5000)
+        )
+    );
+    assert_eq!(h.on_failure, OnFailure::Cancel);
 }
 
 #[test]

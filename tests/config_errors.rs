@@ -13,11 +13,11 @@ fn an_os_or_table_cause_is_in_the_message_and_no_error_has_a_source() {
     for err in [
         ConfigError::Root {
             root: PathBuf::from("/r"),
-            source: os(),
+            cause: os(),
         },
         ConfigError::Read {
             path: PathBuf::from("/r/io.toml"),
-            source: os(),
+            cause: os(),
         },
     ] {
         // The cause is said once, in the message, read one way; `source()`
@@ -42,7 +42,7 @@ fn an_os_or_table_cause_is_in_the_message_and_no_error_has_a_source() {
             limit: 1 << 20,
         },
         ConfigError::TrackedLocal {
-            file: "io.local.toml".into(),
+            path: "io.local.toml".into(),
             key: "hook".into(),
         },
         ConfigError::UnknownProfile {

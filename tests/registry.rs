@@ -102,20 +102,21 @@ fn every_variant_has_a_one_line_doc_saying_when_it_fires() {
 
 #[test]
 fn each_frequency_agrees_with_what_the_doc_says() {
-    use io_harness::Frequency;
+    use io_harness::Cost;
     for kind in Kind::<EventKind>::all() {
         let (tag, doc) = (kind.tag(), kind.doc());
         let expected = match EventKind::frequency(kind) {
-            Frequency::PerToken => "once per streamed token",
-            Frequency::PerRun => "once per run",
-            Frequency::PerStep => "once per",
-            Frequency::Rare => "",
+            Cost::PerToken => "once per streamed token",
+            Cost::PerRun => "once per run",
+            Cost::PerStep => "once per",
+            Cost::Rare => "",
+            other => panic!("{tag}: say here what the doc of a {other:?} event says"),
         };
         assert!(
             doc.contains(expected),
             "{tag}: {doc:?} should say {expected:?}"
         );
-        if EventKind::frequency(kind) == Frequency::Rare {
+        if EventKind::frequency(kind) == Cost::Rare {
             assert!(
                 !doc.contains("once per step") && !doc.contains("once per run"),
                 "{tag}: {doc:?}"
@@ -124,15 +125,34 @@ fn each_frequency_agrees_with_what_the_doc_says() {
     }
 }
 
-/// One value of every variant; `index` proves each one is a different variant.
+/// One value of every variant, in the order of `Kind::all()`; `index`
+/// proves each one is a different variant.
 fn one_of_each() -> Vec<EventKind> {
+    let started = EventKind::Started {
+        goal: "tidy".into(),
+        resumed: false,
+    };
+    let finished = EventKind::Finished {
+        outcome: Outcome::Completed,
+        steps: 4,
+        resumed: false,
+    };
+    [
+        vec![started],
+        a_step_and_its_tools(),
+        the_model_and_the_budget(),
+        what_an_agent_does_besides(),
+        handles(),
+        vec![finished],
+    ]
+    .concat()
+}
+
+/// A step, and a tool call in it: made, refused, or waiting on approval.
+fn a_step_and_its_tools() -> Vec<EventKind> {
     use EventKind::*;
     let args = serde_json::json!({"path": "src/x.rs"});
     vec![
-        Started {
-            goal: "tidy".into(),
-            resumed: false,
-        },
         Step {
             step: 1,
             moved_the_workspace: true,
@@ -157,6 +177,14 @@ fn one_of_each() -> Vec<EventKind> {
             tool: "exec".into(),
             approved: true,
         },
+    ]
+}
+
+/// What the model and its budget do to a run: spend, retries, fallbacks,
+/// replanning, a stall.
+fn the_model_and_the_budget() -> Vec<EventKind> {
+    use EventKind::*;
+    vec![
         SpendDraw {
             step: 1,
             tokens: 120,
@@ -180,6 +208,14 @@ fn one_of_each() -> Vec<EventKind> {
             step: 4,
             steps_without_progress: 3,
         },
+    ]
+}
+
+/// Child runs, memory, todos, questions, server tools, tokens, the sandbox
+/// and MCP.
+fn what_an_agent_does_besides() -> Vec<EventKind> {
+    use EventKind::*;
+    vec![
         Spawned {
             step: 2,
             child_run_id: "r-2".into(),
@@ -220,6 +256,13 @@ fn one_of_each() -> Vec<EventKind> {
             server: "docs".into(),
             method: "tools/list".into(),
         },
+    ]
+}
+
+/// A background process handle, from start to orphaned.
+fn handles() -> Vec<EventKind> {
+    use EventKind::*;
+    vec![
         HandleStarted {
             step: 3,
             handle: "h-1".into(),
@@ -241,11 +284,6 @@ fn one_of_each() -> Vec<EventKind> {
         },
         HandleOrphaned {
             handle: "h-3".into(),
-        },
-        Finished {
-            outcome: Outcome::Completed,
-            steps: 4,
-            resumed: false,
         },
     ]
 }

@@ -76,3 +76,39 @@ fn the_event_schema_names_resumed_on_started_and_finished() {
         );
     }
 }
+
+/// A resume's budget goes on from what the first run drew: its
+/// `spend_draw.remaining` is the budget less every token of both runs, not
+/// a fresh budget less the resume's own.
+#[test]
+fn a_resumes_spend_draw_counts_the_tokens_drawn_before_the_cancel() {
+    let env = Env::new();
+    let run_id = cancelled_run(
+        &env,
+        "[[hook]]\non = [\"spend_draw\"]\nappend = \"spend.jsonl\"\n",
+    );
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let draws: Vec<(u64, u64)> = std::fs::read_to_string(env.root().join("spend.jsonl"))
+        .expect("the spend log")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            (
+                v["tokens"].as_u64().expect("tokens"),
+                v["remaining"].as_u64().expect("remaining"),
+            )
+        })
+        .collect();
+    assert_eq!(draws.len(), 2, "one draw a step, one step a run: {draws:?}");
+    let [(first, after_first), (second, after_second)] = [draws[0], draws[1]];
+    assert!(
+        first > 0 && second > 0,
+        "each turn says something: {draws:?}"
+    );
+    assert_eq!(
+        after_second,
+        after_first - second,
+        "the resume went on from {after_first}, not from a fresh budget: {draws:?}"
+    );
+}

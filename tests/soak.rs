@@ -29,14 +29,19 @@
 //! test reaps them, by pid, only after every hook has returned, so it can
 //! never take an exit status the executor was waiting for.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use io_harness::{Config, EventKind, Flow, Observer, RunEvent};
+use io_harness::{Config, EventKind, Flow, Hooks, Observer, RunEvent};
 use rustix::process::{Pid, WaitOptions, getpid, set_child_subreaper, waitpid};
+
+use common::wait_until;
 
 const SECRET: &str = "sk-live-SOAK-SECRET-7d1e";
 const THREADS: usize = 8;
@@ -254,13 +259,9 @@ fn living(children: &[Child]) -> Vec<&Child> {
         .collect()
 }
 
-#[test]
-#[ignore = "soak: about a minute; see the module docs"]
-fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event() {
-    let runs = usize::try_from(env_or("IO_SOAK_RUNS", 5000)).unwrap();
-    let limit = Duration::from_secs(env_or("IO_SOAK_LIMIT_S", 600));
-
-    set_child_subreaper(Some(getpid())).expect("PR_SET_CHILD_SUBREAPER");
+/// Every warning the hooks log, captured from here on (at `WARN`, without
+/// colour).
+fn capture_the_log() -> Captured {
     let log = Captured::default();
     tracing::subscriber::set_global_default(
         tracing_subscriber::fmt()
@@ -273,8 +274,11 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
             .finish(),
     )
     .expect("the only subscriber in this test binary");
+    log
+}
 
-    let root = tempfile::tempdir().unwrap();
+/// One `cancel` hook per scenario, from an `io.local.toml` in `root`.
+fn scenario_hooks(root: &Path) -> Hooks {
     let mut toml = String::new();
     for s in SCENARIOS {
         toml.push_str(&format!(
@@ -282,20 +286,17 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
             s.tag, s.argv, s.timeout_ms
         ));
     }
-    std::fs::write(root.path().join("io.local.toml"), toml).unwrap();
-    let hooks = Config::discover_with(root.path(), None).unwrap().hooks();
+    std::fs::write(root.join("io.local.toml"), toml).unwrap();
+    let hooks = Config::discover_with(root, None).unwrap().hooks();
     assert_eq!(hooks.specs().len(), SCENARIOS.len());
-    // Building the hooks logs nothing: every program exists.
-    assert_eq!(log.0.lock().unwrap().len(), 0);
+    hooks
+}
 
-    // Events are built before the fds are counted, and reused.
-    let events: Vec<RunEvent> = SCENARIOS.iter().map(|s| event(s, 0)).collect();
-    let fds_before = open_fds();
-    assert!(children().is_empty(), "no child before the soak");
-
+/// Fires `runs` events from [`THREADS`] threads, the scenarios in turn, and
+/// returns each one's scenario and the flow it got.
+fn fire_from_threads(hooks: &Hooks, events: &[RunEvent], runs: usize) -> Vec<(usize, Flow)> {
     let next = AtomicUsize::new(0);
-    let start = Instant::now();
-    let outcomes: Vec<(usize, Flow)> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let workers: Vec<_> = (0..THREADS)
             .map(|_| {
                 scope.spawn(|| {
@@ -315,14 +316,14 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
             .into_iter()
             .flat_map(|w| w.join().unwrap())
             .collect()
-    });
-    let fired = start.elapsed();
-    assert_eq!(outcomes.len(), runs);
-    assert!(fired < limit, "took {fired:?}, over the {limit:?} bound");
+    })
+}
 
-    // Every invocation ended as its scenario says.
+/// Checks every invocation ended as its scenario says; per scenario's tag,
+/// how many ran and how many failed.
+fn tally(outcomes: &[(usize, Flow)]) -> BTreeMap<&'static str, (usize, usize)> {
     let mut per_scenario: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for &(s, flow) in &outcomes {
+    for &(s, flow) in outcomes {
         let scenario = &SCENARIOS[s];
         let want = if scenario.fails_with.is_some() {
             Flow::Cancel
@@ -334,16 +335,17 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
         e.0 += 1;
         e.1 += usize::from(flow == Flow::Cancel);
     }
-    let failures: usize = per_scenario.values().map(|(_, f)| f).sum();
+    per_scenario
+}
 
-    // No descendant alive. Orphaned short-lived grandchildren may still be
-    // finishing their own sleep: wait for that, boundedly.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = children();
-    while !living(&left).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-        left = children();
-    }
+/// Checks no descendant is alive and no hook child is left a zombie, then
+/// reaps the orphaned grandchildren (ours, as the subreaper) and returns
+/// how many.
+fn no_descendant_left() -> usize {
+    // Orphaned short-lived grandchildren may still be finishing their own
+    // sleep: wait for that, boundedly.
+    wait_until(Duration::from_secs(10), || living(&children()).is_empty());
+    let left = children();
     let alive: Vec<_> = living(&left).into_iter().map(|c| c.pid).collect();
     for &pid in &alive {
         let _ = rustix::process::kill_process(
@@ -368,12 +370,13 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
         }
     }
     assert!(children().is_empty(), "nothing whose parent is us remains");
+    reaped_orphans
+}
 
-    // The same descriptors as before, to the number and the target.
-    let fds_after = open_fds();
-    assert_eq!(fds_before, fds_after, "descriptors leaked");
-
-    // Every failure logged once, with its cause, and never the event.
+/// Checks the log holds every failure once, with its cause, and never the
+/// event; `per_scenario` is [`tally`]'s.
+fn every_failure_logged_once(log: &Captured, per_scenario: &BTreeMap<&str, (usize, usize)>) {
+    let failures: usize = per_scenario.values().map(|(_, f)| f).sum();
     let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
     assert!(!text.contains(SECRET), "the log holds the event's contents");
     assert!(!text.contains("xxxxxxxx"), "the log holds the payload");
@@ -383,12 +386,7 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
         .collect();
     assert_eq!(logged.len(), failures, "one warn line per failure");
     assert_eq!(text.lines().count(), failures, "and nothing else");
-    for s in SCENARIOS {
-        let (index, _) = SCENARIOS
-            .iter()
-            .enumerate()
-            .find(|(_, x)| x.tag == s.tag)
-            .unwrap();
+    for (index, s) in SCENARIOS.iter().enumerate() {
         let prefix = format!("hook[{}] failed on `{}`: ", index + 1, s.tag);
         let n = logged.iter().filter(|l| l.contains(&prefix)).count();
         let (ran, failed) = per_scenario[s.tag];
@@ -403,6 +401,41 @@ fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event(
             assert!(logged.iter().all(|l| l.contains(" WARN ")));
         }
     }
+}
+
+#[test]
+#[ignore = "soak: about a minute; see the module docs"]
+fn five_thousand_run_hooks_leak_nothing_and_log_every_failure_without_the_event() {
+    let runs = usize::try_from(env_or("IO_SOAK_RUNS", 5000)).unwrap();
+    let limit = Duration::from_secs(env_or("IO_SOAK_LIMIT_S", 600));
+
+    set_child_subreaper(Some(getpid())).expect("PR_SET_CHILD_SUBREAPER");
+    let log = capture_the_log();
+    let root = tempfile::tempdir().unwrap();
+    let hooks = scenario_hooks(root.path());
+    // Building the hooks logs nothing: every program exists.
+    assert_eq!(log.0.lock().unwrap().len(), 0);
+
+    // Events are built before the fds are counted, and reused.
+    let events: Vec<RunEvent> = SCENARIOS.iter().map(|s| event(s, 0)).collect();
+    let fds_before = open_fds();
+    assert!(children().is_empty(), "no child before the soak");
+
+    let start = Instant::now();
+    let outcomes = fire_from_threads(&hooks, &events, runs);
+    let fired = start.elapsed();
+    assert_eq!(outcomes.len(), runs);
+    assert!(fired < limit, "took {fired:?}, over the {limit:?} bound");
+
+    let per_scenario = tally(&outcomes);
+    let failures: usize = per_scenario.values().map(|(_, f)| f).sum();
+    let reaped_orphans = no_descendant_left();
+
+    // The same descriptors as before, to the number and the target.
+    let fds_after = open_fds();
+    assert_eq!(fds_before, fds_after, "descriptors leaked");
+
+    every_failure_logged_once(&log, &per_scenario);
 
     let timeouts: usize = SCENARIOS
         .iter()

@@ -96,42 +96,32 @@ fn read_events(path: &Path, mut each: impl FnMut(RunEvent)) -> u64 {
     n
 }
 
-#[test]
-#[ignore = "stress: about a minute in release; see the module docs"]
-fn a_million_events_from_64_threads_leave_only_whole_lines() {
-    let total = env_or("IO_STRESS_EVENTS", 1_000_000);
-    let limit = Duration::from_secs(env_or("IO_STRESS_LIMIT_S", 600));
-    let per_thread = total / THREADS as u64;
-    assert_eq!(
-        per_thread * THREADS as u64,
-        total,
-        "a multiple of {THREADS}"
-    );
-
-    let root = tempfile::tempdir().unwrap();
-    // The shared and per-kind files come from a real config, as an operator
-    // writes it; `cancel` so that any failed append shows up as a Cancel.
+/// The shared and per-kind files come from a real config, as an operator
+/// writes it; `cancel` so that any failed append shows up as a Cancel.
+fn shared_hooks(root: &Path) -> Hooks {
     std::fs::write(
-        root.path().join("io.local.toml"),
+        root.join("io.local.toml"),
         "[[hook]]\nappend = \"all.jsonl\"\non_failure = \"cancel\"\n\
          [[hook]]\non = [\"token\"]\nappend = \"token.jsonl\"\non_failure = \"cancel\"\n\
          [[hook]]\non = [\"step\"]\nappend = \"step.jsonl\"\non_failure = \"cancel\"\n\
          [[hook]]\non = [\"tool_call\"]\nappend = \"tool_call.jsonl\"\non_failure = \"cancel\"\n",
     )
     .unwrap();
-    let shared = Config::discover_with(root.path(), None).unwrap().hooks();
+    let shared = Config::discover_with(root, None).unwrap().hooks();
     assert_eq!(shared.specs().len(), 4);
+    shared
+}
 
+/// Fires `per_thread` events from each of [`THREADS`] threads, started
+/// together, at `shared` and at a `Hooks` of the thread's own appending to
+/// `dir/thread-N.jsonl`; returns how many firings cancelled.
+fn fire_from_threads(shared: &Hooks, dir: &Path, per_thread: u64) -> u64 {
     let barrier = Barrier::new(THREADS);
-    let start = Instant::now();
-    let cancels: u64 = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
-                let shared = &shared;
                 let barrier = &barrier;
-                let dir = root.path();
                 s.spawn(move || {
-                    // A file of this thread's own, through a `Hooks` of its own.
                     let own = Hooks::new(
                         vec![
                             HookSpec::new(
@@ -154,15 +144,19 @@ fn a_million_events_from_64_threads_leave_only_whole_lines() {
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).sum()
-    });
-    let fired = start.elapsed();
-    assert_eq!(cancels, 0, "every append succeeded");
-    assert!(fired < limit, "took {fired:?}, over the {limit:?} bound");
+    })
+}
 
-    // The shared file: every event once, each thread's in its own order.
+/// Checks the shared file holds every event once, each thread's in its own
+/// order; returns how many there were of each kind.
+fn the_shared_file_holds_each_event_once(
+    dir: &Path,
+    total: u64,
+    per_thread: u64,
+) -> BTreeMap<&'static str, u64> {
     let mut next_seq = vec![0u64; THREADS];
     let mut by_kind: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let all = read_events(&root.path().join("all.jsonl"), |e| {
+    let all = read_events(&dir.join("all.jsonl"), |e| {
         let t: usize = e.run_id[1..].parse().expect("run ids are t<N>");
         let seq = e.seq.expect("every event has a seq");
         assert_eq!(seq, next_seq[t], "thread {t}: out of order or lost");
@@ -172,27 +166,54 @@ fn a_million_events_from_64_threads_leave_only_whole_lines() {
     });
     assert_eq!(all, total);
     assert!(next_seq.iter().all(|&n| n == per_thread));
+    assert_eq!(by_kind.values().sum::<u64>(), total);
+    by_kind
+}
 
-    // The per-kind files: exactly the events of their kind.
-    for (tag, expected) in &by_kind {
-        let n = read_events(&root.path().join(format!("{tag}.jsonl")), |e| {
+/// Checks each per-kind file holds exactly the events of its kind, and each
+/// per-thread file that thread's events, all and in order.
+fn the_other_files_hold_theirs(dir: &Path, by_kind: &BTreeMap<&str, u64>, per_thread: u64) {
+    for (tag, expected) in by_kind {
+        let n = read_events(&dir.join(format!("{tag}.jsonl")), |e| {
             assert_eq!(e.tag(), *tag);
         });
         assert_eq!(n, *expected, "{tag}.jsonl");
     }
-    assert_eq!(by_kind.values().sum::<u64>(), total);
-
-    // The per-thread files: this thread's events, all and in order.
     for t in 0..THREADS {
         let mut seq = 0;
-        let n = read_events(&root.path().join(format!("thread-{t}.jsonl")), |e| {
+        let n = read_events(&dir.join(format!("thread-{t}.jsonl")), |e| {
             assert_eq!(e.run_id, format!("t{t}"));
             assert_eq!(e.seq, Some(seq));
             seq += 1;
         });
         assert_eq!(n, per_thread, "thread-{t}.jsonl");
     }
-    let lines = all + by_kind.values().sum::<u64>() + total;
+}
+
+#[test]
+#[ignore = "stress: about a minute in release; see the module docs"]
+fn a_million_events_from_64_threads_leave_only_whole_lines() {
+    let total = env_or("IO_STRESS_EVENTS", 1_000_000);
+    let limit = Duration::from_secs(env_or("IO_STRESS_LIMIT_S", 600));
+    let per_thread = total / THREADS as u64;
+    assert_eq!(
+        per_thread * THREADS as u64,
+        total,
+        "a multiple of {THREADS}"
+    );
+
+    let root = tempfile::tempdir().unwrap();
+    let shared = shared_hooks(root.path());
+    let start = Instant::now();
+    let cancels = fire_from_threads(&shared, root.path(), per_thread);
+    let fired = start.elapsed();
+    assert_eq!(cancels, 0, "every append succeeded");
+    assert!(fired < limit, "took {fired:?}, over the {limit:?} bound");
+
+    let by_kind = the_shared_file_holds_each_event_once(root.path(), total, per_thread);
+    the_other_files_hold_theirs(root.path(), &by_kind, per_thread);
+
+    let lines = total + by_kind.values().sum::<u64>() + total;
     let bytes: u64 = std::fs::read_dir(root.path())
         .unwrap()
         .map(|e| e.unwrap().metadata().unwrap().len())

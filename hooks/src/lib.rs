@@ -2,8 +2,9 @@
 //! filter per hook, `[[hook]]` tables parsed strictly, and the `append` and
 //! `run` actions that execute them.
 //!
-//! This crate knows nothing of any particular harness's events: it works for
-//! any enum that derives [`HookEvents`].
+//! This crate knows nothing of any particular program's events or files: it
+//! works for any enum that derives [`HookEvents`], and its messages name the
+//! embedder's files and events, never its own ([`Layout`]).
 //!
 //! The whole flow: an event enum, an operator's `[[hook]]` tables checked
 //! against it, and the hooks receiving events.
@@ -28,7 +29,7 @@
 //! on = ["finished"]
 //! append = "builds.jsonl"
 //! "#;
-//! let specs = TomlFile::new("io.local.toml", text)
+//! let specs = TomlFile::new("build.toml", text)
 //!     .hooks::<Build>(root.path())?
 //!     .unwrap_or_default();
 //! let hooks = Hooks::new(specs, root.path()); // creates builds.jsonl, empty
@@ -40,12 +41,12 @@
 //! assert_eq!(log, "{\"event\":\"finished\",\"ok\":true}\n");
 //!
 //! // A misspelled event is refused when the file is read, never at run time.
-//! let err = TomlFile::new("io.local.toml", "[[hook]]\non = [\"finishd\"]\nappend = \"b\"\n")
+//! let err = TomlFile::new("build.toml", "[[hook]]\non = [\"finishd\"]\nappend = \"b\"\n")
 //!     .hooks::<Build>(root.path())
 //!     .unwrap_err();
 //! assert_eq!(
 //!     err.to_string(),
-//!     "io.local.toml: key `hook[1].on`: unknown event `finishd` (did you mean `finished`?); \
+//!     "build.toml: key `hook[1].on`: unknown event `finishd` (did you mean `finished`?); \
 //!      expected one of `started`, `finished` (line 2, column 7)"
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -54,9 +55,9 @@
 //! # Tags: the derive and serde agree, or the build says why
 //!
 //! A variant's tag is written on it, where serde reads it:
-//! `#[serde(rename = "tool_call")]`. An enum-level `rename_all` is refused at
-//! compile time ("variant `ToolCall` has no wire tag; add
-//! `#[serde(rename = "tool_call")]` …"): renaming a Rust variant must never
+//! `#[serde(rename = "job_started")]`. An enum-level `rename_all` is refused
+//! at compile time ("variant `JobStarted` has no wire tag; add
+//! `#[serde(rename = "job_started")]` …"): renaming a Rust variant must never
 //! move a tag an operator wrote in a config, so the fix is that one line on
 //! each variant. `#[hook(tag = "…")]` is for an enum serde does not
 //! serialise, and is refused where the derive sees that serde names the
@@ -78,6 +79,25 @@
 //! # Ok::<(), io_hooks::TagCheckError>(())
 //! ```
 //!
+//! # Errors
+//!
+//! One convention for every error type here ([`TableError`],
+//! [`UnknownEvent`], [`HookFailure`], [`TagCheckError`]):
+//!
+//! - it implements [`std::error::Error`], and its `Display` is one whole
+//!   message an operator can act on: what failed, where (file, key path
+//!   counted from 1, line and column), why, and what is accepted;
+//! - the cause is part of that message, so `source()` returns nothing and a
+//!   chain printer (`main() -> Result`, anyhow, eyre) shows each cause once;
+//!   a cause that is itself a value (an OS error) is kept in a field named
+//!   `cause`;
+//! - its `Debug` shows the message, not a private struct;
+//! - what kind of error it is comes as a `#[non_exhaustive]` enum
+//!   ([`TableErrorKind`], [`ProblemKind`]) to branch on, which is not an
+//!   error itself;
+//! - no message names a file, a section or an event the embedder did not
+//!   give: files and sections come from its [`Layout`], events from its enum.
+//!
 //! # Borrowed events
 //!
 //! An event enum may borrow (`enum Ev<'a>`): hooks built once as
@@ -97,8 +117,8 @@
 //! it, they are only returned ([`Hooks::problems`], [`Hooks::fire_with`]).
 //! No feature of another crate is turned on that an embedder's other crates
 //! would feel: serde_json keeps its default map order (with `preserve_order`
-//! on in the build, [`schema::hook_table_schema`] lists keys in the spec's
-//! order), and toml is only read.
+//! on in the build, [`schema::hook_table_schema`] lists keys in
+//! [`schema::HOOK_KEYS`]' order), and toml is only read.
 //!
 //! # Platforms
 //!
@@ -138,10 +158,10 @@ pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use shared::Effects;
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Scope, TableError, TableErrorKind, TomlFile};
+pub use table::{HookTables, Layout, Scope, Section, TableError, TableErrorKind, TomlFile};
 pub use tag_check::{TagCheckError, check_tags};
 
-/// Running a program the way a `run` hook runs one, for a harness that runs
+/// Running a program the way a `run` hook runs one, for an embedder that runs
 /// programs of its own (a tool, a check) and wants the same guarantees: an
 /// argv and never a shell, the program found only on absolute `PATH`
 /// entries, its own process group, a deadline, and a [`HookFailure`] that
@@ -150,7 +170,7 @@ pub mod process {
     pub use crate::exec::{Tracked, resolve_program, run_argv, run_command};
 }
 
-/// The `[[hook]]` table's shape, for a harness that publishes or embeds it:
+/// The `[[hook]]` table's shape, for an embedder that publishes or embeds it:
 /// the keys a table takes and their JSON Schema.
 pub mod schema {
     pub use crate::table::{
@@ -158,7 +178,7 @@ pub mod schema {
     };
 }
 
-/// Text helpers the table errors are written with, for a harness whose own
+/// Text helpers the table errors are written with, for an embedder whose own
 /// configuration errors should read the same way: a "did you mean"
 /// suggestion, a key written as TOML writes it, a table that refuses an
 /// array of tables with the same message a hook table does, and the source

@@ -201,8 +201,8 @@ impl<E: HookEvents> fmt::Debug for Kind<E> {
     }
 }
 
-/// How often an event fires, which is what a hook on it costs (the spec's
-/// "What a hook costs"). A variant declares it with
+/// How often an event fires, which is what a hook on it costs: a `run` hook
+/// spawns a process each time. A variant declares it with
 /// `#[hook(cost = "per_token" | "per_step" | "per_run" | "rare")]`.
 ///
 /// ```
@@ -222,10 +222,12 @@ impl<E: HookEvents> fmt::Debug for Kind<E> {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Cost {
     /// Once per streamed token: a `run` hook here spawns a process per token.
     PerToken,
-    /// Once per step or per call within a step.
+    /// Once per iteration of the host's main loop (a step, a job), or per
+    /// call within one.
     PerStep,
     /// Once per run.
     PerRun,
@@ -234,7 +236,7 @@ pub enum Cost {
 }
 
 impl Cost {
-    /// The class in words, as `io events` prints it: `per token`, `per
+    /// The class in words, for a listing of events: `per token`, `per
     /// step`, `per run`, `rare`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -258,22 +260,22 @@ impl Cost {
 /// enum Ev {
 ///     #[hook(tag = "started")]
 ///     Started,
-///     #[hook(tag = "step")]
-///     Step(u32),
+///     #[hook(tag = "job")]
+///     Job(u32),
 ///     #[hook(tag = "finished")]
 ///     Finished,
 /// }
 ///
-/// let f = HookFilter::<Ev>::from_names(["step", "finished"])?;
-/// assert!(f.contains(&Ev::Step(3)));
+/// let f = HookFilter::<Ev>::from_names(["job", "finished"])?;
+/// assert!(f.contains(&Ev::Job(3)));
 /// assert!(!f.contains(&Ev::Started));
-/// assert_eq!(f.tags().collect::<Vec<_>>(), ["step", "finished"]);
+/// assert_eq!(f.tags().collect::<Vec<_>>(), ["job", "finished"]);
 ///
-/// let err = HookFilter::<Ev>::from_names(["stepp"]).unwrap_err();
+/// let err = HookFilter::<Ev>::from_names(["jobb"]).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "unknown event `stepp` (did you mean `step`?); \
-///      expected one of `started`, `step`, `finished`"
+///     "unknown event `jobb` (did you mean `job`?); \
+///      expected one of `started`, `job`, `finished`"
 /// );
 /// # Ok::<(), io_hooks::UnknownEvent>(())
 /// ```
@@ -406,6 +408,7 @@ impl<E: HookEvents> fmt::Debug for HookFilter<E> {
 /// Its `Display` is the reason half of an operator's error; the config layer
 /// puts the file and the key path in front of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnknownEvent {
     /// The name as written.
     pub name: String,
@@ -454,12 +457,12 @@ pub(crate) fn write_one_of(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::R
 ///
 /// "Near enough" is an edit distance (insertions, deletions, substitutions
 /// and swaps of two neighbours) of at most one for short names and at most a
-/// third of the input's length for longer ones, so `stepp` suggests `step`
+/// third of the input's length for longer ones, so `jobb` suggests `job`
 /// and `timout_ms` suggests `timeout_ms`, but `x` suggests nothing. Ties go
 /// to the earlier candidate.
 ///
 /// ```
-/// assert_eq!(io_hooks::text::did_you_mean("stepp", ["started", "step"]), Some("step"));
+/// assert_eq!(io_hooks::text::did_you_mean("jobb", ["started", "job"]), Some("job"));
 /// assert_eq!(io_hooks::text::did_you_mean("colour", ["on", "run"]), None);
 /// ```
 pub fn did_you_mean<'a>(

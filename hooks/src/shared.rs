@@ -125,6 +125,14 @@ pub(crate) enum Shape {
     Text(&'static str),
     /// An integer (any: the validator has its own message for a bad one).
     Int(&'static str),
+    /// `on`'s event names: an array of strings, what an element is. Any
+    /// other value is kept as what it is and refused by validation, which
+    /// knows the event enum and so can show one of its events as the
+    /// example.
+    Events {
+        /// One element, as in "an event name, a string".
+        item: &'static str,
+    },
     /// One of these strings.
     Choice(&'static [&'static str]),
 }

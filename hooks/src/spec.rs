@@ -84,12 +84,12 @@ pub enum OnFailure {
     /// Log the failure at warn level and go on (the default).
     #[default]
     Continue,
-    /// Answer [`Flow::Cancel`]: the run ends at its next step boundary.
+    /// Answer [`Flow::Cancel`]: the host ends its run at its next boundary.
     Cancel,
 }
 
 impl OnFailure {
-    /// Every value, in the order the spec lists them: the one source of
+    /// Every value, the default first: the one source of
     /// `on_failure`'s values, for the parser, its messages and the schema.
     pub const ALL: [OnFailure; 2] = [OnFailure::Continue, OnFailure::Cancel];
 
@@ -110,6 +110,7 @@ pub enum Flow {
     /// Go on.
     #[default]
     Continue,
-    /// End the run at its next step boundary.
+    /// End the run at its next boundary: where the host can stop cleanly
+    /// (between two jobs, two requests, two steps of a loop).
     Cancel,
 }

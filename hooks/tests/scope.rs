@@ -1,25 +1,34 @@
 //! The project-scope refusal: a file that arrives with a `git clone` may not
-//! declare `hook` in any form, and says so in the spec's words.
+//! declare `hook` in any form, and says so in the embedder's words (its
+//! [`Layout`]), or in words that name no file.
 
 use std::path::Path;
 
-use io_hooks::{HookEvents, Scope, TableErrorKind, TomlFile};
+use io_hooks::{HookEvents, Layout, Scope, TableErrorKind, TomlFile};
 
 #[derive(HookEvents)]
 #[allow(dead_code)]
 enum Ev {
-    #[hook(tag = "step")]
-    Step,
+    #[hook(tag = "job_started")]
+    JobStarted,
 }
 
-const ROOT: &str = "/work/project";
+const ROOT: &str = "/srv/ci";
 
-/// The spec's message, whole.
+/// A CI system's files: `[target.<name>]` bodies declare hooks too.
+fn layout() -> Layout {
+    Layout::new()
+        .section("target", "a target")
+        .project_file("ci.toml")
+        .operator_files("`ci.local.toml` or `~/.ci.toml`")
+}
+
+/// The refusal, whole, in the layout's words.
 fn refusal(file: &str, key: &str) -> String {
     format!(
         "{file}: key `{key}`: a project-scoped file may not declare hooks, because a hook runs \
-         or writes on this machine and `io.toml` arrives with a `git clone`. Write it in \
-         `io.local.toml` or the user-scope file instead."
+         or writes on this machine and `ci.toml` arrives with a `git clone`. Write it in \
+         `ci.local.toml` or `~/.ci.toml` instead."
     )
 }
 
@@ -28,7 +37,7 @@ fn refusal(file: &str, key: &str) -> String {
 const FORMS: &[(&str, &str, &str)] = &[
     (
         "array of tables",
-        "[[hook]]\non = [\"step\"]\nappend = \"a.jsonl\"\n",
+        "[[hook]]\non = [\"job_started\"]\nappend = \"a.jsonl\"\n",
         "hook",
     ),
     (
@@ -42,52 +51,78 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("escaped key", "\"\\u0068ook\" = []\n", "hook"),
     ("not even an array", "hook = 1\n", "hook"),
     (
-        "in a profile, array of tables",
-        "[[profile.ci.hook]]\nappend = \"a.jsonl\"\n",
-        "profile.ci.hook",
+        "in a target, array of tables",
+        "[[target.ci.hook]]\nappend = \"a.jsonl\"\n",
+        "target.ci.hook",
     ),
     (
-        "in a profile, inline",
-        "[profile.ci]\nmodel = \"m\"\nhook = []\n",
-        "profile.ci.hook",
+        "in a target, inline",
+        "[target.ci]\nmodel = \"m\"\nhook = []\n",
+        "target.ci.hook",
     ),
     (
-        "in a profile, dotted",
-        "profile.ci.hook = [{ run = [\"x\"] }]\n",
-        "profile.ci.hook",
+        "in a target, dotted",
+        "target.ci.hook = [{ run = [\"x\"] }]\n",
+        "target.ci.hook",
     ),
     (
-        "in a quoted profile, escaped key",
-        "[profile.\"my ci\"]\n\"\\u0068ook\" = []\n",
-        "profile.\"my ci\".hook",
+        "in a quoted target, escaped key",
+        "[target.\"my ci\"]\n\"\\u0068ook\" = []\n",
+        "target.\"my ci\".hook",
     ),
     (
-        "in a later profile",
-        "[profile.a]\nmodel = \"m\"\n[profile.b]\nhook = []\n",
-        "profile.b.hook",
+        "in a later target",
+        "[target.a]\nmodel = \"m\"\n[target.b]\nhook = []\n",
+        "target.b.hook",
     ),
 ];
 
 #[test]
 fn a_project_file_refuses_hook_in_every_form() {
     for (what, text, key) in FORMS {
-        let file = TomlFile::project("io.toml", text);
+        let layout = layout();
+        let file = TomlFile::project("ci.toml", text).layout(&layout);
         assert_eq!(file.scope(), Scope::Project);
         let e = file.check_scope().unwrap_err();
-        assert_eq!(e.to_string(), refusal("io.toml", key), "{what}");
-        assert_eq!(e.kind(), &TableErrorKind::ProjectHooks, "{what}");
+        assert_eq!(e.to_string(), refusal("ci.toml", key), "{what}");
+        assert!(
+            matches!(e.kind(), TableErrorKind::ProjectHooks { project_file: Some(f), .. } if f == "ci.toml"),
+            "{what}"
+        );
         assert_eq!(e.key(), Some(*key), "{what}");
         // `hooks` refuses before it reads a table, so even a malformed
         // one (`hook = 1`) is refused rather than explained.
         let e = file.hooks::<Ev>(Path::new(ROOT)).unwrap_err();
-        assert_eq!(e.to_string(), refusal("io.toml", key), "{what}");
+        assert_eq!(e.to_string(), refusal("ci.toml", key), "{what}");
     }
 }
 
 #[test]
+fn without_a_layout_the_refusal_names_no_file() {
+    let e = TomlFile::project("app.toml", "hook = []\n")
+        .check_scope()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "app.toml: key `hook`: a project-scoped file may not declare hooks, because a hook runs \
+         or writes on this machine and this file arrives with a `git clone`. Write it in a file \
+         of the operator's own instead."
+    );
+    // A body of a section the layout does not list is no place for hooks:
+    // refused as hidden, before the scope is considered.
+    let e = TomlFile::project("app.toml", "[[target.ci.hook]]\nappend = \"a\"\n")
+        .hooks::<Ev>(Path::new(ROOT))
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), TableErrorKind::HiddenHooks { placed: false, .. }),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_same_text_loads_from_an_operator_file() {
-    let text = "[[hook]]\non = [\"step\"]\nappend = \"a.jsonl\"\n";
-    let file = TomlFile::new("io.local.toml", text);
+    let text = "[[hook]]\non = [\"job_started\"]\nappend = \"a.jsonl\"\n";
+    let file = TomlFile::new("ci.local.toml", text);
     assert_eq!(file.scope(), Scope::Operator);
     assert!(file.check_scope().is_ok());
     let hooks = file.hooks::<Ev>(Path::new(ROOT)).unwrap();
@@ -96,20 +131,22 @@ fn the_same_text_loads_from_an_operator_file() {
 
 #[test]
 fn a_project_file_without_hook_passes() {
-    let text = "model = \"m\"\nhooks = 1\n[profile.ci]\nmodel = \"n\"\n[tool.hook]\nx = 1\n";
-    let file = TomlFile::project("io.toml", text);
+    let layout = layout();
+    let text = "model = \"m\"\nhooks = 1\n[target.ci]\nmodel = \"n\"\n[tool.hook]\nx = 1\n";
+    let file = TomlFile::project("ci.toml", text).layout(&layout);
     assert!(file.check_scope().is_ok());
     assert!(file.hook_keys().unwrap().is_empty());
     // Loading refuses what would hide hooks first, in any scope: the near
     // miss `hooks`, here before the `[tool.hook]` table.
     let err = file.hooks::<Ev>(Path::new(ROOT)).unwrap_err();
     assert!(
-        matches!(err.kind(), TableErrorKind::HiddenHooks { written, placed: true } if written == "hooks"),
+        matches!(err.kind(), TableErrorKind::HiddenHooks { written, placed: true, .. } if written == "hooks"),
         "{err}"
     );
-    let text = "model = \"m\"\n[profile.ci]\nmodel = \"n\"\n[tool]\nhook = 1\n";
+    let text = "model = \"m\"\n[target.ci]\nmodel = \"n\"\n[tool]\nhook = 1\n";
     assert_eq!(
-        TomlFile::project("io.toml", text)
+        TomlFile::project("ci.toml", text)
+            .layout(&layout)
             .hooks::<Ev>(Path::new(ROOT))
             .unwrap()
             .map(|h| h.len()),
@@ -118,16 +155,34 @@ fn a_project_file_without_hook_passes() {
 }
 
 #[test]
-fn hook_keys_lists_the_top_level_then_each_profile_by_name() {
-    let text = "[profile.z]\nhook = []\n[profile.\"my ci\"]\nhook.x = 1\n[profile.b]\nmodel = 1\n";
+fn hook_keys_lists_the_top_level_then_each_section_in_order_then_each_body_by_name() {
+    let layout = Layout::new()
+        .section("target", "a target")
+        .section("stage", "a stage");
+    let text = "[stage.a]\nhook = []\n[target.z]\nhook = []\n[target.\"my ci\"]\nhook.x = 1\n\
+                [target.b]\nmodel = 1\n[other.c]\nhook = 1\n";
     let text = format!("\"\\u0068ook\" = []\n{text}");
-    let keys = TomlFile::new("f.toml", &text).hook_keys().unwrap();
-    assert_eq!(keys, ["hook", "profile.\"my ci\".hook", "profile.z.hook"]);
+    let file = TomlFile::new("f.toml", &text).layout(&layout);
+    let keys = file.hook_keys().unwrap();
+    assert_eq!(
+        keys,
+        [
+            "hook",
+            "target.\"my ci\".hook",
+            "target.z.hook",
+            "stage.a.hook"
+        ]
+    );
+    // Without the layout, only the top level declares hooks.
+    assert_eq!(
+        TomlFile::new("f.toml", &text).hook_keys().unwrap(),
+        ["hook"]
+    );
 }
 
 #[test]
 fn a_project_file_that_is_not_toml_gets_the_syntax_error() {
-    let e = TomlFile::project("io.toml", "hook = [")
+    let e = TomlFile::project("ci.toml", "hook = [")
         .check_scope()
         .unwrap_err();
     assert!(matches!(e.kind(), TableErrorKind::Syntax(_)), "{e}");

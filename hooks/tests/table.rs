@@ -187,6 +187,34 @@ fn a_file_without_hook_has_none_and_other_keys_are_not_its_business() {
     assert!(got.is_none());
 }
 
+/// The one-liner (`TomlFile::new(..).hooks::<E>(root)`) is as strict as any
+/// embedder's loader: a near miss of `hook` is refused at its key, never
+/// loaded as no hooks.
+#[test]
+fn the_one_liner_refuses_a_near_miss_of_hook_rather_than_loading_none() {
+    for (text, key) in [
+        ("[[hooks]]\nappend = \"a\"\n", "hooks"),
+        ("[[Hook]]\nappend = \"a\"\n", "Hook"),
+        ("model = 1\n[[hok]]\nrun = [\"x\"]\n", "hok"),
+    ] {
+        let e = TomlFile::new("app.toml", text)
+            .hooks::<Ev>(Path::new(ROOT))
+            .expect_err(text);
+        assert!(
+            matches!(e.kind(), TableErrorKind::HiddenHooks { written, placed: true, .. } if written == key),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "app.toml: key `{key}`: did you mean `hook`? Hooks are declared only as \
+                 `[[hook]]` tables, so `{key}` would load as no hooks at all (line {}, column 3)",
+                text.lines().count() - 1
+            )
+        );
+    }
+}
+
 #[test]
 fn hook_tables_embed_in_a_larger_document_and_name_their_own_path() {
     #[derive(serde::Deserialize)]
@@ -334,8 +362,24 @@ fn on_must_be_an_array_of_strings() {
     assert_eq!(
         err("[[hook]]\non = \"step\"\nappend = \"a\"\n"),
         "io.local.toml: key `hook[1].on`: invalid type: string \"step\", expected an array of \
-         event names, as in `on = [\"step\"]` (line 2, column 6)"
+         event names, as in `on = [\"started\"]` (line 2, column 6)"
     );
+    // The example is the enum's first event, whatever the value was.
+    for (value, found) in [
+        ("3", "integer `3`"),
+        ("true", "boolean `true`"),
+        ("1.5", "floating point `1.5`"),
+        ("{ a = 1 }", "table"),
+        ("1979-05-27", "date-time `1979-05-27`"),
+    ] {
+        assert_eq!(
+            err(&format!("[[hook]]\non = {value}\nappend = \"a\"\n")),
+            format!(
+                "io.local.toml: key `hook[1].on`: invalid type: {found}, expected an array of \
+                 event names, as in `on = [\"started\"]` (line 2, column 6)"
+            )
+        );
+    }
     assert_eq!(
         err("[[hook]]\non = [\"step\", 3]\nappend = \"a\"\n"),
         "io.local.toml: key `hook[1].on`: invalid type: integer `3`, expected an event name, a \

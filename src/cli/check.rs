@@ -5,9 +5,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use io_harness::{
-    Config, EventKind, Frequency, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
+    Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
 };
-use io_hooks::UnknownEvent;
+use io_hooks::{Kind, UnknownEvent};
 
 use super::{CmdResult, describe, load, out, safe};
 
@@ -21,27 +21,7 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
             Ok::<_, String>((tag, kind))
         })
         .transpose()?;
-    let mut text = String::new();
-    if config.sources().is_empty() {
-        text.push_str("no config file found; looked at:\n");
-        for path in looked_at(&config) {
-            text.push_str(&format!("  {}\n", path.display()));
-        }
-    } else {
-        text.push_str("files read:\n");
-        for source in config.sources() {
-            let mark = if source.in_force() {
-                "  <- hooks in force"
-            } else {
-                ""
-            };
-            text.push_str(&format!(
-                "  {:7}  {}{mark}\n",
-                source.scope().as_str(),
-                source.path().display()
-            ));
-        }
-    }
+    let mut text = files_read(&config);
     if let Some(name) = config.profile() {
         text.push_str(&format!("profile: {name}\n"));
     }
@@ -53,32 +33,12 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
         Some(in_force) => {
             text.push_str(&format!("{} hook(s), {in_force}:\n", specs.len()));
             for (i, spec) in specs.iter().enumerate() {
-                text.push_str(&format!(
-                    "  hook[{}]  {}\n",
-                    i + 1,
-                    describe(spec, config.root())
-                ));
-                for problem in problems.iter().filter(|p| p.index == i) {
-                    text.push_str(&problem_lines(problem));
-                }
-                for note in cost_notes(spec) {
-                    text.push_str(&format!("    note: {note}\n"));
-                }
+                text.push_str(&hook_lines(i, spec, &problems, config.root()));
             }
         }
     }
     if let Some((tag, kind)) = event {
-        let firing: Vec<String> = specs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.on.contains_kind(kind))
-            .map(|(i, _)| format!("hook[{}]", i + 1))
-            .collect();
-        if firing.is_empty() {
-            text.push_str(&format!("on `{tag}`: no hook fires\n"));
-        } else {
-            text.push_str(&format!("on `{tag}`: {} fire(s)\n", firing.join(", ")));
-        }
+        text.push_str(&firing(specs, tag, kind));
     }
     let broken = {
         let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
@@ -95,6 +55,65 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
         ));
         out(&safe(&text))?;
         Ok(ExitCode::from(1))
+    }
+}
+
+/// `files read:` with each file's scope and which one's hooks are in force,
+/// or, when there is none, the files discovery looked for.
+fn files_read(config: &Config) -> String {
+    if config.sources().is_empty() {
+        let mut text = "no config file found; looked at:\n".to_owned();
+        for path in looked_at(config) {
+            text.push_str(&format!("  {}\n", path.display()));
+        }
+        return text;
+    }
+    let mut text = "files read:\n".to_owned();
+    for source in config.sources() {
+        let mark = if source.in_force() {
+            "  <- hooks in force"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "  {:7}  {}{mark}\n",
+            source.scope().as_str(),
+            source.path().display()
+        ));
+    }
+    text
+}
+
+/// One hook's line (`hook[N]` numbered from 1, as every command numbers
+/// them), then its problems and the notes on what it costs.
+fn hook_lines(
+    index: usize,
+    spec: &HookSpec<EventKind>,
+    problems: &[Problem],
+    root: &Path,
+) -> String {
+    let mut text = format!("  hook[{}]  {}\n", index + 1, describe(spec, root));
+    for problem in problems.iter().filter(|p| p.index == index) {
+        text.push_str(&problem_lines(problem));
+    }
+    for note in cost_notes(spec) {
+        text.push_str(&format!("    note: {note}\n"));
+    }
+    text
+}
+
+/// `--event TAG`: which hooks fire on it, or that none does.
+fn firing(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> String {
+    let firing: Vec<String> = specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.on.contains_kind(kind))
+        .map(|(i, _)| format!("hook[{}]", i + 1))
+        .collect();
+    if firing.is_empty() {
+        format!("on `{tag}`: no hook fires\n")
+    } else {
+        format!("on `{tag}`: {} fire(s)\n", firing.join(", "))
     }
 }
 
@@ -124,7 +143,7 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
         .tags()
         .filter_map(|tag| {
             let kind = EventKind::from_tag(tag)?;
-            (EventKind::frequency(kind) == Frequency::PerToken).then(|| {
+            (EventKind::frequency(kind) == Cost::PerToken).then(|| {
                 format!("`{tag}` fires once per streamed token: this spawns a process for each")
             })
         })

@@ -3,6 +3,7 @@
 
 pub(crate) mod check;
 pub(crate) mod demo;
+pub(crate) mod events;
 pub(crate) mod replay;
 pub(crate) mod run;
 
@@ -26,6 +27,13 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// How much of a failed hook's stderr `--stderr` shows: its last 4 KiB.
 pub(crate) const STDERR_TAIL: usize = 4096;
+
+/// Prints `value` as pretty JSON, then a newline.
+pub(crate) fn print_json(value: &serde_json::Value) -> CmdResult {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    out(&format!("{text}\n"))?;
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Loads the config as `Config::discover` does, with the profile applied.
 pub(crate) fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {

@@ -3,7 +3,6 @@
 
 mod input;
 
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
@@ -54,37 +53,88 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     };
     let (name, source) = open(args.file)?;
     super::log_to_stderr(args.verbosity, &config, &selection);
-    let hooks = if args.dry_run {
-        None
-    } else {
+    let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
         super::print_problems(&hooks, &selection);
-        Some(if args.stderr {
+        if args.stderr {
             hooks.capture_stderr(super::STDERR_TAIL)
         } else {
             hooks
-        })
-    };
-    let printer = Printer {
-        hooks: hooks.as_ref(),
-        selection: &selection,
-        json: args.json,
-        out_error: Mutex::new(None),
-        root_run: Mutex::new(None),
-        cancelled_by: Mutex::new(BTreeSet::new()),
-        would_fire: Mutex::new(0),
-    };
-    // Lines are read as the replay asks for them, so a bad line stops the
-    // replay where it stands: no hook fires for it or after it. A torn line
-    // is no one's event: it is named on stderr and skipped.
-    let bad_line = RefCell::new(None);
-    let delivered = Cell::new(0_u64);
-    let mut reader = BufReader::new(source);
-    let mut number = 0_u64;
-    let events = std::iter::from_fn(|| {
+        }
+    });
+    let printer = Printer::new(hooks.as_ref(), &selection, args.json);
+    let mut events = Events::new(name, source, args.max_line);
+    let outcome = replay(&mut events, &printer);
+    if let ReplayOutcome::Cancelled { steps } = outcome {
+        printer.finish(steps);
+    }
+    if let Some(e) = printer.out_error.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
+    if let Some(message) = events.bad_line {
+        return Err(message);
+    }
+    if events.delivered == 0 {
+        // An empty recording is not a run that completed: most often the
+        // wrong file, or an `append` hook whose filter matched nothing.
+        return Err(format!(
+            "{}: no events: the input holds no event line, so there is nothing to replay",
+            events.name
+        ));
+    }
+    if args.dry_run {
+        let fires = printer.would_fire.lock().map_or(0, |n| *n);
+        out(&format!(
+            "dry run: {fires} hook run(s) would fire; no hook was run and no file was written\n"
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let cancelled_by: Vec<usize> = printer
+        .cancelled_by
+        .lock()
+        .map(|set| set.iter().copied().collect())
+        .unwrap_or_default();
+    print_outcome(outcome, &cancelled_by, args.json)
+}
+
+/// The events of the input, read as the replay asks for them, so a bad line
+/// stops the replay where it stands: no hook fires for it or after it. A
+/// torn line is no one's event: it is named on stderr and skipped.
+struct Events {
+    /// The input's name in messages: its path, or `stdin`.
+    name: String,
+    reader: BufReader<Box<dyn Read>>,
+    max_line: u64,
+    /// The number of the last line read, from 1.
+    number: u64,
+    /// The line that stopped the replay, and why.
+    bad_line: Option<String>,
+    /// How many events were handed to the replay.
+    delivered: u64,
+}
+
+impl Events {
+    fn new(name: String, source: Box<dyn Read>, max_line: u64) -> Self {
+        Events {
+            name,
+            reader: BufReader::new(source),
+            max_line,
+            number: 0,
+            bad_line: None,
+            delivered: 0,
+        }
+    }
+}
+
+impl Iterator for Events {
+    type Item = RunEvent;
+
+    fn next(&mut self) -> Option<RunEvent> {
+        let name = &self.name;
         loop {
-            number += 1;
-            let parsed = match input::read_line(&mut reader, args.max_line)? {
+            self.number += 1;
+            let number = self.number;
+            let parsed = match input::read_line(&mut self.reader, self.max_line)? {
                 Ok(line) => input::parse(line),
                 Err(reason) => Parsed::Bad(None, reason),
             };
@@ -107,61 +157,16 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
                 }
                 Parsed::Bad(column, reason) => {
                     let at = column.map_or(String::new(), |c| format!(", column {c}"));
-                    *bad_line.borrow_mut() = Some(format!(
+                    self.bad_line = Some(format!(
                         "{name}: line {number}{at}: {reason}; no hook fired for it or after it"
                     ));
                     return None;
                 }
             };
-            delivered.set(delivered.get() + 1);
+            self.delivered += 1;
             return Some(event);
         }
-    });
-    let outcome = replay(events, &printer);
-    if let ReplayOutcome::Cancelled { steps } = outcome {
-        // A run delivers `finished` at the boundary it stops at; so does
-        // the replay, marked as made up here rather than read.
-        let root_run = printer.root_run.lock().ok().and_then(|mut r| r.take());
-        let finished = RunEvent {
-            kind: EventKind::Finished {
-                outcome: Outcome::Cancelled,
-                steps,
-                resumed: false,
-            },
-            run_id: root_run.unwrap_or_else(|| "replay".to_owned()),
-            depth: 0,
-            seq: None,
-            at: Some(now_rfc3339()),
-        };
-        // The run is ending already: what its hooks answer changes nothing.
-        let _ = printer.print(&finished, true);
     }
-    if let Some(e) = printer.out_error.lock().ok().and_then(|mut e| e.take()) {
-        return Err(e);
-    }
-    if let Some(message) = bad_line.into_inner() {
-        return Err(message);
-    }
-    if delivered.get() == 0 {
-        // An empty recording is not a run that completed: most often the
-        // wrong file, or an `append` hook whose filter matched nothing.
-        return Err(format!(
-            "{name}: no events: the input holds no event line, so there is nothing to replay"
-        ));
-    }
-    if args.dry_run {
-        let fires = printer.would_fire.lock().map_or(0, |n| *n);
-        out(&format!(
-            "dry run: {fires} hook run(s) would fire; no hook was run and no file was written\n"
-        ))?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let cancelled_by: Vec<usize> = printer
-        .cancelled_by
-        .lock()
-        .map(|set| set.iter().copied().collect())
-        .unwrap_or_default();
-    print_outcome(outcome, &cancelled_by, args.json)
 }
 
 /// The events file by the name messages give it, or stdin for `-`.
@@ -242,49 +247,46 @@ impl Observer for Printer<'_> {
     }
 }
 
-impl Printer<'_> {
+impl<'h> Printer<'h> {
+    fn new(hooks: Option<&'h Hooks>, selection: &'h Selection, json: bool) -> Self {
+        Printer {
+            hooks,
+            selection,
+            json,
+            out_error: Mutex::new(None),
+            root_run: Mutex::new(None),
+            cancelled_by: Mutex::new(BTreeSet::new()),
+            would_fire: Mutex::new(0),
+        }
+    }
+
+    /// A run delivers `finished` at the boundary it stops at; so does the
+    /// replay that ends `cancelled` after `steps`, marked as made up here
+    /// rather than read.
+    fn finish(&self, steps: u32) {
+        let root_run = self.root_run.lock().ok().and_then(|mut r| r.take());
+        let finished = RunEvent {
+            kind: EventKind::Finished {
+                outcome: Outcome::Cancelled,
+                steps,
+                resumed: false,
+            },
+            run_id: root_run.unwrap_or_else(|| "replay".to_owned()),
+            depth: 0,
+            seq: None,
+            at: Some(now_rfc3339()),
+        };
+        // The run is ending already: what its hooks answer changes nothing.
+        let _ = self.print(&finished, true);
+    }
+
     /// Fires `event` (unless this is a dry run) and prints its line, then
     /// any failed hook's stderr under it. `synthesized`: the event was not
     /// in the file.
     fn print(&self, event: &RunEvent, synthesized: bool) -> Flow {
-        let mut fired = Vec::new();
-        let mut text = Vec::new();
-        let mut tails = String::new();
-        let flow = match self.hooks {
-            Some(hooks) => hooks.fire_with(&event.kind, event, |run| {
-                let number = self.selection.number(run.index);
-                text.push(report(&run, number));
-                if run.result.is_err()
-                    && hooks.specs()[run.index].on_failure == OnFailure::Cancel
-                    && let Ok(mut set) = self.cancelled_by.lock()
-                {
-                    set.insert(number);
-                }
-                if let Some(tail) = run.stderr {
-                    tails.push_str(&stderr_tail(number, tail, "       "));
-                }
-                let mut report = json!({
-                    "hook": number,
-                    "ok": run.result.is_ok(),
-                    "error": run.result.err().map(ToString::to_string),
-                    "ms": run.elapsed.as_secs_f64() * 1000.0,
-                });
-                // Only with --stderr: the objects are otherwise unchanged.
-                if let Some(tail) = run.stderr {
-                    report["stderr"] = json!(String::from_utf8_lossy(tail));
-                }
-                fired.push(report);
-            }),
-            None => {
-                for number in self.selection.would_fire(&event.kind) {
-                    text.push(format!("hook[{number}] would fire"));
-                    fired.push(json!({ "hook": number }));
-                }
-                if let Ok(mut n) = self.would_fire.lock() {
-                    *n += fired.len();
-                }
-                Flow::Continue
-            }
+        let (flow, fired) = match self.hooks {
+            Some(hooks) => self.fire(hooks, event),
+            None => (Flow::Continue, self.would(event)),
         };
         let mut error = self
             .out_error
@@ -293,9 +295,9 @@ impl Printer<'_> {
         if error.is_none() {
             let mut stdout = std::io::stdout().lock();
             let written = if self.json {
-                write_json(&mut stdout, event, &fired, flow, synthesized)
+                write_json(&mut stdout, event, &fired.json, flow, synthesized)
             } else {
-                write_text(&mut stdout, event, &text, flow, synthesized, &tails)
+                write_text(&mut stdout, event, &fired, flow, synthesized)
             };
             match written {
                 // A closed pipe (`io replay … | head`) is not an error.
@@ -307,6 +309,62 @@ impl Printer<'_> {
         }
         flow
     }
+
+    /// Fires `event` at `hooks`, noting each hook that failed with
+    /// `on_failure = "cancel"`, and says what each did.
+    fn fire(&self, hooks: &Hooks, event: &RunEvent) -> (Flow, Fired) {
+        let mut fired = Fired::default();
+        let flow = hooks.fire_with(&event.kind, event, |run| {
+            let number = self.selection.number(run.index);
+            fired.text.push(report(&run, number));
+            if run.result.is_err()
+                && hooks.specs()[run.index].on_failure == OnFailure::Cancel
+                && let Ok(mut set) = self.cancelled_by.lock()
+            {
+                set.insert(number);
+            }
+            if let Some(tail) = run.stderr {
+                fired.tails.push_str(&stderr_tail(number, tail, "       "));
+            }
+            let mut report = json!({
+                "hook": number,
+                "ok": run.result.is_ok(),
+                "error": run.result.err().map(ToString::to_string),
+                "ms": run.elapsed.as_secs_f64() * 1000.0,
+            });
+            // Only with --stderr: the objects are otherwise unchanged.
+            if let Some(tail) = run.stderr {
+                report["stderr"] = json!(String::from_utf8_lossy(tail));
+            }
+            fired.json.push(report);
+        });
+        (flow, fired)
+    }
+
+    /// A dry run: the hooks that would fire on `event`, counted.
+    fn would(&self, event: &RunEvent) -> Fired {
+        let mut fired = Fired::default();
+        for number in self.selection.would_fire(&event.kind) {
+            fired.text.push(format!("hook[{number}] would fire"));
+            fired.json.push(json!({ "hook": number }));
+        }
+        if let Ok(mut n) = self.would_fire.lock() {
+            *n += fired.json.len();
+        }
+        fired
+    }
+}
+
+/// What the hooks did with one event, as its text line and its `--json`
+/// line say it.
+#[derive(Default)]
+struct Fired {
+    /// Per hook, what its text line says (`hook[2] ok 3ms`).
+    text: Vec<String>,
+    /// Per hook, its object in the `--json` line.
+    json: Vec<serde_json::Value>,
+    /// The failed hooks' stderr, under the text line (`--stderr`).
+    tails: String,
 }
 
 /// One event's line of `--json`, written as it is serialised: the event's
@@ -351,21 +409,20 @@ fn write_json(
 
 /// Writes `event`'s text line, escaped while it is written (a run id of a
 /// hostile recording can be as long as `--max-line`, and its escaped text
-/// four times that), then the failed hooks' stderr `tails`; `text` reports
-/// its hooks.
+/// four times that), then the failed hooks' stderr; `fired` reports its
+/// hooks.
 fn write_text(
     out: &mut impl Write,
     event: &RunEvent,
-    text: &[String],
+    fired: &Fired,
     flow: Flow,
     synthesized: bool,
-    tails: &str,
 ) -> std::io::Result<()> {
     let seq = event.seq.map_or_else(|| "-".to_owned(), |s| s.to_string());
-    let hooks = if text.is_empty() {
+    let hooks = if fired.text.is_empty() {
         "-".to_owned()
     } else {
-        text.join(", ")
+        fired.text.join(", ")
     };
     let cancel = if flow == Flow::Cancel {
         "  -> cancel at the next step boundary"
@@ -380,7 +437,7 @@ fn write_text(
     write!(out, "{seq:>5}  {:18} {}", event.tag(), indent(event.depth))?;
     write_safe(out, &event.run_id)?;
     writeln!(out, "  {}{cancel}{made_up}", safe(&hooks))?;
-    out.write_all(tails.as_bytes())
+    out.write_all(fired.tails.as_bytes())
 }
 
 /// The deepest nesting the text output shows as indentation.

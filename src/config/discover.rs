@@ -11,19 +11,19 @@ use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope};
 /// [`Config::discover_with`]: checks the root, then reads the user, project
 /// and local files that exist.
 pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, ConfigError> {
-    let root = std::path::absolute(root).map_err(|source| ConfigError::Root {
+    let root = std::path::absolute(root).map_err(|cause| ConfigError::Root {
         root: root.to_path_buf(),
-        source,
+        cause,
     })?;
     match std::fs::metadata(&root) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
             return Err(ConfigError::Root {
                 root,
-                source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+                cause: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
             });
         }
-        Err(source) => return Err(ConfigError::Root { root, source }),
+        Err(cause) => return Err(ConfigError::Root { root, cause }),
     }
 
     let project = root.join(PROJECT_FILE);

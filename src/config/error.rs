@@ -2,13 +2,18 @@
 
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use io_hooks::TableError;
 use io_hooks::text::{OsMessage, SourceLine};
 
 /// Why a configuration could not be loaded. Each `Display` names the file
 /// first, then the key, then the reason.
+///
+/// One shape throughout: a file is a `path: PathBuf`, a position a
+/// `position: (line, column)` (each from 1, the column in characters), and
+/// a cause a field named `cause`, which `Display` states, so `source()`
+/// returns nothing.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ConfigError {
@@ -17,14 +22,14 @@ pub enum ConfigError {
         /// The root as given (or as made absolute).
         root: PathBuf,
         /// Why.
-        source: io::Error,
+        cause: io::Error,
     },
     /// A file exists but cannot be read.
     Read {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        cause: io::Error,
     },
     /// A file is larger than a config file may be, so it was not read whole.
     TooLarge {
@@ -39,20 +44,18 @@ pub enum ConfigError {
     /// Unanswered is refused, not taken for "untracked".
     GitUnanswered {
         /// The file.
-        file: String,
+        path: PathBuf,
         /// `hook`, or `profile.<name>.hook`.
         key: String,
         /// What went wrong with git.
-        reason: String,
+        cause: String,
     },
     /// A file is not UTF-8, so it is not TOML.
     NotUtf8 {
         /// The file.
         path: PathBuf,
-        /// The line of the first byte that is not UTF-8, from 1.
-        line: usize,
-        /// Its column, counted in characters from 1.
-        column: usize,
+        /// The line and column of the first byte that is not UTF-8.
+        position: (usize, usize),
     },
     /// A file holds a NUL character, which no config file needs: what holds
     /// one is not text (`/proc/self/environ` separates its secrets with
@@ -60,10 +63,8 @@ pub enum ConfigError {
     Nul {
         /// The file.
         path: PathBuf,
-        /// The line of the first NUL, from 1.
-        line: usize,
-        /// Its column, counted in characters from 1.
-        column: usize,
+        /// The line and column of the first NUL.
+        position: (usize, usize),
     },
     /// A file that is a symbolic link leading out of the directory it was
     /// found in (the discovery root, or the user-scope directory) does not
@@ -92,7 +93,7 @@ pub enum ConfigError {
     /// `hook`: it arrived with the clone, like `io.toml`.
     TrackedLocal {
         /// The file.
-        file: String,
+        path: PathBuf,
         /// `hook`, or `profile.<name>.hook`.
         key: String,
     },
@@ -110,18 +111,18 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Root { root, source } => write!(
+            ConfigError::Root { root, cause } => write!(
                 f,
                 "{}: cannot be the discovery root, which must be a directory: {}",
                 root.display(),
-                OsMessage(source)
+                OsMessage(cause)
             ),
-            ConfigError::Read { path, source } => {
+            ConfigError::Read { path, cause } => {
                 write!(
                     f,
                     "{}: cannot be read: {}",
                     path.display(),
-                    OsMessage(source)
+                    OsMessage(cause)
                 )
             }
             ConfigError::TooLarge { path, limit } => write!(
@@ -130,20 +131,27 @@ impl fmt::Display for ConfigError {
                 path.display(),
                 limit / (1024 * 1024)
             ),
-            ConfigError::GitUnanswered { file, key, reason } => write!(
+            ConfigError::GitUnanswered { path, key, cause } => write!(
                 f,
-                "{file}: key `{key}`: could not tell whether the repository's git index tracks \
-                 this `io.local.toml` ({reason}), and a tracked one may not declare hooks, so \
+                "{}: key `{key}`: could not tell whether the repository's git index tracks \
+                 this `io.local.toml` ({cause}), and a tracked one may not declare hooks, so \
                  its hooks are not loaded. Make `git ls-files io.local.toml` work here, or move \
-                 the hooks to the user-scope file."
+                 the hooks to the user-scope file.",
+                path.display()
             ),
-            ConfigError::NotUtf8 { path, line, column } => write!(
+            ConfigError::NotUtf8 {
+                path,
+                position: (line, column),
+            } => write!(
                 f,
                 "{}: not UTF-8 text, which a TOML file must be (line {line}, column {column}); \
                  none of it is shown",
                 path.display()
             ),
-            ConfigError::Nul { path, line, column } => write!(
+            ConfigError::Nul {
+                path,
+                position: (line, column),
+            } => write!(
                 f,
                 "{}: holds a NUL character (line {line}, column {column}), which no config \
                  file needs, so it is not read as one and none of it is shown",
@@ -154,51 +162,69 @@ impl fmt::Display for ConfigError {
                 outside,
                 problem,
                 position,
-            } => {
-                write!(f, "{}: {problem}", path.display())?;
-                if let Some((line, column)) = position {
-                    write!(f, " (line {line}, column {column})")?;
-                }
-                write!(
-                    f,
-                    "; none of it is shown, because it is a symbolic link leading out of `{}` \
-                     and may be anyone's file. If it is yours, put the file itself there in place of the \
-                     link to see what is wrong.",
-                    outside.display()
-                )
-            }
+            } => write_withheld(f, path, outside, problem, *position),
             ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
-            ConfigError::TrackedLocal { file, key } => write!(
+            ConfigError::TrackedLocal { path, key } => write!(
                 f,
-                "{file}: key `{key}`: this `io.local.toml` is tracked by the repository's git \
+                "{}: key `{key}`: this `io.local.toml` is tracked by the repository's git \
                  index, so it arrives with a `git clone` just as `io.toml` does, and may not \
                  declare hooks. Untrack it with `git rm --cached io.local.toml` (and list it in \
-                 `.gitignore`), or move the hooks to the user-scope file."
+                 `.gitignore`), or move the hooks to the user-scope file.",
+                path.display()
             ),
             ConfigError::UnknownProfile {
                 name,
                 suggestion,
                 known,
-            } => {
-                write!(f, "unknown profile `{name}`")?;
-                if let Some(s) = suggestion {
-                    write!(f, " (did you mean `{s}`?)")?;
-                }
-                if known.is_empty() {
-                    f.write_str("; no file read declares a `[profile.<name>]` table")
-                } else {
-                    f.write_str("; the profiles declared are ")?;
-                    for (i, k) in known.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "`{k}`")?;
-                    }
-                    Ok(())
-                }
-            }
+            } => write_unknown_profile(f, name, suggestion.as_deref(), known),
         }
     }
+}
+
+/// A file behind a link out of `outside`: its problem and position, and
+/// nothing it holds.
+fn write_withheld(
+    f: &mut fmt::Formatter<'_>,
+    path: &Path,
+    outside: &Path,
+    problem: &str,
+    position: Option<(usize, usize)>,
+) -> fmt::Result {
+    write!(f, "{}: {problem}", path.display())?;
+    if let Some((line, column)) = position {
+        write!(f, " (line {line}, column {column})")?;
+    }
+    write!(
+        f,
+        "; none of it is shown, because it is a symbolic link leading out of `{}` \
+         and may be anyone's file. If it is yours, put the file itself there in place of the \
+         link to see what is wrong.",
+        outside.display()
+    )
+}
+
+/// A profile no file declares, the nearest one, and every one.
+fn write_unknown_profile(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    suggestion: Option<&str>,
+    known: &[String],
+) -> fmt::Result {
+    write!(f, "unknown profile `{name}`")?;
+    if let Some(s) = suggestion {
+        write!(f, " (did you mean `{s}`?)")?;
+    }
+    if known.is_empty() {
+        return f.write_str("; no file read declares a `[profile.<name>]` table");
+    }
+    f.write_str("; the profiles declared are ")?;
+    for (i, k) in known.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "`{k}`")?;
+    }
+    Ok(())
 }
 
 /// `Display` states the cause, so `source()` returns nothing: a chain

@@ -40,6 +40,16 @@ pub const PROJECT_FILE: &str = "io.toml";
 /// The file name of the local scope: gitignored, and the operator's own.
 pub const LOCAL_FILE: &str = "io.local.toml";
 
+/// Where io's files declare hooks (the top level and each
+/// `[profile.<name>]` body), and the spec's names for its files, which the
+/// engine's refusals quote: the engine knows none of them.
+pub(crate) fn hook_layout() -> io_hooks::Layout {
+    io_hooks::Layout::new()
+        .section("profile", "a profile")
+        .project_file(PROJECT_FILE)
+        .operator_files(format!("`{LOCAL_FILE}` or the user-scope file"))
+}
+
 /// Where a config file sits, which decides what it may declare.
 ///
 /// Scopes are read in this order, and a later one wins where they differ.

@@ -10,7 +10,7 @@ use io_hooks::{HookTables, TableErrorKind, TomlFile};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use super::{ConfigError, LOCAL_FILE, Scope, Source, git};
+use super::{ConfigError, LOCAL_FILE, Scope, Source, git, hook_layout};
 
 /// The largest config file read, in bytes: 1 MiB, far above any config a
 /// person writes, and a bound on what a hostile file can make a load hold.
@@ -18,9 +18,9 @@ pub(super) const MAX_FILE: u64 = 1024 * 1024;
 
 /// Reads `path`; `None` when there is no such file.
 pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
-    let read_error = |source| ConfigError::Read {
+    let read_error = |cause| ConfigError::Read {
         path: path.to_path_buf(),
-        source,
+        cause,
     };
     // Only a regular file (or a symbolic link to one) is read. A FIFO would
     // block the load until someone writes to it, and a link to a device
@@ -48,7 +48,7 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
             }
             return Ok(None);
         }
-        Err(source) => return Err(read_error(source)),
+        Err(cause) => return Err(read_error(cause)),
     };
     let bytes = read_bounded(file)
         .map_err(read_error)?
@@ -63,16 +63,14 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         let (line, column) = position_of(&bytes, nul);
         return Err(ConfigError::Nul {
             path: path.to_path_buf(),
-            line,
-            column,
+            position: (line, column),
         });
     }
     String::from_utf8(bytes).map(Some).map_err(|e| {
         let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
         ConfigError::NotUtf8 {
             path: path.to_path_buf(),
-            line,
-            column,
+            position: (line, column),
         }
     })
 }
@@ -209,10 +207,10 @@ pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigErr
                 .to_owned(),
             None,
         ),
-        ConfigError::GitUnanswered { reason, .. } => (
+        ConfigError::GitUnanswered { cause, .. } => (
             format!(
                 "declares hooks, and whether the repository's git index tracks it could not \
-                 be told ({reason}), so they are not loaded"
+                 be told ({cause}), so they are not loaded"
             ),
             None,
         ),
@@ -234,10 +232,12 @@ pub(super) fn load(
     root: &Path,
 ) -> Result<Source, ConfigError> {
     let name = path.display().to_string();
+    let layout = hook_layout();
     let file = match scope {
         Scope::Project => TomlFile::project(&name, text),
         Scope::User | Scope::Local => TomlFile::new(&name, text),
-    };
+    }
+    .layout(&layout);
     let document: toml::Table = file.deserialize()?;
     // A misspelt or misplaced `hook` would load as no hooks: the engine's
     // refusal, which its schema shares.
@@ -246,7 +246,7 @@ pub(super) fn load(
     // declare hooks is told so, not told how to fix a hook it may not have.
     // The project refusal is the engine's.
     file.check_scope().map_err(|e| match e.kind() {
-        TableErrorKind::ProjectHooks => ConfigError::ProjectHooks(e),
+        TableErrorKind::ProjectHooks { .. } => ConfigError::ProjectHooks(e),
         _ => ConfigError::Table(e),
     })?;
     if scope == Scope::Local
@@ -254,12 +254,17 @@ pub(super) fn load(
     {
         match git::tracks(root, LOCAL_FILE) {
             Ok(false) => {}
-            Ok(true) => return Err(ConfigError::TrackedLocal { file: name, key }),
-            Err(reason) => {
-                return Err(ConfigError::GitUnanswered {
-                    file: name,
+            Ok(true) => {
+                return Err(ConfigError::TrackedLocal {
+                    path: path.to_path_buf(),
                     key,
-                    reason,
+                });
+            }
+            Err(cause) => {
+                return Err(ConfigError::GitUnanswered {
+                    path: path.to_path_buf(),
+                    key,
+                    cause,
                 });
             }
         }

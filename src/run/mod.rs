@@ -430,6 +430,7 @@ impl Env<'_> {
         };
         let mut run = Run::new(self, &contract, run_id.to_owned(), depth, state.next_seq);
         run.resumed = true;
+        *run.tokens_used.get_mut() = state.tokens_used;
         run.drive(state)
     }
 }
@@ -441,6 +442,8 @@ struct State {
     /// Steps in a row that moved nothing.
     idle: u32,
     next_seq: u64,
+    /// The tokens drawn by the steps committed.
+    tokens_used: u64,
 }
 
 impl State {
@@ -453,9 +456,11 @@ impl State {
                     observation,
                     moved_the_workspace,
                     next_seq,
+                    tokens_used,
                     ..
                 } => {
                     state.observations.push(observation.clone());
+                    state.tokens_used = *tokens_used;
                     state.idle = if *moved_the_workspace {
                         0
                     } else {
@@ -660,6 +665,7 @@ impl<'e, 'a> Run<'e, 'a> {
                 // The `step` event below takes one seq; the journal keeps
                 // the one after it.
                 next_seq: self.seq.load(Ordering::Relaxed) + 1,
+                tokens_used: self.tokens_used.load(Ordering::Relaxed),
             },
         )?;
         self.emit(EventKind::Step {

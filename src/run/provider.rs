@@ -70,25 +70,28 @@ fn empty_object() -> serde_json::Value {
 
 /// A provider could not produce a turn, or a script could not be loaded.
 /// `Display` is the operator's message, cause included; `source()` returns
-/// nothing.
+/// nothing, and each cause stays reachable as its variant's `cause`.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ProviderError {
-    /// The model failed: an embedder's provider says why in its own words.
-    Model(String),
+    /// The model failed: an embedder's provider's own error, kept whole
+    /// (downcast it to have it back) with its chain, which `Display` writes
+    /// out: the error, then each of its sources, joined by ": ". A message
+    /// alone is `ProviderError::Model("overloaded".into())`.
+    Model(Box<dyn std::error::Error + Send + Sync>),
     /// A script file could not be read.
     Read {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: io::Error,
+        cause: io::Error,
     },
     /// A script is not valid TOML or has a key a script does not take.
     Parse {
         /// The script's name, as given.
         origin: String,
         /// What the TOML parser said, with its position.
-        message: String,
+        cause: String,
     },
     /// A script gives two scripts one goal.
     DuplicateGoal {
@@ -124,11 +127,19 @@ pub enum ProviderError {
 impl fmt::Display for ProviderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProviderError::Model(message) => f.write_str(message),
-            ProviderError::Read { path, source } => {
-                write!(f, "{}: {}", path.display(), OsMessage(source))
+            ProviderError::Model(cause) => {
+                write!(f, "{cause}")?;
+                let mut next = cause.source();
+                while let Some(inner) = next {
+                    write!(f, ": {inner}")?;
+                    next = inner.source();
+                }
+                Ok(())
             }
-            ProviderError::Parse { origin, message } => write!(f, "{origin}: {message}"),
+            ProviderError::Read { path, cause } => {
+                write!(f, "{}: {}", path.display(), OsMessage(cause))
+            }
+            ProviderError::Parse { origin, cause } => write!(f, "{origin}: {cause}"),
             ProviderError::DuplicateGoal { origin, goal } => write!(
                 f,
                 "{origin}: two scripts for the goal `{goal}`; give each run its own goal"
@@ -280,7 +291,7 @@ impl ScriptedProvider {
     pub fn from_toml(origin: &str, text: &str) -> Result<Self, ProviderError> {
         let file: ScriptFile = toml::from_str(text).map_err(|e| ProviderError::Parse {
             origin: origin.to_owned(),
-            message: e.to_string().trim_end().to_owned(),
+            cause: e.to_string().trim_end().to_owned(),
         })?;
         let mut scripts = BTreeMap::new();
         scripts.insert(file.goal.clone(), file.turns);
@@ -308,9 +319,9 @@ impl ScriptedProvider {
     /// # Errors
     /// As [`from_toml`](Self::from_toml), or when the file cannot be read.
     pub fn from_path(path: &Path) -> Result<Self, ProviderError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProviderError::Read {
+        let text = std::fs::read_to_string(path).map_err(|cause| ProviderError::Read {
             path: path.to_owned(),
-            source,
+            cause,
         })?;
         Self::from_toml(&path.display().to_string(), &text)
     }
@@ -390,6 +401,40 @@ pub(crate) fn tokens(text: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An embedder's model error is kept whole: its message and each cause
+    /// of its chain are in the text, once, and the error itself comes back
+    /// by downcast.
+    #[test]
+    fn a_model_error_keeps_the_embedders_error_and_its_chain() {
+        #[derive(Debug)]
+        struct Overloaded(io::Error);
+        impl fmt::Display for Overloaded {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the model is overloaded")
+            }
+        }
+        impl std::error::Error for Overloaded {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let cause = io::Error::new(io::ErrorKind::TimedOut, "no answer in 30 s");
+        let err = ProviderError::Model(Box::new(Overloaded(cause)));
+        assert_eq!(
+            err.to_string(),
+            "the model is overloaded: no answer in 30 s"
+        );
+        assert!(std::error::Error::source(&err).is_none());
+        let ProviderError::Model(inner) = err else {
+            unreachable!()
+        };
+        let back = inner
+            .downcast::<Overloaded>()
+            .expect("the embedder's own type");
+        assert_eq!(back.0.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(ProviderError::Model("busy".into()).to_string(), "busy");
+    }
 
     #[test]
     fn tokens_join_back_to_the_text() {

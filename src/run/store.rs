@@ -47,6 +47,11 @@ pub enum Record {
         moved_the_workspace: bool,
         /// The `seq` the run's next event takes.
         next_seq: u64,
+        /// The tokens the run has drawn up to and including this step, so
+        /// that a resume's `spend_draw` goes on from them. A journal written
+        /// before this field reads it as 0.
+        #[serde(default)]
+        tokens_used: u64,
     },
     /// Events up to `next_seq` (excluded) may be emitted before the next
     /// record: written before an event would take a `seq` beyond the last

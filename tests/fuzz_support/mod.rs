@@ -667,38 +667,75 @@ pub(crate) fn check_event_lines(bytes: &[u8]) -> usize {
 
 /// One event of every kind, as the seeds of the replay fuzzers.
 pub(crate) fn sample_events() -> Vec<RunEvent> {
-    use io_harness::Outcome;
-    use serde_json::json;
-    let s = |x: &str| x.to_owned();
-    let kinds = vec![
-        EventKind::Started {
-            goal: s("ship it"),
+    let kinds = [
+        vec![EventKind::Started {
+            goal: owned("ship it"),
             resumed: false,
-        },
+        }],
+        a_step_and_its_tools(),
+        the_model_and_the_budget(),
+        what_an_agent_does_besides(),
+        handles(),
+        vec![EventKind::Finished {
+            outcome: io_harness::Outcome::Completed,
+            steps: 3,
+            resumed: false,
+        }],
+    ]
+    .concat();
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| RunEvent {
+            kind,
+            run_id: owned("r-7f3a"),
+            depth: u32::try_from(i % 3).expect("small"),
+            seq: (i % 2 == 0).then_some(i as u64),
+            at: (i % 4 != 1).then(|| owned("2026-11-30T03:00:00.123Z")),
+        })
+        .collect()
+}
+
+/// `x` as a `String`, which most fields of an event are.
+fn owned(x: &str) -> String {
+    x.to_owned()
+}
+
+/// A step, and a tool call in it: made, refused, or waiting on approval.
+fn a_step_and_its_tools() -> Vec<EventKind> {
+    use serde_json::json;
+    vec![
         EventKind::Step {
             step: 1,
             moved_the_workspace: true,
         },
         EventKind::ToolCall {
             step: 1,
-            tool: s("write_file"),
+            tool: owned("write_file"),
             args: json!({"path": "src/x.rs", "n": [1, 2.5, null, {"deep": true}]}),
         },
         EventKind::Refused {
             step: 1,
-            tool: s("exec"),
-            reason: s("policy"),
+            tool: owned("exec"),
+            reason: owned("policy"),
         },
         EventKind::ApprovalRequested {
             step: 1,
-            tool: s("exec"),
+            tool: owned("exec"),
             args: json!(["rm", "-rf", "/"]),
         },
         EventKind::ApprovalDecided {
             step: 1,
-            tool: s("exec"),
+            tool: owned("exec"),
             approved: false,
         },
+    ]
+}
+
+/// What the model and its budget do to a run: spend, retries, fallbacks,
+/// replanning, a stall.
+fn the_model_and_the_budget() -> Vec<EventKind> {
+    vec![
         EventKind::SpendDraw {
             step: 1,
             tokens: u64::MAX,
@@ -707,96 +744,95 @@ pub(crate) fn sample_events() -> Vec<RunEvent> {
         EventKind::Retry {
             step: 1,
             attempt: 2,
-            reason: s("429"),
+            reason: owned("429"),
         },
         EventKind::FellBackTo {
             step: 1,
-            provider: s("b"),
-            reason: s("down"),
+            provider: owned("b"),
+            reason: owned("down"),
         },
         EventKind::Replan {
             step: 2,
-            reason: s("stuck"),
+            reason: owned("stuck"),
         },
         EventKind::Stalled {
             step: 3,
             steps_without_progress: 3,
         },
+    ]
+}
+
+/// Child runs, memory, todos, questions, server tools, tokens, the sandbox
+/// and MCP.
+fn what_an_agent_does_besides() -> Vec<EventKind> {
+    vec![
         EventKind::Spawned {
             step: 3,
-            child_run_id: s("r-child"),
-            goal: s("sub"),
+            child_run_id: owned("r-child"),
+            goal: owned("sub"),
         },
         EventKind::SpawnRefused {
             step: 3,
-            reason: s("depth"),
+            reason: owned("depth"),
         },
         EventKind::MemoryWrote {
             step: 3,
-            key: s("k"),
+            key: owned("k"),
         },
         EventKind::TodoWrote { step: 3, items: 4 },
         EventKind::QuestionAsked {
             step: 3,
-            question: s("why?"),
+            question: owned("why?"),
         },
         EventKind::QuestionAnswered {
             step: 3,
-            answer: s("because"),
+            answer: owned("because"),
         },
         EventKind::ServerToolUsed {
             step: 3,
-            tool: s("search"),
+            tool: owned("search"),
         },
         EventKind::Token {
             step: 3,
-            text: s("\u{0}é\"\\\n"),
+            text: owned("\u{0}é\"\\\n"),
         },
         EventKind::Sandbox {
             step: 3,
-            program: s("/bin/sh"),
-            outcome: s("exited 0"),
+            program: owned("/bin/sh"),
+            outcome: owned("exited 0"),
         },
         EventKind::Mcp {
             step: 3,
-            server: s("m"),
-            method: s("tools/list"),
+            server: owned("m"),
+            method: owned("tools/list"),
         },
+    ]
+}
+
+/// A background process handle, from start to orphaned.
+fn handles() -> Vec<EventKind> {
+    vec![
         EventKind::HandleStarted {
             step: 3,
-            handle: s("h1"),
-            argv: vec![s("sleep"), s("1")],
+            handle: owned("h1"),
+            argv: vec![owned("sleep"), owned("1")],
         },
         EventKind::HandlePolled {
             step: 3,
-            handle: s("h1"),
+            handle: owned("h1"),
             running: true,
         },
         EventKind::HandleKilled {
             step: 3,
-            handle: s("h1"),
+            handle: owned("h1"),
         },
         EventKind::HandleExited {
             step: 3,
-            handle: s("h1"),
+            handle: owned("h1"),
             code: None,
         },
-        EventKind::HandleOrphaned { handle: s("h1") },
-        EventKind::Finished {
-            outcome: Outcome::Completed,
-            steps: 3,
-            resumed: false,
+        EventKind::HandleOrphaned {
+            handle: owned("h1"),
         },
-    ];
-    kinds
-        .into_iter()
-        .enumerate()
-        .map(|(i, kind)| RunEvent {
-            kind,
-            run_id: s("r-7f3a"),
-            depth: u32::try_from(i % 3).expect("small"),
-            seq: (i % 2 == 0).then_some(i as u64),
-            at: (i % 4 != 1).then(|| s("2026-11-30T03:00:00.123Z")),
-        })
-        .collect()
+    ]
 }

@@ -96,7 +96,8 @@ pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> 
 
 /// A run cancelled after its first step by a hook on `step` that fails
 /// once, with `hooks` (more `[[hook]]` tables) beside it: resumable, with
-/// one step to go, after which it answers `done`. Returns its id.
+/// one step to go, after which it answers `done`. Each turn says a few
+/// words first (a `token` each, and a `spend_draw` of them). Returns its id.
 pub(crate) fn cancelled_run(env: &Env, hooks: &str) -> String {
     env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
     env.write(
@@ -110,8 +111,10 @@ pub(crate) fn cancelled_run(env: &Env, hooks: &str) -> String {
         r#"
 goal = "two files"
 [[turn]]
+say = "First a."
 calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
 [[turn]]
+say = "Then b, and done."
 calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
 answer = "done"
 "#,

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::position::{SourceLine, clipped};
+use super::layout::Section;
+use super::position::{SourceLine, clipped, toml_key};
 use crate::action;
 use crate::registry::{UnknownEvent, write_one_of};
 
@@ -16,7 +17,19 @@ const SHOWN: usize = 200;
 /// Its `Display` is the whole message an operator reads: the file, then the
 /// key path when there is one, then the reason (which says what is
 /// accepted), then the line and column when the parser gave a position.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` is that message too, as a string, so that `main() -> Result`
+/// prints what is wrong; `{:#?}` shows the parts ([`file`](Self::file),
+/// [`key`](Self::key), [`kind`](Self::kind), [`position`](Self::position)).
+///
+/// ```
+/// let err = io_hooks::TomlFile::new("app.toml", "x = ?\n")
+///     .deserialize::<toml::Table>()
+///     .unwrap_err();
+/// assert_eq!(format!("{err:?}"), format!("{:?}", err.to_string()));
+/// assert!(format!("{err:#?}").starts_with("TableError {\n    file: \"app.toml\","));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 pub struct TableError(pub(crate) Box<ErrorInner>);
 
 // Boxed: a config error is rare and the `Ok` side is what callers pass
@@ -77,10 +90,32 @@ impl fmt::Display for TableError {
     }
 }
 
+impl fmt::Debug for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Debug::fmt(&self.to_string(), f);
+        }
+        f.debug_struct("TableError")
+            .field("file", &self.0.file)
+            .field("key", &self.0.key)
+            .field("kind", &self.0.kind)
+            .field("position", &self.0.position)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `Display` states the whole reason, so `source()` returns nothing (see
+/// the crate's error convention).
 impl std::error::Error for TableError {}
 
 /// What is wrong, without the file, key or position: the reason half of a
 /// [`TableError`].
+///
+/// Not an [`Error`](std::error::Error) itself, as [`std::io::ErrorKind`] is
+/// not: it is what a [`TableError`] is, for a caller that branches on it.
+/// The error to return, print or chain is the [`TableError`], whose message
+/// also names the file, the key and the position; this `Display` is the
+/// reason alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TableErrorKind {
@@ -137,18 +172,32 @@ pub enum TableErrorKind {
     /// `timeout_ms` below 1.
     BadTimeout(i64),
     /// A `hook` key in a file that arrives with a `git clone`
-    /// ([`TomlFile::project`](super::TomlFile::project)).
-    ProjectHooks,
+    /// ([`TomlFile::project`](super::TomlFile::project)). The words are the
+    /// file's [`Layout`](super::Layout)'s.
+    #[non_exhaustive]
+    ProjectHooks {
+        /// The file that arrives with a clone
+        /// ([`Layout::project_file`](super::Layout::project_file)); "this file" when `None`.
+        project_file: Option<String>,
+        /// Where hooks belong instead ([`Layout::operator_files`](super::Layout::operator_files)); "a file
+        /// of the operator's own" when `None`.
+        operator_files: Option<String>,
+    },
     /// A key that would declare hooks where none are read, so that they
     /// would load as none: a near miss of `hook` (`hooks`, `Hook`) at the
-    /// top level or in a `[profile.<name>]` body, or `hook` (or a near miss)
-    /// holding a table or an array anywhere else (`[[ci.hook]]`).
+    /// top level or in a body of one of the [`Layout`](super::Layout)'s sections, or
+    /// `hook` (or a near miss) holding a table or an array anywhere else
+    /// (`[[ci.hook]]`).
+    #[non_exhaustive]
     HiddenHooks {
         /// The key alone, as written.
         written: String,
         /// Whether it sits where hooks are read, and so is wrong only by
         /// its spelling.
         placed: bool,
+        /// Where hooks are read besides the top level, which the message
+        /// lists.
+        sections: Vec<Section>,
     },
     /// An event named twice in one `on`.
     RepeatedEvent(String),
@@ -163,14 +212,7 @@ impl fmt::Display for TableErrorKind {
                 key,
                 suggestion,
                 expected,
-            } => {
-                write!(f, "unknown key `{}`", clipped(key, SHOWN))?;
-                if let Some(s) = suggestion {
-                    write!(f, " (did you mean `{s}`?)")?;
-                }
-                f.write_str("; a hook table takes ")?;
-                write_one_of(f, expected)
-            }
+            } => write_unknown_key(f, key, *suggestion, expected),
             TableErrorKind::UnknownEvent(e) => match clipped(&e.name, SHOWN) {
                 std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
                 std::borrow::Cow::Owned(name) => {
@@ -226,39 +268,95 @@ impl fmt::Display for TableErrorKind {
                 f,
                 "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
             ),
-            TableErrorKind::ProjectHooks => f.write_str(
-                "a project-scoped file may not declare hooks, because a hook runs or writes on \
-                 this machine and `io.toml` arrives with a `git clone`. Write it in \
-                 `io.local.toml` or the user-scope file instead.",
-            ),
+            TableErrorKind::ProjectHooks {
+                project_file,
+                operator_files,
+            } => write_project_hooks(f, project_file.as_deref(), operator_files.as_deref()),
             TableErrorKind::HiddenHooks {
                 written,
-                placed: true,
-            } => write!(
-                f,
-                "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
-                 `{written}` would load as no hooks at all"
-            ),
-            TableErrorKind::HiddenHooks {
-                written,
-                placed: false,
-            } => {
-                f.write_str(if written == "hook" {
-                    "hooks"
-                } else {
-                    "did you mean `hook`? Hooks"
-                })?;
-                write!(
-                    f,
-                    " are declared only at the top level (`[[hook]]`) or in a profile \
-                     (`[[profile.<name>.hook]]`), so `{written}` here would load as no hooks at all"
-                )
-            }
+                placed,
+                sections,
+            } => write_hidden_hooks(f, written, *placed, sections),
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
         }
     }
+}
+
+/// A key a hook table does not have, the nearest one, and every one.
+fn write_unknown_key(
+    f: &mut fmt::Formatter<'_>,
+    key: &str,
+    suggestion: Option<&str>,
+    expected: &[&str],
+) -> fmt::Result {
+    write!(f, "unknown key `{}`", clipped(key, SHOWN))?;
+    if let Some(s) = suggestion {
+        write!(f, " (did you mean `{s}`?)")?;
+    }
+    f.write_str("; a hook table takes ")?;
+    write_one_of(f, expected)
+}
+
+/// The project-scope refusal, in the embedder's words when it gave them.
+fn write_project_hooks(
+    f: &mut fmt::Formatter<'_>,
+    project_file: Option<&str>,
+    operator_files: Option<&str>,
+) -> fmt::Result {
+    f.write_str(
+        "a project-scoped file may not declare hooks, because a hook runs or writes on \
+         this machine and ",
+    )?;
+    match project_file {
+        Some(name) => write!(f, "`{name}`")?,
+        None => f.write_str("this file")?,
+    }
+    write!(
+        f,
+        " arrives with a `git clone`. Write it in {} instead.",
+        operator_files.unwrap_or("a file of the operator's own")
+    )
+}
+
+/// A key that would hide hooks: misspelt where hooks are read (`placed`),
+/// or out of place, with every place hooks are read.
+fn write_hidden_hooks(
+    f: &mut fmt::Formatter<'_>,
+    written: &str,
+    placed: bool,
+    sections: &[Section],
+) -> fmt::Result {
+    if placed {
+        return write!(
+            f,
+            "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
+             `{written}` would load as no hooks at all"
+        );
+    }
+    f.write_str(if written == "hook" {
+        "hooks"
+    } else {
+        "did you mean `hook`? Hooks"
+    })?;
+    f.write_str(" are declared only ")?;
+    write_places(f, sections)?;
+    write!(f, ", so `{written}` here would load as no hooks at all")
+}
+
+/// "at the top level (`[[hook]]`) or in a target
+/// (`[[target.<name>.hook]]`)", one place per section.
+fn write_places(f: &mut fmt::Formatter<'_>, sections: &[Section]) -> fmt::Result {
+    let places: Vec<String> = std::iter::once("at the top level (`[[hook]]`)".to_owned())
+        .chain(
+            sections
+                .iter()
+                .map(|s| format!("in {} (`[[{}.<name>.hook]]`)", s.noun(), toml_key(s.key()))),
+        )
+        .collect();
+    let places: Vec<&str> = places.iter().map(String::as_str).collect();
+    write_or_list(f, &places, "", "")
 }
 
 /// The action keys: "neither `append` nor `run`" for two (`two` gives the

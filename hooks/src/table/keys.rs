@@ -6,7 +6,7 @@
 //! `on` and `on_failure` belong to every hook; each action brings its own
 //! key and options ([`action::ACTIONS`]). The table lists `on`, then each
 //! action's key, then `on_failure`, then each action's options: the order
-//! the spec lists them in.
+//! an operator reads them in.
 
 use serde_json::json;
 
@@ -17,8 +17,7 @@ use crate::spec::OnFailure;
 /// `on`: which events a hook wants.
 const ON: HookKey = HookKey {
     name: "on",
-    shape: Shape::Strings {
-        array: "an array of event names, as in `on = [\"step\"]`",
+    shape: Shape::Events {
         item: "an event name, a string",
     },
     owner: None,
@@ -53,7 +52,7 @@ const ON_FAILURE: HookKey = HookKey {
         json!({
             "enum": ON_FAILURE_VALUES,
             "default": OnFailure::default().as_str(),
-            "description": "\"cancel\" ends the run at its next step boundary when this hook fails."
+            "description": "\"cancel\" asks the host to end its run at its next boundary when this hook fails."
         })
     },
 };
@@ -68,7 +67,7 @@ const COUNT: usize = {
     n
 };
 
-/// Every key, in the order the spec lists them.
+/// Every key: `on`, each action's key, `on_failure`, each action's options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
         out[*at] = key;
@@ -106,7 +105,8 @@ const NAMES: [&str; COUNT] = {
     out
 };
 
-/// The keys a `[[hook]]` table may hold, in the order the spec lists them.
+/// The keys a `[[hook]]` table may hold: `on`, each action's key,
+/// `on_failure`, then each action's options.
 pub const HOOK_KEYS: &[&str] = &NAMES;
 
 /// The `on_failure` a table says, or the default.

@@ -5,11 +5,13 @@
 //! keys a table may have and the type of each value; `serde_path_to_error`
 //! says where. **Validation** then settles the meaning: exactly one of
 //! `append` and `run`, a program to run, events that exist, a timeout that
-//! applies. Both stages report through one [`TableError`], whose `Display`
-//! is the operator's message:
+//! applies. `on` is typed there too, as the one value whose message needs
+//! the event enum (its example is the enum's first event). Both stages
+//! report through one [`TableError`], whose `Display` is the operator's
+//! message:
 //!
 //! ```text
-//! io.local.toml: key `hook[2].on`: unknown event `stepp` (did you mean `step`?); expected one of `started`, `step` (line 5, column 7)
+//! ci.local.toml: key `hook[2].on`: unknown event `job_finishd` (did you mean `job_finished`?); expected one of `job_started`, `job_finished` (line 5, column 7)
 //! ```
 //!
 //! The file comes first, then the key path, then what is wrong and what is
@@ -19,6 +21,7 @@
 
 mod error;
 mod keys;
+mod layout;
 mod placement;
 mod position;
 mod raw;
@@ -28,6 +31,7 @@ mod validate;
 
 pub use error::{TableError, TableErrorKind};
 pub use keys::HOOK_KEYS;
+pub use layout::{Layout, Section};
 pub use placement::{is_near_miss, near_miss_pattern};
 pub use position::{EXCERPT_WIDTH, SourceLine, toml_key};
 pub use raw::deserialize_table;
@@ -54,7 +58,7 @@ use raw::HookTable;
 /// One TOML file, named for error messages.
 ///
 /// `name` is what an error puts first: a path as the operator would
-/// recognise it (`io.local.toml`, `/home/me/.config/io/io.toml`).
+/// recognise it (`ci.local.toml`, `/home/me/.config/ci/ci.toml`).
 ///
 /// **A file that arrives with a `git clone` must not declare hooks.**
 /// [`TomlFile::new`] loads hooks from any text; a hook runs a program or
@@ -69,26 +73,26 @@ use raw::HookTable;
 ///
 /// #[derive(HookEvents)]
 /// enum Ev {
-///     #[hook(tag = "started")]
-///     Started,
-///     #[hook(tag = "step")]
-///     Step,
+///     #[hook(tag = "job_started")]
+///     JobStarted,
+///     #[hook(tag = "job_finished")]
+///     JobFinished,
 /// }
 ///
-/// let text = "[[hook]]\non = [\"step\"]\nappend = \"audit.jsonl\"\n";
-/// let hooks = TomlFile::new("io.local.toml", text)
+/// let text = "[[hook]]\non = [\"job_finished\"]\nappend = \"audit.jsonl\"\n";
+/// let hooks = TomlFile::new("ci.local.toml", text)
 ///     .hooks::<Ev>(Path::new("/work/project"))?
 ///     .expect("the file declares `hook`");
 /// assert_eq!(hooks.len(), 1);
 ///
-/// let text = "[[hook]]\non = [\"stepp\"]\nappend = \"audit.jsonl\"\n";
-/// let err = TomlFile::new("io.local.toml", text)
+/// let text = "[[hook]]\non = [\"job_finishd\"]\nappend = \"audit.jsonl\"\n";
+/// let err = TomlFile::new("ci.local.toml", text)
 ///     .hooks::<Ev>(Path::new("/work/project"))
 ///     .unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "io.local.toml: key `hook[1].on`: unknown event `stepp` (did you mean `step`?); \
-///      expected one of `started`, `step` (line 2, column 7)"
+///     "ci.local.toml: key `hook[1].on`: unknown event `job_finishd` (did you mean \
+///      `job_finished`?); expected one of `job_started`, `job_finished` (line 2, column 7)"
 /// );
 /// # Ok::<(), io_hooks::TableError>(())
 /// ```
@@ -97,6 +101,7 @@ pub struct TomlFile<'a> {
     name: &'a str,
     text: &'a str,
     scope: Scope,
+    layout: &'a Layout,
 }
 
 impl<'a> TomlFile<'a> {
@@ -108,7 +113,21 @@ impl<'a> TomlFile<'a> {
             name,
             text,
             scope: Scope::Operator,
+            layout: &layout::DEFAULT,
         }
+    }
+
+    /// Where this file may declare hooks, and the words its errors use for
+    /// the embedder's files: see [`Layout`]. Without it, hooks are read at
+    /// the top level only and the messages name no file.
+    #[must_use]
+    pub fn layout(self, layout: &'a Layout) -> Self {
+        TomlFile { layout, ..self }
+    }
+
+    /// The [`Layout`] given to [`layout`](Self::layout), or the default.
+    pub fn get_layout(&self) -> &'a Layout {
+        self.layout
     }
 
     /// The name errors put first.
@@ -126,7 +145,7 @@ impl<'a> TomlFile<'a> {
     /// past the end is clamped.
     ///
     /// ```
-    /// let file = io_hooks::TomlFile::new("io.toml", "a = 1\n[[hooks]]\n");
+    /// let file = io_hooks::TomlFile::new("app.toml", "a = 1\n[[hooks]]\n");
     /// assert_eq!(file.position(8), (2, 3));
     /// ```
     pub fn position(&self, offset: usize) -> (usize, usize) {
@@ -148,13 +167,17 @@ impl<'a> TomlFile<'a> {
     }
 
     /// The top-level `hook` array of this file, checked and typed; `None`
-    /// when the file has no `hook` key at all. Other keys are ignored.
+    /// when the file has no `hook` key at all. Other keys are ignored. The
+    /// bodies of a [`Layout`]'s sections are the caller's to read, with
+    /// [`HookTables::into_specs`].
     ///
-    /// `root` is the discovery root: a relative `append` path is resolved
-    /// against it, and an absolute one is kept.
+    /// `root` is the directory a relative `append` path is resolved
+    /// against; an absolute one is kept.
     ///
     /// A key that would hide hooks is refused first
-    /// ([`check_placement`](Self::check_placement)), then a
+    /// ([`check_placement`](Self::check_placement)): a near miss of `hook`
+    /// such as `[[hooks]]` or `[[Hook]]`, or `hook` where no hooks are
+    /// read, which would otherwise load as no hooks. Then a
     /// [`project`](Self::project) file ([`check_scope`](Self::check_scope))
     /// if it declares `hook` anywhere.
     ///
@@ -251,7 +274,7 @@ impl<'a> TomlFile<'a> {
 ///     model: Option<String>, // a key of the caller's own
 /// }
 ///
-/// let file = TomlFile::new("io.local.toml", "model = \"m\"\n[[hook]]\nrun = [\"notify\"]\n");
+/// let file = TomlFile::new("app.toml", "model = \"m\"\n[[hook]]\nrun = [\"notify\"]\n");
 /// let doc: Doc = file.deserialize()?;
 /// let hooks = doc.hook.unwrap().into_specs::<Ev>(&file, "hook", Path::new("/p"))?;
 /// assert_eq!(hooks.len(), 1);
@@ -277,8 +300,8 @@ impl HookTables {
     /// Validates every table, in the order written, into a [`HookSpec`].
     ///
     /// `key` is the array's key path as an operator would write it (`hook`,
-    /// or `profile.ci.hook`); errors name a table as `` `{key}[N]` ``,
-    /// counting from 1. `root` is the discovery root that relative `append`
+    /// or `target.linux.hook`); errors name a table as `` `{key}[N]` ``,
+    /// counting from 1. `root` is the directory that relative `append`
     /// paths are resolved against.
     ///
     /// # Errors

@@ -1,14 +1,15 @@
 //! Where hooks may be declared, and the keys that would hide them.
 //!
-//! Hooks are read from two places only: the top-level `hook` array and the
-//! `hook` array of each `[profile.<name>]` body. Anything else that looks
-//! like a declaration of hooks would load as "no hooks declared", which is
-//! the silence this feature must not allow, so it is an error:
+//! Hooks are read from the top-level `hook` array and, for each section of
+//! the file's [`Layout`](super::Layout), the `hook` array of each of its
+//! bodies (`[target.<name>]`). Anything else that looks like a declaration
+//! of hooks would load as "no hooks declared", which is the silence this
+//! feature must not allow, so it is an error:
 //!
-//! - a near miss of `hook` (`hooks`, `Hook`, `hok`) in those two places,
+//! - a near miss of `hook` (`hooks`, `Hook`, `hok`) in those places,
 //!   whatever its value;
 //! - `hook`, or a near miss of it, holding a table or an array anywhere
-//!   else (`[[profiles.ci.hook]]`, `[[ci.hook]]`, `[agent.hook]`). A string
+//!   else (`[[targets.ci.hook]]`, `[[ci.hook]]`, `[agent.hook]`). A string
 //!   or a number there is some other part's business and is left alone.
 //!
 //! A near miss is decided by [`is_near_miss`]; [`near_miss_pattern`] is the
@@ -21,7 +22,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::position::toml_key;
-use super::{TableError, TableErrorKind, TomlFile};
+use super::{Layout, TableError, TableErrorKind, TomlFile};
 use crate::registry::did_you_mean;
 
 /// The key that declares hooks.
@@ -31,8 +32,8 @@ pub(crate) const HOOK: &str = "hook";
 /// to it ignoring ASCII case (`Hook`), or, once ASCII-lowercased, starting
 /// with `h` as `hook` does and within [`did_you_mean`]'s distance of it
 /// (`hooks`, `hok`, `hoook`, `hool`). The first-letter rule keeps ordinary
-/// words one edit away (`book`, `look`) loading: other parts of the harness
-/// own unknown keys, and a typo rarely changes the first letter.
+/// words one edit away (`book`, `look`) loading: other parts of the
+/// embedder own unknown keys, and a typo rarely changes the first letter.
 ///
 /// ```
 /// use io_hooks::schema::is_near_miss;
@@ -92,14 +93,14 @@ pub fn near_miss_pattern() -> String {
 /// A key that would declare hooks where none are read.
 #[derive(Debug)]
 pub(super) struct Hidden {
-    /// Its key path, as an operator writes it (`profiles.ci.hook`).
+    /// Its key path, as an operator writes it (`targets.ci.hook`).
     pub(super) key: String,
     /// The key alone, as written (quoted as TOML quotes it, when it must
     /// be).
     pub(super) written: String,
     /// Where its name starts in the text.
     pub(super) at: usize,
-    /// Whether it sits where hooks are read (the top level, a profile
+    /// Whether it sits where hooks are read (the top level, a section's
     /// body), and so is wrong only by its spelling.
     pub(super) placed: bool,
 }
@@ -107,11 +108,11 @@ pub(super) struct Hidden {
 /// Where a table sits, which decides what its keys may be.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
-    /// The top level: declares `hook`, holds `profile`.
+    /// The top level: declares `hook`, holds the sections.
     Top,
-    /// The `profile` table: its keys are names, its values bodies.
-    Profiles,
-    /// A profile body: declares `hook`.
+    /// A section's table: its keys are names, its values bodies.
+    Section,
+    /// A section's body: declares `hook`.
     Body,
     /// Anywhere else.
     Elsewhere,
@@ -122,7 +123,7 @@ enum Place {
 ///
 /// Walked with a stack of its own rather than by recursion: the depth is
 /// bounded by toml's parser today, and need not be by us.
-pub(super) fn hidden_hook(document: &DeTable<'_>) -> Option<Hidden> {
+pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hidden> {
     enum Node<'a, 'i> {
         Table(&'a DeTable<'i>, Place),
         Array(&'a [Spanned<DeValue<'i>>]),
@@ -152,7 +153,7 @@ pub(super) fn hidden_hook(document: &DeTable<'_>) -> Option<Hidden> {
                     let holds = matches!(value.get_ref(), DeValue::Table(_) | DeValue::Array(_));
                     let hidden = match place {
                         Place::Top | Place::Body => is_near_miss(name),
-                        Place::Profiles => false,
+                        Place::Section => false,
                         Place::Elsewhere => holds && (name == HOOK || is_near_miss(name)),
                     };
                     if hidden {
@@ -170,8 +171,8 @@ pub(super) fn hidden_hook(document: &DeTable<'_>) -> Option<Hidden> {
                     let next = match (place, name) {
                         // Read by the typed loader, which checks it whole.
                         (Place::Top | Place::Body, HOOK) => continue,
-                        (Place::Top, "profile") => Place::Profiles,
-                        (Place::Profiles, _) => Place::Body,
+                        (Place::Top, name) if layout.is_section(name) => Place::Section,
+                        (Place::Section, _) => Place::Body,
                         _ => Place::Elsewhere,
                     };
                     children.push((value.get_ref(), path, next));
@@ -181,7 +182,7 @@ pub(super) fn hidden_hook(document: &DeTable<'_>) -> Option<Hidden> {
         for (value, path, place) in children {
             match value {
                 DeValue::Table(table) => stack.push((Node::Table(table, place), path)),
-                // A `profile` or a profile body that is not a table is the
+                // A section or a section's body that is not a table is the
                 // typed loader's to refuse, with its own message.
                 DeValue::Array(items) if place == Place::Elsewhere => {
                     stack.push((Node::Array(items), path));
@@ -196,12 +197,12 @@ pub(super) fn hidden_hook(document: &DeTable<'_>) -> Option<Hidden> {
 impl TomlFile<'_> {
     /// Refuses a key that would declare hooks where none are read (see
     /// [`TableErrorKind::HiddenHooks`]): a near miss of `hook` at the top
-    /// level or in a `[profile.<name>]` body, or `hook` (or a near miss)
-    /// holding a table or an array anywhere else. [`hooks`](Self::hooks)
-    /// calls it first.
+    /// level or in a body of a [`Layout`](super::Layout)'s section, or
+    /// `hook` (or a near miss) holding a table or an array anywhere else.
+    /// [`hooks`](Self::hooks) calls it first.
     ///
     /// ```
-    /// let err = io_hooks::TomlFile::new("io.local.toml", "[[ci.hook]]\nappend = \"a\"\n")
+    /// let err = io_hooks::TomlFile::new("app.toml", "[[ci.hook]]\nappend = \"a\"\n")
     ///     .check_placement()
     ///     .unwrap_err();
     /// assert_eq!(err.key(), Some("ci.hook"));
@@ -213,7 +214,7 @@ impl TomlFile<'_> {
     /// position, or a [`TableError`] when the text is not TOML.
     pub fn check_placement(&self) -> Result<(), TableError> {
         let document = DeTable::parse(self.text).map_err(|e| self.syntax_error(&e))?;
-        match hidden_hook(document.get_ref()) {
+        match hidden_hook(document.get_ref(), self.layout) {
             None => Ok(()),
             Some(hidden) => Err(self.error(
                 hidden.key,
@@ -221,6 +222,7 @@ impl TomlFile<'_> {
                 TableErrorKind::HiddenHooks {
                     written: hidden.written,
                     placed: hidden.placed,
+                    sections: self.layout.get_sections().to_vec(),
                 },
             )),
         }
@@ -294,23 +296,31 @@ mod tests {
 
     fn hidden(text: &str) -> Option<(String, bool)> {
         let document = DeTable::parse(text).expect("TOML");
-        hidden_hook(document.get_ref()).map(|h| (h.key, h.placed))
+        let layout = Layout::new().section("target", "a target");
+        hidden_hook(document.get_ref(), &layout).map(|h| (h.key, h.placed))
     }
 
     #[test]
-    fn hooks_hide_anywhere_but_the_top_level_and_a_profile_body() {
+    fn without_sections_only_the_top_level_declares_hooks() {
+        let document = DeTable::parse("[[target.ci.hook]]\nappend = \"a\"\n").expect("TOML");
+        let found = hidden_hook(document.get_ref(), &Layout::new()).map(|h| (h.key, h.placed));
+        assert_eq!(found, Some(("target.ci.hook".into(), false)));
+    }
+
+    #[test]
+    fn hooks_hide_anywhere_but_the_top_level_and_a_section_body() {
         assert_eq!(hidden("[[hook]]\nappend = \"a\"\n"), None);
         assert_eq!(
-            hidden("[[profile.ci.hook]]\nappend = \"a\"\n[profile.hook]\nx = 1\n"),
+            hidden("[[target.ci.hook]]\nappend = \"a\"\n[target.hook]\nx = 1\n"),
             None
         );
         assert_eq!(hidden("[mcp]\nhook = \"pre-commit\"\n"), None);
         // Not tables where tables belong: the typed loader's to refuse.
-        assert_eq!(hidden("[[profile]]\nhook = []\n"), None);
-        assert_eq!(hidden("profile.ci = [[{ hook = [] }]]\n"), None);
+        assert_eq!(hidden("[[target]]\nhook = []\n"), None);
+        assert_eq!(hidden("target.ci = [[{ hook = [] }]]\n"), None);
         assert_eq!(
-            hidden("[[profiles.ci.hook]]\nappend = \"a\"\n"),
-            Some(("profiles.ci.hook".into(), false))
+            hidden("[[targets.ci.hook]]\nappend = \"a\"\n"),
+            Some(("targets.ci.hook".into(), false))
         );
         assert_eq!(
             hidden("[[ci.hook]]\nappend = \"a\"\n"),
@@ -326,8 +336,8 @@ mod tests {
         );
         assert_eq!(hidden("hooks = 1\n"), Some(("hooks".into(), true)));
         assert_eq!(
-            hidden("[profile.ci]\nHook = []\n"),
-            Some(("profile.ci.Hook".into(), true))
+            hidden("[target.ci]\nHook = []\n"),
+            Some(("target.ci.Hook".into(), true))
         );
         // The first by position, whatever the map's order.
         assert_eq!(

@@ -282,11 +282,11 @@ mod tests {
         #[serde(tag = "event")]
         #[allow(dead_code)] // only its tag is read, by the table
         enum Ev {
-            #[serde(rename = "step")]
-            Step,
+            #[serde(rename = "job_started")]
+            JobStarted,
         }
         let line = |text: &str| {
-            let file = TomlFile::new("io.toml", text);
+            let file = TomlFile::new("app.toml", text);
             let e = file.hooks::<Ev>(std::path::Path::new("/r")).unwrap_err();
             e.source_line().map(|l| (l.line, l.text.clone(), l.caret))
         };
@@ -301,7 +301,7 @@ mod tests {
             Some((2, "append = \"\"".to_owned(), 9))
         );
         // The project refusal has no position, so no line.
-        let project = TomlFile::project("io.toml", "[[hook]]\nappend = \"a\"\n");
+        let project = TomlFile::project("app.toml", "[[hook]]\nappend = \"a\"\n");
         assert_eq!(project.check_scope().unwrap_err().source_line(), None);
     }
 

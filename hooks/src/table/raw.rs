@@ -25,7 +25,7 @@ pub(super) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
 /// Deserializes a `T` that must be written as a table, and only a table.
 ///
 /// A derived struct also accepts a sequence, filling its fields by position,
-/// so `hook = [[["step"], "audit.jsonl"]]` would otherwise load as a hook with
+/// so `hook = [[["job_started"], "audit.jsonl"]]` would otherwise load as a hook with
 /// `on` and `append`. This asks for a map and hands that map to `T`'s own
 /// impl (so `deny_unknown_fields` keeps doing its job); an array is refused
 /// as "invalid type: array, expected {expecting}".
@@ -38,21 +38,21 @@ pub(super) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
 ///     hook: Option<u32>,
 /// }
 /// #[derive(Debug)]
-/// struct Profile(Body);
-/// impl<'de> Deserialize<'de> for Profile {
+/// struct Target(Body);
+/// impl<'de> Deserialize<'de> for Target {
 ///     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-///         io_hooks::text::deserialize_table(d, &"a profile body").map(Profile)
+///         io_hooks::text::deserialize_table(d, &"a target body").map(Target)
 ///     }
 /// }
 ///
 /// #[derive(Debug, Deserialize)]
 /// struct Doc {
-///     ci: Profile,
+///     ci: Target,
 /// }
 /// let ok: Doc = toml::from_str("[ci]\nhook = 1\n").unwrap();
 /// assert_eq!(ok.ci.0.hook, Some(1));
 /// let err = toml::from_str::<Doc>("ci = [1]\n").unwrap_err();
-/// assert!(err.message().starts_with("invalid type: array, expected a profile body"));
+/// assert!(err.message().starts_with("invalid type: array, expected a target body"));
 /// ```
 ///
 /// # Errors
@@ -109,6 +109,9 @@ impl Expected for HookTableExpected {
     }
 }
 
+/// An array of strings with its span, and each string's.
+pub(crate) type Names = Spanned<Vec<Spanned<String>>>;
+
 /// One table's keys, typed but not yet checked against each other, in the
 /// order written.
 #[derive(Debug, Clone, Default)]
@@ -127,6 +130,9 @@ pub(crate) enum RawValue {
     Int(i64),
     /// [`Shape::Choice`]: the value, as listed in the shape.
     Choice(&'static str),
+    /// [`Shape::Events`] given something other than an array: what it is,
+    /// in serde's words (`string "x"`, ``integer `3` ``).
+    NotArray(String),
 }
 
 impl RawHook {
@@ -156,11 +162,23 @@ impl RawHook {
     }
 
     /// `name`'s strings, when present (and declared [`Shape::Strings`]).
-    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Spanned<Vec<Spanned<String>>>> {
+    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Names> {
         self.take_as(name, |v| match v {
             RawValue::Strings(items) => Some(items),
             _ => None,
         })
+    }
+
+    /// `name`'s event names, when present (and declared
+    /// [`Shape::Events`]): `Err` with what was found instead of an array.
+    pub(crate) fn take_events(&mut self, name: &str) -> Option<Result<Names, Spanned<String>>> {
+        let value = self.take(name)?;
+        let span = value.span();
+        match value.into_inner() {
+            RawValue::Strings(items) => Some(Ok(Spanned::new(span, items))),
+            RawValue::NotArray(found) => Some(Err(Spanned::new(span, found))),
+            _ => None,
+        }
     }
 
     /// `name`'s string, when present (and declared [`Shape::Text`]).
@@ -277,7 +295,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
     type Value = RawValue;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawValue, D::Error> {
         match self {
-            Shape::Strings { .. } => d.deserialize_seq(self),
+            Shape::Strings { .. } | Shape::Events { .. } => d.deserialize_seq(self),
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
         }
@@ -292,9 +310,18 @@ impl<'de> Visitor<'de> for Shape {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Shape::Strings { array, .. } => f.write_str(array),
+            Shape::Events { .. } => f.write_str("an array of event names"),
             Shape::Text(what) | Shape::Int(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
         }
+    }
+
+    fn visit_bool<Er: de::Error>(self, v: bool) -> Result<RawValue, Er> {
+        self.refuse(de::Unexpected::Bool(v))
+    }
+
+    fn visit_f64<Er: de::Error>(self, v: f64) -> Result<RawValue, Er> {
+        self.refuse(de::Unexpected::Float(v))
     }
 
     fn visit_str<Er: de::Error>(self, v: &str) -> Result<RawValue, Er> {
@@ -304,14 +331,14 @@ impl<'de> Visitor<'de> for Shape {
                 Some(choice) => Ok(RawValue::Choice(choice)),
                 None => Err(Er::invalid_value(de::Unexpected::Str(v), &self)),
             },
-            _ => Err(Er::invalid_type(de::Unexpected::Str(v), &self)),
+            _ => self.refuse(de::Unexpected::Str(v)),
         }
     }
 
     fn visit_i64<Er: de::Error>(self, v: i64) -> Result<RawValue, Er> {
         match self {
             Shape::Int(_) => Ok(RawValue::Int(v)),
-            _ => Err(Er::invalid_type(de::Unexpected::Signed(v), &self)),
+            _ => self.refuse(de::Unexpected::Signed(v)),
         }
     }
 
@@ -320,12 +347,12 @@ impl<'de> Visitor<'de> for Shape {
             // TOML integers are i64; saturate rather than fail on a
             // deserializer that hands out larger ones.
             Shape::Int(_) => Ok(RawValue::Int(i64::try_from(v).unwrap_or(i64::MAX))),
-            _ => Err(Er::invalid_type(de::Unexpected::Unsigned(v), &self)),
+            _ => self.refuse(de::Unexpected::Unsigned(v)),
         }
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
-        let Shape::Strings { item, .. } = self else {
+        let (Shape::Strings { item, .. } | Shape::Events { item }) = self else {
             return Err(found_array(&self));
         };
         let mut items = Vec::new();
@@ -339,7 +366,21 @@ impl<'de> Visitor<'de> for Shape {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawValue, A::Error> {
-        Err(found_table(map, &self))
+        match self {
+            Shape::Events { .. } => Ok(RawValue::NotArray(found_table_name(map))),
+            _ => Err(found_table(map, &self)),
+        }
+    }
+}
+
+impl Shape {
+    /// A value of the wrong type: kept as what it is for
+    /// [`Shape::Events`], refused in the shape's own words for the rest.
+    fn refuse<Er: de::Error>(self, found: de::Unexpected<'_>) -> Result<RawValue, Er> {
+        match self {
+            Shape::Events { .. } => Ok(RawValue::NotArray(found.to_string())),
+            _ => Err(Er::invalid_type(found, &self)),
+        }
     }
 }
 
@@ -352,15 +393,19 @@ impl<'de> Visitor<'de> for Shape {
 /// "table", which is still true of the value's shape. Only `next_key` and
 /// `next_value` are called, and a failure of either is discarded, so the
 /// key path stays the value's own.
-pub(super) fn found_table<'de, A: MapAccess<'de>>(mut map: A, expected: &dyn Expected) -> A::Error {
-    let found = match map.next_key::<String>() {
+pub(super) fn found_table<'de, A: MapAccess<'de>>(map: A, expected: &dyn Expected) -> A::Error {
+    de::Error::invalid_type(de::Unexpected::Other(&found_table_name(map)), expected)
+}
+
+/// What [`found_table`] names the map: `table`, or the date-time it is.
+fn found_table_name<'de, A: MapAccess<'de>>(mut map: A) -> String {
+    match map.next_key::<String>() {
         Ok(Some(key)) if key.starts_with(TOML_PRIVATE) => match map.next_value::<String>() {
             Ok(datetime) => format!("date-time `{datetime}`"),
             Err(_) => "date-time".to_owned(),
         },
         _ => "table".to_owned(),
-    };
-    de::Error::invalid_type(de::Unexpected::Other(&found), expected)
+    }
 }
 
 /// The type error for an array where something else belongs: serde would

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Layout;
 use super::keys::KEYS;
 use super::placement::{HOOK, near_miss_pattern};
 use crate::action::ACTIONS;
@@ -11,8 +12,8 @@ use crate::registry::{HookEvents, Kind};
 /// every key of the key table with what it accepts, exactly one action, and
 /// no option of another action. `describe_event(kind)` describes one event.
 ///
-/// The keys of each object are in the order written here (the spec's, for
-/// `properties`) when serde_json's `preserve_order` feature is on in the
+/// The keys of each object are in the order written here ([`HOOK_KEYS`](super::HOOK_KEYS)'s,
+/// for `properties`) when serde_json's `preserve_order` feature is on in the
 /// embedder's build, and sorted otherwise: this crate does not turn it on,
 /// as it would change every map of every crate in the build.
 ///
@@ -21,13 +22,13 @@ use crate::registry::{HookEvents, Kind};
 ///
 /// #[derive(HookEvents)]
 /// enum Ev {
-///     /// A step began.
-///     #[hook(tag = "step")]
-///     Step,
+///     /// A job began.
+///     #[hook(tag = "job_started")]
+///     JobStarted,
 /// }
 /// let schema = io_hooks::schema::hook_table_schema::<Ev>(|kind| kind.doc().to_owned());
-/// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "step");
-/// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A step began.");
+/// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "job_started");
+/// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A job began.");
 /// let mut keys: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
 /// let mut spec = io_hooks::schema::HOOK_KEYS.to_vec();
 /// (keys.sort(), spec.sort());
@@ -71,30 +72,33 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
 }
 
 /// The JSON Schema (draft 2020-12) of a whole file that may declare hooks,
-/// as far as hooks go, with `$defs.hook` the
-/// [`hook_table_schema`]: `hook` arrays at the top level and in each
-/// `[profile.<name>]` body (`array_description` describes one), and the
-/// same refusals as
+/// as far as hooks go, with `$defs.hook` the [`hook_table_schema`]: `hook`
+/// arrays at the top level and in each body of each of `layout`'s sections
+/// (`array_description` describes one array), and the same refusals as
 /// [`TomlFile::check_placement`](super::TomlFile::check_placement): a near
-/// miss of `hook` in those two places, and `hook` or a near miss holding a
+/// miss of `hook` in those places, and `hook` or a near miss holding a
 /// table or an array anywhere else. Every other key is allowed, as the
 /// loader keeps it for its owner. The caller adds `$schema`, `$id` and its
-/// own title.
+/// own title, and may describe each section (`properties.<key>`) in its
+/// own words.
 ///
 /// ```
-/// use io_hooks::HookEvents;
+/// use io_hooks::{HookEvents, Layout};
 ///
 /// #[derive(HookEvents)]
 /// enum Ev {
-///     #[hook(tag = "step")]
-///     Step,
+///     #[hook(tag = "job_finished")]
+///     JobFinished,
 /// }
-/// let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks");
+/// let layout = Layout::new().section("target", "a target");
+/// let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
 /// assert_eq!(schema["properties"]["hook"]["items"]["$ref"], "#/$defs/hook");
+/// assert_eq!(schema["properties"]["target"]["additionalProperties"]["$ref"], "#/$defs/body");
 /// ```
 pub fn hook_file_schema<E: HookEvents>(
     describe_event: impl Fn(Kind<E>) -> String,
     array_description: &str,
+    layout: &Layout,
 ) -> Value {
     let near_miss = near_miss_pattern();
     let hooks = json!({
@@ -102,23 +106,32 @@ pub fn hook_file_schema<E: HookEvents>(
         "description": array_description,
         "items": { "$ref": "#/$defs/hook" }
     });
-    // At the top level and in a profile body: `hook`, or no near miss.
+    // At the top level and in a section's body: `hook`, or no near miss.
     let names = json!({ "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }] });
+    let mut properties = Map::new();
+    properties.insert(HOOK.to_owned(), hooks.clone());
+    for section in layout.get_sections() {
+        let description = format!(
+            "Named bodies, each of which may declare its own `hook` array, as in `[[{}.<name>.hook]]`.",
+            crate::text::toml_key(section.key())
+        );
+        properties.insert(
+            section.key().to_owned(),
+            json!({
+                "type": "object",
+                "description": description,
+                "additionalProperties": { "$ref": "#/$defs/body" }
+            }),
+        );
+    }
     json!({
         "type": "object",
-        "properties": {
-            HOOK: hooks,
-            "profile": {
-                "type": "object",
-                "description": "Named profiles; applying one replaces the hooks when it declares any.",
-                "additionalProperties": { "$ref": "#/$defs/profile" }
-            }
-        },
+        "properties": properties,
         "propertyNames": names,
         "additionalProperties": { "$ref": "#/$defs/elsewhere" },
         "$defs": {
             HOOK: hook_table_schema::<E>(describe_event),
-            "profile": {
+            "body": {
                 "type": "object",
                 "properties": { HOOK: hooks },
                 "propertyNames": names,
@@ -167,14 +180,14 @@ mod tests {
     #[hook(crate = "crate")]
     #[allow(dead_code)] // only its tags are used
     enum Ev {
-        #[hook(tag = "step")]
-        Step,
+        #[hook(tag = "job_started")]
+        JobStarted,
     }
 
     /// The error loading a one-key table, `key = 0`.
     fn kind_for(key: &str) -> TableErrorKind {
         let text = format!("[[hook]]\n{} = 0\n", crate::text::toml_key(key));
-        let err = TomlFile::new("io.toml", &text)
+        let err = TomlFile::new("app.toml", &text)
             .hooks::<Ev>(std::path::Path::new("/p"))
             .expect_err("no one-key table with an integer is a hook");
         err.kind().clone()
@@ -183,7 +196,7 @@ mod tests {
     #[test]
     fn the_parser_accepts_exactly_the_keys_the_schema_lists() {
         let schema = hook_table_schema::<Ev>(|_| String::new());
-        // Sorted: the schema's order is the spec's only with serde_json's
+        // Sorted: the schema's order is HOOK_KEYS' only with serde_json's
         // `preserve_order`, which this crate leaves to the embedder.
         let mut listed: Vec<&str> = schema["properties"]
             .as_object()

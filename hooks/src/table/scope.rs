@@ -2,41 +2,50 @@
 //! file's `hook` keys.
 //!
 //! A hook runs a program or writes a file on the machine that loads it. A
-//! file that arrives with a `git clone` (a repository's `io.toml`) is
-//! written by whoever wrote the repository, so loading hooks from it would
+//! file that arrives with a `git clone` (a config file committed to the
+//! repository) is written by whoever wrote the repository, so loading hooks from it would
 //! let a clone run code. [`TomlFile::project`] marks such a file, and
 //! [`TomlFile::check_scope`] (which [`TomlFile::hooks`] calls first) refuses
 //! any `hook` key in it.
 
-use super::{ErrorInner, TableError, TableErrorKind, TomlFile, toml_key};
+use super::{ErrorInner, Layout, TableError, TableErrorKind, TomlFile, toml_key};
 
 /// Where a file comes from, and so whether it may declare hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Scope {
-    /// A file the operator wrote on this machine (a user-scope or
+    /// A file the operator wrote on this machine (in their home directory, or a
     /// git-ignored local file): it may declare hooks.
     Operator,
     /// A file a `git clone` delivers: any `hook` key in it is refused.
     Project,
 }
 
-/// The `hook` keys `document` declares: the top level, then each
-/// `[profile.<name>]` body, by name (a `toml::Table` is sorted).
+/// The `hook` keys `document` declares: the top level, then each body of
+/// each of `layout`'s sections, the sections in the layout's order and the
+/// bodies by name (a `toml::Table` is sorted).
 ///
 /// Decided on the parsed document, so a quoted or escaped key
 /// (`"\u0068ook"`), a dotted key, an inline array and an empty array are all
 /// the same key.
-pub(super) fn hook_keys(document: &toml::Table) -> Vec<String> {
+pub(super) fn hook_keys(document: &toml::Table, layout: &Layout) -> Vec<String> {
     let mut keys = Vec::new();
     if document.contains_key("hook") {
         keys.push("hook".to_owned());
     }
-    if let Some(toml::Value::Table(profiles)) = document.get("profile") {
-        for (name, body) in profiles {
+    for section in layout.get_sections() {
+        let Some(toml::Value::Table(bodies)) = document.get(section.key()) else {
+            continue;
+        };
+        for (name, body) in bodies {
             if let toml::Value::Table(body) = body
                 && body.contains_key("hook")
             {
-                keys.push(format!("profile.{}.hook", toml_key(name)));
+                keys.push(format!(
+                    "{}.{}.hook",
+                    toml_key(section.key()),
+                    toml_key(name)
+                ));
             }
         }
     }
@@ -47,7 +56,9 @@ impl<'a> TomlFile<'a> {
     /// The file called `name` holding `text`, from a project's own files:
     /// one that arrives with a `git clone`. It may not declare hooks:
     /// [`check_scope`](Self::check_scope) and [`hooks`](Self::hooks) refuse
-    /// any `hook` key, at the top level or in any `[profile.<name>]` body.
+    /// any `hook` key, at the top level or in any body of a
+    /// [`Layout`]'s section. The refusal names the embedder's files as the
+    /// layout ([`layout`](Self::layout)) gives them.
     ///
     /// ```
     /// use io_hooks::{HookEvents, TomlFile};
@@ -60,12 +71,15 @@ impl<'a> TomlFile<'a> {
     /// }
     ///
     /// let cloned = "[[hook]]\nrun = [\"curl\", \"https://example.com/x.sh\"]\n";
-    /// let err = TomlFile::project("io.toml", cloned)
+    /// let err = TomlFile::project("app.toml", cloned)
     ///     .hooks::<Ev>(Path::new("/work/project"))
     ///     .unwrap_err();
-    /// assert!(err.to_string().starts_with(
-    ///     "io.toml: key `hook`: a project-scoped file may not declare hooks"
-    /// ));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "app.toml: key `hook`: a project-scoped file may not declare hooks, because a hook \
+    ///      runs or writes on this machine and this file arrives with a `git clone`. Write it \
+    ///      in a file of the operator's own instead."
+    /// );
     /// ```
     pub fn project(name: &'a str, text: &'a str) -> Self {
         TomlFile {
@@ -81,15 +95,15 @@ impl<'a> TomlFile<'a> {
     }
 
     /// The `hook` keys the file declares, as key paths (`hook`,
-    /// `profile.ci.hook`): the top level first, then each
-    /// `[profile.<name>]` body, by profile name. Empty when it declares
-    /// none.
+    /// `target.linux.hook`): the top level first, then each body of each
+    /// [`Layout`] section, the sections in the layout's order and the
+    /// bodies by name. Empty when it declares none.
     ///
     /// # Errors
     /// A [`TableError`] when the text is not TOML.
     pub fn hook_keys(&self) -> Result<Vec<String>, TableError> {
         let document: toml::Table = self.deserialize()?;
-        Ok(hook_keys(&document))
+        Ok(hook_keys(&document, self.layout))
     }
 
     /// Refuses a project-scope file that declares `hook` in any form; any
@@ -114,7 +128,10 @@ impl<'a> TomlFile<'a> {
         TableError(Box::new(ErrorInner {
             file: self.name.to_owned(),
             key: Some(key.to_owned()),
-            kind: TableErrorKind::ProjectHooks,
+            kind: TableErrorKind::ProjectHooks {
+                project_file: self.layout.get_project_file().map(str::to_owned),
+                operator_files: self.layout.get_operator_files().map(str::to_owned),
+            },
             position: None,
             source_line: None,
         }))

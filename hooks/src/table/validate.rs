@@ -21,7 +21,7 @@ pub(crate) struct Cx<'a> {
     file: &'a TomlFile<'a>,
     at: &'a str,
     span: Range<usize>,
-    /// The discovery root relative paths are resolved against.
+    /// The directory relative paths are resolved against.
     pub(crate) root: &'a Path,
 }
 
@@ -65,10 +65,15 @@ pub(super) fn validate<E: HookEvents>(
     })
 }
 
-/// `on`: every name an event of `E`, at least one of them.
+/// `on`: an array, every name an event of `E`, at least one of them.
 fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>, TableError> {
-    let Some(on) = raw.take_strings("on") else {
-        return Ok(HookFilter::ALL);
+    let on = match raw.take_events("on") {
+        None => return Ok(HookFilter::ALL),
+        Some(Ok(on)) => on,
+        Some(Err(found)) => {
+            let kind = TableErrorKind::Shape(not_an_array::<E>(found.get_ref()));
+            return Err(cx.error("on", found.span(), kind));
+        }
     };
     let span = on.span();
     let names = on.into_inner();
@@ -93,6 +98,17 @@ fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>
         }
     }
     Ok(filter)
+}
+
+/// The type error for an `on` that is not an array, in serde's words, with
+/// `E`'s first event as the example: "invalid type: string "x", expected an
+/// array of event names, as in `on = ["job_started"]`".
+fn not_an_array<E: HookEvents>(found: &str) -> String {
+    let mut message = format!("invalid type: {found}, expected an array of event names");
+    if let Some(tag) = E::TAGS.first() {
+        message.push_str(&format!(", as in `on = [\"{tag}\"]`"));
+    }
+    message
 }
 
 /// The one action whose key the table has; no key of another action.

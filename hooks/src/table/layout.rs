@@ -1,0 +1,156 @@
+//! [`Layout`]: where an embedder's files may declare hooks, and the names
+//! its errors give those files, so that every message reads in the
+//! embedder's words and none in this crate's.
+
+/// Where a file may declare hooks, and the embedder's words for its files in
+/// the errors that say so.
+///
+/// The engine reads `hook` arrays at the top level of a file. An embedder
+/// whose files have named bodies that declare hooks of their own (a
+/// `[target.<name>]` table, say) lists them with
+/// [`section`](Self::section); a `hook` table anywhere else is refused as
+/// hidden ([`TableErrorKind::HiddenHooks`](super::TableErrorKind::HiddenHooks)),
+/// since it would load as none. [`project_file`](Self::project_file) and
+/// [`operator_files`](Self::operator_files) name, in the project-scope
+/// refusal ([`TableErrorKind::ProjectHooks`](super::TableErrorKind::ProjectHooks)),
+/// the file that arrives with a clone and the files where hooks belong
+/// instead.
+///
+/// [`Layout::new`], which a [`TomlFile`](super::TomlFile) uses unless given
+/// another, has no sections and names no file. Its getters are `get_`-named,
+/// as the builder methods take the plain names.
+///
+/// ```
+/// use io_hooks::{HookEvents, Layout, TomlFile};
+/// use std::path::Path;
+///
+/// #[derive(HookEvents)]
+/// enum Job {
+///     #[hook(tag = "job_finished")]
+///     JobFinished,
+/// }
+///
+/// let layout = Layout::new()
+///     .section("target", "a target")
+///     .project_file("ci.toml")
+///     .operator_files("`ci.local.toml`");
+///
+/// let text = "[[targets.linux.hook]]\nappend = \"a.jsonl\"\n";
+/// let err = TomlFile::new("ci.local.toml", text)
+///     .layout(&layout)
+///     .check_placement()
+///     .unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "ci.local.toml: key `targets.linux.hook`: hooks are declared only at the top level \
+///      (`[[hook]]`) or in a target (`[[target.<name>.hook]]`), so `hook` here would load as \
+///      no hooks at all (line 1, column 17)"
+/// );
+///
+/// let err = TomlFile::project("ci.toml", "[[hook]]\nappend = \"a.jsonl\"\n")
+///     .layout(&layout)
+///     .hooks::<Job>(Path::new("/srv/ci"))
+///     .unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "ci.toml: key `hook`: a project-scoped file may not declare hooks, because a hook runs \
+///      or writes on this machine and `ci.toml` arrives with a `git clone`. Write it in \
+///      `ci.local.toml` instead."
+/// );
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    sections: Vec<Section>,
+    project_file: Option<String>,
+    operator_files: Option<String>,
+}
+
+/// A top-level table whose named bodies declare hooks of their own, as
+/// `[target.<name>]` bodies declare `[[target.<name>.hook]]`: one entry of a
+/// [`Layout`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    key: String,
+    noun: String,
+}
+
+impl Section {
+    /// The top-level key (`target`).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// One body in words, with its article, as in "in a target".
+    pub fn noun(&self) -> &str {
+        &self.noun
+    }
+}
+
+impl Layout {
+    /// Hooks at the top level only, and no file named: the messages say
+    /// "this file" and "a file of the operator's own".
+    pub const fn new() -> Self {
+        Layout {
+            sections: Vec::new(),
+            project_file: None,
+            operator_files: None,
+        }
+    }
+
+    /// Also reads hooks in each body of the top-level table `key`
+    /// (`[[key.<name>.hook]]`); `noun` names one body in messages, with its
+    /// article ("a target"). A section named again replaces the first.
+    #[must_use]
+    pub fn section(mut self, key: impl Into<String>, noun: impl Into<String>) -> Self {
+        let section = Section {
+            key: key.into(),
+            noun: noun.into(),
+        };
+        match self.sections.iter_mut().find(|s| s.key == section.key) {
+            Some(same) => *same = section,
+            None => self.sections.push(section),
+        }
+        self
+    }
+
+    /// The name of the file that arrives with a clone, which the
+    /// project-scope refusal quotes as `` `name` arrives with a `git clone` ``.
+    #[must_use]
+    pub fn project_file(mut self, name: impl Into<String>) -> Self {
+        self.project_file = Some(name.into());
+        self
+    }
+
+    /// Where hooks belong instead of a project file, in words the
+    /// project-scope refusal puts in "Write it in … instead.", with any
+    /// file name quoted as the message should show it: "`` `ci.local.toml` ``
+    /// or `` `~/.ci.toml` ``".
+    #[must_use]
+    pub fn operator_files(mut self, words: impl Into<String>) -> Self {
+        self.operator_files = Some(words.into());
+        self
+    }
+
+    /// The sections, in the order given.
+    pub fn get_sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// Whether `key` is a section's key.
+    pub(crate) fn is_section(&self, key: &str) -> bool {
+        self.sections.iter().any(|s| s.key == key)
+    }
+
+    /// The project file's name, when given.
+    pub fn get_project_file(&self) -> Option<&str> {
+        self.project_file.as_deref()
+    }
+
+    /// Where hooks belong instead, when given.
+    pub fn get_operator_files(&self) -> Option<&str> {
+        self.operator_files.as_deref()
+    }
+}
+
+/// The layout a [`TomlFile`](super::TomlFile) has unless given one.
+pub(super) static DEFAULT: Layout = Layout::new();

@@ -1,0 +1,30 @@
+//! Every engine type `io_harness`'s API hands out or takes is named through
+//! `io_harness` itself, so a caller needs no `io-hooks` dependency of its
+//! own: this file names each one through `io_harness` alone.
+
+use io_harness::{
+    Config, ConfigError, Cost, EventKind, HookFilter, Interrupt, Kind, SourceLine, TableErrorKind,
+    UnknownEvent,
+};
+
+#[test]
+fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
+    let token: Kind<EventKind> = EventKind::TOKEN;
+    let cost: Cost = EventKind::frequency(token);
+    assert_eq!(cost, Cost::PerToken);
+
+    let unknown: UnknownEvent = HookFilter::<EventKind>::from_names(["stepp"]).unwrap_err();
+    assert_eq!(unknown.suggestion, Some("step"));
+
+    let interrupt: &Interrupt = io_harness::process_interrupt();
+    assert_eq!(interrupt.in_flight(), 0);
+
+    let e = Config::from_toml("model = 1\nx = ?\n").expect_err("not TOML");
+    let ConfigError::Table(table) = &e else {
+        panic!("a table error: {e}");
+    };
+    let kind: &TableErrorKind = table.kind();
+    assert!(matches!(kind, TableErrorKind::Syntax(_)), "{kind:?}");
+    let line: Option<&SourceLine> = e.source_line();
+    assert_eq!(line.map(|l| l.line), Some(2));
+}
