@@ -285,6 +285,7 @@ pub fn events_markdown() -> String {
             md.push_str("No fields beyond `event` and the envelope.\n");
         } else {
             md.push_str(&field_table(&event.fields));
+            md.push_str(&format!("\n{}\n", where_fields_line(event.tag)));
         }
         if let Some(line) = event.example {
             md.push_str(&format!(
@@ -293,6 +294,34 @@ pub fn events_markdown() -> String {
         }
     }
     md
+}
+
+/// Which of an event's fields a hook's `where` may name, in words, as
+/// `io events TAG` and docs/events.md say it: `` A `where` filter may name
+/// `step`, `tool`. `` (or that it may name none). The list is the derive's
+/// field table, which the loader checks a filter against.
+///
+/// ```
+/// assert_eq!(
+///     io_harness::schema::where_fields_line("tool_call"),
+///     "A `where` filter may name `step`, `tool`."
+/// );
+/// ```
+pub fn where_fields_line(tag: &str) -> String {
+    let names: Vec<String> = EventKind::from_tag(tag)
+        .map(|kind| {
+            kind.fields()
+                .iter()
+                .filter(|f| f.is_filterable())
+                .map(|f| format!("`{}`", f.name))
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        "A `where` filter may name none of its fields.".to_owned()
+    } else {
+        format!("A `where` filter may name {}.", names.join(", "))
+    }
 }
 
 /// A Markdown table of `fields`.

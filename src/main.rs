@@ -69,7 +69,8 @@ enum Command {
         /// A `[profile.<name>]` to apply.
         #[arg(long)]
         profile: Option<String>,
-        /// Also list the hooks that would fire for this event tag.
+        /// Also list the hooks that would fire for this event tag, and those
+        /// whose `where` filter lets only some of its events through.
         #[arg(long, value_name = "TAG")]
         event: Option<String>,
     },

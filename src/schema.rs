@@ -9,6 +9,7 @@ use crate::event::EventKind;
 
 pub use crate::event_schema::{
     EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
+    where_fields_line,
 };
 
 /// The JSON Schema (draft 2020-12) of an `io.local.toml` or user-scope file,

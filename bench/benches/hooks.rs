@@ -42,6 +42,7 @@ fn main() {
     let mut t = Table::new();
 
     unmatched(&mut c, &mut t);
+    where_filter(&mut c, &mut t);
     from_tag(&mut c, &mut t);
     filter(&mut c, &mut t);
     serialise(&mut c, &mut t);
@@ -196,6 +197,104 @@ fn flatness(t: &mut Table, against_and: &[Option<Paired>]) {
         };
         t.push(r, derived);
     }
+}
+
+/// The hooks of `text`, a `[[hook]]` file, with `dir` as their root.
+fn hooks_of(text: &str, dir: &Path) -> Hooks<EventKind> {
+    let specs = io_hooks::TomlFile::new("bench.toml", text)
+        .hooks::<EventKind>(dir)
+        .expect("the bench's hooks load")
+        .unwrap_or_default();
+    Hooks::new(specs, dir)
+}
+
+/// A `tool_call`, its envelope, and the tool it names.
+fn tool_call(tool: &str) -> (EventKind, io_harness::RunEvent) {
+    let kind = EventKind::ToolCall {
+        step: 3,
+        tool: tool.to_owned(),
+        args: serde_json::json!({ "path": "src/main.rs" }),
+    };
+    (kind.clone(), envelope(kind))
+}
+
+/// `where`: a `tool_call` its filter turns away costs little over one no
+/// hook wants (it is never serialised), and one it lets through costs what
+/// a hook without `where` costs.
+fn where_filter(c: &mut Criterion, t: &mut Table) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let filtered = hooks_of(
+        "[[hook]]\non = [\"tool_call\"]\nwhere.tool = [\"exec\", \"write_file\"]\n\
+         append = \"exec.jsonl\"\n",
+        dir.path(),
+    );
+    let elsewhere = hooks_of(
+        "[[hook]]\non = [\"step\"]\nappend = \"step.jsonl\"\n",
+        dir.path(),
+    );
+    let plain = hooks_of(
+        "[[hook]]\non = [\"tool_call\"]\nappend = \"all.jsonl\"\n",
+        dir.path(),
+    );
+    let (read, read_env) = tool_call("read_file");
+    let (exec, exec_env) = tool_call("exec");
+    let turned_away = || filtered.fire(black_box(&read), black_box(&read_env));
+    let unwanted = || elsewhere.fire(black_box(&read), black_box(&read_env));
+    let let_through = || filtered.fire(black_box(&exec), black_box(&exec_env));
+    let no_where = || plain.fire(black_box(&exec), black_box(&exec_env));
+    let files = [dir.path().join("exec.jsonl"), dir.path().join("all.jsonl")];
+    let files = paths(&files);
+
+    let mut g = c.benchmark_group("where");
+    g.bench_function("turned_away", |b| b.iter(turned_away));
+    g.bench_function("unwanted", |b| b.iter(unwanted));
+    g.bench_function("let_through", |b| {
+        b.iter_custom(|iters| {
+            timed_appends(iters, &files[..1], || {
+                let _ = black_box(let_through());
+            })
+        });
+    });
+    g.bench_function("no_where", |b| {
+        b.iter_custom(|iters| {
+            timed_appends(iters, &files[1..], || {
+                let _ = black_box(no_where());
+            })
+        });
+    });
+    g.finish();
+
+    let r = row(
+        "`tool_call` turned away by `where`",
+        "where/turned_away",
+        "no hook wants it",
+        "where/unwanted",
+        Target::None,
+    );
+    if let Some(paired) = t.pair(r, || {}, turned_away, unwanted) {
+        // The target is on the difference: what the filter adds.
+        let r = row(
+            "`where` turning a `tool_call` away, over the mask test",
+            "where/turned_away",
+            "(minus) no hook wants it",
+            "where/unwanted",
+            Target::Nanos(50.0),
+        );
+        let over = Paired {
+            figure_ns: paired.figure_ns - paired.baseline_ns,
+            baseline_ns: paired.baseline_ns,
+            ratio: paired.ratio,
+        };
+        t.push(r, over);
+    }
+    let r = row(
+        "`tool_call` let through by `where`, one `append`",
+        "where/let_through",
+        "a hook without `where`",
+        "where/no_where",
+        Target::Ratio(1.10),
+    );
+    t.pair(r, || empty(&files), let_through, no_where);
 }
 
 /// A mirror of `EventKind`'s tags for strum's `EnumString`, in `TAGS` order.

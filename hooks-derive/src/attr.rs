@@ -396,7 +396,7 @@ impl SerdeVariant {
 
 /// The items of a `#[serde(...)]` attribute, or none if serde's own syntax is
 /// something we cannot read: serde reports its own errors.
-fn serde_metas(attr: &Attribute) -> Vec<Meta> {
+pub(crate) fn serde_metas(attr: &Attribute) -> Vec<Meta> {
     attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
         .map(|p| p.into_iter().collect())
         .unwrap_or_default()
@@ -404,7 +404,7 @@ fn serde_metas(attr: &Attribute) -> Vec<Meta> {
 
 /// The string literal `expr` is, seen through the invisible groups a
 /// `macro_rules!` fragment (`$tag:literal`, `$tag:expr`) arrives in.
-fn lit_str(mut expr: &Expr) -> Option<&LitStr> {
+pub(crate) fn lit_str(mut expr: &Expr) -> Option<&LitStr> {
     while let Expr::Group(group) = expr {
         expr = &group.expr;
     }

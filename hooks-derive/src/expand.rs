@@ -41,6 +41,7 @@ fn generate(plan: &Plan) -> TokenStream {
         Some(class) => quote!(::core::option::Option::Some(#krate::Cost::#class)),
         None => quote!(::core::option::Option::None),
     });
+    let fields = crate::fields::generate(plan);
     let count = plan.variants.len();
     let max_events = MAX_EVENTS;
     // Each kind is built from its tag in an inline `const`, so the lookup
@@ -67,6 +68,8 @@ fn generate(plan: &Plan) -> TokenStream {
                 const TAGS: &'static [&'static str] = &[#(#tags),*];
                 const DOCS: &'static [&'static str] = &[#(#docs),*];
                 const COSTS: &'static [::core::option::Option<#krate::Cost>] = &[#(#costs),*];
+
+                #fields
 
                 #[inline]
                 fn kind(&self) -> #krate::Kind<Self> {

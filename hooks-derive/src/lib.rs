@@ -35,6 +35,7 @@ mod check;
 mod cost;
 mod ctxt;
 mod expand;
+mod fields;
 mod plan;
 
 use proc_macro::TokenStream;
@@ -87,6 +88,15 @@ use proc_macro::TokenStream;
 /// `skip_serializing`, `untagged`), is refused. `rename_all` does not give a
 /// tag: the tag is written on each variant, so that it can be searched for.
 /// Doc comments become the variant's entry in `HookEvents::DOCS`.
+///
+/// Each variant's named fields become its row of `HookEvents::FIELDS`, by
+/// the name serde writes (`rename` honoured; `skip`, `skip_serializing` and
+/// `flatten` fields left out), each with its JSON type, read off the type's
+/// path: a string, an integer, a float or a bool (through a reference or
+/// one `Option`) may be named by a hook's `where`, anything else is listed
+/// as free-form or nested. `HookEvents::field` reads one without
+/// serialising the event. A variant whose field names serde changes by a
+/// rule (`rename_all` on it, `rename_all_fields` on the enum) lists none.
 ///
 /// # Errors at compile time
 ///

@@ -15,6 +15,8 @@ pub(crate) const MAX_EVENTS: usize = 64;
 pub(crate) struct Plan<'a> {
     pub ident: &'a Ident,
     pub generics: &'a syn::Generics,
+    /// The enum's own attributes, as written.
+    pub original_attrs: &'a [syn::Attribute],
     pub crate_path: syn::Path,
     /// What the enum's own attributes say.
     pub container: attr::Container,
@@ -88,6 +90,7 @@ impl<'a> Plan<'a> {
         Plan {
             ident: &input.ident,
             generics: &input.generics,
+            original_attrs: &input.attrs,
             crate_path,
             container,
             serde_names_variants,

@@ -144,6 +144,7 @@ compile_error!(
 mod action;
 mod exec;
 mod failure;
+mod filter;
 mod problem;
 mod registry;
 mod shared;
@@ -154,12 +155,20 @@ mod tag_check;
 
 pub use action::Action;
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
+pub use filter::{Field, FieldKind, FieldValue, Where};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
 pub use shared::Effects;
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Layout, Scope, Section, TableError, TableErrorKind, TomlFile};
+pub use table::{
+    HookTables, Layout, Scope, Section, TableError, TableErrorKind, TomlFile, WhereError,
+};
 pub use tag_check::{TagCheckError, check_tags};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::filter::AsFieldValue;
+}
 
 /// Running a program the way a `run` hook runs one, for an embedder that runs
 /// programs of its own (a tool, a check) and wants the same guarantees: an

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::filter::{Field, FieldValue};
+
 /// The most variants an event enum may have: one bit each in a `u64`.
 ///
 /// `#[derive(HookEvents)]` refuses a 65th variant at compile time, so a
@@ -50,8 +52,22 @@ pub trait HookEvents: Sized {
     /// it declares none), in the same order as [`TAGS`](Self::TAGS).
     const COSTS: &'static [Option<Cost>];
 
+    /// Each variant's fields as serde writes them, in the same order as
+    /// [`TAGS`](Self::TAGS): what a `where` filter is checked against when a
+    /// table is loaded ([`Kind::fields`]). Empty for an impl without them.
+    const FIELDS: &'static [&'static [Field]] = &[];
+
     /// This event's [`Kind`]: a `match` on the variant, with no string work.
     fn kind(&self) -> Kind<Self>;
+
+    /// The value of field `index` of this event's variant (a position in
+    /// [`Kind::fields`]), read without serialising: `None` for a field no
+    /// filter may name, a `None` value, or an index past the end.
+    #[inline]
+    fn field(&self, index: usize) -> Option<FieldValue<'_>> {
+        let _ = index;
+        None
+    }
 
     /// The kind whose tag is `tag`, or `None` for a name this enum does not
     /// emit. Exact and case-sensitive: this is the validator config loading

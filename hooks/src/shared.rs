@@ -135,6 +135,9 @@ pub(crate) enum Shape {
     },
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// `where`: a table of field names and what each must be
+    /// (`table/filter.rs`).
+    Filter,
 }
 
 /// What an action does beyond the engine, as its module declares it on its

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::action::Action;
+use crate::filter::Where;
 use crate::registry::{HookEvents, HookFilter};
 
 /// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
@@ -32,6 +33,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 pub struct HookSpec<E> {
     /// The events this hook wants; [`HookFilter::ALL`] when `on` was absent.
     pub on: HookFilter<E>,
+    /// What the fields of an event of `on` must be (`where`); empty when
+    /// the table has none.
+    pub filter: Where<E>,
     /// What it does with each matching event.
     pub action: Action,
     /// What a failure of this hook does to the run.
@@ -44,6 +48,7 @@ impl<E> HookSpec<E> {
     pub fn new(on: HookFilter<E>, action: Action) -> Self {
         HookSpec {
             on,
+            filter: Where::none(),
             action,
             on_failure: OnFailure::Continue,
         }
@@ -61,6 +66,7 @@ impl<E> Clone for HookSpec<E> {
     fn clone(&self) -> Self {
         HookSpec {
             on: self.on,
+            filter: self.filter.clone(),
             action: self.action.clone(),
             on_failure: self.on_failure,
         }
@@ -69,9 +75,13 @@ impl<E> Clone for HookSpec<E> {
 
 impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HookSpec")
-            .field("on", &self.on)
-            .field("action", &self.action)
+        let mut s = f.debug_struct("HookSpec");
+        s.field("on", &self.on);
+        // Shown only when there is one: most hooks have none.
+        if !self.filter.is_empty() {
+            s.field("filter", &self.filter);
+        }
+        s.field("action", &self.action)
             .field("on_failure", &self.on_failure)
             .finish()
     }

@@ -100,3 +100,30 @@ fn the_counter_does_count_a_wanted_event() {
     assert_eq!(flow, Flow::Continue);
     assert!(n > 0, "a matching event serialises, so it allocates");
 }
+
+#[test]
+fn an_event_every_filter_turns_away_allocates_nothing() {
+    // Wanted by kind, so past the mask test; turned away by `where` on the
+    // event itself, before anything is serialised.
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = [\"exec\", { glob = \"write_*\" }]\n\
+                append = \"a\"\n";
+    let specs = io_hooks::TomlFile::new("t.toml", text)
+        .hooks::<Ev>(dir.path())
+        .unwrap()
+        .unwrap();
+    let hooks = Hooks::new(specs, dir.path());
+    let read = Ev::ToolCall {
+        run_id: 1,
+        tool: "read_file".into(),
+    };
+    let (flow, n) = allocations(|| hooks.fire_event(&read));
+    assert_eq!((flow, n), (Flow::Continue, 0));
+    // The control: one it lets through is serialised.
+    let exec = Ev::ToolCall {
+        run_id: 1,
+        tool: "exec".into(),
+    };
+    let (_, n) = allocations(|| hooks.fire_event(&exec));
+    assert!(n > 0, "a passing event serialises, so it allocates");
+}

@@ -38,7 +38,7 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
         }
     }
     if let Some((tag, kind)) = event {
-        text.push_str(&firing(specs, tag, kind));
+        text.push_str(&on_event(specs, tag, kind));
     }
     let broken = {
         let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
@@ -84,6 +84,47 @@ fn files_read(config: &Config) -> String {
     text
 }
 
+/// `    where: tool = "exec"` under a hook with a filter; nothing otherwise.
+/// Its strings are escaped as TOML writes them, and the whole is [`safe`].
+fn filter_line(spec: &HookSpec<EventKind>) -> String {
+    if spec.filter.is_empty() {
+        return String::new();
+    }
+    format!("    where: {}\n", spec.filter)
+}
+
+/// `io check --event TAG`: the hooks an event of `tag` fires, and those it
+/// fires only where their filter lets it through, naming the fields the
+/// filter turns the rest away on.
+fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> String {
+    let wanting = specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.on.contains_kind(kind));
+    let (firing, filtered): (Vec<_>, Vec<_>) = wanting.partition(|(_, s)| s.filter.is_empty());
+    let mut text = if firing.is_empty() && filtered.is_empty() {
+        format!("on `{tag}`: no hook fires\n")
+    } else if firing.is_empty() {
+        format!("on `{tag}`: no hook fires whatever its fields\n")
+    } else {
+        let numbers: Vec<String> = firing
+            .iter()
+            .map(|(i, _)| format!("hook[{}]", i + 1))
+            .collect();
+        format!("on `{tag}`: {} fire(s)\n", numbers.join(", "))
+    };
+    for (i, spec) in filtered {
+        let fields: Vec<String> = spec.filter.fields().map(|f| format!("`{f}`")).collect();
+        text.push_str(&format!(
+            "on `{tag}`: hook[{}] fires only where {}; its filter turns the rest away on {}\n",
+            i + 1,
+            spec.filter,
+            fields.join(", ")
+        ));
+    }
+    text
+}
+
 /// One hook's line (`hook[N]` numbered from 1, as every command numbers
 /// them), then its problems and the notes on what it costs.
 fn hook_lines(
@@ -93,6 +134,7 @@ fn hook_lines(
     root: &Path,
 ) -> String {
     let mut text = format!("  hook[{}]  {}\n", index + 1, describe(spec, root));
+    text.push_str(&filter_line(spec));
     for problem in problems.iter().filter(|p| p.index == index) {
         text.push_str(&problem_lines(problem));
     }
@@ -100,21 +142,6 @@ fn hook_lines(
         text.push_str(&format!("    note: {note}\n"));
     }
     text
-}
-
-/// `--event TAG`: which hooks fire on it, or that none does.
-fn firing(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> String {
-    let firing: Vec<String> = specs
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.on.contains_kind(kind))
-        .map(|(i, _)| format!("hook[{}]", i + 1))
-        .collect();
-    if firing.is_empty() {
-        format!("on `{tag}`: no hook fires\n")
-    } else {
-        format!("on `{tag}`: {} fire(s)\n", firing.join(", "))
-    }
 }
 
 /// A problem and its hint, indented under its hook and made [`safe`]: a

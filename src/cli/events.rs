@@ -83,6 +83,10 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
     rows.iter().for_each(|f| text.push_str(&line(f)));
     text.push_str("and the envelope, on every event:\n");
     envelope.iter().for_each(|f| text.push_str(&line(f)));
+    text.push_str(&format!(
+        "\n{}\n",
+        io_harness::schema::where_fields_line(event.tag)
+    ));
     if let Some(example) = event.example {
         text.push_str(&format!("\nexample (examples/events.jsonl):\n{example}\n"));
     }

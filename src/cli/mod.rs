@@ -149,13 +149,25 @@ impl Selection {
         self.numbers.get(index).copied().unwrap_or(index + 1)
     }
 
-    /// The numbers of the hooks that `kind` would fire.
+    /// The numbers of the hooks that `kind` would fire: those whose `on`
+    /// holds it and whose `where` lets it through.
     pub(crate) fn would_fire(&self, kind: &EventKind) -> Vec<usize> {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind))
+            .filter(|(_, s)| s.on.contains(kind) && s.filter.passes(kind))
             .map(|(i, _)| self.number(i))
+            .collect()
+    }
+
+    /// The hooks whose `on` holds `kind` and whose `where` turns it away,
+    /// each with the first field it fails on.
+    pub(crate) fn turned_away<'s>(&'s self, kind: &EventKind) -> Vec<(usize, &'s str)> {
+        self.specs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.on.contains(kind))
+            .filter_map(|(i, s)| s.filter.turned_away(kind).map(|f| (self.number(i), f)))
             .collect()
     }
 }

@@ -348,6 +348,11 @@ impl<'h> Printer<'h> {
             fired.text.push(format!("hook[{number}] would fire"));
             fired.json.push(json!({ "hook": number }));
         }
+        for (number, field) in self.selection.turned_away(&event.kind) {
+            fired
+                .text
+                .push(format!("hook[{number}] turned away by `where.{field}`"));
+        }
         if let Ok(mut n) = self.would_fire.lock() {
             *n += fired.json.len();
         }

@@ -178,7 +178,15 @@ mod tests {
     fn a_third_action_is_in_the_computed_keys_schema_and_messages() {
         assert_eq!(
             HOOK_KEYS,
-            ["on", "append", "run", "count", "on_failure", "timeout_ms"]
+            [
+                "on",
+                "where",
+                "append",
+                "run",
+                "count",
+                "on_failure",
+                "timeout_ms"
+            ]
         );
         let schema = crate::schema::hook_table_schema::<Ev>(|_| String::new());
         assert_eq!(schema["properties"]["count"]["type"], "string");

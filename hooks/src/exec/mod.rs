@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::registry::{HookEvents, HookFilter, Kind};
+use crate::registry::{HookEvents, HookFilter};
 use crate::spec::{Flow, HookSpec, OnFailure};
 
 /// Every hook of one config, ready to receive events.
@@ -261,7 +261,9 @@ impl<E: HookEvents> Hooks<E> {
     /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
-    /// no serialisation. Otherwise the matching hooks run in the order
+    /// no serialisation. A hook's `where` ([`HookSpec::filter`]) is then
+    /// evaluated on `event` itself, and the payload is serialised only if
+    /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
     /// logged at warn level (with the `tracing` feature) with the hook's
     /// index, the event's tag and the cause, never the event's contents. The
@@ -282,7 +284,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(event.kind(), payload, None)
+        self.fire_matched(event, payload, None)
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
@@ -324,7 +326,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(event.kind(), payload, Some(&mut report))
+        self.fire_matched(event, payload, Some(&mut report))
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
@@ -350,22 +352,26 @@ impl<E: HookEvents> Hooks<E> {
     #[inline(never)]
     fn fire_matched<T: Serialize + ?Sized>(
         &self,
-        kind: Kind<E>,
+        event: &E,
         payload: &T,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
     ) -> Flow {
+        let kind = event.kind();
         let tag = kind.tag();
-        let line = serialize_line(payload);
+        // Serialised at the first hook whose `where` lets the event through:
+        // an event every filter turns away is never serialised.
+        let mut line = None;
         let mut flow = Flow::Continue;
         for (index, (spec, ready)) in self.specs.iter().zip(&self.ready).enumerate() {
-            if !spec.on.contains_kind(kind) {
+            if !spec.on.contains_kind(kind) || !spec.filter.passes(event) {
                 continue;
             }
+            let line = line.get_or_insert_with(|| serialize_line(payload));
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(Capture::new);
-            let result = match &line {
+            let result = match line {
                 Err(cause) => Err(HookFailure::Serialize {
                     event: tag,
                     cause: cause.clone(),

@@ -201,6 +201,8 @@ pub enum TableErrorKind {
     },
     /// An event named twice in one `on`.
     RepeatedEvent(String),
+    /// A `where` that is refused: why.
+    Where(super::filter::WhereError),
 }
 
 impl fmt::Display for TableErrorKind {
@@ -280,6 +282,7 @@ impl fmt::Display for TableErrorKind {
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
+            TableErrorKind::Where(e) => write!(f, "{e}"),
         }
     }
 }

@@ -32,6 +32,14 @@ const ON: HookKey = HookKey {
     },
 };
 
+/// `where`: conditions on named fields of the events in `on`.
+const WHERE: HookKey = HookKey {
+    name: "where",
+    shape: Shape::Filter,
+    owner: None,
+    schema: |_| super::filter::schema(),
+};
+
 /// `on_failure`'s values, from [`OnFailure::ALL`].
 const ON_FAILURE_VALUES: [&str; OnFailure::ALL.len()] = {
     let mut out = [""; OnFailure::ALL.len()];
@@ -58,7 +66,7 @@ const ON_FAILURE: HookKey = HookKey {
 };
 
 const COUNT: usize = {
-    let mut n = 2;
+    let mut n = 3;
     let mut i = 0;
     while i < action::ACTIONS.len() {
         n += 1 + action::ACTIONS[i].options.len();
@@ -77,6 +85,7 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
     let mut out = [ON; COUNT];
     let mut at = 0;
     push(&mut out, &mut at, ON);
+    push(&mut out, &mut at, WHERE);
     let mut i = 0;
     while i < actions.len() {
         push(&mut out, &mut at, actions[i].key);

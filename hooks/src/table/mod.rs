@@ -20,6 +20,7 @@
 //! counts them.
 
 mod error;
+mod filter;
 mod keys;
 mod layout;
 mod placement;
@@ -30,6 +31,7 @@ mod scope;
 mod validate;
 
 pub use error::{TableError, TableErrorKind};
+pub use filter::WhereError;
 pub use keys::HOOK_KEYS;
 pub use layout::{Layout, Section};
 pub use placement::{is_near_miss, near_miss_pattern};

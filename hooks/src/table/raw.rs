@@ -89,7 +89,7 @@ impl<'de> Deserialize<'de> for HookTable {
     }
 }
 
-/// "a hook table, with `append` or `run` and optionally `on`, `on_failure`,
+/// "a hook table, with `append` or `run` and optionally `on`, `where`, `on_failure`,
 /// `timeout_ms`": computed from the key table.
 struct HookTableExpected;
 
@@ -133,6 +133,8 @@ pub(crate) enum RawValue {
     /// [`Shape::Events`] given something other than an array: what it is,
     /// in serde's words (`string "x"`, ``integer `3` ``).
     NotArray(String),
+    /// [`Shape::Filter`]: the `where` table as written.
+    Filter(super::filter::RawWhere),
 }
 
 impl RawHook {
@@ -193,6 +195,14 @@ impl RawHook {
     pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
         self.take_as(name, |v| match v {
             RawValue::Int(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    /// `name`'s `where` table, when present (and declared [`Shape::Filter`]).
+    pub(crate) fn take_filter(&mut self, name: &str) -> Option<Spanned<super::filter::RawWhere>> {
+        self.take_as(name, |v| match v {
+            RawValue::Filter(raw) => Some(raw),
             _ => None,
         })
     }
@@ -298,6 +308,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Strings { .. } | Shape::Events { .. } => d.deserialize_seq(self),
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
+            Shape::Filter => super::filter::RawWhere::deserialize(d).map(RawValue::Filter),
         }
     }
 }
@@ -313,6 +324,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Events { .. } => f.write_str("an array of event names"),
             Shape::Text(what) | Shape::Int(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
+            Shape::Filter => f.write_str(super::filter::EXPECTING),
         }
     }
 

@@ -55,11 +55,14 @@ pub(super) fn validate<E: HookEvents>(
         span,
         root,
     };
+    let on_written = raw.span("on").is_some();
     let on = events::<E>(&mut raw, &cx)?;
+    let filter = super::filter::compile(raw.take_filter("where"), on, on_written, &cx)?;
     let entry = chosen_action(&raw, &cx)?;
     let action = (entry.validate)(&mut raw, &cx)?;
     Ok(HookSpec {
         on,
+        filter,
         action,
         on_failure: on_failure(raw.take_choice("on_failure")),
     })

@@ -1,0 +1,280 @@
+//! The field table: each variant's fields as serde writes them (wire name
+//! and JSON type), and the accessor a `where` filter reads them through
+//! without serialising the event.
+//!
+//! A field's type is classified by its path, as written: the derive sees
+//! tokens, not types. A string (`String`, `str`, `Cow<str>`, `Box<str>`,
+//! `Rc<str>`, `Arc<str>`, `PathBuf`, `Path`), an integer, a float or a bool,
+//! through a reference or one `Option`, may be named by a filter; anything
+//! else (a `Vec`, a map, `serde_json::Value`, a type of the user's, a type
+//! alias) is listed as free-form or nested, which a filter may not name.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
+use syn::{Attribute, Fields, GenericArgument, Meta, PathArguments, Type};
+
+use crate::attr::{lit_str, serde_metas};
+use crate::plan::Plan;
+
+/// What a field holds, as `io_hooks::FieldKind` names it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Str,
+    Integer,
+    Float,
+    Bool,
+    Other,
+}
+
+/// One field serde writes under a name.
+struct PlannedField<'a> {
+    name: String,
+    class: Class,
+    optional: bool,
+    member: &'a syn::Ident,
+}
+
+/// The fields of `variant` that serde writes, by name, in declaration
+/// order. None for a unit or tuple variant, and none for a variant whose
+/// field names serde changes by a rule (`rename_all` on it, or
+/// `rename_all_fields` on the enum): the derive does not apply serde's case
+/// rules, and a wrong name would be a filter that never matches.
+fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<PlannedField<'a>> {
+    let Fields::Named(named) = &variant.fields else {
+        return Vec::new();
+    };
+    if enum_renames || serde_has(&variant.attrs, "rename_all") {
+        return Vec::new();
+    }
+    named
+        .named
+        .iter()
+        .filter_map(|field| {
+            let member = field.ident.as_ref()?;
+            let name = match field_attrs(&field.attrs) {
+                FieldAttrs::NotWritten => return None,
+                FieldAttrs::Renamed(name) => name,
+                FieldAttrs::Plain => member.unraw().to_string(),
+            };
+            let (class, optional) = classify(&field.ty);
+            Some(PlannedField {
+                name,
+                class,
+                optional,
+                member,
+            })
+        })
+        .collect()
+}
+
+/// What serde's attributes on a field say about its name on the wire.
+enum FieldAttrs {
+    /// `skip`, `skip_serializing` or `flatten`: not written under its name.
+    NotWritten,
+    /// `rename = "x"` or `rename(serialize = "x")`.
+    Renamed(String),
+    Plain,
+}
+
+fn field_attrs(attrs: &[Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::Plain;
+    let metas = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+        .flat_map(serde_metas);
+    for meta in metas {
+        let path = meta.path();
+        if path.is_ident("skip") || path.is_ident("skip_serializing") || path.is_ident("flatten") {
+            return FieldAttrs::NotWritten;
+        }
+        if !path.is_ident("rename") {
+            continue;
+        }
+        match &meta {
+            // #[serde(rename = "tool")]
+            Meta::NameValue(nv) => {
+                if let Some(lit) = lit_str(&nv.value) {
+                    out = FieldAttrs::Renamed(lit.value());
+                }
+            }
+            // #[serde(rename(serialize = "tool"))]
+            Meta::List(list) => {
+                let _ = list.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("serialize") {
+                        let value: syn::Expr = inner.value()?.parse()?;
+                        if let Some(lit) = lit_str(&value) {
+                            out = FieldAttrs::Renamed(lit.value());
+                        }
+                    } else if inner.input.peek(syn::Token![=]) {
+                        inner.value()?.parse::<syn::Expr>()?;
+                    }
+                    Ok(())
+                });
+            }
+            Meta::Path(_) => {}
+        }
+    }
+    out
+}
+
+/// Whether a `#[serde(...)]` in `attrs` holds the key `name`.
+pub(crate) fn serde_has(attrs: &[Attribute], name: &str) -> bool {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+        .flat_map(serde_metas)
+        .any(|meta| meta.path().is_ident(name))
+}
+
+/// The class of a field's type, and whether it is an `Option` of it.
+fn classify(ty: &Type) -> (Class, bool) {
+    match strip(ty) {
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return (Class::Other, false);
+            };
+            if last.ident == "Option" {
+                return match single_arg(&last.arguments).map(classify) {
+                    Some((class, false)) => (class, true),
+                    _ => (Class::Other, false),
+                };
+            }
+            (class_of(last), false)
+        }
+        _ => (Class::Other, false),
+    }
+}
+
+/// `ty` without references, parentheses and invisible groups.
+fn strip(mut ty: &Type) -> &Type {
+    loop {
+        ty = match ty {
+            Type::Reference(r) => &r.elem,
+            Type::Paren(p) => &p.elem,
+            Type::Group(g) => &g.elem,
+            _ => return ty,
+        };
+    }
+}
+
+fn class_of(segment: &syn::PathSegment) -> Class {
+    let name = segment.ident.to_string();
+    match name.as_str() {
+        "String" | "str" | "PathBuf" | "Path" if segment.arguments.is_none() => Class::Str,
+        "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+            Class::Integer
+        }
+        "f32" | "f64" => Class::Float,
+        "bool" => Class::Bool,
+        // Cow<'a, str>, Box<str>, Rc<str>, Arc<str>
+        "Cow" | "Box" | "Rc" | "Arc" => match single_arg(&segment.arguments).map(strip) {
+            Some(Type::Path(p)) if p.qself.is_none() && p.path.is_ident("str") => Class::Str,
+            _ => Class::Other,
+        },
+        _ => Class::Other,
+    }
+}
+
+/// The one type argument of `<…>`, lifetimes aside.
+fn single_arg(args: &PathArguments) -> Option<&Type> {
+    let PathArguments::AngleBracketed(args) = args else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    match (types.next(), types.next()) {
+        (Some(t), None) => Some(t),
+        _ => None,
+    }
+}
+
+/// `const FIELDS` and `fn field` of the `HookEvents` impl.
+pub(crate) fn generate(plan: &Plan) -> TokenStream {
+    let krate = &plan.crate_path;
+    let enum_renames = plan
+        .original_attrs
+        .iter()
+        .any(|a| serde_has(std::slice::from_ref(a), "rename_all_fields"));
+    let per_variant: Vec<Vec<PlannedField>> = plan
+        .variants
+        .iter()
+        .map(|v| variant_fields(v.original, enum_renames))
+        .collect();
+    let tables = per_variant.iter().map(|fields| {
+        let rows = fields.iter().map(|f| {
+            let name = &f.name;
+            let optional = f.optional;
+            let kind = match f.class {
+                Class::Str => quote!(Str),
+                Class::Integer => quote!(Integer),
+                Class::Float => quote!(Float),
+                Class::Bool => quote!(Bool),
+                Class::Other => quote!(Other),
+            };
+            quote!(#krate::Field::new(#name, #krate::FieldKind::#kind, #optional))
+        });
+        quote!(&[#(#rows),*])
+    });
+    let arms: Vec<TokenStream> = plan
+        .variants
+        .iter()
+        .zip(&per_variant)
+        .filter_map(|(v, fields)| accessor_arm(krate, &v.original.ident, fields))
+        .collect();
+    let body = if arms.is_empty() {
+        quote!({
+            let _ = __index;
+            ::core::option::Option::None
+        })
+    } else {
+        quote!({
+            #[allow(unreachable_patterns)]
+            match self {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        })
+    };
+    quote! {
+        const FIELDS: &'static [&'static [#krate::Field]] = &[#(#tables),*];
+
+        #[inline]
+        fn field(&self, __index: usize) -> ::core::option::Option<#krate::FieldValue<'_>>
+            #body
+    }
+}
+
+/// `Self::V { a: __f0, .. } => match __index { 0 => …, _ => None },` for a
+/// variant with a field a filter may name.
+fn accessor_arm(
+    krate: &syn::Path,
+    variant: &syn::Ident,
+    fields: &[PlannedField],
+) -> Option<TokenStream> {
+    let readable: Vec<(usize, &PlannedField)> = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.class != Class::Other)
+        .collect();
+    if readable.is_empty() {
+        return None;
+    }
+    let bindings = readable.iter().map(|(i, f)| {
+        let member = f.member;
+        let local = format_ident!("__f{}", i);
+        quote!(#member: #local)
+    });
+    let reads = readable.iter().map(|(i, _)| {
+        let local = format_ident!("__f{}", i);
+        quote!(#i => #krate::__private::AsFieldValue::field_value(#local),)
+    });
+    Some(quote! {
+        Self::#variant { #(#bindings,)* .. } => match __index {
+            #(#reads)*
+            _ => ::core::option::Option::None,
+        },
+    })
+}

@@ -1,0 +1,248 @@
+//! The field table a `where` filter is checked against, and the values it
+//! reads from an event: what `#[derive(HookEvents)]` generates per variant
+//! ([`HookEvents::FIELDS`], [`HookEvents::field`]).
+//!
+//! A field a filter may name holds a string, an integer, a number or a
+//! bool, or an `Option` of one (`None` never matches a value). Any other
+//! field (a list, a map, free-form JSON, a struct of the embedder's) is
+//! listed with [`FieldKind::Other`], so that a filter naming it is refused
+//! at load with a reason rather than as a field that does not exist.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::registry::{HookEvents, Kind};
+
+/// One field of an event, as serde writes it: its wire name and JSON type.
+///
+/// ```
+/// use io_hooks::{FieldKind, HookEvents, Kind};
+///
+/// #[derive(HookEvents, serde::Serialize)]
+/// #[serde(tag = "event")]
+/// enum Ev {
+///     #[serde(rename = "call")]
+///     Call {
+///         #[serde(rename = "tool")]
+///         name: String,
+///         step: u32,
+///         exit: Option<i32>,
+///         args: Vec<String>,
+///         #[serde(skip)]
+///         secret: String,
+///     },
+/// }
+/// let fields = Kind::<Ev>::named("call").fields();
+/// let shown: Vec<_> = fields.iter().map(|f| (f.name, f.kind, f.optional)).collect();
+/// assert_eq!(
+///     shown,
+///     [
+///         ("tool", FieldKind::Str, false),
+///         ("step", FieldKind::Integer, false),
+///         ("exit", FieldKind::Integer, true),
+///         ("args", FieldKind::Other, false),
+///     ]
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Field {
+    /// The name serde writes it under (its `#[serde(rename)]`, else its
+    /// Rust name).
+    pub name: &'static str,
+    /// What it holds.
+    pub kind: FieldKind,
+    /// Whether it is an `Option`: `None` (written `null`, or not at all)
+    /// never matches a value.
+    pub optional: bool,
+}
+
+impl Field {
+    /// A field named `name` holding `kind` (`optional` for an `Option`):
+    /// what the derive writes.
+    pub const fn new(name: &'static str, kind: FieldKind, optional: bool) -> Self {
+        Field {
+            name,
+            kind,
+            optional,
+        }
+    }
+
+    /// Whether a `where` filter may name it.
+    pub const fn is_filterable(&self) -> bool {
+        !matches!(self.kind, FieldKind::Other)
+    }
+}
+
+/// The JSON type of a [`Field`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldKind {
+    /// A string (`String`, `&str`, `Cow<str>`, `Box<str>`, `PathBuf`, …).
+    Str,
+    /// An integer (`i8` to `i64`, `u8` to `u64`, `isize`, `usize`).
+    Integer,
+    /// A number (`f32`, `f64`).
+    Float,
+    /// A bool.
+    Bool,
+    /// A list, a map, free-form JSON or a nested value: no filter may name
+    /// it.
+    Other,
+}
+
+impl FieldKind {
+    /// The type in words, as an error or `io events` names it: `a string`,
+    /// `an integer`, `a number`, `a bool`, `free-form or nested`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FieldKind::Str => "a string",
+            FieldKind::Integer => "an integer",
+            FieldKind::Float => "a number",
+            FieldKind::Bool => "a bool",
+            FieldKind::Other => "free-form or nested",
+        }
+    }
+}
+
+/// A field's value, read from the event without serialising it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum FieldValue<'a> {
+    /// A string.
+    Str(&'a str),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer.
+    UInt(u64),
+    /// A floating-point number.
+    Float(f64),
+    /// A bool.
+    Bool(bool),
+}
+
+impl<E: HookEvents> Kind<E> {
+    /// The fields of this kind's variant as serde writes them, in
+    /// declaration order: those a `where` filter may name and the others
+    /// (empty for a unit or tuple variant).
+    pub fn fields(self) -> &'static [Field] {
+        E::FIELDS.get(self.index()).copied().unwrap_or(&[])
+    }
+
+    /// The position of the field written `name` in [`fields`](Self::fields).
+    pub fn field_index(self, name: &str) -> Option<usize> {
+        self.fields().iter().position(|f| f.name == name)
+    }
+}
+
+/// A field's value as a filter reads it: what the derive's generated
+/// [`HookEvents::field`] calls on a field of a filterable type. Not for
+/// implementing by hand.
+#[doc(hidden)]
+pub trait AsFieldValue {
+    /// The value, or `None` when there is none to match (`None`, a path
+    /// that is not UTF-8).
+    fn field_value(&self) -> Option<FieldValue<'_>>;
+}
+
+macro_rules! as_field_value {
+    ($variant:ident($as:ty): $($t:ty),*) => {$(
+        impl AsFieldValue for $t {
+            #[inline]
+            fn field_value(&self) -> Option<FieldValue<'_>> {
+                Some(FieldValue::$variant(<$as>::from(*self)))
+            }
+        }
+    )*};
+}
+
+as_field_value!(Int(i64): i8, i16, i32, i64);
+as_field_value!(UInt(u64): u8, u16, u32, u64);
+as_field_value!(Float(f64): f32, f64);
+as_field_value!(Bool(bool): bool);
+
+impl AsFieldValue for isize {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        i64::try_from(*self).ok().map(FieldValue::Int)
+    }
+}
+
+impl AsFieldValue for usize {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        u64::try_from(*self).ok().map(FieldValue::UInt)
+    }
+}
+
+impl AsFieldValue for str {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        Some(FieldValue::Str(self))
+    }
+}
+
+impl AsFieldValue for String {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        Some(FieldValue::Str(self))
+    }
+}
+
+impl AsFieldValue for Path {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        self.to_str().map(FieldValue::Str)
+    }
+}
+
+impl AsFieldValue for PathBuf {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        self.as_path().field_value()
+    }
+}
+
+impl AsFieldValue for Cow<'_, str> {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        Some(FieldValue::Str(self))
+    }
+}
+
+impl<T: AsFieldValue + ?Sized> AsFieldValue for &T {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        (**self).field_value()
+    }
+}
+
+impl<T: AsFieldValue + ?Sized> AsFieldValue for Box<T> {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        (**self).field_value()
+    }
+}
+
+impl<T: AsFieldValue + ?Sized> AsFieldValue for Rc<T> {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        (**self).field_value()
+    }
+}
+
+impl<T: AsFieldValue + ?Sized> AsFieldValue for Arc<T> {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        (**self).field_value()
+    }
+}
+
+impl<T: AsFieldValue> AsFieldValue for Option<T> {
+    #[inline]
+    fn field_value(&self) -> Option<FieldValue<'_>> {
+        self.as_ref().and_then(AsFieldValue::field_value)
+    }
+}

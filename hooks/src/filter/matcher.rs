@@ -1,0 +1,282 @@
+//! A compiled `where`: each condition's field found in each event of `on`
+//! when the table was loaded, so evaluating one is an index, a `match` on
+//! the variant and a comparison, on the event before it is serialised.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::fields::FieldValue;
+use crate::registry::HookEvents;
+use crate::table::toml_key;
+
+/// A hook's `where`: conditions on named fields of its events, all of which
+/// must hold (AND). Empty when the table has no `where`: every event of
+/// `on` passes.
+///
+/// Built when a table is loaded (`where` in a `[[hook]]` table), where every
+/// field it names has been found in every event of the hook's `on`, with a
+/// value of the field's type.
+///
+/// ```
+/// use io_hooks::{HookEvents, TomlFile};
+///
+/// #[derive(HookEvents, serde::Serialize)]
+/// #[serde(tag = "event")]
+/// enum Ev {
+///     #[serde(rename = "call")]
+///     Call { tool: String, step: u32 },
+/// }
+/// let text = "[[hook]]\non = [\"call\"]\nwhere.tool = [\"exec\", \"write_*\"]\nappend = \"a.jsonl\"\n";
+/// let text = text.replace("\"write_*\"", "{ glob = \"write_*\" }");
+/// let specs = TomlFile::new("app.toml", &text).hooks::<Ev>("/p".as_ref())?.unwrap_or_default();
+/// let filter = &specs[0].filter;
+/// assert_eq!(filter.to_string(), "tool = [\"exec\", { glob = \"write_*\" }]");
+/// assert_eq!(filter.turned_away(&Ev::Call { tool: "exec".into(), step: 1 }), None);
+/// assert_eq!(filter.turned_away(&Ev::Call { tool: "write_file".into(), step: 1 }), None);
+/// assert_eq!(filter.turned_away(&Ev::Call { tool: "read".into(), step: 1 }), Some("tool"));
+/// # Ok::<(), io_hooks::TableError>(())
+/// ```
+pub struct Where<E> {
+    conditions: Box<[Condition]>,
+    marker: PhantomData<fn() -> E>,
+}
+
+/// One field and what it must be.
+#[derive(Debug, Clone)]
+pub(crate) struct Condition {
+    /// The field's wire name, for messages.
+    pub(crate) name: Box<str>,
+    /// For each kind (by position in `E::TAGS`), the field's position in
+    /// that variant's field table; [`NOT_IN_ON`] for a kind not in `on`,
+    /// which never reaches the filter.
+    pub(crate) slots: Box<[u16]>,
+    pub(crate) test: Test,
+}
+
+/// The slot of a kind the hook's `on` does not hold.
+pub(crate) const NOT_IN_ON: u16 = u16::MAX;
+
+/// What a field's value must be.
+#[derive(Debug, Clone)]
+pub(crate) enum Test {
+    /// Exactly this.
+    Is(Scalar),
+    /// Any of these.
+    AnyOf(Box<[Test]>),
+    /// A string matching this glob, whole.
+    Glob(glob::Pattern),
+    /// A number within these bounds, each inclusive.
+    Range {
+        min: Option<Number>,
+        max: Option<Number>,
+    },
+}
+
+/// A value as written in the table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Scalar {
+    Str(Box<str>),
+    Number(Number),
+    Bool(bool),
+}
+
+/// A number as written: TOML's integer or float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+impl<E> Where<E> {
+    /// No condition: every event of `on` passes.
+    pub fn none() -> Self {
+        Where {
+            conditions: Box::new([]),
+            marker: PhantomData,
+        }
+    }
+
+    pub(crate) fn new(conditions: Vec<Condition>) -> Self {
+        Where {
+            conditions: conditions.into_boxed_slice(),
+            marker: PhantomData,
+        }
+    }
+
+    /// Whether there is no condition.
+    pub fn is_empty(&self) -> bool {
+        self.conditions.is_empty()
+    }
+
+    /// The fields named, in the order written.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.conditions.iter().map(|c| &*c.name)
+    }
+}
+
+impl<E: HookEvents> Where<E> {
+    /// Whether `event` (of a kind in the hook's `on`) passes every
+    /// condition.
+    #[inline]
+    pub fn passes(&self, event: &E) -> bool {
+        self.conditions.is_empty() || self.turned_away(event).is_none()
+    }
+
+    /// The first field whose condition `event` fails, or `None` when it
+    /// passes them all: what `io check --event` and a dry run report. An
+    /// event of a kind not in the hook's `on` passes (`on` turns it away).
+    pub fn turned_away(&self, event: &E) -> Option<&str> {
+        let kind = event.kind().index();
+        self.conditions.iter().find_map(|c| {
+            let slot = *c.slots.get(kind)?;
+            if slot == NOT_IN_ON {
+                return None;
+            }
+            let passes = event
+                .field(usize::from(slot))
+                .is_some_and(|value| c.test.matches(value));
+            (!passes).then_some(&*c.name)
+        })
+    }
+}
+
+impl Test {
+    #[inline]
+    fn matches(&self, value: FieldValue<'_>) -> bool {
+        match self {
+            Test::Is(scalar) => scalar.equals(value),
+            Test::AnyOf(tests) => tests.iter().any(|t| t.matches(value)),
+            Test::Glob(pattern) => match value {
+                FieldValue::Str(s) => pattern.matches(s),
+                _ => false,
+            },
+            Test::Range { min, max } => {
+                min.is_none_or(|min| compare(value, min).is_some_and(Ordering::is_ge))
+                    && max.is_none_or(|max| compare(value, max).is_some_and(Ordering::is_le))
+            }
+        }
+    }
+}
+
+impl Scalar {
+    #[inline]
+    fn equals(&self, value: FieldValue<'_>) -> bool {
+        match (self, value) {
+            (Scalar::Str(a), FieldValue::Str(b)) => **a == *b,
+            (Scalar::Bool(a), FieldValue::Bool(b)) => *a == b,
+            (Scalar::Number(n), value) => compare(value, *n) == Some(Ordering::Equal),
+            _ => false,
+        }
+    }
+}
+
+/// `value` against a number written in the table: integers exactly (a
+/// `u64` above `i64::MAX` is above every TOML integer), a float as floats
+/// compare (NaN equals nothing).
+#[inline]
+fn compare(value: FieldValue<'_>, n: Number) -> Option<Ordering> {
+    match (value, n) {
+        (FieldValue::Int(v), Number::Int(n)) => Some(v.cmp(&n)),
+        (FieldValue::UInt(v), Number::Int(n)) => Some(i128::from(v).cmp(&i128::from(n))),
+        (FieldValue::Float(v), Number::Int(n)) => v.partial_cmp(&(n as f64)),
+        (FieldValue::Int(v), Number::Float(n)) => (v as f64).partial_cmp(&n),
+        (FieldValue::UInt(v), Number::Float(n)) => (v as f64).partial_cmp(&n),
+        (FieldValue::Float(v), Number::Float(n)) => v.partial_cmp(&n),
+        _ => None,
+    }
+}
+
+/// As a TOML inline table's body, the order written: `tool = ["exec",
+/// { glob = "write_*" }], step = { min = 2 }`. Strings are escaped, so a
+/// value from the file cannot start a line of its own.
+impl<E> fmt::Display for Where<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in self.conditions.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{} = {}", toml_key(&c.name), c.test)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Test {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Test::Is(scalar) => write!(f, "{scalar}"),
+            Test::AnyOf(tests) => {
+                f.write_str("[")?;
+                for (i, t) in tests.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str("]")
+            }
+            Test::Glob(pattern) => write!(f, "{{ glob = {} }}", quoted(pattern.as_str())),
+            Test::Range { min, max } => {
+                f.write_str("{ ")?;
+                if let Some(min) = min {
+                    write!(f, "min = {min}")?;
+                }
+                if let Some(max) = max {
+                    if min.is_some() {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "max = {max}")?;
+                }
+                f.write_str(" }")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Str(s) => f.write_str(&quoted(s)),
+            Scalar::Number(n) => write!(f, "{n}"),
+            Scalar::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Int(n) => write!(f, "{n}"),
+            // `{:?}` keeps the `.0` that makes `1.0` a TOML float.
+            Number::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+/// A string as a TOML basic string: JSON's escapes are TOML's.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
+}
+
+// Written out: a derive would demand `E: Clone` and `E: Debug`.
+impl<E> Clone for Where<E> {
+    fn clone(&self) -> Self {
+        Where {
+            conditions: self.conditions.clone(),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<E> Default for Where<E> {
+    fn default() -> Self {
+        Self::none()
+    }
+}
+
+impl<E> fmt::Debug for Where<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Where({self})")
+    }
+}

@@ -1,0 +1,505 @@
+//! `where`: read as written (a table of field names, each with a value, a
+//! list or an inline table, every one with its span), then checked against
+//! the field table of each event in `on` and compiled into a
+//! [`Where`](crate::filter::Where).
+//!
+//! Every mistake is refused here, at load: `where` without `on`, a field an
+//! event of `on` lacks, a field that is free-form or nested, a value of the
+//! wrong type, an empty list, a glob that does not compile, a table that is
+//! neither `{ glob = … }` nor `{ min = …, max = … }`.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use toml::Spanned;
+
+use super::error::{TableError, TableErrorKind};
+use super::position::toml_key;
+use super::raw::TOML_PRIVATE;
+use super::validate::Cx;
+use crate::filter::fields::{Field, FieldKind};
+use crate::filter::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
+use crate::registry::{HookEvents, HookFilter, Kind, did_you_mean, write_one_of};
+
+/// A table's entries as written: each key and value with its span.
+type Entries = Vec<(Spanned<String>, Spanned<Node>)>;
+
+/// What `where` says, as written: each field with its value.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RawWhere(Entries);
+
+/// One value under `where`, as written.
+#[derive(Debug, Clone)]
+pub(crate) enum Node {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    List(Vec<Spanned<Node>>),
+    Table(Entries),
+    DateTime,
+}
+
+/// What a `where` is: the words its type error uses.
+pub(crate) const EXPECTING: &str =
+    "a table of field names, as in `where.<field> = \"value\"` or `where = { <field> = 1 }`";
+
+impl<'de> Deserialize<'de> for RawWhere {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawWhere;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(EXPECTING)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawWhere, A::Error> {
+                match entries(map)? {
+                    Some(entries) => Ok(RawWhere(entries)),
+                    None => Err(de::Error::invalid_type(
+                        de::Unexpected::Other("date-time"),
+                        &self,
+                    )),
+                }
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A table's entries, each key and value with its span; `None` for the
+/// one-entry map a date-time arrives as.
+fn entries<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<Entries>, A::Error> {
+    let mut out = Vec::new();
+    while let Some(key) = map.next_key::<Spanned<String>>()? {
+        if key.get_ref().starts_with(TOML_PRIVATE) {
+            map.next_value::<de::IgnoredAny>()?;
+            return Ok(None);
+        }
+        let value = map.next_value::<Spanned<Node>>()?;
+        out.push((key, value));
+    }
+    Ok(Some(out))
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, a number, a bool, a list of them or an inline table")
+            }
+            fn visit_str<Er: de::Error>(self, v: &str) -> Result<Node, Er> {
+                Ok(Node::Str(v.to_owned()))
+            }
+            fn visit_i64<Er: de::Error>(self, v: i64) -> Result<Node, Er> {
+                Ok(Node::Int(v))
+            }
+            fn visit_u64<Er: de::Error>(self, v: u64) -> Result<Node, Er> {
+                Ok(Node::Int(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_f64<Er: de::Error>(self, v: f64) -> Result<Node, Er> {
+                Ok(Node::Float(v))
+            }
+            fn visit_bool<Er: de::Error>(self, v: bool) -> Result<Node, Er> {
+                Ok(Node::Bool(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Spanned<Node>>()? {
+                    items.push(item);
+                }
+                Ok(Node::List(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Node, A::Error> {
+                Ok(entries(map)?.map_or(Node::DateTime, Node::Table))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Why a `where` is refused: the reason half of a [`TableError`] at
+/// `hook[N].where` or `hook[N].where.<field>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WhereError {
+    /// `where` in a table without `on`.
+    NoOn,
+    /// `where = {}`: a filter that names no field.
+    NoField,
+    /// An event of `on` has no field of that name.
+    UnknownField {
+        /// The event.
+        event: &'static str,
+        /// The field as written.
+        field: String,
+        /// The nearest field a filter may name, when one is close.
+        suggestion: Option<&'static str>,
+        /// The fields of the event a filter may name.
+        fields: Vec<&'static str>,
+    },
+    /// The field holds a list, a map, free-form JSON or a nested value.
+    NotFilterable {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The fields of the event a filter may name.
+        fields: Vec<&'static str>,
+    },
+    /// A value of another type than the field's.
+    WrongType {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The field's type.
+        kind: FieldKind,
+        /// What was written, in words (`a string`, `a glob`).
+        found: &'static str,
+    },
+    /// `where.<field> = []`.
+    EmptyList,
+    /// A list inside a list.
+    NestedList,
+    /// A glob that does not compile.
+    BadGlob {
+        /// The glob as written.
+        glob: String,
+        /// Why, in the glob crate's words.
+        reason: String,
+    },
+    /// An inline table that is neither `{ glob = … }` nor
+    /// `{ min = …, max = … }`.
+    BadTable,
+    /// `{ min = a, max = b }` with `a` above `b`.
+    EmptyRange,
+}
+
+impl fmt::Display for WhereError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WhereError::NoOn => f.write_str(
+                "`where` filters on fields of the events in `on`, and this hook has no `on`; \
+                 add `on`, naming the events whose fields it filters",
+            ),
+            WhereError::NoField => f.write_str(
+                "`where = {}` names no field; name one or more, as in \
+                 `where.<field> = \"value\"`, or leave `where` out",
+            ),
+            WhereError::UnknownField {
+                event,
+                field,
+                suggestion,
+                fields,
+            } => {
+                write!(f, "event `{event}` has no field `{field}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                write_filterable(f, fields)
+            }
+            WhereError::NotFilterable {
+                event,
+                field,
+                fields,
+            } => {
+                write!(
+                    f,
+                    "field `{field}` of `{event}` is free-form or nested, and a filter names only \
+                     a field holding a string, a number or a bool"
+                )?;
+                write_filterable(f, fields)
+            }
+            WhereError::WrongType {
+                event,
+                field,
+                kind,
+                found,
+            } => {
+                write!(
+                    f,
+                    "field `{field}` of `{event}` is {}, and this is {found}; write {}",
+                    kind.as_str(),
+                    accepted(*kind)
+                )
+            }
+            WhereError::EmptyList => f.write_str(
+                "an empty list matches no value, so the hook could never fire; write a value, \
+                 or a list of one or more",
+            ),
+            WhereError::NestedList => {
+                f.write_str("a list of values holds no list; write one flat list")
+            }
+            WhereError::BadGlob { glob, reason } => write!(
+                f,
+                "`{glob}` is not a glob: {reason}; `*` matches any characters, `?` one, \
+                 `[abc]` one of those, and the glob matches the whole value"
+            ),
+            WhereError::BadTable => f.write_str(
+                "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
+                 (either or both) for a number",
+            ),
+            WhereError::EmptyRange => {
+                f.write_str("`min` is above `max`, so no value matches; swap them")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WhereError {}
+
+/// "; a filter on it may name `a`, `b`", or that it may name none.
+fn write_filterable(f: &mut fmt::Formatter<'_>, fields: &[&str]) -> fmt::Result {
+    if fields.is_empty() {
+        f.write_str("; it has no field a filter may name")
+    } else {
+        f.write_str("; a filter on it may name ")?;
+        write_one_of(f, fields)
+    }
+}
+
+/// What a field of `kind` accepts, in words.
+fn accepted(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Str => "a string, a list of them, or `{ glob = \"…\" }`",
+        FieldKind::Integer => "an integer, a list of them, or `{ min = …, max = … }`",
+        FieldKind::Float => "a number, a list of them, or `{ min = …, max = … }`",
+        FieldKind::Bool => "`true` or `false`",
+        FieldKind::Other => "nothing: no filter may name it",
+    }
+}
+
+/// One field of `where` for one event of `on`: the event and the field.
+struct Target {
+    event: &'static str,
+    field: Field,
+}
+
+/// Checks `raw` (the table's `where`, at `span`) against each event of
+/// `on` and compiles it. `on_written` says whether the table has `on`.
+pub(super) fn compile<E: HookEvents>(
+    raw: Option<Spanned<RawWhere>>,
+    on: HookFilter<E>,
+    on_written: bool,
+    cx: &Cx<'_>,
+) -> Result<Where<E>, TableError> {
+    let Some(raw) = raw else {
+        return Ok(Where::none());
+    };
+    if !on_written {
+        return Err(cx.error("where", raw.span(), WhereError::NoOn.into()));
+    }
+    let span = raw.span();
+    let mut entries = raw.into_inner().0;
+    // The toml crate hands a table's keys sorted (its `preserve_order` is
+    // the embedder's to turn on); conditions are kept, and shown, as written.
+    entries.sort_by_key(|(name, _)| name.span().start);
+    if entries.is_empty() {
+        return Err(cx.error("where", span, WhereError::NoField.into()));
+    }
+    let mut conditions = Vec::new();
+    for (name, value) in entries {
+        let key = format!("where.{}", toml_key(name.get_ref()));
+        let at = |span: Range<usize>, e: WhereError| cx.error(&key, span, e.into());
+        let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
+        let mut targets = Vec::new();
+        for kind in Kind::<E>::all().filter(|k| on.contains_kind(*k)) {
+            let (index, field) =
+                find_field(kind, name.get_ref()).map_err(|e| at(name.span(), e))?;
+            slots[kind.index()] = u16::try_from(index).unwrap_or(NOT_IN_ON);
+            targets.push(Target {
+                event: kind.tag(),
+                field,
+            });
+        }
+        let test = test_of(value, &targets, true).map_err(|(span, e)| at(span, e))?;
+        conditions.push(Condition {
+            name: name.into_inner().into_boxed_str(),
+            slots,
+            test,
+        });
+    }
+    Ok(Where::new(conditions))
+}
+
+/// The field `name` of `kind`, with its position, when a filter may name
+/// it.
+fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field), WhereError> {
+    let fields = kind.fields();
+    let filterable: Vec<&'static str> = fields
+        .iter()
+        .filter(|f| f.is_filterable())
+        .map(|f| f.name)
+        .collect();
+    match fields.iter().position(|f| f.name == name) {
+        Some(index) if fields[index].is_filterable() => Ok((index, fields[index])),
+        Some(index) => Err(WhereError::NotFilterable {
+            event: kind.tag(),
+            field: fields[index].name,
+            fields: filterable,
+        }),
+        None => Err(WhereError::UnknownField {
+            event: kind.tag(),
+            field: name.to_owned(),
+            suggestion: did_you_mean(name, filterable.iter().copied()),
+            fields: filterable,
+        }),
+    }
+}
+
+type Refusal = (Range<usize>, WhereError);
+
+/// The test `value` says, checked against the field of every target;
+/// `top` is false inside a list.
+fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, Refusal> {
+    let span = value.span();
+    let refuse = |e: WhereError| (span.clone(), e);
+    let (test, found) = match value.into_inner() {
+        Node::Str(s) => (Test::Is(Scalar::Str(s.into_boxed_str())), FOUND_STR),
+        Node::Bool(b) => (Test::Is(Scalar::Bool(b)), FOUND_BOOL),
+        Node::Int(n) => (Test::Is(Scalar::Number(Number::Int(n))), FOUND_INT),
+        Node::Float(x) => (Test::Is(Scalar::Number(Number::Float(x))), FOUND_FLOAT),
+        Node::DateTime => return Err(refuse(wrong_type(&targets[..1], "a date-time"))),
+        Node::List(_) if !top => return Err(refuse(WhereError::NestedList)),
+        Node::List(items) if items.is_empty() => return Err(refuse(WhereError::EmptyList)),
+        Node::List(items) => {
+            let tests = items
+                .into_iter()
+                .map(|item| test_of(item, targets, false))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Test::AnyOf(tests.into_boxed_slice()));
+        }
+        Node::Table(entries) => table_test(entries).map_err(refuse)?,
+    };
+    check_type(found, targets).map_err(refuse)?;
+    Ok(test)
+}
+
+/// What a value was, for the type check: its words, and the field types
+/// that take it.
+type Found = (&'static str, &'static [FieldKind]);
+const FOUND_STR: Found = ("a string", &[FieldKind::Str]);
+const FOUND_BOOL: Found = ("a bool", &[FieldKind::Bool]);
+const FOUND_INT: Found = ("an integer", &[FieldKind::Integer, FieldKind::Float]);
+const FOUND_FLOAT: Found = ("a float", &[FieldKind::Float]);
+const FOUND_GLOB: Found = ("a glob", &[FieldKind::Str]);
+const FOUND_INT_RANGE: Found = (
+    "a range of integers",
+    &[FieldKind::Integer, FieldKind::Float],
+);
+const FOUND_FLOAT_RANGE: Found = ("a range of floats", &[FieldKind::Float]);
+
+/// `{ glob = "…" }` or `{ min = …, max = … }`, as a test and what it is.
+fn table_test(entries: Entries) -> Result<(Test, Found), WhereError> {
+    let mut glob = None;
+    let (mut min, mut max) = (None, None);
+    for (key, value) in entries {
+        match (key.get_ref().as_str(), value.into_inner()) {
+            ("glob", Node::Str(s)) if glob.is_none() => glob = Some(s),
+            ("min", Node::Int(n)) => min = Some(Number::Int(n)),
+            ("min", Node::Float(x)) => min = Some(Number::Float(x)),
+            ("max", Node::Int(n)) => max = Some(Number::Int(n)),
+            ("max", Node::Float(x)) => max = Some(Number::Float(x)),
+            _ => return Err(WhereError::BadTable),
+        }
+    }
+    match (glob, min, max) {
+        (Some(glob), None, None) => match glob::Pattern::new(&glob) {
+            Ok(pattern) => Ok((Test::Glob(pattern), FOUND_GLOB)),
+            Err(e) => Err(WhereError::BadGlob {
+                glob,
+                reason: e.msg.to_owned(),
+            }),
+        },
+        (None, None, None) | (Some(_), _, _) => Err(WhereError::BadTable),
+        (None, min, max) => {
+            if let (Some(lo), Some(hi)) = (min, max)
+                && as_f64(lo) > as_f64(hi)
+            {
+                return Err(WhereError::EmptyRange);
+            }
+            let floats = [min, max]
+                .iter()
+                .any(|n| matches!(n, Some(Number::Float(_))));
+            let found = if floats {
+                FOUND_FLOAT_RANGE
+            } else {
+                FOUND_INT_RANGE
+            };
+            Ok((Test::Range { min, max }, found))
+        }
+    }
+}
+
+fn as_f64(n: Number) -> f64 {
+    match n {
+        Number::Int(n) => n as f64,
+        Number::Float(x) => x,
+    }
+}
+
+/// Whether every target's field takes a value `found` describes.
+fn check_type(found: Found, targets: &[Target]) -> Result<(), WhereError> {
+    match targets.iter().find(|t| !found.1.contains(&t.field.kind)) {
+        Some(t) => Err(wrong_type(std::slice::from_ref(t), found.0)),
+        None => Ok(()),
+    }
+}
+
+fn wrong_type(targets: &[Target], found: &'static str) -> WhereError {
+    match targets.first() {
+        Some(t) => WhereError::WrongType {
+            event: t.event,
+            field: t.field.name,
+            kind: t.field.kind,
+            found,
+        },
+        None => WhereError::BadTable,
+    }
+}
+
+impl From<WhereError> for TableErrorKind {
+    fn from(e: WhereError) -> Self {
+        TableErrorKind::Where(e)
+    }
+}
+
+/// The JSON Schema of `where`, for an editor: the shapes a field's value
+/// may have. Which fields exist depends on `on`, which the loader checks.
+pub(super) fn schema() -> serde_json::Value {
+    let scalar = serde_json::json!([
+        { "type": "string" },
+        { "type": "number" },
+        { "type": "boolean" },
+        {
+            "type": "object",
+            "description": "A glob, matched against the whole string: `*` any characters, `?` one, `[abc]` one of those.",
+            "properties": { "glob": { "type": "string" } },
+            "required": ["glob"],
+            "additionalProperties": false
+        },
+        {
+            "type": "object",
+            "description": "A number within these bounds, each inclusive.",
+            "properties": { "min": { "type": "number" }, "max": { "type": "number" } },
+            "minProperties": 1,
+            "additionalProperties": false
+        }
+    ]);
+    let mut one_of = scalar.as_array().cloned().unwrap_or_default();
+    one_of.push(serde_json::json!({
+        "type": "array",
+        "description": "Any of these values.",
+        "minItems": 1,
+        "items": { "oneOf": scalar }
+    }));
+    serde_json::json!({
+        "type": "object",
+        "description": "Conditions on named fields of the events in `on`, all of which must hold; needs `on`.",
+        "minProperties": 1,
+        "additionalProperties": { "oneOf": one_of }
+    })
+}

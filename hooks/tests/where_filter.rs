@@ -1,0 +1,375 @@
+//! `where`: a hook's filter on named, typed fields of its events. Every
+//! mistake is refused when the table is loaded, with the file, the key
+//! `hook[N].where.<field>`, what is accepted and the position; a filter
+//! that passes lets the event through, one that turns it away keeps it from
+//! the hook, and an event every filter turns away is never serialised.
+
+mod common;
+
+use std::cell::Cell;
+use std::path::Path;
+use std::time::Duration;
+
+use io_hooks::{Flow, HookEvents, HookSpec, Hooks, TableErrorKind, TomlFile, WhereError};
+use serde::{Serialize, Serializer};
+
+#[derive(HookEvents, Serialize, Debug, Clone)]
+#[serde(tag = "event")]
+enum Ev {
+    #[serde(rename = "tool_call")]
+    ToolCall {
+        step: u32,
+        tool: String,
+        args: serde_json::Value,
+    },
+    #[serde(rename = "refused")]
+    Refused { step: u32, tool: String },
+    #[serde(rename = "exited")]
+    Exited {
+        code: Option<i32>,
+        ratio: f64,
+        ok: bool,
+    },
+    #[serde(rename = "finished")]
+    Finished,
+}
+
+fn call(tool: &str, step: u32) -> Ev {
+    Ev::ToolCall {
+        step,
+        tool: tool.to_owned(),
+        args: serde_json::json!({}),
+    }
+}
+
+fn load(text: &str) -> Result<Vec<HookSpec<Ev>>, io_hooks::TableError> {
+    TomlFile::new("app.toml", text)
+        .hooks::<Ev>(Path::new("/p"))
+        .map(Option::unwrap_or_default)
+}
+
+/// The error a table whose hook is `body` (with `append` added) gets.
+fn refused(body: &str) -> String {
+    let text = format!("[[hook]]\n{body}\nappend = \"a.jsonl\"\n");
+    match load(&text) {
+        Ok(specs) => panic!("loaded {specs:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn where_without_on_is_refused() {
+    assert_eq!(
+        refused("where.tool = \"exec\""),
+        "app.toml: key `hook[1].where`: `where` filters on fields of the events in `on`, and \
+         this hook has no `on`; add `on`, naming the events whose fields it filters \
+         (line 2, column 1)"
+    );
+}
+
+#[test]
+fn a_field_an_event_of_on_lacks_is_refused_naming_the_event_its_fields_and_the_nearest() {
+    assert_eq!(
+        refused("on = [\"tool_call\"]\nwhere.tol = \"exec\""),
+        "app.toml: key `hook[1].where.tol`: event `tool_call` has no field `tol` (did you mean \
+         `tool`?); a filter on it may name `step`, `tool` (line 3, column 7)"
+    );
+    // One event of two lacks it: that one is named.
+    assert_eq!(
+        refused("on = [\"tool_call\", \"exited\"]\nwhere.tool = \"exec\""),
+        "app.toml: key `hook[1].where.tool`: event `exited` has no field `tool`; a filter on it \
+         may name `code`, `ratio`, `ok` (line 3, column 7)"
+    );
+    assert_eq!(
+        refused("on = [\"finished\"]\nwhere.tool = \"exec\""),
+        "app.toml: key `hook[1].where.tool`: event `finished` has no field `tool`; it has no \
+         field a filter may name (line 3, column 7)"
+    );
+}
+
+#[test]
+fn a_free_form_field_is_refused_with_the_fields_a_filter_may_name() {
+    assert_eq!(
+        refused("on = [\"tool_call\"]\nwhere.args = \"x\""),
+        "app.toml: key `hook[1].where.args`: field `args` of `tool_call` is free-form or nested, \
+         and a filter names only a field holding a string, a number or a bool; a filter on it \
+         may name `step`, `tool` (line 3, column 7)"
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_refused_saying_what_the_field_takes() {
+    let cases = [
+        (
+            "where.step = \"3\"",
+            "field `step` of `tool_call` is an integer, and this is a string; write an integer, \
+             a list of them, or `{ min = …, max = … }` (line 3, column 14)",
+        ),
+        (
+            "where.tool = 3",
+            "field `tool` of `tool_call` is a string, and this is an integer; write a string, a \
+             list of them, or `{ glob = \"…\" }` (line 3, column 14)",
+        ),
+        (
+            "where.step = 1.5",
+            "field `step` of `tool_call` is an integer, and this is a float; write an integer, a \
+             list of them, or `{ min = …, max = … }` (line 3, column 14)",
+        ),
+        (
+            "where.step = { glob = \"1*\" }",
+            "field `step` of `tool_call` is an integer, and this is a glob; write an integer, a \
+             list of them, or `{ min = …, max = … }` (line 3, column 14)",
+        ),
+        (
+            "where.tool = { min = 1 }",
+            "field `tool` of `tool_call` is a string, and this is a range of integers; write a \
+             string, a list of them, or `{ glob = \"…\" }` (line 3, column 14)",
+        ),
+        (
+            "where.tool = [\"exec\", 2]",
+            "field `tool` of `tool_call` is a string, and this is an integer; write a string, a \
+             list of them, or `{ glob = \"…\" }` (line 3, column 23)",
+        ),
+    ];
+    for (line, reason) in cases {
+        let err = refused(&format!("on = [\"tool_call\"]\n{line}"));
+        let key = line.split(" =").next().unwrap_or_default();
+        assert_eq!(
+            err,
+            format!("app.toml: key `hook[1].{key}`: {reason}"),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        refused("on = [\"exited\"]\nwhere.ok = \"true\""),
+        "app.toml: key `hook[1].where.ok`: field `ok` of `exited` is a bool, and this is a \
+         string; write `true` or `false` (line 3, column 12)"
+    );
+}
+
+#[test]
+fn an_empty_list_a_nested_list_and_an_empty_where_are_refused() {
+    assert_eq!(
+        refused("on = [\"tool_call\"]\nwhere.tool = []"),
+        "app.toml: key `hook[1].where.tool`: an empty list matches no value, so the hook could \
+         never fire; write a value, or a list of one or more (line 3, column 14)"
+    );
+    assert_eq!(
+        refused("on = [\"tool_call\"]\nwhere.tool = [[\"a\"]]"),
+        "app.toml: key `hook[1].where.tool`: a list of values holds no list; write one flat list \
+         (line 3, column 15)"
+    );
+    assert_eq!(
+        refused("on = [\"tool_call\"]\nwhere = {}"),
+        "app.toml: key `hook[1].where`: `where = {}` names no field; name one or more, as in \
+         `where.<field> = \"value\"`, or leave `where` out (line 3, column 9)"
+    );
+}
+
+#[test]
+fn a_glob_that_does_not_compile_is_refused_with_the_reason() {
+    let err = refused("on = [\"tool_call\"]\nwhere.tool = { glob = \"[ab\" }");
+    assert_eq!(
+        err,
+        "app.toml: key `hook[1].where.tool`: `[ab` is not a glob: invalid range pattern; `*` \
+         matches any characters, `?` one, `[abc]` one of those, and the glob matches the whole \
+         value (line 3, column 14)"
+    );
+}
+
+#[test]
+fn a_table_that_is_neither_a_glob_nor_a_range_is_refused() {
+    for table in [
+        "{ globe = \"x\" }",
+        "{ glob = \"x\", min = 1 }",
+        "{ min = \"1\" }",
+        "{}",
+    ] {
+        let err = refused(&format!("on = [\"tool_call\"]\nwhere.step = {table}"));
+        assert_eq!(
+            err,
+            "app.toml: key `hook[1].where.step`: a field's table is `{ glob = \"…\" }` for a \
+             string, or `{ min = …, max = … }` (either or both) for a number (line 3, column 14)",
+            "{table}"
+        );
+    }
+    assert_eq!(
+        refused("on = [\"tool_call\"]\nwhere.step = { min = 5, max = 3 }"),
+        "app.toml: key `hook[1].where.step`: `min` is above `max`, so no value matches; swap \
+         them (line 3, column 14)"
+    );
+}
+
+#[test]
+fn where_of_the_wrong_shape_is_a_type_error_at_its_key() {
+    let err = refused("on = [\"tool_call\"]\nwhere = \"tool\"");
+    assert!(err.starts_with("app.toml: key `hook[1].where`: invalid type: string \"tool\", expected a table of field names"), "{err}");
+}
+
+#[test]
+fn the_error_kind_is_where_with_its_reason() {
+    let err = load("[[hook]]\nwhere.tool = \"x\"\nappend = \"a\"\n").expect_err("no on");
+    assert_eq!(err.kind(), &TableErrorKind::Where(WhereError::NoOn));
+    assert_eq!(err.key(), Some("hook[1].where"));
+}
+
+#[test]
+fn values_lists_globs_and_ranges_pass_or_turn_away_by_the_field() {
+    let text = "[[hook]]\non = [\"tool_call\", \"refused\"]\n\
+                where.tool = [\"exec\", { glob = \"write_*\" }]\n\
+                where.step = { min = 2, max = 4 }\nappend = \"a\"\n";
+    let specs = load(text).expect("loads");
+    let filter = &specs[0].filter;
+    assert_eq!(
+        filter.to_string(),
+        "tool = [\"exec\", { glob = \"write_*\" }], step = { min = 2, max = 4 }"
+    );
+    assert_eq!(filter.turned_away(&call("exec", 2)), None);
+    assert_eq!(filter.turned_away(&call("write_file", 4)), None);
+    let refused = Ev::Refused {
+        step: 3,
+        tool: "write_x".into(),
+    };
+    assert_eq!(
+        filter.turned_away(&refused),
+        None,
+        "the field of another event of `on`"
+    );
+    assert_eq!(filter.turned_away(&call("read_file", 3)), Some("tool"));
+    assert_eq!(filter.turned_away(&call("exec", 5)), Some("step"), "AND");
+    assert_eq!(
+        filter.turned_away(&call("xwrite_file", 3)),
+        Some("tool"),
+        "anchored"
+    );
+    assert_eq!(
+        filter.turned_away(&call("Exec", 3)),
+        Some("tool"),
+        "case matters"
+    );
+    assert_eq!(
+        filter.turned_away(&Ev::Finished),
+        None,
+        "not in `on`: `on` turns it away"
+    );
+}
+
+#[test]
+fn none_matches_no_value_and_numbers_compare_across_types() {
+    let text = "[[hook]]\non = [\"exited\"]\nwhere.code = [0, 1]\nwhere.ratio = { max = 1 }\n\
+                where.ok = true\nappend = \"a\"\n";
+    let specs = load(text).expect("loads");
+    let filter = &specs[0].filter;
+    let exited = |code, ratio, ok| Ev::Exited { code, ratio, ok };
+    assert_eq!(filter.turned_away(&exited(Some(1), 0.5, true)), None);
+    assert_eq!(filter.turned_away(&exited(None, 0.5, true)), Some("code"));
+    assert_eq!(
+        filter.turned_away(&exited(Some(2), 0.5, true)),
+        Some("code")
+    );
+    assert_eq!(
+        filter.turned_away(&exited(Some(0), 1.5, true)),
+        Some("ratio")
+    );
+    assert_eq!(
+        filter.turned_away(&exited(Some(0), f64::NAN, true)),
+        Some("ratio")
+    );
+    assert_eq!(filter.turned_away(&exited(Some(0), 1.0, false)), Some("ok"));
+}
+
+thread_local! {
+    static SERIALISED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A payload that counts its serialisations.
+struct Counted<'a>(&'a Ev);
+
+impl Serialize for Counted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SERIALISED.with(|n| n.set(n.get() + 1));
+        self.0.serialize(s)
+    }
+}
+
+#[test]
+fn an_event_the_filter_turns_away_is_never_serialised_and_one_it_passes_is_appended() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"exec.jsonl\"\n";
+    let specs = TomlFile::new("app.toml", text)
+        .hooks::<Ev>(dir.path())
+        .expect("loads")
+        .unwrap_or_default();
+    let hooks = Hooks::new(specs, dir.path());
+    let read = call("read_file", 1);
+    assert_eq!(hooks.fire(&read, &Counted(&read)), Flow::Continue);
+    assert_eq!(
+        SERIALISED.with(Cell::get),
+        0,
+        "turned away before serialising"
+    );
+    let exec = call("exec", 2);
+    assert_eq!(hooks.fire(&exec, &Counted(&exec)), Flow::Continue);
+    assert_eq!(SERIALISED.with(Cell::get), 1);
+    let log = std::fs::read_to_string(dir.path().join("exec.jsonl")).expect("log");
+    assert_eq!(
+        log,
+        "{\"event\":\"tool_call\",\"step\":2,\"tool\":\"exec\",\"args\":{}}\n"
+    );
+}
+
+#[test]
+fn a_hook_without_where_still_gets_what_another_hooks_filter_turns_away() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"exec.jsonl\"\n\
+                [[hook]]\non = [\"tool_call\"]\nappend = \"all.jsonl\"\n";
+    let specs = TomlFile::new("app.toml", text)
+        .hooks::<Ev>(dir.path())
+        .expect("loads")
+        .unwrap_or_default();
+    let hooks = Hooks::new(specs, dir.path());
+    let mut ran = Vec::new();
+    let flow = hooks.fire_with(&call("read", 1), &call("read", 1), |run| {
+        ran.push(run.number());
+    });
+    assert_eq!((flow, ran), (Flow::Continue, vec![2]));
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).expect("log");
+    assert_eq!(read("exec.jsonl"), "");
+    assert_eq!(read("all.jsonl").lines().count(), 1);
+}
+
+#[test]
+fn where_in_a_project_file_is_refused_with_the_rest_of_hook() {
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"a\"\n";
+    let err = TomlFile::project("io.toml", text)
+        .hooks::<Ev>(Path::new("/p"))
+        .expect_err("a project file declares no hook");
+    assert!(
+        matches!(err.kind(), TableErrorKind::ProjectHooks { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_schema_knows_where() {
+    let schema = io_hooks::schema::hook_table_schema::<Ev>(|k| k.doc().to_owned());
+    let filter = &schema["properties"]["where"];
+    assert_eq!(filter["type"], "object");
+    assert_eq!(filter["minProperties"], 1);
+    assert!(io_hooks::schema::HOOK_KEYS.contains(&"where"));
+}
+
+#[test]
+fn a_glob_of_many_stars_against_a_long_value_finishes_promptly() {
+    // The pattern is the operator's, the value may be the model's: the glob
+    // crate gives up at the first star whose rest runs out of input, so no
+    // pattern backtracks exponentially.
+    let text = "[[hook]]\non = [\"tool_call\"]\n\
+                where.tool = { glob = \"*a*a*a*a*a*a*a*a*b\" }\nappend = \"a\"\n";
+    let specs = load(text).expect("loads");
+    let verdict = common::within(Duration::from_secs(10), "a glob match", move || {
+        let long = call(&"a".repeat(1 << 20), 1);
+        specs[0].filter.turned_away(&long).map(str::to_owned)
+    });
+    assert_eq!(verdict.as_deref(), Some("tool"));
+}

@@ -1,0 +1,200 @@
+//! `where` through `io`: refused at load with the file, the key
+//! `hook[N].where.<field>`, what is accepted and the position; printed by
+//! `io check`; reported by `io check --event` and `io replay --dry-run`;
+//! applied to a child run's events; refused in a project file with the
+//! rest of `hook`; and listed by `io events TAG`.
+
+mod common;
+
+use common::io_env::{IoEnv, code, stderr, stdout};
+
+const HOOK: &str = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = [\"exec\", { glob = \"write_*\" }]\n\
+                    append = \"writes.jsonl\"\n\
+                    [[hook]]\non = [\"tool_call\"]\nappend = \"all.jsonl\"\n";
+
+/// A `tool_call` line of run `run_id` at `depth`, calling `tool`.
+fn call(tool: &str, run_id: &str, depth: u32) -> String {
+    format!(
+        "{{\"event\":\"tool_call\",\"step\":1,\"tool\":\"{tool}\",\"args\":{{}},\
+         \"run_id\":\"{run_id}\",\"depth\":{depth}}}\n"
+    )
+}
+
+#[test]
+fn every_mistake_in_where_is_refused_at_load_naming_the_file_key_and_position() {
+    let cases = [
+        (
+            "where.tool = \"exec\"",
+            "`hook[1].where`: `where` filters on fields of the events in `on`",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.tol = \"exec\"",
+            "`hook[1].where.tol`: event `tool_call` has no field `tol` (did you mean `tool`?); a filter on it may name `step`, `tool` (line 3, column 7)",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.args = \"x\"",
+            "`hook[1].where.args`: field `args` of `tool_call` is free-form or nested",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.step = \"1\"",
+            "`hook[1].where.step`: field `step` of `tool_call` is an integer, and this is a string; write an integer",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.tool = []",
+            "`hook[1].where.tool`: an empty list matches no value",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.tool = { glob = \"[x\" }",
+            "`hook[1].where.tool`: `[x` is not a glob: invalid range pattern",
+        ),
+    ];
+    for (body, expected) in cases {
+        let env = IoEnv::new();
+        let file = env.write(
+            "io.local.toml",
+            &format!("[[hook]]\n{body}\nappend = \"a\"\n"),
+        );
+        let out = env.io(&["check"]);
+        assert_eq!(code(&out), 1, "{body}");
+        let err = stderr(&out);
+        let want = format!("io: {}: key {expected}", file.display());
+        assert!(err.contains(&want), "{body}:\n{err}\nwanted: {want}");
+    }
+}
+
+#[test]
+fn io_check_prints_each_hooks_filter_and_what_it_turns_away_on_an_event() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", HOOK);
+    let out = env.io(&["check", "--event", "tool_call"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert!(
+        text.contains("    where: tool = [\"exec\", { glob = \"write_*\" }]\n"),
+        "{text}"
+    );
+    assert!(text.contains("on `tool_call`: hook[2] fire(s)\n"), "{text}");
+    assert!(
+        text.contains(
+            "on `tool_call`: hook[1] fires only where tool = [\"exec\", { glob = \"write_*\" }]; \
+             its filter turns the rest away on `tool`\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_dry_run_says_which_hooks_a_filter_turned_away_and_on_which_field() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", HOOK);
+    let lines = call("read_file", "r-1", 0) + &call("write_file", "r-1", 0);
+    env.write("events.jsonl", &lines);
+    let out = env.io(&["replay", "events.jsonl", "--dry-run"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    let read = text
+        .find("hook[1] turned away by `where.tool`")
+        .expect(&text);
+    let write = text.rfind("hook[1] would fire").expect(&text);
+    assert!(
+        read < write,
+        "the read is turned away, the write passes:\n{text}"
+    );
+    assert_eq!(text.matches("hook[2] would fire").count(), 2, "{text}");
+    assert!(
+        !env.root().join("writes.jsonl").exists(),
+        "a dry run writes nothing"
+    );
+}
+
+#[test]
+fn a_filter_applies_to_a_child_runs_events_as_to_its_parents() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", HOOK);
+    let lines = [
+        call("exec", "r-1", 0),
+        call("read_file", "r-1.3.1", 1),
+        call("write_file", "r-1.3.1", 1),
+        call("read_file", "r-1", 0),
+    ]
+    .concat();
+    env.write("events.jsonl", &lines);
+    let out = env.io(&["replay", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let read = |name: &str| std::fs::read_to_string(env.root().join(name)).expect(name);
+    let writes: Vec<(String, u64)> = read("writes.jsonl")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (
+                v["tool"].as_str().unwrap_or_default().to_owned(),
+                v["depth"].as_u64().unwrap_or(9),
+            )
+        })
+        .collect();
+    assert_eq!(
+        writes,
+        [("exec".to_owned(), 0), ("write_file".to_owned(), 1)]
+    );
+    assert_eq!(read("all.jsonl").lines().count(), 4);
+}
+
+#[test]
+fn where_in_a_project_file_is_refused_with_the_rest_of_hook() {
+    let env = IoEnv::new();
+    env.write("io.toml", HOOK);
+    let out = env.io(&["check"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("a project-scoped file may not declare hooks"),
+        "{err}"
+    );
+}
+
+#[test]
+fn io_events_tag_lists_the_fields_a_filter_may_name() {
+    let env = IoEnv::new();
+    let out = env.io(&["events", "tool_call"]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        stdout(&out).contains("\nA `where` filter may name `step`, `tool`.\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.io(&["events", "finished"]);
+    assert!(
+        stdout(&out).contains("A `where` filter may name `steps`, `resumed`."),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn the_where_examples_in_docs_hooks_md_load() {
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/hooks.md"))
+        .expect("docs/hooks.md");
+    let section = guide
+        .split("## Filtering on fields")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    let blocks: Vec<&str> = section
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    for block in blocks {
+        let env = IoEnv::new();
+        env.file("scripts/check-exec", b"#!/bin/sh\nexit 0\n", 0o755);
+        env.write("io.local.toml", block);
+        let out = env.io(&["check"]);
+        assert_eq!(code(&out), 0, "{block}\n{}{}", stdout(&out), stderr(&out));
+        assert!(
+            stdout(&out).contains("    where: tool = "),
+            "{}",
+            stdout(&out)
+        );
+    }
+}
