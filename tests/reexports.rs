@@ -3,8 +3,8 @@
 //! own: this file names each one through `io_harness` alone.
 
 use io_harness::{
-    Config, ConfigError, Cost, EventKind, HookFilter, Interrupt, Kind, SourceLine, TableErrorKind,
-    UnknownEvent,
+    Action, Config, ConfigError, Cost, Effects, EventKind, HookFilter, Interrupt, Kind, SourceLine,
+    TableErrorKind, UnknownEvent,
 };
 
 #[test]
@@ -27,4 +27,7 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     assert!(matches!(kind, TableErrorKind::Syntax(_)), "{kind:?}");
     let line: Option<&SourceLine> = e.source_line();
     assert_eq!(line.map(|l| l.line), Some(2));
+
+    let effects: Effects = Action::run(["true"]).effects();
+    assert_eq!(effects, Effects::SPAWNS_PROCESS);
 }

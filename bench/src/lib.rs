@@ -20,6 +20,9 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use io_harness::{
@@ -159,6 +162,64 @@ impl Observer for RawAppendObserver {
     }
 }
 
+/// Threads that each run a job of their own, all at once, once per
+/// [`run`](Self::run): two threads appending side by side, measured as one
+/// call. The threads are made once and wait between calls, so a call costs
+/// the jobs and two barrier crossings, not a spawn.
+pub struct Crew {
+    start: Arc<Barrier>,
+    done: Arc<Barrier>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Crew {
+    /// One thread per job.
+    pub fn new(jobs: Vec<Box<dyn FnMut() + Send>>) -> Self {
+        let start = Arc::new(Barrier::new(jobs.len() + 1));
+        let done = Arc::new(Barrier::new(jobs.len() + 1));
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = jobs
+            .into_iter()
+            .map(|mut job| {
+                let (start, done, stop) = (start.clone(), done.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    loop {
+                        start.wait();
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        job();
+                        done.wait();
+                    }
+                })
+            })
+            .collect();
+        Crew {
+            start,
+            done,
+            stop,
+            threads,
+        }
+    }
+
+    /// Runs every job once, at the same time; returns when all are done.
+    pub fn run(&self) {
+        self.start.wait();
+        self.done.wait();
+    }
+}
+
+impl Drop for Crew {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.start.wait();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// How many appends may grow a file before [`timed_appends`] empties it.
 pub const APPENDS_PER_ROUND: u64 = 4096;
 
@@ -170,15 +231,26 @@ pub const APPENDS_PER_ROUND: u64 = 4096;
 /// dirty pages back rather than the append: figures drifted upward by half
 /// through one run before this. Each round starts from an empty file and
 /// grows it by at most a megabyte, as a log between two rotations would.
-pub fn timed_appends(iters: u64, files: &[&Path], mut append: impl FnMut()) -> Duration {
+pub fn timed_appends(iters: u64, files: &[&Path], append: impl FnMut()) -> Duration {
+    timed_rounds(iters, APPENDS_PER_ROUND, files, append)
+}
+
+/// [`timed_appends`] for a call that appends more than once: `files` are
+/// emptied every `per_round` calls.
+pub fn timed_rounds(
+    iters: u64,
+    per_round: u64,
+    files: &[&Path],
+    mut call: impl FnMut(),
+) -> Duration {
     let mut total = Duration::ZERO;
     let mut done = 0;
     while done < iters {
         empty(files);
-        let round = (iters - done).min(APPENDS_PER_ROUND);
+        let round = (iters - done).min(per_round.max(1));
         let start = Instant::now();
         for _ in 0..round {
-            append();
+            call();
         }
         total += start.elapsed();
         done += round;

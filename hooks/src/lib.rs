@@ -143,8 +143,12 @@ compile_error!(
 
 mod action;
 mod exec;
+mod failure;
 mod filter;
+mod problem;
 mod registry;
+mod shared;
+mod spawn;
 mod spec;
 mod table;
 mod tag_check;
@@ -154,6 +158,7 @@ pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
 pub use filter::{Field, FieldKind, FieldValue, Where};
 pub use io_hooks_derive::HookEvents;
 pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
+pub use shared::Effects;
 pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
 pub use table::{
     HookTables, Layout, Scope, Section, TableError, TableErrorKind, TomlFile, WhereError,

@@ -165,13 +165,13 @@ fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
     let with_cause = [
         HookFailure::Append {
             path: PathBuf::from("log"),
-            source: cause(),
+            cause: cause(),
         },
         HookFailure::Spawn {
             program: "x".into(),
-            source: cause(),
+            cause: cause(),
         },
-        HookFailure::Wait { source: cause() },
+        HookFailure::Wait { cause: cause() },
     ];
     // The crate's convention: the cause is in `Display`, read one way, and
     // `source()` gives nothing, so a chain printer never says it twice.
@@ -184,7 +184,7 @@ fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
     let without = [
         HookFailure::Serialize {
             event: "step",
-            reason: "no".into(),
+            cause: "no".into(),
         },
         HookFailure::NotFound {
             program: "x".into(),
@@ -204,6 +204,30 @@ fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
     for failure in &without {
         assert!(failure.source().is_none(), "{failure:?}");
     }
+}
+
+/// A problem is an error a host can return with `?`, saying everything in
+/// its `Display`, as every error of the crate does.
+#[test]
+fn a_problem_is_an_error_whose_display_says_it_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![append(
+        &dir.path().join("nope/a.jsonl"),
+        &["step"],
+        OnFailure::Continue,
+    )];
+    let problems = Hooks::check(&specs, dir.path());
+    let problem: &dyn std::error::Error = &problems[0];
+    let shown = format!(
+        "hook[1]: append: `{}` cannot be created: there is no directory `{}`",
+        dir.path().join("nope/a.jsonl").display(),
+        dir.path().join("nope").display()
+    );
+    assert_eq!(problem.to_string(), shown);
+    assert!(problem.source().is_none());
+    let kind: &dyn std::error::Error = &problems[0].kind;
+    assert_eq!(format!("hook[1]: {kind}"), shown);
+    assert!(kind.source().is_none());
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use io_harness::{
-    Action, Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
+    Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
 };
 use io_hooks::{Kind, UnknownEvent};
 
@@ -155,9 +155,10 @@ pub(crate) fn problem_lines(problem: &Problem) -> String {
 }
 
 /// What a hook costs that its line does not say: a spawn per token, or a
-/// spawn per event. Neither changes the exit code.
+/// spawn per event, for an action that spawns a process (as its entry
+/// declares). Neither changes the exit code.
 fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
-    if !matches!(spec.action, Action::Run { .. }) {
+    if !spec.action.effects().spawns_process {
         return Vec::new();
     }
     if spec.on.is_all() {

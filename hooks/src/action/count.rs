@@ -3,14 +3,16 @@
 //! one line of the `actions!` list: nothing else in the crate names it, yet
 //! it loads from TOML, is in the key list and the schema, and executes.
 
-use std::path::Path;
+use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::json;
 
-use super::{Action, ActionEntry};
-use crate::exec::{Fire, HookFailure, ProblemKind, append::Root};
-use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use super::{Action, ActionEntry, Describe, Fire, Prepare};
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
+use crate::shared::{Effects, HookKey, Shape};
+use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -21,6 +23,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
     },
     options: &[],
     verb: "counts",
+    effects: Effects::NONE,
     validate,
 };
 
@@ -36,20 +39,56 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     }
 }
 
-pub(super) fn prepare(_root: &Root, _create: bool, _name: &str) -> Vec<ProblemKind> {
-    Vec::new()
+/// A counting hook as built hooks hold it: its counter's name.
+#[derive(Debug)]
+pub(crate) struct Ready {
+    name: String,
 }
 
-pub(super) fn execute(_fire: Fire<'_>, name: &str) -> Result<(), HookFailure> {
-    let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
-    match counts.iter_mut().find(|(n, _)| n == name) {
-        Some((_, count)) => *count += 1,
-        None => counts.push((name.to_owned(), 1)),
+/// Nothing can be wrong with a counter before it counts.
+pub(super) fn prepare(_: &Prepare<'_>, name: &str) -> (Ready, Vec<ProblemKind>) {
+    let name = name.to_owned();
+    (Ready { name }, Vec::new())
+}
+
+/// How counting fails: a way of failing of this action's own, which no
+/// other module names.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum CountFailure {
+    /// The counter's name starts with `closed:`.
+    Closed {
+        /// The counter.
+        name: String,
+    },
+}
+
+impl fmt::Display for CountFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CountFailure::Closed { name } => write!(f, "the counter `{name}` is closed"),
+        }
     }
-    Ok(())
 }
 
-pub(super) fn describe(_root: &Path, name: &str) -> String {
+impl std::error::Error for CountFailure {}
+
+impl Ready {
+    pub(super) fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
+        let name = &self.name;
+        if name.starts_with("closed:") {
+            let cause = CountFailure::Closed { name: name.clone() };
+            return Err(HookFailure::action("count", cause));
+        }
+        let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+        match counts.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((name.clone(), 1)),
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn describe(_: &Describe<'_>, name: &str) -> String {
     format!("count in {name}")
 }
 
@@ -63,6 +102,8 @@ fn count(name: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::schema::HOOK_KEYS;
     use crate::{Flow, Hooks, TomlFile};
@@ -100,6 +141,37 @@ mod tests {
             assert_eq!(hooks.fire_event(&event), Flow::Continue);
         }
         assert_eq!(count("steps-of-this-test"), 3);
+    }
+
+    /// A way of failing of its own: the module's own type, through
+    /// `HookFailure::Action`, with its text, and no edit to `HookFailure`.
+    #[test]
+    fn a_third_action_fails_in_a_way_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[[hook]]\ncount = \"closed:c\"\non_failure = \"cancel\"\n";
+        let specs = TomlFile::new("io.local.toml", text)
+            .hooks::<Ev>(dir.path())
+            .unwrap()
+            .unwrap();
+        let hooks = Hooks::new(specs, dir.path());
+        let mut failures = Vec::new();
+        let flow = hooks.fire_with(&Ev::Step, &Ev::Step, |run| {
+            let Err(HookFailure::Action { action, cause }) = run.result else {
+                panic!("not an action's own failure: {:?}", run.result);
+            };
+            assert_eq!(*action, "count");
+            let own = cause.downcast_ref::<CountFailure>();
+            assert_eq!(
+                own,
+                Some(&CountFailure::Closed {
+                    name: "closed:c".into()
+                })
+            );
+            failures.push(run.result.unwrap_err().to_string());
+        });
+        assert_eq!(flow, Flow::Cancel);
+        assert_eq!(failures, ["the counter `closed:c` is closed"]);
+        assert_eq!(count("closed:c"), 0);
     }
 
     #[test]

@@ -3,11 +3,26 @@
 //!
 //! A module brings everything about its action: its key and options (rows
 //! of the key table, with what each accepts and its JSON Schema), what
-//! validating a table into it means, the line `io check` shows, and what
-//! executing it and preparing it when the hooks are built call in `exec/`.
-//! The key list, the schema, the "neither … nor …" messages and the
-//! dispatch are all computed from the list, so a new action is a new module
-//! and one line in the list.
+//! validating a table into it means, the line `io check` shows, what it
+//! does beyond the engine ([`Effects`]), what preparing it when the hooks
+//! are built finds and keeps (its `Ready`), how it executes one event, and
+//! the ways it fails. The key list, the schema, the "neither … nor …"
+//! messages and the dispatch are all computed from the list, so a new
+//! action is a new module and one line in the list; one that fails in a way
+//! of its own says so with [`HookFailure::Action`] and a failure type of its
+//! own module, without an edit to [`HookFailure`].
+//!
+//! Each module has the same functions, which take what every action is
+//! given as one context struct ([`Prepare`], [`Fire`]) and the variant's
+//! own fields by reference:
+//!
+//! - `validate(&mut RawHook, &Cx) -> Result<Action, TableError>`, named on
+//!   its [`ActionEntry`];
+//! - `prepare(&Prepare, fields…) -> (Ready, Vec<ProblemKind>)`: what would
+//!   make it fail each time it fires, and its `Ready`, what built hooks
+//!   hold to execute it;
+//! - `Ready::execute(&self, Fire) -> Result<(), HookFailure>`;
+//! - `describe(&Describe, fields…) -> String`.
 
 mod append;
 #[cfg(test)]
@@ -16,8 +31,11 @@ mod run;
 
 use std::path::Path;
 
-use crate::exec::{Fire, HookFailure, ProblemKind, append::Log, append::Root};
-use crate::table::{Cx, HookKey, RawHook, TableError};
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
+use crate::shared::{Effects, HookKey, Root};
+use crate::spawn::{Capture, Interrupt};
+use crate::table::{Cx, RawHook, TableError};
 
 /// One registered action.
 #[derive(Debug, Clone, Copy)]
@@ -28,9 +46,42 @@ pub(crate) struct ActionEntry {
     pub(crate) options: &'static [HookKey],
     /// What a hook with this action does, as in "this hook appends".
     pub(crate) verb: &'static str,
+    /// What it does beyond the engine ([`Action::effects`]).
+    pub(crate) effects: Effects,
     /// Checks a table whose action this is (its key is present, no other
     /// action's key or option is) into an [`Action`].
     pub(crate) validate: fn(&mut RawHook, &Cx<'_>) -> Result<Action, TableError>,
+}
+
+/// What every action is prepared with when the hooks are built.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prepare<'a> {
+    /// The discovery root, absolute and held open.
+    pub(crate) root: &'a Root,
+    /// Whether to create what the action writes to when nothing is wrong
+    /// ([`Hooks::new`](crate::Hooks::new)), or only to look
+    /// ([`Hooks::check`](crate::Hooks::check)).
+    pub(crate) create: bool,
+}
+
+/// What every action describes itself with, for `io check`'s line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Describe<'a> {
+    /// The discovery root: a path under it is shown relative to it.
+    pub(crate) root: &'a Path,
+}
+
+/// What every action executes one event with, beside its own `Ready`.
+#[derive(Debug)]
+pub(crate) struct Fire<'a> {
+    /// The event as one JSON line, with its newline.
+    pub(crate) line: &'a [u8],
+    /// The discovery root, absolute and held open.
+    pub(crate) root: &'a Root,
+    /// What a spawned child is in flight on.
+    pub(crate) interrupt: &'a Interrupt,
+    /// Where the end of a spawned child's stderr is kept, when it is.
+    pub(crate) capture: Option<&'a mut Capture>,
 }
 
 /// Declares the actions: the [`Action`] enum, [`ACTIONS`], and the
@@ -63,32 +114,40 @@ macro_rules! actions {
         /// Every action, in the order the spec lists them.
         pub(crate) const ACTIONS: &[ActionEntry] = &[$( $(#[cfg($cfg)])? $module::ENTRY, )*];
 
+        /// A hook's action as built hooks hold it, ready to execute: each
+        /// action's own `Ready`, made by its `prepare`.
+        #[derive(Debug)]
+        pub(crate) enum Ready {
+            $(
+                $(#[cfg($cfg)])?
+                $variant($module::Ready),
+            )*
+        }
+
         impl Action {
             /// Prepares the action when the hooks are built: returns what
-            /// would make it fail each time it fires, and, when `create` is
-            /// set and nothing is wrong, creates what it writes to.
-            pub(crate) fn prepare(
-                &self,
-                root: &Root,
-                create: bool,
-            ) -> Vec<ProblemKind> {
+            /// executes it, and what would make it fail each time it fires
+            /// (and, when `cx.create` is set and nothing is wrong, creates
+            /// what it writes to).
+            pub(crate) fn prepare(&self, cx: &Prepare<'_>) -> (Ready, Vec<ProblemKind>) {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::prepare(root, create, $($field),*),
+                        Action::$variant { $($field),* } => {
+                            let (ready, problems) = $module::prepare(cx, $($field),*);
+                            (Ready::$variant(ready), problems)
+                        }
                     )*
                 }
             }
 
-            /// Executes the action with one event ([`Fire`]: its JSON line,
-            /// the discovery root, the interrupt a spawned child is in flight
-            /// on, where the end of its stderr is kept, the hook's log).
-            #[inline]
-            pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+            /// What the action does beyond the engine (writes a file, spawns
+            /// a process), as its module declares it.
+            pub fn effects(&self) -> Effects {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::execute(fire, $($field),*),
+                        Action::$variant { .. } => $module::ENTRY.effects,
                     )*
                 }
             }
@@ -100,7 +159,22 @@ macro_rules! actions {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        Action::$variant { $($field),* } => $module::describe(root, $($field),*),
+                        Action::$variant { $($field),* } => {
+                            $module::describe(&Describe { root }, $($field),*)
+                        }
+                    )*
+                }
+            }
+        }
+
+        impl Ready {
+            /// Executes the action with one event.
+            #[inline]
+            pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Ready::$variant(ready) => ready.execute(fire),
                     )*
                 }
             }
@@ -126,7 +200,7 @@ actions! {
     /// the host has open without close-on-exec: a host must mark the
     /// descriptors it inherited close-on-exec at start (`io` does), since
     /// the engine cannot without `unsafe`. Its process group is killed at
-    /// `timeout`, and by the hooks' [`Interrupt`](crate::Interrupt).
+    /// `timeout`, and by the hooks' [`Interrupt`].
     Run {
         /// The program and its arguments, as written: never a shell line.
         argv: Vec<String>,
@@ -143,15 +217,6 @@ actions! {
 }
 
 impl Action {
-    /// The file an `append` hook appends to, as built hooks hold it; `None`
-    /// for another action.
-    pub(crate) fn log(&self, root: &Root) -> Option<Log> {
-        match self {
-            Action::Append { path } => Some(Log::new(path, root)),
-            _ => None,
-        }
-    }
-
     /// `append = path`: one JSON line per matching event, appended to
     /// `path` (resolved against the discovery root when relative, as a
     /// table's is).

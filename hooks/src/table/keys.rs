@@ -8,53 +8,11 @@
 //! action's key, then `on_failure`, then each action's options: the order
 //! an operator reads them in.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::action::{self, ActionEntry};
+pub(crate) use crate::shared::{HookKey, Shape};
 use crate::spec::OnFailure;
-
-/// One key of a `[[hook]]` table.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct HookKey {
-    /// The key as written.
-    pub(crate) name: &'static str,
-    /// What its value must be, with the words a type error uses.
-    pub(crate) shape: Shape,
-    /// The action key it belongs to, or `None` for a key of every hook.
-    pub(crate) owner: Option<&'static str>,
-    /// Its JSON Schema, given the schema of one event name (for `on`).
-    pub(crate) schema: fn(event: &Value) -> Value,
-}
-
-/// What a key's value must be. Each carries what a type error says is
-/// accepted.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Shape {
-    /// An array of strings: what the array is called, what an element is.
-    Strings {
-        /// The array, as in "an argv array, program first".
-        array: &'static str,
-        /// One element, as in "a program or an argument, a string".
-        item: &'static str,
-    },
-    /// A string.
-    Text(&'static str),
-    /// An integer (any: the validator has its own message for a bad one).
-    Int(&'static str),
-    /// `on`'s event names: an array of strings, what an element is. Any
-    /// other value is kept as what it is and refused by validation, which
-    /// knows the event enum and so can show one of its events as the
-    /// example.
-    Events {
-        /// One element, as in "an event name, a string".
-        item: &'static str,
-    },
-    /// One of these strings.
-    Choice(&'static [&'static str]),
-    /// `where`: a table of field names and what each must be
-    /// ([`super::filter`]).
-    Filter,
-}
 
 /// `on`: which events a hook wants.
 const ON: HookKey = HookKey {

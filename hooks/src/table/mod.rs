@@ -42,7 +42,6 @@ pub use schema::{hook_file_schema, hook_table_schema};
 pub use scope::Scope;
 
 pub(crate) use error::ErrorInner;
-pub(crate) use keys::{HookKey, Shape};
 pub(crate) use position::line_column;
 pub(crate) use raw::RawHook;
 pub(crate) use validate::Cx;

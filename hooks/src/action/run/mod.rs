@@ -1,14 +1,18 @@
 //! The `run` action: spawn an argv with the event's JSON line on stdin.
 
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 
-use super::{Action, ActionEntry};
-use crate::exec::{Fire, HookFailure, ProblemKind, append::Root, check, run};
+use super::{Action, ActionEntry, Describe, Fire, Prepare};
+mod check;
+
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
+use crate::shared::{Effects, HookKey, Shape};
+use crate::spawn;
 use crate::spec::DEFAULT_TIMEOUT;
-use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use crate::table::{Cx, RawHook, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -42,6 +46,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
         },
     }],
     verb: "runs a program",
+    effects: Effects::SPAWNS_PROCESS,
     validate,
 };
 
@@ -83,32 +88,49 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(
-    root: &Root,
-    _create: bool,
-    argv: &[String],
-    _timeout: &Duration,
-) -> Vec<ProblemKind> {
-    check::run(argv, &root.path)
+/// A `run` hook as built hooks hold it: its argv and timeout.
+#[derive(Debug)]
+pub(crate) struct Ready {
+    argv: Vec<String>,
+    timeout: Duration,
 }
 
-#[inline]
-pub(super) fn execute(
-    fire: Fire<'_>,
+/// What would make spawning `argv` fail each time (a missing program, one
+/// that is not executable, a `#!` line naming no interpreter, a `~` no
+/// shell expands); nothing is created.
+pub(super) fn prepare(
+    cx: &Prepare<'_>,
     argv: &[String],
     timeout: &Duration,
-) -> Result<(), HookFailure> {
-    let Fire {
-        line,
-        root,
-        interrupt,
-        capture,
-        ..
-    } = fire;
-    run::run(argv, *timeout, &root.path, line, interrupt, capture)
+) -> (Ready, Vec<ProblemKind>) {
+    let ready = Ready {
+        argv: argv.to_vec(),
+        timeout: *timeout,
+    };
+    (ready, check::run(argv, &cx.root.path))
 }
 
-pub(super) fn describe(_root: &Path, argv: &[String], timeout: &Duration) -> String {
+impl Ready {
+    #[inline]
+    pub(super) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        let Fire {
+            line,
+            root,
+            interrupt,
+            capture,
+        } = fire;
+        spawn::run(
+            &self.argv,
+            self.timeout,
+            &root.path,
+            line,
+            interrupt,
+            capture,
+        )
+    }
+}
+
+pub(super) fn describe(_: &Describe<'_>, argv: &[String], timeout: &Duration) -> String {
     let argv = serde_json::to_string(argv).unwrap_or_default();
     format!("run {argv} (timeout {} ms)", timeout.as_millis())
 }

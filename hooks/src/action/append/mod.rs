@@ -4,9 +4,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::{Action, ActionEntry};
-use crate::exec::{Fire, HookFailure, ProblemKind, append};
-use crate::table::{Cx, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use super::{Action, ActionEntry, Describe, Fire, Prepare};
+mod beneath;
+mod file;
+
+use crate::failure::HookFailure;
+use crate::problem::ProblemKind;
+use crate::shared::{Effects, HookKey, Shape};
+use crate::table::{Cx, RawHook, TableError, TableErrorKind};
+use file as append;
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -23,6 +29,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
     },
     options: &[],
     verb: "appends",
+    effects: Effects::WRITES_FILE,
     validate,
 };
 
@@ -45,30 +52,34 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     })
 }
 
-pub(super) fn prepare(root: &append::Root, create: bool, path: &Path) -> Vec<ProblemKind> {
-    let mut problems = append::check(path, root);
-    if create && problems.is_empty() {
-        problems.extend(append::create(path, root));
-    }
-    problems
+/// An `append` hook as built hooks hold it: its file, and what its appends
+/// know of it.
+#[derive(Debug)]
+pub(crate) struct Ready {
+    path: PathBuf,
+    log: append::Log,
 }
 
-#[inline]
-pub(super) fn execute(fire: Fire<'_>, path: &Path) -> Result<(), HookFailure> {
-    match fire.log {
-        Some(log) => append::append(path, log, fire.root, fire.line),
-        // Built hooks hold a log for every append hook; one made now would
-        // do the same, looking at the last byte each time.
-        None => append::append(
-            path,
-            &append::Log::new(path, fire.root),
-            fire.root,
-            fire.line,
-        ),
+/// What would make an append to `path` fail; with `cx.create`, the file is
+/// created when nothing is wrong.
+pub(super) fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<ProblemKind>) {
+    let mut problems = append::check(path, cx.root);
+    if cx.create && problems.is_empty() {
+        problems.extend(append::create(path, cx.root));
+    }
+    let log = append::Log::new(path, cx.root);
+    let path = path.to_path_buf();
+    (Ready { path, log }, problems)
+}
+
+impl Ready {
+    #[inline]
+    pub(super) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        append::append(&self.path, &self.log, fire.root, fire.line)
     }
 }
 
-pub(super) fn describe(root: &Path, path: &Path) -> String {
-    let shown = path.strip_prefix(root).unwrap_or(path);
+pub(super) fn describe(cx: &Describe<'_>, path: &Path) -> String {
+    let shown = path.strip_prefix(cx.root).unwrap_or(path);
     format!("append to {}", shown.display())
 }

@@ -26,6 +26,9 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+#[cfg(test)]
+use crate::shared::open_root;
+
 /// Set once `openat2` has answered `ENOSYS` or `EPERM`: it is not asked
 /// again in this process.
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
@@ -58,12 +61,6 @@ impl From<Errno> for Error {
     fn from(e: Errno) -> Self {
         Error::Io(e.into())
     }
-}
-
-/// Opens the directory `root`, to resolve names beneath it.
-pub(crate) fn open_root(root: &Path) -> io::Result<OwnedFd> {
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    Ok(rustix::fs::open(root, flags, Mode::empty())?)
 }
 
 /// Opens `name` beneath the directory `root` for `flags` (close-on-exec is

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::HookFailure;
-use super::run::{Watch, spawn_and_wait, wait_for};
+use super::{Watch, spawn_and_wait, wait_for};
+use crate::failure::HookFailure;
 
 /// A cloneable handle on every child spawned through it and not yet reaped:
 /// the `run` hooks of the [`Hooks`](crate::Hooks) that share it, and what

@@ -4,8 +4,8 @@
 //! (and logs each problem once, at warn level), [`Hooks::check`] runs them
 //! without creating any file, and both hand the list back to the caller.
 //!
-//! [`Hooks::new`]: super::Hooks::new
-//! [`Hooks::check`]: super::Hooks::check
+//! [`Hooks::new`]: crate::Hooks::new
+//! [`Hooks::check`]: crate::Hooks::check
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Problem {
-    /// The hook's position in [`Hooks::specs`](super::Hooks::specs), from 0.
+    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs), from 0.
     pub index: usize,
     /// What is wrong.
     pub kind: ProblemKind,
@@ -39,6 +39,12 @@ impl fmt::Display for Problem {
         write!(f, "hook[{}]: {}", self.number(), self.kind)
     }
 }
+
+/// An error, so that a host may return it with `?`. As for every error of
+/// this crate, `Display` says all of it (the kind's text after `hook[N]: `)
+/// and `source()` returns nothing, so a chain printer says nothing twice;
+/// the kind is the public [`kind`](Self::kind) field.
+impl std::error::Error for Problem {}
 
 /// What is wrong with one hook, as found when the hooks were built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,8 +124,8 @@ pub enum ProblemKind {
     AppendCannotCreate {
         /// The path.
         path: PathBuf,
-        /// The system's reason.
-        reason: String,
+        /// The system's reason, as an operator reads it.
+        cause: String,
     },
     /// The program is an executable file the system cannot start: it does
     /// not begin with a `#!` line naming an interpreter, nor is it a binary
@@ -289,11 +295,9 @@ impl fmt::Display for ProblemKind {
                 parent.display()
             ),
             ProblemKind::AppendLeavesRoot { path, through } => leaves_root(f, path, through),
-            ProblemKind::AppendCannotCreate { path, reason } => write!(
-                f,
-                "append: `{}` cannot be created: {reason}",
-                path.display()
-            ),
+            ProblemKind::AppendCannotCreate { path, cause } => {
+                write!(f, "append: `{}` cannot be created: {cause}", path.display())
+            }
             ProblemKind::NotAProgram { program, path } => write!(
                 f,
                 "`{program}`: `{}` cannot be started: it neither begins with a `#!` line \
@@ -334,6 +338,11 @@ impl fmt::Display for ProblemKind {
         }
     }
 }
+
+/// An error, so that it can stand on its own; its `Display` says all of it,
+/// and `source()` returns nothing (a cause it quotes, such as
+/// [`AppendCannotCreate`](Self::AppendCannotCreate)'s, is text in it).
+impl std::error::Error for ProblemKind {}
 
 /// Text read from a file, as a message shows it: every control character
 /// and bidirectional control escaped (`\r`, `\x1b`, `\u{202e}`), and at most

@@ -1,6 +1,6 @@
 //! What would make a hook fail each time it fires, found without running it
-//! or creating anything: the checks [`Hooks::check`](super::Hooks::check)
-//! and [`Hooks::new`](super::Hooks::new) run.
+//! or creating anything: the checks [`Hooks::check`](crate::Hooks::check)
+//! and [`Hooks::new`](crate::Hooks::new) run.
 //!
 //! **Only the program is judged, never an argument.** An argument is the
 //! program's own business: in `run = ["sh", "-c", "echo \"$HOME\""]` the `$`
@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use super::problem::{HEAD, ProblemKind, shell_would_expand};
-use super::run::{is_executable, resolve};
+use crate::problem::{HEAD, ProblemKind, shell_would_expand};
+use crate::spawn::{is_executable, resolve};
 
 /// What would make `argv` fail each time it runs: its program holds a `~`
 /// or `$` no shell will expand, is missing, not executable or a directory,

@@ -52,8 +52,11 @@ use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, wa
 #[cfg(target_os = "linux")]
 use rustix::process::{PidfdFlags, pidfd_open};
 
-use super::HookFailure;
-use super::interrupt::Interrupt;
+mod interrupt;
+
+pub use interrupt::{Interrupt, Tracked};
+
+use crate::failure::HookFailure;
 
 /// The search path when `PATH` is unset: glibc's own default, whose
 /// entries are both absolute.
@@ -131,7 +134,7 @@ impl<'a> Watch<'a> {
 }
 
 /// The end of what a `run` hook wrote to its stderr: at most `limit` bytes,
-/// the last ones. Opt-in ([`Hooks::capture_stderr`](super::Hooks::capture_stderr)):
+/// the last ones. Opt-in ([`Hooks::capture_stderr`](crate::Hooks::capture_stderr)):
 /// by default a hook's stderr is null.
 #[derive(Debug)]
 pub(crate) struct Capture {
@@ -394,9 +397,9 @@ pub(super) fn wait_for(
         interrupt,
         capture,
     } = watch;
-    let spawn_failed = |source: std::io::Error| HookFailure::Spawn {
+    let spawn_failed = |cause: std::io::Error| HookFailure::Spawn {
         program: program.to_owned(),
-        source,
+        cause,
     };
 
     // Our own pipe, close-on-exec both ends, so a hook spawned at the same
@@ -438,7 +441,7 @@ pub(super) fn wait_for(
     let interrupted = slot.reaping();
     // An ignored `SIGCHLD` makes the kernel reap the child unasked: then
     // this fails (ECHILD), and the status is unknown, never "success".
-    let status = child.wait().map_err(|source| HookFailure::Wait { source });
+    let status = child.wait().map_err(|cause| HookFailure::Wait { cause });
     drop(slot);
     drop(reader);
     if let (Some(capture), Some(drainer)) = (capture, drainer) {

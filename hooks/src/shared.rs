@@ -1,0 +1,177 @@
+//! The types that `table/`, `action/` and `exec/` all use, in a module of
+//! their own that uses none of them: the discovery root as built hooks hold
+//! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), and what
+//! an action does beyond the engine ([`Effects`]).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{Mode, OFlags};
+use serde_json::Value;
+
+/// The discovery root as built hooks hold it: its path as given and made
+/// absolute, and a descriptor of it that names under it are opened from.
+#[derive(Debug)]
+pub(crate) struct Root {
+    /// As the embedder gave it.
+    given: PathBuf,
+    /// Made absolute, without resolving links.
+    pub(crate) path: PathBuf,
+    /// `None` when it could not be opened when the hooks were built: it is
+    /// then opened at each append.
+    pub(crate) fd: Option<OwnedFd>,
+}
+
+impl Root {
+    /// The root `given`, made absolute against the working directory now
+    /// (an empty path, as `Path::new("app.toml").parent()` gives, is the
+    /// working directory itself), and opened now.
+    pub(crate) fn open(given: &Path) -> Self {
+        let path = match given.as_os_str().is_empty() {
+            true => std::env::current_dir(),
+            false => std::path::absolute(given),
+        };
+        // Only when the working directory is gone: then the root stays as
+        // given, and what needs it fails saying why.
+        let path = path.unwrap_or_else(|_| given.to_path_buf());
+        let fd = open_root(&path).ok();
+        Root {
+            given: given.to_path_buf(),
+            path,
+            fd,
+        }
+    }
+
+    /// Where the append path `path` is opened from: a name under the root
+    /// (a relative path, or an absolute one inside the root), or a path
+    /// outside it, the operator's own, taken as written.
+    pub(crate) fn target(&self, path: &Path) -> Target {
+        // Every path starts with an empty one: an empty root is only ever
+        // matched made absolute.
+        let as_given = (!self.given.as_os_str().is_empty())
+            .then(|| path.strip_prefix(&self.given).ok())
+            .flatten();
+        let name = if let Some(name) = as_given {
+            name
+        } else if let Ok(name) = path.strip_prefix(&self.path) {
+            name
+        } else if path.is_relative() {
+            path
+        } else {
+            return Target::AsWritten;
+        };
+        // The root itself is no file beneath it: as written, it is the
+        // directory it is, and an append to it fails saying so.
+        if name.as_os_str().is_empty() {
+            return Target::AsWritten;
+        }
+        Target::Beneath(name.to_path_buf())
+    }
+
+    /// Calls `f` with the root's descriptor: the one held, or one opened
+    /// now when none could be held.
+    pub(crate) fn with_fd<T>(
+        &self,
+        f: impl FnOnce(BorrowedFd<'_>) -> io::Result<T>,
+    ) -> io::Result<T> {
+        match &self.fd {
+            Some(fd) => f(fd.as_fd()),
+            None => f(open_root(&self.path)?.as_fd()),
+        }
+    }
+}
+
+/// Where an `append` hook's file is opened from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// This name under the discovery root, resolved without leaving it.
+    Beneath(PathBuf),
+    /// A path outside the root: the operator's own, taken as written.
+    AsWritten,
+}
+
+/// Opens the directory `root`, to resolve names beneath it.
+pub(crate) fn open_root(root: &Path) -> io::Result<OwnedFd> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    Ok(rustix::fs::open(root, flags, Mode::empty())?)
+}
+
+/// One key of a `[[hook]]` table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HookKey {
+    /// The key as written.
+    pub(crate) name: &'static str,
+    /// What its value must be, with the words a type error uses.
+    pub(crate) shape: Shape,
+    /// The action key it belongs to, or `None` for a key of every hook.
+    pub(crate) owner: Option<&'static str>,
+    /// Its JSON Schema, given the schema of one event name (for `on`).
+    pub(crate) schema: fn(event: &Value) -> Value,
+}
+
+/// What a key's value must be. Each carries what a type error says is
+/// accepted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shape {
+    /// An array of strings: what the array is called, what an element is.
+    Strings {
+        /// The array, as in "an argv array, program first".
+        array: &'static str,
+        /// One element, as in "a program or an argument, a string".
+        item: &'static str,
+    },
+    /// A string.
+    Text(&'static str),
+    /// An integer (any: the validator has its own message for a bad one).
+    Int(&'static str),
+    /// `on`'s event names: an array of strings, what an element is. Any
+    /// other value is kept as what it is and refused by validation, which
+    /// knows the event enum and so can show one of its events as the
+    /// example.
+    Events {
+        /// One element, as in "an event name, a string".
+        item: &'static str,
+    },
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// `where`: a table of field names and what each must be
+    /// (`table/filter.rs`).
+    Filter,
+}
+
+/// What an action does beyond the engine, as its module declares it on its
+/// entry: what a checker says a hook costs (`io check` notes a hook that
+/// spawns a process on every event, or on every streamed token).
+///
+/// ```
+/// use io_hooks::{Action, Effects};
+/// assert!(Action::run(["notify"]).effects().spawns_process);
+/// assert_eq!(Action::append("audit.jsonl").effects(), Effects::WRITES_FILE);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Effects {
+    /// It opens, writes and closes a file per event.
+    pub writes_file: bool,
+    /// It spawns a process per event, and waits for it.
+    pub spawns_process: bool,
+}
+
+impl Effects {
+    /// Nothing beyond the engine.
+    pub const NONE: Effects = Effects {
+        writes_file: false,
+        spawns_process: false,
+    };
+    /// Writes a file per event.
+    pub const WRITES_FILE: Effects = Effects {
+        writes_file: true,
+        ..Effects::NONE
+    };
+    /// Spawns a process per event.
+    pub const SPAWNS_PROCESS: Effects = Effects {
+        spawns_process: true,
+        ..Effects::NONE
+    };
+}
