@@ -51,7 +51,7 @@ fn io_check_names_an_append_through_a_link_out_of_the_root_and_replay_writes_not
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let problem = format!(
-        "    problem: append: `{}` leads out of the discovery root through the symbolic link `logs`\n",
+        "    problem: append: `{}` leads out of the hooks' root through the symbolic link `logs`\n",
         root.join("logs/audit.jsonl").display()
     );
     assert!(stdout.contains(&problem), "{stdout}");

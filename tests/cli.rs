@@ -795,7 +795,7 @@ fn io_check_names_each_hook_that_cannot_work_with_a_hint_and_exits_1() {
         "{text}"
     );
     assert!(
-        under(3).contains("hint: to run the file in the discovery root, write `./myhook`"),
+        under(3).contains("hint: to run the file in the hooks' root, write `./myhook`"),
         "{text}"
     );
     assert!(under(4).contains("problem: `run[1]` = `$HOME/bin/notify`: the `~` or `$` is taken literally, because there is no shell"), "{text}");

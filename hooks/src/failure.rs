@@ -183,8 +183,8 @@ impl std::error::Error for HookFailure {
 }
 
 /// An `io::Error` as an operator reads it: "Permission denied", without
-/// std's " (os error 13)". Every message of this crate and of the harness
-/// that quotes an OS error writes it through this.
+/// std's " (os error 13)". Every message of this crate that quotes an OS
+/// error writes it through this, and an embedder's own messages can too.
 ///
 /// ```
 /// use io_hooks::text::OsMessage;

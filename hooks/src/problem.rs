@@ -55,10 +55,10 @@ pub enum ProblemKind {
     NotInPath {
         /// The program as written.
         program: String,
-        /// `./NAME`, when the discovery root holds a file of that name.
+        /// `./NAME`, when the hooks' root holds a file of that name.
         in_root: Option<String>,
     },
-    /// A program containing `/`, taken relative to the discovery root, does
+    /// A program containing `/`, taken relative to the hooks' root, does
     /// not exist.
     NoSuchProgram {
         /// The program as written.
@@ -111,7 +111,7 @@ pub enum ProblemKind {
         /// Its missing directory.
         parent: PathBuf,
     },
-    /// The `append` path is under the discovery root and leads out of it:
+    /// The `append` path is under the hooks' root and leads out of it:
     /// through `..`, or a directory that is a symbolic link to somewhere
     /// outside (a clone's `logs -> ~/.bashrc.d`).
     AppendLeavesRoot {
@@ -181,12 +181,12 @@ impl ProblemKind {
             ProblemKind::NotInPath {
                 in_root: Some(local),
                 ..
-            } => format!("to run the file in the discovery root, write `{local}`"),
+            } => format!("to run the file in the hooks' root, write `{local}`"),
             ProblemKind::NotInPath { program, .. } => format!(
                 "install `{program}`, or name it by its path (`/usr/local/bin/{program}`, `./scripts/{program}`)"
             ),
             ProblemKind::NoSuchProgram { .. } => "a program containing `/` is relative to the \
-                 discovery root: write its path from there (`./scripts/NAME`) or in full"
+                 hooks' root: write its path from there (`./scripts/NAME`) or in full"
                 .to_owned(),
             ProblemKind::NotExecutable { path, .. } => {
                 format!("make it executable: chmod +x {}", Quoted(path))
@@ -261,7 +261,7 @@ impl fmt::Display for ProblemKind {
             ProblemKind::NotInPath { program, .. } => write!(
                 f,
                 "`{program}` is not an executable file in any absolute `PATH` entry (a bare \
-                 name is looked up in `PATH` only, never in the discovery root, and relative \
+                 name is looked up in `PATH` only, never in the hooks' root, and relative \
                  entries such as `.` are skipped)"
             ),
             ProblemKind::NoSuchProgram { program, path } => {
@@ -408,7 +408,7 @@ impl fmt::Display for Quoted<'_> {
 fn leaves_root(f: &mut fmt::Formatter<'_>, path: &Path, through: &Option<String>) -> fmt::Result {
     write!(
         f,
-        "append: `{}` leads out of the discovery root",
+        "append: `{}` leads out of the hooks' root",
         path.display()
     )?;
     match through {
@@ -419,8 +419,8 @@ fn leaves_root(f: &mut fmt::Formatter<'_>, path: &Path, through: &Option<String>
 
 /// [`ProblemKind::AppendLeavesRoot`]'s hint.
 fn leaves_root_hint() -> String {
-    "a relative `append` path is opened beneath the root and follows no link out of it; \
-     name a file under the root, or write an absolute path to append outside it"
+    "a relative `append` path is opened beneath the hooks' root and follows no link out \
+     of it; name a file under that root, or write an absolute path to append outside it"
         .to_owned()
 }
 

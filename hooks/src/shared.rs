@@ -1,5 +1,5 @@
 //! The types that `table/`, `action/` and `exec/` all use, in a module of
-//! their own that uses none of them: the discovery root as built hooks hold
+//! their own that uses none of them: the hooks' root as built hooks hold
 //! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), and what
 //! an action does beyond the engine ([`Effects`]).
 
@@ -10,7 +10,7 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{Mode, OFlags};
 use serde_json::Value;
 
-/// The discovery root as built hooks hold it: its path as given and made
+/// The hooks' root as built hooks hold it: its path as given and made
 /// absolute, and a descriptor of it that names under it are opened from.
 #[derive(Debug)]
 pub(crate) struct Root {
@@ -85,7 +85,7 @@ impl Root {
 /// Where an `append` hook's file is opened from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Target {
-    /// This name under the discovery root, resolved without leaving it.
+    /// This name under the hooks' root, resolved without leaving it.
     Beneath(PathBuf),
     /// A path outside the root: the operator's own, taken as written.
     AsWritten,
@@ -141,8 +141,8 @@ pub(crate) enum Shape {
 }
 
 /// What an action does beyond the engine, as its module declares it on its
-/// entry: what a checker says a hook costs (`io check` notes a hook that
-/// spawns a process on every event, or on every streamed token).
+/// entry: what a checker says a hook costs (it may note a hook that
+/// spawns a process on every event of a frequent kind).
 ///
 /// ```
 /// use io_hooks::{Action, Effects};

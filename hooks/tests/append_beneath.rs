@@ -1,4 +1,4 @@
-//! Issue 22: an `append` path under the discovery root stays beneath it.
+//! Issue 22: an `append` path under the hooks' root stays beneath it.
 //! A clone that commits `logs -> ~/.bashrc.d` must not carry a user-scope
 //! `append = "logs/audit.jsonl"` into a directory a shell sources.
 
@@ -51,7 +51,7 @@ fn an_append_through_a_link_out_of_the_root_is_a_problem_and_writes_nothing() {
     assert_eq!(
         problems[0].to_string(),
         format!(
-            "hook[1]: append: `{}` leads out of the discovery root through the symbolic link `logs`",
+            "hook[1]: append: `{}` leads out of the hooks' root through the symbolic link `logs`",
             log.display()
         )
     );

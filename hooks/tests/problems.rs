@@ -66,7 +66,7 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
     );
     assert_eq!(
         hooks.problems()[2].hint().as_deref(),
-        Some("to run the file in the discovery root, write `./myhook`")
+        Some("to run the file in the hooks' root, write `./myhook`")
     );
     assert_eq!(
         got[3],

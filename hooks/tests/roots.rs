@@ -1,4 +1,4 @@
-//! The discovery root: a relative `append` path and `run` program resolve
+//! The hooks' root: a relative `append` path and `run` program resolve
 //! against it, never against the working directory, and an empty or
 //! relative root is made absolute when the hooks are built.
 

@@ -112,35 +112,41 @@ mod tests {
     #[hook(crate = "crate")]
     #[serde(tag = "event")]
     enum Ev {
-        #[serde(rename = "started")]
-        Started,
-        #[serde(rename = "step")]
-        Step,
+        #[serde(rename = "job_started")]
+        JobStarted,
+        #[serde(rename = "job_finished")]
+        JobFinished,
     }
 
     #[test]
     fn a_third_action_loads_from_toml_and_executes() {
         let dir = tempfile::tempdir().unwrap();
-        let text = "[[hook]]\non = [\"step\"]\ncount = \"steps-of-this-test\"\n";
-        let specs = TomlFile::new("io.local.toml", text)
+        let text = "[[hook]]\non = [\"job_finished\"]\ncount = \"finishes-of-this-test\"\n";
+        let specs = TomlFile::new("app.toml", text)
             .hooks::<Ev>(dir.path())
             .unwrap()
             .unwrap();
         assert_eq!(
             specs[0].action,
             Action::Count {
-                name: "steps-of-this-test".into()
+                name: "finishes-of-this-test".into()
             }
         );
         assert_eq!(
             specs[0].action.describe(dir.path()),
-            "count in steps-of-this-test"
+            "count in finishes-of-this-test"
         );
         let hooks = Hooks::new(specs, dir.path());
-        for event in [Ev::Started, Ev::Step, Ev::Step, Ev::Started, Ev::Step] {
+        for event in [
+            Ev::JobStarted,
+            Ev::JobFinished,
+            Ev::JobFinished,
+            Ev::JobStarted,
+            Ev::JobFinished,
+        ] {
             assert_eq!(hooks.fire_event(&event), Flow::Continue);
         }
-        assert_eq!(count("steps-of-this-test"), 3);
+        assert_eq!(count("finishes-of-this-test"), 3);
     }
 
     /// A way of failing of its own: the module's own type, through
@@ -149,13 +155,13 @@ mod tests {
     fn a_third_action_fails_in_a_way_of_its_own() {
         let dir = tempfile::tempdir().unwrap();
         let text = "[[hook]]\ncount = \"closed:c\"\non_failure = \"cancel\"\n";
-        let specs = TomlFile::new("io.local.toml", text)
+        let specs = TomlFile::new("app.toml", text)
             .hooks::<Ev>(dir.path())
             .unwrap()
             .unwrap();
         let hooks = Hooks::new(specs, dir.path());
         let mut failures = Vec::new();
-        let flow = hooks.fire_with(&Ev::Step, &Ev::Step, |run| {
+        let flow = hooks.fire_with(&Ev::JobFinished, &Ev::JobFinished, |run| {
             let Err(HookFailure::Action { action, cause }) = run.result else {
                 panic!("not an action's own failure: {:?}", run.result);
             };
@@ -197,20 +203,20 @@ mod tests {
         assert_eq!(schema["allOf"][1]["if"], json!({ "required": ["count"] }));
         assert_eq!(schema["allOf"][1]["then"], then);
         let text = "[[hook]]\ncount = \"c\"\ntimeout_ms = 5\n";
-        let err = TomlFile::new("io.local.toml", text)
+        let err = TomlFile::new("app.toml", text)
             .hooks::<Ev>(Path::new("/p"))
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "io.local.toml: key `hook[1].timeout_ms`: `timeout_ms` applies only to a `run` \
+            "app.toml: key `hook[1].timeout_ms`: `timeout_ms` applies only to a `run` \
              hook, and this hook counts; remove it (line 3, column 14)"
         );
-        let err = TomlFile::new("io.local.toml", "[[hook]]\non = [\"step\"]\n")
+        let err = TomlFile::new("app.toml", "[[hook]]\non = [\"job_finished\"]\n")
             .hooks::<Ev>(Path::new("/p"))
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "io.local.toml: key `hook[1]`: the table has none of `append`, `run` or `count`; \
+            "app.toml: key `hook[1]`: the table has none of `append`, `run` or `count`; \
              a hook needs exactly one of them (line 1, column 1)"
         );
     }

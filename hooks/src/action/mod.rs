@@ -3,7 +3,7 @@
 //!
 //! A module brings everything about its action: its key and options (rows
 //! of the key table, with what each accepts and its JSON Schema), what
-//! validating a table into it means, the line `io check` shows, what it
+//! validating a table into it means, the line a checker shows, what it
 //! does beyond the engine ([`Effects`]), what preparing it when the hooks
 //! are built finds and keeps (its `Ready`), how it executes one event, and
 //! the ways it fails. The key list, the schema, the "neither … nor …"
@@ -56,7 +56,7 @@ pub(crate) struct ActionEntry {
 /// What every action is prepared with when the hooks are built.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Prepare<'a> {
-    /// The discovery root, absolute and held open.
+    /// The hooks' root, absolute and held open.
     pub(crate) root: &'a Root,
     /// Whether to create what the action writes to when nothing is wrong
     /// ([`Hooks::new`](crate::Hooks::new)), or only to look
@@ -64,10 +64,10 @@ pub(crate) struct Prepare<'a> {
     pub(crate) create: bool,
 }
 
-/// What every action describes itself with, for `io check`'s line.
+/// What every action describes itself with, for a checker's line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Describe<'a> {
-    /// The discovery root: a path under it is shown relative to it.
+    /// The hooks' root: a path under it is shown relative to it.
     pub(crate) root: &'a Path,
 }
 
@@ -76,7 +76,7 @@ pub(crate) struct Describe<'a> {
 pub(crate) struct Fire<'a> {
     /// The event as one JSON line, with its newline.
     pub(crate) line: &'a [u8],
-    /// The discovery root, absolute and held open.
+    /// The hooks' root, absolute and held open.
     pub(crate) root: &'a Root,
     /// What a spawned child is in flight on.
     pub(crate) interrupt: &'a Interrupt,
@@ -111,7 +111,7 @@ macro_rules! actions {
             )*
         }
 
-        /// Every action, in the order the spec lists them.
+        /// Every action, in the order the list below declares them.
         pub(crate) const ACTIONS: &[ActionEntry] = &[$( $(#[cfg($cfg)])? $module::ENTRY, )*];
 
         /// A hook's action as built hooks hold it, ready to execute: each
@@ -152,7 +152,7 @@ macro_rules! actions {
                 }
             }
 
-            /// What the action does, in one phrase, as `io check` shows it:
+            /// What the action does, in one phrase, as a checker shows it:
             /// `append to audit.jsonl`, `run ["notify"] (timeout 5000 ms)`.
             /// Paths are shown relative to `root` when they are under it.
             pub fn describe(&self, root: &Path) -> String {
@@ -185,21 +185,20 @@ macro_rules! actions {
 actions! {
     /// Append one JSON line per matching event to `path`.
     Append {
-        /// The file, resolved against the discovery root when it was
+        /// The file, resolved against the hooks' root when it was
         /// relative.
         path: std::path::PathBuf,
     } => append,
     /// Spawn `argv` with the event's JSON line on stdin.
     ///
-    /// The child runs in the discovery root, in a process group of its own,
+    /// The child runs in the hooks' root, in a process group of its own,
     /// with stdout and stderr discarded (the end of its stderr is kept when
     /// the hooks [`capture_stderr`](crate::Hooks::capture_stderr)), and the
     /// host's environment except `PATH`, which keeps only its absolute
-    /// entries (a script's bare `ls` never runs a `./ls` in the
-    /// repository). It inherits every descriptor
-    /// the host has open without close-on-exec: a host must mark the
-    /// descriptors it inherited close-on-exec at start (`io` does), since
-    /// the engine cannot without `unsafe`. Its process group is killed at
+    /// entries (a script's bare `ls` never runs a `./ls` in the root). It
+    /// inherits every descriptor the host has open without close-on-exec: a
+    /// host must mark the descriptors it inherited close-on-exec at start,
+    /// since the engine cannot without `unsafe`. Its process group is killed at
     /// `timeout`, and by the hooks' [`Interrupt`].
     Run {
         /// The program and its arguments, as written: never a shell line.
@@ -218,7 +217,7 @@ actions! {
 
 impl Action {
     /// `append = path`: one JSON line per matching event, appended to
-    /// `path` (resolved against the discovery root when relative, as a
+    /// `path` (resolved against the hooks' root when relative, as a
     /// table's is).
     pub fn append(path: impl Into<std::path::PathBuf>) -> Self {
         Action::Append { path: path.into() }

@@ -102,7 +102,7 @@ const _: () = {
 
 impl<E: HookEvents> Hooks<E> {
     /// Builds the hooks of `specs`, in the order written; `root` is the
-    /// discovery root, the working directory of every `run` hook, and what a
+    /// hooks' root, the working directory of every `run` hook, and what a
     /// relative `append` path or `run` program is resolved against.
     ///
     /// A relative `root` is made absolute here, against the working
@@ -168,8 +168,9 @@ impl<E: HookEvents> Hooks<E> {
 
     /// Keeps the last `limit` bytes a `run` hook writes to its stderr, and
     /// gives them with its failure ([`HookRun::stderr`]); for an operator's
-    /// debugging view, such as `io replay --stderr`. Off by default, when a
-    /// hook's stderr is null, as the spec says.
+    /// debugging view, such as an embedder's command that replays a run
+    /// with its hooks' stderr. Off by default, when a hook's stderr goes to
+    /// null.
     ///
     /// The stderr is read on a thread per spawn while the hook runs, so a
     /// hook writing any amount never blocks on a full pipe, and only the
@@ -183,7 +184,7 @@ impl<E: HookEvents> Hooks<E> {
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
-    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
     /// let dir = tempfile::tempdir()?;
     /// let argv = ["sh", "-c", "echo 'refused: no tests' >&2; exit 7"];
     /// let hooks = Hooks::new(
@@ -192,7 +193,7 @@ impl<E: HookEvents> Hooks<E> {
     /// )
     /// .capture_stderr(4096);
     /// let mut tails = Vec::new();
-    /// hooks.fire_with(&Ev::Step, &Ev::Step, |run| tails.push(run.stderr.map(<[u8]>::to_vec)));
+    /// hooks.fire_with(&Ev::JobStarted, &Ev::JobStarted, |run| tails.push(run.stderr.map(<[u8]>::to_vec)));
     /// assert_eq!(tails, [Some(b"refused: no tests\n".to_vec())]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -209,7 +210,7 @@ impl<E: HookEvents> Hooks<E> {
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, ProblemKind};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
-    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
     /// let dir = tempfile::tempdir()?;
     /// let specs = vec![HookSpec::<Ev>::new(
     ///     HookFilter::ALL,
@@ -242,7 +243,7 @@ impl<E: HookEvents> Hooks<E> {
         &self.specs
     }
 
-    /// The discovery root, as given to [`new`](Self::new) (hooks use it made
+    /// The hooks' root, as given to [`new`](Self::new) (hooks use it made
     /// absolute when they were built).
     pub fn root(&self) -> &Path {
         &self.root
@@ -257,7 +258,7 @@ impl<E: HookEvents> Hooks<E> {
     ///
     /// `event` decides which hooks match (by its kind) and names the event in
     /// logs; `payload` is what a hook receives, serialised once as one JSON
-    /// line (a harness passes its envelope, whose flattened `event` tag is
+    /// line (an embedder may pass an envelope, whose flattened `event` tag is
     /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
@@ -288,13 +289,14 @@ impl<E: HookEvents> Hooks<E> {
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
-    /// order, with what it did: the `io replay` view of a run's hooks.
+    /// order, with what it did: an embedder's view of a run's hooks, for an
+    /// operator who asks what each one did.
     ///
     /// ```
     /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
     /// # #[derive(HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
-    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
     /// # let dir = tempfile::tempdir()?;
     /// let hooks = Hooks::new(
     ///     vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(dir.path().join("no/such/dir/log")))
@@ -302,7 +304,7 @@ impl<E: HookEvents> Hooks<E> {
     ///     dir.path(),
     /// );
     /// let mut lines = Vec::new();
-    /// let flow = hooks.fire_with(&Ev::Step, &Ev::Step, |run| {
+    /// let flow = hooks.fire_with(&Ev::JobStarted, &Ev::JobStarted, |run| {
     ///     lines.push(match run.result {
     ///         Ok(()) => format!("hook[{}] ok in {:?}", run.number(), run.elapsed),
     ///         Err(failure) => format!("hook[{}] {failure}", run.number()),
@@ -331,9 +333,9 @@ impl<E: HookEvents> Hooks<E> {
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
     ///
-    /// (Not named `event`: a harness implements its observer trait's
-    /// `event(&self, &Envelope)` for `Hooks`, and an inherent method of that
-    /// name would shadow it at every direct call.)
+    /// (Not named `event`: an embedder may implement an observer trait of
+    /// its own with an `event(&self, &Envelope)` method for `Hooks`, and an
+    /// inherent method of that name would shadow it at every direct call.)
     ///
     /// # Blocking
     /// As [`fire`](Self::fire): returns when every matching hook has

@@ -23,24 +23,24 @@ use crate::registry::{HookEvents, Kind};
 /// #[derive(HookEvents, serde::Serialize)]
 /// #[serde(tag = "event")]
 /// enum Ev {
-///     #[serde(rename = "call")]
-///     Call {
-///         #[serde(rename = "tool")]
+///     #[serde(rename = "job_finished")]
+///     JobFinished {
+///         #[serde(rename = "job")]
 ///         name: String,
-///         step: u32,
+///         attempt: u32,
 ///         exit: Option<i32>,
 ///         args: Vec<String>,
 ///         #[serde(skip)]
 ///         secret: String,
 ///     },
 /// }
-/// let fields = Kind::<Ev>::named("call").fields();
+/// let fields = Kind::<Ev>::named("job_finished").fields();
 /// let shown: Vec<_> = fields.iter().map(|f| (f.name, f.kind, f.optional)).collect();
 /// assert_eq!(
 ///     shown,
 ///     [
-///         ("tool", FieldKind::Str, false),
-///         ("step", FieldKind::Integer, false),
+///         ("job", FieldKind::Str, false),
+///         ("attempt", FieldKind::Integer, false),
 ///         ("exit", FieldKind::Integer, true),
 ///         ("args", FieldKind::Other, false),
 ///     ]

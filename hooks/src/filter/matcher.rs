@@ -124,7 +124,7 @@ impl<E: HookEvents> Where<E> {
     }
 
     /// The first field whose condition `event` fails, or `None` when it
-    /// passes them all: what `io check --event` and a dry run report. An
+    /// passes them all: what a checker or a dry run reports. An
     /// event of a kind not in the hook's `on` passes (`on` turns it away).
     pub fn turned_away(&self, event: &E) -> Option<&str> {
         let kind = event.kind().index();

@@ -2,8 +2,8 @@
 //!
 //! The engine installs no signal handler and keeps no global of its own: an
 //! [`Interrupt`] is a plain shared value. The host decides when to call
-//! [`Interrupt::interrupt`] (`io` does from a thread that receives `SIGINT`,
-//! `SIGTERM` and `SIGHUP`).
+//! [`Interrupt::interrupt`], typically from a thread that receives
+//! `SIGINT`, `SIGTERM` and `SIGHUP`.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};

@@ -4,7 +4,7 @@
 //! Three decisions live here.
 //!
 //! **Which program runs is decided per event.** A program containing `/` is
-//! the discovery root joined with it (an absolute one stays absolute); a bare
+//! the hooks' root joined with it (an absolute one stays absolute); a bare
 //! name is looked up in the *absolute* entries of `PATH` as it is when the
 //! event fires. Looking it up per event costs a few `stat` calls beside a
 //! `fork` and an `exec`, which is noise, and in exchange a program installed,
@@ -275,8 +275,9 @@ fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut Tail) {
 /// killed, and reaped, if it is still running at `timeout`. Only stdout is
 /// the caller's choice.
 ///
-/// This is for an embedder's own commands (a harness's `exec` tool), so that
-/// they and its hooks share one way of spawning and one way of waiting.
+/// This is for an embedder's own commands (a tool that runs an argv an
+/// operator configured), so that they and its hooks share one way of
+/// spawning and one way of waiting.
 /// [`Interrupt::run_argv`] is the same with the child in flight on an
 /// [`Interrupt`], for a host that ends its children on Ctrl-C.
 ///

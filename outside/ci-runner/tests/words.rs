@@ -24,6 +24,8 @@ const FOREIGN: &[&str] = &[
     "tool_call",
     "profile",
     "spec",
+    // io's name for its root, which an engine message once said.
+    "discovery",
 ];
 
 /// A valid `ci.toml` with one pipeline, `check`.

@@ -1,9 +1,9 @@
-//! Opening a file beneath the discovery root without leaving it, for the
+//! Opening a file beneath the hooks' root without leaving it, for the
 //! `append` action.
 //!
-//! The root is usually a cloned repository, and every directory in it is
-//! the clone's choice: a committed `logs -> ~/.bashrc.d` would carry a
-//! user-scope `append = "logs/audit.jsonl"` into a directory a shell
+//! The root may be a cloned repository, and every directory in it is then
+//! the clone's choice: a committed `logs -> ~/.bashrc.d` would carry an
+//! operator's own `append = "logs/audit.jsonl"` into a directory a shell
 //! sources. So a name under the root is opened from a descriptor of the
 //! root held since the hooks were built. On Linux the kernel resolves it
 //! with `openat2` and `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`: a link is
@@ -13,9 +13,8 @@
 //! component at a time, each opened with `O_NOFOLLOW`, so no link is
 //! followed at all.
 //!
-//! The harness's run loop does the same for its workspace files
-//! (`src/run/beneath.rs` in the `io-harness` repository); the two are kept
-//! apart because the engine may not depend on the harness.
+//! This module is private to the `append` action: an embedder that opens
+//! files of its own beneath a root keeps its own way of doing it.
 
 use std::ffi::OsStr;
 use std::io;

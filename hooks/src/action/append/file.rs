@@ -180,13 +180,13 @@ fn open_as(path: &Path, target: &Target, root: &Root, flags: OFlags) -> io::Resu
         Target::Beneath(name) => root.with_fd(|dir| {
             beneath::open(dir, name, flags, mode, Resolve::Auto).map_err(|e| match e {
                 beneath::Error::Outside { through: None } => io::Error::other(
-                    "it leads out of the discovery root (through `..` or a symbolic link)",
+                    "it leads out of the hooks' root (through `..` or a symbolic link)",
                 ),
                 beneath::Error::Outside {
                     through: Some(link),
                 } => io::Error::other(format!(
                     "`{link}` is a symbolic link, and without openat2 an append hook \
-                     follows no link under the discovery root"
+                     follows no link under the hooks' root"
                 )),
                 beneath::Error::Io(e) => e,
             })
@@ -319,7 +319,7 @@ fn check_beneath(
 
 /// The first directory on the way to `name` under `root` that is a
 /// symbolic link resolving outside the root, as written under it; for
-/// `io check`'s message.
+/// [`ProblemKind::AppendLeavesRoot`]'s message.
 fn link_out(root: &Path, name: &Path) -> Option<String> {
     let real_root = std::fs::canonicalize(root).ok()?;
     let mut prefix = PathBuf::new();

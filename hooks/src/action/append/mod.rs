@@ -23,7 +23,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
             json!({
                 "type": "string",
                 "minLength": 1,
-                "description": "A path, relative to the discovery root, to append one JSON line per matching event to."
+                "description": "A path, relative to the hooks' root, to append one JSON line per matching event to."
             })
         },
     },
@@ -33,7 +33,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
     validate,
 };
 
-/// A path that names a file, resolved against the discovery root (`join`
+/// A path that names a file, resolved against the hooks' root (`join`
 /// keeps an absolute path as it is).
 fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     let Some(append) = raw.take_text("append") else {

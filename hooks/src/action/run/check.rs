@@ -175,7 +175,7 @@ fn start(head: &[u8], root: &Path, path_var: Option<&OsStr>) -> Start {
         None => (line, &b""[..]),
     };
     // A relative interpreter is taken from the working directory, which for
-    // a hook is the discovery root.
+    // a hook is the hooks' root.
     let interpreter_path = root.join(OsStr::from_bytes(interpreter));
     if !is_executable(&interpreter_path) {
         return Start::NoInterpreter {
