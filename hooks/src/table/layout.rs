@@ -10,8 +10,9 @@
 /// `[target.<name>]` table, say) lists them with
 /// [`section`](Self::section); a `hook` table anywhere else is refused as
 /// hidden ([`TableErrorKind::HiddenHooks`](super::TableErrorKind::HiddenHooks)),
-/// since it would load as none. [`project_file`](Self::project_file) and
-/// [`operator_files`](Self::operator_files) name, in the project-scope
+/// since it would load as none. [`project_file`](Self::project_file),
+/// [`operator_file`](Self::operator_file) and
+/// [`operator_place`](Self::operator_place) name, in the project-scope
 /// refusal ([`TableErrorKind::ProjectHooks`](super::TableErrorKind::ProjectHooks)),
 /// the file that arrives with a clone and the files where hooks belong
 /// instead.
