@@ -220,8 +220,8 @@ impl Variant {
             if attr.path().is_ident(HOOK) {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident(TAG) {
-                        // #[hook(tag = "tool_call")]
-                        let lit = string_value(&meta, "a tag", "#[hook(tag = \"tool_call\")]")?;
+                        // #[hook(tag = "job_started")]
+                        let lit = string_value(&meta, "a tag", "#[hook(tag = \"job_started\")]")?;
                         hook_tag.set(&meta.path, lit);
                     } else if meta.path.is_ident(COST) {
                         // #[hook(cost = "per_step")]
@@ -337,7 +337,7 @@ impl SerdeVariant {
     fn read(&mut self, cx: &Ctxt, meta: &Meta) {
         let path = meta.path();
         match meta {
-            // #[serde(rename = "tool_call")]
+            // #[serde(rename = "job_started")]
             Meta::NameValue(nv) if path.is_ident(RENAME) => {
                 if let Some(lit) = lit_str(&nv.value) {
                     self.rename = Some(lit.clone());

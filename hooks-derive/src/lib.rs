@@ -67,7 +67,7 @@ use proc_macro::TokenStream;
 ///
 /// - `#[hook(crate = "path")]`: the path the generated code names the
 ///   engine by, `::io_hooks` by default. For a crate that re-exports
-///   `io_hooks` under another name (`#[hook(crate = "my_harness::hooks")]`).
+///   `io_hooks` under another name (`#[hook(crate = "my_app::hooks")]`).
 ///   Given once at most.
 ///
 /// On a variant:

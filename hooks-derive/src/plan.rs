@@ -125,8 +125,8 @@ mod tests {
     #[test]
     fn suggested_tags_follow_serde_snake_case() {
         let tag = |name: &str| snake_case(&Ident::new(name, Span::call_site()));
-        assert_eq!(tag("ToolCall"), "tool_call");
-        assert_eq!(tag("Step"), "step");
+        assert_eq!(tag("JobStarted"), "job_started");
+        assert_eq!(tag("Build"), "build");
         // serde's rule, not heck's: every capital starts a word.
         assert_eq!(tag("HTTPRequest"), "h_t_t_p_request");
     }
