@@ -47,6 +47,40 @@ answer = "done"
     }
 }
 
+/// A FIFO where a directory should be (`pipe/x.txt`): each directory on
+/// the way is opened as one (`O_DIRECTORY`), so the open fails at once with
+/// "not a directory" instead of waiting for a writer that never comes.
+#[test]
+fn a_fifo_in_the_middle_of_a_path_is_refused_without_blocking() {
+    let env = Env::new();
+    mkfifo(&env.root().join("pipe"));
+    let script = env.write(
+        "script.toml",
+        r#"
+goal = "read through the pipe"
+[[turn]]
+calls = [
+  { tool = "read_file", args = { path = "pipe/x.txt" } },
+  { tool = "write_file", args = { path = "after.txt", content = "went on" } },
+]
+answer = "done"
+"#,
+    );
+    // `Env::io`'s watchdog fails the test if the open blocks.
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("after.txt")).expect("after"),
+        "went on"
+    );
+    let journal = env.journal_text(&run_id_in(&out));
+    assert!(
+        journal.contains("[read_file failed] read pipe/x.txt: ")
+            && journal.contains("Not a directory"),
+        "{journal}"
+    );
+}
+
 #[test]
 fn a_fifo_with_a_reader_is_refused_too_and_gets_no_byte() {
     let env = Env::new();
