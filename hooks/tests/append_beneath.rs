@@ -7,10 +7,11 @@ mod common;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use io_hooks::{Flow, HookFailure, Hooks, OnFailure, ProblemKind};
 
-use common::{append, step};
+use common::{append, mkfifo, step, within};
 
 /// A root holding `logs -> <outside>`, and that outside directory.
 fn clone_with_a_link_out() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -165,4 +166,39 @@ fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
             },
         ]
     );
+}
+
+/// A FIFO where the append's directory should be (`pipe/a.jsonl`): the
+/// check opens each directory as one (`O_DIRECTORY`), so it says "no
+/// directory" at once instead of waiting for a writer on the FIFO; firing
+/// fails the same way, at once.
+#[test]
+fn a_fifo_where_a_directory_should_be_is_no_directory_and_nothing_waits_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    mkfifo(&root.join("pipe"));
+    let log = root.join("pipe/a.jsonl");
+    let specs = vec![append(&log, &["step"], OnFailure::Continue)];
+    let found = {
+        let (specs, root) = (specs.clone(), root.clone());
+        within(Duration::from_secs(20), "the check", move || {
+            kinds(&specs, &root)
+        })
+    };
+    assert_eq!(
+        found,
+        [ProblemKind::AppendNoParent {
+            path: log,
+            parent: root.join("pipe")
+        }]
+    );
+    let failed = within(Duration::from_secs(20), "an event", move || {
+        let hooks = Hooks::new(specs, &root);
+        let mut failed = 0;
+        hooks.fire_with(&step(1), &step(1), |run| {
+            failed += usize::from(run.result.is_err())
+        });
+        failed
+    });
+    assert_eq!(failed, 1, "the append failed, and did not wait");
 }

@@ -166,6 +166,7 @@ pub(crate) fn stays_beneath(name: &Path) -> bool {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+    use std::time::Duration;
 
     const BOTH: [Resolve; 2] = [Resolve::Auto, Resolve::Walk];
 
@@ -189,6 +190,26 @@ mod tests {
         symlink(&outside, root.join("out")).unwrap();
         symlink("real", root.join("in")).unwrap();
         (tmp, root, outside)
+    }
+
+    /// A FIFO where a directory should be: each directory on the way is
+    /// opened with `O_DIRECTORY`, so both ways fail at once with `ENOTDIR`
+    /// rather than opening the FIFO for reading and waiting for a writer.
+    #[test]
+    fn a_fifo_on_the_way_is_no_directory_both_ways() {
+        use crate::spawn::test_watchdog::{mkfifo, within};
+        for resolve in BOTH {
+            let tmp = tempfile::tempdir().unwrap();
+            mkfifo(&tmp.path().join("pipe"));
+            let fd = open_root(tmp.path()).unwrap();
+            let got = within(Duration::from_secs(20), "the open", move || {
+                create(&fd, "pipe/new", resolve).map(drop)
+            });
+            assert!(
+                matches!(&got, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
+                "{resolve:?}: {got:?}"
+            );
+        }
     }
 
     #[test]
