@@ -107,6 +107,27 @@ fn a_dry_run_says_which_hooks_a_filter_turned_away_and_on_which_field() {
     );
 }
 
+/// `--json` says it too: a hook a filter turned away is an object naming
+/// the field, beside the hooks that would fire.
+#[test]
+fn a_dry_runs_json_names_the_hooks_a_filter_turned_away() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", HOOK);
+    env.write("events.jsonl", &call("read_file", "r-1", 0));
+    let out = env.io(&["replay", "events.jsonl", "--dry-run", "--json"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    let line: serde_json::Value = text
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .expect(&text);
+    assert_eq!(
+        line["hooks"],
+        serde_json::json!([{ "hook": 2 }, { "hook": 1, "turned_away": "where.tool" }]),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_filter_applies_to_a_child_runs_events_as_to_its_parents() {
     let env = IoEnv::new();

@@ -348,13 +348,16 @@ impl<'h> Printer<'h> {
             fired.text.push(format!("hook[{number}] would fire"));
             fired.json.push(json!({ "hook": number }));
         }
+        if let Ok(mut n) = self.would_fire.lock() {
+            *n += fired.json.len();
+        }
         for (number, field) in self.selection.turned_away(&event.kind) {
             fired
                 .text
                 .push(format!("hook[{number}] turned away by `where.{field}`"));
-        }
-        if let Ok(mut n) = self.would_fire.lock() {
-            *n += fired.json.len();
+            fired
+                .json
+                .push(json!({ "hook": number, "turned_away": format!("where.{field}") }));
         }
         fired
     }
