@@ -290,3 +290,25 @@ fn a_running_run_cannot_be_resumed_beside_it() {
     );
     assert_eq!(first.status.code(), Some(0), "{}", both(&first));
 }
+
+/// A journal that cannot be opened for a reason other than its absence
+/// (here `.io/runs` became a file, so the open says "not a directory") is an
+/// error naming the journal, never "no run": a resume must not tell the
+/// operator that a run they can see was never there.
+#[test]
+fn a_journal_that_cannot_be_opened_is_an_error_not_an_unknown_run() {
+    let env = Env::new();
+    let run_id = cancelled_run(&env, "");
+    let runs = env.root().join(".io/runs");
+    std::fs::remove_dir_all(&runs).expect("remove the journals");
+    std::fs::write(&runs, "").expect("a file where the directory was");
+    let out = env.io(&["run", "--resume", &run_id]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(
+        stderr.contains(&env.journal_path(&run_id).display().to_string())
+            && stderr.contains("Not a directory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no run"), "{stderr}");
+}
