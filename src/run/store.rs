@@ -510,3 +510,22 @@ impl Store for FileStore {
 /// The most of a journal's first line [`FileStore::begin`] reads: the goal
 /// and the contract, far below this.
 const MAX_BEGIN: u64 = 16 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::StoreLock;
+
+    /// What a `{:?}` of a run's state shows of its lock: whether it holds
+    /// one, never what it holds.
+    #[test]
+    fn a_locks_debug_says_whether_it_holds_a_claim() {
+        assert_eq!(
+            format!("{:?}", StoreLock::default()),
+            "StoreLock { held: false }"
+        );
+        assert_eq!(
+            format!("{:?}", StoreLock::holding(7_u8)),
+            "StoreLock { held: true }"
+        );
+    }
+}
