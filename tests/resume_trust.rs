@@ -312,3 +312,38 @@ fn a_journal_that_cannot_be_opened_is_an_error_not_an_unknown_run() {
     );
     assert!(!stderr.contains("no run"), "{stderr}");
 }
+
+/// A goal of 2 MiB (a whole spec pasted in) makes a journal whose first
+/// line is that long: the resume reads it whole (up to 16 MiB) and goes on,
+/// rather than calling a cut line corrupt.
+#[test]
+fn a_run_with_a_two_mib_goal_resumes() {
+    let env = Env::new();
+    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n",
+    );
+    let goal = "write a.txt, then b.txt. ".repeat(2 * 1024 * 1024 / 25 + 1);
+    let script = env.write(
+        "script.toml",
+        &format!(
+            "goal = \"{goal}\"\n[[turn]]\ncalls = [{{ tool = \"write_file\", args = {{ path = \"a.txt\", content = \"a\" }} }}]\n[[turn]]\ncalls = [{{ tool = \"write_file\", args = {{ path = \"b.txt\", content = \"b\" }} }}]\nanswer = \"done\"\n"
+        ),
+    );
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
+    let run_id = run_id_in(&out);
+    assert!(
+        std::fs::metadata(env.journal_path(&run_id))
+            .expect("journal")
+            .len()
+            > 2 << 20
+    );
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("b.txt")).expect("b.txt"),
+        "b"
+    );
+}
