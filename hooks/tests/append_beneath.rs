@@ -195,9 +195,10 @@ fn a_fifo_where_a_directory_should_be_is_no_directory_and_nothing_waits_on_it() 
     let failed = within(Duration::from_secs(20), "an event", move || {
         let hooks = Hooks::new(specs, &root);
         let mut failed = 0;
-        hooks.fire_with(&step(1), &step(1), |run| {
-            failed += usize::from(run.result.is_err())
+        let flow = hooks.fire_with(&step(1), &step(1), |run| {
+            failed += usize::from(run.result.is_err());
         });
+        assert_eq!(flow, Flow::Continue, "on_failure = \"continue\"");
         failed
     });
     assert_eq!(failed, 1, "the append failed, and did not wait");
