@@ -213,6 +213,23 @@ fn the_error_kind_is_where_with_its_reason() {
     assert_eq!(err.key(), Some("hook[1].where"));
 }
 
+/// What a checker shows of a filter: the fields it names, in the order
+/// written, and whether there is one at all (a hook without `where` has an
+/// empty filter, which lets every event through).
+#[test]
+fn a_filter_names_its_fields_in_order_and_an_absent_one_is_empty() {
+    let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\n\
+                where.step = 1\nappend = \"a\"\n\
+                [[hook]]\non = [\"tool_call\"]\nappend = \"b\"\n";
+    let specs = load(text).expect("loads");
+    let (with, without) = (&specs[0].filter, &specs[1].filter);
+    assert!(!with.is_empty());
+    assert_eq!(with.fields().collect::<Vec<_>>(), ["tool", "step"]);
+    assert!(without.is_empty());
+    assert_eq!(without.fields().count(), 0);
+    assert!(without.passes(&call("read_file", 9)));
+}
+
 #[test]
 fn values_lists_globs_and_ranges_pass_or_turn_away_by_the_field() {
     let text = "[[hook]]\non = [\"tool_call\", \"refused\"]\n\
