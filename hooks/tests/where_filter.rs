@@ -230,6 +230,27 @@ fn a_filter_names_its_fields_in_order_and_an_absent_one_is_empty() {
     assert!(without.passes(&call("read_file", 9)));
 }
 
+/// A float field against float bounds, as floats compare; an integer
+/// field refuses a float bound when loaded, so the two never meet.
+#[test]
+fn float_bounds_compare_with_a_float_field_and_an_integer_field_refuses_them() {
+    let exited = |ratio: f64| Ev::Exited {
+        code: Some(0),
+        ratio,
+        ok: true,
+    };
+    let text = "[[hook]]\non = [\"exited\"]\n\
+                where.ratio = { min = 0.25, max = 0.75 }\nappend = \"a\"\n";
+    let filter = &load(text).expect("loads")[0].filter;
+    assert_eq!(filter.turned_away(&exited(0.5)), None);
+    assert_eq!(filter.turned_away(&exited(0.9)), Some("ratio"));
+    assert_eq!(filter.turned_away(&exited(0.1)), Some("ratio"));
+    assert!(
+        refused("on = [\"exited\"]\nwhere.code = { min = 0.5 }")
+            .contains("field `code` of `exited` is an integer, and this is a range of floats"),
+    );
+}
+
 #[test]
 fn values_lists_globs_and_ranges_pass_or_turn_away_by_the_field() {
     let text = "[[hook]]\non = [\"tool_call\", \"refused\"]\n\

@@ -173,15 +173,15 @@ impl Scalar {
 
 /// `value` against a number written in the table: integers exactly (a
 /// `u64` above `i64::MAX` is above every TOML integer), a float as floats
-/// compare (NaN equals nothing).
+/// compare (NaN equals nothing). An integer field is never compared with a
+/// float: loading refuses that filter (`… is an integer, and this is a
+/// range of floats`).
 #[inline]
 fn compare(value: FieldValue<'_>, n: Number) -> Option<Ordering> {
     match (value, n) {
         (FieldValue::Int(v), Number::Int(n)) => Some(v.cmp(&n)),
         (FieldValue::UInt(v), Number::Int(n)) => Some(i128::from(v).cmp(&i128::from(n))),
         (FieldValue::Float(v), Number::Int(n)) => v.partial_cmp(&(n as f64)),
-        (FieldValue::Int(v), Number::Float(n)) => (v as f64).partial_cmp(&n),
-        (FieldValue::UInt(v), Number::Float(n)) => (v as f64).partial_cmp(&n),
         (FieldValue::Float(v), Number::Float(n)) => v.partial_cmp(&n),
         _ => None,
     }
