@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, IoSlice, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -35,69 +35,20 @@ static FILES: Mutex<BTreeMap<FileId, Arc<Turn>>> = Mutex::new(BTreeMap::new());
 /// How many turns [`FILES`] holds before it drops those no hook keeps.
 const IDLE_TURNS: usize = 64;
 
-/// One file's turn: whether an append holds it, and who waits for it.
-#[derive(Debug, Default)]
-struct Turn {
-    state: Mutex<TurnState>,
-    freed: Condvar,
-}
+/// One file's turn: held by one append at a time. It guards no data, so a
+/// lock poisoned by a panicking append is as good as a clean one.
+type Turn = Mutex<()>;
 
-/// What [`Turn`]'s lock guards.
-#[derive(Debug, Default)]
-struct TurnState {
-    taken: bool,
-    /// How many appends wait: a turn given back wakes one, and costs no
-    /// wake-up call when nobody waits.
-    waiting: usize,
-}
-
-impl Turn {
-    /// The turn of the file `id`, the same for every append to it in this
-    /// process. The locks here guard no data a panic could leave
-    /// half-changed, so a poisoned one is as good as a clean one.
-    fn of(id: FileId) -> Arc<Turn> {
-        let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
-        if files.len() > IDLE_TURNS {
-            // Held by the map alone: no hook keeps it, nobody waits for
-            // it, and the map's lock keeps anyone from taking it meanwhile.
-            files.retain(|_, turn| Arc::strong_count(turn) > 1);
-        }
-        Arc::clone(files.entry(id).or_default())
+/// The turn of the file `id`, the same for every append to it in this
+/// process.
+fn turn_of(id: FileId) -> Arc<Turn> {
+    let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    if files.len() > IDLE_TURNS {
+        // Held by the map alone: no hook keeps it, nobody waits for it,
+        // and the map's lock keeps anyone from taking it meanwhile.
+        files.retain(|_, turn| Arc::strong_count(turn) > 1);
     }
-}
-
-/// One append's turn at one file, given back when dropped.
-#[derive(Debug)]
-struct FileTurn<'a>(&'a Turn);
-
-impl<'a> FileTurn<'a> {
-    /// Waits until no other append of this process is writing to the file
-    /// `turn` is of, then holds it until dropped.
-    fn take(turn: &'a Turn) -> Self {
-        let mut state = turn.state.lock().unwrap_or_else(PoisonError::into_inner);
-        while state.taken {
-            state.waiting += 1;
-            state = turn
-                .freed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-            state.waiting -= 1;
-        }
-        state.taken = true;
-        FileTurn(turn)
-    }
-}
-
-impl Drop for FileTurn<'_> {
-    fn drop(&mut self) {
-        let mut state = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.taken = false;
-        let waiting = state.waiting > 0;
-        drop(state);
-        if waiting {
-            self.0.freed.notify_one();
-        }
-    }
+    Arc::clone(files.entry(id).or_default())
 }
 
 /// The identity of the file open as `file`.
@@ -116,8 +67,8 @@ pub(crate) struct Log {
     /// built (or since an append of ours may have left a partial line): the
     /// next append ends a partial last line first ([`append`]).
     looked: AtomicBool,
-    /// The identity of the file found at the last look, which its appends
-    /// take turns by: learnt from the `fstat` the look needs anyway, so an
+    /// The turn of the file found at the last look, chosen by its
+    /// identity as learnt from the `fstat` the look needs anyway, so an
     /// append costs no `fstat` of its own (one per event took an append
     /// from 1.18× to 1.7× the raw open+write+close, BENCHMARKS.md). A file
     /// replaced since (a rotation) is still taken turns at by the identity
@@ -125,7 +76,7 @@ pub(crate) struct Log {
     /// hook that first looks after the replacement takes the new file's,
     /// and its lines are then kept whole by `O_APPEND`'s one `write` alone,
     /// as they are on a local file system anyway.
-    seen: Mutex<Option<(FileId, Arc<Turn>)>>,
+    seen: Mutex<Option<Arc<Turn>>>,
 }
 
 impl Log {
@@ -145,7 +96,7 @@ impl Log {
             return None;
         }
         let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        seen.as_ref().map(|(_, turn)| Arc::clone(turn))
+        seen.clone()
     }
 }
 
@@ -426,13 +377,13 @@ pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result
         Some(turn) => (turn, None),
         None => {
             let (id, stat) = identity(&file).map_err(failed)?;
-            (Turn::of(id), Some((id, stat)))
+            (turn_of(id), Some(stat))
         }
     };
     // Dropped before `file`: the close is outside the turn.
-    let _turn = FileTurn::take(&turn);
-    let torn = look.is_some_and(|(id, stat)| {
-        *log.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some((id, Arc::clone(&turn)));
+    let _turn = turn.lock().unwrap_or_else(PoisonError::into_inner);
+    let torn = look.is_some_and(|stat| {
+        *log.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&turn));
         !log.looked.swap(true, Ordering::Relaxed) && ends_torn(&file, &stat, path, log, root)
     });
     let newline: &[u8] = if torn { b"\n" } else { b"" };
@@ -480,11 +431,6 @@ mod tests {
         identity(&File::open(path).unwrap()).unwrap().0
     }
 
-    /// How many appends wait for `turn`.
-    fn waiting(turn: &Turn) -> usize {
-        turn.state.lock().unwrap().waiting
-    }
-
     /// While an append holds one file, an append to another file goes
     /// through, and one to the same file waits for it. With one lock for
     /// every file, the first append would wait too, and the test would fail
@@ -497,8 +443,8 @@ mod tests {
         for path in [&a, &b] {
             assert_eq!(create(path, &root), None);
         }
-        let turn_a = Turn::of(id_of(&a));
-        let held = FileTurn::take(&turn_a);
+        let turn_a = turn_of(id_of(&a));
+        let held = turn_a.lock().unwrap();
         let spawn_append = |path: &Path, done: mpsc::Sender<()>| {
             let (path, root) = (path.to_path_buf(), Arc::clone(&root));
             std::thread::spawn(move || {
@@ -516,9 +462,11 @@ mod tests {
 
         let (done_a, a_done) = mpsc::channel();
         let to_a = spawn_append(&a, done_a);
-        // Polls a condition (the second append queued for `a`), bounded.
+        // Polls a condition, bounded: the append to `a` has its turn in hand
+        // (held by the map, this test and that append), and all that is left
+        // before it writes is to take it.
         let deadline = Instant::now() + limit;
-        while waiting(&turn_a) < 1 {
+        while Arc::strong_count(&turn_a) < 3 {
             assert!(Instant::now() < deadline, "the append to a never queued");
             std::thread::yield_now();
         }
