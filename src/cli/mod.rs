@@ -119,10 +119,7 @@ impl Selection {
     /// valid range.
     pub(crate) fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
         if wanted.is_empty() {
-            return Ok(Selection {
-                specs: all.to_vec(),
-                numbers: (1..=all.len()).collect(),
-            });
+            return Ok(Self::all(all));
         }
         if let Some(bad) = wanted.iter().find(|n| **n == 0 || **n > all.len()) {
             let valid = match all.len() {
@@ -142,6 +139,15 @@ impl Selection {
             specs: numbers.iter().map(|n| all[n - 1].clone()).collect(),
             numbers,
         })
+    }
+
+    /// Every hook of `all`, numbered as written: what a command without
+    /// `--hook` runs.
+    pub(crate) fn all(all: &[HookSpec<EventKind>]) -> Self {
+        Selection {
+            specs: all.to_vec(),
+            numbers: (1..=all.len()).collect(),
+        }
     }
 
     /// The config's number for the hook at `index` in [`Self::specs`].
