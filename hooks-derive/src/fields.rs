@@ -194,10 +194,7 @@ fn single_arg(args: &PathArguments) -> Option<&Type> {
 /// `const FIELDS` and `fn field` of the `HookEvents` impl.
 pub(crate) fn generate(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
-    let enum_renames = plan
-        .original_attrs
-        .iter()
-        .any(|a| serde_has(std::slice::from_ref(a), "rename_all_fields"));
+    let enum_renames = serde_has(plan.original_attrs, "rename_all_fields");
     let per_variant: Vec<Vec<PlannedField>> = plan
         .variants
         .iter()
