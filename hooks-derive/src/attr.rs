@@ -349,20 +349,7 @@ impl SerdeVariant {
             }
             // #[serde(rename(serialize = "a", deserialize = "a"))]
             Meta::List(list) if path.is_ident(RENAME) => {
-                let Ok(inner) =
-                    list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-                else {
-                    return;
-                };
-                let half = |name: &str| {
-                    inner.iter().find_map(|m| match m {
-                        Meta::NameValue(nv) if nv.path.is_ident(name) => {
-                            lit_str(&nv.value).cloned()
-                        }
-                        _ => None,
-                    })
-                };
-                let (ser, de) = (half(SERIALIZE), half(DESERIALIZE));
+                let (ser, de) = rename_halves(list);
                 if let (Some(s), Some(d)) = (&ser, &de)
                     && s.value() != d.value()
                 {
@@ -392,6 +379,22 @@ impl SerdeVariant {
             _ => {}
         }
     }
+}
+
+/// The `serialize` and `deserialize` names of serde's
+/// `rename(serialize = "a", deserialize = "b")`, each when given; neither
+/// when serde's syntax is something we cannot read (serde reports it).
+pub(crate) fn rename_halves(list: &syn::MetaList) -> (Option<LitStr>, Option<LitStr>) {
+    let Ok(inner) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
+        return (None, None);
+    };
+    let half = |name: &str| {
+        inner.iter().find_map(|m| match m {
+            Meta::NameValue(nv) if nv.path.is_ident(name) => lit_str(&nv.value).cloned(),
+            _ => None,
+        })
+    };
+    (half(SERIALIZE), half(DESERIALIZE))
 }
 
 /// The items of a `#[serde(...)]` attribute, or none if serde's own syntax is

@@ -14,7 +14,7 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 use syn::{Attribute, Fields, GenericArgument, Meta, PathArguments, Type};
 
-use crate::attr::{lit_str, serde_metas};
+use crate::attr::{lit_str, rename_halves, serde_metas};
 use crate::plan::Plan;
 
 /// What a field holds, as `io_hooks::FieldKind` names it.
@@ -100,17 +100,9 @@ fn field_attrs(attrs: &[Attribute]) -> FieldAttrs {
             }
             // #[serde(rename(serialize = "tool"))]
             Meta::List(list) => {
-                let _ = list.parse_nested_meta(|inner| {
-                    if inner.path.is_ident("serialize") {
-                        let value: syn::Expr = inner.value()?.parse()?;
-                        if let Some(lit) = lit_str(&value) {
-                            out = FieldAttrs::Renamed(lit.value());
-                        }
-                    } else if inner.input.peek(syn::Token![=]) {
-                        inner.value()?.parse::<syn::Expr>()?;
-                    }
-                    Ok(())
-                });
+                if let (Some(lit), _) = rename_halves(list) {
+                    out = FieldAttrs::Renamed(lit.value());
+                }
             }
             Meta::Path(_) => {}
         }
@@ -194,10 +186,7 @@ fn single_arg(args: &PathArguments) -> Option<&Type> {
 /// `const FIELDS` and `fn field` of the `HookEvents` impl.
 pub(crate) fn generate(plan: &Plan) -> TokenStream {
     let krate = &plan.crate_path;
-    let enum_renames = plan
-        .original_attrs
-        .iter()
-        .any(|a| serde_has(std::slice::from_ref(a), "rename_all_fields"));
+    let enum_renames = serde_has(plan.original_attrs, "rename_all_fields");
     let per_variant: Vec<Vec<PlannedField>> = plan
         .variants
         .iter()

@@ -91,7 +91,7 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
     super::log_to_stderr(
         super::Verbosity::default(),
         &config,
-        &super::Selection::new(config.hook_specs(), &[])?,
+        &super::Selection::all(config.hook_specs()),
     );
 
     out("\n== io run script.toml: the policy check will stop it\n")?;

@@ -119,10 +119,7 @@ impl Selection {
     /// valid range.
     pub(crate) fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
         if wanted.is_empty() {
-            return Ok(Selection {
-                specs: all.to_vec(),
-                numbers: (1..=all.len()).collect(),
-            });
+            return Ok(Self::all(all));
         }
         if let Some(bad) = wanted.iter().find(|n| **n == 0 || **n > all.len()) {
             let valid = match all.len() {
@@ -142,6 +139,15 @@ impl Selection {
             specs: numbers.iter().map(|n| all[n - 1].clone()).collect(),
             numbers,
         })
+    }
+
+    /// Every hook of `all`, numbered as written: what a command without
+    /// `--hook` runs.
+    pub(crate) fn all(all: &[HookSpec<EventKind>]) -> Self {
+        Selection {
+            specs: all.to_vec(),
+            numbers: (1..=all.len()).collect(),
+        }
     }
 
     /// The config's number for the hook at `index` in [`Self::specs`].
@@ -365,7 +371,8 @@ impl Verbosity {
 /// - debug (`-vv`): each hook in force, as `io check` describes it.
 ///
 /// The engine numbers the hooks it was given; under `--hook` that is a
-/// subset, so each `hook[N]` it logs is turned into the table's number.
+/// subset, so the `hook[N]` each of its lines begins with is turned into the
+/// table's number.
 pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &Selection) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
@@ -426,7 +433,11 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
                 .ok()
                 .and_then(|n| self.numbers.get(n.wrapping_sub(1)))
                 .map_or(engine, |&n| n as u64);
-            message = message.replace(&format!("hook[{engine}]"), &format!("hook[{table}]"));
+            // The engine writes its number first, and only there: a
+            // failure's text after it (a path, an argv) is left as it is.
+            if let Some(rest) = message.strip_prefix(&format!("hook[{engine}]")) {
+                message = format!("hook[{table}]{rest}");
+            }
             fields.rest.insert(0, format!("hook={table}"));
         }
         let level = level_label(*meta.level(), self.colour);

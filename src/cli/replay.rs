@@ -204,17 +204,18 @@ fn print_outcome(outcome: ReplayOutcome, cancelled_by: &[usize], json: bool) -> 
             ExitCode::from(EXIT_CANCELLED),
         ),
     };
-    if json {
-        let summary = match outcome {
+    let line = if json {
+        match outcome {
             ReplayOutcome::Completed { steps } => json!({ "outcome": "completed", "steps": steps }),
             ReplayOutcome::Cancelled { steps } => {
                 json!({ "outcome": "cancelled", "steps": steps, "cancelled_by": cancelled_by })
             }
-        };
-        out(&format!("{summary}\n"))?;
+        }
+        .to_string()
     } else {
-        out(&format!("{summary}\n"))?;
-    }
+        summary
+    };
+    out(&format!("{line}\n"))?;
     Ok(code)
 }
 

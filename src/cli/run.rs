@@ -35,11 +35,7 @@ pub(crate) fn run(
     verbosity: Verbosity,
 ) -> CmdResult {
     let config = load(root, profile)?;
-    super::log_to_stderr(
-        verbosity,
-        &config,
-        &Selection::new(config.hook_specs(), &[])?,
-    );
+    super::log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
     let result = run_in(&config, start, stderr)?;
     Ok(exit_code(&result))
 }
@@ -51,7 +47,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let root = config.root();
     let store = FileStore::beneath(root, store_dir(Path::new("")));
     let hooks = config.hooks();
-    super::print_problems(&hooks, &Selection::new(config.hook_specs(), &[])?);
+    super::print_problems(&hooks, &Selection::all(config.hook_specs()));
     let hooks = if stderr {
         hooks.capture_stderr(STDERR_TAIL)
     } else {
