@@ -176,3 +176,29 @@ fn the_default_logs_what_io_reports_nowhere_else_and_q_does_not() {
         "{lines:?}"
     );
 }
+
+/// Only the number a log line begins with is the engine's and renumbered
+/// as the table's: a `hook[1]` inside a hook's own program name is the
+/// operator's text, shown as written. Before, `--hook 2` turned the
+/// program `./hook[1]` into `./hook[2]`, a program the file does not name.
+#[test]
+fn a_hook_n_inside_a_message_is_shown_as_written() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = "[[hook]]\non = [\"step\"]\nappend = \"a.jsonl\"\n\n\
+                  [[hook]]\non = [\"started\"]\nrun = [\"./hook[1]\"]\n";
+    fs::write(tmp.path().join("io.local.toml"), config).expect("config");
+    fs::write(tmp.path().join("events.jsonl"), STARTED).expect("events");
+    let args = ["-v", "replay", "events.jsonl", "--hook", "2"];
+    let out = run_io(tmp.path(), tmp.path(), &args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = logged(&out);
+    let spawn = lines
+        .iter()
+        .find(|l| l.contains("could not spawn"))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        spawn.starts_with(" WARN hook[2] failed on `started`"),
+        "{spawn}"
+    );
+    assert!(spawn.contains("`./hook[1]`"), "{spawn}");
+}
