@@ -140,3 +140,35 @@ fn a_variant_whose_field_names_serde_changes_by_a_rule_lists_none() {
         None
     );
 }
+
+/// `rename_all_fields` on the enum renames every variant's fields by a
+/// rule: as with a variant's own `rename_all`, the derive lists none of
+/// them rather than names serde never writes; the same enum without it
+/// lists its field.
+#[test]
+fn an_enum_whose_fields_serde_renames_by_a_rule_lists_none() {
+    #[derive(Serialize, HookEvents)]
+    #[serde(tag = "event", rename_all_fields = "camelCase")]
+    enum Ruled {
+        #[serde(rename = "called")]
+        Called { tool_name: String },
+    }
+    #[derive(Serialize, HookEvents)]
+    #[serde(tag = "event")]
+    enum Plain {
+        #[serde(rename = "called")]
+        Called { tool_name: String },
+    }
+    assert!(Kind::<Ruled>::named("called").fields().is_empty());
+    let ruled = Ruled::Called {
+        tool_name: "x".into(),
+    };
+    assert_eq!(ruled.field(0), None);
+    let plain = Kind::<Plain>::named("called").fields();
+    assert_eq!(plain.len(), 1);
+    assert_eq!(plain[0].name, "tool_name");
+    let plain = Plain::Called {
+        tool_name: "x".into(),
+    };
+    assert_eq!(plain.field(0), Some(FieldValue::Str("x")));
+}
