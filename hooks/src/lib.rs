@@ -194,6 +194,7 @@ pub mod schema {
 /// line an error points into, cut to a bounded width.
 pub mod text {
     pub use crate::exec::OsMessage;
+    pub use crate::problem::is_bidi;
     pub use crate::registry::did_you_mean;
     pub use crate::table::{EXCERPT_WIDTH, SourceLine, deserialize_table, toml_key};
 }

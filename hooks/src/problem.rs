@@ -344,6 +344,21 @@ impl fmt::Display for ProblemKind {
 /// [`AppendCannotCreate`](Self::AppendCannotCreate)'s, is text in it).
 impl std::error::Error for ProblemKind {}
 
+/// Whether `c` reorders how a terminal shows the text around it: the
+/// embeddings and overrides (U+202A to U+202E), the isolates (U+2066 to
+/// U+2069) and the three invisible marks (U+200E, U+200F, U+061C). Text
+/// from outside shown with one of them unescaped can read in another order
+/// than its bytes hold ("Trojan Source"); this crate's messages escape
+/// them, and an embedder escaping its own output can use the same list.
+///
+/// ```
+/// assert!(io_hooks::text::is_bidi('\u{202e}'));
+/// assert!(!io_hooks::text::is_bidi('a'));
+/// ```
+pub fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+}
+
 /// Text read from a file, as a message shows it: every control character
 /// and bidirectional control escaped (`\r`, `\x1b`, `\u{202e}`), and at most
 /// [`SHOWN`] characters of it, then `…`.
@@ -358,12 +373,11 @@ impl fmt::Display for Shown<'_> {
             if i == SHOWN {
                 return f.write_str("…");
             }
-            let bidi = matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
             match c {
                 '\r' => f.write_str("\\r")?,
                 '\n' => f.write_str("\\n")?,
                 '\t' => f.write_str("\\t")?,
-                c if c.is_control() || bidi => {
+                c if c.is_control() || is_bidi(c) => {
                     let code = u32::from(c);
                     if code <= 0xff {
                         write!(f, "\\x{code:02x}")?;

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use io_harness::{Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, OnFailure};
-use io_hooks::text::OsMessage;
+use io_hooks::text::{OsMessage, is_bidi};
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
@@ -255,13 +255,6 @@ impl serde_json::ser::Formatter for SafeJson {
         }
         writer.write_all(&fragment.as_bytes()[start..])
     }
-}
-
-/// The characters that reorder how a terminal shows the text around them:
-/// the embeddings and overrides (U+202A to U+202E), the isolates (U+2066 to
-/// U+2069) and the three invisible marks (U+200E, U+200F, U+061C).
-fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
 /// [`safe`], written into `out` a piece at a time instead of returned: a
