@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-use common::{ReleaseFifo, read_pid, wait_until};
+use common::{ReleaseFifo, mkfifo, read_pid, wait_until};
 
 /// [`run_support::Env`] (an empty user scope, a workspace root and a
 /// directory outside it, `io` run in the root) with a secret outside.
@@ -247,14 +247,7 @@ fn lines_by_run_and_seq(path: &Path) -> BTreeMap<(String, u64), String> {
 fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq() {
     let env = Env::new();
     let root = env.root();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        root.join("gate.fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    mkfifo(&root.join("gate.fifo"));
     // Holds the first run at step 2's tool_call, after its events were
     // appended and before the step is committed: says so by writing its
     // pid, then blocks on the FIFO. Run as `/bin/sh gate.sh`.
@@ -329,15 +322,7 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
 /// A run cancelled after its first step by a hook that fails once: its
 /// journal ends `Begin`, `Reserve`, `Step`, `End`, and a resume completes it.
 fn cancelled_after_one_step(env: &Env) -> String {
-    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n",
-    );
-    let script = env.write("script.toml", THREE_STEPS);
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    let run_id = run_id_in(&out);
+    let run_id = run_support::cancelled_run_of(env, "", THREE_STEPS);
     let records = env.journal(&run_id);
     assert!(records.last().is_some_and(|r| r.get("end").is_some()));
     run_id
