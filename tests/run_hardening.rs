@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-use common::{ReleaseFifo, mkfifo, read_pid, wait_until};
+use common::{read_pid, wait_until};
 
 /// [`run_support::Env`] (an empty user scope, a workspace root and a
 /// directory outside it, `io` run in the root) with a secret outside.
@@ -247,7 +247,7 @@ fn lines_by_run_and_seq(path: &Path) -> BTreeMap<(String, u64), String> {
 fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq() {
     let env = Env::new();
     let root = env.root();
-    mkfifo(&root.join("gate.fifo"));
+    let release = common::fifo(&root.join("gate.fifo"), true);
     // Holds the first run at step 2's tool_call, after its events were
     // appended and before the step is committed: says so by writing its
     // pid, then blocks on the FIFO. Run as `/bin/sh gate.sh`.
@@ -270,10 +270,6 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
         .process_group(0)
         .spawn()
         .expect("io runs");
-    let _release = ReleaseFifo {
-        path: root.join("gate.fifo"),
-        for_writing: true,
-    };
     let gate = read_pid(&root.join("gate.pid"));
     let killed = rustix::process::kill_process(
         rustix::process::Pid::from_child(&io),
@@ -287,7 +283,7 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
         Some(9),
         "io was killed, not finished"
     );
-    drop(_release);
+    drop(release);
     // The gate is released: it exits, and nothing is left running.
     assert!(
         wait_until(Duration::from_secs(10), || {

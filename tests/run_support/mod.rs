@@ -142,17 +142,13 @@ pub(crate) fn held_at_started(
     args: &[&str],
 ) -> (std::process::Child, crate::common::ReleaseFifo, Option<i32>) {
     let root = env.root();
-    crate::common::mkfifo(&root.join("gate.fifo"));
+    let release = crate::common::fifo(&root.join("gate.fifo"), true);
     env.write("gate.sh", gate);
     env.write(
         "io.local.toml",
         "[[hook]]\non = [\"started\"]\nrun = [\"/bin/sh\", \"./gate.sh\"]\ntimeout_ms = 120000\n",
     );
     let io = env.command(args).spawn().expect("io runs");
-    let release = crate::common::ReleaseFifo {
-        path: root.join("gate.fifo"),
-        for_writing: true,
-    };
     let held = crate::common::read_pid(&root.join("gate.pid"));
     (io, release, held)
 }
