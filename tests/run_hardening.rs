@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
 use common::{read_pid, wait_until};
+use run_support::{run_id_in, text};
 
 /// [`run_support::Env`] (an empty user scope, a workspace root and a
 /// directory outside it, `io` run in the root) with a secret outside.
@@ -53,20 +53,6 @@ impl Env {
             .map(|l| serde_json::from_str(l).expect("every journal line is a whole record"))
             .collect()
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The run id in `io run`'s last line, `run <id> ...`.
-fn run_id_in(out: &Output) -> String {
-    let stdout = text(&out.stdout);
-    let line = stdout
-        .lines()
-        .rfind(|l| l.starts_with("run "))
-        .unwrap_or_else(|| panic!("no `run` line in:\n{stdout}\n{}", text(&out.stderr)));
-    line.split_whitespace().nth(1).expect("an id").to_owned()
 }
 
 fn mode(path: &Path) -> u32 {
