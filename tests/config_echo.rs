@@ -209,6 +209,19 @@ fn a_nul_or_a_byte_that_is_not_utf8_shows_nothing_of_the_file() {
     }
 }
 
+/// The excerpt that ends `stderr`: the file's line as shown (after its
+/// ` | `) and the character index the caret under it points at.
+#[track_caller]
+fn excerpt(stderr: &str) -> (&str, usize) {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let [.., source, caret] = lines.as_slice() else {
+        panic!("no excerpt: {stderr}");
+    };
+    let source = source.split_once(" | ").expect("an excerpt line").1;
+    let at = caret.find('^').expect("a caret") - caret.find('|').expect("a gutter") - 2;
+    (source, at)
+}
+
 /// The widest line `io` may print about a 100 KB line: the path, the
 /// message with its quoted parts cut to 200 characters, and the rest (the
 /// list of every event name is the longest, some 570 characters).
@@ -243,13 +256,8 @@ fn a_100_kb_line_is_shown_cut_around_the_caret() {
         assert!(widest <= WIDEST, "a line of {widest} characters:\n{stderr}");
         // The excerpt: a line of at most 100 characters of the file and
         // the two `…`, then a caret under the character the error is at.
-        let lines: Vec<&str> = stderr.lines().collect();
-        let [.., source, caret] = lines.as_slice() else {
-            panic!("no excerpt: {stderr}");
-        };
-        let source = source.split_once(" | ").expect("an excerpt line").1;
+        let (source, at) = excerpt(&stderr);
         assert!(source.chars().count() <= 102, "{source}");
-        let at = caret.find('^').expect("a caret") - caret.find('|').unwrap() - 2;
         assert!(source.chars().nth(at).is_some(), "{stderr}");
     }
     // The syntax error's caret is under the `?`, with both sides cut.
@@ -260,13 +268,8 @@ fn a_100_kb_line_is_shown_cut_around_the_caret() {
     .unwrap();
     let out = io(&env, &["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    let [.., source, caret] = lines.as_slice() else {
-        panic!("no excerpt: {stderr}");
-    };
-    let source = source.split_once(" | ").unwrap().1;
+    let (source, at) = excerpt(&stderr);
     assert!(source.starts_with('…') && source.ends_with('…'), "{source}");
-    let at = caret.find('^').unwrap() - caret.find('|').unwrap() - 2;
     assert_eq!(source.chars().nth(at), Some('?'), "{stderr}");
 }
 
@@ -284,12 +287,7 @@ fn control_characters_in_an_excerpt_are_escaped_and_the_caret_follows() {
         "{stderr:?}"
     );
     assert!(stderr.contains("(line 1, column 10)"), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    let [.., source, caret] = lines.as_slice() else {
-        panic!("no excerpt: {stderr}");
-    };
-    let source = source.split_once(" | ").unwrap().1;
+    let (source, at) = excerpt(&stderr);
     assert_eq!(source, "x = \"\\x07\\x1b\" ?");
-    let at = caret.find('^').unwrap() - caret.find('|').unwrap() - 2;
     assert_eq!(&source[at..=at], "?", "{stderr}");
 }
