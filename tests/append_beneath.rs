@@ -7,10 +7,8 @@ mod common;
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
-use common::output_within;
+use common::run_io;
 
 #[test]
 fn io_check_names_an_append_through_a_link_out_of_the_root_and_replay_writes_nothing() {
@@ -34,18 +32,7 @@ fn io_check_names_an_append_through_a_link_out_of_the_root_and_replay_writes_not
         "{\"event\":\"started\",\"goal\":\"$(touch pwned)\",\"run_id\":\"r\",\"depth\":0}\n",
     )
     .unwrap();
-    let io = |args: &[&str]| {
-        let child = Command::new(env!("CARGO_BIN_EXE_io"))
-            .args(args)
-            .current_dir(&root)
-            .env("IO_CONFIG_HOME", &user)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
-    };
+    let io = |args: &[&str]| run_io(&root, &user, args, &[]);
 
     let out = io(&["check"]);
     let stdout = String::from_utf8_lossy(&out.stdout);

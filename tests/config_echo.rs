@@ -9,65 +9,53 @@ mod common;
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
-use common::io_output;
+use common::{IoEnv, io_output};
 
 /// What the tests plant in files outside the root: it must never be printed.
 const TOKEN: &str = "FAKE_TOKEN_c0ffee";
 
-/// `io args…` in `root`, with the user scope `user`, under a watchdog.
-fn io(root: &Path, user: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
-    command
-        .args(args)
-        .current_dir(root)
-        .env("IO_CONFIG_HOME", user)
-        .env("IO_TEST_SECRET", TOKEN);
+/// `io args…` in `env`'s root with its user scope, `TOKEN` in its
+/// environment, under a watchdog.
+fn io(env: &IoEnv, args: &[&str]) -> Output {
+    let mut command = env.command(args);
+    command.env("IO_TEST_SECRET", TOKEN);
     io_output(&mut command, Duration::from_secs(60), "io")
 }
 
-/// A temp dir holding the discovery root `root`, an empty user scope
-/// `user`, a one-event recording and a one-turn script for `io replay` and
-/// `io run`.
-fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, user) = (dir.path().join("root"), dir.path().join("user"));
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&user).unwrap();
+/// An [`IoEnv`] whose temp dir also holds a one-event recording and a
+/// one-turn script for `io replay` and `io run`.
+fn with_inputs() -> IoEnv {
+    let env = IoEnv::new();
     fs::write(
-        dir.path().join("events.jsonl"),
+        env.dir().join("events.jsonl"),
         "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n",
     )
     .unwrap();
-    fs::write(dir.path().join("script.json"), "[]").unwrap();
-    (dir, root, user)
+    fs::write(env.dir().join("script.json"), "[]").unwrap();
+    env
 }
 
-/// The three commands that load the config, each given `root`.
-fn every_command(dir: &Path, root: &Path, user: &Path) -> Vec<(&'static str, Output)> {
-    let events = dir.join("events.jsonl");
-    let script = dir.join("script.json");
+/// The three commands that load the config, each given the root.
+fn every_command(env: &IoEnv) -> Vec<(&'static str, Output)> {
+    let events = env.dir().join("events.jsonl");
+    let script = env.dir().join("script.json");
+    let root = env.root();
     let root_arg = root.to_str().unwrap();
     vec![
-        ("check", io(root, user, &["check", "--root", root_arg])),
+        ("check", io(env, &["check", "--root", root_arg])),
         (
             "replay",
             io(
-                root,
-                user,
+                env,
                 &["replay", events.to_str().unwrap(), "--root", root_arg],
             ),
         ),
         (
             "run",
-            io(
-                root,
-                user,
-                &["run", script.to_str().unwrap(), "--root", root_arg],
-            ),
+            io(env, &["run", script.to_str().unwrap(), "--root", root_arg]),
         ),
     ]
 }
@@ -86,8 +74,9 @@ fn refused_unshown(what: &str, out: &Output, want: &str) {
 
 #[test]
 fn a_link_out_of_the_root_shows_nothing_of_what_it_leads_to() {
-    let (dir, root, user) = dirs();
-    let outside = dir.path().join("outside");
+    let env = with_inputs();
+    let root = env.root();
+    let outside = env.dir().join("outside");
     fs::create_dir(&outside).unwrap();
     // What `~/.netrc` or a `.env` holds, each a different failure: not
     // TOML; a value serde's message quotes; a key an error names; a
@@ -138,7 +127,7 @@ fn a_link_out_of_the_root_shows_nothing_of_what_it_leads_to() {
                 root.join(link).display(),
                 root.display()
             );
-            for (command, out) in every_command(dir.path(), &root, &user) {
+            for (command, out) in every_command(&env) {
                 refused_unshown(&format!("{name} as {link}, io {command}"), &out, &want);
             }
         }
@@ -147,13 +136,14 @@ fn a_link_out_of_the_root_shows_nothing_of_what_it_leads_to() {
 
 #[test]
 fn a_link_to_proc_self_environ_is_not_read() {
-    let (dir, root, user) = dirs();
+    let env = with_inputs();
+    let root = env.root();
     symlink("/proc/self/environ", root.join("io.toml")).unwrap();
     let want = format!(
         "io: {}: cannot be read: a file of the kernel's proc file system",
         root.join("io.toml").display()
     );
-    for (command, out) in every_command(dir.path(), &root, &user) {
+    for (command, out) in every_command(&env) {
         refused_unshown(&format!("io {command}"), &out, &want);
     }
 }
@@ -172,26 +162,29 @@ fn shows_its_line(out: &Output) {
 
 #[test]
 fn a_link_within_the_root_is_ours_and_shown() {
-    let (_dir, root, user) = dirs();
+    let env = with_inputs();
+    let root = env.root();
     fs::create_dir(root.join("config")).unwrap();
     fs::write(root.join("config/hooks.toml"), "[[hook]]\nappend = 1\n").unwrap();
     symlink("config/hooks.toml", root.join("io.local.toml")).unwrap();
-    shows_its_line(&io(&root, &user, &["check"]));
+    shows_its_line(&io(&env, &["check"]));
 }
 
 #[test]
 fn a_link_to_the_users_own_file_is_theirs_and_shown() {
     // `io.toml` leading to the user-scope file is read once, as the user
     // scope: the operator's own, inside their config directory.
-    let (_dir, root, user) = dirs();
-    fs::write(user.join("io.toml"), "[[hook]]\nappend = 1\n").unwrap();
-    symlink(user.join("io.toml"), root.join("io.toml")).unwrap();
-    shows_its_line(&io(&root, &user, &["check"]));
+    let env = with_inputs();
+    let root = env.root();
+    fs::write(env.user().join("io.toml"), "[[hook]]\nappend = 1\n").unwrap();
+    symlink(env.user().join("io.toml"), root.join("io.toml")).unwrap();
+    shows_its_line(&io(&env, &["check"]));
 }
 
 #[test]
 fn a_nul_or_a_byte_that_is_not_utf8_shows_nothing_of_the_file() {
-    let (dir, root, user) = dirs();
+    let env = with_inputs();
+    let root = env.root();
     for (bytes, want) in [
         (
             format!("[[hook]]\nappend = \"{TOKEN}\0\"\n").into_bytes(),
@@ -209,11 +202,24 @@ fn a_nul_or_a_byte_that_is_not_utf8_shows_nothing_of_the_file() {
     ] {
         fs::write(root.join("io.local.toml"), &bytes).unwrap();
         let want = format!("io: {}: {want}", root.join("io.local.toml").display());
-        for (command, out) in every_command(dir.path(), &root, &user) {
+        for (command, out) in every_command(&env) {
             refused_unshown(&format!("io {command}"), &out, &want);
             assert_eq!(String::from_utf8_lossy(&out.stderr), want, "io {command}");
         }
     }
+}
+
+/// The excerpt that ends `stderr`: the file's line as shown (after its
+/// ` | `) and the character index the caret under it points at.
+#[track_caller]
+fn excerpt(stderr: &str) -> (&str, usize) {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let [.., source, caret] = lines.as_slice() else {
+        panic!("no excerpt: {stderr}");
+    };
+    let source = source.split_once(" | ").expect("an excerpt line").1;
+    let at = caret.find('^').expect("a caret") - caret.find('|').expect("a gutter") - 2;
+    (source, at)
 }
 
 /// The widest line `io` may print about a 100 KB line: the path, the
@@ -223,7 +229,8 @@ const WIDEST: usize = 1000;
 
 #[test]
 fn a_100_kb_line_is_shown_cut_around_the_caret() {
-    let (_dir, root, user) = dirs();
+    let env = with_inputs();
+    let root = env.root();
     let half = "1, ".repeat(17_000);
     let cases = [
         // A syntax error in the middle of the line: the caret under it.
@@ -242,20 +249,15 @@ fn a_100_kb_line_is_shown_cut_around_the_caret() {
     ];
     for text in cases {
         fs::write(root.join("io.local.toml"), &text).unwrap();
-        let out = io(&root, &user, &["check"]);
+        let out = io(&env, &["check"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         let widest = stderr.lines().map(|l| l.chars().count()).max().unwrap_or(0);
         assert!(widest <= WIDEST, "a line of {widest} characters:\n{stderr}");
         // The excerpt: a line of at most 100 characters of the file and
         // the two `…`, then a caret under the character the error is at.
-        let lines: Vec<&str> = stderr.lines().collect();
-        let [.., source, caret] = lines.as_slice() else {
-            panic!("no excerpt: {stderr}");
-        };
-        let source = source.split_once(" | ").expect("an excerpt line").1;
+        let (source, at) = excerpt(&stderr);
         assert!(source.chars().count() <= 102, "{source}");
-        let at = caret.find('^').expect("a caret") - caret.find('|').unwrap() - 2;
         assert!(source.chars().nth(at).is_some(), "{stderr}");
     }
     // The syntax error's caret is under the `?`, with both sides cut.
@@ -264,37 +266,28 @@ fn a_100_kb_line_is_shown_cut_around_the_caret() {
         format!("x = [{half}?, {half}]\n"),
     )
     .unwrap();
-    let out = io(&root, &user, &["check"]);
+    let out = io(&env, &["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    let [.., source, caret] = lines.as_slice() else {
-        panic!("no excerpt: {stderr}");
-    };
-    let source = source.split_once(" | ").unwrap().1;
+    let (source, at) = excerpt(&stderr);
     assert!(source.starts_with('…') && source.ends_with('…'), "{source}");
-    let at = caret.find('^').unwrap() - caret.find('|').unwrap() - 2;
     assert_eq!(source.chars().nth(at), Some('?'), "{stderr}");
 }
 
 #[test]
 fn control_characters_in_an_excerpt_are_escaped_and_the_caret_follows() {
-    let (_dir, root, user) = dirs();
+    let env = with_inputs();
+    let root = env.root();
     // A bell and an escape before the error: printed as `\x07` and `\x1b`,
     // and the caret moved past their escapes, under the `?`.
     fs::write(root.join("io.local.toml"), "x = \"\u{7}\u{1b}\" ?\n").unwrap();
-    let out = io(&root, &user, &["check"]);
+    let out = io(&env, &["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
         "{stderr:?}"
     );
     assert!(stderr.contains("(line 1, column 10)"), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    let [.., source, caret] = lines.as_slice() else {
-        panic!("no excerpt: {stderr}");
-    };
-    let source = source.split_once(" | ").unwrap().1;
+    let (source, at) = excerpt(&stderr);
     assert_eq!(source, "x = \"\\x07\\x1b\" ?");
-    let at = caret.find('^').unwrap() - caret.find('|').unwrap() - 2;
     assert_eq!(&source[at..=at], "?", "{stderr}");
 }

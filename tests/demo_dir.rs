@@ -6,17 +6,9 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::Output;
 
+use common::io_env::{code, stderr};
 use common::run_io;
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exited, not signalled")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// Every path beneath `dir`, relative, sorted.
 fn tree(dir: &Path) -> Vec<String> {

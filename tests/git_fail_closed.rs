@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{git, git_unanswered, io_output, output_within, prerequisite, read_pid, wait_until};
+use common::{
+    KillOnDrop, alive, git, git_unanswered, io_output, output_within, prerequisite, read_pid,
+    wait_until,
+};
 
 const HOOKED: &str = "[[hook]]\nappend = \"audit.jsonl\"\n";
 
@@ -160,16 +163,6 @@ fn a_git_inside_a_repository_is_asked_of_its_own_git_directory() {
     );
 }
 
-/// Whether process `pid` is alive (a zombie is not).
-fn alive(pid: i32) -> bool {
-    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rfind(')')
-            .and_then(|i| stat[i + 1..].split_whitespace().next());
-        !matches!(state, Some("Z" | "X") | None)
-    })
-}
-
 #[test]
 fn a_signal_that_ends_io_ends_the_git_it_asked() {
     use rustix::process::Signal;
@@ -208,7 +201,7 @@ fn a_signal_that_ends_io_ends_the_git_it_asked() {
         let git_pid = read_pid(&pid_file).expect("the fake git started");
         // Left running by a regression, it would sleep on: ended here
         // whatever the asserts below find.
-        let _end = EndOnDrop(git_pid);
+        let _end = KillOnDrop(vec![git_pid]);
         let sent = Instant::now();
         rustix::process::kill_process(io_pid, signal).unwrap();
         let out = output_within(child, Duration::from_secs(20), "io, signalled");
@@ -221,18 +214,5 @@ fn a_signal_that_ends_io_ends_the_git_it_asked() {
             sent.elapsed() < Duration::from_secs(5),
             "{signal:?}: io waited for git"
         );
-    }
-}
-
-/// SIGKILLs a process when dropped, if it is still there.
-struct EndOnDrop(i32);
-
-impl Drop for EndOnDrop {
-    fn drop(&mut self) {
-        if alive(self.0)
-            && let Some(pid) = rustix::process::Pid::from_raw(self.0)
-        {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-        }
     }
 }

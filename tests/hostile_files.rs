@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::{git_unanswered as unanswered, output_within};
+use common::{git_unanswered as unanswered, io_output, output_within};
 
 /// A run hook that leaves a mark in the working directory when it runs.
 const MARKING: &str = "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \"echo ran >> ran.txt\"]\n";
@@ -18,13 +18,7 @@ const ONE_EVENT: &str = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",
 
 /// Runs `command` to the end under a 60 s watchdog, stdin empty.
 fn run(mut command: Command) -> Output {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("io runs");
-    output_within(child, Duration::from_secs(60), "io")
+    io_output(&mut command, Duration::from_secs(60), "io")
 }
 
 /// `io args` in `dir`, with `IO_CONFIG_HOME` set to `home`.
@@ -484,13 +478,7 @@ fn a_git_whose_exit_status_cannot_be_collected_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     fs::create_dir(&root).unwrap();
-    let git_init = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&root)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .status();
-    if !common::prerequisite("a usable git", git_init.is_ok_and(|s| s.success())) {
+    if !common::prerequisite("a usable git", common::git(&root, &["init", "-q"])) {
         return;
     }
     fs::write(root.join("io.local.toml"), APPEND_HOOK).unwrap();

@@ -8,11 +8,8 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
+use common::io_env::stderr;
 use common::run_io;
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// The log lines of `out`: those that start with a level.
 fn logged(out: &Output) -> Vec<String> {

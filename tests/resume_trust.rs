@@ -11,7 +11,9 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::time::Duration;
 
 use common::{git, output_within, prerequisite};
-use run_support::{Env, begin, both, cancelled_run, held_at_started, run_id_in, text};
+use run_support::{
+    Env, begin, both, cancelled_run, cancelled_run_of, held_at_started, run_id_in, text,
+};
 
 /// A script of one step that writes `.bashrc` and answers.
 const WRITES_BASHRC: &str = r#"
@@ -319,21 +321,14 @@ fn a_journal_that_cannot_be_opened_is_an_error_not_an_unknown_run() {
 #[test]
 fn a_run_with_a_two_mib_goal_resumes() {
     let env = Env::new();
-    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n",
-    );
     let goal = "write a.txt, then b.txt. ".repeat(2 * 1024 * 1024 / 25 + 1);
-    let script = env.write(
-        "script.toml",
+    let run_id = cancelled_run_of(
+        &env,
+        "",
         &format!(
             "goal = \"{goal}\"\n[[turn]]\ncalls = [{{ tool = \"write_file\", args = {{ path = \"a.txt\", content = \"a\" }} }}]\n[[turn]]\ncalls = [{{ tool = \"write_file\", args = {{ path = \"b.txt\", content = \"b\" }} }}]\nanswer = \"done\"\n"
         ),
     );
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(3), "{}", both(&out));
-    let run_id = run_id_in(&out);
     assert!(
         std::fs::metadata(env.journal_path(&run_id))
             .expect("journal")

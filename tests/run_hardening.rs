@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
-use common::{ReleaseFifo, read_pid, wait_until};
+use common::{alive, read_pid, wait_until};
+use run_support::{run_id_in, text};
 
 /// [`run_support::Env`] (an empty user scope, a workspace root and a
 /// directory outside it, `io` run in the root) with a secret outside.
@@ -53,20 +53,6 @@ impl Env {
             .map(|l| serde_json::from_str(l).expect("every journal line is a whole record"))
             .collect()
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The run id in `io run`'s last line, `run <id> ...`.
-fn run_id_in(out: &Output) -> String {
-    let stdout = text(&out.stdout);
-    let line = stdout
-        .lines()
-        .rfind(|l| l.starts_with("run "))
-        .unwrap_or_else(|| panic!("no `run` line in:\n{stdout}\n{}", text(&out.stderr)));
-    line.split_whitespace().nth(1).expect("an id").to_owned()
 }
 
 fn mode(path: &Path) -> u32 {
@@ -247,14 +233,7 @@ fn lines_by_run_and_seq(path: &Path) -> BTreeMap<(String, u64), String> {
 fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq() {
     let env = Env::new();
     let root = env.root();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        root.join("gate.fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    let release = common::fifo(&root.join("gate.fifo"), true);
     // Holds the first run at step 2's tool_call, after its events were
     // appended and before the step is committed: says so by writing its
     // pid, then blocks on the FIFO. Run as `/bin/sh gate.sh`.
@@ -277,10 +256,6 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
         .process_group(0)
         .spawn()
         .expect("io runs");
-    let _release = ReleaseFifo {
-        path: root.join("gate.fifo"),
-        for_writing: true,
-    };
     let gate = read_pid(&root.join("gate.pid"));
     let killed = rustix::process::kill_process(
         rustix::process::Pid::from_child(&io),
@@ -294,13 +269,10 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
         Some(9),
         "io was killed, not finished"
     );
-    drop(_release);
+    drop(release);
     // The gate is released: it exits, and nothing is left running.
     assert!(
-        wait_until(Duration::from_secs(10), || {
-            std::fs::read_to_string(format!("/proc/{gate}/stat"))
-                .map_or(true, |s| s.contains(") Z "))
-        }),
+        wait_until(Duration::from_secs(10), || !alive(gate)),
         "the gate hook ended"
     );
 
@@ -329,15 +301,7 @@ fn a_resume_after_a_sigkill_between_a_steps_events_and_its_commit_reuses_no_seq(
 /// A run cancelled after its first step by a hook that fails once: its
 /// journal ends `Begin`, `Reserve`, `Step`, `End`, and a resume completes it.
 fn cancelled_after_one_step(env: &Env) -> String {
-    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
-    env.write(
-        "io.local.toml",
-        "[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n",
-    );
-    let script = env.write("script.toml", THREE_STEPS);
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    let run_id = run_id_in(&out);
+    let run_id = run_support::cancelled_run_of(env, "", THREE_STEPS);
     let records = env.journal(&run_id);
     assert!(records.last().is_some_and(|r| r.get("end").is_some()));
     run_id

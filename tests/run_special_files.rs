@@ -9,14 +9,32 @@ mod run_support;
 use common::mkfifo;
 use run_support::{Env, both, run_id_in};
 
+/// `io run` of a script whose text is `script`, held by `Env::io`'s
+/// watchdog (an open that blocks fails the test there rather than hanging
+/// it); it must complete (exit 0). Its journal's text.
+fn completed_run(env: &Env, script: &str) -> String {
+    let script = env.write("script.toml", script);
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    env.journal_text(&run_id_in(&out))
+}
+
+/// The script's last call, after the special file's, wrote `after.txt`.
+fn went_on(env: &Env) {
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("after.txt")).expect("after"),
+        "went on"
+    );
+}
+
 #[test]
 fn the_file_tools_refuse_a_fifo_without_blocking_and_the_run_goes_on() {
     let env = Env::new();
     // A FIFO nobody writes (a read would wait for ever) and nobody reads
     // (a write-only open would too).
     mkfifo(&env.root().join("pipe"));
-    let script = env.write(
-        "script.toml",
+    let journal = completed_run(
+        &env,
         r#"
 goal = "touch the pipe"
 [[turn]]
@@ -29,15 +47,7 @@ calls = [
 answer = "done"
 "#,
     );
-    // `Env::io` holds it under a 60 s watchdog: a blocked open fails the
-    // test there rather than hanging it.
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
-    assert_eq!(
-        std::fs::read_to_string(env.root().join("after.txt")).expect("after"),
-        "went on"
-    );
-    let journal = env.journal_text(&run_id_in(&out));
+    went_on(&env);
     for said in [
         "read pipe: refused: `pipe` is a FIFO, not a regular file",
         "write pipe: refused: `pipe` is a FIFO, not a regular file",
@@ -54,8 +64,8 @@ answer = "done"
 fn a_fifo_in_the_middle_of_a_path_is_refused_without_blocking() {
     let env = Env::new();
     mkfifo(&env.root().join("pipe"));
-    let script = env.write(
-        "script.toml",
+    let journal = completed_run(
+        &env,
         r#"
 goal = "read through the pipe"
 [[turn]]
@@ -66,14 +76,7 @@ calls = [
 answer = "done"
 "#,
     );
-    // `Env::io`'s watchdog fails the test if the open blocks.
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
-    assert_eq!(
-        std::fs::read_to_string(env.root().join("after.txt")).expect("after"),
-        "went on"
-    );
-    let journal = env.journal_text(&run_id_in(&out));
+    went_on(&env);
     assert!(
         journal.contains("[read_file failed] read pipe/x.txt: ")
             && journal.contains("Not a directory"),
@@ -94,8 +97,8 @@ fn a_fifo_with_a_reader_is_refused_too_and_gets_no_byte() {
         rustix::fs::Mode::empty(),
     )
     .expect("open the FIFO for reading");
-    let script = env.write(
-        "script.toml",
+    let journal = completed_run(
+        &env,
         r#"
 goal = "write the pipe"
 [[turn]]
@@ -103,9 +106,6 @@ calls = [{ tool = "write_file", args = { path = "pipe", content = "secret" } }]
 answer = "done"
 "#,
     );
-    let out = env.io(&["run", script.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
-    let journal = env.journal_text(&run_id_in(&out));
     assert!(
         journal.contains("write pipe: refused: `pipe` is a FIFO, not a regular file"),
         "{journal}"

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{git, output_within, prerequisite, read_pid, wait_until};
+use common::{git, io_output, output_within, prerequisite, read_pid, wait_until};
 
 /// The variable that makes a re-executed test binary exec `io` instead.
 const EXEC_IO: &str = "IO_SIGNALS_TEST_EXEC_IO";
@@ -41,17 +41,16 @@ fn io_reexecuted(
     if let Some(limit) = fsize {
         command.env(FSIZE, limit.to_string());
     }
-    let child = command
+    command
         .args(["exec_io_with_sigchld_ignored", "--exact", "--nocapture"])
         .env(EXEC_IO, args.join("\u{1f}"))
         .env("IO_CONFIG_HOME", user)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    output_within(child, Duration::from_secs(60), &format!("io {args:?}"))
+        .current_dir(root);
+    io_output(
+        &mut command,
+        Duration::from_secs(60),
+        &format!("io {args:?}"),
+    )
 }
 
 /// Not a test of its own: the body of the re-executed child above.

@@ -15,11 +15,11 @@ mod run_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use common::{output_within, prerequisite};
+use common::{io_output, prerequisite};
 use run_support::{Env, both, run_id_in, text};
 
 /// Whether `program` is an executable in `/usr/bin` or `/bin`.
@@ -63,13 +63,9 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
         .args(args)
         .current_dir(dir)
         .env("IO_CONFIG_HOME", dir.join("user"))
-        .env("HOME", dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = command.spawn().expect("prlimit runs");
-    Some(output_within(
-        child,
+        .env("HOME", dir);
+    Some(io_output(
+        &mut command,
         Duration::from_secs(60),
         &format!("io {args:?} under RLIMIT_NPROC={limit}"),
     ))
@@ -77,7 +73,7 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
 
 /// A workspace another uid may use: `io`, dropped to it, writes there.
 fn open_to_all(env: &Env) {
-    for dir in [env.dir(), &env.root(), &env.dir().join("user")] {
+    for dir in [env.dir(), &env.root(), &env.user()] {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     }
 }

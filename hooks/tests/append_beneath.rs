@@ -86,7 +86,7 @@ fn an_append_through_a_link_out_of_the_root_is_a_problem_and_writes_nothing() {
 /// to the engine as written (not joined with the root) is the root's too.
 #[test]
 fn dot_dot_and_a_relative_path_are_beneath_the_root() {
-    let (tmp, root, _outside) = clone_with_a_link_out();
+    let (tmp, root, outside) = clone_with_a_link_out();
     let up = root.join("../escaped.jsonl");
     let relative = PathBuf::from("logs/audit.jsonl");
     let specs = vec![
@@ -107,8 +107,13 @@ fn dot_dot_and_a_relative_path_are_beneath_the_root() {
         ]
     );
     let hooks = Hooks::new(specs, &root);
-    let _ = hooks.fire_event(&step(1));
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
     assert!(!tmp.path().join("escaped.jsonl").exists());
+    assert_eq!(
+        fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing through the link"
+    );
 }
 
 /// An absolute path outside the root is the operator's own: taken as

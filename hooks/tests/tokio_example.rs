@@ -52,8 +52,12 @@ fn ctrl_c_ends_the_hooks_in_flight_and_cancels_every_job() {
         "three hooks in flight, found {}",
         interrupt.in_flight()
     );
-    // The runtime's worker is free while they block.
-    assert_eq!(runtime.block_on(async { 1 + 1 }), 2);
+    // The runtime's worker is free while they block: a task spawned now
+    // runs there (`block_on` runs only its own future on this thread).
+    let handle = runtime.handle().clone();
+    let task = handle.spawn(async { 1 + 1 });
+    let sum = within(LIMIT, "a task on the worker", move || handle.block_on(task));
+    assert_eq!(sum.expect("the task"), 2);
 
     signal_hook::low_level::raise(signal_hook::consts::SIGINT).expect("SIGINT raised");
     let flows = within(LIMIT, "the jobs ending after Ctrl-C", move || {

@@ -27,6 +27,11 @@ impl IoEnv {
         self.dir.path()
     }
 
+    /// The user scope (`IO_CONFIG_HOME`), empty unless a test writes to it.
+    pub(crate) fn user(&self) -> PathBuf {
+        self.dir.path().join("user")
+    }
+
     /// The discovery root, where `io` runs.
     pub(crate) fn root(&self) -> PathBuf {
         self.dir.path().join("root")
@@ -58,7 +63,7 @@ impl IoEnv {
         command
             .args(args)
             .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .env("IO_CONFIG_HOME", self.user())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

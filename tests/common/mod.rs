@@ -7,7 +7,9 @@ mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use io_env::IoEnv;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub(crate) use watchdog::{ReleaseFifo, mkfifo, output_within, read_pid, wait_until, within};
+pub(crate) use watchdog::{
+    KillOnDrop, ReleaseFifo, alive, mkfifo, output_within, read_pid, wait_until, within,
+};
 
 pub(crate) mod io_env;
 

@@ -94,21 +94,9 @@ pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> 
     }})
 }
 
-/// A run cancelled after its first step by a hook on `step` that fails
-/// once, with `hooks` (more `[[hook]]` tables) beside it: resumable, with
-/// one step to go, after which it answers `done`. Each turn says a few
-/// words first (a `token` each, and a `spend_draw` of them). Returns its id.
-pub(crate) fn cancelled_run(env: &Env, hooks: &str) -> String {
-    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
-    env.write(
-        "io.local.toml",
-        &format!(
-            "{hooks}\n[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n"
-        ),
-    );
-    let script = env.write(
-        "script.toml",
-        r#"
+/// The script of [`cancelled_run`]: two steps, a file each, each turn
+/// saying a few words first, then the answer `done`.
+const TWO_FILES: &str = r#"
 goal = "two files"
 [[turn]]
 say = "First a."
@@ -117,8 +105,28 @@ calls = [{ tool = "write_file", args = { path = "a.txt", content = "a" } }]
 say = "Then b, and done."
 calls = [{ tool = "write_file", args = { path = "b.txt", content = "b" } }]
 answer = "done"
-"#,
+"#;
+
+/// A run cancelled after its first step by a hook on `step` that fails
+/// once, with `hooks` (more `[[hook]]` tables) beside it: resumable, with
+/// one step to go, after which it answers `done`. Each turn says a few
+/// words first (a `token` each, and a `spend_draw` of them). Returns its id.
+pub(crate) fn cancelled_run(env: &Env, hooks: &str) -> String {
+    cancelled_run_of(env, hooks, TWO_FILES)
+}
+
+/// A run of `script` (a script file's text) cancelled after its first step
+/// by a hook on `step` that fails once, with `hooks` (more `[[hook]]`
+/// tables) beside it. Returns its id.
+pub(crate) fn cancelled_run_of(env: &Env, hooks: &str, script: &str) -> String {
+    env.write("once.sh", "[ -e once ] && exit 0\n: > once\nexit 1\n");
+    env.write(
+        "io.local.toml",
+        &format!(
+            "{hooks}\n[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"./once.sh\"]\non_failure = \"cancel\"\n"
+        ),
     );
+    let script = env.write("script.toml", script);
     let out = env.io(&["run", script.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(3), "{}", both(&out));
     run_id_in(&out)
@@ -134,17 +142,13 @@ pub(crate) fn held_at_started(
     args: &[&str],
 ) -> (std::process::Child, crate::common::ReleaseFifo, Option<i32>) {
     let root = env.root();
-    crate::common::mkfifo(&root.join("gate.fifo"));
+    let release = crate::common::fifo(&root.join("gate.fifo"), true);
     env.write("gate.sh", gate);
     env.write(
         "io.local.toml",
         "[[hook]]\non = [\"started\"]\nrun = [\"/bin/sh\", \"./gate.sh\"]\ntimeout_ms = 120000\n",
     );
     let io = env.command(args).spawn().expect("io runs");
-    let release = crate::common::ReleaseFifo {
-        path: root.join("gate.fifo"),
-        for_writing: true,
-    };
     let held = crate::common::read_pid(&root.join("gate.pid"));
     (io, release, held)
 }

@@ -653,7 +653,7 @@ pub(super) mod test_watchdog;
 mod tests {
     use super::*;
 
-    use super::test_watchdog::{read_pid, wait_until, within};
+    use super::test_watchdog::{alive, read_pid, wait_until, within};
 
     /// Far above every timeout here, far below "forever".
     const HUNG: Duration = Duration::from_secs(20);
@@ -673,16 +673,6 @@ mod tests {
 
     fn sh(body: &str) -> Vec<String> {
         ["/bin/sh", "-c", body].map(String::from).to_vec()
-    }
-
-    fn alive(pid: i32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|s| s.split_whitespace().next());
-            !matches!(state, Some("Z" | "X") | None)
-        })
     }
 
     const MS: fn(u64) -> Duration = Duration::from_millis;

@@ -13,7 +13,9 @@ use serde::Serialize;
 
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
-pub(crate) use watchdog::{ReleaseFifo, mkfifo, output_within, read_pid, wait_until, within};
+pub(crate) use watchdog::{
+    KillOnDrop, ReleaseFifo, alive, mkfifo, output_within, proc_state, read_pid, wait_until, within,
+};
 
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
@@ -86,40 +88,11 @@ pub(crate) fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
-/// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
-/// `None` when there is no such process.
-pub(crate) fn proc_state(pid: i32) -> Option<char> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may contain spaces.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().next()?.chars().next()
-}
-
 /// A process's parent, from `/proc/<pid>/stat`.
 pub(crate) fn proc_ppid(pid: i32) -> Option<i32> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Whether `pid` is alive: present and not a zombie.
-pub(crate) fn alive(pid: i32) -> bool {
-    matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
-}
-
-/// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
-pub(crate) struct KillOnDrop(pub(crate) Vec<i32>);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        for &pid in &self.0 {
-            if let Some(p) = rustix::process::Pid::from_raw(pid)
-                && alive(pid)
-            {
-                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-            }
-        }
-    }
 }
 
 /// Limits every file this process writes to `limit` bytes (`ulimit -f`),

@@ -1,6 +1,7 @@
 //! Deadlines for test steps that could block: a regression fails the test
-//! with a message naming what hung, instead of hanging the suite; and
-//! bounded waits on a condition, never a bare `sleep`.
+//! with a message naming what hung, instead of hanging the suite; bounded
+//! waits on a condition, never a bare `sleep`; and what a test needs to
+//! tell that a process it started is gone, and to end it if not.
 //!
 //! Shared by both crates' test binaries (`tests/common/mod.rs` includes
 //! this file by path, as do `io-hooks`'s own unit tests), so there is one
@@ -131,4 +132,33 @@ pub(crate) fn output_within(
     });
     guard.0 = None;
     out
+}
+
+/// A process's state letter from `/proc/<pid>/stat` (`R`, `S`, `Z`…), or
+/// `None` when there is no such process.
+pub(crate) fn proc_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().next()?.chars().next()
+}
+
+/// Whether `pid` is alive: present and not a zombie.
+pub(crate) fn alive(pid: i32) -> bool {
+    matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
+}
+
+/// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
+pub(crate) struct KillOnDrop(pub(crate) Vec<i32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            if let Some(p) = rustix::process::Pid::from_raw(pid)
+                && alive(pid)
+            {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+            }
+        }
+    }
 }

@@ -3,7 +3,6 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use ci_runner::{Ci, OPERATOR_FILE, PROJECT_FILE};
 
@@ -44,18 +43,6 @@ pub fn tags(dir: &Path, file: &str) -> Vec<String> {
         .iter()
         .map(|e| e["event"].as_str().expect("a tag").to_owned())
         .collect()
-}
-
-/// Polls `condition` until it holds, for at most 10 s; whether it did.
-pub fn wait_until(mut condition: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if condition() {
-            return true;
-        }
-        std::thread::yield_now();
-    }
-    condition()
 }
 
 /// An executable script `name` in `dir` with `body` after its `#!` line.
