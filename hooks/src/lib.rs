@@ -145,6 +145,8 @@ mod action;
 mod exec;
 mod failure;
 mod filter;
+mod layout;
+mod position;
 mod problem;
 mod registry;
 mod shared;
@@ -153,21 +155,22 @@ mod spec;
 mod table;
 mod tag_check;
 
-pub use action::Action;
+pub use action::{Action, DEFAULT_TIMEOUT};
 pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
-pub use filter::{Field, FieldKind, FieldValue, Where};
+pub use filter::{Where, WhereError};
 pub use io_hooks_derive::HookEvents;
-pub use registry::{Cost, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent};
-pub use shared::Effects;
-pub use spec::{DEFAULT_TIMEOUT, Flow, HookSpec, OnFailure};
-pub use table::{
-    HookTables, Layout, Scope, Section, TableError, TableErrorKind, TomlFile, WhereError,
+pub use layout::{Layout, Section};
+pub use registry::{
+    Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
+pub use shared::{Effects, TableError, TableErrorKind};
+pub use spec::{Flow, HookSpec, OnFailure};
+pub use table::{HookTables, Scope, TomlFile};
 pub use tag_check::{TagCheckError, check_tags};
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::filter::AsFieldValue;
+    pub use crate::registry::AsFieldValue;
 }
 
 /// Running a program the way a `run` hook runs one, for an embedder that runs
@@ -194,7 +197,8 @@ pub mod schema {
 /// line an error points into, cut to a bounded width.
 pub mod text {
     pub use crate::exec::OsMessage;
+    pub use crate::position::{EXCERPT_WIDTH, SourceLine, toml_key};
     pub use crate::problem::is_bidi;
     pub use crate::registry::did_you_mean;
-    pub use crate::table::{EXCERPT_WIDTH, SourceLine, deserialize_table, toml_key};
+    pub use crate::table::deserialize_table;
 }

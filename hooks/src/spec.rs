@@ -1,14 +1,8 @@
 //! One hook, checked and typed: what `[[hook]]` tables become.
 
-use std::time::Duration;
-
 use crate::action::Action;
 use crate::filter::Where;
 use crate::registry::{HookEvents, HookFilter};
-
-/// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
-/// noticeable when a spawning hook is wired to a hot event.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// One `[[hook]]` table after validation.
 ///

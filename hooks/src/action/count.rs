@@ -11,8 +11,7 @@ use serde_json::json;
 use super::{Action, ActionEntry, Describe, Fire, Prepare};
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
-use crate::shared::{Effects, HookKey, Shape};
-use crate::table::{Cx, RawHook, TableError, TableErrorKind};
+use crate::shared::{Cx, Effects, HookKey, RawHook, Shape, TableError, TableErrorKind};
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -35,7 +34,7 @@ fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
         Some(name) => Ok(Action::Count {
             name: name.into_inner(),
         }),
-        None => Err(cx.table_error(TableErrorKind::NoAction)),
+        None => Err(cx.table_error(TableErrorKind::NoAction(&super::NAMES))),
     }
 }
 

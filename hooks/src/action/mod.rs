@@ -29,13 +29,14 @@ mod append;
 mod count;
 mod run;
 
+pub use run::DEFAULT_TIMEOUT;
+
 use std::path::Path;
 
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
-use crate::shared::{Effects, HookKey, Root};
+use crate::shared::{Cx, Effects, HookKey, RawHook, Root, TableError};
 use crate::spawn::{Capture, Interrupt};
-use crate::table::{Cx, RawHook, TableError};
 
 /// One registered action.
 #[derive(Debug, Clone, Copy)]
@@ -225,13 +226,13 @@ impl Action {
 
     /// `run = argv`: the program and its arguments (never a shell line),
     /// with the event's JSON line on stdin and the [default
-    /// timeout](crate::DEFAULT_TIMEOUT).
+    /// timeout](DEFAULT_TIMEOUT).
     pub fn run<I, S>(argv: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self::run_with_timeout(argv, crate::DEFAULT_TIMEOUT)
+        Self::run_with_timeout(argv, DEFAULT_TIMEOUT)
     }
 
     /// `run = argv` with `timeout_ms`: as [`Action::run`], with its own

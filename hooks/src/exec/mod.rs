@@ -3,8 +3,9 @@
 //!
 //! [`Hooks`] is the top of the crate's inner layers: it prepares and
 //! executes actions (`action/`), which use the process runner (`spawn/`)
-//! and the types every layer shares (`shared.rs`, `failure.rs`,
-//! `problem.rs`); none of those uses this module.
+//! and the types every layer shares (`shared/`, `failure.rs`,
+//! `problem.rs`); none of those uses this module (`hooks/tests/layers.rs`
+//! checks that the modules name one another in no circle).
 
 pub use crate::failure::{HookFailure, OsMessage};
 pub use crate::problem::{Problem, ProblemKind};

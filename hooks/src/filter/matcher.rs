@@ -6,9 +6,8 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::fields::FieldValue;
-use crate::registry::HookEvents;
-use crate::table::toml_key;
+use crate::position::toml_key;
+use crate::registry::{FieldValue, HookEvents};
 
 /// A hook's `where`: conditions on named fields of its events, all of which
 /// must hold (AND). Empty when the table has no `where`: every event of

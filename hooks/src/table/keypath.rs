@@ -2,7 +2,7 @@
 //! document.
 //!
 //! serde_path_to_error names a map's key by watching it arrive as a string.
-//! A key read any other way (a [`Spanned`](toml::Spanned) key, which arrives
+//! A key read any other way (a [`Spanned`] key, which arrives
 //! as a map of its span and value; an enum key) reaches it as no string, and
 //! its path holds an unknown segment there. Rather than drop that segment
 //! (`pipeline.retries` for `pipeline.check.retries`), the key is found in
@@ -14,7 +14,7 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::position::KeySegment;
+use crate::position::KeySegment;
 
 /// `segments` with each [`KeySegment::Unknown`] replaced by the key of
 /// `document` it stands for: the only one under which the rest of the path

@@ -1,6 +1,6 @@
 //! The key table: every key a `[[hook]]` table may hold, what it accepts,
 //! and which action it belongs to. [`HOOK_KEYS`], the visitor of
-//! [`RawHook`](super::raw::RawHook), its "expecting" text, unknown-key
+//! [`RawHook`](crate::shared::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
 //! `on` and `on_failure` belong to every hook; each action brings its own

@@ -19,43 +19,34 @@
 //! `hook[2]` is the second `[[hook]]` in the file, which is how an operator
 //! counts them.
 
-mod error;
 mod filter;
 mod keypath;
 mod keys;
-mod layout;
 mod placement;
-mod position;
 mod raw;
 mod schema;
 mod scope;
 mod validate;
 
-pub use error::{TableError, TableErrorKind};
-pub use filter::WhereError;
 pub use keys::HOOK_KEYS;
-pub use layout::{Layout, Section};
 pub use placement::{is_near_miss, near_miss_pattern};
-pub use position::{EXCERPT_WIDTH, SourceLine, toml_key};
 pub use raw::deserialize_table;
 pub use schema::{hook_file_schema, hook_table_schema};
 pub use scope::Scope;
 
-pub(crate) use error::ErrorInner;
-pub(crate) use position::line_column;
-pub(crate) use raw::RawHook;
-pub(crate) use validate::Cx;
-
 use std::fmt;
+use std::ops::Range;
 use std::path::Path;
 
 use serde::Deserialize;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 
+use crate::layout::Layout;
+use crate::position::{KeySegment, SourceLine, key_segments, line_column, render_key};
 use crate::registry::{HookEvents, did_you_mean};
+use crate::shared::{ErrorInner, TableError, TableErrorKind};
 use crate::spec::HookSpec;
-use position::{KeySegment, key_segments, render_key};
 use raw::HookTable;
 
 /// One TOML file, named for error messages.
@@ -116,7 +107,7 @@ impl<'a> TomlFile<'a> {
             name,
             text,
             scope: Scope::Operator,
-            layout: &layout::DEFAULT,
+            layout: &crate::layout::DEFAULT,
         }
     }
 
@@ -256,13 +247,63 @@ impl<'a> TomlFile<'a> {
         }))
     }
 
-    fn error(&self, key: String, span: std::ops::Range<usize>, kind: TableErrorKind) -> TableError {
+    fn error(&self, key: String, span: Range<usize>, kind: TableErrorKind) -> TableError {
+        TableError::at(self.name, self.text, key, span, kind)
+    }
+}
+
+impl TableError {
+    /// An error of the embedder's own check on `file`, in the shape of the
+    /// engine's: the file, `` key `{key}` ``, `message`, then the line and
+    /// column of `span` (a byte range of the file's text, as
+    /// [`toml::Spanned::span`] gives it) when there is one. Its kind is
+    /// [`TableErrorKind::Custom`], and [`source_line`](Self::source_line)
+    /// is the line `span` starts on.
+    ///
+    /// For what the engine cannot know is wrong: a name that refers to
+    /// nothing, an empty command. `message` says what is wrong and what is
+    /// accepted, as the engine's reasons do; it is shown whole, so it should
+    /// quote the operator's text only as much as it needs to.
+    ///
+    /// ```
+    /// use io_hooks::{TableError, TomlFile};
+    /// use std::collections::BTreeMap;
+    /// use toml::Spanned;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Doc {
+    ///     pipeline: BTreeMap<String, Spanned<toml::Table>>,
+    /// }
+    ///
+    /// let file = TomlFile::new("ci.local.toml", "[pipeline.chek]\nx = 1\n");
+    /// let doc: Doc = file.deserialize()?;
+    /// let (name, body) = doc.pipeline.iter().next().unwrap();
+    /// let err = TableError::custom(
+    ///     &file,
+    ///     format!("pipeline.{name}"),
+    ///     format!("there is no pipeline `{name}`; the pipelines are `check`"),
+    ///     Some(body.span()),
+    /// );
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "ci.local.toml: key `pipeline.chek`: there is no pipeline `chek`; the pipelines \
+    ///      are `check` (line 1, column 1)"
+    /// );
+    /// # Ok::<(), TableError>(())
+    /// ```
+    pub fn custom(
+        file: &TomlFile<'_>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        span: Option<Range<usize>>,
+    ) -> TableError {
+        let text = file.text();
         TableError(Box::new(ErrorInner {
-            file: self.name.to_owned(),
-            key: Some(key),
-            kind,
-            position: Some(line_column(self.text, span.start)),
-            source_line: Some(SourceLine::at(self.text, span.start)),
+            file: file.name().to_owned(),
+            key: Some(key.into()),
+            kind: TableErrorKind::Custom(message.into()),
+            position: span.as_ref().map(|s| file.position(s.start)),
+            source_line: span.map(|s| SourceLine::at(text, s.start)),
         }))
     }
 }

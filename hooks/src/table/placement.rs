@@ -1,7 +1,7 @@
 //! Where hooks may be declared, and the keys that would hide them.
 //!
 //! Hooks are read from the top-level `hook` array and, for each section of
-//! the file's [`Layout`](super::Layout), the `hook` array of each of its
+//! the file's [`Layout`], the `hook` array of each of its
 //! bodies (`[target.<name>]`). Anything else that looks like a declaration
 //! of hooks would load as "no hooks declared", which is the silence this
 //! feature must not allow, so it is an error:
@@ -21,9 +21,11 @@ use std::fmt::Write as _;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::position::toml_key;
-use super::{Layout, TableError, TableErrorKind, TomlFile};
+use super::TomlFile;
+use crate::layout::Layout;
+use crate::position::toml_key;
 use crate::registry::did_you_mean;
+use crate::shared::{TableError, TableErrorKind};
 
 /// The key that declares hooks.
 pub(crate) const HOOK: &str = "hook";
@@ -197,7 +199,7 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
 impl TomlFile<'_> {
     /// Refuses a key that would declare hooks where none are read (see
     /// [`TableErrorKind::HiddenHooks`]): a near miss of `hook` at the top
-    /// level or in a body of a [`Layout`](super::Layout)'s section, or
+    /// level or in a body of a [`Layout`]'s section, or
     /// `hook` (or a near miss) holding a table or an array anywhere else.
     /// [`hooks`](Self::hooks) calls it after
     /// [`check_scope`](Self::check_scope), which refuses all of these in a

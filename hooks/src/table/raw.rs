@@ -11,16 +11,10 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, Expected, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 
-use super::error::write_or_list;
 use super::keys::{HOOK_KEYS, HookKey, KEYS, Shape};
 use crate::action;
-
-/// The prefix of the toml crate's private keys (its date-time).
-pub(super) const TOML_PRIVATE: &str = "$__toml_private";
-/// The prefix of the keys [`Spanned`]'s `Deserialize` reads its value
-/// through, which a key path shows; they are dropped from the paths an
-/// operator reads.
-pub(super) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
+use crate::position::{TOML_PRIVATE, write_or_list};
+use crate::shared::{RawHook, RawValue};
 
 /// Deserializes a `T` that must be written as a table, and only a table.
 ///
@@ -109,113 +103,6 @@ impl Expected for HookTableExpected {
     }
 }
 
-/// An array of strings with its span, and each string's.
-pub(crate) type Names = Spanned<Vec<Spanned<String>>>;
-
-/// One table's keys, typed but not yet checked against each other, in the
-/// order written.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RawHook {
-    values: Vec<(&'static HookKey, Spanned<RawValue>)>,
-}
-
-/// A value of one of the [`Shape`]s a key may have.
-#[derive(Debug, Clone)]
-pub(crate) enum RawValue {
-    /// [`Shape::Strings`]: each string with its span.
-    Strings(Vec<Spanned<String>>),
-    /// [`Shape::Text`].
-    Text(String),
-    /// [`Shape::Int`].
-    Int(i64),
-    /// [`Shape::Choice`]: the value, as listed in the shape.
-    Choice(&'static str),
-    /// [`Shape::Events`] given something other than an array: what it is,
-    /// in serde's words (`string "x"`, ``integer `3` ``).
-    NotArray(String),
-    /// [`Shape::Filter`]: the `where` table as written.
-    Filter(super::filter::RawWhere),
-}
-
-impl RawHook {
-    /// The keys present, in the order written.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &'static HookKey> + '_ {
-        self.values.iter().map(|(key, _)| *key)
-    }
-
-    /// The span of `name`'s value, when present.
-    pub(crate) fn span(&self, name: &str) -> Option<std::ops::Range<usize>> {
-        self.values
-            .iter()
-            .find(|(key, _)| key.name == name)
-            .map(|(_, value)| value.span())
-    }
-
-    fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
-        let at = self.values.iter().position(|(key, _)| key.name == name)?;
-        Some(self.values.remove(at).1)
-    }
-
-    /// `name`'s value as `pick` reads it, with its span, when present.
-    fn take_as<T>(&mut self, name: &str, pick: fn(RawValue) -> Option<T>) -> Option<Spanned<T>> {
-        let value = self.take(name)?;
-        let span = value.span();
-        pick(value.into_inner()).map(|v| Spanned::new(span, v))
-    }
-
-    /// `name`'s strings, when present (and declared [`Shape::Strings`]).
-    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Names> {
-        self.take_as(name, |v| match v {
-            RawValue::Strings(items) => Some(items),
-            _ => None,
-        })
-    }
-
-    /// `name`'s event names, when present (and declared
-    /// [`Shape::Events`]): `Err` with what was found instead of an array.
-    pub(crate) fn take_events(&mut self, name: &str) -> Option<Result<Names, Spanned<String>>> {
-        let value = self.take(name)?;
-        let span = value.span();
-        match value.into_inner() {
-            RawValue::Strings(items) => Some(Ok(Spanned::new(span, items))),
-            RawValue::NotArray(found) => Some(Err(Spanned::new(span, found))),
-            _ => None,
-        }
-    }
-
-    /// `name`'s string, when present (and declared [`Shape::Text`]).
-    pub(crate) fn take_text(&mut self, name: &str) -> Option<Spanned<String>> {
-        self.take_as(name, |v| match v {
-            RawValue::Text(text) => Some(text),
-            _ => None,
-        })
-    }
-
-    /// `name`'s integer, when present (and declared [`Shape::Int`]).
-    pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
-        self.take_as(name, |v| match v {
-            RawValue::Int(n) => Some(n),
-            _ => None,
-        })
-    }
-
-    /// `name`'s `where` table, when present (and declared [`Shape::Filter`]).
-    pub(crate) fn take_filter(&mut self, name: &str) -> Option<Spanned<super::filter::RawWhere>> {
-        self.take_as(name, |v| match v {
-            RawValue::Filter(raw) => Some(raw),
-            _ => None,
-        })
-    }
-
-    /// `name`'s choice, when present (and declared [`Shape::Choice`]).
-    pub(crate) fn take_choice(&mut self, name: &str) -> Option<&'static str> {
-        match self.take(name)?.into_inner() {
-            RawValue::Choice(choice) => Some(choice),
-            _ => None,
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for RawHook {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -231,7 +118,7 @@ impl<'de> Deserialize<'de> for RawHook {
                         return Err(de::Error::duplicate_field(key.name));
                     }
                     let value = map.next_value_seed(SpannedSeed(key.shape))?;
-                    raw.values.push((key, value));
+                    raw.push(key, value);
                 }
                 Ok(raw)
             }
@@ -308,7 +195,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Strings { .. } | Shape::Events { .. } => d.deserialize_seq(self),
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
-            Shape::Filter => super::filter::RawWhere::deserialize(d).map(RawValue::Filter),
+            Shape::Filter => crate::filter::RawWhere::deserialize(d).map(RawValue::Filter),
         }
     }
 }
@@ -324,7 +211,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Events { .. } => f.write_str("an array of event names"),
             Shape::Text(what) | Shape::Int(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
-            Shape::Filter => f.write_str(super::filter::EXPECTING),
+            Shape::Filter => f.write_str(crate::filter::EXPECTING),
         }
     }
 

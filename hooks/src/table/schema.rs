@@ -113,7 +113,7 @@ pub fn hook_file_schema<E: HookEvents>(
     for section in layout.get_sections() {
         let description = format!(
             "Named bodies, each of which may declare its own `hook` array, as in `[[{}.<name>.hook]]`.",
-            crate::text::toml_key(section.key())
+            crate::position::toml_key(section.key())
         );
         properties.insert(
             section.key().to_owned(),

@@ -11,8 +11,11 @@
 
 use toml::de::DeTable;
 
+use super::TomlFile;
 use super::placement::hidden_hook;
-use super::{ErrorInner, Layout, TableError, TableErrorKind, TomlFile, toml_key};
+use crate::layout::Layout;
+use crate::position::toml_key;
+use crate::shared::{ErrorInner, TableError, TableErrorKind};
 
 /// Where a file comes from, and so whether it may declare hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,40 +2,17 @@
 //! event enum. The shape was settled by [`super::raw`]; what each action
 //! means is its own module's ([`crate::action`]).
 
-use std::ops::Range;
 use std::path::Path;
 
 use toml::Spanned;
 
 use super::TomlFile;
-use super::error::{TableError, TableErrorKind};
 use super::keys::on_failure;
-use super::raw::{HookTable, RawHook};
+use super::raw::HookTable;
 use crate::action::{self, ActionEntry};
 use crate::registry::{HookEvents, HookFilter};
+use crate::shared::{Cx, RawHook, TableError, TableErrorKind};
 use crate::spec::HookSpec;
-
-/// Where a table is, for an action's validator: its errors name the file,
-/// the table (`hook[2]`) and the key.
-pub(crate) struct Cx<'a> {
-    file: &'a TomlFile<'a>,
-    at: &'a str,
-    span: Range<usize>,
-    /// The directory relative paths are resolved against.
-    pub(crate) root: &'a Path,
-}
-
-impl Cx<'_> {
-    /// An error at `key` of this table, at `span`.
-    pub(crate) fn error(&self, key: &str, span: Range<usize>, kind: TableErrorKind) -> TableError {
-        self.file.error(format!("{}.{key}", self.at), span, kind)
-    }
-
-    /// An error about the table as a whole.
-    pub(crate) fn table_error(&self, kind: TableErrorKind) -> TableError {
-        self.file.error(self.at.to_owned(), self.span.clone(), kind)
-    }
-}
 
 /// Checks one table's keys against each other and against `E`.
 ///
@@ -50,7 +27,8 @@ pub(super) fn validate<E: HookEvents>(
     let span = table.span();
     let HookTable(mut raw) = table.into_inner();
     let cx = Cx {
-        file,
+        file: file.name(),
+        text: file.text(),
         at,
         span,
         root,
@@ -120,8 +98,10 @@ fn chosen_action(raw: &RawHook, cx: &Cx<'_>) -> Result<&'static ActionEntry, Tab
         .iter()
         .filter(|entry| raw.span(entry.key.name).is_some());
     let entry = match (chosen.next(), chosen.next()) {
-        (None, _) => return Err(cx.table_error(TableErrorKind::NoAction)),
-        (Some(_), Some(_)) => return Err(cx.table_error(TableErrorKind::BothActions)),
+        (None, _) => return Err(cx.table_error(TableErrorKind::NoAction(&action::NAMES))),
+        (Some(_), Some(_)) => {
+            return Err(cx.table_error(TableErrorKind::BothActions(&action::NAMES)));
+        }
         (Some(entry), None) => entry,
     };
     let foreign = raw

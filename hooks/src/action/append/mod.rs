@@ -10,8 +10,7 @@ mod file;
 
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
-use crate::shared::{Effects, HookKey, Shape};
-use crate::table::{Cx, RawHook, TableError, TableErrorKind};
+use crate::shared::{Cx, Effects, HookKey, RawHook, Shape, TableError, TableErrorKind};
 use file as append;
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
@@ -37,7 +36,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
 /// keeps an absolute path as it is).
 fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     let Some(append) = raw.take_text("append") else {
-        return Err(cx.table_error(TableErrorKind::NoAction));
+        return Err(cx.table_error(TableErrorKind::NoAction(&super::NAMES)));
     };
     let span = append.span();
     let path = append.into_inner();

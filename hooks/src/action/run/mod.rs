@@ -9,10 +9,12 @@ mod check;
 
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
-use crate::shared::{Effects, HookKey, Shape};
+use crate::shared::{Cx, Effects, HookKey, RawHook, Shape, TableError, TableErrorKind};
 use crate::spawn;
-use crate::spec::DEFAULT_TIMEOUT;
-use crate::table::{Cx, RawHook, TableError, TableErrorKind};
+
+/// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
+/// noticeable when a spawning hook is wired to a hot event.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
 pub(super) const ENTRY: ActionEntry = ActionEntry {
     key: HookKey {
@@ -53,7 +55,7 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
 /// A program first, no NUL anywhere, and a timeout of at least 1 ms.
 fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
     let Some(run) = raw.take_strings("run") else {
-        return Err(cx.table_error(TableErrorKind::NoAction));
+        return Err(cx.table_error(TableErrorKind::NoAction(&super::NAMES)));
     };
     let span = run.span();
     let argv = run.into_inner();

@@ -1,10 +1,11 @@
-//! The one error type of both stages, and the reason half of its message.
+//! The one error type of both stages of loading a hook table, and the
+//! reason half of its message: what the table module and every action's
+//! validator answer with.
 
 use std::fmt;
 
-use super::layout::Section;
-use super::position::{SourceLine, clipped, toml_key};
-use crate::action;
+use crate::layout::Section;
+use crate::position::{SourceLine, clipped, line_column, toml_key, write_or_list};
 use crate::registry::{UnknownEvent, write_one_of};
 
 /// The most characters of a key or of a parser's message that an error
@@ -44,61 +45,24 @@ pub(crate) struct ErrorInner {
 }
 
 impl TableError {
-    /// An error of the embedder's own check on `file`, in the shape of the
-    /// engine's: the file, `` key `{key}` ``, `message`, then the line and
-    /// column of `span` (a byte range of the file's text, as
-    /// [`toml::Spanned::span`] gives it) when there is one. Its kind is
-    /// [`TableErrorKind::Custom`], and [`source_line`](Self::source_line)
-    /// is the line `span` starts on.
-    ///
-    /// For what the engine cannot know is wrong: a name that refers to
-    /// nothing, an empty command. `message` says what is wrong and what is
-    /// accepted, as the engine's reasons do; it is shown whole, so it should
-    /// quote the operator's text only as much as it needs to.
-    ///
-    /// ```
-    /// use io_hooks::{TableError, TomlFile};
-    /// use std::collections::BTreeMap;
-    /// use toml::Spanned;
-    ///
-    /// #[derive(serde::Deserialize)]
-    /// struct Doc {
-    ///     pipeline: BTreeMap<String, Spanned<toml::Table>>,
-    /// }
-    ///
-    /// let file = TomlFile::new("ci.local.toml", "[pipeline.chek]\nx = 1\n");
-    /// let doc: Doc = file.deserialize()?;
-    /// let (name, body) = doc.pipeline.iter().next().unwrap();
-    /// let err = TableError::custom(
-    ///     &file,
-    ///     format!("pipeline.{name}"),
-    ///     format!("there is no pipeline `{name}`; the pipelines are `check`"),
-    ///     Some(body.span()),
-    /// );
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "ci.local.toml: key `pipeline.chek`: there is no pipeline `chek`; the pipelines \
-    ///      are `check` (line 1, column 1)"
-    /// );
-    /// # Ok::<(), TableError>(())
-    /// ```
-    pub fn custom(
-        file: &super::TomlFile<'_>,
-        key: impl Into<String>,
-        message: impl Into<String>,
-        span: Option<std::ops::Range<usize>>,
+    /// An error at `key` of `file`, whose text is `text`, at byte `span`.
+    pub(crate) fn at(
+        file: &str,
+        text: &str,
+        key: String,
+        span: std::ops::Range<usize>,
+        kind: TableErrorKind,
     ) -> TableError {
-        let text = file.text();
         TableError(Box::new(ErrorInner {
-            file: file.name().to_owned(),
-            key: Some(key.into()),
-            kind: TableErrorKind::Custom(message.into()),
-            position: span.as_ref().map(|s| file.position(s.start)),
-            source_line: span.map(|s| SourceLine::at(text, s.start)),
+            file: file.to_owned(),
+            key: Some(key),
+            kind,
+            position: Some(line_column(text, span.start)),
+            source_line: Some(SourceLine::at(text, span.start)),
         }))
     }
 
-    /// The file, as named to [`TomlFile::new`](super::TomlFile::new).
+    /// The file, as named to [`TomlFile::new`](crate::TomlFile::new).
     pub fn file(&self) -> &str {
         &self.0.file
     }
@@ -191,10 +155,12 @@ pub enum TableErrorKind {
     UnknownEvent(UnknownEvent),
     /// `on = []`: a hook that could never fire.
     NoEvents(&'static [&'static str]),
-    /// A table with neither `append` nor `run`.
-    NoAction,
-    /// A table with both `append` and `run`.
-    BothActions,
+    /// A table with none of the action keys (neither `append` nor `run`):
+    /// the action keys, one of which it needs.
+    NoAction(&'static [&'static str]),
+    /// A table with more than one of the action keys (both `append` and
+    /// `run`): the action keys, one of which it needs.
+    BothActions(&'static [&'static str]),
     /// `run = []` (`empty_array`) or `run = ["", …]`.
     NoProgram {
         /// Whether the array was empty, rather than its first element.
@@ -226,21 +192,21 @@ pub enum TableErrorKind {
     /// `timeout_ms` below 1.
     BadTimeout(i64),
     /// A `hook` key in a file that arrives with a `git clone`
-    /// ([`TomlFile::project`](super::TomlFile::project)). The words are the
-    /// file's [`Layout`](super::Layout)'s.
+    /// ([`TomlFile::project`](crate::TomlFile::project)). The words are the
+    /// file's [`Layout`](crate::Layout)'s.
     #[non_exhaustive]
     ProjectHooks {
         /// The file that arrives with a clone
-        /// ([`Layout::project_file`](super::Layout::project_file)); "this file" when `None`.
+        /// ([`Layout::project_file`](crate::Layout::project_file)); "this file" when `None`.
         project_file: Option<String>,
         /// Where hooks belong instead, as the message words it
-        /// ([`Layout::get_operator_files`](super::Layout::get_operator_files));
+        /// ([`Layout::get_operator_files`](crate::Layout::get_operator_files));
         /// "a file of the operator's own" when `None`.
         operator_files: Option<String>,
     },
     /// A key that would declare hooks where none are read, so that they
     /// would load as none: a near miss of `hook` (`hooks`, `Hook`) at the
-    /// top level or in a body of one of the [`Layout`](super::Layout)'s sections, or
+    /// top level or in a body of one of the [`Layout`](crate::Layout)'s sections, or
     /// `hook` (or a near miss) holding a table or an array anywhere else
     /// (`[[ci.hook]]`).
     #[non_exhaustive]
@@ -257,7 +223,7 @@ pub enum TableErrorKind {
     /// An event named twice in one `on`.
     RepeatedEvent(String),
     /// A `where` that is refused: why.
-    Where(super::filter::WhereError),
+    Where(crate::filter::WhereError),
     /// An embedder's own check ([`TableError::custom`]): its message, as
     /// given.
     Custom(String),
@@ -286,14 +252,14 @@ impl fmt::Display for TableErrorKind {
                 )?;
                 write_one_of(f, tags)
             }
-            TableErrorKind::NoAction => {
+            TableErrorKind::NoAction(keys) => {
                 f.write_str("the table has ")?;
-                write_action_keys(f, ("neither", "nor"), "none of ")?;
+                write_action_keys(f, keys, ("neither", "nor"), "none of ")?;
                 f.write_str("; a hook needs exactly one of them")
             }
-            TableErrorKind::BothActions => {
+            TableErrorKind::BothActions(keys) => {
                 f.write_str("the table has ")?;
-                write_action_keys(f, ("both", "and"), "more than one of ")?;
+                write_action_keys(f, keys, ("both", "and"), "more than one of ")?;
                 f.write_str(
                     "; a hook needs exactly one of them \
                      (write two `[[hook]]` tables for two actions)",
@@ -423,40 +389,17 @@ fn write_places(f: &mut fmt::Formatter<'_>, sections: &[Section]) -> fmt::Result
 
 /// The action keys: "neither `append` nor `run`" for two (`two` gives the
 /// words), "none of `a`, `b` or `c`" for more (`many` gives the lead).
-fn write_action_keys(f: &mut fmt::Formatter<'_>, two: (&str, &str), many: &str) -> fmt::Result {
-    match action::NAMES.as_slice() {
+fn write_action_keys(
+    f: &mut fmt::Formatter<'_>,
+    keys: &[&str],
+    two: (&str, &str),
+    many: &str,
+) -> fmt::Result {
+    match keys {
         [a, b] => write!(f, "{} `{a}` {} `{b}`", two.0, two.1),
         keys => {
             f.write_str(many)?;
             write_or_list(f, keys, "`", "`")
         }
     }
-}
-
-/// `items` as a sentence lists them: "a, b or c".
-pub(super) fn or_list(items: &[&str]) -> String {
-    struct List<'a>(&'a [&'a str]);
-    impl fmt::Display for List<'_> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write_or_list(f, self.0, "", "")
-        }
-    }
-    List(items).to_string()
-}
-
-/// `items`, each between `open` and `close`, as a sentence lists them:
-/// "`a` or `b`", "`a`, `b` or `c`".
-pub(crate) fn write_or_list(
-    f: &mut fmt::Formatter<'_>,
-    items: &[&str],
-    open: &str,
-    close: &str,
-) -> fmt::Result {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            f.write_str(if i + 1 == items.len() { " or " } else { ", " })?;
-        }
-        write!(f, "{open}{item}{close}")?;
-    }
-    Ok(())
 }

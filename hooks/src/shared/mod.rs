@@ -1,7 +1,20 @@
 //! The types that `table/`, `action/` and `exec/` all use, in a module of
 //! their own that uses none of them: the hooks' root as built hooks hold
-//! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), and what
-//! an action does beyond the engine ([`Effects`]).
+//! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), what an
+//! action does beyond the engine ([`Effects`]), and what an action's
+//! validator is given and answers with: a table's keys read but not yet
+//! checked ([`RawHook`]), where the table is ([`Cx`]), and the
+//! [`TableError`] it returns.
+//!
+//! So `table/` reads the actions' list and calls each one's validator, and
+//! no action names `table/`.
+
+mod error;
+mod raw;
+
+pub(crate) use error::ErrorInner;
+pub use error::{TableError, TableErrorKind};
+pub(crate) use raw::{Cx, RawHook, RawValue};
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::filter::{Field, FieldValue};
+mod fields;
+
+pub use fields::{AsFieldValue, Field, FieldKind, FieldValue};
 
 /// The most variants an event enum may have: one bit each in a `u64`.
 ///

@@ -188,9 +188,9 @@ impl Layout {
             })
             .collect();
         let places: Vec<&str> = places.iter().map(String::as_str).collect();
-        Some(super::error::or_list(&places))
+        Some(crate::position::or_list(&places))
     }
 }
 
 /// The layout a [`TomlFile`](super::TomlFile) has unless given one.
-pub(super) static DEFAULT: Layout = Layout::new();
+pub(crate) static DEFAULT: Layout = Layout::new();

@@ -1,21 +1,32 @@
 //! Positions and key paths: where in the file a problem is, as an operator
-//! reads it (line and column from 1, `hook[2].on` with tables from 1).
+//! reads it (line and column from 1, `hook[2].on` with tables from 1), and
+//! the words a message quotes the file with: a key as TOML writes it, a
+//! value clipped, a list as a sentence.
+//!
+//! It names no other module of the crate: the tables, the actions and the
+//! errors all write with it.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use serde_path_to_error::Segment;
 
-use super::raw::{SPANNED_PRIVATE, TOML_PRIVATE};
+/// The prefix of the toml crate's private keys (its date-time).
+pub(crate) const TOML_PRIVATE: &str = "$__toml_private";
+/// The prefix of the keys [`Spanned`](toml::Spanned)'s `Deserialize` reads
+/// its value through, which a key path shows; they are dropped from the
+/// paths an operator reads.
+pub(crate) const SPANNED_PRIVATE: &str = "$__serde_spanned_private";
 
 /// One step of a key path, as an operator reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum KeySegment {
+pub(crate) enum KeySegment {
     Key(String),
     /// An array position, from 1.
     Nth(usize),
     /// A map key serde_path_to_error did not see as a string (a
     /// [`Spanned`](toml::Spanned) key): found in the document by
-    /// [`super::keypath::resolve`], shown as `?` when it cannot be.
+    /// `table::keypath::resolve`, shown as `?` when it cannot be.
     Unknown,
 }
 
@@ -23,7 +34,7 @@ pub(super) enum KeySegment {
 /// from 1, [`Spanned`](toml::Spanned)'s private keys dropped, and nothing below a hook
 /// table's key (`hook[2].on`, not `hook[2].on[3]`: the position points at
 /// the element).
-pub(super) fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> {
+pub(crate) fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> {
     let mut out = Vec::new();
     let mut in_table = false;
     for segment in path {
@@ -49,7 +60,7 @@ pub(super) fn key_segments(path: &serde_path_to_error::Path) -> Vec<KeySegment> 
     out
 }
 
-pub(super) fn render_key(segments: &[KeySegment]) -> String {
+pub(crate) fn render_key(segments: &[KeySegment]) -> String {
     let mut out = String::new();
     for segment in segments {
         match segment {
@@ -217,6 +228,34 @@ fn clamp(text: &str, offset: usize) -> usize {
         offset -= 1;
     }
     offset
+}
+
+/// `items` as a sentence lists them: "a, b or c".
+pub(crate) fn or_list(items: &[&str]) -> String {
+    struct List<'a>(&'a [&'a str]);
+    impl fmt::Display for List<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_or_list(f, self.0, "", "")
+        }
+    }
+    List(items).to_string()
+}
+
+/// `items`, each between `open` and `close`, as a sentence lists them:
+/// "`a` or `b`", "`a`, `b` or `c`".
+pub(crate) fn write_or_list(
+    f: &mut fmt::Formatter<'_>,
+    items: &[&str],
+    open: &str,
+    close: &str,
+) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(if i + 1 == items.len() { " or " } else { ", " })?;
+        }
+        write!(f, "{open}{item}{close}")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

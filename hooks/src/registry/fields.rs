@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::registry::{HookEvents, Kind};
+use super::{HookEvents, Kind};
 
 /// One field of an event, as serde writes it: its wire name and JSON type.
 ///

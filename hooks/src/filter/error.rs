@@ -1,0 +1,157 @@
+//! Why a `where` is refused.
+
+use std::fmt;
+
+use crate::registry::{FieldKind, write_one_of};
+
+/// Why a `where` is refused: the reason half of a [`TableError`](crate::TableError) at
+/// `hook[N].where` or `hook[N].where.<field>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WhereError {
+    /// `where` in a table without `on`.
+    NoOn,
+    /// `where = {}`: a filter that names no field.
+    NoField,
+    /// An event of `on` has no field of that name.
+    UnknownField {
+        /// The event.
+        event: &'static str,
+        /// The field as written.
+        field: String,
+        /// The nearest field a filter may name, when one is close.
+        suggestion: Option<&'static str>,
+        /// The fields of the event a filter may name.
+        fields: Vec<&'static str>,
+    },
+    /// The field holds a list, a map, free-form JSON or a nested value.
+    NotFilterable {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The fields of the event a filter may name.
+        fields: Vec<&'static str>,
+    },
+    /// A value of another type than the field's.
+    WrongType {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The field's type.
+        kind: FieldKind,
+        /// What was written, in words (`a string`, `a glob`).
+        found: &'static str,
+    },
+    /// `where.<field> = []`.
+    EmptyList,
+    /// A list inside a list.
+    NestedList,
+    /// A glob that does not compile.
+    BadGlob {
+        /// The glob as written.
+        glob: String,
+        /// Why, in the glob crate's words.
+        reason: String,
+    },
+    /// An inline table that is neither `{ glob = … }` nor
+    /// `{ min = …, max = … }`.
+    BadTable,
+    /// `{ min = a, max = b }` with `a` above `b`.
+    EmptyRange,
+}
+
+impl fmt::Display for WhereError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WhereError::NoOn => f.write_str(
+                "`where` filters on fields of the events in `on`, and this hook has no `on`; \
+                 add `on`, naming the events whose fields it filters",
+            ),
+            WhereError::NoField => f.write_str(
+                "`where = {}` names no field; name one or more, as in \
+                 `where.<field> = \"value\"`, or leave `where` out",
+            ),
+            WhereError::UnknownField {
+                event,
+                field,
+                suggestion,
+                fields,
+            } => {
+                write!(f, "event `{event}` has no field `{field}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                write_filterable(f, fields)
+            }
+            WhereError::NotFilterable {
+                event,
+                field,
+                fields,
+            } => {
+                write!(
+                    f,
+                    "field `{field}` of `{event}` is free-form or nested, and a filter names only \
+                     a field holding a string, a number or a bool"
+                )?;
+                write_filterable(f, fields)
+            }
+            WhereError::WrongType {
+                event,
+                field,
+                kind,
+                found,
+            } => {
+                write!(
+                    f,
+                    "field `{field}` of `{event}` is {}, and this is {found}; write {}",
+                    kind.as_str(),
+                    accepted(*kind)
+                )
+            }
+            WhereError::EmptyList => f.write_str(
+                "an empty list matches no value, so the hook could never fire; write a value, \
+                 or a list of one or more",
+            ),
+            WhereError::NestedList => {
+                f.write_str("a list of values holds no list; write one flat list")
+            }
+            WhereError::BadGlob { glob, reason } => write!(
+                f,
+                "`{glob}` is not a glob: {reason}; `*` matches any characters, `?` one, \
+                 `[abc]` one of those, and the glob matches the whole value"
+            ),
+            WhereError::BadTable => f.write_str(
+                "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
+                 (either or both) for a number",
+            ),
+            WhereError::EmptyRange => {
+                f.write_str("`min` is above `max`, so no value matches; swap them")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WhereError {}
+
+/// "; a filter on it may name `a`, `b`", or that it may name none.
+fn write_filterable(f: &mut fmt::Formatter<'_>, fields: &[&str]) -> fmt::Result {
+    if fields.is_empty() {
+        f.write_str("; it has no field a filter may name")
+    } else {
+        f.write_str("; a filter on it may name ")?;
+        write_one_of(f, fields)
+    }
+}
+
+/// What a field of `kind` accepts, in words.
+fn accepted(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Str => "a string, a list of them, or `{ glob = \"…\" }`",
+        FieldKind::Integer => "an integer, a list of them, or `{ min = …, max = … }`",
+        FieldKind::Float => "a number, a list of them, or `{ min = …, max = … }`",
+        FieldKind::Bool => "`true` or `false`",
+        FieldKind::Other => "nothing: no filter may name it",
+    }
+}
