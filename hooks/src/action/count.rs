@@ -29,13 +29,22 @@ pub(super) const ENTRY: ActionEntry = ActionEntry {
 /// Every counter, by name.
 static COUNTS: Mutex<Vec<(String, usize)>> = Mutex::new(Vec::new());
 
+/// A counter's name: not empty. Refused in a way of this action's own.
 fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
-    match raw.take_text("count") {
-        Some(name) => Ok(Action::Count {
-            name: name.into_inner(),
-        }),
-        None => Err(cx.table_error(TableErrorKind::NoAction(&super::NAMES))),
+    let Some(name) = raw.take_text("count") else {
+        return Err(cx.table_error(TableErrorKind::NoAction(&super::NAMES)));
+    };
+    if name.get_ref().is_empty() {
+        let kind = TableErrorKind::Action {
+            action: "count",
+            reason: "`count = \"\"` names no counter; write one, as in `count = \"builds\"`"
+                .to_owned(),
+        };
+        return Err(cx.error("count", name.span(), kind));
     }
+    Ok(Action::Count {
+        name: name.into_inner(),
+    })
 }
 
 /// A counting hook as built hooks hold it: its counter's name.
@@ -177,6 +186,33 @@ mod tests {
         assert_eq!(flow, Flow::Cancel);
         assert_eq!(failures, ["the counter `closed:c` is closed"]);
         assert_eq!(count("closed:c"), 0);
+    }
+
+    /// A refusal of its own at load: `TableErrorKind::Action`, with the
+    /// action's words, the key path and the position, and no edit to
+    /// `TableErrorKind`.
+    #[test]
+    fn a_third_action_refuses_its_table_in_a_way_of_its_own() {
+        let text = "[[hook]]\non = [\"job_finished\"]\ncount = \"\"\n";
+        let err = TomlFile::new("app.toml", text)
+            .hooks::<Ev>(Path::new("/p"))
+            .unwrap_err();
+        assert!(
+            matches!(
+                err.kind(),
+                TableErrorKind::Action {
+                    action: "count",
+                    ..
+                }
+            ),
+            "{:?}",
+            err.kind()
+        );
+        assert_eq!(
+            err.to_string(),
+            "app.toml: key `hook[1].count`: `count = \"\"` names no counter; write one, \
+             as in `count = \"builds\"` (line 3, column 9)"
+        );
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! messages and the dispatch are all computed from the list, so a new
 //! action is a new module and one line in the list; one that fails in a way
 //! of its own says so with [`HookFailure::Action`] and a failure type of its
-//! own module, without an edit to [`HookFailure`].
+//! own module, without an edit to [`HookFailure`], and one that refuses a
+//! value of its keys in its own words says so with
+//! [`TableErrorKind::Action`](crate::shared::TableErrorKind::Action).
 //!
 //! Each module has the same functions, which take what every action is
 //! given as one context struct ([`Prepare`], [`Fire`]) and the variant's

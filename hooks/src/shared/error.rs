@@ -227,6 +227,19 @@ pub enum TableErrorKind {
     /// An embedder's own check ([`TableError::custom`]): its message, as
     /// given.
     Custom(String),
+    /// An action's own refusal of its table, as its module words it: an
+    /// action added to the engine refuses a value of its own keys this way,
+    /// without an edit here. (`append`'s and `run`'s refusals are the
+    /// variants from [`NoProgram`](Self::NoProgram) to
+    /// [`BadTimeout`](Self::BadTimeout).)
+    #[non_exhaustive]
+    Action {
+        /// The action's key, as in `count`.
+        action: &'static str,
+        /// What is wrong and what is accepted, as the action's module says
+        /// it.
+        reason: String,
+    },
 }
 
 impl fmt::Display for TableErrorKind {
@@ -308,6 +321,7 @@ impl fmt::Display for TableErrorKind {
             }
             TableErrorKind::Where(e) => write!(f, "{e}"),
             TableErrorKind::Custom(message) => f.write_str(message),
+            TableErrorKind::Action { reason, .. } => f.write_str(reason),
         }
     }
 }
