@@ -391,7 +391,7 @@ pub struct RunEvent {
     #[serde(flatten)]
     pub kind: EventKind,
     /// The run that emitted it. A child run has its own, which begins with
-    /// its parent's (`r-1d017babce37.5.1`).
+    /// its parent's (`r-7393c7252d95.5.1`).
     pub run_id: String,
     /// 0 for a top-level run, one more for each level of child.
     pub depth: u32,

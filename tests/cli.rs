@@ -678,6 +678,24 @@ fn the_example_events_file_holds_every_kind_a_child_run_and_a_resume() {
             "{\"event\":\"finished\",\"outcome\":\"completed\",\"steps\":6,\"resumed\":true",
         ]
     );
+
+    // The budget is the run's, across the resume: each `spend_draw` of the
+    // top-level run leaves less than the one before (a resume that started
+    // a fresh budget would show more).
+    let remaining: Vec<u64> = text
+        .lines()
+        .filter(|l| l.contains(&format!("\"run_id\":\"{top}\"")))
+        .filter(|l| l.starts_with("{\"event\":\"spend_draw\""))
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            v["remaining"].as_u64().expect("remaining is a count")
+        })
+        .collect();
+    assert!(remaining.len() >= 6, "{remaining:?}");
+    assert!(
+        remaining.windows(2).all(|w| w[1] < w[0]),
+        "the resume's draws continue the run's count: {remaining:?}"
+    );
 }
 
 #[test]
