@@ -289,6 +289,7 @@ pub enum EventKind {
     #[hook(cost = "per_run")]
     Finished {
         /// How the run ended.
+        #[hook(unit_enum)]
         outcome: Outcome,
         /// How many steps were committed, those before a resume included.
         steps: u32,

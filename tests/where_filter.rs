@@ -185,9 +185,61 @@ fn io_events_tag_lists_the_fields_a_filter_may_name() {
     );
     let out = env.io(&["events", "finished"]);
     assert!(
-        stdout(&out).contains("A `where` filter may name `steps`, `resumed`."),
+        stdout(&out).contains("A `where` filter may name `outcome`, `steps`, `resumed`."),
         "{}",
         stdout(&out)
+    );
+}
+
+/// `finished.outcome` is an enum serde writes as a string
+/// (`#[hook(unit_enum)]`): a filter on it lets through only the run's
+/// cancelled finish of the example file, and a value of the wrong type is
+/// refused at load.
+#[test]
+fn a_filter_on_finisheds_outcome_lets_through_only_that_outcome() {
+    let env = IoEnv::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"cancelled.jsonl\"\n",
+    );
+    let events = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/events.jsonl"
+    ))
+    .expect("examples/events.jsonl");
+    env.write("events.jsonl", &events);
+    let out = env.io(&["replay", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let log = std::fs::read_to_string(env.root().join("cancelled.jsonl")).expect("the log");
+    let outcomes: Vec<(String, u64)> = log
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (
+                v["outcome"].as_str().unwrap_or_default().to_owned(),
+                v["steps"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(outcomes, [("cancelled".to_owned(), 5)]);
+    assert_eq!(
+        events.matches("\"event\":\"finished\"").count(),
+        3,
+        "the file has three finishes, two of them not cancelled"
+    );
+
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"finished\"]\nwhere.outcome = true\nappend = \"a\"\n",
+    );
+    let out = env.io(&["check"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains(
+            "key `hook[1].where.outcome`: field `outcome` of `finished` is a string, and this is a bool"
+        ),
+        "{}",
+        stderr(&out)
     );
 }
 
@@ -205,15 +257,16 @@ fn the_where_examples_in_docs_hooks_md_load() {
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .collect();
-    assert_eq!(blocks.len(), 2);
-    for block in blocks {
+    assert_eq!(blocks.len(), 3);
+    for (block, filter) in blocks.into_iter().zip(["tool", "tool", "outcome"]) {
         let env = IoEnv::new();
         env.file("scripts/check-exec", b"#!/bin/sh\nexit 0\n", 0o755);
+        env.file("scripts/notify-cancelled", b"#!/bin/sh\nexit 0\n", 0o755);
         env.write("io.local.toml", block);
         let out = env.io(&["check"]);
         assert_eq!(code(&out), 0, "{block}\n{}{}", stdout(&out), stderr(&out));
         assert!(
-            stdout(&out).contains("    where: tool = "),
+            stdout(&out).contains(&format!("    where: {filter} = ")),
             "{}",
             stdout(&out)
         );

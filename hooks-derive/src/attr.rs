@@ -16,6 +16,7 @@ const TAG: &str = "tag";
 const COST: &str = "cost";
 const CONTENT: &str = "content";
 const CRATE: &str = "crate";
+const UNIT_ENUM: &str = "unit_enum";
 const RENAME: &str = "rename";
 const RENAME_ALL: &str = "rename_all";
 const SERIALIZE: &str = "serialize";
@@ -295,9 +296,38 @@ pub(crate) fn has_serde(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|attr| attr.path().is_ident(SERDE))
 }
 
-/// The `#[hook]` attributes on a field, which mean nothing there.
-pub(crate) fn hook_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
-    attrs.iter().filter(|attr| attr.path().is_ident(HOOK))
+/// Whether a field's `#[hook(...)]` says `unit_enum`: the field holds an
+/// enum of unit variants, which serde writes as the variant's name, and a
+/// `where` filter reads it as that string. Every other key is an error,
+/// given to `error`, as is a repeated `unit_enum`.
+pub(crate) fn field_unit_enum(attrs: &[Attribute], mut error: impl FnMut(syn::Error)) -> bool {
+    let mut seen = false;
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident(HOOK)) {
+        let result = attr.parse_nested_meta(|meta| {
+            if !meta.path.is_ident(UNIT_ENUM) {
+                error(meta.error(format!(
+                    "unknown hook attribute `{}` on a field; a field takes only `unit_enum` \
+                     (an enum of unit variants, which serde writes as a string, for a `where` \
+                     filter to read), and a tag goes on the variant, as `#[hook(tag = \"…\")]`",
+                    path_string(&meta.path)
+                )));
+                return skip_value(&meta);
+            }
+            if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
+                error(meta.error("`unit_enum` takes no value; write `#[hook(unit_enum)]`"));
+                return skip_value(&meta);
+            }
+            if seen {
+                error(meta.error("duplicate hook attribute `unit_enum`"));
+            }
+            seen = true;
+            Ok(())
+        });
+        if let Err(err) = result {
+            error(err);
+        }
+    }
+    seen
 }
 
 /// The string literal after `=` in a `#[hook(key = "…")]`, or an error

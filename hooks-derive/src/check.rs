@@ -15,7 +15,7 @@ use crate::plan::{MAX_EVENTS, Plan, PlannedVariant, snake_case};
 /// Runs every check on `plan`.
 pub(crate) fn check(cx: &Ctxt, plan: &Plan) {
     check_variant_count(cx, plan);
-    check_no_hook_on_fields(cx, plan);
+    check_field_attrs(cx, plan);
     check_written(cx, plan);
     check_tag_present(cx, plan);
     check_tag_not_empty(cx, plan);
@@ -45,15 +45,30 @@ fn check_variant_count(cx: &Ctxt, plan: &Plan) {
     }
 }
 
-/// `#[hook]` means nothing on a field.
-fn check_no_hook_on_fields(cx: &Ctxt, plan: &Plan) {
+/// A field's `#[hook]` says only `unit_enum`, on a named field whose type
+/// a filter could not read otherwise.
+fn check_field_attrs(cx: &Ctxt, plan: &Plan) {
     let fields = plan.variants.iter().flat_map(|v| &v.original.fields);
-    for hook in fields.flat_map(|f| attr::hook_attrs(&f.attrs)) {
-        cx.error_spanned_by(
-            hook.path(),
-            "`#[hook]` has no meaning on a field; a tag goes on the variant, as \
-             `#[hook(tag = \"…\")]`",
-        );
+    for field in fields {
+        if !attr::field_unit_enum(&field.attrs, |err| cx.syn_error(err)) {
+            continue;
+        }
+        let Some(name) = &field.ident else {
+            cx.error_spanned_by(
+                &field.ty,
+                "`#[hook(unit_enum)]` is for a named field: a `where` filter names a field",
+            );
+            continue;
+        };
+        if let Some(kind) = crate::fields::readable_as(&field.ty) {
+            cx.error_spanned_by(
+                &field.ty,
+                format!(
+                    "field `{name}` is already {kind}, which a `where` filter reads; \
+                     remove `#[hook(unit_enum)]`"
+                ),
+            );
+        }
     }
 }
 

@@ -7,7 +7,10 @@
 //! `Rc<str>`, `Arc<str>`, `PathBuf`, `Path`), an integer, a float or a bool,
 //! through a reference or one `Option`, may be named by a filter; anything
 //! else (a `Vec`, a map, `serde_json::Value`, a type of the user's, a type
-//! alias) is listed as free-form or nested, which a filter may not name.
+//! alias) is listed as free-form or nested, which a filter may not name,
+//! unless the field says `#[hook(unit_enum)]`: an enum of unit variants
+//! (or an `Option` of one), which serde writes as the variant's name and a
+//! filter reads as that string.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -32,6 +35,8 @@ struct PlannedField<'a> {
     name: String,
     class: Class,
     optional: bool,
+    /// `#[hook(unit_enum)]`: read as its unit variant's serde name.
+    unit_enum: bool,
     member: &'a syn::Ident,
 }
 
@@ -57,11 +62,16 @@ fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<Plan
                 FieldAttrs::Renamed(name) => name,
                 FieldAttrs::Plain => member.unraw().to_string(),
             };
-            let (class, optional) = classify(&field.ty);
+            let unit_enum = crate::attr::field_unit_enum(&field.attrs, |_| {});
+            let (class, optional) = match unit_enum {
+                true => (Class::Str, is_option(&field.ty)),
+                false => classify(&field.ty),
+            };
             Some(PlannedField {
                 name,
                 class,
                 optional,
+                unit_enum,
                 member,
             })
         })
@@ -135,6 +145,28 @@ fn classify(ty: &Type) -> (Class, bool) {
             (class_of(last), false)
         }
         _ => (Class::Other, false),
+    }
+}
+
+/// What a filter reads a field of type `ty` as, in words, when it can
+/// without `#[hook(unit_enum)]`.
+pub(crate) fn readable_as(ty: &Type) -> Option<&'static str> {
+    match classify(ty).0 {
+        Class::Str => Some("a string"),
+        Class::Integer => Some("an integer"),
+        Class::Float => Some("a number"),
+        Class::Bool => Some("a bool"),
+        Class::Other => None,
+    }
+}
+
+/// Whether `ty` is an `Option` of something.
+fn is_option(ty: &Type) -> bool {
+    match strip(ty) {
+        Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| s.ident == "Option")
+        }
+        _ => false,
     }
 }
 
@@ -256,9 +288,13 @@ fn accessor_arm(
         let local = format_ident!("__f{}", i);
         quote!(#member: #local)
     });
-    let reads = readable.iter().map(|(i, _)| {
+    let reads = readable.iter().map(|(i, f)| {
         let local = format_ident!("__f{}", i);
-        quote!(#i => #krate::__private::AsFieldValue::field_value(#local),)
+        if f.unit_enum {
+            quote!(#i => #krate::__private::unit_variant_name(#local),)
+        } else {
+            quote!(#i => #krate::__private::AsFieldValue::field_value(#local),)
+        }
     });
     Some(quote! {
         Self::#variant { #(#bindings,)* .. } => match __index {

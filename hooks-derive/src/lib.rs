@@ -83,6 +83,17 @@ use proc_macro::TokenStream;
 ///   `per_token`, `per_step`, `per_run` or `rare`, reported by
 ///   `HookEvents::COSTS` (`None` for a variant without one). Optional.
 ///
+/// On a named field:
+///
+/// - `#[hook(unit_enum)]`: the field holds an enum of unit variants (or an
+///   `Option` of one), which serde writes as the variant's name, so a
+///   hook's `where` may name it and match that name
+///   (`where.outcome = "cancelled"`). The field table lists it as a string,
+///   and `HookEvents::field` reads the name from the value's own
+///   `Serialize` without allocating; a value that is not a unit variant
+///   reads as no value, which no filter matches. Refused on a field a
+///   filter can already read (a string, a number, a bool).
+///
 /// serde's own attributes are read too: `rename` gives the tag, and a
 /// variant serde never writes, or writes without its tag (`skip`,
 /// `skip_serializing`, `untagged`), is refused. `rename_all` does not give a
@@ -93,8 +104,8 @@ use proc_macro::TokenStream;
 /// the name serde writes (`rename` honoured; `skip`, `skip_serializing` and
 /// `flatten` fields left out), each with its JSON type, read off the type's
 /// path: a string, an integer, a float or a bool (through a reference or
-/// one `Option`) may be named by a hook's `where`, anything else is listed
-/// as free-form or nested. `HookEvents::field` reads one without
+/// one `Option`) may be named by a hook's `where`, and so may a field marked
+/// `#[hook(unit_enum)]`; anything else is listed as free-form or nested. `HookEvents::field` reads one without
 /// serialising the event. A variant whose field names serde changes by a
 /// rule (`rename_all` on it, `rename_all_fields` on the enum) lists none.
 ///

@@ -127,3 +127,42 @@ fn an_event_every_filter_turns_away_allocates_nothing() {
     let (_, n) = allocations(|| hooks.fire_event(&exec));
     assert!(n > 0, "a passing event serialises, so it allocates");
 }
+
+#[test]
+fn an_event_turned_away_on_a_unit_enum_field_allocates_nothing() {
+    // `#[hook(unit_enum)]` reads the variant's name from its `Serialize`,
+    // into a serializer that keeps only the `&'static str` serde hands it.
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Outcome {
+        Completed,
+        Cancelled,
+    }
+    #[derive(io_hooks::HookEvents, serde::Serialize)]
+    #[serde(tag = "event")]
+    enum Fin {
+        #[serde(rename = "finished")]
+        Finished {
+            #[hook(unit_enum)]
+            outcome: Outcome,
+        },
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"a\"\n";
+    let specs = io_hooks::TomlFile::new("t.toml", text)
+        .hooks::<Fin>(dir.path())
+        .unwrap()
+        .unwrap();
+    let hooks = Hooks::new(specs, dir.path());
+    let completed = Fin::Finished {
+        outcome: Outcome::Completed,
+    };
+    let (flow, n) = allocations(|| hooks.fire_event(&completed));
+    assert_eq!((flow, n), (Flow::Continue, 0));
+    // The control: the one it names is let through and serialised.
+    let cancelled = Fin::Finished {
+        outcome: Outcome::Cancelled,
+    };
+    let (_, n) = allocations(|| hooks.fire_event(&cancelled));
+    assert!(n > 0, "a passing event serialises, so it allocates");
+}

@@ -6,12 +6,18 @@
 //! bool, or an `Option` of one (`None` never matches a value). Any other
 //! field (a list, a map, free-form JSON, a struct of the embedder's) is
 //! listed with [`FieldKind::Other`], so that a filter naming it is refused
-//! at load with a reason rather than as a field that does not exist.
+//! at load with a reason rather than as a field that does not exist. A
+//! field holding an enum of unit variants, which serde writes as the
+//! variant's name, is a string a filter may name when the field says
+//! `#[hook(unit_enum)]`: the derive sees a type's name, not its shape.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
+
+use serde::ser;
 
 use super::{HookEvents, Kind};
 
@@ -244,5 +250,131 @@ impl<T: AsFieldValue> AsFieldValue for Option<T> {
     #[inline]
     fn field_value(&self) -> Option<FieldValue<'_>> {
         self.as_ref().and_then(AsFieldValue::field_value)
+    }
+}
+
+/// The value of a field marked `#[hook(unit_enum)]`: the serde name of the
+/// unit variant it holds (`"cancelled"` for `Outcome::Cancelled` under
+/// `rename_all = "snake_case"`), read by letting the value serialise itself
+/// into [`VariantName`], which takes a unit variant and nothing else (and
+/// sees through `Option` and a newtype struct). Nothing is allocated or
+/// written; any other value is `None`, which no filter matches. What the
+/// derive's generated [`HookEvents::field`] calls. Not for calling by hand.
+#[doc(hidden)]
+#[inline]
+pub fn unit_variant_name<T: serde::Serialize + ?Sized>(value: &T) -> Option<FieldValue<'static>> {
+    value
+        .serialize(VariantName)
+        .ok()
+        .flatten()
+        .map(FieldValue::Str)
+}
+
+/// A serializer that answers a unit variant's name: `None` for `None`,
+/// and an error for anything else.
+struct VariantName;
+
+/// What [`VariantName`] answers a value that is not a unit variant with.
+#[derive(Debug)]
+struct NotAVariantName;
+
+impl fmt::Display for NotAVariantName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a unit variant")
+    }
+}
+
+impl std::error::Error for NotAVariantName {}
+
+impl ser::Error for NotAVariantName {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        NotAVariantName
+    }
+}
+
+/// The methods of a value that is not a unit variant's name.
+macro_rules! not_a_name {
+    ($($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
+        fn $method(self, $(_: $arg),*) -> Result<$ret, NotAVariantName> {
+            Err(NotAVariantName)
+        }
+    )*};
+}
+
+type Refused = ser::Impossible<Option<&'static str>, NotAVariantName>;
+
+impl ser::Serializer for VariantName {
+    type Ok = Option<&'static str>;
+    type Error = NotAVariantName;
+    type SerializeSeq = Refused;
+    type SerializeTuple = Refused;
+    type SerializeTupleStruct = Refused;
+    type SerializeTupleVariant = Refused;
+    type SerializeMap = Refused;
+    type SerializeStruct = Refused;
+    type SerializeStructVariant = Refused;
+
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<Self::Ok, NotAVariantName> {
+        Ok(Some(variant))
+    }
+
+    fn serialize_none(self) -> Result<Self::Ok, NotAVariantName> {
+        Ok(None)
+    }
+
+    fn serialize_some<T: serde::Serialize + ?Sized>(
+        self,
+        value: &T,
+    ) -> Result<Self::Ok, NotAVariantName> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<Self::Ok, NotAVariantName> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: serde::Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<Self::Ok, NotAVariantName> {
+        Err(NotAVariantName)
+    }
+
+    not_a_name! {
+        serialize_bool(bool) -> Self::Ok;
+        serialize_i8(i8) -> Self::Ok;
+        serialize_i16(i16) -> Self::Ok;
+        serialize_i32(i32) -> Self::Ok;
+        serialize_i64(i64) -> Self::Ok;
+        serialize_u8(u8) -> Self::Ok;
+        serialize_u16(u16) -> Self::Ok;
+        serialize_u32(u32) -> Self::Ok;
+        serialize_u64(u64) -> Self::Ok;
+        serialize_f32(f32) -> Self::Ok;
+        serialize_f64(f64) -> Self::Ok;
+        serialize_char(char) -> Self::Ok;
+        serialize_str(&str) -> Self::Ok;
+        serialize_bytes(&[u8]) -> Self::Ok;
+        serialize_unit() -> Self::Ok;
+        serialize_unit_struct(&'static str) -> Self::Ok;
+        serialize_seq(Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+        serialize_map(Option<usize>) -> Self::SerializeMap;
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
 }

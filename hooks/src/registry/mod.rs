@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 mod fields;
 
-pub use fields::{AsFieldValue, Field, FieldKind, FieldValue};
+pub use fields::{AsFieldValue, Field, FieldKind, FieldValue, unit_variant_name};
 
 /// The most variants an event enum may have: one bit each in a `u64`.
 ///
