@@ -47,6 +47,10 @@ fn every_mistake_in_where_is_refused_at_load_naming_the_file_key_and_position() 
             "on = [\"tool_call\"]\nwhere.tool = { glob = \"[x\" }",
             "`hook[1].where.tool`: `[x` is not a glob: invalid range pattern",
         ),
+        (
+            "on = [\"finished\"]\nwhere.outcome = \"canceled\"",
+            "`hook[1].where.outcome`: field `outcome` of `finished` holds one of `completed`, `cancelled`, `failed`; `canceled` is none of them (did you mean `cancelled`?) (line 3, column 17)",
+        ),
     ];
     for (body, expected) in cases {
         let env = IoEnv::new();

@@ -38,6 +38,7 @@ struct PlannedField<'a> {
     /// `#[hook(unit_enum)]`: read as its unit variant's serde name.
     unit_enum: bool,
     member: &'a syn::Ident,
+    ty: &'a Type,
 }
 
 /// The fields of `variant` that serde writes, by name, in declaration
@@ -73,6 +74,7 @@ fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<Plan
                 optional,
                 unit_enum,
                 member,
+                ty: &field.ty,
             })
         })
         .collect()
@@ -259,12 +261,52 @@ pub(crate) fn generate(plan: &Plan) -> TokenStream {
             }
         })
     };
+    let choices = choices_fn(krate, &per_variant);
     quote! {
         const FIELDS: &'static [&'static [#krate::Field]] = &[#(#tables),*];
+
+        #choices
 
         #[inline]
         fn field(&self, __index: usize) -> ::core::option::Option<#krate::FieldValue<'_>>
             #body
+    }
+}
+
+/// `fn field_choices`, for the fields marked `#[hook(unit_enum)]`: each
+/// asks its type's `Deserialize` for its variants' names, through the
+/// probe that answers `None` for a type without one. No such field, no
+/// function: the trait's default answers `None`.
+fn choices_fn(krate: &syn::Path, per_variant: &[Vec<PlannedField>]) -> TokenStream {
+    let arms: Vec<TokenStream> = per_variant
+        .iter()
+        .enumerate()
+        .flat_map(|(v, fields)| {
+            fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.unit_enum)
+                .map(move |(i, f)| {
+                    let ty = f.ty;
+                    quote!((#v, #i) => (&#krate::__private::Choices::<#ty>::NEW).choices(),)
+                })
+        })
+        .collect();
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn field_choices(
+            __kind: usize,
+            __field: usize,
+        ) -> ::core::option::Option<&'static [&'static str]> {
+            #[allow(unused_imports)]
+            use #krate::__private::{ChoicesOf as _, NoChoices as _};
+            match (__kind, __field) {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
     }
 }
 

@@ -91,8 +91,11 @@ use proc_macro::TokenStream;
 ///   (`where.outcome = "cancelled"`). The field table lists it as a string,
 ///   and `HookEvents::field` reads the name from the value's own
 ///   `Serialize` without allocating; a value that is not a unit variant
-///   reads as no value, which no filter matches. Refused on a field a
-///   filter can already read (a string, a number, a bool).
+///   reads as no value, which no filter matches. Where the field's type
+///   also derives `Deserialize`, its variants' names are known
+///   (`HookEvents::field_choices`), and a filter's value or glob that none
+///   of them matches is refused when the table is loaded. Refused on a
+///   field a filter can already read (a string, a number, a bool).
 ///
 /// serde's own attributes are read too: `rename` gives the tag, and a
 /// variant serde never writes, or writes without its tag (`skip`,

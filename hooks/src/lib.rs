@@ -170,7 +170,7 @@ pub use tag_check::{TagCheckError, check_tags};
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::{AsFieldValue, unit_variant_name};
+    pub use crate::registry::{AsFieldValue, Choices, ChoicesOf, NoChoices, unit_variant_name};
 }
 
 /// Running a program the way a `run` hook runs one, for an embedder that runs

@@ -1,13 +1,15 @@
 //! `#[hook(unit_enum)]`: a field holding an enum of unit variants, which
 //! serde writes as the variant's name, is a string a `where` filter may
-//! name, read from the value without serialising the event.
+//! name, read from the value without serialising the event; when its type
+//! also derives `Deserialize`, a value none of its variants has is refused
+//! at load.
 
 use std::fs;
 
 use io_hooks::{FieldKind, FieldValue, Flow, HookEvents, Hooks, Kind, TomlFile};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Outcome {
     Completed,
@@ -17,7 +19,7 @@ enum Outcome {
 }
 
 /// Not a unit-variant enum in every value: a filter reads no value from
-/// `Code(3)`.
+/// `Code(3)`. Without `Deserialize`, so its names are not known.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case")]
 enum Verdict {
@@ -26,7 +28,7 @@ enum Verdict {
 }
 
 /// A newtype around one: serde writes it as the inner value.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Wrapped(Outcome);
 
 #[derive(Serialize, HookEvents)]
@@ -129,8 +131,6 @@ fn a_filter_on_it_passes_the_variants_it_names_and_turns_away_the_rest() {
             "where.outcome = { glob = \"c*\" }",
             vec!["completed", "cancelled"],
         ),
-        // The Rust name is not the wire name: it matches nothing.
-        ("where.outcome = \"Failed\"", vec![]),
         ("where.before = \"completed\"", vec!["cancelled"]),
         ("where.verdict = \"allowed\"", vec!["completed"]),
     ] {
@@ -150,6 +150,65 @@ fn a_filter_on_it_passes_the_variants_it_names_and_turns_away_the_rest() {
         }
         assert_eq!(logged(dir.path()), wanted, "{filter}");
     }
+}
+
+#[test]
+fn its_choices_are_the_names_serde_reads_when_the_type_derives_deserialize() {
+    let kind = Kind::<Ev>::named("finished");
+    let names: &[&str] = &["completed", "cancelled", "gave_up"];
+    assert_eq!(kind.field_choices(0), Some(names));
+    assert_eq!(kind.field_choices(1), Some(names), "through an Option");
+    assert_eq!(
+        kind.field_choices(2),
+        None,
+        "Verdict derives no Deserialize"
+    );
+    assert_eq!(kind.field_choices(3), Some(names), "through a newtype");
+    assert_eq!(kind.field_choices(4), None, "not a unit_enum field");
+    assert_eq!(kind.field_choices(9), None);
+}
+
+fn refused(filter: &str) -> String {
+    let text = format!("[[hook]]\non = [\"finished\"]\n{filter}\nappend = \"log.jsonl\"\n");
+    TomlFile::new("app.toml", &text)
+        .hooks::<Ev>(std::path::Path::new("/p"))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn a_value_none_of_its_variants_has_is_refused_with_the_names_and_the_nearest() {
+    assert_eq!(
+        refused("where.outcome = \"canceled\""),
+        "app.toml: key `hook[1].where.outcome`: field `outcome` of `finished` holds one of \
+         `completed`, `cancelled`, `gave_up`; `canceled` is none of them (did you mean \
+         `cancelled`?) (line 3, column 17)"
+    );
+    // The Rust name is not the wire name.
+    assert!(
+        refused("where.outcome = [\"cancelled\", \"Failed\"]")
+            .contains("; `Failed` is none of them (line 3, column 31)"),
+        "{}",
+        refused("where.outcome = [\"cancelled\", \"Failed\"]")
+    );
+    assert!(
+        refused("where.before = \"done\"").contains("field `before` of `finished` holds one of"),
+        "{}",
+        refused("where.before = \"done\"")
+    );
+    assert_eq!(
+        refused("where.wrapped_outcome = { glob = \"fail*\" }"),
+        "app.toml: key `hook[1].where.wrapped_outcome`: field `wrapped_outcome` of `finished` \
+         holds one of `completed`, `cancelled`, `gave_up`; the glob `fail*` matches none of \
+         them, so the hook could never fire (line 3, column 25)"
+    );
+    // A long value is quoted cut, not whole.
+    let long = "x".repeat(10_000);
+    let message = refused(&format!("where.outcome = \"{long}\""));
+    assert!(message.len() < 400, "{message}");
+    // Where the names are not known, any string loads.
+    let dir = tempfile::tempdir().unwrap();
+    hooks(dir.path(), "where.verdict = \"anything\"");
 }
 
 #[test]

@@ -2,7 +2,11 @@
 
 use std::fmt;
 
+use crate::position::clipped;
 use crate::registry::{FieldKind, write_one_of};
+
+/// The most characters of a value as written that a message quotes.
+const SHOWN: usize = 80;
 
 /// Why a `where` is refused: the reason half of a [`TableError`](crate::TableError) at
 /// `hook[N].where` or `hook[N].where.<field>`.
@@ -54,6 +58,31 @@ pub enum WhereError {
         glob: String,
         /// Why, in the glob crate's words.
         reason: String,
+    },
+    /// A string the field never holds: it is an enum of unit variants
+    /// (`#[hook(unit_enum)]`) whose names are known.
+    NoSuchValue {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The string as written.
+        value: String,
+        /// The nearest name, when one is close.
+        suggestion: Option<&'static str>,
+        /// Every string the field holds.
+        values: &'static [&'static str],
+    },
+    /// A glob that matches none of the strings the field holds.
+    GlobMatchesNone {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The glob as written.
+        glob: String,
+        /// Every string the field holds.
+        values: &'static [&'static str],
     },
     /// An inline table that is neither `{ glob = … }` nor
     /// `{ min = …, max = … }`.
@@ -122,6 +151,9 @@ impl fmt::Display for WhereError {
                 "`{glob}` is not a glob: {reason}; `*` matches any characters, `?` one, \
                  `[abc]` one of those, and the glob matches the whole value"
             ),
+            WhereError::NoSuchValue { .. } | WhereError::GlobMatchesNone { .. } => {
+                self.fmt_choices(f)
+            }
             WhereError::BadTable => f.write_str(
                 "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
                  (either or both) for a number",
@@ -133,7 +165,52 @@ impl fmt::Display for WhereError {
     }
 }
 
+impl WhereError {
+    /// The message of a value none of a field's known strings matches.
+    fn fmt_choices(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WhereError::NoSuchValue {
+                event,
+                field,
+                value,
+                suggestion,
+                values,
+            } => {
+                write_holds(f, event, field, values)?;
+                write!(f, "`{}` is none of them", clipped(value, SHOWN))?;
+                suggestion.map_or(Ok(()), |s| write!(f, " (did you mean `{s}`?)"))
+            }
+            WhereError::GlobMatchesNone {
+                event,
+                field,
+                glob,
+                values,
+            } => {
+                write_holds(f, event, field, values)?;
+                let glob = clipped(glob, SHOWN);
+                write!(
+                    f,
+                    "the glob `{glob}` matches none of them, so the hook could never fire"
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 impl std::error::Error for WhereError {}
+
+/// "field `f` of `e` holds one of `a`, `b`; ".
+fn write_holds(
+    f: &mut fmt::Formatter<'_>,
+    event: &str,
+    field: &str,
+    values: &[&str],
+) -> fmt::Result {
+    write!(f, "field `{field}` of `{event}` holds one of ")?;
+    write_one_of(f, values)?;
+    f.write_str("; ")
+}
 
 /// "; a filter on it may name `a`, `b`", or that it may name none.
 fn write_filterable(f: &mut fmt::Formatter<'_>, fields: &[&str]) -> fmt::Result {

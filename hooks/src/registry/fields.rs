@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use serde::ser;
+use serde::{de, ser};
 
 use super::{HookEvents, Kind};
 
@@ -140,6 +140,39 @@ impl<E: HookEvents> Kind<E> {
     /// The position of the field written `name` in [`fields`](Self::fields).
     pub fn field_index(self, name: &str) -> Option<usize> {
         self.fields().iter().position(|f| f.name == name)
+    }
+
+    /// The strings field `index` can hold, when they are known: the serde
+    /// names of the variants of a field marked `#[hook(unit_enum)]` whose
+    /// type also derives `Deserialize` ([`HookEvents::field_choices`]).
+    ///
+    /// ```
+    /// use io_hooks::{HookEvents, Kind};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Serialize, Deserialize)]
+    /// #[serde(rename_all = "snake_case")]
+    /// enum Outcome {
+    ///     Passed,
+    ///     Failed,
+    /// }
+    ///
+    /// #[derive(HookEvents, Serialize)]
+    /// #[serde(tag = "event")]
+    /// enum Ev {
+    ///     #[serde(rename = "job_finished")]
+    ///     JobFinished {
+    ///         #[hook(unit_enum)]
+    ///         outcome: Outcome,
+    ///         attempt: u32,
+    ///     },
+    /// }
+    /// let kind = Kind::<Ev>::named("job_finished");
+    /// assert_eq!(kind.field_choices(0), Some(&["passed", "failed"][..]));
+    /// assert_eq!(kind.field_choices(1), None);
+    /// ```
+    pub fn field_choices(self, index: usize) -> Option<&'static [&'static str]> {
+        E::field_choices(self.index(), index)
     }
 }
 
@@ -378,3 +411,109 @@ impl ser::Serializer for VariantName {
         serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
 }
+
+/// The names `T`'s `Deserialize` reads an enum from: the `variants` it hands
+/// `deserialize_enum` (through `Option` and a newtype struct), caught by a
+/// deserializer that reads nothing. `None` for a type that is not an enum.
+/// What [`ChoicesOf`] answers with.
+fn variant_names<T: de::DeserializeOwned>() -> Option<&'static [&'static str]> {
+    let found = std::cell::Cell::new(None);
+    // The error is the point: the deserializer stops at the enum.
+    let _ = T::deserialize(Names(&found));
+    found.get()
+}
+
+/// A deserializer that records the variant names of the enum it is asked
+/// for and reads nothing.
+struct Names<'a>(&'a std::cell::Cell<Option<&'static [&'static str]>>);
+
+/// What [`Names`] answers every request with.
+#[derive(Debug)]
+struct NoValue;
+
+impl fmt::Display for NoValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no value: only an enum's variant names are read")
+    }
+}
+
+impl std::error::Error for NoValue {}
+
+impl de::Error for NoValue {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        NoValue
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Names<'_> {
+    type Error = NoValue;
+
+    fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, NoValue> {
+        Err(NoValue)
+    }
+
+    fn deserialize_enum<V: de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        variants: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, NoValue> {
+        self.0.set(Some(variants));
+        Err(NoValue)
+    }
+
+    fn deserialize_option<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, NoValue> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, NoValue> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+/// The probe the derive's generated [`HookEvents::field_choices`] calls
+/// `choices()` on, as `(&Choices::<T>::NEW).choices()`: with both traits in
+/// scope, [`ChoicesOf`] answers for a `T` that derives `Deserialize` (its
+/// impl is on `Choices<T>`, found before the autoref) and [`NoChoices`]
+/// answers `None` for any other. Not for use by hand.
+#[doc(hidden)]
+pub struct Choices<T: ?Sized>(std::marker::PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> Choices<T> {
+    /// The probe.
+    pub const NEW: Self = Choices(std::marker::PhantomData);
+}
+
+/// The names, for a type that derives `Deserialize`.
+#[doc(hidden)]
+pub trait ChoicesOf {
+    /// Its variants' names.
+    fn choices(&self) -> Option<&'static [&'static str]>;
+}
+
+impl<T: de::DeserializeOwned> ChoicesOf for Choices<T> {
+    fn choices(&self) -> Option<&'static [&'static str]> {
+        variant_names::<T>()
+    }
+}
+
+/// No names, for any other type.
+#[doc(hidden)]
+pub trait NoChoices {
+    /// `None`.
+    fn choices(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+}
+
+impl<T: ?Sized> NoChoices for &Choices<T> {}

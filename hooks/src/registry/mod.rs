@@ -6,7 +6,9 @@ use std::marker::PhantomData;
 
 mod fields;
 
-pub use fields::{AsFieldValue, Field, FieldKind, FieldValue, unit_variant_name};
+pub use fields::{
+    AsFieldValue, Choices, ChoicesOf, Field, FieldKind, FieldValue, NoChoices, unit_variant_name,
+};
 
 /// The most variants an event enum may have: one bit each in a `u64`.
 ///
@@ -68,6 +70,17 @@ pub trait HookEvents: Sized {
     #[inline]
     fn field(&self, index: usize) -> Option<FieldValue<'_>> {
         let _ = index;
+        None
+    }
+
+    /// The strings field `field` of variant `kind` (positions in
+    /// [`TAGS`](Self::TAGS) and [`Kind::fields`]) can hold, when they are
+    /// known: for a field marked `#[hook(unit_enum)]` whose type also
+    /// derives `Deserialize`, its variants' serde names. What a `where`
+    /// filter's values are checked against when a table is loaded
+    /// ([`Kind::field_choices`]). `None` for any other field.
+    fn field_choices(kind: usize, field: usize) -> Option<&'static [&'static str]> {
+        let _ = (kind, field);
         None
     }
 

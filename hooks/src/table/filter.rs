@@ -22,6 +22,9 @@ use crate::shared::{Cx, TableError, TableErrorKind};
 struct Target {
     event: &'static str,
     field: Field,
+    /// The strings the field holds, when they are known
+    /// ([`Kind::field_choices`]).
+    choices: Option<&'static [&'static str]>,
 }
 
 /// Checks `raw` (the table's `where`, at `span`) against each event of
@@ -59,6 +62,7 @@ pub(super) fn compile<E: HookEvents>(
             targets.push(Target {
                 event: kind.tag(),
                 field,
+                choices: kind.field_choices(index),
             });
         }
         let test = test_of(value, &targets, true).map_err(|(span, e)| at(span, e))?;
@@ -121,7 +125,40 @@ fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, 
         Node::Table(entries) => table_test(entries).map_err(refuse)?,
     };
     check_type(found, targets).map_err(refuse)?;
+    check_choices(&test, targets).map_err(refuse)?;
     Ok(test)
+}
+
+/// Whether a string, or a glob, can match what each target's field holds,
+/// where that is known: a value none of an enum's variants has is a hook
+/// that could never fire.
+fn check_choices(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
+    for target in targets {
+        let Some(values) = target.choices else {
+            continue;
+        };
+        match test {
+            Test::Is(Scalar::Str(s)) if !values.contains(&&**s) => {
+                return Err(WhereError::NoSuchValue {
+                    event: target.event,
+                    field: target.field.name,
+                    value: s.to_string(),
+                    suggestion: did_you_mean(s, values.iter().copied()),
+                    values,
+                });
+            }
+            Test::Glob(glob) if !values.iter().any(|v| glob.matches(v)) => {
+                return Err(WhereError::GlobMatchesNone {
+                    event: target.event,
+                    field: target.field.name,
+                    glob: glob.as_str().to_owned(),
+                    values,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// What a value was, for the type check: its words, and the field types
