@@ -48,8 +48,12 @@ fn check_variant_count(cx: &Ctxt, plan: &Plan) {
 /// A field's `#[hook]` says only `unit_enum`, on a named field whose type
 /// a filter could not read otherwise.
 fn check_field_attrs(cx: &Ctxt, plan: &Plan) {
-    let fields = plan.variants.iter().flat_map(|v| &v.original.fields);
-    for field in fields {
+    let enum_renames = crate::fields::serde_has(plan.original_attrs, "rename_all_fields");
+    let fields = plan
+        .variants
+        .iter()
+        .flat_map(|v| v.original.fields.iter().map(move |f| (v.original, f)));
+    for (variant, field) in fields {
         if !attr::field_unit_enum(&field.attrs, |err| cx.syn_error(err)) {
             continue;
         }
@@ -60,7 +64,16 @@ fn check_field_attrs(cx: &Ctxt, plan: &Plan) {
             );
             continue;
         };
-        if let Some(kind) = crate::fields::readable_as(&field.ty) {
+        if !crate::fields::is_listed(variant, field, enum_renames) {
+            cx.error_spanned_by(
+                name,
+                format!(
+                    "field `{name}` is not in the field table (serde writes it under no name \
+                     the derive knows: `skip`, `skip_serializing`, `flatten`, or a \
+                     `rename_all` rule), so no filter can name it; remove `#[hook(unit_enum)]`"
+                ),
+            );
+        } else if let Some(kind) = crate::fields::readable_as(&field.ty) {
             cx.error_spanned_by(
                 &field.ty,
                 format!(

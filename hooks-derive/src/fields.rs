@@ -80,6 +80,14 @@ fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<Plan
         .collect()
 }
 
+/// Whether `field` of `variant` is in the field table: serde writes it
+/// under a name of its own, which the derive knows.
+pub(crate) fn is_listed(variant: &syn::Variant, field: &syn::Field, enum_renames: bool) -> bool {
+    variant_fields(variant, enum_renames)
+        .iter()
+        .any(|f| field.ident.as_ref() == Some(f.member))
+}
+
 /// What serde's attributes on a field say about its name on the wire.
 enum FieldAttrs {
     /// `skip`, `skip_serializing` or `flatten`: not written under its name.
