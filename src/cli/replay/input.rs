@@ -342,4 +342,29 @@ mod tests {
             assert_eq!(without_values(serde), ours);
         }
     }
+
+    #[test]
+    fn a_name_that_says_expected_is_not_taken_for_serdes_tail() {
+        for (serde, ours) in [
+            // A key holding `, expected` in a type with no fields or
+            // variants: serde's tail is `there are no …`, and nothing of
+            // the key is kept.
+            (
+                "unknown field `s3cret, expected x`, there are no fields",
+                "unknown field",
+            ),
+            (
+                "unknown variant `s3cret, expected x`, there are no variants",
+                "unknown variant",
+            ),
+            // A `, expected` before the first quote is serde's own words,
+            // already in the head: not repeated after it.
+            (
+                "invalid length 2, expected tuple struct `Pair` with 3 elements",
+                "invalid length 2, expected tuple struct",
+            ),
+        ] {
+            assert_eq!(without_values(serde), ours);
+        }
+    }
 }
