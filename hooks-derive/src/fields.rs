@@ -172,12 +172,11 @@ pub(crate) fn readable_as(ty: &Type) -> Option<&'static str> {
 
 /// Whether `ty` is an `Option` of something.
 fn is_option(ty: &Type) -> bool {
-    match strip(ty) {
-        Type::Path(p) if p.qself.is_none() => {
-            p.path.segments.last().is_some_and(|s| s.ident == "Option")
-        }
-        _ => false,
-    }
+    matches!(
+        strip(ty),
+        Type::Path(p) if p.qself.is_none()
+            && p.path.segments.last().is_some_and(|s| s.ident == "Option")
+    )
 }
 
 /// `ty` without references, parentheses and invisible groups.

@@ -227,3 +227,31 @@ fn a_filter_on_it_takes_strings_only() {
          (line 3, column 17)"
     );
 }
+
+/// A type named by a qualified path whose last segment is `Option` is not
+/// an `Option`.
+#[test]
+fn a_qualified_path_ending_in_option_is_not_optional() {
+    trait Named {
+        type Option;
+    }
+    struct W;
+    impl Named for W {
+        type Option = Outcome;
+    }
+    #[derive(Serialize, HookEvents)]
+    #[serde(tag = "event")]
+    enum Qualified {
+        #[serde(rename = "q")]
+        Q {
+            #[hook(unit_enum)]
+            outcome: <W as Named>::Option,
+        },
+    }
+    let fields = Kind::<Qualified>::named("q").fields();
+    assert_eq!((fields[0].kind, fields[0].optional), (FieldKind::Str, false));
+    let ev = Qualified::Q {
+        outcome: Outcome::Cancelled,
+    };
+    assert_eq!(ev.field(0), Some(FieldValue::Str("cancelled")));
+}
