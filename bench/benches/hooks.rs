@@ -295,6 +295,52 @@ fn where_filter(c: &mut Criterion, t: &mut Table) {
         Target::Ratio(1.10),
     );
     t.pair(r, || empty(&files), let_through, no_where);
+    where_on_a_unit_enum(c, t, dir.path());
+}
+
+/// `where` on `finished.outcome`, an enum read by its serde name
+/// (`#[hook(unit_enum)]`): a `finished` turned away costs little over one
+/// no hook wants, as a string field's does.
+fn where_on_a_unit_enum(c: &mut Criterion, t: &mut Table, dir: &Path) {
+    let filtered = hooks_of(
+        "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"cancelled.jsonl\"\n",
+        dir,
+    );
+    let elsewhere = hooks_of("[[hook]]\non = [\"step\"]\nappend = \"step.jsonl\"\n", dir);
+    let kind = EventKind::Finished {
+        outcome: io_harness::Outcome::Completed,
+        steps: 7,
+        resumed: false,
+    };
+    let env = envelope(kind.clone());
+    let turned_away = || filtered.fire(black_box(&kind), black_box(&env));
+    let unwanted = || elsewhere.fire(black_box(&kind), black_box(&env));
+    let mut g = c.benchmark_group("where");
+    g.bench_function("turned_away_on_outcome", |b| b.iter(turned_away));
+    g.bench_function("unwanted_finished", |b| b.iter(unwanted));
+    g.finish();
+    let r = row(
+        "`finished` turned away by `where.outcome` (an enum)",
+        "where/turned_away_on_outcome",
+        "no hook wants it",
+        "where/unwanted_finished",
+        Target::None,
+    );
+    if let Some(paired) = t.pair(r, || {}, turned_away, unwanted) {
+        let r = row(
+            "`where` turning a `finished` away on `outcome`, over the mask test",
+            "where/turned_away_on_outcome",
+            "(minus) no hook wants it",
+            "where/unwanted_finished",
+            Target::Nanos(50.0),
+        );
+        let over = Paired {
+            figure_ns: paired.figure_ns - paired.baseline_ns,
+            baseline_ns: paired.baseline_ns,
+            ratio: paired.ratio,
+        };
+        t.push(r, over);
+    }
 }
 
 /// A mirror of `EventKind`'s tags for strum's `EnumString`, in `TAGS` order.
