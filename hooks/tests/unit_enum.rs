@@ -249,7 +249,10 @@ fn a_qualified_path_ending_in_option_is_not_optional() {
         },
     }
     let fields = Kind::<Qualified>::named("q").fields();
-    assert_eq!((fields[0].kind, fields[0].optional), (FieldKind::Str, false));
+    assert_eq!(
+        (fields[0].kind, fields[0].optional),
+        (FieldKind::Str, false)
+    );
     let ev = Qualified::Q {
         outcome: Outcome::Cancelled,
     };
