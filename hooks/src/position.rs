@@ -371,4 +371,17 @@ mod tests {
         assert_eq!(toml_key("say \"hi\""), "\"say \\\"hi\\\"\"");
         assert_eq!(toml_key("\u{7}"), "\"\\u0007\"");
     }
+
+    /// A key that could not be found in the document is a `?` in the path,
+    /// joined with a `.` like any key, and first with none; an empty path
+    /// is the document itself.
+    #[test]
+    fn an_unknown_key_is_a_question_mark_in_its_place() {
+        use KeySegment::{Key, Nth, Unknown};
+        let hook = || Key("hook".to_owned());
+        assert_eq!(render_key(&[Unknown]), "?");
+        assert_eq!(render_key(&[hook(), Nth(2), Unknown]), "hook[2].?");
+        assert_eq!(render_key(&[Unknown, hook()]), "?.hook");
+        assert_eq!(render_key(&[]), "(top level)");
+    }
 }

@@ -169,6 +169,68 @@ fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
     );
 }
 
+/// A path outside the hooks' root is checked as written, and finds what
+/// one beneath the root finds: a directory, a symbolic link (not followed),
+/// a FIFO (not opened), a directory that does not exist. A file that is
+/// there, or is not yet, is fine; `check` creates nothing.
+#[test]
+fn an_append_path_outside_the_root_is_checked_as_written() {
+    let root = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path();
+    std::fs::create_dir(out.join("logs")).unwrap();
+    std::os::unix::fs::symlink(out.join("target"), out.join("link.jsonl")).unwrap();
+    common::mkfifo(&out.join("fifo.jsonl"));
+    std::fs::write(out.join("there.jsonl"), "").unwrap();
+    let specs: Vec<_> = [
+        "logs",
+        "link.jsonl",
+        "fifo.jsonl",
+        "nope/audit.jsonl",
+        "there.jsonl",
+        "new.jsonl",
+    ]
+    .iter()
+    .map(|name| append(&out.join(name), &[], OnFailure::Continue))
+    .collect();
+    let checked: Vec<_> = Hooks::check(&specs, root.path())
+        .into_iter()
+        .map(|p| (p.number(), p.kind))
+        .collect();
+    assert_eq!(
+        checked,
+        [
+            (
+                1,
+                ProblemKind::AppendIsDirectory {
+                    path: out.join("logs")
+                }
+            ),
+            (
+                2,
+                ProblemKind::AppendIsSymlink {
+                    path: out.join("link.jsonl")
+                }
+            ),
+            (
+                3,
+                ProblemKind::AppendNotRegular {
+                    path: out.join("fifo.jsonl")
+                }
+            ),
+            (
+                4,
+                ProblemKind::AppendNoParent {
+                    path: out.join("nope/audit.jsonl"),
+                    parent: out.join("nope"),
+                }
+            ),
+        ]
+    );
+    assert!(!out.join("target").exists(), "the link was not followed");
+    assert!(!out.join("new.jsonl").exists(), "check creates no file");
+}
+
 /// An event whose `Serialize` fails, as a map with a non-string key does.
 #[derive(serde::Serialize)]
 struct Unserialisable {

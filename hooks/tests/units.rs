@@ -206,6 +206,34 @@ fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
     }
 }
 
+/// An action's own failure says what its cause says, and its `source()` is
+/// the cause's next link, not the cause (already in the message): a chain
+/// printer shows each link once. A cause with no link beneath has none.
+#[test]
+fn an_action_failures_source_is_its_causes_next_link() {
+    #[derive(Debug)]
+    struct Full(io::Error);
+    impl std::fmt::Display for Full {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the tally could not be kept")
+        }
+    }
+    impl std::error::Error for Full {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+    let failure = HookFailure::action("count", Full(io::Error::from_raw_os_error(28)));
+    assert_eq!(failure.to_string(), "the tally could not be kept");
+    let next = failure.source().expect("the cause's own source");
+    let next = next
+        .downcast_ref::<io::Error>()
+        .expect("the io::Error beneath");
+    assert_eq!(next.raw_os_error(), Some(28));
+    let plain = HookFailure::action("count", "the tally is not a number");
+    assert!(plain.source().is_none(), "{plain:?}");
+}
+
 /// A problem is an error a host can return with `?`, saying everything in
 /// its `Display`, as every error of the crate does.
 #[test]

@@ -814,6 +814,27 @@ mod tests {
         endless.join().unwrap();
     }
 
+    /// Told to stop with more left to read than its bound (here a file of
+    /// twice [`FINAL_READ`], which is never empty and never waits), the
+    /// drain reads exactly its bound and returns. A pipe holds far less
+    /// than the bound, so the test above cannot tell a drain that reads on
+    /// past it while bytes are there at once.
+    #[test]
+    fn a_stopped_drain_reads_exactly_its_bound_of_what_is_there() {
+        let (stopped, stop) = rustix::pipe::pipe().unwrap();
+        drop(stop);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stderr");
+        std::fs::write(&path, vec![b'x'; 2 * FINAL_READ]).unwrap();
+        let source = OwnedFd::from(std::fs::File::open(&path).unwrap());
+        let (mut tail, shared) = sink();
+        let read = within(HUNG, "a drain of a large file", move || {
+            drain(&source, &stopped, &mut tail);
+            kept(&shared).len()
+        });
+        assert_eq!(read, FINAL_READ);
+    }
+
     /// Until it is told to stop, the drain reads everything, however it
     /// arrives, to the pipe's end of file.
     #[test]

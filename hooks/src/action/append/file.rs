@@ -482,6 +482,36 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "{}\n");
     }
 
+    /// Once the map of turns holds more than `IDLE_TURNS`, the next look
+    /// drops every turn no hook keeps, and keeps every turn a hook still
+    /// holds: a host that appends to many files over its life does not grow
+    /// the map for ever, and a hook that looked before the sweep still
+    /// takes the same turn as one that looks after it.
+    #[test]
+    fn a_sweep_drops_idle_turns_and_keeps_held_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path());
+        let look = |name: String| {
+            let path = dir.path().join(name);
+            let log = Log::new(&path, &root);
+            append(&path, &log, &root, b"{}\n").unwrap();
+            (log, id_of(&path))
+        };
+        let (kept, kept_id) = look("kept".to_owned());
+        // Held while they are made, so that no sweep drops them early: the
+        // map then holds more than `IDLE_TURNS` whatever other tests hold.
+        let idle: Vec<(Log, FileId)> = (0..=IDLE_TURNS)
+            .map(|i| look(format!("idle-{i}")))
+            .collect();
+        let idle: Vec<FileId> = idle.into_iter().map(|(_, id)| id).collect();
+        let (_last, _) = look("last".to_owned());
+        let files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+        let left = idle.iter().filter(|id| files.contains_key(*id)).count();
+        assert_eq!(left, 0, "turns no hook keeps were left in the map");
+        let held = files.get(&kept_id).expect("a held turn was dropped");
+        assert!(Arc::ptr_eq(held, &kept.seen().unwrap()));
+    }
+
     /// Two hooks whose paths name one file (here through a hard link) take
     /// turns at it: the turn is the file's, not the path's; another file
     /// has another.
