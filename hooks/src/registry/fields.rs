@@ -307,38 +307,46 @@ pub fn unit_variant_name<T: serde::Serialize + ?Sized>(value: &T) -> Option<Fiel
 /// and an error for anything else.
 struct VariantName;
 
-/// What [`VariantName`] answers a value that is not a unit variant with.
+/// What [`VariantName`] and [`Names`] stop with: a value that is not a unit
+/// variant, or anything past an enum's variant names. Dropped where it is
+/// made; serde's error traits ask for the rest.
 #[derive(Debug)]
-struct NotAVariantName;
+struct Unread;
 
-impl fmt::Display for NotAVariantName {
+impl fmt::Display for Unread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not a unit variant")
+        f.write_str("only a unit variant's name is read")
     }
 }
 
-impl std::error::Error for NotAVariantName {}
+impl std::error::Error for Unread {}
 
-impl ser::Error for NotAVariantName {
+impl ser::Error for Unread {
     fn custom<T: fmt::Display>(_: T) -> Self {
-        NotAVariantName
+        Unread
+    }
+}
+
+impl de::Error for Unread {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Unread
     }
 }
 
 /// The methods of a value that is not a unit variant's name.
 macro_rules! not_a_name {
     ($($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
-        fn $method(self, $(_: $arg),*) -> Result<$ret, NotAVariantName> {
-            Err(NotAVariantName)
+        fn $method(self, $(_: $arg),*) -> Result<$ret, Unread> {
+            Err(Unread)
         }
     )*};
 }
 
-type Refused = ser::Impossible<Option<&'static str>, NotAVariantName>;
+type Refused = ser::Impossible<Option<&'static str>, Unread>;
 
 impl ser::Serializer for VariantName {
     type Ok = Option<&'static str>;
-    type Error = NotAVariantName;
+    type Error = Unread;
     type SerializeSeq = Refused;
     type SerializeTuple = Refused;
     type SerializeTupleStruct = Refused;
@@ -352,18 +360,15 @@ impl ser::Serializer for VariantName {
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<Self::Ok, NotAVariantName> {
+    ) -> Result<Self::Ok, Unread> {
         Ok(Some(variant))
     }
 
-    fn serialize_none(self) -> Result<Self::Ok, NotAVariantName> {
+    fn serialize_none(self) -> Result<Self::Ok, Unread> {
         Ok(None)
     }
 
-    fn serialize_some<T: serde::Serialize + ?Sized>(
-        self,
-        value: &T,
-    ) -> Result<Self::Ok, NotAVariantName> {
+    fn serialize_some<T: serde::Serialize + ?Sized>(self, value: &T) -> Result<Self::Ok, Unread> {
         value.serialize(self)
     }
 
@@ -371,7 +376,7 @@ impl ser::Serializer for VariantName {
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<Self::Ok, NotAVariantName> {
+    ) -> Result<Self::Ok, Unread> {
         value.serialize(self)
     }
 
@@ -381,8 +386,8 @@ impl ser::Serializer for VariantName {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<Self::Ok, NotAVariantName> {
-        Err(NotAVariantName)
+    ) -> Result<Self::Ok, Unread> {
+        Err(Unread)
     }
 
     not_a_name! {
@@ -427,29 +432,11 @@ fn variant_names<T: de::DeserializeOwned>() -> Option<&'static [&'static str]> {
 /// for and reads nothing.
 struct Names<'a>(&'a std::cell::Cell<Option<&'static [&'static str]>>);
 
-/// What [`Names`] answers every request with.
-#[derive(Debug)]
-struct NoValue;
-
-impl fmt::Display for NoValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("no value: only an enum's variant names are read")
-    }
-}
-
-impl std::error::Error for NoValue {}
-
-impl de::Error for NoValue {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        NoValue
-    }
-}
-
 impl<'de> de::Deserializer<'de> for Names<'_> {
-    type Error = NoValue;
+    type Error = Unread;
 
-    fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, NoValue> {
-        Err(NoValue)
+    fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, Unread> {
+        Err(Unread)
     }
 
     fn deserialize_enum<V: de::Visitor<'de>>(
@@ -457,12 +444,12 @@ impl<'de> de::Deserializer<'de> for Names<'_> {
         _: &'static str,
         variants: &'static [&'static str],
         _: V,
-    ) -> Result<V::Value, NoValue> {
+    ) -> Result<V::Value, Unread> {
         self.0.set(Some(variants));
-        Err(NoValue)
+        Err(Unread)
     }
 
-    fn deserialize_option<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, NoValue> {
+    fn deserialize_option<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Unread> {
         visitor.visit_some(self)
     }
 
@@ -470,7 +457,7 @@ impl<'de> de::Deserializer<'de> for Names<'_> {
         self,
         _: &'static str,
         visitor: V,
-    ) -> Result<V::Value, NoValue> {
+    ) -> Result<V::Value, Unread> {
         visitor.visit_newtype_struct(self)
     }
 
