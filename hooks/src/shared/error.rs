@@ -45,20 +45,22 @@ pub(crate) struct ErrorInner {
 }
 
 impl TableError {
-    /// An error at `key` of `file`, whose text is `text`, at byte `span`.
+    /// An error at `key` of `file`, whose text is `text`, at byte `offset`
+    /// when there is one: the position and the source line are counted
+    /// from it.
     pub(crate) fn at(
         file: &str,
         text: &str,
         key: String,
-        span: std::ops::Range<usize>,
+        offset: Option<usize>,
         kind: TableErrorKind,
     ) -> TableError {
         TableError(Box::new(ErrorInner {
             file: file.to_owned(),
             key: Some(key),
             kind,
-            position: Some(line_column(text, span.start)),
-            source_line: Some(SourceLine::at(text, span.start)),
+            position: offset.map(|at| line_column(text, at)),
+            source_line: offset.map(|at| SourceLine::at(text, at)),
         }))
     }
 

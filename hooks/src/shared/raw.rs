@@ -29,13 +29,13 @@ impl Cx<'_> {
     /// An error at `key` of this table, at `span`.
     pub(crate) fn error(&self, key: &str, span: Range<usize>, kind: TableErrorKind) -> TableError {
         let key = format!("{}.{key}", self.at);
-        TableError::at(self.file, self.text, key, span, kind)
+        TableError::at(self.file, self.text, key, Some(span.start), kind)
     }
 
     /// An error about the table as a whole.
     pub(crate) fn table_error(&self, kind: TableErrorKind) -> TableError {
         let key = self.at.to_owned();
-        TableError::at(self.file, self.text, key, self.span.clone(), kind)
+        TableError::at(self.file, self.text, key, Some(self.span.start), kind)
     }
 }
 

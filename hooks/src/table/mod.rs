@@ -248,7 +248,7 @@ impl<'a> TomlFile<'a> {
     }
 
     fn error(&self, key: String, span: Range<usize>, kind: TableErrorKind) -> TableError {
-        TableError::at(self.name, self.text, key, span, kind)
+        TableError::at(self.name, self.text, key, Some(span.start), kind)
     }
 }
 
@@ -297,14 +297,14 @@ impl TableError {
         message: impl Into<String>,
         span: Option<Range<usize>>,
     ) -> TableError {
-        let text = file.text();
-        TableError(Box::new(ErrorInner {
-            file: file.name().to_owned(),
-            key: Some(key.into()),
-            kind: TableErrorKind::Custom(message.into()),
-            position: span.as_ref().map(|s| file.position(s.start)),
-            source_line: span.map(|s| SourceLine::at(text, s.start)),
-        }))
+        let kind = TableErrorKind::Custom(message.into());
+        TableError::at(
+            file.name(),
+            file.text(),
+            key.into(),
+            span.map(|s| s.start),
+            kind,
+        )
     }
 }
 
