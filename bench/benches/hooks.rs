@@ -264,29 +264,12 @@ fn where_filter(c: &mut Criterion, t: &mut Table) {
     });
     g.finish();
 
-    let r = row(
+    let rows = (
         "`tool_call` turned away by `where`",
-        "where/turned_away",
-        "no hook wants it",
-        "where/unwanted",
-        Target::None,
+        "`where` turning a `tool_call` away, over the mask test",
     );
-    if let Some(paired) = t.pair(r, || {}, turned_away, unwanted) {
-        // The target is on the difference: what the filter adds.
-        let r = row(
-            "`where` turning a `tool_call` away, over the mask test",
-            "where/turned_away",
-            "(minus) no hook wants it",
-            "where/unwanted",
-            Target::Nanos(50.0),
-        );
-        let over = Paired {
-            figure_ns: paired.figure_ns - paired.baseline_ns,
-            baseline_ns: paired.baseline_ns,
-            ratio: paired.ratio,
-        };
-        t.push(r, over);
-    }
+    let ids = ("where/turned_away", "where/unwanted");
+    over_the_mask_test(t, rows, ids, turned_away, unwanted);
     let r = row(
         "`tool_call` let through by `where`, one `append`",
         "where/let_through",
@@ -319,19 +302,32 @@ fn where_on_a_unit_enum(c: &mut Criterion, t: &mut Table, dir: &Path) {
     g.bench_function("turned_away_on_outcome", |b| b.iter(turned_away));
     g.bench_function("unwanted_finished", |b| b.iter(unwanted));
     g.finish();
-    let r = row(
+    let rows = (
         "`finished` turned away by `where.outcome` (an enum)",
-        "where/turned_away_on_outcome",
-        "no hook wants it",
-        "where/unwanted_finished",
-        Target::None,
+        "`where` turning a `finished` away on `outcome`, over the mask test",
     );
+    let ids = ("where/turned_away_on_outcome", "where/unwanted_finished");
+    over_the_mask_test(t, rows, ids, turned_away, unwanted);
+}
+
+/// Two rows for an event a filter turns away: it beside one no hook wants,
+/// and what the filter adds over that mask test (the difference), whose
+/// target is 50 ns. `rows` are the two rows' words, `ids` the criterion ids
+/// of the two sides.
+fn over_the_mask_test<R, U>(
+    t: &mut Table,
+    rows: (&'static str, &'static str),
+    ids: (&'static str, &'static str),
+    turned_away: impl FnMut() -> R,
+    unwanted: impl FnMut() -> U,
+) {
+    let r = row(rows.0, ids.0, "no hook wants it", ids.1, Target::None);
     if let Some(paired) = t.pair(r, || {}, turned_away, unwanted) {
         let r = row(
-            "`where` turning a `finished` away on `outcome`, over the mask test",
-            "where/turned_away_on_outcome",
+            rows.1,
+            ids.0,
             "(minus) no hook wants it",
-            "where/unwanted_finished",
+            ids.1,
             Target::Nanos(50.0),
         );
         let over = Paired {
