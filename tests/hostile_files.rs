@@ -160,6 +160,23 @@ fn an_unwritable_stdout_or_stderr_never_makes_io_panic() {
         Stdio::from(full()),
     );
     no_panic(&out, 1, "io replay >/dev/full 2>/dev/full");
+    // stdout full and the recording ending in a line that is not an event:
+    // the lost output is what is reported, once, not the line after it.
+    fs::write(
+        root.join("events.jsonl"),
+        format!("{ONE_EVENT}not an event\n"),
+    )
+    .unwrap();
+    let out = io(
+        &["replay", "events.jsonl"],
+        Stdio::from(full()),
+        Stdio::piped(),
+    );
+    no_panic(&out, 1, "io replay >/dev/full");
+    assert_eq!(
+        stderr(&out),
+        "io: could not write to stdout: No space left on device\n"
+    );
 
     // Closed rather than full. (The standard library treats a write to a
     // closed descriptor as done, so nothing is reported and `events`

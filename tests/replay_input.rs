@@ -71,13 +71,22 @@ fn a_cancel_pending_when_the_input_ends_ends_the_replay_cancelled_with_exit_3() 
     assert_eq!(last["steps"], 0);
     assert_eq!(last["run_id"], "r");
 
-    // With --json, the same verdict.
+    // With --json, the same verdict, and each line's `flow`: the refused
+    // call asks for the cancel, the made-up `finished` does not.
     let out = replay(&env, &file, &["--json"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    let summary: serde_json::Value =
-        serde_json::from_str(stdout(&out).lines().last().expect("a summary")).expect("json");
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", stdout(&out));
+    assert_eq!(lines[0]["event"], "tool_call");
+    assert_eq!(lines[0]["flow"], "cancel");
+    assert_eq!(lines[1]["event"], "finished");
+    assert_eq!(lines[1]["synthesized"], true);
+    assert_eq!(lines[1]["flow"], "continue");
     assert_eq!(
-        summary,
+        lines[2],
         serde_json::json!({"outcome": "cancelled", "steps": 0, "cancelled_by": [1]})
     );
 
