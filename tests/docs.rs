@@ -1,6 +1,7 @@
 //! The operator's documents: `docs/events.md` is what `io events --markdown`
 //! generates, nothing links outside the repository, the README keeps its two
-//! commands first, and `docs/hooks.md` quotes the program's own refusal.
+//! commands first, `docs/hooks.md` quotes the program's own refusal, and
+//! every test the threat model and the decisions name exists.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -150,4 +151,73 @@ fn docs_hooks_md_quotes_the_refusal_the_program_prints() {
     );
     // And it links what a hook receives.
     assert!(guide.contains("](events.md)"));
+}
+
+/// Every `.rs` file of the workspace, outside `target/`.
+fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            if !path.ends_with("target") && !path.ends_with(".git") {
+                sources(&path, found);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The names in backquotes in the last cell of each row of the tables of
+/// `text` whose last column is headed `test` (any case): the tests a
+/// promise or a decision names.
+fn named_tests(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut in_test_table = false;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(row) = line.strip_prefix('|') else {
+            in_test_table = false;
+            continue;
+        };
+        let cells: Vec<&str> = row.trim_end().trim_end_matches('|').split('|').collect();
+        let last = cells.last().map_or("", |c| c.trim());
+        if lines.peek().is_some_and(|next| next.starts_with("| ---")) {
+            in_test_table = last.eq_ignore_ascii_case("test");
+            continue;
+        }
+        if !in_test_table || line.starts_with("| ---") {
+            continue;
+        }
+        for quoted in last.split('`').skip(1).step_by(2) {
+            let name = quoted.rsplit("::").next().unwrap_or(quoted);
+            // A test's name: lower case, digits and at least two `_`.
+            if name.matches('_').count() >= 2
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn every_test_the_threat_model_and_the_decisions_name_exists() {
+    let mut files = Vec::new();
+    sources(repo(), &mut files);
+    let code: String = files.iter().map(|f| read(f)).collect();
+    for doc in ["docs/threat-model.md", "docs/decisions.md"] {
+        let names = named_tests(&read(&repo().join(doc)));
+        assert!(names.len() > 40, "{doc}: only {} tests found", names.len());
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|name| !code.contains(&format!("fn {name}(")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{doc} names tests that do not exist: {missing:?}"
+        );
+    }
 }
