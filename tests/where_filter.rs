@@ -112,7 +112,8 @@ fn a_dry_run_says_which_hooks_a_filter_turned_away_and_on_which_field() {
 }
 
 /// `--json` says it too: a hook a filter turned away is an object naming
-/// the field, beside the hooks that would fire.
+/// the field, beside the hooks that would fire; the summary is an object
+/// too, counting the hook runs that would have been.
 #[test]
 fn a_dry_runs_json_names_the_hooks_a_filter_turned_away() {
     let env = IoEnv::new();
@@ -121,14 +122,20 @@ fn a_dry_runs_json_names_the_hooks_a_filter_turned_away() {
     let out = env.io(&["replay", "events.jsonl", "--dry-run", "--json"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
-    let line: serde_json::Value = text
+    // Every line is JSON, the summary too.
+    let lines: Vec<serde_json::Value> = text
         .lines()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .expect(&text);
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
     assert_eq!(
-        line["hooks"],
+        lines[0]["hooks"],
         serde_json::json!([{ "hook": 2 }, { "hook": 1, "turned_away": "where.tool" }]),
         "{text}"
+    );
+    assert_eq!(
+        lines[1],
+        serde_json::json!({ "outcome": "dry_run", "would_fire": 1 })
     );
 }
 

@@ -84,9 +84,14 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     }
     if args.dry_run {
         let fires = printer.would_fire.lock().map_or(0, |n| *n);
-        out(&format!(
-            "dry run: {fires} hook run(s) would fire; no hook was run and no file was written\n"
-        ))?;
+        let summary = if args.json {
+            json!({ "outcome": "dry_run", "would_fire": fires }).to_string()
+        } else {
+            format!(
+                "dry run: {fires} hook run(s) would fire; no hook was run and no file was written"
+            )
+        };
+        out(&format!("{summary}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
     let cancelled_by: Vec<usize> = printer
