@@ -83,8 +83,8 @@ fn a_repeated_event_in_on_is_an_error_naming_it() {
 }
 
 /// Every file both judges: the near misses of `hook` at each place, `hook`
-/// in places where none are read, other keys left to their owners, and
-/// repeats in `on`.
+/// in places where none are read, other keys left to their owners,
+/// repeats in `on`, and the fields a `where` names.
 fn files() -> Vec<String> {
     let mut files = Vec::new();
     let names = [
@@ -142,6 +142,15 @@ fn files() -> Vec<String> {
         "[[hook]]\non = []\nappend = \"a\"\n",
         "[[hook]]\nappend = \"a\"\ntimout_ms = 1\n",
         "[profile.ci]\n[[profile.ci.hook]]\non = [\"token\", \"token\"]\nappend = \"a\"\n",
+        // `where`: needs `on`, and names a field every event of `on` has.
+        "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"a\"\n",
+        "[[hook]]\nwhere.tool = \"exec\"\nappend = \"a\"\n",
+        "[[hook]]\non = [\"tool_call\"]\nwhere.toool = \"exec\"\nappend = \"a\"\n",
+        "[[hook]]\non = [\"tool_call\", \"step\"]\nwhere.tool = \"exec\"\nappend = \"a\"\n",
+        "[[hook]]\non = [\"tool_call\", \"refused\"]\nwhere.tool = \"exec\"\nappend = \"a\"\n",
+        "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"a\"\n",
+        "[[hook]]\non = [\"tool_call\"]\nwhere.args = \"x\"\nappend = \"a\"\n",
+        "[[hook]]\non = [\"tool_call\"]\nwhere = {}\nappend = \"a\"\n",
     ] {
         files.push(text.to_owned());
     }

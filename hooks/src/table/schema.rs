@@ -55,6 +55,10 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
     });
     let mut exclusions: Vec<Value> = ACTIONS.iter().filter_map(exclusion).collect();
     if let Some(object) = schema.as_object_mut() {
+        object.insert(
+            "dependentSchemas".to_owned(),
+            json!({ "where": where_names::<E>() }),
+        );
         match exclusions.len() {
             0 => {}
             // One rule is written as it always was, at the top level.
@@ -69,6 +73,28 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
         }
     }
     schema
+}
+
+/// What a hook table with `where` must also be: one with `on`, whose
+/// `where` names only fields a filter may read that every event of `on`
+/// has. Which values a field accepts (a type, one of an enum's names, a
+/// glob that compiles) the loader checks, not the schema.
+fn where_names<E: HookEvents>() -> Value {
+    let per_event: Vec<Value> = Kind::<E>::all()
+        .map(|kind| {
+            let names: Vec<&str> = kind
+                .fields()
+                .iter()
+                .filter(|field| field.is_filterable())
+                .map(|field| field.name)
+                .collect();
+            json!({
+                "if": { "properties": { "on": { "contains": { "const": kind.tag() } } } },
+                "then": { "properties": { "where": { "propertyNames": { "enum": names } } } }
+            })
+        })
+        .collect();
+    json!({ "required": ["on"], "allOf": per_event })
 }
 
 /// The JSON Schema (draft 2020-12) of a whole file that may declare hooks,
