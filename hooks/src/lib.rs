@@ -90,7 +90,9 @@
 //! - the cause is part of that message, so `source()` returns nothing and a
 //!   chain printer (`main() -> Result`, anyhow, eyre) shows each cause once;
 //!   a cause that is itself a value (an OS error) is kept in a field named
-//!   `cause`;
+//!   `cause`. The one exception is an action's own failure
+//!   ([`HookFailure::Action`]): its message shows its cause, and `source()`
+//!   is that cause's next link;
 //! - its `Debug` shows the message, not a private struct;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum
 //!   ([`TableErrorKind`], [`ProblemKind`]) to branch on, which is not an
