@@ -395,6 +395,31 @@ fn the_schema_knows_where() {
     assert_eq!(filter["type"], "object");
     assert_eq!(filter["minProperties"], 1);
     assert!(io_hooks::schema::HOOK_KEYS.contains(&"where"));
+    // With `where`, `on` is required, and each event of `on` narrows the
+    // names `where` may use to its fields a filter reads (`args` is
+    // free-form; `finished` has none).
+    let rules = &schema["dependentSchemas"]["where"];
+    assert_eq!(rules["required"], serde_json::json!(["on"]));
+    let per_event: Vec<(String, serde_json::Value)> = rules["allOf"]
+        .as_array()
+        .expect("one rule per event")
+        .iter()
+        .map(|rule| {
+            let tag = rule["if"]["properties"]["on"]["contains"]["const"].to_string();
+            let names = rule["then"]["properties"]["where"]["propertyNames"]["enum"].clone();
+            (tag, names)
+        })
+        .collect();
+    assert_eq!(
+        per_event,
+        [
+            ("\"tool_call\"", serde_json::json!(["step", "tool"])),
+            ("\"refused\"", serde_json::json!(["step", "tool"])),
+            ("\"exited\"", serde_json::json!(["code", "ratio", "ok"])),
+            ("\"finished\"", serde_json::json!([])),
+        ]
+        .map(|(tag, names)| (tag.to_owned(), names))
+    );
 }
 
 #[test]
