@@ -620,8 +620,9 @@ impl<'a, S: Serializer> Serializer for WithEnvelope<'a, S> {
 /// The current time as `RunEvent::at` writes it: RFC 3339, UTC, milliseconds
 /// (`2026-11-30T03:00:00.123Z`).
 ///
-/// The 24 bytes are written straight into the `String` that becomes the
-/// field, with integer arithmetic: no `fmt` machinery and no second buffer.
+/// The 24 bytes are written into a stack array with integer arithmetic, then
+/// copied once into the `String` that becomes the field: no `fmt`
+/// machinery.
 /// A clock set before 1970 reads as 1970-01-01.
 pub fn now_rfc3339() -> String {
     rfc3339_millis(std::time::SystemTime::now())

@@ -93,10 +93,12 @@
 //!   `cause`. The one exception is an action's own failure
 //!   ([`HookFailure::Action`]): its message shows its cause, and `source()`
 //!   is that cause's next link;
-//! - its `Debug` shows the message, not a private struct;
-//! - what kind of error it is comes as a `#[non_exhaustive]` enum
-//!   ([`TableErrorKind`], [`ProblemKind`]) to branch on, which is not an
-//!   error itself;
+//! - its `Debug` hides nothing private: [`TableError`], whose fields are
+//!   private, shows its message; the others derive it over their public
+//!   fields;
+//! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
+//!   on ([`TableErrorKind`], [`ProblemKind`], which is an error too, so that
+//!   it can stand on its own);
 //! - no message names a file, a section or an event the embedder did not
 //!   give: files and sections come from its [`Layout`], events from its enum.
 //!

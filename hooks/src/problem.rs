@@ -1,8 +1,10 @@
 //! What building the hooks finds wrong, as data: [`Problem`].
 //!
-//! The checks here are the only build-time checks: [`Hooks::new`] runs them
-//! (and logs each problem once, at warn level), [`Hooks::check`] runs them
-//! without creating any file, and both hand the list back to the caller.
+//! Each action checks its own hooks when they are built (`action/run/check.rs`,
+//! `action/append/file.rs`), and these are the only build-time checks:
+//! [`Hooks::new`] runs them (and logs each problem once, at warn level),
+//! [`Hooks::check`] runs them without creating any file, and both hand the
+//! list back to the caller as these types.
 //!
 //! [`Hooks::new`]: crate::Hooks::new
 //! [`Hooks::check`]: crate::Hooks::check
@@ -40,8 +42,8 @@ impl fmt::Display for Problem {
     }
 }
 
-/// An error, so that a host may return it with `?`. As for every error of
-/// this crate, `Display` says all of it (the kind's text after `hook[N]: `)
+/// An error, so that a host may return it with `?`. As for the crate's
+/// errors, `Display` says all of it (the kind's text after `hook[N]: `)
 /// and `source()` returns nothing, so a chain printer says nothing twice;
 /// the kind is the public [`kind`](Self::kind) field.
 impl std::error::Error for Problem {}
@@ -171,8 +173,8 @@ pub(crate) const HEAD: usize = 256;
 impl ProblemKind {
     /// What the operator can do about it: a command or an edit that fixes
     /// it, or `None` when there is none to give. A path under `/proc`, `/sys`
-    /// or `/dev` gets none: the kernel owns those, and no `mkdir` or
-    /// `chmod` there makes a hook work.
+    /// or `/dev` (but `/dev/shm`, an ordinary file system) gets none: the
+    /// kernel owns those, and no `mkdir` or `chmod` there makes a hook work.
     pub fn hint(&self) -> Option<String> {
         if self.path().is_some_and(is_kernels) {
             return None;

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use io_hooks::TableError;
 use io_hooks::text::{OsMessage, SourceLine};
 
-/// Why a configuration could not be loaded. Each `Display` names the file
-/// first, then the key, then the reason.
+/// Why a configuration could not be loaded. Each `Display` about a file
+/// names the file first, then the key, then the reason; an unknown profile
+/// and a root that cannot be used name the profile and the directory.
 ///
 /// One shape throughout: a file is a `path: PathBuf`, a position a
 /// `position: (line, column)` (each from 1, the column in characters), and
@@ -228,7 +229,8 @@ fn write_unknown_profile(
 }
 
 /// `Display` states the cause, so `source()` returns nothing: a chain
-/// printer shows each cause once (the one convention of both crates).
+/// printer shows each cause once (io-hooks' convention too, but for its
+/// `HookFailure::Action`, whose `source()` is its cause's next link).
 impl std::error::Error for ConfigError {}
 
 impl ConfigError {

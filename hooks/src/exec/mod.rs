@@ -268,7 +268,8 @@ impl<E: HookEvents> Hooks<E> {
     /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
     /// logged at warn level (with the `tracing` feature) with the hook's
-    /// index, the event's tag and the cause, never the event's contents. The
+    /// number (its index + 1, as `hook[N]`), the event's tag and the cause,
+    /// never the event's contents. The
     /// answer is [`Flow::Cancel`] when any failed hook has
     /// [`OnFailure::Cancel`].
     ///

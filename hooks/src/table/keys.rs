@@ -3,10 +3,10 @@
 //! [`RawHook`](crate::shared::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
-//! `on` and `on_failure` belong to every hook; each action brings its own
-//! key and options ([`action::ACTIONS`]). The table lists `on`, then each
-//! action's key, then `on_failure`, then each action's options: the order
-//! an operator reads them in.
+//! `on`, `where` and `on_failure` belong to every hook; each action brings
+//! its own key and options ([`action::ACTIONS`]). The table lists `on`,
+//! `where`, then each action's key, then `on_failure`, then each action's
+//! options: the order an operator reads them in.
 
 use serde_json::json;
 
@@ -75,7 +75,8 @@ const COUNT: usize = {
     n
 };
 
-/// Every key: `on`, each action's key, `on_failure`, each action's options.
+/// Every key: `on`, `where`, each action's key, `on_failure`, each action's
+/// options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
         out[*at] = key;
@@ -114,7 +115,7 @@ const NAMES: [&str; COUNT] = {
     out
 };
 
-/// The keys a `[[hook]]` table may hold: `on`, each action's key,
+/// The keys a `[[hook]]` table may hold: `on`, `where`, each action's key,
 /// `on_failure`, then each action's options.
 pub const HOOK_KEYS: &[&str] = &NAMES;
 

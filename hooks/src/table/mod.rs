@@ -1,7 +1,8 @@
 //! `[[hook]]` tables: parsed strictly from TOML into [`HookSpec`]s.
 //!
 //! Two stages, each with its own kind of error. **Deserialization** (serde,
-//! with `deny_unknown_fields` and [`toml::Spanned`]) settles the shape: the
+//! a visitor that refuses a key the key table does not hold, and
+//! [`toml::Spanned`]) settles the shape: the
 //! keys a table may have and the type of each value; `serde_path_to_error`
 //! says where. **Validation** then settles the meaning: exactly one of
 //! `append` and `run`, a program to run, events that exist, a timeout that
