@@ -135,6 +135,58 @@ fn a_link_out_of_the_root_shows_nothing_of_what_it_leads_to() {
 }
 
 #[test]
+fn the_profiles_of_a_file_linked_out_of_the_root_are_counted_not_named() {
+    // A file that loads (profiles are allowed in `io.toml`), so nothing is
+    // withheld; but an unknown `--profile` listed every profile declared,
+    // and a near miss was answered "did you mean" with the linked-to name.
+    let env = IoEnv::new();
+    let root = env.root();
+    let outside = env.dir().join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::write(
+        outside.join("elsewhere.toml"),
+        format!("[profile.{TOKEN}]\nmodel = \"m\"\n"),
+    )
+    .unwrap();
+    symlink(outside.join("elsewhere.toml"), root.join("io.toml")).unwrap();
+    env.write("io.local.toml", "[profile.ci]\nmodel = \"m\"\n");
+    let near = &TOKEN[..TOKEN.len() - 1];
+    for asked in ["nope", near] {
+        let out = io(&env, &["check", "--profile", asked]);
+        refused_unshown(
+            asked,
+            &out,
+            &format!(
+                "io: unknown profile `{asked}`; the profiles declared are `ci`, and 1 more in \
+                 a file behind a symbolic link out of the root, so not shown\n"
+            ),
+        );
+    }
+    // The profile itself is still the operator's to apply.
+    let out = io(&env, &["check", "--profile", TOKEN]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // With only the linked file's, none is named.
+    fs::remove_file(root.join("io.local.toml")).unwrap();
+    let out = io(&env, &["check", "--profile", "nope"]);
+    refused_unshown(
+        "only linked",
+        &out,
+        "io: unknown profile `nope`; the 1 profile(s) declared are in a file behind a symbolic \
+         link out of the root, so not shown\n",
+    );
+    // The same file in the root is ours: named, and a near miss suggested.
+    fs::remove_file(root.join("io.toml")).unwrap();
+    fs::copy(outside.join("elsewhere.toml"), root.join("io.toml")).unwrap();
+    let out = io(&env, &["check", "--profile", near]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!(
+            "(did you mean `{TOKEN}`?); the profiles declared are `{TOKEN}`\n"
+        )),
+        "{out:?}"
+    );
+}
+
+#[test]
 fn a_link_to_proc_self_environ_is_not_read() {
     let env = with_inputs();
     let root = env.root();

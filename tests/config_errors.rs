@@ -49,6 +49,7 @@ fn an_os_or_table_cause_is_in_the_message_and_no_error_has_a_source() {
             name: "x".into(),
             suggestion: None,
             known: Vec::new(),
+            unlisted: 0,
         },
     ] {
         assert!(err.source().is_none(), "{err:?}");

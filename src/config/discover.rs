@@ -5,8 +5,8 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::read::{load, read_if_present, withhold};
-use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope};
+use super::read::{load, read_if_present, withhold, within};
+use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope, Source};
 
 /// [`Config::discover_with`]: checks the root, then reads the user, project
 /// and local files that exist.
@@ -38,7 +38,7 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
             && let Some(text) = read_if_present(&user)?
         {
             let source = load(&user, Scope::User, &text, &root);
-            sources.push(source.map_err(|e| withhold(e, &user, dir))?);
+            sources.push(placed(source, &user, dir)?);
         }
     }
     if let Some(text) = read_if_present(&project)? {
@@ -46,16 +46,16 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
             Some(dir) if same_file(&dir.join(PROJECT_FILE), &project) => Scope::User,
             _ => Scope::Project,
         };
-        let within = match scope {
+        let looked_in = match scope {
             Scope::User => user_dir.unwrap_or(&root),
             _ => &root,
         };
         let source = load(&project, scope, &text, &root);
-        sources.push(source.map_err(|e| withhold(e, &project, within))?);
+        sources.push(placed(source, &project, looked_in)?);
     }
     if let Some(text) = read_if_present(&local)? {
         let source = load(&local, Scope::Local, &text, &root);
-        sources.push(source.map_err(|e| withhold(e, &local, &root))?);
+        sources.push(placed(source, &local, &root)?);
     }
     Ok(Config {
         root,
@@ -85,6 +85,18 @@ pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<Pa
         return Some(dir.join("io"));
     }
     set("HOME").map(|home| home.join(".config").join("io"))
+}
+
+/// The file at `path`, looked for in `dir`, as loaded: its error withheld
+/// ([`withhold`]) and its words not shown when a link leads it out of `dir`.
+fn placed(
+    source: Result<Source, ConfigError>,
+    path: &Path,
+    dir: &Path,
+) -> Result<Source, ConfigError> {
+    let mut source = source.map_err(|e| withhold(e, path, dir))?;
+    source.shown = within(path, dir);
+    Ok(source)
 }
 
 #[cfg(test)]

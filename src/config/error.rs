@@ -104,8 +104,12 @@ pub enum ConfigError {
         name: String,
         /// The nearest declared name, when one is close.
         suggestion: Option<String>,
-        /// Every declared profile, sorted.
+        /// Every declared profile that may be shown, sorted.
         known: Vec<String>,
+        /// How many other profiles are declared, in a file behind a
+        /// symbolic link that leads out of where it was looked for: their
+        /// names are that file's text, so they are counted, not shown.
+        unlisted: usize,
     },
 }
 
@@ -177,7 +181,8 @@ impl fmt::Display for ConfigError {
                 name,
                 suggestion,
                 known,
-            } => write_unknown_profile(f, name, suggestion.as_deref(), known),
+                unlisted,
+            } => write_unknown_profile(f, name, suggestion.as_deref(), known, *unlisted),
         }
     }
 }
@@ -204,26 +209,33 @@ fn write_withheld(
     )
 }
 
-/// A profile no file declares, the nearest one, and every one.
+/// A profile no file declares, the nearest one, every one that may be
+/// shown, and how many may not.
 fn write_unknown_profile(
     f: &mut fmt::Formatter<'_>,
     name: &str,
     suggestion: Option<&str>,
     known: &[String],
+    unlisted: usize,
 ) -> fmt::Result {
     write!(f, "unknown profile `{name}`")?;
     if let Some(s) = suggestion {
         write!(f, " (did you mean `{s}`?)")?;
     }
-    if known.is_empty() {
-        return f.write_str("; no file read declares a `[profile.<name>]` table");
+    const OUTSIDE: &str = "in a file behind a symbolic link out of the root, so not shown";
+    match (known.is_empty(), unlisted) {
+        (true, 0) => return f.write_str("; no file read declares a `[profile.<name>]` table"),
+        (true, n) => return write!(f, "; the {n} profile(s) declared are {OUTSIDE}"),
+        (false, _) => f.write_str("; the profiles declared are ")?,
     }
-    f.write_str("; the profiles declared are ")?;
     for (i, k) in known.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
         write!(f, "`{k}`")?;
+    }
+    if unlisted > 0 {
+        write!(f, ", and {unlisted} more {OUTSIDE}")?;
     }
     Ok(())
 }

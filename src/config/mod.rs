@@ -92,6 +92,10 @@ pub struct Source {
     hooks: Option<Vec<HookSpec<EventKind>>>,
     profiles: Vec<(String, Option<Vec<HookSpec<EventKind>>>)>,
     in_force: bool,
+    /// Whether the file lies where it was looked for, every link followed,
+    /// so that its words may be printed: the names of its profiles are not
+    /// listed otherwise.
+    shown: bool,
 }
 
 impl Source {
@@ -276,15 +280,25 @@ impl Config {
     ///
     /// # Errors
     /// [`ConfigError::UnknownProfile`] when no file read declares
-    /// `[profile.<name>]`, listing those that do.
+    /// `[profile.<name>]`, listing those that do, but for those of a file
+    /// that is a symbolic link leading out of where it was looked for
+    /// (whose text is not ours to print, as a name of it would be).
     pub fn with_profile(mut self, name: &str) -> Result<Self, ConfigError> {
-        let known = self.profiles();
-        if !known.contains(&name) {
+        if !self.profiles().contains(&name) {
+            let shown: BTreeSet<&str> = self
+                .sources
+                .iter()
+                .filter(|s| s.shown)
+                .flat_map(Source::profiles)
+                .collect();
+            let unlisted = self.profiles().len() - shown.len();
+            let known: Vec<&str> = shown.into_iter().collect();
             let suggestion = did_you_mean(name, known.iter().copied()).map(str::to_owned);
             return Err(ConfigError::UnknownProfile {
                 name: name.to_owned(),
                 suggestion,
                 known: known.into_iter().map(str::to_owned).collect(),
+                unlisted,
             });
         }
         self.profile = Some(name.to_owned());

@@ -164,6 +164,16 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
     }
 }
 
+/// Whether `path`, every symbolic link followed, lies in `dir`: whether
+/// what it holds may be shown. A link that cannot be resolved counts as
+/// leading out.
+pub(super) fn within(path: &Path, dir: &Path) -> bool {
+    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
+        (Ok(file), Ok(dir)) => file.starts_with(dir),
+        _ => false,
+    }
+}
+
 /// `error`, from loading `path`, as the operator may see it: unchanged when
 /// `path`, every symbolic link followed, lies in `dir` (the discovery root,
 /// or the user-scope directory for the user-scope file); otherwise a
@@ -172,12 +182,8 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
 /// can quote a value). Git's answer under the key `hook` quotes nothing and
 /// is kept. A link that cannot be resolved counts as leading out.
 pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigError {
-    let within = match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
-        (Ok(file), Ok(dir)) => file.starts_with(dir),
-        _ => false,
-    };
     let (problem, position) = match &error {
-        _ if within => return error,
+        _ if within(path, dir) => return error,
         // Git's answer about the file, under the one key that quotes
         // nothing: as it is.
         ConfigError::TrackedLocal { key, .. } | ConfigError::GitUnanswered { key, .. }
@@ -297,6 +303,7 @@ pub(super) fn load(
         hooks,
         profiles,
         in_force: false,
+        shown: true,
     })
 }
 
