@@ -146,6 +146,37 @@ fn a_git_that_git_does_not_take_for_a_repository_refuses_the_hooks() {
 }
 
 #[test]
+fn a_git_that_is_a_fifo_refuses_the_hooks_without_waiting_on_it() {
+    // A clone can commit a FIFO as `.git`: the readability check opened it
+    // with a plain `open`, which waits for a writer that never comes, so
+    // `io` hung before git was started (and before its deadline). If it
+    // still waits, the watchdog fails the test and `_release` opens the
+    // other end, so nothing outlives it.
+    let (_dir, root, _bin) = dirs();
+    if !prerequisite("a usable git", git(&root, &["--version"])) {
+        return;
+    }
+    let _release = common::fifo(&root.join(".git"), true);
+    let out = check(&root, &[]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        git_unanswered(
+            &root,
+            &format!(
+                "`{}` is neither a directory nor a file (a FIFO, a socket or a device), which \
+                 no repository has: remove it",
+                root.join(".git").display()
+            )
+        )
+    );
+    assert!(
+        !root.join("audit.jsonl").exists(),
+        "refused hooks were built"
+    );
+}
+
+#[test]
 fn a_git_inside_a_repository_is_asked_of_its_own_git_directory() {
     // A root whose own `.git` is unusable, inside a repository that does
     // not track the file: git, left to find a repository, looked past the
