@@ -145,3 +145,60 @@ fn io_check_escapes_what_a_hook_names() {
         text(&out.stdout)
     );
 }
+
+/// A line break in outside text that `io` prints within a line of its own
+/// (a recorded run id, the model's answer on the closing line) would end
+/// that line and start one the outside text wrote, reading as `io`'s: a
+/// `finished` event that never happened, a run that was "cancelled".
+/// Newline and tab are escaped there; before, both were printed as they
+/// were.
+#[test]
+fn outside_text_cannot_write_a_line_that_reads_as_ios_own() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let forged_event = "r-1  -\n    9  finished           r-FORGED\tx";
+    let line =
+        serde_json::json!({"event": "started", "goal": "g", "run_id": forged_event, "depth": 0});
+    fs::write(tmp.path().join("events.jsonl"), format!("{line}\n")).expect("events");
+    let out = run_io(tmp.path(), tmp.path(), &["replay", "events.jsonl"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "one event line and the summary:\n{stdout}");
+    assert!(
+        lines[0].ends_with("r-1  -\\n    9  finished           r-FORGED\\tx  -"),
+        "{stdout}"
+    );
+
+    let script = tmp.path().join("script.toml");
+    fs::write(
+        &script,
+        "goal = \"g\\nr-0 finished: cancelled\"\n\n[[turn]]\nanswer = \"ok\\nrun r-000000000000 cancelled after 1 step\\tx\"\n",
+    )
+    .expect("script");
+    let out = run_io(
+        tmp.path(),
+        tmp.path(),
+        &["run", "script.toml", "--root", "."],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        !stdout
+            .lines()
+            .any(|l| l.starts_with("run r-000000000000") || l.starts_with("r-0 finished")),
+        "a forged line:\n{stdout}"
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("run r-")
+            && last.ends_with(
+                "completed after 1 step: ok\\nrun r-000000000000 cancelled after 1 step\\tx"
+            ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("started: g\\nr-0 finished: cancelled"),
+        "{stdout}"
+    );
+}

@@ -199,10 +199,25 @@ pub(crate) fn print_problems(hooks: &Hooks, selection: &Selection) {
 /// nothing can show its text in another order than the bytes hold it
 /// ("Trojan Source"). Applying it twice changes nothing more.
 pub(crate) fn safe(text: &str) -> String {
+    escape(text, true)
+}
+
+/// [`safe`] for text that must stay on one line, such as a run id or a
+/// model's answer on a line `io` itself writes: newline and tab escaped too
+/// (`\n`, `\t`), so outside text cannot end the line and write one that
+/// reads as `io`'s own.
+pub(crate) fn safe_line(text: &str) -> String {
+    escape(text, false)
+}
+
+/// [`safe`], keeping newline and tab when `lines`, else [`safe_line`].
+fn escape(text: &str, lines: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '\n' | '\t' => out.push(c),
+            '\n' | '\t' if lines => out.push(c),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             c if c.is_control() => {
                 let code = u32::from(c);
@@ -257,10 +272,10 @@ impl serde_json::ser::Formatter for SafeJson {
     }
 }
 
-/// [`safe`], written into `out` a piece at a time instead of returned: a
-/// string of any length is escaped holding a few KiB more, not a copy
-/// several times its size.
-pub(crate) fn write_safe(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+/// [`safe_line`], written into `out` a piece at a time instead of
+/// returned: a string of any length is escaped holding a few KiB more, not
+/// a copy several times its size.
+pub(crate) fn write_safe_line(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     const PIECE: usize = 4096;
     let mut rest = text;
     while !rest.is_empty() {
@@ -270,7 +285,7 @@ pub(crate) fn write_safe(out: &mut impl Write, text: &str) -> std::io::Result<()
             end -= 1;
         }
         let (piece, after) = rest.split_at(end);
-        out.write_all(safe(piece).as_bytes())?;
+        out.write_all(safe_line(piece).as_bytes())?;
         rest = after;
     }
     Ok(())
@@ -516,6 +531,25 @@ mod tests {
         let once = safe("\u{1b}[2J\r\u{9b}\u{202e}");
         assert_eq!(once, "\\x1b[2J\\r\\x9b\\u{202e}");
         assert_eq!(safe(&once), once, "applying it twice changes nothing more");
+    }
+
+    #[test]
+    fn safe_line_escapes_newline_and_tab_too_and_the_rest_as_safe_does() {
+        let text = "ok\nrun r-1 cancelled\tx\u{1b}[2J\u{202e}";
+        assert_eq!(
+            safe_line(text),
+            "ok\\nrun r-1 cancelled\\tx\\x1b[2J\\u{202e}"
+        );
+        assert_eq!(
+            safe_line(text).replace("\\n", "\n").replace("\\t", "\t"),
+            safe(text)
+        );
+        let once = safe_line(text);
+        assert_eq!(
+            safe_line(&once),
+            once,
+            "applying it twice changes nothing more"
+        );
     }
 
     #[test]

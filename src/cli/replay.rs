@@ -24,7 +24,7 @@ pub(crate) use input::{DEFAULT_MAX_LINE, MAX_LINE};
 
 use super::{
     CmdResult, EXIT_CANCELLED, EXIT_USAGE, Selection, Verbosity, load, out, report, safe,
-    stderr_tail, write_safe, write_safe_json,
+    stderr_tail, write_safe_json, write_safe_line,
 };
 
 /// What `io replay` was asked to do.
@@ -449,7 +449,7 @@ fn write_text(
         ""
     };
     write!(out, "{seq:>5}  {:18} {}", event.tag(), indent(event.depth))?;
-    write_safe(out, &event.run_id)?;
+    write_safe_line(out, &event.run_id)?;
     writeln!(out, "  {}{cancel}{made_up}", safe(&hooks))?;
     out.write_all(fired.tails.as_bytes())
 }

@@ -17,7 +17,7 @@ use io_harness::{
 
 use super::{
     CmdResult, EXIT_CANCELLED, STDERR_TAIL, Selection, Verbosity, load, out, report, safe,
-    stderr_tail, store_dir,
+    safe_line, stderr_tail, store_dir,
 };
 
 /// What to run: a script from the start, or a stored run from where it
@@ -103,11 +103,10 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             root.display()
         ),
     };
-    // The outcome carries the model's final answer: outside input.
-    out(&safe(&format!(
-        "run {} {}{hint}\n",
-        result.run_id, result.outcome
-    )))?;
+    // The outcome carries the model's final answer: outside input, kept on
+    // the one line, so that no line of it reads as io's own.
+    let ending = format!("{} {}", result.run_id, result.outcome);
+    out(&format!("run {}{}\n", safe_line(&ending), safe(&hint)))?;
     Ok(result)
 }
 
@@ -255,7 +254,7 @@ impl Observer for Progress<'_> {
             if streaming.take().is_some() {
                 text.push('\n');
             }
-            text.push_str(&format!("{indent}{}", summary(event)));
+            text.push_str(&format!("{indent}{}", safe_line(&summary(event))));
         }
         if !fired.is_empty() {
             if streaming.take().is_some() {
