@@ -39,7 +39,7 @@ fn a_fifo_config_file_is_refused_rather_than_waited_on() {
         e.to_string(),
         format!(
             "{}: cannot be read: not a regular file (a FIFO, a socket or a device), so it is \
-             not read as config",
+             not read",
             fifo.display()
         )
     );

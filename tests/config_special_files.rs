@@ -34,8 +34,7 @@ fn refused(out: &Output, file: &Path, reason: &str) {
     assert!(out.stdout.is_empty(), "{out:?}");
 }
 
-const NOT_REGULAR: &str =
-    "not a regular file (a FIFO, a socket or a device), so it is not read as config";
+const NOT_REGULAR: &str = "not a regular file (a FIFO, a socket or a device), so it is not read";
 
 #[test]
 fn a_fifo_config_is_refused_without_waiting_for_a_writer() {
@@ -80,7 +79,7 @@ fn a_link_to_a_blocking_proc_file_is_refused_without_a_read() {
             &check(root.path()),
             &link,
             "a file of the kernel's proc file system (as under /proc or /sys), whose reads \
-             can block or hold secrets, so it is not read as config",
+             can block or hold secrets, so it is not read",
         );
     }
 }
@@ -103,7 +102,7 @@ fn a_sysfs_file_is_refused_too() {
         &check(root.path()),
         &link,
         "a file of the kernel's sysfs file system (as under /proc or /sys), whose reads can \
-         block or hold secrets, so it is not read as config",
+         block or hold secrets, so it is not read",
     );
 }
 

@@ -7,7 +7,7 @@ mod common;
 mod run_support;
 
 use common::mkfifo;
-use run_support::{Env, both, run_id_in};
+use run_support::{Env, both, run_id_in, text};
 
 /// `io run` of a script whose text is `script`, held by `Env::io`'s
 /// watchdog (an open that blocks fails the test there rather than hanging
@@ -128,7 +128,7 @@ fn a_journal_that_is_a_fifo_is_refused_without_blocking() {
     mkfifo(&journal);
     let out = env.io(&["run", "--resume", "r-fifo"]);
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));
-    let stderr = run_support::text(&out.stderr);
+    let stderr = text(&out.stderr);
     assert!(
         stderr.contains(&format!(
             "{}: refused: the journal is a FIFO, not a regular file",
@@ -136,4 +136,47 @@ fn a_journal_that_is_a_fifo_is_refused_without_blocking() {
         )),
         "{stderr}"
     );
+}
+
+/// The script `io run` is named is read as a config file is: a FIFO is
+/// refused without waiting for a writer (it waited for ever), and a script
+/// that is a symbolic link out of its directory (a clone's `script.toml ->
+/// ~/.netrc`) shows nothing of what it leads to when it does not load
+/// (toml's message printed the line, password and all).
+#[test]
+fn a_script_that_is_a_fifo_or_a_link_out_is_refused_showing_nothing() {
+    let env = Env::new();
+    let script = env.root().join("script.toml");
+    mkfifo(&script);
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "io: {}: not a regular file (a FIFO, a socket or a device), so it is not read\n",
+            script.display()
+        )
+    );
+
+    std::fs::remove_file(&script).expect("rm");
+    let netrc = "machine example.com login me password FAKE_PW_c0ffee\n";
+    std::fs::write(env.outside().join("netrc"), netrc).expect("netrc");
+    std::os::unix::fs::symlink(env.outside().join("netrc"), &script).expect("link");
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(!both(&out).contains("FAKE_PW"), "{}", both(&out));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "io: {}: a symbolic link leading out of its directory, and not a script that \
+             loads; none of it is shown\n",
+            script.display()
+        )
+    );
+    // The same text where it was named is the operator's own: shown.
+    std::fs::remove_file(&script).expect("rm");
+    std::fs::write(&script, netrc).expect("in place");
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(text(&out.stderr).contains("FAKE_PW"), "{}", both(&out));
 }

@@ -30,6 +30,7 @@ use io_hooks::text::did_you_mean;
 use crate::event::EventKind;
 
 pub use error::ConfigError;
+pub(crate) use read::{open_regular, read_bounded, within};
 
 /// The hooks observer for io-harness's events: what [`Config::hooks`]
 /// returns and what the run loop is handed.

@@ -50,7 +50,7 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         }
         Err(cause) => return Err(read_error(cause)),
     };
-    let bytes = read_bounded(file)
+    let bytes = read_bounded(file, MAX_FILE)
         .map_err(read_error)?
         .ok_or_else(|| ConfigError::TooLarge {
             path: path.to_path_buf(),
@@ -87,7 +87,7 @@ fn position_of(bytes: &[u8], end: usize) -> (usize, usize) {
 fn not_regular() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        "not a regular file (a FIFO, a socket or a device), so it is not read as config",
+        "not a regular file (a FIFO, a socket or a device), so it is not read",
     )
 }
 
@@ -113,7 +113,7 @@ const KERNEL_FILE_SYSTEMS: [(i64, &str); 8] = [
 /// rather than waits), `O_NOCTTY` (a terminal never becomes ours). The file
 /// opened is then refused unless it is a regular file, or a directory (which
 /// the read names), outside the kernel's file systems.
-fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<std::fs::File> {
     use rustix::fs::{Mode, OFlags};
     let fd = rustix::fs::open(
         path,
@@ -133,22 +133,22 @@ fn open_regular(path: &Path) -> io::Result<std::fs::File> {
             io::ErrorKind::InvalidInput,
             format!(
                 "a file of the kernel's {name} file system (as under /proc or /sys), whose \
-                 reads can block or hold secrets, so it is not read as config"
+                 reads can block or hold secrets, so it is not read"
             ),
         ));
     }
     Ok(file)
 }
 
-/// The whole of `file`, or `None` once it holds more than [`MAX_FILE`]
-/// bytes.
+/// The whole of `file`, or `None` once it holds more than `limit` bytes
+/// ([`MAX_FILE`] for a config file).
 ///
 /// The size `stat` reports is not trusted: `/proc` files are "regular" and
 /// "empty" (`/proc/self/pagemap` reads on for hundreds of GiB), and a file
 /// can grow after any check. It is read in fixed 8 KiB reads (pagemap
 /// refuses a read that is not a multiple of 8 bytes), so at most one read
 /// past the limit is held.
-fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_bounded(mut file: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
     let mut chunk = [0; 8192];
     loop {
@@ -158,7 +158,7 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
-        if bytes.len() as u64 > MAX_FILE {
+        if bytes.len() as u64 > limit {
             return Ok(None);
         }
     }
@@ -167,7 +167,7 @@ fn read_bounded(mut file: impl Read) -> io::Result<Option<Vec<u8>>> {
 /// Whether `path`, every symbolic link followed, lies in `dir`: whether
 /// what it holds may be shown. A link that cannot be resolved counts as
 /// leading out.
-pub(super) fn within(path: &Path, dir: &Path) -> bool {
+pub(crate) fn within(path: &Path, dir: &Path) -> bool {
     match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
         (Ok(file), Ok(dir)) => file.starts_with(dir),
         _ => false,
@@ -400,7 +400,7 @@ mod tests {
             chunks: chunks.iter(),
             interrupted: false,
         };
-        let bytes = read_bounded(file).expect("EINTR is retried, not an error");
+        let bytes = read_bounded(file, MAX_FILE).expect("EINTR is retried, not an error");
         assert_eq!(bytes.as_deref(), Some(&b"[[hook]]\non = \"step\"\n"[..]));
     }
 
@@ -412,7 +412,7 @@ mod tests {
                 Err(io::ErrorKind::PermissionDenied.into())
             }
         }
-        let error = read_bounded(Failing).expect_err("not retried");
+        let error = read_bounded(Failing, MAX_FILE).expect_err("not retried");
         assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
     }
 }

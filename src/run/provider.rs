@@ -68,6 +68,10 @@ fn empty_object() -> serde_json::Value {
     serde_json::Value::Object(serde_json::Map::new())
 }
 
+/// The most a script file may hold: 16 MiB, as much as the `begin` record
+/// a resume reads (a goal of megabytes resumes).
+const MAX_SCRIPT: u64 = 16 * 1024 * 1024;
+
 /// A provider could not produce a turn, or a script could not be loaded.
 /// `Display` is the operator's message, cause included; `source()` returns
 /// nothing, and each cause stays reachable as its variant's `cause`.
@@ -314,16 +318,55 @@ impl ScriptedProvider {
         })
     }
 
-    /// Reads and parses the script at `path`.
+    /// Reads and parses the script at `path`, as a config file is read: a
+    /// regular file only, opened without a step that can block (a FIFO or
+    /// a device is refused, as is a file of `/proc` or `/sys`), and at most
+    /// 16 MiB of it. A script that is a symbolic link leading out of its
+    /// directory (a clone's `script.toml -> ~/.netrc`) is read, but when it
+    /// does not load, nothing of it is shown: toml's message quotes the
+    /// line, and a goal it repeats is its text.
     ///
     /// # Errors
     /// As [`from_toml`](Self::from_toml), or when the file cannot be read.
     pub fn from_path(path: &Path) -> Result<Self, ProviderError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| ProviderError::Read {
+        let unread = |cause| ProviderError::Read {
             path: path.to_owned(),
             cause,
+        };
+        let file = crate::config::open_regular(path).map_err(unread)?;
+        let bytes = crate::config::read_bounded(file, MAX_SCRIPT)
+            .map_err(unread)?
+            .ok_or_else(|| {
+                unread(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "larger than {} MiB, the most a script may hold, so it is not read",
+                        MAX_SCRIPT / (1024 * 1024)
+                    ),
+                ))
+            })?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            unread(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not UTF-8 text, which a TOML file must be; none of it is shown",
+            ))
         })?;
-        Self::from_toml(&path.display().to_string(), &text)
+        let origin = path.display().to_string();
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        Self::from_toml(&origin, &text).map_err(|e| {
+            if crate::config::within(path, dir) {
+                return e;
+            }
+            ProviderError::Parse {
+                cause: "a symbolic link leading out of its directory, and not a script that \
+                        loads; none of it is shown"
+                    .to_owned(),
+                origin,
+            }
+        })
     }
 
     /// The top-level run's goal.
