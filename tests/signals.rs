@@ -206,8 +206,8 @@ fn group_alive(pgid: i32) -> bool {
     })
 }
 
-/// `SIGTERM`, `SIGINT` and `SIGQUIT` sent to `io replay` while a `run`
-/// hook sleeps: `io` kills the hook's process group (its background
+/// `SIGTERM`, `SIGINT`, `SIGQUIT` and `SIGHUP` sent to `io replay` while a
+/// `run` hook sleeps: `io` kills the hook's process group (its background
 /// grandchild too), exits with 128 + the signal's number at once, and
 /// nothing of the hook writes to the workspace afterwards. Before, `io`
 /// exited and the hook lived on, writing its marker after its sleep (and
@@ -218,6 +218,7 @@ fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
         (rustix::process::Signal::TERM, 143),
         (rustix::process::Signal::INT, 130),
         (rustix::process::Signal::QUIT, 131),
+        (rustix::process::Signal::HUP, 129),
     ] {
         let (_dir, root, user) = dirs("root");
         fs::write(
