@@ -352,12 +352,13 @@ impl ScriptedProvider {
             ))
         })?;
         let origin = path.display().to_string();
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
         Self::from_toml(&origin, &text).map_err(|e| {
-            if crate::config::within(path, dir) {
+            // Its directory is the absolute path's parent: `script.toml`'s
+            // is the working directory, not "".
+            let in_place = std::path::absolute(path)
+                .ok()
+                .and_then(|whole| whole.parent().map(|dir| crate::config::within(path, dir)));
+            if in_place == Some(true) {
                 return e;
             }
             ProviderError::Parse {
