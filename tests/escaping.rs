@@ -36,6 +36,15 @@ fn assert_nothing_raw(what: &str, out: &Output) {
     }
 }
 
+/// `io run script.toml --root .` in `dir`, the script's text `script`; it
+/// must complete.
+fn run_script(dir: &std::path::Path, script: &str) -> Output {
+    fs::write(dir.join("script.toml"), script).expect("script");
+    let out = run_io(dir, dir, &["run", "script.toml", "--root", "."], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    out
+}
+
 /// The model's final answer is outside input (a prompt can make it say
 /// anything): `io run`'s last line shows it escaped, as its progress lines
 /// show what it streams and the arguments of its calls. Before, the answer
@@ -44,21 +53,12 @@ fn assert_nothing_raw(what: &str, out: &Output) {
 #[test]
 fn io_run_escapes_the_models_final_answer() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let script = tmp.path().join("script.toml");
-    fs::write(
-        &script,
-        format!(
+    let out = run_script(
+        tmp.path(),
+        &format!(
             "goal = \"g\"\n\n[[turn]]\nsay = \"{HOSTILE_TOML}\"\ncalls = [{{ tool = \"read_file\", args = {{ path = \"{HOSTILE_TOML}\" }} }}]\n\n[[turn]]\nanswer = \"{HOSTILE_TOML}\"\n"
         ),
-    )
-    .expect("script");
-    let out = run_io(
-        tmp.path(),
-        tmp.path(),
-        &["run", "script.toml", "--root", "."],
-        &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_nothing_raw("io run", &out);
     let stdout = text(&out.stdout);
     let last = stdout.lines().last().unwrap_or_default();
@@ -169,19 +169,10 @@ fn outside_text_cannot_write_a_line_that_reads_as_ios_own() {
         "{stdout}"
     );
 
-    let script = tmp.path().join("script.toml");
-    fs::write(
-        &script,
+    let out = run_script(
+        tmp.path(),
         "goal = \"g\\nr-0 finished: cancelled\"\n\n[[turn]]\nanswer = \"ok\\nrun r-000000000000 cancelled after 1 step\\tx\"\n",
-    )
-    .expect("script");
-    let out = run_io(
-        tmp.path(),
-        tmp.path(),
-        &["run", "script.toml", "--root", "."],
-        &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
         !stdout
