@@ -191,7 +191,7 @@ fn the_other_files_hold_theirs(dir: &Path, by_kind: &BTreeMap<&str, u64>, per_th
 }
 
 #[test]
-#[ignore = "stress: about a minute in release; see the module docs"]
+#[ignore = "stress: seconds in release (7 s here), bounded by IO_STRESS_LIMIT_S; see the module docs"]
 fn a_million_events_from_64_threads_leave_only_whole_lines() {
     let total = env_or("IO_STRESS_EVENTS", 1_000_000);
     let limit = Duration::from_secs(env_or("IO_STRESS_LIMIT_S", 600));
