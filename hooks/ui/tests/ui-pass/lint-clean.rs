@@ -2,6 +2,7 @@
 //! `#[allow]` of its own (which a `forbid` here would reject).
 #![forbid(
     warnings,
+    forbidden_lint_groups,
     unsafe_code,
     unused_qualifications,
     unused_results,
@@ -28,6 +29,16 @@ enum Event<'a, T> {
 #[derive(HookEvents)]
 enum Nothing {}
 
+/// Every variant has a field a filter reads, so the field accessor's match
+/// has an arm for each and no rest.
+#[derive(HookEvents)]
+enum Full {
+    #[hook(tag = "a")]
+    A { n: u32 },
+    #[hook(tag = "b")]
+    B { text: &'static str },
+}
+
 fn main() {
     let event: Event<'_, u32> = Event::Note { text: "n" };
     assert_eq!(event.tag(), "note");
@@ -35,4 +46,6 @@ fn main() {
     assert_eq!(io_hooks::Kind::all().position(|k| k == Event::<'static, u32>::Step(1).kind()), Some(1));
     assert!(Nothing::TAGS.is_empty());
     assert_eq!(Nothing::from_tag("x"), None);
+    assert_eq!(Full::A { n: 1 }.tag(), "a");
+    assert_eq!(Full::B { text: "t" }.tag(), "b");
 }
