@@ -311,8 +311,7 @@ fn choices_fn(krate: &syn::Path, per_variant: &[Vec<PlannedField>]) -> TokenStre
             __kind: usize,
             __field: usize,
         ) -> ::core::option::Option<&'static [&'static str]> {
-            #[allow(unused_imports)]
-            use #krate::__private::{ChoicesOf as _, NoChoices as _};
+            use #krate::__private::choices_in_scope::*;
             match (__kind, __field) {
                 #(#arms)*
                 _ => ::core::option::Option::None,

@@ -175,6 +175,14 @@ pub use tag_check::{TagCheckError, check_tags};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::registry::{AsFieldValue, Choices, ChoicesOf, NoChoices, unit_variant_name};
+
+    /// Both traits of the `field_choices` probe, for a glob import: a glob
+    /// one of whose items is used warns of nothing, where a list naming
+    /// both would warn of the one not used (and an `#[allow]` for it is
+    /// refused by a crate's `forbid`).
+    pub mod choices_in_scope {
+        pub use crate::registry::{ChoicesOf as _, NoChoices as _};
+    }
 }
 
 /// Running a program the way a `run` hook runs one, for an embedder that runs

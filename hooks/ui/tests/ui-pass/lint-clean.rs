@@ -39,6 +39,31 @@ enum Full {
     B { text: &'static str },
 }
 
+/// An outcome, written as serde writes a unit variant, by hand (serde's
+/// derive is not used here, above).
+enum Outcome {
+    Done,
+}
+
+impl serde::Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Outcome::Done => serializer.serialize_unit_variant("Outcome", 0, "done"),
+        }
+    }
+}
+
+/// A `#[hook(unit_enum)]` field: its names are probed for, which needs two
+/// traits in scope, one of them unused.
+#[derive(HookEvents)]
+enum WithOutcome {
+    #[hook(tag = "finished")]
+    Finished {
+        #[hook(unit_enum)]
+        outcome: Outcome,
+    },
+}
+
 fn main() {
     let event: Event<'_, u32> = Event::Note { text: "n" };
     assert_eq!(event.tag(), "note");
@@ -48,4 +73,8 @@ fn main() {
     assert_eq!(Nothing::from_tag("x"), None);
     assert_eq!(Full::A { n: 1 }.tag(), "a");
     assert_eq!(Full::B { text: "t" }.tag(), "b");
+    let finished = WithOutcome::Finished { outcome: Outcome::Done };
+    assert_eq!(finished.tag(), "finished");
+    assert_eq!(finished.field(0), Some(io_hooks::FieldValue::Str("done")));
+    assert_eq!(WithOutcome::field_choices(0, 0), None);
 }
