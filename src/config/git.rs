@@ -109,21 +109,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// user owns, its `.git` at 0700) and a committed `io.local.toml` would
 /// load as untracked. A `.git` that is neither a directory nor a file (a
 /// FIFO, a socket, a device) is refused without opening it, and a file is
-/// opened `O_NONBLOCK`: a FIFO a clone commits as `.git`, or swaps in after
-/// the look, would otherwise hold `io` at the open, before git's deadline
-/// starts.
+/// opened as a config file is (`O_NONBLOCK`, then checked regular): a FIFO
+/// a clone commits as `.git`, or swaps in after the look, would otherwise
+/// hold `io` at the open, before git's deadline starts.
 fn readable(dir: &Path) -> Result<(), String> {
-    use rustix::fs::{Mode, OFlags};
     let dot_git = dir.join(".git");
     let opened = match std::fs::metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => std::fs::read_dir(&dot_git).map(drop),
-        Ok(meta) if meta.is_file() => rustix::fs::open(
-            &dot_git,
-            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map(drop)
-        .map_err(io::Error::from),
+        Ok(meta) if meta.is_file() => super::read::open_regular(&dot_git).map(drop),
         Ok(_) => {
             return Err(format!(
                 "`{}` is neither a directory nor a file (a FIFO, a socket or a device), \

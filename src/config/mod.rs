@@ -30,7 +30,7 @@ use io_hooks::text::did_you_mean;
 use crate::event::EventKind;
 
 pub use error::ConfigError;
-pub(crate) use read::{open_regular, read_bounded, within};
+pub(crate) use read::{read_regular, within};
 
 /// The hooks observer for io-harness's events: what [`Config::hooks`]
 /// returns and what the run loop is handed.
@@ -285,14 +285,15 @@ impl Config {
     /// that is a symbolic link leading out of where it was looked for
     /// (whose text is not ours to print, as a name of it would be).
     pub fn with_profile(mut self, name: &str) -> Result<Self, ConfigError> {
-        if !self.profiles().contains(&name) {
+        let declared = self.profiles();
+        if !declared.contains(&name) {
             let shown: BTreeSet<&str> = self
                 .sources
                 .iter()
                 .filter(|s| s.shown)
                 .flat_map(Source::profiles)
                 .collect();
-            let unlisted = self.profiles().len() - shown.len();
+            let unlisted = declared.len() - shown.len();
             let known: Vec<&str> = shown.into_iter().collect();
             let suggestion = did_you_mean(name, known.iter().copied()).map(str::to_owned);
             return Err(ConfigError::UnknownProfile {

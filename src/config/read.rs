@@ -22,21 +22,14 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         path: path.to_path_buf(),
         cause,
     };
-    // Only a regular file (or a symbolic link to one) is read. A FIFO would
-    // block the load until someone writes to it, and a link to a device
-    // such as `/dev/zero` (a repository can commit one) would never stop
-    // reading. This look before opening keeps a device from being opened at
-    // all (opening one can act: a tape rewinds); `open_regular` checks the
-    // file it opened again, since a file can be swapped in between. A
-    // directory is left to the read below, which names it.
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-        && !meta.is_dir()
-    {
-        return Err(read_error(not_regular()));
-    }
-    let file = match open_regular(path) {
-        Ok(file) => file,
+    let bytes = match read_regular(path, MAX_FILE) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            return Err(ConfigError::TooLarge {
+                path: path.to_path_buf(),
+                limit: MAX_FILE,
+            });
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             // A symbolic link to nothing is a file the operator meant to be
             // read: say so rather than skip it.
@@ -50,12 +43,6 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
         }
         Err(cause) => return Err(read_error(cause)),
     };
-    let bytes = read_bounded(file, MAX_FILE)
-        .map_err(read_error)?
-        .ok_or_else(|| ConfigError::TooLarge {
-            path: path.to_path_buf(),
-            limit: MAX_FILE,
-        })?;
     // Where a text stops being text is named by line and column only, so
     // that no byte of something that is not a config (a link to
     // `/proc/self/environ`, to a key file) reaches the terminal.
@@ -107,13 +94,33 @@ const KERNEL_FILE_SYSTEMS: [(i64, &str); 8] = [
     (0x6265_6570, "configfs"),
 ];
 
+/// The bytes of the regular file at `path`, or `None` once it holds more
+/// than `limit`: a config file's read, and an `io run` script's.
+///
+/// Only a regular file (or a symbolic link to one) is read. A FIFO would
+/// block the read until someone writes to it, and a link to a device such
+/// as `/dev/zero` (a repository can commit one) would never stop reading.
+/// This look before opening keeps a device from being opened at all
+/// (opening one can act: a tape rewinds); [`open_regular`] checks the file
+/// it opened again, since a file can be swapped in between. A directory is
+/// left to the read, which names it.
+pub(crate) fn read_regular(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(not_regular());
+    }
+    read_bounded(open_regular(path)?, limit)
+}
+
 /// Opens `path` for reading without any step that can block: `O_NONBLOCK`
 /// (a FIFO swapped in after the look above opens at once rather than
 /// waiting for a writer, and a read of it or of a blocking device fails
 /// rather than waits), `O_NOCTTY` (a terminal never becomes ours). The file
 /// opened is then refused unless it is a regular file, or a directory (which
 /// the read names), outside the kernel's file systems.
-pub(crate) fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+pub(super) fn open_regular(path: &Path) -> io::Result<std::fs::File> {
     use rustix::fs::{Mode, OFlags};
     let fd = rustix::fs::open(
         path,
@@ -148,7 +155,7 @@ pub(crate) fn open_regular(path: &Path) -> io::Result<std::fs::File> {
 /// can grow after any check. It is read in fixed 8 KiB reads (pagemap
 /// refuses a read that is not a multiple of 8 bytes), so at most one read
 /// past the limit is held.
-pub(crate) fn read_bounded(mut file: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
+fn read_bounded(mut file: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
     let mut chunk = [0; 8192];
     loop {

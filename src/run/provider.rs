@@ -333,8 +333,7 @@ impl ScriptedProvider {
             path: path.to_owned(),
             cause,
         };
-        let file = crate::config::open_regular(path).map_err(unread)?;
-        let bytes = crate::config::read_bounded(file, MAX_SCRIPT)
+        let bytes = crate::config::read_regular(path, MAX_SCRIPT)
             .map_err(unread)?
             .ok_or_else(|| {
                 unread(io::Error::new(
