@@ -218,16 +218,17 @@ fn a_signal_that_ends_io_ends_the_git_it_asked() {
         )
         .unwrap();
         fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_io"))
-            .arg("check")
-            .current_dir(&root)
-            .env("IO_CONFIG_HOME", root.join("no-user-scope"))
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child =
+            common::with_ending_signals_at_default(&mut Command::new(env!("CARGO_BIN_EXE_io")))
+                .arg("check")
+                .current_dir(&root)
+                .env("IO_CONFIG_HOME", root.join("no-user-scope"))
+                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
         let io_pid = rustix::process::Pid::from_child(&child);
         let git_pid = read_pid(&pid_file).expect("the fake git started");
         // Left running by a regression, it would sleep on: ended here

@@ -1211,3 +1211,61 @@ answer = "failed"
     );
     assert!(!fx.workspace.join(".io/memory").exists());
 }
+
+/// Issue 31: a run's journal lock is released when the run returns, even
+/// while other threads of the process spawn children. A `flock` lives on
+/// the open file description, and a child being spawned holds a copy of
+/// every description from its fork to its exec; a lock released by closing
+/// the descriptor alone stayed held by such a copy, and the resume that
+/// followed was refused with `Busy` (5 of 32 runs of this binary on a loaded
+/// machine). Four threads spawn `true` without pause while runs and resumes
+/// alternate; every resume must be let in.
+#[test]
+fn a_resume_right_after_a_run_is_let_in_while_other_threads_spawn_processes() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    const ROUNDS: usize = 200;
+    let stop = AtomicBool::new(false);
+    let spawned = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let status = std::process::Command::new("true")
+                        .stdin(std::process::Stdio::null())
+                        .status()
+                        .expect("spawn true");
+                    assert!(status.success());
+                    spawned.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        // However the rounds end, the spawners stop.
+        struct Stop<'a>(&'a AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let _stop = Stop(&stop);
+        // Each round once the spawners are running, so every one overlaps them.
+        while spawned.load(Ordering::Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+        for round in 0..ROUNDS {
+            let fx = fixture();
+            let provider = script(ANSWER_THEN_SPARE);
+            let rec = Recorder::new(|e: &RunEvent| e.tag() == "step");
+            let result = run(&fx, &provider, &Policy::default(), &ApproveAll, &rec);
+            assert_eq!(result.outcome, RunOutcome::Cancelled { steps: 1 });
+            let resumed = Recorder::new(never);
+            let result = resume(&fx, "r-test", &provider, &resumed)
+                .unwrap_or_else(|e| panic!("round {round}: the resume was refused: {e:?}"));
+            assert!(
+                matches!(result.outcome, RunOutcome::Completed { steps: 2, .. }),
+                "round {round}: {:?}",
+                result.outcome
+            );
+        }
+    });
+    assert!(spawned.into_inner() > 0);
+}

@@ -498,12 +498,31 @@ impl Store for FileStore {
             return Ok(StoreLock::default());
         };
         match rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Ok(StoreLock::holding(fd)),
+            Ok(()) => Ok(StoreLock::holding(JournalLock(fd))),
             Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::Busy {
                 path: self.root.join(&rel),
             }),
             Err(e) => Err(self.fail(&rel, e.into())),
         }
+    }
+}
+
+/// A journal's `flock`, released when dropped by an explicit unlock, not by
+/// the close alone.
+///
+/// A `flock` lives on the open file description, and a child that another
+/// thread is spawning holds a copy of every description of the process from
+/// its fork until its exec closes it (`O_CLOEXEC`). Closing our descriptor
+/// in that window would leave the lock held by the child's copy, so a
+/// resume right after a run returned could be refused as
+/// [`StoreError::Busy`]. `LOCK_UN` releases the lock on the description
+/// itself, whoever else holds a copy of it.
+struct JournalLock(OwnedFd);
+
+impl Drop for JournalLock {
+    fn drop(&mut self) {
+        // Nothing to do on failure: the close that follows is the fallback.
+        let _ = rustix::fs::flock(&self.0, rustix::fs::FlockOperation::Unlock);
     }
 }
 

@@ -115,3 +115,41 @@ pub(crate) fn git_unanswered(root: &std::path::Path, reason: &str) -> String {
         root.join("io.local.toml").display()
     )
 }
+
+/// Makes `command` start with the four signals that end `io` (`SIGINT`,
+/// `SIGTERM`, `SIGHUP`, `SIGQUIT`) at their default disposition and
+/// unblocked, whatever this test binary inherited.
+///
+/// `io` keeps a signal its parent left ignored ignored (`nohup io run` is
+/// the operator's choice), and an ignored disposition survives `exec`. A
+/// test that sends `io` one of these signals and expects it to end must
+/// therefore not inherit the disposition of whoever started the test run:
+/// under `nohup cargo test`, or a load script's background job, `SIGHUP`
+/// (or `SIGINT`) arrives ignored, `io` rightly goes on, and the test read
+/// that as a race under load (issue 31).
+pub(crate) fn with_ending_signals_at_default(
+    command: &mut std::process::Command,
+) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between `fork` and `exec`, where
+    // only async-signal-safe functions may be called: `signal`,
+    // `sigemptyset`, `sigaddset` and `sigprocmask` are all on POSIX's list
+    // of async-signal-safe functions. It allocates nothing, takes no lock,
+    // and touches only the child's own signal state and a set on its stack.
+    unsafe {
+        command.pre_exec(|| {
+            let mut set = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+            libc::sigemptyset(set.as_mut_ptr());
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                if libc::signal(signal, libc::SIG_DFL) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::sigaddset(set.as_mut_ptr(), signal);
+            }
+            if libc::sigprocmask(libc::SIG_UNBLOCK, set.as_ptr(), std::ptr::null_mut()) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
