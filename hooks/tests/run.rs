@@ -202,7 +202,10 @@ fn on_timeout_the_child_and_everything_it_started_are_killed() {
         (Flow::Cancel, Some("timed out after 400 ms and was killed"))
     );
     assert!(elapsed >= Duration::from_millis(400), "{elapsed:?}");
-    assert!(wall < Duration::from_secs(3), "{wall:?}");
+    // The child sleeps 30 s, which is what a regression would wait for: half
+    // of that separates the two with room for a loaded machine (issue 31;
+    // the worst case measured under `.ci/under-load` is in ROBUSTNESS.md).
+    assert!(wall < Duration::from_secs(15), "{wall:?}");
 
     // The leader was reaped before `fire` returned: not even a zombie.
     let me = std::process::id() as i32;
@@ -239,7 +242,10 @@ fn a_hook_that_exits_after_backgrounding_work_is_not_waited_for() {
     let bg = read_pid(&dir.path().join("bg.pid"));
     let _cleanup = KillOnDrop(vec![bg]);
     assert_eq!((flow, failure), (Flow::Continue, None));
-    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    // The background work sleeps 30 s, which is what a regression would
+    // wait for (or be killed at the 5 s timeout, a failure above): 15 s
+    // leaves room for a loaded machine (issue 31).
+    assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
     assert!(
         alive(bg),
         "background work of a successful hook is left alone"
@@ -274,7 +280,10 @@ fn a_child_that_never_reads_a_huge_event_is_bounded_by_its_timeout() {
         )
     );
     let held = returned.duration_since(seen);
-    assert!(held < Duration::from_secs(3), "{held:?} after the spawn");
+    // The child sleeps 30 s, which is what a regression would wait for: half
+    // of that separates the two with room for a loaded machine (issue 31;
+    // the worst case measured under `.ci/under-load` is in ROBUSTNESS.md).
+    assert!(held < Duration::from_secs(15), "{held:?} after the spawn");
     assert!(!alive(child));
 }
 
@@ -294,7 +303,9 @@ fn a_child_that_does_not_read_its_stdin_is_not_a_failure() {
         );
         let (flow, failure, elapsed) = fire(hooks, &huge_event());
         assert_eq!((flow, failure), (Flow::Continue, None), "{body}");
-        assert!(elapsed < Duration::from_secs(3), "{body}: {elapsed:?}");
+        // A hook blocked on its stdin would fail above, at its 5 s timeout;
+        // this bounds the rest with room for a loaded machine (issue 31).
+        assert!(elapsed < Duration::from_secs(15), "{body}: {elapsed:?}");
     }
 }
 
