@@ -38,7 +38,11 @@ pub enum EventKind {
     Step {
         /// The step's number, from 1.
         step: u32,
-        /// Whether the step changed the workspace's bytes: the progress signal.
+        /// Whether the step changed the workspace's bytes: the progress
+        /// signal. Only `write_file` and `edit_file` count, and only when the
+        /// bytes differ from what was there; an `exec` that writes files does
+        /// not, so a run working through `exec` alone reads as no progress
+        /// (and `stalled` fires).
         moved_the_workspace: bool,
     },
     /// The model called a tool; once per tool call, before it runs.
@@ -129,7 +133,9 @@ pub enum EventKind {
         /// The reason it gave.
         reason: String,
     },
-    /// Steps went by without moving the workspace; when it happens, rarely.
+    /// Steps went by without moving the workspace (no `write_file` or
+    /// `edit_file` changed a byte; an `exec` does not count); when it
+    /// happens, rarely.
     #[serde(rename = "stalled")]
     #[hook(cost = "rare")]
     Stalled {
