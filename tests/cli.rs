@@ -1017,10 +1017,24 @@ fn io_replay_stderr_shows_a_failed_hooks_stderr_escaped_under_its_line() {
         !text.contains('\x1b') && !text.contains('\r'),
         "no control character printed"
     );
+    assert!(
+        !lines[at].contains("--stderr shows"),
+        "no hint when it is shown: {}",
+        lines[at]
+    );
 
-    // Off by default: the failure alone.
+    // Off by default: the failure alone, saying where its stderr is.
     let out = env.io(&["replay", file]);
     assert!(!stdout(&out).contains("policy:"), "{}", stdout(&out));
+    let failed = stdout(&out)
+        .lines()
+        .find(|l| l.contains(" tool_call ") && l.contains("hook[1] FAILED: exited with status 7"))
+        .map(str::to_owned)
+        .expect("the failed call's line");
+    assert!(
+        failed.contains(" ms; --stderr shows its stderr)"),
+        "{failed}"
+    );
 
     // In JSON: the tail beside the error, the synthesized `finished`, and
     // the hooks that cancelled in the summary.

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use io_harness::{Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, OnFailure};
+use io_hooks::HookFailure;
 use io_hooks::text::{OsMessage, is_bidi};
 
 /// A command's result: its exit code, or the one paragraph to print on
@@ -94,12 +95,17 @@ pub(crate) fn describe(spec: &HookSpec<EventKind>, root: &Path) -> String {
     format!("on {on}: {action}; on failure: {on_failure}")
 }
 
-/// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms)`;
-/// `number` is the hook's `N` in the config.
+/// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms;
+/// --stderr shows its stderr)`; `number` is the hook's `N` in the config.
+/// A hook that exited non-zero talks through its stderr, so when that was
+/// not captured the line says how to see it.
 pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
     let ms = millis(run.elapsed);
     match run.result {
         Ok(()) => format!("hook[{number}] ok ({ms})"),
+        Err(failure @ HookFailure::Exit { .. }) if run.stderr.is_none() => {
+            format!("hook[{number}] FAILED: {failure} ({ms}; --stderr shows its stderr)")
+        }
         Err(failure) => format!("hook[{number}] FAILED: {failure} ({ms})"),
     }
 }
