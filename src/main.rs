@@ -214,8 +214,9 @@ fn main() -> ExitCode {
 ///   which only sets a flag, is the safe way to end an inherited `SIG_IGN`.)
 /// - `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT` (those not ignored when
 ///   `io` started) are received on a thread, which kills the process group of
-///   every child in flight, waits (boundedly) for them to be reaped, and
-///   exits with 128 + the signal's number.
+///   every child in flight, waits (boundedly) for them to be reaped, says
+///   which run it interrupted and how to resume it (`io run`), and exits
+///   with 128 + the signal's number.
 ///
 /// Returns the flag the signal thread sets before it starts ending things.
 fn start_process() -> &'static AtomicBool {
@@ -251,6 +252,9 @@ fn start_process() -> &'static AtomicBool {
                         let interrupt = io_harness::process_interrupt();
                         interrupt.interrupt();
                         interrupt.wait_reaped(REAP_WITHIN);
+                        if let Some(line) = cli::signal_line() {
+                            cli::err(&line);
+                        }
                         std::process::exit(128 + signal);
                     }
                 });

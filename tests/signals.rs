@@ -103,7 +103,7 @@ fn signal_io(
     pid_files: &[&str],
     (signal, code): (rustix::process::Signal, i32),
     markers: &[&str],
-) {
+) -> std::process::Output {
     let child = common::with_ending_signals_at_default(&mut Command::new(env!("CARGO_BIN_EXE_io")))
         .args(args)
         .current_dir(root)
@@ -141,6 +141,7 @@ fn signal_io(
         written.is_empty(),
         "a child wrote {written:?} after io was signalled"
     );
+    out
 }
 
 /// The process groups of a test's children, killed when the test ends
@@ -287,13 +288,35 @@ fn a_signal_to_io_run_ends_its_exec_and_background_children() {
         OsStr::new("--root"),
         root.as_os_str(),
     ];
-    signal_io(
+    let out = signal_io(
         &root,
         &user,
         &args,
         &["bg.pid", "pid"],
         (rustix::process::Signal::TERM, 143),
         &["marker", "bg-marker"],
+    );
+    // One line names the run it interrupted and the command that resumes
+    // it, and that run's journal is there to resume.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("io: run "))
+        .unwrap_or_else(|| panic!("no line naming the run: {stderr}"));
+    let id = line["io: run ".len()..]
+        .split(' ')
+        .next()
+        .expect("a run id");
+    assert_eq!(
+        line,
+        format!(
+            "io: run {id} interrupted; resume it with: io run --resume {id} --root {}",
+            root.display()
+        )
+    );
+    assert!(
+        root.join(".io/runs").join(format!("{id}.jsonl")).is_file(),
+        "{line}"
     );
 }
 

@@ -95,6 +95,25 @@ pub(crate) fn describe(spec: &HookSpec<EventKind>, root: &Path) -> String {
     format!("on {on}: {action}; on failure: {on_failure}")
 }
 
+/// What `io` prints if a signal ends it now: the run in flight and the
+/// command that resumes it, set while `io run` runs one.
+static ON_SIGNAL: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Sets (or, with `None`, clears) the line a signal that ends `io` prints.
+pub(crate) fn on_signal(line: Option<String>) {
+    *ON_SIGNAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = line;
+}
+
+/// The line a signal that ends `io` now prints, if any ([`on_signal`]).
+pub(crate) fn signal_line() -> Option<String> {
+    ON_SIGNAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
 /// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms;
 /// --stderr shows its stderr)`; `number` is the hook's `N` in the config.
 /// A hook that exited non-zero talks through its stderr, so when that was

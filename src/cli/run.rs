@@ -53,7 +53,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     } else {
         hooks
     };
-    let progress = Progress::new(&hooks);
+    let progress = Progress::new(&hooks, root);
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
@@ -93,7 +93,10 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             ))
         }
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string());
+    // The run has returned: a signal now ends no run.
+    super::on_signal(None);
+    let result = result?;
     progress.finish();
     let hint = match &result.outcome {
         RunOutcome::Completed { .. } => String::new(),
@@ -196,14 +199,17 @@ fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<PathBuf, S
 /// did.
 struct Progress<'h> {
     hooks: &'h Hooks,
+    /// The root the run acts on, for the resume command a signal prints.
+    root: &'h Path,
     /// The run whose streamed text is on the current line, if any.
     streaming: Mutex<Option<String>>,
 }
 
 impl<'h> Progress<'h> {
-    fn new(hooks: &'h Hooks) -> Self {
+    fn new(hooks: &'h Hooks, root: &'h Path) -> Self {
         Progress {
             hooks,
+            root,
             streaming: Mutex::new(None),
         }
     }
@@ -221,6 +227,20 @@ impl<'h> Progress<'h> {
 
 impl Observer for Progress<'_> {
     fn event(&self, event: &RunEvent) -> Flow {
+        if event.depth == 0 && matches!(event.kind, EventKind::Started { .. }) {
+            // From the run's first event on, a signal that ends `io` says
+            // which run it interrupted and how to go on with it.
+            let resume = format!(
+                "io run --resume {} --root {}",
+                event.run_id,
+                self.root.display()
+            );
+            super::on_signal(Some(format!(
+                "io: run {} interrupted; resume it with: {}\n",
+                safe_line(&event.run_id),
+                safe_line(&resume)
+            )));
+        }
         let mut fired = Vec::new();
         let indent = "  ".repeat(event.depth as usize + 1);
         let mut tails = String::new();
