@@ -59,7 +59,33 @@ pub fn events_schema() -> Value {
             }
         }
     }
+    unwrap_descriptions(&mut schema);
     schema
+}
+
+/// Joins the lines of each paragraph of every `description`, as rustdoc
+/// and the derive's `DOCS` read a doc comment: schemars keeps the source's
+/// hard wraps, which an editor would show as breaks mid-sentence. Paragraphs
+/// (a blank line) stay apart.
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map.iter_mut() {
+                match child {
+                    Value::String(text) if key == "description" => {
+                        *text = text
+                            .split("\n\n")
+                            .map(|paragraph| paragraph.replace('\n', " "))
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                    }
+                    _ => unwrap_descriptions(child),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
 }
 
 /// One field of an event line, as the reference shows it.
