@@ -63,7 +63,9 @@ enum Command {
         after_help = "Exits 1 when a hook cannot work as written.\n\nExample:\n  io check --root . --profile ci\n  io check --event finished"
     )]
     Check {
-        /// The discovery root [default: the current directory].
+        /// The discovery root [default: the nearest directory at or above
+        /// the working directory holding io.local.toml, io.toml or .git,
+        /// else the working directory].
         #[arg(long)]
         root: Option<PathBuf>,
         /// A `[profile.<name>]` to apply.
@@ -122,7 +124,9 @@ The schema of the JSON line a hook receives:
     Replay {
         /// The events file, or `-` for stdin.
         file: String,
-        /// The discovery root [default: the current directory].
+        /// The discovery root [default: the nearest directory at or above
+        /// the working directory holding io.local.toml, io.toml or .git,
+        /// else the working directory].
         #[arg(long)]
         root: Option<PathBuf>,
         /// A `[profile.<name>]` to apply.
@@ -162,7 +166,9 @@ Example:
         /// Resume this run from its last committed step.
         #[arg(long, value_name = "RUN_ID")]
         resume: Option<String>,
-        /// The workspace and discovery root [default: the current directory].
+        /// The workspace and discovery root [default: the nearest directory
+        /// at or above the working directory holding io.local.toml, io.toml
+        /// or .git, else the working directory].
         #[arg(long)]
         root: Option<PathBuf>,
         /// A `[profile.<name>]` to apply.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+use common::io_env::no_hooks_line;
 use common::{git_unanswered as unanswered, io_output, output_within};
 
 /// A run hook that leaves a mark in the working directory when it runs.
@@ -175,7 +176,11 @@ fn an_unwritable_stdout_or_stderr_never_makes_io_panic() {
     no_panic(&out, 1, "io replay >/dev/full");
     assert_eq!(
         stderr(&out),
-        "io: could not write to stdout: No space left on device\n"
+        format!(
+            "io: 1 hook(s) in force, from {}/io.local.toml (local scope)\n\
+             io: could not write to stdout: No space left on device\n",
+            root.display()
+        )
     );
 
     // Closed rather than full. (The standard library treats a write to a
@@ -263,8 +268,9 @@ fn a_torn_last_line_and_a_line_that_stops_inside_its_json_are_skipped_as_torn() 
         assert_eq!(
             stderr(&out),
             format!(
-                "io: {}: line {line}: skipped a torn line: it ends before its JSON does \
+                "{}io: {}: line {line}: skipped a torn line: it ends before its JSON does \
                  (a write cut short, as by a full disk or a crash)\n",
+                no_hooks_line(&root),
                 file.display()
             ),
             "{rest:?}"

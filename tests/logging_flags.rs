@@ -56,12 +56,17 @@ fn each_level_logs_what_the_help_says_numbered_as_the_table() {
         .expect("root")
         .join("io.local.toml");
 
-    for flags in [&["-q"][..], &[]] {
+    // The hooks in force, said unless -q.
+    let in_force = format!(
+        "io: 5 hook(s) in force, from {} (local scope)\n",
+        local.display()
+    );
+    for (flags, first) in [(&["-q"][..], ""), (&[], in_force.as_str())] {
         let out = replay(tmp.path(), flags);
         assert!(logged(&out).is_empty(), "{flags:?}: {}", stderr(&out));
         // io's own report, at every level.
         assert!(
-            stderr(&out).starts_with("io: hook[5]: `./nope\\u{202e}`"),
+            stderr(&out).starts_with(&format!("{first}io: hook[5]: `./nope\\u{{202e}}`")),
             "{flags:?}: {}",
             stderr(&out)
         );

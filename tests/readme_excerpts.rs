@@ -9,7 +9,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::run_io;
+use common::{output_within, run_io};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -103,11 +103,7 @@ fn run_block(block: &str, dir: &Path, shown: &str) -> String {
     for command in block.lines().filter_map(|l| l.strip_prefix("$ ")) {
         let words: Vec<&str> = command.split_whitespace().collect();
         match words[..] {
-            ["io", ref args @ ..] => {
-                let out = run_io(dir, dir, args, &[]);
-                printed.push_str(&String::from_utf8_lossy(&out.stdout));
-                printed.push_str(&String::from_utf8_lossy(&out.stderr));
-            }
+            ["io", ref args @ ..] => printed.push_str(&io_as_shown(dir, args)),
             ["wc", "-l", file] => {
                 let text = fs::read_to_string(dir.join(file)).expect("the file");
                 printed.push_str(&format!("{} {file}\n", text.lines().count()));
@@ -127,6 +123,39 @@ fn run_block(block: &str, dir: &Path, shown: &str) -> String {
     }
     let real = dir.canonicalize().expect("canonical").display().to_string();
     printed.replace(&real, shown)
+}
+
+/// What `io args…`, run in `dir` with `dir` as its user scope, shows on a
+/// terminal: stdout and stderr through one pipe, in the order written
+/// (`io`'s stdout is flushed at each line, its stderr at each write).
+fn io_as_shown(dir: &Path, args: &[&str]) -> String {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let (mut reader, writer) = std::io::pipe().expect("pipe");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("IO_CONFIG_HOME", dir)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone().expect("pipe"))
+        .stderr(writer);
+    let child = command.spawn().expect("io runs");
+    // Our copies of the write end go with the command, so the reader sees
+    // the end of the output when `io` (and anything holding it) is gone.
+    drop(command);
+    let read = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        reader.read_to_end(&mut text).expect("read");
+        text
+    });
+    output_within(
+        child,
+        std::time::Duration::from_secs(120),
+        &format!("io {args:?}"),
+    );
+    String::from_utf8_lossy(&read.join().expect("the reader")).into_owned()
 }
 
 /// `text` with what changes from run to run written one way: run ids

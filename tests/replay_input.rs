@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use common::io_env::no_hooks_line;
 use common::{IoEnv, output_within, wait_until};
 
 /// `io replay FILE args…` in `env`, under a watchdog.
@@ -168,7 +169,8 @@ fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
         assert_eq!(
             err,
             format!(
-                "io: {}: {reason}; no hook fired for it or after it\n",
+                "{}io: {}: {reason}; no hook fired for it or after it\n",
+                no_hooks_line(&env.root()),
                 file.display()
             ),
             "{line}"
@@ -198,8 +200,9 @@ fn a_directory_and_an_input_without_events_are_refused() {
             assert_eq!(
                 stderr(&out),
                 format!(
-                    "io: {}: no events: the input holds no event line, so there is nothing to \
+                    "{}io: {}: no events: the input holds no event line, so there is nothing to \
                      replay\n",
+                    no_hooks_line(&env.root()),
                     file.display()
                 )
             );
@@ -231,8 +234,9 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
     assert_eq!(
         stderr(&out),
         format!(
-            "io: {}: line 1: skipped a torn line: it ends before its JSON does (a write cut \
+            "{}io: {}: line 1: skipped a torn line: it ends before its JSON does (a write cut \
              short, as by a full disk or a crash)\n",
+            no_hooks_line(&other.root()),
             audit.display()
         )
     );
@@ -251,8 +255,9 @@ fn a_torn_line_pre_seeded_in_an_audit_log_is_named_skipped_and_the_replay_goes_o
     assert_eq!(
         stderr(&out),
         format!(
-            "io: {}: line 1: skipped a torn fragment (20 bytes) glued before the event on this \
+            "{}io: {}: line 1: skipped a torn fragment (20 bytes) glued before the event on this \
              line (a write cut short, as by a full disk or a crash)\n",
+            no_hooks_line(&other.root()),
             glued.display()
         )
     );
@@ -310,7 +315,7 @@ fn a_reader_that_stops_reading_is_not_an_error() {
     drop(child.stdout.take());
     let out = output_within(child, Duration::from_secs(60), "io replay");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stderr(&out), "");
+    assert_eq!(stderr(&out), no_hooks_line(&env.root()));
 }
 
 /// One `started` line whose `run_id` is `n` bytes of `c`.
@@ -330,8 +335,9 @@ fn a_line_over_the_cap_is_refused_naming_the_line_and_the_flag_that_raises_it() 
     assert_eq!(
         stderr(&out),
         format!(
-            "io: {}: line 2: longer than 16777216 bytes, the most `io replay` reads; \
+            "{}io: {}: line 2: longer than 16777216 bytes, the most `io replay` reads; \
              `--max-line BYTES` raises it (up to 2147479551); no hook fired for it or after it\n",
+            no_hooks_line(&env.root()),
             file.display()
         )
     );

@@ -6,6 +6,7 @@
 mod common;
 mod run_support;
 
+use common::io_env::no_hooks_line;
 use common::mkfifo;
 use run_support::{Env, both, run_id_in, text};
 
@@ -153,7 +154,8 @@ fn a_script_that_is_a_fifo_or_a_link_out_is_refused_showing_nothing() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "io: {}: not a regular file (a FIFO, a socket or a device), so it is not read\n",
+            "{}io: {}: not a regular file (a FIFO, a socket or a device), so it is not read\n",
+            no_hooks_line(&env.root()),
             script.display()
         )
     );
@@ -168,8 +170,9 @@ fn a_script_that_is_a_fifo_or_a_link_out_is_refused_showing_nothing() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "io: {}: a symbolic link leading out of its directory, and not a script that \
+            "{}io: {}: a symbolic link leading out of its directory, and not a script that \
              loads; none of it is shown\n",
+            no_hooks_line(&env.root()),
             script.display()
         )
     );

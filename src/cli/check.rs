@@ -9,10 +9,10 @@ use io_harness::{
 };
 use io_hooks::{Kind, UnknownEvent};
 
-use super::{CmdResult, describe, load, out, safe};
+use super::{CmdResult, describe, load_at, out, replaced, safe};
 
 pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) -> CmdResult {
-    let config = load(root, profile)?;
+    let (config, root) = load_at(root, profile)?;
     // Checked before anything is printed: an unknown tag is an error.
     let event = event
         .map(|tag| {
@@ -21,11 +21,15 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
             Ok::<_, String>((tag, kind))
         })
         .transpose()?;
-    let mut text = files_read(&config);
+    let mut text = format!("root: {} ({})\n", root.path.display(), root.why);
+    text.push_str(&files_read(&config));
     if let Some(name) = config.profile() {
         text.push_str(&format!("profile: {name}\n"));
     }
-    text.push_str(&replaced(&config));
+    for line in replaced(&config) {
+        text.push_str(&line);
+        text.push('\n');
+    }
     let specs = config.hook_specs();
     let problems = Hooks::check(specs, config.root());
     match config.hooks_in_force() {
@@ -175,48 +179,6 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
             })
         })
         .collect()
-}
-
-/// `user scope: 2 hook(s), replaced by io.local.toml`, for each file whose
-/// hooks the one in force replaced, and `local scope: 2 hook(s), replaced
-/// by its profile `ci`` when a profile replaced the top-level hooks of the
-/// file in force.
-fn replaced(config: &Config) -> String {
-    let Some(in_force) = config.hooks_in_force() else {
-        return String::new();
-    };
-    let winner = in_force.source.path();
-    let name = winner.file_name().map_or_else(
-        || winner.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let mut text = String::new();
-    for source in config.sources() {
-        if source.in_force() {
-            // The profile's hooks replace the file's own, as another
-            // file's would.
-            if let (Some(profile), Some(own)) = (in_force.profile, source.hooks()) {
-                text.push_str(&format!(
-                    "{} scope: {} hook(s), replaced by its profile `{profile}`\n",
-                    source.scope(),
-                    own.len()
-                ));
-            }
-            continue;
-        }
-        let hooks = config
-            .profile()
-            .and_then(|p| source.profile_hooks(p))
-            .or(source.hooks());
-        if let Some(hooks) = hooks {
-            text.push_str(&format!(
-                "{} scope: {} hook(s), replaced by {name}\n",
-                source.scope(),
-                hooks.len()
-            ));
-        }
-    }
-    text
 }
 
 /// The files discovery looks for, in scope order.

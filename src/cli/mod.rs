@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use io_harness::{Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, OnFailure};
+use io_harness::{
+    Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
+};
 use io_hooks::HookFailure;
 use io_hooks::text::{OsMessage, is_bidi};
 
@@ -38,16 +40,213 @@ pub(crate) fn print_json(value: &serde_json::Value) -> CmdResult {
 
 /// Loads the config as `Config::discover` does, with the profile applied.
 pub(crate) fn load(root: Option<&Path>, profile: Option<&str>) -> Result<Config, String> {
+    load_at(root, profile).map(|(config, _)| config)
+}
+
+/// [`load`], and the root it chose with the reason ([`Root`]).
+pub(crate) fn load_at(
+    root: Option<&Path>,
+    profile: Option<&str>,
+) -> Result<(Config, Root), String> {
     let root = match root {
-        Some(root) => root.to_path_buf(),
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot tell the current directory: {}", OsMessage(&e)))?,
+        Some(root) => Root {
+            path: root.to_path_buf(),
+            why: "given with --root".to_owned(),
+        },
+        None => Root::find(
+            &std::env::current_dir()
+                .map_err(|e| format!("cannot tell the current directory: {}", OsMessage(&e)))?,
+        ),
     };
-    let config = Config::discover(&root).map_err(|e| with_source_line(&e))?;
-    match profile {
-        Some(name) => config.with_profile(name).map_err(|e| e.to_string()),
-        None => Ok(config),
+    let config = Config::discover(&root.path).map_err(|e| with_source_line(&e))?;
+    let config = match profile {
+        Some(name) => config.with_profile(name).map_err(|e| e.to_string())?,
+        None => config,
+    };
+    Ok((config, root))
+}
+
+/// The names whose presence makes a directory a project's top, as git's
+/// `.git` does: the nearest directory at or above the working directory
+/// holding any of them is the root.
+const ROOT_MARKERS: [&str; 3] = [LOCAL_FILE, PROJECT_FILE, ".git"];
+
+/// The discovery root a command acts on, and why it is that one (what
+/// `io check` prints).
+#[derive(Debug)]
+pub(crate) struct Root {
+    pub(crate) path: PathBuf,
+    pub(crate) why: String,
+}
+
+impl Root {
+    /// The nearest directory at or above `cwd` that holds `io.local.toml`,
+    /// `io.toml` or `.git` (any kind of file, a link too: its presence is
+    /// the operator's project saying where its top is), so that a run
+    /// started in `src/` has the project's hooks. The search goes up to the
+    /// filesystem's top, but never into a directory another user could have
+    /// put such a file in (one owned by neither this user nor root, or
+    /// writable by others, or by a group that is not this user's own): a
+    /// `/tmp/io.local.toml` another user wrote must not become the hooks of
+    /// everyone who runs `io` under `/tmp`. With none found, the root is
+    /// `cwd`, as before.
+    pub(crate) fn find(cwd: &Path) -> Root {
+        let mut dir = cwd;
+        let stopped = loop {
+            if let Some(marker) = ROOT_MARKERS
+                .iter()
+                .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
+            {
+                let why = if dir == cwd {
+                    format!("the working directory, which holds `{marker}`")
+                } else {
+                    format!(
+                        "it holds `{marker}`; found from the working directory, {}",
+                        cwd.display()
+                    )
+                };
+                return Root {
+                    path: dir.to_path_buf(),
+                    why,
+                };
+            }
+            let Some(parent) = dir.parent() else {
+                break None;
+            };
+            if let Some(reason) = untrusted(parent) {
+                break Some((parent, reason));
+            }
+            dir = parent;
+        };
+        let mut why = format!(
+            "the working directory; no `{LOCAL_FILE}`, `{PROJECT_FILE}` or `.git` in it or above it"
+        );
+        if let Some((at, reason)) = stopped {
+            why.push_str(&format!(
+                "; the search stopped below {}, which {reason}",
+                at.display()
+            ));
+        }
+        Root {
+            path: cwd.to_path_buf(),
+            why,
+        }
     }
+}
+
+/// Why the root search may not take a file from `dir`: another user could
+/// have written it there. `None` when only this user (or root) could.
+fn untrusted(dir: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return Some("cannot be looked at");
+    };
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me && meta.uid() != 0 {
+        Some("another user owns")
+    } else if meta.mode() & 0o002 != 0 {
+        Some("anyone may write")
+    } else if meta.mode() & 0o020 != 0 && meta.gid() != rustix::process::getegid().as_raw() {
+        Some("a group may write")
+    } else {
+        None
+    }
+}
+
+/// The one line `io run` and `io replay` print on stderr before the first
+/// event (unless `-q`): how many hooks are in force and from which file, or
+/// that none is and why, with the hooks it replaced.
+pub(crate) fn say_hooks_in_force(config: &Config, verbosity: Verbosity) {
+    if verbosity.quiet {
+        return;
+    }
+    err(&safe(&format!(
+        "{}
+",
+        hooks_in_force_line(config)
+    )));
+}
+
+/// [`say_hooks_in_force`]'s line.
+fn hooks_in_force_line(config: &Config) -> String {
+    let Some(in_force) = config.hooks_in_force() else {
+        if config.sources().is_empty() {
+            return format!(
+                "io: no hooks in force: no config file found (looked for `{LOCAL_FILE}` and `{PROJECT_FILE}` in {}, and the user scope's)",
+                config.root().display()
+            );
+        }
+        let read: Vec<String> = config
+            .sources()
+            .iter()
+            .map(|s| s.path().display().to_string())
+            .collect();
+        return format!(
+            "io: no hooks in force: no file read declares `hook` ({})",
+            read.join(", ")
+        );
+    };
+    let mut from = format!(
+        "{} ({} scope",
+        in_force.source.path().display(),
+        in_force.source.scope()
+    );
+    if let Some(profile) = in_force.profile {
+        from.push_str(&format!(", profile `{profile}`"));
+    }
+    from.push(')');
+    let mut line = match config.hook_specs().len() {
+        // `hook = []`: the file's way of saying none, which replaces the
+        // hooks of every scope below it.
+        0 => format!("io: no hooks in force: {from} declares `hook` empty"),
+        n => format!("io: {n} hook(s) in force, from {from}"),
+    };
+    for replaced in replaced(config) {
+        line.push_str(&format!("; {replaced}"));
+    }
+    line
+}
+
+/// `user scope: 2 hook(s), replaced by io.local.toml`, for each file whose
+/// hooks the one in force replaced, and `local scope: 2 hook(s), replaced
+/// by its profile `ci`` when a profile replaced the top-level hooks of the
+/// file in force.
+pub(crate) fn replaced(config: &Config) -> Vec<String> {
+    let Some(in_force) = config.hooks_in_force() else {
+        return Vec::new();
+    };
+    let winner = in_force.source.path();
+    let name = winner.file_name().map_or_else(
+        || winner.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut lines = Vec::new();
+    for source in config.sources() {
+        if source.in_force() {
+            // The profile's hooks replace the file's own, as another
+            // file's would.
+            if let (Some(profile), Some(own)) = (in_force.profile, source.hooks()) {
+                lines.push(format!(
+                    "{} scope: {} hook(s), replaced by its profile `{profile}`",
+                    source.scope(),
+                    own.len()
+                ));
+            }
+            continue;
+        }
+        let hooks = config
+            .profile()
+            .and_then(|p| source.profile_hooks(p))
+            .or(source.hooks());
+        if let Some(hooks) = hooks {
+            lines.push(format!(
+                "{} scope: {} hook(s), replaced by {name}",
+                source.scope(),
+                hooks.len()
+            ));
+        }
+    }
+    lines
 }
 
 /// A config error's message, then, when it has a position in a file that

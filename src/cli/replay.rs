@@ -53,6 +53,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     };
     let (name, source) = open(args.file)?;
     super::log_to_stderr(args.verbosity, &config, &selection);
+    super::say_hooks_in_force(&config, args.verbosity);
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
         super::print_problems(&hooks, &selection);

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, EventKind, Flow, Hooks, Observer, RunEvent,
+    Config, EventKind, Flow, Hooks, Observer, OnFailure, RunEvent,
     run::{
         Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
         resume_in_observed,
@@ -36,6 +36,7 @@ pub(crate) fn run(
 ) -> CmdResult {
     let config = load(root, profile)?;
     super::log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
+    super::say_hooks_in_force(&config, verbosity);
     let result = run_in(&config, start, stderr)?;
     Ok(exit_code(&result))
 }
@@ -48,6 +49,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let store = FileStore::beneath(root, store_dir(Path::new("")));
     let hooks = config.hooks();
     super::print_problems(&hooks, &Selection::all(config.hook_specs()));
+    cancel_hooks_can_run(&hooks)?;
     let hooks = if stderr {
         hooks.capture_stderr(STDERR_TAIL)
     } else {
@@ -111,6 +113,37 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let ending = format!("{} {}", result.run_id, result.outcome);
     out(&format!("run {}{}\n", safe_line(&ending), safe(&hint)))?;
     Ok(result)
+}
+
+/// A policy check that cannot run is not a policy check: a run whose
+/// `on_failure = "cancel"` hook has a problem (printed just before) would
+/// be cancelled at that hook's first event, after the step's tools had run.
+/// So the run is not started, and the error names each such hook and the
+/// way out. A `continue` hook's problem is only warned about.
+fn cancel_hooks_can_run(hooks: &Hooks) -> Result<(), String> {
+    let mut broken: Vec<String> = hooks
+        .problems()
+        .iter()
+        .filter(|p| {
+            hooks
+                .specs()
+                .get(p.index)
+                .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
+        })
+        .map(|p| format!("hook[{}]", p.number()))
+        .collect();
+    broken.dedup();
+    let (hooks, has) = match broken.as_slice() {
+        [] => return Ok(()),
+        [one] => (one.clone(), "has"),
+        [rest @ .., last] => (format!("{} and {last}", rest.join(", ")), "have"),
+    };
+    Err(format!(
+        "the run was not started: {hooks} {has} `on_failure = \"cancel\"` and cannot run as \
+         written (the problem is above), so the first event it is given would cancel the run, \
+         after that step's tools had run; fix it (`io check` shows it), or set \
+         `on_failure = \"continue\"` to run without the check"
+    ))
 }
 
 pub(crate) fn exit_code(result: &RunResult) -> ExitCode {

@@ -89,3 +89,12 @@ pub(crate) fn stdout(out: &Output) -> String {
 pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// The line `io run` and `io replay` begin stderr with when no config file
+/// is found: none in `root`, none in the user scope.
+pub(crate) fn no_hooks_line(root: &std::path::Path) -> String {
+    format!(
+        "io: no hooks in force: no config file found (looked for `io.local.toml` and `io.toml` in {}, and the user scope's)\n",
+        root.display()
+    )
+}

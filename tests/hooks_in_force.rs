@@ -1,0 +1,287 @@
+//! No hook silently off (issue 33): `io` finds the project's top from
+//! anywhere inside it, every `io run`, `io run --resume` and `io replay`
+//! says which hooks are in force before the first event, and a run whose
+//! `cancel` hook cannot run is not started.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::io_env::{code, stderr, stdout};
+use common::{IoEnv, run_io};
+
+/// A script of one turn that writes `written.txt`, then answers.
+const SCRIPT: &str = "goal = \"write a file\"\n\n[[turn]]\nsay = \"writing\"\ncalls = [{ tool = \"write_file\", args = { path = \"written.txt\", content = \"hi\\n\" } }]\n\n[[turn]]\nanswer = \"done\"\n";
+
+/// The hooks-in-force line: the first line of stderr.
+fn in_force(out: &std::process::Output) -> String {
+    stderr(out).lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn io_run_from_a_subdirectory_has_the_projects_hooks_and_keeps_io_at_the_top() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    env.write("script.toml", SCRIPT);
+    let src = env.root().join("src");
+    std::fs::create_dir(&src).expect("src");
+    let out = run_io(&src, &env.user(), &["run", "../script.toml"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The hooks of the top's io.local.toml ran, and the run acted there.
+    let audit = std::fs::read_to_string(env.root().join("audit.jsonl")).expect("audit log");
+    assert!(audit.lines().count() > 3, "{audit}");
+    assert!(env.root().join("written.txt").is_file());
+    assert!(env.root().join(".io/runs").is_dir());
+    assert!(!src.join(".io").exists() && !src.join("audit.jsonl").exists());
+    assert!(!src.join("written.txt").exists());
+}
+
+#[test]
+fn io_check_prints_the_root_it_chose_and_why() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    let deep = env.root().join("src/a/b");
+    std::fs::create_dir_all(&deep).expect("deep");
+    let root = env.root();
+
+    let out = run_io(&deep, &env.user(), &["check"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some(
+            format!(
+                "root: {} (it holds `io.local.toml`; found from the working directory, {})",
+                root.display(),
+                deep.display()
+            )
+            .as_str()
+        )
+    );
+    assert!(stdout(&out).contains("hook[1]  on every event: append to audit.jsonl"));
+
+    let out = run_io(&root, &env.user(), &["check"], &[]);
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some(
+            format!(
+                "root: {} (the working directory, which holds `io.local.toml`)",
+                root.display()
+            )
+            .as_str()
+        )
+    );
+
+    // `--root` wins over the search.
+    let out = run_io(&deep, &env.user(), &["check", "--root", "."], &[]);
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some("root: . (given with --root)")
+    );
+    assert!(stdout(&out).contains("no hooks declared"));
+}
+
+#[test]
+fn a_git_directory_marks_the_top_too_and_the_nearest_marker_wins() {
+    let env = IoEnv::new();
+    std::fs::create_dir(env.root().join(".git")).expect(".git");
+    let inner = env.root().join("crates/inner");
+    std::fs::create_dir_all(inner.join("src")).expect("inner");
+    // The nearest marker wins: an io.toml in a sub-project makes it the top.
+    std::fs::write(inner.join("io.toml"), "").expect("io.toml");
+
+    let out = run_io(&env.root().join("crates"), &env.user(), &["check"], &[]);
+    let first = stdout(&out).lines().next().unwrap_or_default().to_owned();
+    assert!(
+        first.starts_with(&format!("root: {} (it holds `.git`;", env.root().display())),
+        "{first}"
+    );
+
+    let out = run_io(&inner.join("src"), &env.user(), &["check"], &[]);
+    let first = stdout(&out).lines().next().unwrap_or_default().to_owned();
+    assert!(
+        first.starts_with(&format!("root: {} (it holds `io.toml`;", inner.display())),
+        "{first}"
+    );
+}
+
+#[test]
+fn the_search_never_takes_a_file_from_a_directory_others_may_write() {
+    // A shared directory (mode 0777, as /tmp is) holding an io.local.toml
+    // someone else could have put there: the search from below it stops
+    // there, and the working directory stays the root.
+    let env = IoEnv::new();
+    let shared = env.root().join("shared");
+    let below = shared.join("mine");
+    std::fs::create_dir_all(&below).expect("dirs");
+    std::fs::write(shared.join("io.local.toml"), "[[hook]]\nrun = [\"true\"]\n").expect("plant");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+
+    let out = run_io(&below, &env.user(), &["check"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let first = stdout(&out).lines().next().unwrap_or_default().to_owned();
+    assert_eq!(
+        first,
+        format!(
+            "root: {} (the working directory; no `io.local.toml`, `io.toml` or `.git` in it or above it; the search stopped below {}, which anyone may write)",
+            below.display(),
+            shared.display()
+        )
+    );
+    assert!(
+        stdout(&out).contains("no hooks declared"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn every_run_resume_and_replay_says_which_hooks_are_in_force() {
+    let env = IoEnv::new();
+    let local = env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"true\"]\non_failure = \"cancel\"\n\n[[hook]]\nappend = \"audit.jsonl\"\n",
+    );
+    std::fs::write(
+        env.user().join("io.toml"),
+        "[[hook]]\nappend = \"/dev/null\"\n",
+    )
+    .expect("user scope");
+    env.write("script.toml", SCRIPT);
+    let said = format!(
+        "io: 2 hook(s) in force, from {} (local scope); user scope: 1 hook(s), replaced by io.local.toml",
+        local.display()
+    );
+
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(in_force(&out), said);
+    // Before the first event: the line is stderr's first, the run's
+    // progress follows on stdout.
+    assert!(stdout(&out).contains("started"), "{}", stdout(&out));
+
+    let out = env.io(&["replay", "audit.jsonl", "--dry-run"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(in_force(&out), said);
+
+    // A resume too: a run cancelled by the policy hook, then resumed.
+    std::fs::write(
+        &local,
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"false\"]\non_failure = \"cancel\"\n",
+    )
+    .expect("cancelling hook");
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let run_id = stdout(&out)
+        .lines()
+        .find_map(|l| l.strip_prefix("run "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("run id")
+        .to_owned();
+    std::fs::write(&local, "[[hook]]\nappend = \"audit.jsonl\"\n").expect("no check");
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        in_force(&out),
+        format!(
+            "io: 1 hook(s) in force, from {} (local scope); user scope: 1 hook(s), replaced by io.local.toml",
+            local.display()
+        )
+    );
+
+    // -q silences it, and only it.
+    let out = env.io(&["-q", "replay", "audit.jsonl", "--dry-run"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn no_hooks_in_force_is_said_with_the_reason() {
+    let env = IoEnv::new();
+    env.write(
+        "events.jsonl",
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r-1\",\"depth\":0}\n",
+    );
+    let out = env.io(&["replay", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        in_force(&out),
+        format!(
+            "io: no hooks in force: no config file found (looked for `io.local.toml` and `io.toml` in {}, and the user scope's)",
+            env.root().display()
+        )
+    );
+
+    // A file that declares no `hook`.
+    let project = env.write("io.toml", "[toolchain]\nargv = [\"cargo\"]\n");
+    let out = env.io(&["replay", "events.jsonl"]);
+    assert_eq!(
+        in_force(&out),
+        format!(
+            "io: no hooks in force: no file read declares `hook` ({})",
+            project.display()
+        )
+    );
+
+    // `hook = []` replaces the user scope's hooks with none, and says so.
+    std::fs::write(
+        env.user().join("io.toml"),
+        "[[hook]]\nappend = \"/dev/null\"\n\n[[hook]]\nrun = [\"true\"]\n",
+    )
+    .expect("user scope");
+    let local = env.write("io.local.toml", "hook = []\n");
+    let out = env.io(&["replay", "events.jsonl"]);
+    assert_eq!(
+        in_force(&out),
+        format!(
+            "io: no hooks in force: {} (local scope) declares `hook` empty; user scope: 2 hook(s), replaced by io.local.toml",
+            local.display()
+        )
+    );
+}
+
+#[test]
+fn a_run_whose_cancel_hook_cannot_run_is_not_started() {
+    let env = IoEnv::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\nappend = \"audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"./scripts/check-tool-call\"]\non_failure = \"cancel\"\n",
+    );
+    env.write("script.toml", SCRIPT);
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "io: hook[2]: `./scripts/check-tool-call`: there is no `{}/scripts/check-tool-call`",
+            env.root().display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(
+            "io: the run was not started: hook[2] has `on_failure = \"cancel\"` and cannot run as written (the problem is above), so the first event it is given would cancel the run, after that step's tools had run; fix it (`io check` shows it), or set `on_failure = \"continue\"` to run without the check\n"
+        ),
+        "{err}"
+    );
+    // Nothing ran: no event reached the audit log, no tool wrote, no journal.
+    assert_eq!(read(&env.root().join("audit.jsonl")), "");
+    assert!(!env.root().join("written.txt").exists());
+    assert!(!env.root().join(".io").exists());
+    assert_eq!(stdout(&out), "");
+
+    // The same hook with `continue` is warned about, and the run goes on.
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nrun = [\"./scripts/check-tool-call\"]\n",
+    );
+    let out = env.io(&["run", "script.toml"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("io: hook[1]: `./scripts/check-tool-call`: there is no"));
+    assert!(env.root().join("written.txt").is_file());
+}
+
+/// The file's text; empty when it does not exist.
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
