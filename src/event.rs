@@ -52,6 +52,7 @@ pub enum EventKind {
         /// The step the call belongs to.
         step: u32,
         /// The tool's name (`write_file`, `exec`, `spawn`, …).
+        #[hook(values = crate::run::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// The call's arguments, as the model gave them: a JSON object whose
         /// keys depend on the tool (`{"path": …, "content": …}`).
@@ -64,6 +65,7 @@ pub enum EventKind {
         /// The step the call belonged to.
         step: u32,
         /// The tool that was refused.
+        #[hook(values = crate::run::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// Why, in the policy's words.
         reason: String,
@@ -75,6 +77,7 @@ pub enum EventKind {
         /// The step the call belongs to.
         step: u32,
         /// The tool awaiting approval.
+        #[hook(values = crate::run::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// The call's arguments.
         args: serde_json::Value,
@@ -86,6 +89,7 @@ pub enum EventKind {
         /// The step the call belongs to.
         step: u32,
         /// The tool that was decided on.
+        #[hook(values = crate::run::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// Whether the call may go ahead.
         approved: bool,

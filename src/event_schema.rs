@@ -329,25 +329,51 @@ pub fn events_markdown() -> String {
 ///
 /// ```
 /// assert_eq!(
-///     io_harness::schema::where_fields_line("tool_call"),
-///     "A `where` filter may name `step`, `tool`."
+///     io_harness::schema::where_fields_line("step"),
+///     "A `where` filter may name `step`, `moved_the_workspace`."
+/// );
+/// assert!(
+///     io_harness::schema::where_fields_line("tool_call")
+///         .starts_with("A `where` filter may name `step`, `tool`; `tool` is one of `read_file`, ")
 /// );
 /// ```
 pub fn where_fields_line(tag: &str) -> String {
-    let names: Vec<String> = EventKind::from_tag(tag)
-        .map(|kind| {
-            kind.fields()
+    let Some(kind) = EventKind::from_tag(tag) else {
+        return "A `where` filter may name none of its fields.".to_owned();
+    };
+    let mut names = Vec::new();
+    let mut known = Vec::new();
+    for (index, field) in kind.fields().iter().enumerate() {
+        if !field.is_filterable() {
+            continue;
+        }
+        names.push(format!("`{}`", field.name));
+        let values = kind.field_choices(index).unwrap_or_default();
+        let prefixes = kind.field_prefixes(index);
+        if values.is_empty() && prefixes.is_empty() {
+            continue;
+        }
+        let mut holds: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+        holds.extend(
+            prefixes
                 .iter()
-                .filter(|f| f.is_filterable())
-                .map(|f| format!("`{}`", f.name))
-                .collect()
-        })
-        .unwrap_or_default();
-    if names.is_empty() {
-        "A `where` filter may name none of its fields.".to_owned()
-    } else {
-        format!("A `where` filter may name {}.", names.join(", "))
+                .map(|p| format!("a string starting with `{p}`")),
+        );
+        let holds = match holds.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{}, or {last}", rest.join(", ")),
+            _ => holds.join(""),
+        };
+        known.push(format!("`{}` is one of {holds}", field.name));
     }
+    if names.is_empty() {
+        return "A `where` filter may name none of its fields.".to_owned();
+    }
+    let mut line = format!("A `where` filter may name {}", names.join(", "));
+    for known in known {
+        line.push_str(&format!("; {known}"));
+    }
+    line.push('.');
+    line
 }
 
 /// A Markdown table of `fields`.

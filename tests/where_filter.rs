@@ -47,6 +47,28 @@ fn every_mistake_in_where_is_refused_at_load_naming_the_file_key_and_position() 
             "on = [\"tool_call\"]\nwhere.tool = { glob = \"[x\" }",
             "`hook[1].where.tool`: `[x` is not a glob: invalid range pattern",
         ),
+        // Issue 33: a filter that could never match, which `io check` had
+        // passed with `ok`.
+        (
+            "on = [\"tool_call\"]\nwhere.tool = \"exce\"",
+            "`hook[1].where.tool`: field `tool` of `tool_call` holds one of `read_file`, `write_file`, `edit_file`, `spawn`, `exec`, `exec_background`, `poll`, `kill`, `memory_write`, `todo_write`, `ask`, `mcp`, or a string starting with `mcp__`; `exce` is none of them (did you mean `exec`?) (line 3, column 14)",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.tool = \"Exec\"",
+            "`hook[1].where.tool`: field `tool` of `tool_call` holds one of `read_file`, `write_file`, `edit_file`, `spawn`, `exec`, `exec_background`, `poll`, `kill`, `memory_write`, `todo_write`, `ask`, `mcp`, or a string starting with `mcp__`; `Exec` is none of them (did you mean `exec`?) (line 3, column 14)",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.step = -1",
+            "`hook[1].where.step`: field `step` of `tool_call` holds an integer from 0 to 4294967295, and `-1` is outside that range, so the hook could never fire (line 3, column 14)",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.step = { max = -1 }",
+            "`hook[1].where.step`: field `step` of `tool_call` holds an integer from 0 to 4294967295, and `{ max = -1 }` is outside that range, so the hook could never fire (line 3, column 14)",
+        ),
+        (
+            "on = [\"tool_call\"]\nwhere.step = 4294967297",
+            "`hook[1].where.step`: field `step` of `tool_call` holds an integer from 0 to 4294967295, and `4294967297` is outside that range, so the hook could never fire (line 3, column 14)",
+        ),
         (
             "on = [\"finished\"]\nwhere.outcome = \"canceled\"",
             "`hook[1].where.outcome`: field `outcome` of `finished` holds one of `completed`, `cancelled`, `failed`; `canceled` is none of them (did you mean `cancelled`?) (line 3, column 17)",
@@ -190,13 +212,20 @@ fn io_events_tag_lists_the_fields_a_filter_may_name() {
     let out = env.io(&["events", "tool_call"]);
     assert_eq!(code(&out), 0);
     assert!(
-        stdout(&out).contains("\nA `where` filter may name `step`, `tool`.\n"),
+        stdout(&out).contains(
+            "\nA `where` filter may name `step`, `tool`; `tool` is one of `read_file`, \
+             `write_file`, `edit_file`, `spawn`, `exec`, `exec_background`, `poll`, `kill`, \
+             `memory_write`, `todo_write`, `ask`, `mcp`, or a string starting with `mcp__`.\n"
+        ),
         "{}",
         stdout(&out)
     );
     let out = env.io(&["events", "finished"]);
     assert!(
-        stdout(&out).contains("A `where` filter may name `outcome`, `steps`, `resumed`."),
+        stdout(&out).contains(
+            "A `where` filter may name `outcome`, `steps`, `resumed`; `outcome` is one of \
+             `completed`, `cancelled`, or `failed`."
+        ),
         "{}",
         stdout(&out)
     );

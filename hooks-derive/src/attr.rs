@@ -17,6 +17,8 @@ const COST: &str = "cost";
 const CONTENT: &str = "content";
 const CRATE: &str = "crate";
 const UNIT_ENUM: &str = "unit_enum";
+const VALUES: &str = "values";
+const PREFIX: &str = "prefix";
 const RENAME: &str = "rename";
 const RENAME_ALL: &str = "rename_all";
 const SERIALIZE: &str = "serialize";
@@ -296,38 +298,111 @@ pub(crate) fn has_serde(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|attr| attr.path().is_ident(SERDE))
 }
 
-/// Whether a field's `#[hook(...)]` says `unit_enum`: the field holds an
-/// enum of unit variants, which serde writes as the variant's name, and a
-/// `where` filter reads it as that string. Every other key is an error,
-/// given to `error`, as is a repeated `unit_enum`.
-pub(crate) fn field_unit_enum(attrs: &[Attribute], mut error: impl FnMut(syn::Error)) -> bool {
-    let mut seen = false;
+/// The strings `#[hook(values = …)]` declares.
+pub(crate) enum Values {
+    /// `values = ["a", "b"]`: string literals.
+    List(Vec<LitStr>),
+    /// `values = NAMES`: a path to a `&'static [&'static str]`.
+    Expr(Expr),
+}
+
+/// What a field's `#[hook(...)]` says, each key once.
+#[derive(Default)]
+pub(crate) struct FieldHook {
+    /// `#[hook(unit_enum)]`: the field holds an enum of unit variants, which
+    /// serde writes as the variant's name, and a `where` filter reads it as
+    /// that string.
+    pub(crate) unit_enum: Option<syn::Path>,
+    /// `#[hook(values = …)]`: the strings a string field holds, which a
+    /// filter's values are checked against.
+    pub(crate) values: Option<Values>,
+    /// `#[hook(prefix = "…")]`, each: a string starting with it is a value
+    /// the field may hold too (names known only at run time).
+    pub(crate) prefixes: Vec<LitStr>,
+}
+
+impl FieldHook {
+    /// Whether the field's values are declared (`values` or `prefix`).
+    pub(crate) fn declares_values(&self) -> bool {
+        self.values.is_some() || !self.prefixes.is_empty()
+    }
+}
+
+/// A field's `#[hook(...)]`. Every unknown key is an error, given to
+/// `error`, as is a repeated one, `unit_enum` with a value, and `values` or
+/// `prefix` beside `unit_enum` (whose values are its variants' names).
+pub(crate) fn field_hook(attrs: &[Attribute], mut error: impl FnMut(syn::Error)) -> FieldHook {
+    let mut out = FieldHook::default();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident(HOOK)) {
         let result = attr.parse_nested_meta(|meta| {
-            if !meta.path.is_ident(UNIT_ENUM) {
-                error(meta.error(format!(
-                    "unknown hook attribute `{}` on a field; a field takes only `unit_enum` \
-                     (an enum of unit variants, which serde writes as a string, for a `where` \
-                     filter to read), and a tag goes on the variant, as `#[hook(tag = \"…\")]`",
-                    path_string(&meta.path)
-                )));
-                return skip_value(&meta);
+            // #[hook(unit_enum)]
+            if meta.path.is_ident(UNIT_ENUM) {
+                if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
+                    error(meta.error("`unit_enum` takes no value; write `#[hook(unit_enum)]`"));
+                    return skip_value(&meta);
+                }
+                if out.unit_enum.is_some() {
+                    error(meta.error("duplicate hook attribute `unit_enum`"));
+                }
+                out.unit_enum = Some(meta.path.clone());
+                return Ok(());
             }
-            if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
-                error(meta.error("`unit_enum` takes no value; write `#[hook(unit_enum)]`"));
-                return skip_value(&meta);
+            // #[hook(values = TOOL_NAMES)], #[hook(values = ["a", "b"])]
+            if meta.path.is_ident(VALUES) {
+                let input = meta.value()?;
+                let value = if input.peek(token::Bracket) {
+                    let list;
+                    syn::bracketed!(list in input);
+                    let lits = Punctuated::<LitStr, Token![,]>::parse_terminated(&list)?;
+                    Values::List(lits.into_iter().collect())
+                } else {
+                    Values::Expr(input.parse()?)
+                };
+                if out.values.is_some() {
+                    error(syn::Error::new_spanned(
+                        &meta.path,
+                        "duplicate hook attribute `values`",
+                    ));
+                }
+                out.values = Some(value);
+                return Ok(());
             }
-            if seen {
-                error(meta.error("duplicate hook attribute `unit_enum`"));
+            // #[hook(prefix = "mcp__")]
+            if meta.path.is_ident(PREFIX) {
+                let lit = string_value(&meta, "`prefix`", "prefix = \"mcp__\"")?;
+                if lit.value().is_empty() {
+                    error(syn::Error::new_spanned(
+                        &lit,
+                        "an empty `prefix` starts every string, so no value would be checked; \
+                         remove it",
+                    ));
+                }
+                out.prefixes.push(lit);
+                return Ok(());
             }
-            seen = true;
-            Ok(())
+            error(meta.error(format!(
+                "unknown hook attribute `{}` on a field; a field takes `unit_enum` (an enum of \
+                 unit variants, which serde writes as a string, for a `where` filter to read), \
+                 `values = …` (the strings a string field holds) and `prefix = \"…\"` (a string \
+                 starting with it is one too), and a tag goes on the variant, as \
+                 `#[hook(tag = \"…\")]`",
+                path_string(&meta.path)
+            )));
+            skip_value(&meta)
         });
         if let Err(err) = result {
             error(err);
         }
     }
-    seen
+    if let Some(unit_enum) = &out.unit_enum
+        && out.declares_values()
+    {
+        error(syn::Error::new_spanned(
+            unit_enum,
+            "a `unit_enum` field's values are its variants' names; remove `values` and `prefix`",
+        ));
+    }
+    out
 }
 
 /// The string literal after `=` in a `#[hook(key = "…")]`, or an error

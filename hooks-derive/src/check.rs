@@ -46,7 +46,8 @@ fn check_variant_count(cx: &Ctxt, plan: &Plan) {
 }
 
 /// A field's `#[hook]` says only `unit_enum`, on a named field whose type
-/// a filter could not read otherwise.
+/// a filter could not read otherwise, or `values` and `prefix`, on a named
+/// string field.
 fn check_field_attrs(cx: &Ctxt, plan: &Plan) {
     let enum_renames = crate::fields::serde_has(plan.original_attrs, "rename_all_fields");
     let fields = plan
@@ -54,31 +55,49 @@ fn check_field_attrs(cx: &Ctxt, plan: &Plan) {
         .iter()
         .flat_map(|v| v.original.fields.iter().map(move |f| (v.original, f)));
     for (variant, field) in fields {
-        if !attr::field_unit_enum(&field.attrs, |err| cx.syn_error(err)) {
-            continue;
-        }
+        let hook = attr::field_hook(&field.attrs, |err| cx.syn_error(err));
+        let what = match (&hook.unit_enum, hook.declares_values()) {
+            (Some(_), _) => "`#[hook(unit_enum)]`",
+            (None, true) => "`#[hook(values)]` and `#[hook(prefix)]`",
+            (None, false) => continue,
+        };
         let Some(name) = &field.ident else {
             cx.error_spanned_by(
                 &field.ty,
-                "`#[hook(unit_enum)]` is for a named field: a `where` filter names a field",
+                format!("{what} is for a named field: a `where` filter names a field"),
             );
             continue;
         };
+        let readable = crate::fields::readable_as(&field.ty);
         if !crate::fields::is_listed(variant, field, enum_renames) {
             cx.error_spanned_by(
                 name,
                 format!(
                     "field `{name}` is not in the field table (serde writes it under no name \
                      the derive knows: `skip`, `skip_serializing`, `flatten`, or a \
-                     `rename_all` rule), so no filter can name it; remove `#[hook(unit_enum)]`"
+                     `rename_all` rule), so no filter can name it; remove {what}"
                 ),
             );
-        } else if let Some(kind) = crate::fields::readable_as(&field.ty) {
+        } else if hook.unit_enum.is_some() {
+            if let Some(kind) = readable {
+                cx.error_spanned_by(
+                    &field.ty,
+                    format!(
+                        "field `{name}` is already {kind}, which a `where` filter reads; \
+                         remove `#[hook(unit_enum)]`"
+                    ),
+                );
+            }
+        } else if readable != Some("a string") {
+            let is = readable.map_or_else(
+                || "not a string a `where` filter reads (an enum of unit variants takes `#[hook(unit_enum)]`, which knows its values)".to_owned(),
+                str::to_owned,
+            );
             cx.error_spanned_by(
                 &field.ty,
                 format!(
-                    "field `{name}` is already {kind}, which a `where` filter reads; \
-                     remove `#[hook(unit_enum)]`"
+                    "field `{name}` is {is}, and `values` and `prefix` name the strings a \
+                     string field holds; remove them"
                 ),
             );
         }

@@ -13,11 +13,12 @@
 //! filter reads as that string.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
+use syn::spanned::Spanned;
 use syn::{Attribute, Fields, GenericArgument, Meta, PathArguments, Type};
 
-use crate::attr::{lit_str, rename_halves, serde_metas};
+use crate::attr::{Values, lit_str, rename_halves, serde_metas};
 use crate::plan::Plan;
 
 /// What a field holds, as `io_hooks::FieldKind` names it.
@@ -37,6 +38,13 @@ struct PlannedField<'a> {
     optional: bool,
     /// `#[hook(unit_enum)]`: read as its unit variant's serde name.
     unit_enum: bool,
+    /// `#[hook(values = …)]`: the strings it holds.
+    values: Option<Values>,
+    /// `#[hook(prefix = "…")]`, each.
+    prefixes: Vec<String>,
+    /// The primitive integer type it holds (through an `Option`), whose
+    /// bounds a filter's integers are checked against.
+    integer: Option<syn::Ident>,
     member: &'a syn::Ident,
     ty: &'a Type,
 }
@@ -63,7 +71,9 @@ fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<Plan
                 FieldAttrs::Renamed(name) => name,
                 FieldAttrs::Plain => member.unraw().to_string(),
             };
-            let unit_enum = crate::attr::field_unit_enum(&field.attrs, |_| {});
+            // Its errors are check.rs's to report.
+            let hook = crate::attr::field_hook(&field.attrs, |_| {});
+            let unit_enum = hook.unit_enum.is_some();
             let (class, optional) = match unit_enum {
                 true => (Class::Str, is_option(&field.ty)),
                 false => classify(&field.ty),
@@ -73,6 +83,14 @@ fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<Plan
                 class,
                 optional,
                 unit_enum,
+                values: hook.values.filter(|_| class == Class::Str && !unit_enum),
+                prefixes: match class == Class::Str && !unit_enum {
+                    true => hook.prefixes.iter().map(syn::LitStr::value).collect(),
+                    false => Vec::new(),
+                },
+                integer: (class == Class::Integer)
+                    .then(|| integer_of(&field.ty))
+                    .flatten(),
                 member,
                 ty: &field.ty,
             })
@@ -170,6 +188,19 @@ pub(crate) fn readable_as(ty: &Type) -> Option<&'static str> {
     }
 }
 
+/// The primitive integer type `ty` names, through references and one
+/// `Option`.
+fn integer_of(ty: &Type) -> Option<syn::Ident> {
+    let Type::Path(p) = strip(ty) else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if last.ident == "Option" {
+        return single_arg(&last.arguments).and_then(integer_of);
+    }
+    (class_of(last) == Class::Integer).then(|| last.ident.clone())
+}
+
 /// Whether `ty` is an `Option` of something.
 fn is_option(ty: &Type) -> bool {
     matches!(
@@ -244,7 +275,15 @@ pub(crate) fn generate(plan: &Plan) -> TokenStream {
                 Class::Bool => quote!(Bool),
                 Class::Other => quote!(Other),
             };
-            quote!(#krate::Field::new(#name, #krate::FieldKind::#kind, #optional))
+            let row = quote!(#krate::Field::new(#name, #krate::FieldKind::#kind, #optional));
+            match &f.integer {
+                // The type's own bounds, as the compiler knows them.
+                Some(int) => quote!(#row.bounded(
+                    ::core::primitive::#int::MIN as i128,
+                    ::core::primitive::#int::MAX as i128,
+                )),
+                None => row,
+            }
         });
         quote!(&[#(#rows),*])
     });
@@ -293,20 +332,55 @@ fn choices_fn(krate: &syn::Path, per_variant: &[Vec<PlannedField>]) -> TokenStre
         .iter()
         .enumerate()
         .flat_map(|(v, fields)| {
+            fields.iter().enumerate().filter_map(move |(i, f)| {
+                let ty = f.ty;
+                match &f.values {
+                    _ if f.unit_enum => Some(
+                        quote!((#v, #i) => (&#krate::__private::Choices::<#ty>::NEW).choices(),),
+                    ),
+                    Some(Values::List(lits)) => {
+                        Some(quote!((#v, #i) => ::core::option::Option::Some(&[#(#lits),*]),))
+                    }
+                    // A `&'static [&'static str]`, and a type error points
+                    // at it.
+                    Some(Values::Expr(values)) => Some(quote_spanned!(values.span()=>
+                        (#v, #i) => ::core::option::Option::Some(#values),
+                    )),
+                    None => None,
+                }
+            })
+        })
+        .collect();
+    let prefixes: Vec<TokenStream> = per_variant
+        .iter()
+        .enumerate()
+        .flat_map(|(v, fields)| {
             fields
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| f.unit_enum)
+                .filter(|(_, f)| !f.prefixes.is_empty())
                 .map(move |(i, f)| {
-                    let ty = f.ty;
-                    quote!((#v, #i) => (&#krate::__private::Choices::<#ty>::NEW).choices(),)
+                    let prefixes = &f.prefixes;
+                    quote!((#v, #i) => &[#(#prefixes),*],)
                 })
         })
         .collect();
+    let prefixes_fn = (!prefixes.is_empty()).then(|| {
+        quote! {
+            fn field_prefixes(__kind: usize, __field: usize) -> &'static [&'static str] {
+                match (__kind, __field) {
+                    #(#prefixes)*
+                    _ => &[],
+                }
+            }
+        }
+    });
     if arms.is_empty() {
-        return TokenStream::new();
+        return quote!(#prefixes_fn);
     }
     quote! {
+        #prefixes_fn
+
         fn field_choices(
             __kind: usize,
             __field: usize,

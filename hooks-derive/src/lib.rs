@@ -96,6 +96,21 @@ use proc_macro::TokenStream;
 ///   (`HookEvents::field_choices`), and a filter's value or glob that none
 ///   of them matches is refused when the table is loaded. Refused on a
 ///   field a filter can already read (a string, a number, a bool).
+/// - `#[hook(values = EXPR)]`, on a string field: the strings it holds, an
+///   expression of type `&'static [&'static str]` (a `const` the program
+///   already keeps, so the list cannot drift) or an array of string
+///   literals (`values = ["exec", "read_file"]`). A filter's value that is
+///   none of them, or a glob that matches none, is refused when the table
+///   is loaded, with the nearest suggested (`exce`: did you mean `exec`?),
+///   as a hook that could never fire (`HookEvents::field_choices`).
+/// - `#[hook(prefix = "…")]`, on a string field, repeatable: a string
+///   starting with it is a value the field holds too, for names known only
+///   at run time (`prefix = "mcp__"` for an MCP server's tools). With
+///   `values` or alone (`HookEvents::field_prefixes`).
+///
+/// An integer field's bounds are its type's (`u32`: 0 to 4294967295): a
+/// filter's integer, or a `{ min, max }` range, outside them is refused
+/// when the table is loaded (`Field::bounds`).
 ///
 /// serde's own attributes are read too: `rename` gives the tag, and a
 /// variant serde never writes, or writes without its tag (`skip`,

@@ -19,6 +19,11 @@ macro_rules! tool_names {
             )*
         }
 
+        /// Every tool's name, in the order declared: the strings a
+        /// `tool` field of an event holds (`#[hook(values)]` in
+        /// `event.rs`).
+        pub(crate) const TOOL_NAMES: &[&str] = &[$($name),*];
+
         impl ToolName {
             /// Every tool, in the order declared.
             pub(crate) const ALL: &[ToolName] = &[$(ToolName::$variant),*];

@@ -37,6 +37,7 @@ pub use crate::event::now_rfc3339;
 use crate::event::{EventKind, Outcome, RunEvent};
 use crate::observer::Observer;
 
+pub(crate) use call::TOOL_NAMES;
 pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Question, Rule};
 pub use provider::{
     Provider, ProviderError, ScriptedOperator, ScriptedProvider, ToolCall, Turn, TurnRequest,

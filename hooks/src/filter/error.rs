@@ -72,6 +72,8 @@ pub enum WhereError {
         suggestion: Option<&'static str>,
         /// Every string the field holds.
         values: &'static [&'static str],
+        /// The prefixes of the other strings it holds.
+        prefixes: &'static [&'static str],
     },
     /// A glob that matches none of the strings the field holds.
     GlobMatchesNone {
@@ -83,6 +85,21 @@ pub enum WhereError {
         glob: String,
         /// Every string the field holds.
         values: &'static [&'static str],
+        /// The prefixes of the other strings it holds.
+        prefixes: &'static [&'static str],
+    },
+    /// An integer, or a range, outside what an integer field holds.
+    OutOfBounds {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The integer or the range, as written (`-1`, `{ max = -1 }`).
+        written: String,
+        /// The least value the field holds.
+        min: i128,
+        /// The greatest.
+        max: i128,
     },
     /// An inline table that is neither `{ glob = … }` nor
     /// `{ min = …, max = … }`.
@@ -151,9 +168,9 @@ impl fmt::Display for WhereError {
                 "`{glob}` is not a glob: {reason}; `*` matches any characters, `?` one, \
                  `[abc]` one of those, and the glob matches the whole value"
             ),
-            WhereError::NoSuchValue { .. } | WhereError::GlobMatchesNone { .. } => {
-                self.fmt_choices(f)
-            }
+            WhereError::NoSuchValue { .. }
+            | WhereError::GlobMatchesNone { .. }
+            | WhereError::OutOfBounds { .. } => self.fmt_values(f),
             WhereError::BadTable => f.write_str(
                 "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
                  (either or both) for a number",
@@ -166,17 +183,31 @@ impl fmt::Display for WhereError {
 }
 
 impl WhereError {
-    /// The message of a value none of a field's known strings matches.
-    fn fmt_choices(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The message of a value the field can never hold: none of its known
+    /// strings, or outside its integer type.
+    fn fmt_values(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            WhereError::OutOfBounds {
+                event,
+                field,
+                written,
+                min,
+                max,
+            } => write!(
+                f,
+                "field `{field}` of `{event}` holds an integer from {min} to {max}, and `{}` is \
+                 outside that range, so the hook could never fire",
+                clipped(written, SHOWN)
+            ),
             WhereError::NoSuchValue {
                 event,
                 field,
                 value,
                 suggestion,
                 values,
+                prefixes,
             } => {
-                write_holds(f, event, field, values)?;
+                write_holds(f, event, field, values, prefixes)?;
                 write!(f, "`{}` is none of them", clipped(value, SHOWN))?;
                 suggestion.map_or(Ok(()), |s| write!(f, " (did you mean `{s}`?)"))
             }
@@ -185,8 +216,9 @@ impl WhereError {
                 field,
                 glob,
                 values,
+                prefixes,
             } => {
-                write_holds(f, event, field, values)?;
+                write_holds(f, event, field, values, prefixes)?;
                 let glob = clipped(glob, SHOWN);
                 write!(
                     f,
@@ -200,15 +232,28 @@ impl WhereError {
 
 impl std::error::Error for WhereError {}
 
-/// "field `f` of `e` holds one of `a`, `b`; ".
+/// "field `f` of `e` holds one of `a`, `b`; ", with "or a string starting
+/// with `p`" for each prefix.
 fn write_holds(
     f: &mut fmt::Formatter<'_>,
     event: &str,
     field: &str,
     values: &[&str],
+    prefixes: &[&str],
 ) -> fmt::Result {
-    write!(f, "field `{field}` of `{event}` holds one of ")?;
-    write_one_of(f, values)?;
+    write!(f, "field `{field}` of `{event}` holds ")?;
+    if !values.is_empty() {
+        f.write_str("one of ")?;
+        write_one_of(f, values)?;
+    }
+    for (i, prefix) in prefixes.iter().enumerate() {
+        let joint = match (i, values.is_empty()) {
+            (0, true) => "",
+            (0, false) => ", or ",
+            _ => " or ",
+        };
+        write!(f, "{joint}a string starting with `{prefix}`")?;
+    }
     f.write_str("; ")
 }
 

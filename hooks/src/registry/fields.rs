@@ -63,6 +63,11 @@ pub struct Field {
     /// Whether it is an `Option`: `None` (written `null`, or not at all)
     /// never matches a value.
     pub optional: bool,
+    /// The least and the greatest value an integer field holds (its type's
+    /// `MIN` and `MAX`, which the derive writes), when they are known: a
+    /// filter's integer outside them is refused at load, as a hook that
+    /// could never fire.
+    pub bounds: Option<(i128, i128)>,
 }
 
 impl Field {
@@ -73,6 +78,23 @@ impl Field {
             name,
             kind,
             optional,
+            bounds: None,
+        }
+    }
+
+    /// This field, holding integers from `min` to `max` (inclusive): what
+    /// the derive writes for a field of a primitive integer type.
+    ///
+    /// ```
+    /// use io_hooks::{Field, FieldKind};
+    ///
+    /// let step = Field::new("step", FieldKind::Integer, false).bounded(0, u32::MAX.into());
+    /// assert_eq!(step.bounds, Some((0, 4_294_967_295)));
+    /// ```
+    pub const fn bounded(self, min: i128, max: i128) -> Self {
+        Field {
+            bounds: Some((min, max)),
+            ..self
         }
     }
 
@@ -173,6 +195,13 @@ impl<E: HookEvents> Kind<E> {
     /// ```
     pub fn field_choices(self, index: usize) -> Option<&'static [&'static str]> {
         E::field_choices(self.index(), index)
+    }
+
+    /// The prefixes field `index` declares with `#[hook(prefix = "…")]`: a
+    /// string starting with one is a value it may hold too, beside its
+    /// [`field_choices`](Self::field_choices) ([`HookEvents::field_prefixes`]).
+    pub fn field_prefixes(self, index: usize) -> &'static [&'static str] {
+        E::field_prefixes(self.index(), index)
     }
 }
 

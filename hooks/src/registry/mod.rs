@@ -76,12 +76,22 @@ pub trait HookEvents: Sized {
     /// The strings field `field` of variant `kind` (positions in
     /// [`TAGS`](Self::TAGS) and [`Kind::fields`]) can hold, when they are
     /// known: for a field marked `#[hook(unit_enum)]` whose type also
-    /// derives `Deserialize`, its variants' serde names. What a `where`
+    /// derives `Deserialize`, its variants' serde names; for a string field
+    /// marked `#[hook(values = …)]`, those values. What a `where`
     /// filter's values are checked against when a table is loaded
     /// ([`Kind::field_choices`]). `None` for any other field.
     fn field_choices(kind: usize, field: usize) -> Option<&'static [&'static str]> {
         let _ = (kind, field);
         None
+    }
+
+    /// The prefixes field `field` of variant `kind` declares with
+    /// `#[hook(prefix = "…")]`: a string starting with one is a value the
+    /// field may hold too, for names known only at run time (an MCP
+    /// server's tools). Empty for any other field.
+    fn field_prefixes(kind: usize, field: usize) -> &'static [&'static str] {
+        let _ = (kind, field);
+        &[]
     }
 
     /// The kind whose tag is `tag`, or `None` for a name this enum does not

@@ -25,6 +25,8 @@ struct Target {
     /// The strings the field holds, when they are known
     /// ([`Kind::field_choices`]).
     choices: Option<&'static [&'static str]>,
+    /// The prefixes of the other strings it holds ([`Kind::field_prefixes`]).
+    prefixes: &'static [&'static str],
 }
 
 /// Checks `raw` (the table's `where`, at `span`) against each event of
@@ -63,9 +65,13 @@ pub(super) fn compile<E: HookEvents>(
                 event: kind.tag(),
                 field,
                 choices: kind.field_choices(index),
+                prefixes: kind.field_prefixes(index),
             });
         }
-        let test = test_of(value, &targets, true).map_err(|(span, e)| at(span, e))?;
+        let test = test_of(value, &targets, true).map_err(|refusal| {
+            let (span, e) = *refusal;
+            at(span, e)
+        })?;
         conditions.push(Condition {
             name: name.into_inner().into_boxed_str(),
             slots,
@@ -100,13 +106,15 @@ fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field)
     }
 }
 
-type Refusal = (Range<usize>, WhereError);
+/// Where a value is refused, and why (boxed: a load-time path, and the
+/// error is large).
+type Refusal = Box<(Range<usize>, WhereError)>;
 
 /// The test `value` says, checked against the field of every target;
 /// `top` is false inside a list.
 fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, Refusal> {
     let span = value.span();
-    let refuse = |e: WhereError| (span.clone(), e);
+    let refuse = |e: WhereError| Box::new((span.clone(), e));
     let (test, found) = match value.into_inner() {
         Node::Str(s) => (Test::Is(Scalar::Str(s.into_boxed_str())), FOUND_STR),
         Node::Bool(b) => (Test::Is(Scalar::Bool(b)), FOUND_BOOL),
@@ -126,7 +134,59 @@ fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, 
     };
     check_type(found, targets).map_err(refuse)?;
     check_choices(&test, targets).map_err(refuse)?;
+    check_bounds(&test, targets).map_err(refuse)?;
     Ok(test)
+}
+
+/// Whether an integer, or a range, takes in a value each target's field
+/// can hold, where its bounds are known: `where.step = -1` on a `u32` is a
+/// hook that could never fire.
+fn check_bounds(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
+    let (lo, hi, written) = match test {
+        Test::Is(Scalar::Number(Number::Int(n))) => (i128::from(*n), i128::from(*n), n.to_string()),
+        Test::Range { min, max } => {
+            // A float bound reaches no integer field (the type check).
+            let int = |n: &Option<Number>, default: i128| match n {
+                Some(Number::Int(n)) => i128::from(*n),
+                _ => default,
+            };
+            (
+                int(min, i128::MIN),
+                int(max, i128::MAX),
+                range_text(*min, *max),
+            )
+        }
+        _ => return Ok(()),
+    };
+    for target in targets {
+        if let Some((least, most)) = target.field.bounds
+            && (hi < least || lo > most)
+        {
+            return Err(WhereError::OutOfBounds {
+                event: target.event,
+                field: target.field.name,
+                written,
+                min: least,
+                max: most,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `{ min = 1, max = 5 }`, `{ max = -1 }`, as written.
+fn range_text(min: Option<Number>, max: Option<Number>) -> String {
+    let bound = |name: &str, n: Option<Number>| {
+        n.map(|n| match n {
+            Number::Int(n) => format!("{name} = {n}"),
+            Number::Float(x) => format!("{name} = {x:?}"),
+        })
+    };
+    let parts: Vec<String> = [bound("min", min), bound("max", max)]
+        .into_iter()
+        .flatten()
+        .collect();
+    format!("{{ {} }}", parts.join(", "))
 }
 
 /// Whether a string, or a glob, can match what each target's field holds,
@@ -134,31 +194,52 @@ fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, 
 /// that could never fire.
 fn check_choices(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
     for target in targets {
-        let Some(values) = target.choices else {
-            continue;
+        let prefixes = target.prefixes;
+        let values = match target.choices {
+            Some(values) => values,
+            None if !prefixes.is_empty() => &[],
+            None => continue,
         };
         match test {
-            Test::Is(Scalar::Str(s)) if !values.contains(&&**s) => {
+            Test::Is(Scalar::Str(s))
+                if !values.contains(&&**s) && !prefixes.iter().any(|p| s.starts_with(p)) =>
+            {
                 return Err(WhereError::NoSuchValue {
                     event: target.event,
                     field: target.field.name,
                     value: s.to_string(),
                     suggestion: did_you_mean(s, values.iter().copied()),
                     values,
+                    prefixes,
                 });
             }
-            Test::Glob(glob) if !values.iter().any(|v| glob.matches(v)) => {
+            Test::Glob(glob)
+                if !values.iter().any(|v| glob.matches(v))
+                    && !prefixes.iter().any(|p| may_share(glob.as_str(), p)) =>
+            {
                 return Err(WhereError::GlobMatchesNone {
                     event: target.event,
                     field: target.field.name,
                     glob: glob.as_str().to_owned(),
                     values,
+                    prefixes,
                 });
             }
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Whether a string matching `glob` may start with `prefix`: the glob's
+/// literal start (up to its first `*`, `?` or `[`) and the prefix agree as
+/// far as the shorter goes. When they do not, every string the glob
+/// matches differs from every string of that form at some position, so the
+/// glob matches none of them; when they do, it may (the check refuses only
+/// what can never match).
+fn may_share(glob: &str, prefix: &str) -> bool {
+    let literal = glob.find(['*', '?', '[']).map_or(glob, |end| &glob[..end]);
+    literal.starts_with(prefix) || prefix.starts_with(literal)
 }
 
 /// What a value was, for the type check: its words, and the field types

@@ -64,7 +64,33 @@ enum WithOutcome {
     },
 }
 
+/// The names a field holds, and the names of a form, for a filter's values
+/// to be checked against.
+const LEVELS: &[&str] = &["low", "high"];
+
+/// Fields with declared values, and integers whose bounds the derive writes.
+#[derive(HookEvents)]
+enum Declared {
+    #[hook(tag = "call")]
+    Call {
+        #[hook(values = LEVELS)]
+        level: String,
+        #[hook(values = ["a", "b"], prefix = "x_")]
+        name: &'static str,
+        #[hook(prefix = "ci/")]
+        job: String,
+        small: u8,
+        wide: Option<usize>,
+        signed: i64,
+    },
+}
+
 fn main() {
+    assert_eq!(Declared::field_choices(0, 0), Some(LEVELS));
+    assert_eq!(Declared::field_prefixes(0, 1), ["x_"]);
+    assert_eq!(Declared::FIELDS[0][5].bounds, Some((i64::MIN.into(), i64::MAX.into())));
+    let call = Declared::Call { level: String::new(), name: "a", job: String::new(), small: 0, wide: None, signed: 0 };
+    assert_eq!(call.tag(), "call");
     let event: Event<'_, u32> = Event::Note { text: "n" };
     assert_eq!(event.tag(), "note");
     assert_eq!(io_hooks::Kind::all().position(|k| k == Event::<'static, u32>::Started.kind()), Some(0));
