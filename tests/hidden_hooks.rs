@@ -154,7 +154,114 @@ fn files() -> Vec<String> {
     ] {
         files.push(text.to_owned());
     }
+    files.extend(where_files());
     files
+}
+
+/// `where`'s values: a type, an integer's bounds, a string field's declared
+/// values and prefixes, a range, a list.
+fn where_files() -> Vec<String> {
+    let mut files: Vec<String> = [
+        "on = [\"tool_call\"]\nwhere.tool = \"exce\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"Exec\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"mcp__github__create_issue\"",
+        "on = [\"tool_call\"]\nwhere.tool = [\"exec\", \"write_file\"]",
+        "on = [\"tool_call\"]\nwhere.tool = [\"exec\", \"exce\"]",
+        "on = [\"tool_call\"]\nwhere.tool = { glob = \"write_*\" }",
+        "on = [\"tool_call\"]\nwhere.tool = 3",
+        "on = [\"tool_call\"]\nwhere.step = -1",
+        "on = [\"tool_call\"]\nwhere.step = 4294967295",
+        "on = [\"tool_call\"]\nwhere.step = 4294967296",
+        "on = [\"tool_call\"]\nwhere.step = { max = -1 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 4294967296 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 2, max = 9 }",
+        "on = [\"tool_call\"]\nwhere.step = [1, { min = 3 }]",
+        "on = [\"tool_call\"]\nwhere.step = [1, -1]",
+        "on = [\"tool_call\"]\nwhere.step = \"1\"",
+        "on = [\"tool_call\"]\nwhere.step = []",
+        "on = [\"finished\"]\nwhere.outcome = \"canceled\"",
+        "on = [\"finished\"]\nwhere.outcome = [\"failed\", \"cancelled\"]",
+        "on = [\"finished\"]\nwhere.resumed = true",
+        "on = [\"finished\"]\nwhere.resumed = \"yes\"",
+        "on = [\"spend_draw\"]\nwhere.tokens = { min = 1000 }",
+        "on = [\"spend_draw\"]\nwhere.tokens = -5",
+        "on = [\"tool_call\", \"refused\"]\nwhere.tool = \"exec\"\nwhere.step = 1",
+    ]
+    .iter()
+    .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
+    .collect();
+    files.push(
+        "[[profile.ci.hook]]\non = [\"tool_call\"]\nwhere.tool = \"exce\"\nappend = \"a\"\n"
+            .to_owned(),
+    );
+    files
+}
+
+/// `io check`'s verdict on `text` as `io.local.toml`: `true` for ok.
+fn check_verdict(text: &str) -> bool {
+    let out = io(&["check"], Some(text));
+    match out.status.code() {
+        Some(0) => true,
+        Some(1) => false,
+        other => panic!("io check exited {other:?} on\n{text}\n{}", stderr(&out)),
+    }
+}
+
+/// The editor the help names (`io schema --help`: taplo, the engine of
+/// Even Better TOML) applies the schema as `io check` judges the file, on
+/// every file here: so its rules are written in keywords taplo applies
+/// (draft 7's `if`/`then`; it skips 2019-09's `dependentSchemas`, which
+/// once let `where` without `on` and a field `on`'s events lack pass in the
+/// editor). `.ci/run` installs taplo; elsewhere the test says it ran
+/// nothing when taplo is not on `PATH`.
+#[test]
+fn taplo_gives_the_same_verdict_as_io_check_on_every_file() {
+    let taplo = std::process::Command::new("taplo")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !common::prerequisite(
+        "taplo (cargo install taplo-cli --version 0.10.0 --locked --no-default-features --features lint,rustls-tls)",
+        taplo,
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let schema = dir.path().join("io-hooks.schema.json");
+    std::fs::write(&schema, io(&["schema"], None).stdout).expect("schema");
+    let schema = format!("file://{}", schema.display());
+    let file = dir.path().join("io.local.toml");
+    let mut verdicts = (0, 0);
+    for text in files() {
+        std::fs::write(&file, &text).expect("file");
+        let out = std::process::Command::new("taplo")
+            .args(["check", "--no-auto-config", "--colors", "never", "--schema"])
+            .arg(&schema)
+            .arg(&file)
+            .current_dir(dir.path())
+            .output()
+            .expect("taplo runs");
+        let taplo_ok = match out.status.code() {
+            Some(0) => true,
+            Some(1) => false,
+            other => panic!("taplo exited {other:?}: {}", stderr(&out)),
+        };
+        let check_ok = check_verdict(&text);
+        assert_eq!(
+            taplo_ok,
+            check_ok,
+            "taplo says {}, io check says {} on\n{text}\ntaplo: {}",
+            if taplo_ok { "valid" } else { "invalid" },
+            if check_ok { "ok" } else { "error" },
+            stderr(&out),
+        );
+        if check_ok {
+            verdicts.0 += 1;
+        } else {
+            verdicts.1 += 1;
+        }
+    }
+    assert!(verdicts.0 > 40 && verdicts.1 > 40, "{verdicts:?}");
 }
 
 #[test]

@@ -398,11 +398,17 @@ fn the_schema_knows_where() {
     // With `where`, `on` is required, and each event of `on` narrows the
     // names `where` may use to its fields a filter reads (`args` is
     // free-form; `finished` has none).
-    let rules = &schema["dependentSchemas"]["where"];
-    assert_eq!(rules["required"], serde_json::json!(["on"]));
-    let per_event: Vec<(String, serde_json::Value)> = rules["allOf"]
-        .as_array()
-        .expect("one rule per event")
+    // In draft 7's `if`/`then`, which every editor's validator applies.
+    let rules = schema["allOf"].as_array().expect("the rules");
+    let first = rules
+        .iter()
+        .position(|rule| rule["if"] == serde_json::json!({ "required": ["where"] }))
+        .expect("where needs on");
+    assert_eq!(
+        rules[first]["then"],
+        serde_json::json!({ "required": ["on"] })
+    );
+    let per_event: Vec<(String, serde_json::Value)> = rules[first + 1..]
         .iter()
         .map(|rule| {
             let tag = rule["if"]["properties"]["on"]["contains"]["const"].to_string();

@@ -6,7 +6,7 @@ use super::Layout;
 use super::keys::KEYS;
 use super::placement::{HOOK, near_miss_pattern};
 use crate::action::ACTIONS;
-use crate::registry::{HookEvents, Kind};
+use crate::registry::{Field, FieldKind, HookEvents, Kind};
 
 /// The JSON Schema (draft 2020-12) of one `[[hook]]` table for events `E`:
 /// every key of the key table with what it accepts, exactly one action, and
@@ -55,46 +55,146 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
     });
     let mut exclusions: Vec<Value> = ACTIONS.iter().filter_map(exclusion).collect();
     if let Some(object) = schema.as_object_mut() {
-        object.insert(
-            "dependentSchemas".to_owned(),
-            json!({ "where": where_names::<E>() }),
-        );
-        match exclusions.len() {
-            0 => {}
-            // One rule is written as it always was, at the top level.
-            1 => {
-                if let Value::Object(rule) = exclusions.remove(0) {
-                    object.extend(rule);
-                }
-            }
-            _ => {
-                object.insert("allOf".to_owned(), Value::Array(exclusions));
-            }
+        // One exclusion is written as it always was, at the top level; the
+        // rest, and the rules of `where`, in `allOf`.
+        if exclusions.len() == 1
+            && let Value::Object(rule) = exclusions.remove(0)
+        {
+            object.extend(rule);
         }
+        exclusions.extend(where_rules::<E>());
+        object.insert("allOf".to_owned(), Value::Array(exclusions));
     }
     schema
 }
 
-/// What a hook table with `where` must also be: one with `on`, whose
-/// `where` names only fields a filter may read that every event of `on`
-/// has. Which values a field accepts (a type, one of an enum's names, a
-/// glob that compiles) the loader checks, not the schema.
-fn where_names<E: HookEvents>() -> Value {
-    let per_event: Vec<Value> = Kind::<E>::all()
-        .map(|kind| {
-            let names: Vec<&str> = kind
-                .fields()
-                .iter()
-                .filter(|field| field.is_filterable())
-                .map(|field| field.name)
-                .collect();
-            json!({
-                "if": { "properties": { "on": { "contains": { "const": kind.tag() } } } },
-                "then": { "properties": { "where": { "propertyNames": { "enum": names } } } }
-            })
+/// The rules of `where`, in keywords every editor's validator applies
+/// (draft 7's `if` and `then`, which taplo, the engine of Even Better TOML,
+/// applies where it skips 2019-09's `dependentSchemas`): a hook table with
+/// `where` has `on`; and for each event `on` may hold, `where` names only
+/// that event's fields a filter reads, each with a value of its type
+/// ([`value_schema`]). A glob that matches none of a field's values, and
+/// "did you mean", are the loader's alone.
+fn where_rules<E: HookEvents>() -> Vec<Value> {
+    let mut rules = vec![json!({
+        "if": { "required": ["where"] },
+        "then": { "required": ["on"] }
+    })];
+    for kind in Kind::<E>::all() {
+        let mut names = Vec::new();
+        let mut values = Map::new();
+        for (index, field) in kind.fields().iter().enumerate() {
+            if !field.is_filterable() {
+                continue;
+            }
+            names.push(field.name);
+            values.insert(
+                field.name.to_owned(),
+                value_schema(
+                    field,
+                    kind.field_choices(index).unwrap_or_default(),
+                    kind.field_prefixes(index),
+                ),
+            );
+        }
+        rules.push(json!({
+            "if": {
+                "required": ["on", "where"],
+                "properties": { "on": { "contains": { "const": kind.tag() } } }
+            },
+            "then": {
+                "properties": {
+                    "where": { "propertyNames": { "enum": names }, "properties": values }
+                }
+            }
+        }));
+    }
+    rules
+}
+
+/// What `where.<field>` may be for `field`: a value of its type (within an
+/// integer's bounds; one of a string's declared `values`, or starting with
+/// one of its `prefixes`, when it declares any), a glob for a string, a
+/// range for a number (reaching into an integer's bounds), or a list of one
+/// or more of those.
+fn value_schema(field: &Field, values: &[&str], prefixes: &[&str]) -> Value {
+    let glob = json!({
+        "type": "object",
+        "properties": { "glob": { "type": "string" } },
+        "required": ["glob"],
+        "additionalProperties": false
+    });
+    let range = |lo: Option<Value>, hi: Option<Value>| {
+        let bound = |limit: &str, at: Option<Value>| match at {
+            Some(at) => json!({ "type": "number", limit: at }),
+            None => json!({ "type": "number" }),
+        };
+        json!({
+            "type": "object",
+            "properties": { "min": bound("maximum", hi), "max": bound("minimum", lo) },
+            "minProperties": 1,
+            "additionalProperties": false
         })
-        .collect();
-    json!({ "required": ["on"], "allOf": per_event })
+    };
+    let one: Vec<Value> = match field.kind {
+        FieldKind::Str => vec![string_schema(values, prefixes), glob],
+        FieldKind::Integer => {
+            let (lo, hi) = match field.bounds {
+                Some((lo, hi)) => (number(lo), number(hi)),
+                None => (None, None),
+            };
+            let mut int = json!({ "type": "integer" });
+            if let Some(object) = int.as_object_mut() {
+                object.extend(lo.clone().map(|lo| ("minimum".to_owned(), lo)));
+                object.extend(hi.clone().map(|hi| ("maximum".to_owned(), hi)));
+            }
+            vec![int, range(lo, hi)]
+        }
+        FieldKind::Float => vec![json!({ "type": "number" }), range(None, None)],
+        _ => vec![json!({ "type": "boolean" })],
+    };
+    let list = json!({ "type": "array", "minItems": 1, "items": { "anyOf": one } });
+    let mut any = one;
+    any.push(list);
+    json!({ "anyOf": any })
+}
+
+/// A string a field may hold: any, or one of `values`, or one starting
+/// with one of `prefixes`.
+fn string_schema(values: &[&str], prefixes: &[&str]) -> Value {
+    let pattern = (!prefixes.is_empty()).then(|| {
+        let alternatives: Vec<String> = prefixes.iter().map(|p| regex_literal(p)).collect();
+        json!({ "type": "string", "pattern": format!("^(?:{})", alternatives.join("|")) })
+    });
+    match (values.is_empty(), pattern) {
+        (true, None) => json!({ "type": "string" }),
+        (true, Some(pattern)) => pattern,
+        (false, None) => json!({ "enum": values }),
+        (false, Some(pattern)) => json!({ "anyOf": [{ "enum": values }, pattern] }),
+    }
+}
+
+/// `text` as a regular expression (ECMA-262, as JSON Schema's `pattern`)
+/// that matches it literally.
+fn regex_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        // ECMA-262's syntax characters: the only ones an escape may
+        // precede in a `u`-mode pattern.
+        if "\\^$.|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `n` as a JSON number, when JSON's integers (`i64`, `u64`) hold it.
+fn number(n: i128) -> Option<Value> {
+    i64::try_from(n)
+        .map(Value::from)
+        .or_else(|_| u64::try_from(n).map(Value::from))
+        .ok()
 }
 
 /// The JSON Schema (draft 2020-12) of a whole file that may declare hooks,
