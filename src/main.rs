@@ -60,7 +60,7 @@ enum Command {
     /// $XDG_CONFIG_HOME/io/io.toml, else ~/.config/io/io.toml), then
     /// ROOT/io.toml, then ROOT/io.local.toml.
     #[command(
-        after_help = "Exits 1 when a hook cannot work as written.\n\nExample:\n  io check --root . --profile ci\n  io check --event finished"
+        after_help = "Exits 1 when a hook cannot work as written.\n\nExample:\n  io check --root . --profile ci\n  io check --event finished\n  io check --json | jq '.hooks[] | select(.problems != [])'"
     )]
     Check {
         /// The discovery root [default: the nearest directory at or above
@@ -75,6 +75,10 @@ enum Command {
         /// whose `where` filter lets only some of its events through.
         #[arg(long, value_name = "TAG")]
         event: Option<String>,
+        /// One JSON object: the root and why, the files read, every hook
+        /// with its problems and notes, and the verdict.
+        #[arg(long)]
+        json: bool,
     },
     /// List the events a hook may name, with when each fires and its cost;
     /// with TAG, what a hook receives for that event.
@@ -178,6 +182,16 @@ Example:
         /// its stderr, under its failure.
         #[arg(long)]
         stderr: bool,
+    },
+    /// Print a completion script for SHELL, to be sourced by it.
+    #[command(after_help = "\
+Example:
+  io completions bash > ~/.local/share/bash-completion/completions/io
+  io completions zsh > ~/.zfunc/_io        # with fpath+=(~/.zfunc) before compinit
+  io completions fish > ~/.config/fish/completions/io.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
     /// The spec's four hooks on a real run, in a fresh temporary workspace:
     /// an audit log, a notification, a formatter and a policy check that
@@ -315,7 +329,8 @@ fn run(cli: Cli) -> ExitCode {
             root,
             profile,
             event,
-        } => cli::check::check(root.as_deref(), profile.as_deref(), event.as_deref()),
+            json,
+        } => cli::check::check(root.as_deref(), profile.as_deref(), event.as_deref(), json),
         Command::Events {
             tag,
             json,
@@ -365,6 +380,16 @@ fn run(cli: Cli) -> ExitCode {
             )
         }
         Command::Demo { dir } => cli::demo::demo(dir.as_deref()),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "io",
+                &mut script,
+            );
+            cli::out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

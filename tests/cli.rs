@@ -1306,3 +1306,124 @@ fn a_terminal_gets_colour_unless_no_color_is_set_and_a_pipe_never_does() {
     assert!(warned(&stderr(&piped)), "{}", stderr(&piped));
     assert!(!stderr(&piped).contains('\x1b'), "{}", stderr(&piped));
 }
+
+#[test]
+fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problems() {
+    let env = Env::new();
+    let local = env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nrun = [\"./nope\"]\non_failure = \"cancel\"\n\n[[hook]]\nappend = \"audit.jsonl\"\n",
+    );
+    let out = env.io(&["check", "--json", "--event", "tool_call"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "one object, one line: {text}");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let root = env.root();
+    assert_eq!(
+        report,
+        serde_json::json!({
+            "root": root,
+            "root_why": "the working directory, which holds `io.local.toml`",
+            "files": [{ "path": local, "scope": "local", "hooks_in_force": true }],
+            "looked_at": [],
+            "profile": null,
+            "replaced": [],
+            "hooks_in_force": format!("hooks from {} (local scope)", local.display()),
+            "hooks": [
+                {
+                    "hook": 1,
+                    "on": ["tool_call"],
+                    "where": "tool = \"exec\"",
+                    "does": "on tool_call: run [\"./nope\"] (timeout 5000 ms); on failure: cancel the run",
+                    "on_failure": "cancel",
+                    "problems": [{
+                        "problem": format!("`./nope`: there is no `{}/nope`", root.display()),
+                        "hint": "a program containing `/` is relative to the hooks' root: write its path from there (`./scripts/NAME`) or in full"
+                    }],
+                    "notes": []
+                },
+                {
+                    "hook": 2,
+                    "on": null,
+                    "where": null,
+                    "does": "on every event: append to audit.jsonl; on failure: continue",
+                    "on_failure": "continue",
+                    "problems": [],
+                    "notes": []
+                }
+            ],
+            "event": {
+                "tag": "tool_call",
+                "fires": [2],
+                "fires_only_where": [{ "hook": 1, "where": "tool = \"exec\"", "fields": ["tool"] }]
+            },
+            "broken": 1,
+            "ok": false
+        })
+    );
+    // No file: where it looked; ok.
+    let empty = Env::new();
+    let out = empty.io(&["check", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["hooks"], serde_json::json!([]));
+    assert_eq!(report["looked_at"].as_array().map(Vec::len), Some(3));
+    // A config error is the same paragraph on stderr as without --json.
+    empty.write("io.local.toml", "[[hook]]\ntimout_ms = 1\n");
+    let out = empty.io(&["check", "--json"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("unknown key `timout_ms`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn io_completions_bash_completes_the_commands_and_their_flags() {
+    let env = Env::new();
+    let out = env.io(&["completions", "bash"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let script = env.write("io.bash", &stdout(&out));
+    // Loaded by bash itself, then asked as bash asks it when TAB is hit.
+    let complete = |words: &str, index: usize| {
+        let program = format!(
+            "source {}\nCOMP_WORDS=({words})\nCOMP_CWORD={index}\n_io io \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", &program])
+            .output()
+            .expect("bash runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let commands = complete("io ''", 1);
+    for name in [
+        "check",
+        "events",
+        "schema",
+        "replay",
+        "run",
+        "demo",
+        "completions",
+    ] {
+        assert!(commands.lines().any(|l| l == name), "{name} in {commands}");
+    }
+    assert_eq!(complete("io ch", 1).trim(), "check");
+    let flags = complete("io check --", 2);
+    for flag in ["--root", "--profile", "--event", "--json"] {
+        assert!(flags.lines().any(|l| l == flag), "{flag} in {flags}");
+    }
+    // Every shell clap knows gets a script naming the commands.
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = env.io(&["completions", shell]);
+        assert_eq!(code(&out), 0, "{shell}: {}", stderr(&out));
+        assert!(stdout(&out).contains("replay"), "{shell}");
+    }
+    let out = env.io(&["completions", "tcsh"]);
+    assert_eq!(code(&out), 2, "an unknown shell is a usage error");
+}

@@ -144,6 +144,22 @@ fn io_check_escapes_what_a_hook_names() {
         "{}",
         text(&out.stdout)
     );
+    // `--json` too: the same text, escaped as JSON strings (`\u001b`,
+    // `\u202e`), and it reads back as what the file said.
+    let out = run_io(tmp.path(), tmp.path(), &["check", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_nothing_raw("io check --json", &out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let does = report["hooks"][0]["does"].as_str().expect("does");
+    let problem = report["hooks"][0]["problems"][0]["problem"]
+        .as_str()
+        .expect("problem");
+    let hostile = "x\u{1b}]0;pwned\u{7}\r\u{9b}\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}\u{200e}\u{200f}\u{61c}y";
+    assert!(
+        problem.starts_with(&format!("`./{hostile}`")),
+        "{problem:?}"
+    );
+    assert!(does.starts_with("on every event: run ["), "{does:?}");
 }
 
 /// A line break in outside text that `io` prints within a line of its own

@@ -232,6 +232,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         names,
         [
             "$ io check",
+            "$ io check --json",
             "$ io check",
             "$ io check",
             "$ io check",
@@ -246,7 +247,8 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         "the README's console blocks changed: give each new one its setup in this test"
     );
     let shown = "/tmp/readme/myproject";
-    let setups: [&str; 10] = [
+    let setups: [&str; 11] = [
+        WRITE_A_HOOK,
         WRITE_A_HOOK,
         HIDDEN_TABLE,
         "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",

@@ -9,9 +9,14 @@ use io_harness::{
 };
 use io_hooks::{Kind, UnknownEvent};
 
-use super::{CmdResult, describe, load_at, out, replaced, safe};
+use super::{CmdResult, Root, describe, load_at, out, replaced, safe, write_safe_json};
 
-pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&str>) -> CmdResult {
+pub(crate) fn check(
+    root: Option<&Path>,
+    profile: Option<&str>,
+    event: Option<&str>,
+    json: bool,
+) -> CmdResult {
     let (config, root) = load_at(root, profile)?;
     // Checked before anything is printed: an unknown tag is an error.
     let event = event
@@ -21,45 +26,157 @@ pub(crate) fn check(root: Option<&Path>, profile: Option<&str>, event: Option<&s
             Ok::<_, String>((tag, kind))
         })
         .transpose()?;
+    let specs = config.hook_specs();
+    let problems = Hooks::check(specs, config.root());
+    let broken = {
+        let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
+        hooks.dedup();
+        hooks.len()
+    };
+    if json {
+        let report = report_json(&config, &root, &problems, event, broken);
+        let mut line = Vec::new();
+        write_safe_json(&mut line, &report).map_err(|e| e.to_string())?;
+        line.push(b'\n');
+        out(&String::from_utf8_lossy(&line))?;
+    } else {
+        out(&safe(&report_text(
+            &config, &root, &problems, event, broken,
+        )))?;
+    }
+    Ok(if broken == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// What `io check` prints: the root, the files read, each hook with its
+/// problems and notes, what `--event` fires, and the verdict.
+fn report_text(
+    config: &Config,
+    root: &Root,
+    problems: &[Problem],
+    event: Option<(&str, Kind<EventKind>)>,
+    broken: usize,
+) -> String {
     let mut text = format!("root: {} ({})\n", root.path.display(), root.why);
-    text.push_str(&files_read(&config));
+    text.push_str(&files_read(config));
     if let Some(name) = config.profile() {
         text.push_str(&format!("profile: {name}\n"));
     }
-    for line in replaced(&config) {
+    for line in replaced(config) {
         text.push_str(&line);
         text.push('\n');
     }
     let specs = config.hook_specs();
-    let problems = Hooks::check(specs, config.root());
     match config.hooks_in_force() {
         None => text.push_str("no hooks declared\n"),
         Some(in_force) => {
             text.push_str(&format!("{} hook(s), {in_force}:\n", specs.len()));
             for (i, spec) in specs.iter().enumerate() {
-                text.push_str(&hook_lines(i, spec, &problems, config.root()));
+                text.push_str(&hook_lines(i, spec, problems, config.root()));
             }
         }
     }
     if let Some((tag, kind)) = event {
         text.push_str(&on_event(specs, tag, kind));
     }
-    let broken = {
-        let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
-        hooks.dedup();
-        hooks.len()
-    };
     if broken == 0 {
         text.push_str("ok\n");
-        out(&safe(&text))?;
-        Ok(ExitCode::SUCCESS)
     } else {
         text.push_str(&format!(
             "FAILED: {broken} hook(s) cannot work as written\n"
         ));
-        out(&safe(&text))?;
-        Ok(ExitCode::from(1))
     }
+    text
+}
+
+/// `io check --json`: what [`report_text`] says, as one object.
+fn report_json(
+    config: &Config,
+    root: &Root,
+    problems: &[Problem],
+    event: Option<(&str, Kind<EventKind>)>,
+    broken: usize,
+) -> serde_json::Value {
+    use serde_json::json;
+    let specs = config.hook_specs();
+    let files: Vec<serde_json::Value> = config
+        .sources()
+        .iter()
+        .map(|source| {
+            json!({
+                "path": source.path(),
+                "scope": source.scope().as_str(),
+                "hooks_in_force": source.in_force(),
+            })
+        })
+        .collect();
+    let looked_at = if config.sources().is_empty() {
+        looked_at(config)
+    } else {
+        Vec::new()
+    };
+    let hooks: Vec<serde_json::Value> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let problems: Vec<serde_json::Value> = problems
+                .iter()
+                .filter(|p| p.index == i)
+                .map(|p| json!({ "problem": p.kind.to_string(), "hint": p.hint() }))
+                .collect();
+            json!({
+                "hook": i + 1,
+                "on": (!spec.on.is_all()).then(|| spec.on.tags().collect::<Vec<_>>()),
+                "where": (!spec.filter.is_empty()).then(|| spec.filter.to_string()),
+                "does": describe(spec, config.root()),
+                "on_failure": spec.on_failure.as_str(),
+                "problems": problems,
+                "notes": cost_notes(spec),
+            })
+        })
+        .collect();
+    let event = event.map(|(tag, kind)| {
+        let (firing, filtered) = wanting(specs, kind);
+        json!({
+            "tag": tag,
+            "fires": firing.iter().map(|(i, _)| i + 1).collect::<Vec<_>>(),
+            "fires_only_where": filtered
+                .iter()
+                .map(|(i, spec)| json!({
+                    "hook": i + 1,
+                    "where": spec.filter.to_string(),
+                    "fields": spec.filter.fields().collect::<Vec<_>>(),
+                }))
+                .collect::<Vec<_>>(),
+        })
+    });
+    json!({
+        "root": root.path,
+        "root_why": root.why,
+        "files": files,
+        "looked_at": looked_at,
+        "profile": config.profile(),
+        "replaced": replaced(config),
+        "hooks_in_force": config.hooks_in_force().map(|h| h.to_string()),
+        "hooks": hooks,
+        "event": event,
+        "broken": broken,
+        "ok": broken == 0,
+    })
+}
+
+/// The hooks whose `on` holds `kind`: those it fires, and those it fires
+/// only where their filter lets it through, each with its index.
+type Wanting<'s> = Vec<(usize, &'s HookSpec<EventKind>)>;
+fn wanting(specs: &[HookSpec<EventKind>], kind: Kind<EventKind>) -> (Wanting<'_>, Wanting<'_>) {
+    specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.on.contains_kind(kind))
+        .partition(|(_, s)| s.filter.is_empty())
 }
 
 /// `files read:` with each file's scope and which one's hooks are in force,
@@ -101,11 +218,7 @@ fn filter_line(spec: &HookSpec<EventKind>) -> String {
 /// fires only where their filter lets it through, naming the fields the
 /// filter turns the rest away on.
 fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> String {
-    let wanting = specs
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.on.contains_kind(kind));
-    let (firing, filtered): (Vec<_>, Vec<_>) = wanting.partition(|(_, s)| s.filter.is_empty());
+    let (firing, filtered) = wanting(specs, kind);
     let mut text = if firing.is_empty() && filtered.is_empty() {
         format!("on `{tag}`: no hook fires\n")
     } else if firing.is_empty() {

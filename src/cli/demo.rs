@@ -86,7 +86,7 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
         "== io demo in {}\n== the config (io check):\n",
         base.display()
     )))?;
-    check::check(Some(&root), None, None)?;
+    check::check(Some(&root), None, None, false)?;
     let config = load(Some(&root), None)?;
     super::log_to_stderr(
         super::Verbosity::default(),
