@@ -197,14 +197,34 @@ fn where_files() -> Vec<String> {
     files
 }
 
-/// `io check`'s verdict on `text` as `io.local.toml`: `true` for ok.
-fn check_verdict(text: &str) -> bool {
-    let out = io(&["check"], Some(text));
-    match out.status.code() {
-        Some(0) => true,
-        Some(1) => false,
-        other => panic!("io check exited {other:?} on\n{text}\n{}", stderr(&out)),
+/// Whether `judge` (a schema validator) gives `io check`'s verdict on
+/// every file here, each verdict being many times exercised; `judge` says
+/// whether a file is valid, and why when it is not.
+fn agrees_with_io_check(validator: &str, mut judge: impl FnMut(&str) -> (bool, String)) {
+    let mut verdicts = (0, 0);
+    for text in files() {
+        let (valid, why) = judge(&text);
+        let out = io(&["check"], Some(&text));
+        let check_ok = match out.status.code() {
+            Some(0) => true,
+            Some(1) => false,
+            other => panic!("io check exited {other:?} on\n{text}\n{}", stderr(&out)),
+        };
+        assert_eq!(
+            valid,
+            check_ok,
+            "{validator} says {}, io check says {} on\n{text}\nio check: {}\n{validator}: {why}",
+            if valid { "valid" } else { "invalid" },
+            if check_ok { "ok" } else { "error" },
+            stderr(&out),
+        );
+        if check_ok {
+            verdicts.0 += 1;
+        } else {
+            verdicts.1 += 1;
+        }
     }
+    assert!(verdicts.0 > 40 && verdicts.1 > 40, "{verdicts:?}");
 }
 
 /// The editor the help names (`io schema --help`: taplo, the engine of
@@ -231,9 +251,8 @@ fn taplo_gives_the_same_verdict_as_io_check_on_every_file() {
     std::fs::write(&schema, io(&["schema"], None).stdout).expect("schema");
     let schema = format!("file://{}", schema.display());
     let file = dir.path().join("io.local.toml");
-    let mut verdicts = (0, 0);
-    for text in files() {
-        std::fs::write(&file, &text).expect("file");
+    agrees_with_io_check("taplo", |text| {
+        std::fs::write(&file, text).expect("file");
         let out = std::process::Command::new("taplo")
             .args(["check", "--no-auto-config", "--colors", "never", "--schema"])
             .arg(&schema)
@@ -241,27 +260,12 @@ fn taplo_gives_the_same_verdict_as_io_check_on_every_file() {
             .current_dir(dir.path())
             .output()
             .expect("taplo runs");
-        let taplo_ok = match out.status.code() {
-            Some(0) => true,
-            Some(1) => false,
+        match out.status.code() {
+            Some(0) => (true, String::new()),
+            Some(1) => (false, stderr(&out)),
             other => panic!("taplo exited {other:?}: {}", stderr(&out)),
-        };
-        let check_ok = check_verdict(&text);
-        assert_eq!(
-            taplo_ok,
-            check_ok,
-            "taplo says {}, io check says {} on\n{text}\ntaplo: {}",
-            if taplo_ok { "valid" } else { "invalid" },
-            if check_ok { "ok" } else { "error" },
-            stderr(&out),
-        );
-        if check_ok {
-            verdicts.0 += 1;
-        } else {
-            verdicts.1 += 1;
         }
-    }
-    assert!(verdicts.0 > 40 && verdicts.1 > 40, "{verdicts:?}");
+    });
 }
 
 #[test]
@@ -270,35 +274,13 @@ fn the_schema_and_io_check_give_the_same_verdict_on_every_file() {
     assert_eq!(out.status.code(), Some(0));
     let schema: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let validator = jsonschema::draft202012::new(&schema).expect("the schema compiles");
-    let mut verdicts = (0, 0);
-    for text in files() {
-        let table: toml::Table = toml::from_str(&text).expect("the file is TOML");
+    agrees_with_io_check("the schema", |text| {
+        let table: toml::Table = toml::from_str(text).expect("the file is TOML");
         let json = serde_json::to_value(&table).expect("TOML as JSON");
-        let schema_ok = validator.is_valid(&json);
-        let out = io(&["check"], Some(&text));
-        let check_ok = match out.status.code() {
-            Some(0) => true,
-            Some(1) => false,
-            other => panic!("io check exited {other:?} on\n{text}\n{}", stderr(&out)),
-        };
-        assert_eq!(
-            schema_ok,
-            check_ok,
-            "the schema says {}, io check says {} on\n{text}\nio check: {}\nschema: {:?}",
-            if schema_ok { "valid" } else { "invalid" },
-            if check_ok { "ok" } else { "error" },
-            stderr(&out),
-            validator
-                .iter_errors(&json)
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>(),
-        );
-        if check_ok {
-            verdicts.0 += 1;
-        } else {
-            verdicts.1 += 1;
-        }
-    }
-    // Both verdicts are exercised, many times each.
-    assert!(verdicts.0 > 40 && verdicts.1 > 40, "{verdicts:?}");
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| e.to_string())
+            .collect();
+        (errors.is_empty(), format!("{errors:?}"))
+    });
 }
