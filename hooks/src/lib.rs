@@ -146,6 +146,7 @@ compile_error!(
 );
 
 mod action;
+pub mod beneath;
 mod exec;
 mod failure;
 mod filter;
