@@ -55,7 +55,8 @@ pub enum EventKind {
         tool: String,
         /// The call's arguments, as the model gave them: a JSON object whose
         /// keys depend on the tool (`{"path": …, "content": …}`).
-        args: serde_json::Value,
+        #[schemars(with = "serde_json::Value")]
+        args: crate::RawJson,
     },
     /// The policy refused a tool call; when it happens, rarely.
     #[serde(rename = "refused")]
@@ -77,7 +78,8 @@ pub enum EventKind {
         /// The tool awaiting approval.
         tool: String,
         /// The call's arguments.
-        args: serde_json::Value,
+        #[schemars(with = "serde_json::Value")]
+        args: crate::RawJson,
     },
     /// The approver answered; once per approval request.
     #[serde(rename = "approval_decided")]

@@ -213,7 +213,7 @@ fn tool_call(tool: &str) -> (EventKind, io_harness::RunEvent) {
     let kind = EventKind::ToolCall {
         step: 3,
         tool: tool.to_owned(),
-        args: serde_json::json!({ "path": "src/main.rs" }),
+        args: serde_json::json!({ "path": "src/main.rs" }).into(),
     };
     (kind.clone(), envelope(kind))
 }

@@ -779,7 +779,7 @@ impl<'e, 'a> Run<'e, 'a> {
             self.emit(EventKind::ToolCall {
                 step,
                 tool: call.tool.clone(),
-                args: call.args.clone(),
+                args: crate::RawJson::from(&call.args),
             });
             if let Err(refusal) = self.permit(step, call) {
                 observations.push(refusal);
@@ -824,7 +824,7 @@ impl<'e, 'a> Run<'e, 'a> {
                 self.emit(EventKind::ApprovalRequested {
                     step,
                     tool: call.tool.clone(),
-                    args: call.args.clone(),
+                    args: crate::RawJson::from(&call.args),
                 });
                 let approved = self.env.approver.approve(&ApprovalRequest {
                     run_id: &self.run_id,

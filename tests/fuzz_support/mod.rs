@@ -712,7 +712,7 @@ fn a_step_and_its_tools() -> Vec<EventKind> {
         EventKind::ToolCall {
             step: 1,
             tool: owned("write_file"),
-            args: json!({"path": "src/x.rs", "n": [1, 2.5, null, {"deep": true}]}),
+            args: json!({"path": "src/x.rs", "n": [1, 2.5, null, {"deep": true}]}).into(),
         },
         EventKind::Refused {
             step: 1,
@@ -722,7 +722,7 @@ fn a_step_and_its_tools() -> Vec<EventKind> {
         EventKind::ApprovalRequested {
             step: 1,
             tool: owned("exec"),
-            args: json!(["rm", "-rf", "/"]),
+            args: json!(["rm", "-rf", "/"]).into(),
         },
         EventKind::ApprovalDecided {
             step: 1,
