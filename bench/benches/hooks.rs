@@ -315,7 +315,7 @@ fn where_glob_against_a_long_value(c: &mut Criterion, t: &mut Table, dir: &Path)
         vs: "the glob `*b` on it",
         baseline: "where/glob_star_b_1mib",
         per: GOAL as f64,
-        unit: "byte",
+        unit: "/byte",
         target: Target::Ratio(2.0),
     };
     t.pair(r, || {}, against_hostile, against_plain);
