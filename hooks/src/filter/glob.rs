@@ -18,18 +18,32 @@
 //! character is written as `\x{…}`.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A compiled glob.
 #[derive(Debug, Clone)]
 pub(crate) struct Glob {
     /// As written.
     text: String,
-    /// The whole-value regular expression it is.
-    regex: regex::Regex,
+    /// The automaton it is, shared by every clone of a filter.
+    matcher: Arc<Matcher>,
+}
+
+/// A glob's automaton.
+#[derive(Debug)]
+enum Matcher {
+    /// A whole DFA, built at load: a match is one pass and allocates
+    /// nothing, so an event a glob turns away costs no allocation.
+    Dfa(Box<regex_automata::dfa::dense::DFA<Vec<u32>>>),
+    /// For a glob whose DFA would pass [`SIZE_LIMIT`] (`*a` and twenty
+    /// `?`, say): the regex crate's lazy DFA, still one pass, whose cache
+    /// may grow during a match.
+    Lazy(regex::Regex),
 }
 
 /// The most a glob's automaton may take, in bytes: far beyond any glob a
-/// person writes, and a bound on what a hostile one costs at load.
+/// person writes, and a bound on what a hostile one costs at load (past it
+/// the whole DFA gives way to the lazy one, bounded the same).
 const SIZE_LIMIT: usize = 1 << 20;
 
 impl Glob {
@@ -37,25 +51,47 @@ impl Glob {
     /// for its syntax).
     pub(crate) fn new(text: &str) -> Result<Glob, String> {
         glob::Pattern::new(text).map_err(|e| e.msg.to_owned())?;
-        let regex = regex::RegexBuilder::new(&translate(text))
-            .size_limit(SIZE_LIMIT)
-            .build()
-            .map_err(|_| {
-                format!(
-                    "longer than a glob may be ({} KiB compiled)",
-                    SIZE_LIMIT >> 10
-                )
-            })?;
+        let pattern = translate(text);
+        let limits = regex_automata::dfa::dense::Config::new()
+            .dfa_size_limit(Some(SIZE_LIMIT))
+            .determinize_size_limit(Some(SIZE_LIMIT));
+        let matcher = match regex_automata::dfa::dense::Builder::new()
+            .configure(limits)
+            .build(&pattern)
+        {
+            Ok(dfa) => Matcher::Dfa(Box::new(dfa)),
+            Err(_) => regex::RegexBuilder::new(&pattern)
+                .size_limit(SIZE_LIMIT)
+                .build()
+                .map(Matcher::Lazy)
+                .map_err(|_| {
+                    format!(
+                        "longer than a glob may be ({} KiB compiled)",
+                        SIZE_LIMIT >> 10
+                    )
+                })?,
+        };
         Ok(Glob {
             text: text.to_owned(),
-            regex,
+            matcher: Arc::new(matcher),
         })
     }
 
     /// Whether `value`, whole, matches.
     #[inline]
     pub(crate) fn matches(&self, value: &str) -> bool {
-        self.regex.is_match(value)
+        use regex_automata::dfa::Automaton;
+        match &*self.matcher {
+            Matcher::Dfa(dfa) => {
+                let input = regex_automata::Input::new(value)
+                    .anchored(regex_automata::Anchored::Yes)
+                    .earliest(true);
+                // A search fails only on a DFA built to quit, which this is
+                // not.
+                matches!(dfa.try_search_fwd(&input), Ok(Some(_)))
+            }
+            Matcher::Lazy(regex) => regex.is_match(value),
+        }
     }
 
     /// The glob as written.
@@ -245,6 +281,26 @@ mod tests {
             }
             assert_eq!(ours.as_str(), g);
         }
+    }
+
+    /// A glob whose whole DFA would be too large is matched by the lazy
+    /// one, with the same answers; a usual one gets the whole DFA.
+    #[test]
+    fn a_glob_too_large_for_a_whole_dfa_is_matched_lazily_alike() {
+        let wide = format!("*a{}", "?".repeat(20));
+        let ours = Glob::new(&wide).expect("a glob");
+        assert!(matches!(*ours.matcher, Matcher::Lazy(_)), "{ours:?}");
+        let theirs = glob::Pattern::new(&wide).expect("a glob");
+        for value in [
+            format!("xa{}", "b".repeat(20)),
+            format!("a{}", "b".repeat(19)),
+            "b".repeat(40),
+            format!("{}a{}", "c".repeat(9), "é".repeat(20)),
+        ] {
+            assert_eq!(ours.matches(&value), theirs.matches(&value), "{value}");
+        }
+        let usual = Glob::new("write_*").expect("a glob");
+        assert!(matches!(*usual.matcher, Matcher::Dfa(_)));
     }
 
     #[test]
