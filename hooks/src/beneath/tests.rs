@@ -232,6 +232,7 @@ fn files_and_dirs_are_created_with_the_modes_given_and_plain_paths_work() {
             .unwrap();
         let read = root.open_file("p/q/f", &Open::read()).unwrap();
         assert_eq!(read.via(), Via::Direct);
+        assert!(!read.via().through_link());
         assert_eq!(read.read_bounded(3).unwrap().unwrap(), b"two");
         let over = root.open_file("p/q/f", &Open::read()).unwrap();
         assert_eq!(
@@ -542,4 +543,32 @@ fn any_other_read_error_is_the_error() {
     }
     let error = read_bounded(Failing, 1024).expect_err("not retried");
     assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
+}
+
+/// `append` writes after what is there, `write` from the start, and
+/// `truncate` empties the file first.
+#[test]
+fn append_write_and_truncate_do_what_they_say() {
+    use std::io::Write;
+    for walk in BOTH {
+        let (_tmp, path, _outside) = hostile();
+        let root = root(&path, walk);
+        let put = |how: Open, bytes: &[u8]| {
+            root.open_file("real/log", &how)
+                .unwrap()
+                .into_file()
+                .write_all(bytes)
+                .unwrap();
+        };
+        put(Open::append().create(0o600), b"one\n");
+        put(Open::append().create(0o600), b"two\n");
+        assert_eq!(std::fs::read(path.join("real/log")).unwrap(), b"one\ntwo\n");
+        put(Open::write(), b"ONE");
+        assert_eq!(std::fs::read(path.join("real/log")).unwrap(), b"ONE\ntwo\n");
+        put(Open::write().truncate(), b"x");
+        assert_eq!(std::fs::read(path.join("real/log")).unwrap(), b"x");
+        // Without `create`, a missing file is not made.
+        let missing = root.open_file("real/none", &Open::append());
+        assert_eq!(io_kind(&missing), Some(io::ErrorKind::NotFound));
+    }
 }
