@@ -56,7 +56,8 @@ pub enum EventKind {
         tool: String,
         /// The call's arguments, as the model gave them: a JSON object whose
         /// keys depend on the tool (`{"path": …, "content": …}`).
-        args: serde_json::Value,
+        #[schemars(with = "serde_json::Value")]
+        args: crate::RawJson,
     },
     /// The policy refused a tool call; when it happens, rarely.
     #[serde(rename = "refused")]
@@ -80,7 +81,8 @@ pub enum EventKind {
         #[hook(values = crate::run::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// The call's arguments.
-        args: serde_json::Value,
+        #[schemars(with = "serde_json::Value")]
+        args: crate::RawJson,
     },
     /// The approver answered; once per approval request.
     #[serde(rename = "approval_decided")]

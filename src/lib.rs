@@ -51,6 +51,7 @@ mod config;
 mod event;
 mod event_schema;
 mod observer;
+mod raw_json;
 pub mod replay;
 pub mod run;
 pub mod schema;
@@ -66,6 +67,7 @@ pub use io_hooks::{
     OnFailure, Problem, ProblemKind, TableError, TableErrorKind, UnknownEvent, text::SourceLine,
 };
 pub use observer::Observer;
+pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 
 /// The one [`Interrupt`] of this process: the hooks

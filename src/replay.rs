@@ -51,7 +51,7 @@ pub enum ReplayOutcome {
 /// let ev = |kind| RunEvent { kind, run_id: "r".into(), depth: 0, seq: None, at: None };
 /// let recording = vec![
 ///     ev(EventKind::Step { step: 1, moved_the_workspace: true }),
-///     ev(EventKind::ToolCall { step: 2, tool: "exec".into(), args: serde_json::json!({}) }),
+///     ev(EventKind::ToolCall { step: 2, tool: "exec".into(), args: serde_json::json!({}).into() }),
 ///     ev(EventKind::Step { step: 2, moved_the_workspace: false }),
 ///     ev(EventKind::Step { step: 3, moved_the_workspace: false }),
 /// ];

@@ -274,3 +274,81 @@ fn sed_is_gnu() -> bool {
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("GNU"))
 }
+
+/// Issue 32, H5: a clone commits `tool -> ~/.ssh/id_ed25519` (not
+/// executable) and the operator's hook runs `./tool`. The `chmod +x` hint
+/// named the link, and pasted, it made the key 0711: `chmod` follows a
+/// link. A hint now says where a link leads, names the file itself when it
+/// is in the root, and gives no command for one outside it. A FIFO is
+/// called what it is, not "not executable" with a `chmod` hint.
+#[test]
+fn a_hint_never_names_a_link_and_never_a_file_outside_the_root() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let env = Env::new();
+    let outside = env.dir().join("ssh");
+    std::fs::create_dir(&outside).expect("ssh");
+    let key = outside.join("id_ed25519");
+    std::fs::write(&key, "-----BEGIN OPENSSH PRIVATE KEY-----\n").expect("key");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("0600");
+    symlink(&key, env.root().join("tool")).expect("tool ->");
+    env.file("real/inner.sh", b"#!/bin/sh\nexit 0\n", 0o644);
+    symlink("real/inner.sh", env.root().join("inner")).expect("inner ->");
+    common::mkfifo(&env.root().join("pipe"));
+    env.file(
+        "io.local.toml",
+        format!(
+            "{}{}{}",
+            run_hook("./tool"),
+            run_hook("./inner"),
+            run_hook("./pipe")
+        )
+        .as_bytes(),
+        0o644,
+    );
+    let out = env.io(&["check"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    let root = env.root();
+    let out_of_root = under(&text, 1);
+    assert!(
+        out_of_root.contains(&format!(
+            "`{}` is a symbolic link to `{}`, which is not executable and lies outside the hooks' root",
+            root.join("tool").display(),
+            key.display()
+        )),
+        "{text}"
+    );
+    assert!(!hint(&text, 1).contains("chmod"), "{text}");
+    let inner = hint(&text, 2);
+    let real = std::fs::canonicalize(root.join("real/inner.sh")).expect("inner");
+    assert_eq!(
+        inner,
+        format!("make it executable: chmod +x {}", real.display()),
+        "{text}"
+    );
+    assert!(
+        under(&text, 3).contains(&format!(
+            "`{}` is a FIFO, not a program (a program is a regular file)",
+            root.join("pipe").display()
+        )),
+        "{text}"
+    );
+    assert!(!hint(&text, 3).contains("chmod"), "{text}");
+    // Every hint pasted changes nothing outside the root.
+    for n in 1..=3 {
+        if let Some((_, command)) = hint(&text, n).split_once(": chmod") {
+            paste(&format!("chmod{command}"), &root);
+        }
+    }
+    let mode = std::fs::metadata(&key).expect("key").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the key outside the root was changed");
+    let inner_mode = std::fs::metadata(&real)
+        .expect("inner")
+        .permissions()
+        .mode()
+        & 0o111;
+    assert_ne!(
+        inner_mode, 0,
+        "the hint made the file in the root executable"
+    );
+}

@@ -726,10 +726,16 @@ fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
         "io.local.toml",
         "[[hook]]\non = [\"tool_call\"]\nrun = [\"false\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"finished\"]\nappend = \"finished.jsonl\"\n",
     );
-    // One turn, which calls a tool and answers: the hook's cancel comes in
-    // the run's last step.
+    // A first turn that calls a tool and answers: the hook's cancel comes
+    // in what would be the run's last step. The model is asked for the
+    // next step on resume, and a resume runs the script its run began with
+    // (pinned in the journal, issue 32), so the script has that turn from
+    // the start.
     let one_turn = "goal = \"one\"\n[[turn]]\ncalls = [{ tool = \"write_file\", args = { path = \"a.txt\", content = \"a\" } }]\nanswer = \"first\"\n";
-    let script = env.write("script.toml", one_turn);
+    let script = env.write(
+        "script.toml",
+        &format!("{one_turn}[[turn]]\nanswer = \"second\"\n"),
+    );
     let out = env.io(&["run", script.to_str().expect("utf-8")]);
     assert_eq!(code(&out), 3, "{}\n{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
@@ -751,11 +757,6 @@ fn io_run_cancelled_in_its_last_step_exits_3_and_resumes_to_completion() {
     assert_eq!(finished(0)["outcome"], "cancelled");
     assert_eq!(finished(0)["steps"], 1);
 
-    // The model is asked for the next step on resume: give the script one.
-    env.write(
-        "script.toml",
-        &format!("{one_turn}[[turn]]\nanswer = \"second\"\n"),
-    );
     let out = env.io(&["run", "--resume", &run_id]);
     assert_eq!(code(&out), 0, "{}\n{}", stdout(&out), stderr(&out));
     assert!(

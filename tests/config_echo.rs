@@ -212,13 +212,32 @@ fn shows_its_line(out: &Output) {
     );
 }
 
+/// Issue 32, H4: a link that stays in the root shows nothing either. A
+/// clone commits `io.toml -> .env`, and the operator's gitignored `.env`
+/// (an API key) sits beside it: before, `io check`, `io replay` and `io
+/// run` printed the key's line under the parse error. Rule 1: a file
+/// reached through any symbolic link shows nothing of what it holds.
 #[test]
-fn a_link_within_the_root_is_ours_and_shown() {
+fn a_link_within_the_root_shows_nothing_of_what_it_leads_to() {
     let env = with_inputs();
     let root = env.root();
-    fs::create_dir(root.join("config")).unwrap();
-    fs::write(root.join("config/hooks.toml"), "[[hook]]\nappend = 1\n").unwrap();
-    symlink("config/hooks.toml", root.join("io.local.toml")).unwrap();
+    fs::write(root.join(".env"), format!("OPENAI_API_KEY={TOKEN}\n")).unwrap();
+    for link in ["io.toml", "io.local.toml"] {
+        let _ = fs::remove_file(root.join("io.toml"));
+        let _ = fs::remove_file(root.join("io.local.toml"));
+        symlink(".env", root.join(link)).unwrap();
+        let want = format!(
+            "io: {}: not valid TOML (line 1, column 16); none of it is shown, because it is \
+             reached through a symbolic link",
+            root.join(link).display()
+        );
+        for (command, out) in every_command(&env) {
+            refused_unshown(&format!(".env as {link}, io {command}"), &out, &want);
+        }
+    }
+    // The file itself in its place is ours, and shown.
+    fs::remove_file(root.join("io.local.toml")).unwrap();
+    fs::write(root.join("io.local.toml"), "[[hook]]\nappend = 1\n").unwrap();
     shows_its_line(&io(&env, &["check"]));
 }
 

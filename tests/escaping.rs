@@ -209,3 +209,55 @@ fn outside_text_cannot_write_a_line_that_reads_as_ios_own() {
         "{stdout}"
     );
 }
+
+/// Issue 32, notes: U+FEFF, U+2028, U+2029 (a line break to a terminal
+/// that honours it), U+200B and the tag characters U+E0000 to U+E007F
+/// (which can spell text no one sees) passed raw into `io replay`'s text
+/// and JSON lines, and `io run`'s last line. Every invisible or
+/// line-breaking character is escaped now.
+#[test]
+fn invisible_and_line_breaking_characters_are_escaped_too() {
+    const INVISIBLE: [char; 7] = [
+        '\u{feff}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{200b}',
+        '\u{e0001}',
+        '\u{e0041}',
+        '\u{e007f}',
+    ];
+    let raw = |out: &Output| {
+        let both = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        INVISIBLE.iter().find(|c| both.contains(**c)).copied()
+    };
+    let hidden: String = INVISIBLE.iter().collect();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run_id = format!("r{hidden}");
+    let line = serde_json::json!({"event": "started", "goal": "g", "run_id": run_id, "depth": 0});
+    fs::write(tmp.path().join("events.jsonl"), format!("{line}\n")).expect("events");
+    let out = run_io(tmp.path(), tmp.path(), &["replay", "events.jsonl"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(raw(&out), None, "io replay: {}", text(&out.stdout));
+    assert!(
+        text(&out.stdout)
+            .contains("  r\\u{feff}\\u{2028}\\u{2029}\\u{200b}\\u{e0001}\\u{e0041}\\u{e007f}  -\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run_io(
+        tmp.path(),
+        tmp.path(),
+        &["replay", "events.jsonl", "--json"],
+        &[],
+    );
+    assert_eq!(raw(&out), None, "io replay --json: {}", text(&out.stdout));
+    let first = text(&out.stdout);
+    let value: serde_json::Value =
+        serde_json::from_str(first.lines().next().expect("a line")).expect("still JSON");
+    assert_eq!(value["run_id"], run_id.as_str());
+    let out = run_script(
+        tmp.path(),
+        &format!("goal = \"g\"\n[[turn]]\nanswer = \"done{hidden}\"\n"),
+    );
+    assert_eq!(raw(&out), None, "io run: {}", text(&out.stdout));
+}

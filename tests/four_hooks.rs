@@ -105,7 +105,7 @@ fn the_audit_log_holds_exactly_the_filtered_events_in_run_event_shape() {
             EventKind::ApprovalRequested {
                 step: 1,
                 tool: "exec".into(),
-                args: serde_json::json!({"argv": ["false"]})
+                args: serde_json::json!({"argv": ["false"]}).into()
             },
             EventKind::ApprovalDecided {
                 step: 1,

@@ -160,7 +160,7 @@ fn a_step_and_its_tools() -> Vec<EventKind> {
         ToolCall {
             step: 1,
             tool: "write_file".into(),
-            args: args.clone(),
+            args: args.clone().into(),
         },
         Refused {
             step: 1,
@@ -170,7 +170,7 @@ fn a_step_and_its_tools() -> Vec<EventKind> {
         ApprovalRequested {
             step: 1,
             tool: "exec".into(),
-            args,
+            args: args.into(),
         },
         ApprovalDecided {
             step: 1,

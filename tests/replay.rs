@@ -47,7 +47,7 @@ fn recording() -> Vec<RunEvent> {
         kinds.push(EventKind::ToolCall {
             step,
             tool: "exec".into(),
-            args: serde_json::json!({}),
+            args: serde_json::json!({}).into(),
         });
         kinds.push(EventKind::Step {
             step,

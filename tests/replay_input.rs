@@ -431,3 +431,61 @@ fn a_long_line_of_control_characters_is_printed_holding_at_most_three_times_the_
         );
     }
 }
+
+/// A `tool_call` line of about `n` bytes whose `args` is `unit` repeated
+/// between `open` and `close`.
+fn tool_call_with_args(open: &str, unit: &str, close: &str, n: usize) -> String {
+    let args = format!(
+        "{open}{}{close}",
+        unit.repeat(n.checked_div(unit.len()).unwrap_or(0))
+    );
+    format!(
+        "{{\"event\":\"tool_call\",\"step\":1,\"tool\":\"exec\",\"args\":{args},\"run_id\":\"r\",\"depth\":0}}\n"
+    )
+}
+
+/// Issue 32, H3: a tool call's `args` is any JSON, and was held as a tree
+/// of `serde_json::Value`s (after serde's own buffer of every value, for a
+/// flattened, tagged event): a 16 MiB line of `[0,0,…]` peaked at 1,112 MiB
+/// (69 times the line), `[{},…]` and `[[],…]` at 768 MiB. It is held now as
+/// the bytes it came in, whatever its shape: each line here peaks at less
+/// than three times its length over the baseline, as a long run id does.
+#[test]
+fn free_form_args_of_every_shape_are_held_as_their_bytes() {
+    const N: usize = 15 << 20; // under the default cap
+    let baseline = peak_of_replaying(&started_with_run_id('r', 16), &[]);
+    let shapes = [
+        ("numbers", tool_call_with_args("[", "0,", "0]", N)),
+        ("empty objects", tool_call_with_args("[", "{},", "{}]", N)),
+        ("empty arrays", tool_call_with_args("[", "[],", "[]]", N)),
+        // As deep as serde_json reads (128 levels, the event's object one
+        // of them; deeper is refused as not JSON), around a long array.
+        (
+            "deep nesting",
+            tool_call_with_args(
+                &"[".repeat(125),
+                "[0],",
+                &format!("0{}", "]".repeat(125)),
+                N,
+            ),
+        ),
+        ("a long string", tool_call_with_args("\"", "a", "\"", N)),
+    ];
+    for (shape, line) in shapes {
+        let peak = peak_of_replaying(&line, &[]);
+        let over = peak.saturating_sub(baseline);
+        eprintln!(
+            "{shape}: peak {} KiB, baseline {} KiB, line {} KiB",
+            peak >> 10,
+            baseline >> 10,
+            line.len() >> 10
+        );
+        assert!(
+            over < 3 * line.len() as u64,
+            "{shape}: {} MiB over a baseline of {} MiB for a line of {} MiB",
+            over >> 20,
+            baseline >> 20,
+            line.len() >> 20
+        );
+    }
+}

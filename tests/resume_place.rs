@@ -68,6 +68,7 @@ impl Planted {
                     depth: 0,
                     max_steps: 1,
                     origin: Some("the-origin".into()),
+                    script: None,
                     mcp_servers: BTreeMap::from([(
                         "docs".to_owned(),
                         vec!["/usr/bin/touch".to_owned(), marker],

@@ -342,3 +342,111 @@ fn a_run_with_a_two_mib_goal_resumes() {
         "b"
     );
 }
+
+/// A script of one step that runs `touch ran` (through `exec`) and answers.
+const RUNS_A_PROGRAM: &str = r#"
+goal = "planted"
+[[turn]]
+calls = [{ tool = "exec", args = { argv = ["/usr/bin/touch", "ran"] } }]
+answer = "done"
+"#;
+
+/// Issue 32, H1: a clone commits `.io -> data` and a journal at
+/// `data/runs/r-cloned.jsonl`. `git ls-files` lists no path behind a
+/// symbolic link, so "is `.io/runs/r-cloned.jsonl` tracked" was answered
+/// no, the journal looked like one of the operator's own runs, and `io run
+/// --resume r-cloned` in the fresh clone ran its `exec`. The run's own
+/// files are now reached through no link at all.
+#[test]
+fn a_journal_behind_a_committed_dot_io_link_is_refused_and_runs_nothing() {
+    let env = Env::new();
+    if !prerequisite("git", git(&env.root(), &["init", "-q"])) {
+        return;
+    }
+    let script = env.write("script.toml", RUNS_A_PROGRAM);
+    let runs = env.root().join("data/runs");
+    std::fs::create_dir_all(&runs).expect("data/runs");
+    let journal = runs.join("r-cloned.jsonl");
+    let record = begin(&env.root(), &script, serde_json::json!({}));
+    std::fs::write(&journal, format!("{record}\n")).expect("journal");
+    std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o600)).expect("0600");
+    symlink("data", env.root().join(".io")).expect(".io -> data");
+    assert!(
+        git(&env.root(), &["add", "-A"]),
+        "the clone's files are tracked"
+    );
+    let out = env.io(&["run", "--resume", "r-cloned"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(
+        stderr.contains(&format!(
+            "{}: refused: the journal's path goes through a symbolic link",
+            env.journal_path("r-cloned").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!env.root().join("ran").exists(), "the journal's exec ran");
+    assert!(text(&out.stdout).is_empty(), "nothing ran: {}", both(&out));
+}
+
+/// Issue 32, H2: a resume read the file its journal's `origin` named (any
+/// path), and a parse error quoted its line: `origin = ~/.netrc` printed
+/// the password. A run now pins its script in its journal's `begin`, and a
+/// resume runs that text and reads no file: a script changed since runs
+/// as it began, a journal without the text is refused, and the file its
+/// `origin` names is never opened.
+#[test]
+fn a_resume_runs_the_script_its_run_began_with_and_reads_no_file_the_journal_names() {
+    const TOKEN: &str = "FAKE_NETRC_PASSWORD_7e11";
+    let env = Env::new();
+    let run_id = cancelled_run(&env, "");
+    // The script is changed after the run began: a resume must not run it.
+    env.write(
+        "script.toml",
+        "goal = \"two files\"\n[[turn]]\nanswer = \"x\"\n[[turn]]\ncalls = [{ tool = \"write_file\", args = { path = \"changed.txt\", content = \"c\" } }]\nanswer = \"changed\"\n",
+    );
+    let out = env.io(&["run", "--resume", &run_id]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert!(text(&out.stdout).contains(&format!("run {run_id} completed after 2 steps: done")));
+    assert!(
+        env.root().join("b.txt").exists(),
+        "the script it began with ran"
+    );
+    assert!(
+        !env.root().join("changed.txt").exists(),
+        "the changed script ran"
+    );
+    // A journal naming `~/.netrc` (here a file outside the root) as its
+    // origin, and holding no script: refused, and the file never read.
+    let netrc = env.outside().join(".netrc");
+    std::fs::write(
+        &netrc,
+        format!("machine example.com login me password {TOKEN}\n"),
+    )
+    .expect("netrc");
+    let mut record = begin(
+        &env.root(),
+        &env.root().join("script.toml"),
+        serde_json::json!({}),
+    );
+    record["begin"]["origin"] = serde_json::json!(netrc);
+    record["begin"]
+        .as_object_mut()
+        .expect("an object")
+        .remove("script");
+    env.plant_journal("r-netrc", &[record]);
+    let out = env.io(&["run", "--resume", "r-netrc"]);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(
+        !both(&out).contains(TOKEN),
+        "the credential was printed: {}",
+        both(&out)
+    );
+    assert!(
+        text(&out.stderr).contains(
+            "run `r-netrc` was begun by an `io` that kept no copy of its script in the journal"
+        ),
+        "{}",
+        both(&out)
+    );
+}

@@ -394,7 +394,7 @@ answer = "tried"
             EventKind::ApprovalRequested {
                 step: 1,
                 tool: "exec".into(),
-                args: serde_json::json!({"argv": ["true"]})
+                args: serde_json::json!({"argv": ["true"]}).into()
             },
             EventKind::ApprovalDecided {
                 step: 1,
@@ -1023,7 +1023,7 @@ answer = "asked"
     let asked = |method: &str, server: &str| EventKind::ApprovalRequested {
         step: 1,
         tool: "mcp".into(),
-        args: serde_json::json!({"server": server, "method": method}),
+        args: serde_json::json!({"server": server, "method": method}).into(),
     };
     assert_eq!(
         mcp,

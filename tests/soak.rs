@@ -154,12 +154,12 @@ fn event(s: &Scenario, n: u64) -> RunEvent {
         "tool_call" => EventKind::ToolCall {
             step: 1,
             tool: "exec".into(),
-            args: serde_json::json!({ "secret": big() }),
+            args: serde_json::json!({ "secret": big() }).into(),
         },
         "approval_requested" => EventKind::ApprovalRequested {
             step: 1,
             tool: "exec".into(),
-            args: serde_json::json!({ "secret": big() }),
+            args: serde_json::json!({ "secret": big() }).into(),
         },
         "spawned" => EventKind::Spawned {
             step: 1,

@@ -46,7 +46,7 @@ fn event(t: usize, i: u64) -> RunEvent {
         1 => EventKind::ToolCall {
             step,
             tool: "write_file".into(),
-            args: serde_json::json!({ "path": format!("src/{t}/{i}.rs"), "text": "fn main() {}\n\"q\" é" }),
+            args: serde_json::json!({ "path": format!("src/{t}/{i}.rs"), "text": "fn main() {}\n\"q\" é" }).into(),
         },
         _ => EventKind::Token {
             step,

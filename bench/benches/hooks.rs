@@ -213,7 +213,7 @@ fn tool_call(tool: &str) -> (EventKind, io_harness::RunEvent) {
     let kind = EventKind::ToolCall {
         step: 3,
         tool: tool.to_owned(),
-        args: serde_json::json!({ "path": "src/main.rs" }),
+        args: serde_json::json!({ "path": "src/main.rs" }).into(),
     };
     (kind.clone(), envelope(kind))
 }
@@ -279,6 +279,46 @@ fn where_filter(c: &mut Criterion, t: &mut Table) {
     );
     t.pair(r, || empty(&files), let_through, no_where);
     where_on_a_unit_enum(c, t, dir.path());
+    where_glob_against_a_long_value(c, t, dir.path());
+}
+
+/// `where` with the glob that backtracked (issue 32, H7): `*` and a
+/// 64-character literal, against a 1 MiB goal that almost matches it at
+/// every place, costs what a plain `*b` costs on it, per byte: one pass.
+fn where_glob_against_a_long_value(c: &mut Criterion, t: &mut Table, dir: &Path) {
+    const GOAL: usize = 1 << 20;
+    let glob = |pattern: &str| {
+        hooks_of(
+            &format!(
+                "[[hook]]\non = [\"started\"]\nwhere.goal = {{ glob = \"{pattern}\" }}\n\
+                 append = \"started.jsonl\"\n"
+            ),
+            dir,
+        )
+    };
+    let hostile = glob(&format!("*{}b", "a".repeat(63)));
+    let plain = glob("*b");
+    let kind = EventKind::Started {
+        goal: "a".repeat(GOAL),
+        resumed: false,
+    };
+    let env = envelope(kind.clone());
+    let against_hostile = || hostile.fire(black_box(&kind), black_box(&env));
+    let against_plain = || plain.fire(black_box(&kind), black_box(&env));
+    let mut g = c.benchmark_group("where");
+    g.bench_function("glob_star_literal_1mib", |b| b.iter(against_hostile));
+    g.bench_function("glob_star_b_1mib", |b| b.iter(against_plain));
+    g.finish();
+    let r = Row {
+        what: "`where` glob `*` + a 64-character literal, a 1 MiB goal turned away",
+        figure: "where/glob_star_literal_1mib",
+        vs: "the glob `*b` on it",
+        baseline: "where/glob_star_b_1mib",
+        per: GOAL as f64,
+        unit: "/byte",
+        target: Target::Ratio(2.0),
+    };
+    t.pair(r, || {}, against_hostile, against_plain);
 }
 
 /// `where` on `finished.outcome`, an enum read by its serde name

@@ -146,6 +146,7 @@ compile_error!(
 );
 
 mod action;
+pub mod beneath;
 mod exec;
 mod failure;
 mod filter;
@@ -210,7 +211,7 @@ pub mod schema {
 pub mod text {
     pub use crate::exec::OsMessage;
     pub use crate::position::{EXCERPT_WIDTH, SourceLine, toml_key};
-    pub use crate::problem::is_bidi;
+    pub use crate::problem::{is_bidi, is_invisible};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;
 }

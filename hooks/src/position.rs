@@ -116,7 +116,13 @@ pub fn toml_key(key: &str) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c if c.is_control() || crate::problem::is_invisible(c) => {
+                let code = u32::from(c);
+                match code > 0xffff {
+                    true => out.push_str(&format!("\\U{code:08X}")),
+                    false => out.push_str(&format!("\\u{code:04X}")),
+                }
+            }
             c => out.push(c),
         }
     }

@@ -75,6 +75,30 @@ pub enum ProblemKind {
         /// The file.
         path: PathBuf,
     },
+    /// The program is reached through a symbolic link (at its end or on
+    /// its way), and the file it leads to is not executable. A hint then
+    /// names that file, never the link: `chmod` follows a link, and a
+    /// link a repository committed can lead out of the hooks' root.
+    LinkNotExecutable {
+        /// The program as written.
+        program: String,
+        /// The path as looked for, through the link.
+        path: PathBuf,
+        /// Where the link leads, every link followed.
+        target: PathBuf,
+        /// Whether that is outside the hooks' root, where no hint points.
+        out_of_root: bool,
+    },
+    /// The program is not a regular file: a FIFO, a socket or a device,
+    /// which no system runs.
+    ProgramNotRegular {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+        /// What it is, as `a FIFO`.
+        kind: &'static str,
+    },
     /// The program is a directory.
     ProgramIsDirectory {
         /// The program as written.
@@ -193,6 +217,17 @@ impl ProblemKind {
             ProblemKind::NotExecutable { path, .. } => {
                 format!("make it executable: chmod +x {}", Quoted(path))
             }
+            ProblemKind::LinkNotExecutable {
+                out_of_root: true, ..
+            } => "it leads out of the hooks' root, so no command here changes it: point the \
+                  hook at a program in the root, or name the program by its own path"
+                .to_owned(),
+            ProblemKind::LinkNotExecutable { target, .. } => {
+                format!("make it executable: chmod +x {}", Quoted(target))
+            }
+            ProblemKind::ProgramNotRegular { .. } => {
+                "name a program: a regular file, executable, that the hook runs".to_owned()
+            }
             ProblemKind::ProgramIsDirectory { .. } => "name the program inside it".to_owned(),
             ProblemKind::NotExpanded { .. } => "write the absolute path in its place: nothing \
                  expands `~` or `$NAME`, because a hook never runs through a shell"
@@ -232,8 +267,10 @@ impl ProblemKind {
     fn path(&self) -> Option<&Path> {
         match self {
             ProblemKind::NotInPath { .. } | ProblemKind::NotExpanded { .. } => None,
+            ProblemKind::LinkNotExecutable { target, .. } => Some(target),
             ProblemKind::NoSuchProgram { path, .. }
             | ProblemKind::NotExecutable { path, .. }
+            | ProblemKind::ProgramNotRegular { path, .. }
             | ProblemKind::ProgramIsDirectory { path, .. }
             | ProblemKind::AppendIsDirectory { path }
             | ProblemKind::AppendIsSymlink { path }
@@ -272,6 +309,21 @@ impl fmt::Display for ProblemKind {
             ProblemKind::NotExecutable { program, path } => {
                 write!(f, "`{program}`: `{}` is not executable", path.display())
             }
+            ProblemKind::LinkNotExecutable {
+                program,
+                path,
+                target,
+                out_of_root,
+            } => link_not_executable(f, program, path, target, *out_of_root),
+            ProblemKind::ProgramNotRegular {
+                program,
+                path,
+                kind,
+            } => write!(
+                f,
+                "`{program}`: `{}` is {kind}, not a program (a program is a regular file)",
+                path.display()
+            ),
             ProblemKind::ProgramIsDirectory { program, path } => {
                 write!(f, "`{program}`: `{}` is a directory", path.display())
             }
@@ -317,27 +369,56 @@ impl fmt::Display for ProblemKind {
                 program,
                 path,
                 interpreter,
-                via_env: true,
-            } => write!(
-                f,
-                "`{program}`: the `#!` line of `{}` runs `{}` through `env`, and it is not an \
-                 executable file in any absolute `PATH` entry",
-                path.display(),
-                Shown(interpreter)
-            ),
-            ProblemKind::NoInterpreter {
-                program,
-                path,
-                interpreter,
-                via_env: false,
-            } => write!(
-                f,
-                "`{program}`: the `#!` line of `{}` names the interpreter `{}`, which is not \
-                 an executable file",
-                path.display(),
-                Shown(interpreter)
-            ),
+                via_env,
+            } => no_interpreter(f, program, path, interpreter, *via_env),
         }
+    }
+}
+
+/// [`ProblemKind::LinkNotExecutable`]'s message.
+fn link_not_executable(
+    f: &mut fmt::Formatter<'_>,
+    program: &str,
+    path: &Path,
+    target: &Path,
+    out_of_root: bool,
+) -> fmt::Result {
+    write!(
+        f,
+        "`{program}`: `{}` is a symbolic link to `{}`, which is not executable",
+        path.display(),
+        target.display(),
+    )?;
+    if out_of_root {
+        f.write_str(" and lies outside the hooks' root")?;
+    }
+    Ok(())
+}
+
+/// [`ProblemKind::NoInterpreter`]'s message.
+fn no_interpreter(
+    f: &mut fmt::Formatter<'_>,
+    program: &str,
+    path: &Path,
+    interpreter: &str,
+    via_env: bool,
+) -> fmt::Result {
+    if via_env {
+        write!(
+            f,
+            "`{program}`: the `#!` line of `{}` runs `{}` through `env`, and it is not an \
+             executable file in any absolute `PATH` entry",
+            path.display(),
+            Shown(interpreter)
+        )
+    } else {
+        write!(
+            f,
+            "`{program}`: the `#!` line of `{}` names the interpreter `{}`, which is not an \
+             executable file",
+            path.display(),
+            Shown(interpreter)
+        )
     }
 }
 
@@ -361,6 +442,45 @@ pub fn is_bidi(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
+/// Whether `c` shows as nothing, or breaks a line, on a terminal without
+/// being a control character: the bidirectional characters
+/// ([`is_bidi`]), the zero-width ones (U+200B to U+200D, U+2060 to
+/// U+2064, the byte order mark U+FEFF, the soft hyphen U+00AD, U+180E),
+/// the deprecated format characters U+206A to U+206F, the line and
+/// paragraph separators U+2028 and U+2029 (a line break to a terminal
+/// that honours them), the interlinear annotation marks U+FFF9 to U+FFFB,
+/// the Hangul fillers, the musical format characters and the tag
+/// characters U+E0000 to U+E007F (which can spell text no one sees).
+/// Outside text shown with one unescaped can say more, or other, than it
+/// appears to; this crate's messages escape them, as `io` does its output.
+///
+/// ```
+/// assert!(io_hooks::text::is_invisible('\u{feff}'));
+/// assert!(io_hooks::text::is_invisible('\u{e0041}'));
+/// assert!(io_hooks::text::is_invisible('\u{202e}'));
+/// assert!(!io_hooks::text::is_invisible('é'));
+/// ```
+pub fn is_invisible(c: char) -> bool {
+    is_bidi(c)
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{115f}'
+                | '\u{1160}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200d}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{3164}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e007f}'
+        )
+}
+
 /// Text read from a file, as a message shows it: every control character
 /// and bidirectional control escaped (`\r`, `\x1b`, `\u{202e}`), and at most
 /// [`SHOWN`] characters of it, then `…`.
@@ -379,7 +499,7 @@ impl fmt::Display for Shown<'_> {
                 '\r' => f.write_str("\\r")?,
                 '\n' => f.write_str("\\n")?,
                 '\t' => f.write_str("\\t")?,
-                c if c.is_control() || is_bidi(c) => {
+                c if c.is_control() || is_invisible(c) => {
                     let code = u32::from(c);
                     if code <= 0xff {
                         write!(f, "\\x{code:02x}")?;

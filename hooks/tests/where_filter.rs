@@ -442,3 +442,53 @@ fn a_glob_of_many_stars_against_a_long_value_finishes_promptly() {
     });
     assert_eq!(verdict.as_deref(), Some("tool"));
 }
+
+/// Issue 32, H7: the glob crate matches by backtracking, so `*` followed by
+/// a 64-character literal against a 16 MiB value that almost matches it at
+/// every place took 49.5 s for one event (and a 2 KB glob against a 100 KB
+/// value 9.3 s). A glob is matched by the regex crate's automata now: one
+/// pass over the value.
+#[test]
+fn a_star_and_a_long_literal_against_a_long_value_is_one_pass() {
+    let literal = format!("{}b", "a".repeat(63));
+    let short = format!("*{literal}");
+    let long = format!("*{}", "ab".repeat(1000));
+    for (glob, value) in [
+        (short, "a".repeat(16 << 20)),
+        (long, "ab".repeat(50 << 10) + "a"),
+    ] {
+        let text = format!(
+            "[[hook]]\non = [\"tool_call\"]\nwhere.tool = {{ glob = {glob:?} }}\nappend = \"a\"\n"
+        );
+        let specs = load(&text).expect("loads");
+        let verdict = common::within(Duration::from_secs(10), "a glob match", move || {
+            let event = call(&value, 1);
+            specs[0].filter.turned_away(&event).map(str::to_owned)
+        });
+        assert_eq!(verdict.as_deref(), Some("tool"));
+    }
+}
+
+/// Issue 32, notes: a date-time under `where` was refused in toml's private
+/// words (`invalid type: string "$__toml_private_datetime", expected a
+/// spanned value`). It is called a date-time, at its key and position.
+#[test]
+fn a_date_time_under_where_is_called_a_date_time() {
+    for (written, column) in [
+        ("where.tool = 1979-05-27", 14),
+        ("where = { tool = 1979-05-27T07:32:00Z }", 18),
+        ("where.tool = [1979-05-27]", 15),
+    ] {
+        let message = refused(written);
+        assert_eq!(
+            message,
+            format!(
+                "app.toml: key `hook[1].where.tool`: invalid type: date-time, expected a \
+                 string, a number, a bool, a list of them or an inline table (line 2, column \
+                 {column})"
+            ),
+            "{written}"
+        );
+        assert!(!message.contains("$__toml"), "{message}");
+    }
+}

@@ -16,7 +16,7 @@ use io_harness::{
     Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
 };
 use io_hooks::HookFailure;
-use io_hooks::text::{OsMessage, is_bidi};
+use io_hooks::text::{OsMessage, is_invisible};
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.
@@ -421,7 +421,10 @@ pub(crate) fn print_problems(hooks: &Hooks, selection: &Selection) {
 /// carries can move the cursor, clear the screen or retitle the window; and
 /// every bidirectional override, isolate and mark escaped (`\u{202e}`), so
 /// nothing can show its text in another order than the bytes hold it
-/// ("Trojan Source"). Applying it twice changes nothing more.
+/// ("Trojan Source"), as is every other character that shows as nothing or
+/// breaks a line without being a control (`\u{feff}`, `\u{2028}`, the tag
+/// characters U+E0000 to U+E007F: [`is_invisible`]). Applying it twice
+/// changes nothing more.
 pub(crate) fn safe(text: &str) -> String {
     escape(text, true)
 }
@@ -451,7 +454,7 @@ fn escape(text: &str, lines: bool) -> String {
                     out.push_str(&format!("\\u{{{code:x}}}"));
                 }
             }
-            c if is_bidi(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
             c => out.push(c),
         }
     }
@@ -460,9 +463,10 @@ fn escape(text: &str, lines: bool) -> String {
 
 /// Writes `value` as compact JSON that is safe to print on a terminal and
 /// is still the same JSON. serde_json escapes the C0 controls, but writes
-/// DEL, the C1 controls (U+009B is a CSI) and the bidirectional characters
-/// as they are; here each becomes its `\uXXXX` escape, which a JSON reader
-/// turns back into the same character. It is written as it is serialised,
+/// DEL, the C1 controls (U+009B is a CSI), the bidirectional characters and
+/// the other invisible ones ([`is_invisible`]) as they are; here each
+/// becomes its `\uXXXX` escape (a surrogate pair past U+FFFF), which a JSON
+/// reader turns back into the same character. It is written as it is serialised,
 /// so a long string is never copied.
 pub(crate) fn write_safe_json(
     out: &mut impl Write,
@@ -486,9 +490,12 @@ impl serde_json::ser::Formatter for SafeJson {
         // A fragment is whole chars; serde_json has escaped the C0 ones.
         let mut start = 0;
         for (at, c) in fragment.char_indices() {
-            if c.is_control() || is_bidi(c) {
+            if c.is_control() || is_invisible(c) {
                 writer.write_all(&fragment.as_bytes()[start..at])?;
-                write!(writer, "\\u{:04x}", u32::from(c))?;
+                // Past the first plane, JSON writes a surrogate pair.
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
                 start = at + c.len_utf8();
             }
         }
@@ -731,7 +738,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn safe_escapes_every_bidirectional_character_and_nothing_else_new() {
+    fn safe_escapes_every_bidirectional_and_invisible_character_and_nothing_else() {
         for c in ('\u{202a}'..='\u{202e}')
             .chain('\u{2066}'..='\u{2069}')
             .chain(['\u{200e}', '\u{200f}', '\u{61c}'])
@@ -741,16 +748,39 @@ mod tests {
                 format!("a\\u{{{:x}}}b", u32::from(c))
             );
         }
-        // Their neighbours, and text in a right-to-left script, stay.
+        // Visible neighbours, and text in a right-to-left script, stay.
         for kept in [
-            "\u{2029}",
-            "\u{2065}",
-            "\u{206a}",
-            "\u{200d}",
+            "\u{2027}",
+            "\u{2030}",
+            "\u{2070}",
+            "\u{fefe}",
+            "\u{e0080}",
             "\u{5d0}\u{5d1}",
             "a\tb\nc",
+            "é",
         ] {
             assert_eq!(safe(kept), kept);
+        }
+        // Every other invisible or line-breaking character is escaped
+        // (issue 32): a byte order mark, a line or paragraph separator, a
+        // zero-width space or joiner, a tag character.
+        for c in [
+            '\u{feff}', '\u{2028}', '\u{2029}', '\u{200b}', '\u{200d}', '\u{ad}',
+        ]
+        .into_iter()
+        .chain('\u{e0000}'..='\u{e007f}')
+        .chain('\u{2060}'..='\u{206f}')
+        {
+            assert_eq!(
+                safe(&format!("a{c}b")),
+                format!("a\\u{{{:x}}}b", u32::from(c)),
+                "{:x}",
+                u32::from(c)
+            );
+            assert_eq!(
+                safe_line(&c.to_string()),
+                format!("\\u{{{:x}}}", u32::from(c))
+            );
         }
         let once = safe("\u{1b}[2J\r\u{9b}\u{202e}");
         assert_eq!(once, "\\x1b[2J\\r\\x9b\\u{202e}");
@@ -778,18 +808,23 @@ mod tests {
 
     #[test]
     fn safe_json_keeps_the_json_and_escapes_what_serde_leaves_raw() {
-        let value =
-            serde_json::json!({"id": "r\u{7f}\u{9b}\u{202e}\u{2066}", "n": "a\tb\nc\u{1b}"});
+        let value = serde_json::json!({
+            "id": "r\u{7f}\u{9b}\u{202e}\u{2066}\u{feff}\u{2028}\u{e0041}",
+            "n": "a\tb\nc\u{1b}"
+        });
         let mut made = Vec::new();
         write_safe_json(&mut made, &value).expect("json");
         let made = String::from_utf8(made).expect("utf-8");
-        assert!(made.contains("r\\u007f\\u009b\\u202e\\u2066"), "{made}");
+        assert!(
+            made.contains("r\\u007f\\u009b\\u202e\\u2066\\ufeff\\u2028\\udb40\\udc41"),
+            "{made}"
+        );
         assert!(
             made.contains("a\\tb\\nc\\u001b"),
             "serde's own escapes stay: {made}"
         );
         assert!(
-            !made.chars().any(|c| c.is_control() || is_bidi(c)),
+            !made.chars().any(|c| c.is_control() || is_invisible(c)),
             "{made}"
         );
         let back: serde_json::Value = serde_json::from_str(&made).expect("still JSON");

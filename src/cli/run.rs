@@ -2,7 +2,7 @@
 //! progress as it goes.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
@@ -59,9 +59,10 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
-            let provider = ScriptedProvider::from_path(&script).map_err(|e| e.to_string())?;
+            let (provider, text) = ScriptedProvider::read(&script).map_err(|e| e.to_string())?;
             let contract = Contract {
                 origin: Some(script.display().to_string()),
+                script: Some(text),
                 mcp_servers: mcp_servers(config)?,
                 ..Contract::new(provider.goal(), root)
             };
@@ -75,8 +76,9 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             ))
         }
         Start::Resume(run_id) => {
-            let script = origin(config, &store, run_id)?;
-            let provider = ScriptedProvider::from_path(&script).map_err(|e| e.to_string())?;
+            let (origin, script) = origin(config, &store, run_id)?;
+            let provider =
+                ScriptedProvider::from_toml(&origin, &script).map_err(|e| e.to_string())?;
             // The journal names what the run was, never where it acts or
             // what it runs: the workspace is the root, the MCP servers the
             // configuration's own.
@@ -193,10 +195,13 @@ fn mcp_servers(config: &Config) -> Result<BTreeMap<String, Vec<String>>, String>
     Ok(servers)
 }
 
-/// The script a stored run was started from, from a journal that may be
-/// trusted: not tracked by git (a clone's), owned by this user and
-/// writable by nobody else (checked by [`FileStore::begin`]).
-fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<PathBuf, String> {
+/// The name and the text of the script a stored run was started from, as
+/// its journal pinned them, from a journal that may be trusted: not tracked
+/// by git (a clone's), reached through no symbolic link, owned by this user
+/// and writable by nobody else (checked by [`FileStore::begin`]). No file
+/// is read: a resume runs the script its run began with, never one the
+/// journal merely names.
+fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, String), String> {
     let journal = store.journal(run_id).map_err(|e| e.to_string())?;
     let path = store.dir().join(journal.file_name().unwrap_or_default());
     match config.tracks(&journal) {
@@ -218,9 +223,20 @@ fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<PathBuf, S
     match store.begin(run_id).map_err(|e| e.to_string())? {
         None => Err(format!("no run `{run_id}` in {}", store.dir().display())),
         Some(Record::Begin {
-            origin: Some(origin),
+            origin,
+            script: Some(script),
             ..
-        }) => Ok(PathBuf::from(origin)),
+        }) => Ok((
+            origin.unwrap_or_else(|| "the journal's script".to_owned()),
+            script,
+        )),
+        Some(Record::Begin {
+            origin: Some(_), ..
+        }) => Err(format!(
+            "run `{run_id}` was begun by an `io` that kept no copy of its script in the journal, \
+             so it cannot be resumed: a resume runs only the script its run began with, and \
+             reads no file a journal names. Start it again with `io run SCRIPT`"
+        )),
         Some(_) => Err(format!(
             "run `{run_id}` does not say which script it came from, so it cannot be resumed here"
         )),

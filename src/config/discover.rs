@@ -5,7 +5,9 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::read::{load, read_if_present, withhold, within};
+use io_hooks::beneath::Via;
+
+use super::read::{load, read_if_present, withhold};
 use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope, Source};
 
 /// [`Config::discover_with`]: checks the root, then reads the user, project
@@ -35,27 +37,29 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
         // harness pointed at the config directory itself): it is theirs,
         // so it is read once, as the user scope.
         if !same_file(&user, &project)
-            && let Some(text) = read_if_present(&user)?
+            && let Some((text, via)) = read_if_present(&user)?
         {
             let source = load(&user, Scope::User, &text, &root);
-            sources.push(placed(source, &user, dir)?);
+            sources.push(placed(source, &user, dir, via)?);
         }
     }
-    if let Some(text) = read_if_present(&project)? {
-        let scope = match user_dir {
-            Some(dir) if same_file(&dir.join(PROJECT_FILE), &project) => Scope::User,
-            _ => Scope::Project,
-        };
-        let looked_in = match scope {
-            Scope::User => user_dir.unwrap_or(&root),
-            _ => &root,
+    // The user's own file, reached also as the project file, is read from
+    // the user-scope directory: a link to it from the root is the way to
+    // the operator's own file, and what it holds is theirs to see.
+    let users = user_dir
+        .map(|dir| dir.join(PROJECT_FILE))
+        .filter(|user| same_file(user, &project));
+    if let Some((text, via)) = read_if_present(users.as_deref().unwrap_or(&project))? {
+        let (scope, looked_in) = match (user_dir, &users) {
+            (Some(dir), Some(_)) => (Scope::User, dir),
+            _ => (Scope::Project, root.as_path()),
         };
         let source = load(&project, scope, &text, &root);
-        sources.push(placed(source, &project, looked_in)?);
+        sources.push(placed(source, &project, looked_in, via)?);
     }
-    if let Some(text) = read_if_present(&local)? {
+    if let Some((text, via)) = read_if_present(&local)? {
         let source = load(&local, Scope::Local, &text, &root);
-        sources.push(placed(source, &local, &root)?);
+        sources.push(placed(source, &local, &root, via)?);
     }
     Ok(Config {
         root,
@@ -87,15 +91,17 @@ pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<Pa
     set("HOME").map(|home| home.join(".config").join("io"))
 }
 
-/// The file at `path`, looked for in `dir`, as loaded: its error withheld
-/// ([`withhold`]) and its words not shown when a link leads it out of `dir`.
+/// The file at `path`, looked for in `dir` and reached `via`, as loaded:
+/// its error withheld ([`withhold`]) and its words not shown when a
+/// symbolic link was on the way.
 fn placed(
     source: Result<Source, ConfigError>,
     path: &Path,
     dir: &Path,
+    via: Via,
 ) -> Result<Source, ConfigError> {
-    let mut source = source.map_err(|e| withhold(e, path, dir))?;
-    source.shown = within(path, dir);
+    let mut source = source.map_err(|e| withhold(e, path, dir, via))?;
+    source.shown = !via.through_link();
     Ok(source)
 }
 

@@ -67,16 +67,19 @@ pub enum ConfigError {
         /// The line and column of the first NUL.
         position: (usize, usize),
     },
-    /// A file that is a symbolic link leading out of the directory it was
-    /// found in (the discovery root, or the user-scope directory) does not
+    /// A file reached through a symbolic link (from the directory it was
+    /// found in: the discovery root, or the user-scope directory) does not
     /// load. Its problem is named, but nothing the file holds is shown: the
-    /// link may lead to anyone's file (`~/.netrc`, a `.env`), and a
-    /// repository can commit such a link.
+    /// link may lead to anyone's file (`~/.netrc`, a gitignored `.env` in
+    /// the root itself), and a repository can commit such a link.
     Withheld {
         /// The file, as found.
         path: PathBuf,
-        /// The directory it leads out of.
+        /// The directory it was found in.
         outside: PathBuf,
+        /// Whether the link leads out of that directory (else it stays in
+        /// it, as `io.toml -> .env` does).
+        leads_out: bool,
         /// What is wrong, in words that quote nothing from the file.
         problem: String,
         /// The line and column, each from 1, when the problem has one.
@@ -165,9 +168,10 @@ impl fmt::Display for ConfigError {
             ConfigError::Withheld {
                 path,
                 outside,
+                leads_out,
                 problem,
                 position,
-            } => write_withheld(f, path, outside, problem, *position),
+            } => write_withheld(f, path, outside, *leads_out, problem, *position),
             ConfigError::Table(e) | ConfigError::ProjectHooks(e) => write!(f, "{e}"),
             ConfigError::TrackedLocal { path, key } => write!(
                 f,
@@ -187,12 +191,13 @@ impl fmt::Display for ConfigError {
     }
 }
 
-/// A file behind a link out of `outside`: its problem and position, and
-/// nothing it holds.
+/// A file behind a link (out of `outside` when `leads_out`): its problem
+/// and position, and nothing it holds.
 fn write_withheld(
     f: &mut fmt::Formatter<'_>,
     path: &Path,
     outside: &Path,
+    leads_out: bool,
     problem: &str,
     position: Option<(usize, usize)>,
 ) -> fmt::Result {
@@ -200,12 +205,23 @@ fn write_withheld(
     if let Some((line, column)) = position {
         write!(f, " (line {line}, column {column})")?;
     }
-    write!(
-        f,
-        "; none of it is shown, because it is a symbolic link leading out of `{}` \
-         and may be anyone's file. If it is yours, put the file itself there in place of the \
-         link to see what is wrong.",
-        outside.display()
+    if leads_out {
+        write!(
+            f,
+            "; none of it is shown, because it is a symbolic link leading out of `{}` \
+             and may be anyone's file.",
+            outside.display()
+        )?;
+    } else {
+        write!(
+            f,
+            "; none of it is shown, because it is reached through a symbolic link, which may \
+             lead to a file of yours that git ignores (a `.env`) in `{}`.",
+            outside.display()
+        )?;
+    }
+    f.write_str(
+        " If it is yours, put the file itself there in place of the link to see what is wrong.",
     )
 }
 

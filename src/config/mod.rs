@@ -30,7 +30,7 @@ use io_hooks::text::did_you_mean;
 use crate::event::EventKind;
 
 pub use error::ConfigError;
-pub(crate) use read::{read_regular, within};
+pub(crate) use read::read_regular;
 
 /// The hooks observer for io-harness's events: what [`Config::hooks`]
 /// returns and what the run loop is handed.

@@ -2,9 +2,10 @@
 //! and checking its `hook` arrays and `[profile.<name>]` bodies.
 
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
+use io_hooks::beneath::{self, Links, Open, Root, Via};
 use io_hooks::text::{deserialize_table, toml_key};
 use io_hooks::{HookTables, TableErrorKind, TomlFile};
 use serde::Deserialize;
@@ -16,15 +17,16 @@ use super::{ConfigError, LOCAL_FILE, Scope, Source, git, hook_layout};
 /// person writes, and a bound on what a hostile file can make a load hold.
 pub(super) const MAX_FILE: u64 = 1024 * 1024;
 
-/// Reads `path`; `None` when there is no such file.
-pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError> {
+/// Reads `path`, and says how it was reached (through a symbolic link or
+/// not); `None` when there is no such file.
+pub(super) fn read_if_present(path: &Path) -> Result<Option<(String, Via)>, ConfigError> {
     let read_error = |cause| ConfigError::Read {
         path: path.to_path_buf(),
         cause,
     };
-    let bytes = match read_regular(path, MAX_FILE) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => {
+    let (bytes, via) = match read_regular(path, MAX_FILE) {
+        Ok((Some(bytes), via)) => (bytes, via),
+        Ok((None, _)) => {
             return Err(ConfigError::TooLarge {
                 path: path.to_path_buf(),
                 limit: MAX_FILE,
@@ -53,13 +55,15 @@ pub(super) fn read_if_present(path: &Path) -> Result<Option<String>, ConfigError
             position: (line, column),
         });
     }
-    String::from_utf8(bytes).map(Some).map_err(|e| {
-        let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
-        ConfigError::NotUtf8 {
-            path: path.to_path_buf(),
-            position: (line, column),
-        }
-    })
+    String::from_utf8(bytes)
+        .map(|text| Some((text, via)))
+        .map_err(|e| {
+            let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
+            ConfigError::NotUtf8 {
+                path: path.to_path_buf(),
+                position: (line, column),
+            }
+        })
 }
 
 /// The line and column (each from 1, the column in characters) of byte
@@ -71,126 +75,62 @@ fn position_of(bytes: &[u8], end: usize) -> (usize, usize) {
     (line, column)
 }
 
-fn not_regular() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        "not a regular file (a FIFO, a socket or a device), so it is not read",
-    )
-}
-
-/// The magic numbers (`statfs`'s `f_type`) of the kernel's own file
-/// systems, whose "regular" files are not files: `/proc/kmsg` and
-/// tracefs's `trace_pipe` block a read until the kernel has something to
-/// say, `/proc/self/environ` holds the environment's secrets, and a
-/// `/sys` attribute can act when read. No config lives there.
-const KERNEL_FILE_SYSTEMS: [(i64, &str); 8] = [
-    (0x9fa0, "proc"),
-    (0x6265_6572, "sysfs"),
-    (0x6462_6720, "debugfs"),
-    (0x7472_6163, "tracefs"),
-    (0x7363_6673, "securityfs"),
-    (0x0027_e0eb, "cgroup"),
-    (0x6367_7270, "cgroup2"),
-    (0x6265_6570, "configfs"),
-];
-
 /// The bytes of the regular file at `path`, or `None` once it holds more
-/// than `limit`: a config file's read, and an `io run` script's.
+/// than `limit`, and how it was reached: a config file's read, and an `io
+/// run` script's.
 ///
-/// Only a regular file (or a symbolic link to one) is read. A FIFO would
-/// block the read until someone writes to it, and a link to a device such
-/// as `/dev/zero` (a repository can commit one) would never stop reading.
-/// This look before opening keeps a device from being opened at all
-/// (opening one can act: a tape rewinds); [`open_regular`] checks the file
-/// it opened again, since a file can be swapped in between. A directory is
-/// left to the read, which names it.
-pub(crate) fn read_regular(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-        && !meta.is_dir()
-    {
-        return Err(not_regular());
-    }
-    read_bounded(open_regular(path)?, limit)
+/// The file is reached from its directory by [`io_hooks::beneath`]'s rules
+/// ([`Links::Anywhere`]: a config file is the operator's to point
+/// elsewhere), in one path walk, and judged on what was reached before it
+/// is opened: only a regular file is read, or a directory (whose read names
+/// it). A FIFO would block the read until someone writes to it, a link to a
+/// device such as `/dev/zero` (a repository can commit one) would never
+/// stop reading, and opening a device can act (a tape rewinds), so neither
+/// is opened at all; nor is a file of the kernel's own file systems
+/// (`/proc/self/environ` holds the environment's secrets).
+pub(crate) fn read_regular(path: &Path, limit: u64) -> io::Result<(Option<Vec<u8>>, Via)> {
+    let opened = open_regular(path)?;
+    let via = opened.via();
+    Ok((opened.read_bounded(limit)?, via))
 }
 
-/// Opens `path` for reading without any step that can block: `O_NONBLOCK`
-/// (a FIFO swapped in after the look above opens at once rather than
-/// waiting for a writer, and a read of it or of a blocking device fails
-/// rather than waits), `O_NOCTTY` (a terminal never becomes ours). The file
-/// opened is then refused unless it is a regular file, or a directory (which
-/// the read names), outside the kernel's file systems.
-pub(super) fn open_regular(path: &Path) -> io::Result<std::fs::File> {
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
-    let file = std::fs::File::from(fd);
-    let meta = file.metadata()?;
-    if !meta.is_file() && !meta.is_dir() {
-        return Err(not_regular());
-    }
-    // `f_type` is an `i64` on x86-64 and narrower on other targets.
-    #[allow(clippy::useless_conversion)]
-    let kind = i64::from(rustix::fs::fstatfs(&file)?.f_type);
-    if let Some((_, name)) = KERNEL_FILE_SYSTEMS.iter().find(|(magic, _)| *magic == kind) {
-        return Err(io::Error::new(
+/// Opens `path` for reading as [`read_regular`] does.
+pub(super) fn open_regular(path: &Path) -> io::Result<beneath::Opened> {
+    let (dir, name) = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => (dir, name),
+        (_, Some(name)) => (Path::new("."), name),
+        _ => (path, std::ffi::OsStr::new(".")),
+    };
+    let how = Open::read().links(Links::Anywhere);
+    Root::open(dir)?.open_file(name, &how).map_err(|e| match e {
+        beneath::Error::Io(e) => e,
+        beneath::Error::NotRegular { .. } => io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a socket or a device), so it is not read",
+        ),
+        beneath::Error::Kernel { fs } => io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
-                "a file of the kernel's {name} file system (as under /proc or /sys), whose \
-                 reads can block or hold secrets, so it is not read"
+                "a file of the kernel's {fs} file system (as under /proc or /sys), whose \
+                     reads can block or hold secrets, so it is not read"
             ),
-        ));
-    }
-    Ok(file)
+        ),
+        other => io::Error::new(io::ErrorKind::InvalidInput, other.to_string()),
+    })
 }
 
-/// The whole of `file`, or `None` once it holds more than `limit` bytes
-/// ([`MAX_FILE`] for a config file).
-///
-/// The size `stat` reports is not trusted: `/proc` files are "regular" and
-/// "empty" (`/proc/self/pagemap` reads on for hundreds of GiB), and a file
-/// can grow after any check. It is read in fixed 8 KiB reads (pagemap
-/// refuses a read that is not a multiple of 8 bytes), so at most one read
-/// past the limit is held.
-fn read_bounded(mut file: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::new();
-    let mut chunk = [0; 8192];
-    loop {
-        match file.read(&mut chunk) {
-            Ok(0) => return Ok(Some(bytes)),
-            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-        if bytes.len() as u64 > limit {
-            return Ok(None);
-        }
-    }
-}
-
-/// Whether `path`, every symbolic link followed, lies in `dir`: whether
-/// what it holds may be shown. A link that cannot be resolved counts as
-/// leading out.
-pub(crate) fn within(path: &Path, dir: &Path) -> bool {
-    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
-        (Ok(file), Ok(dir)) => file.starts_with(dir),
-        _ => false,
-    }
-}
-
-/// `error`, from loading `path`, as the operator may see it: unchanged when
-/// `path`, every symbolic link followed, lies in `dir` (the discovery root,
-/// or the user-scope directory for the user-scope file); otherwise a
+/// `error`, from loading `path` (found in `dir`, the discovery root or the
+/// user-scope directory) and reached `via`, as the operator may see it:
+/// unchanged when no symbolic link was on the way; otherwise a
 /// [`ConfigError::Withheld`] that names the problem and its position and
 /// quotes nothing: no line, no key as written, no parser's message (which
-/// can quote a value). Git's answer under the key `hook` quotes nothing and
-/// is kept. A link that cannot be resolved counts as leading out.
-pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigError {
+/// can quote a value). A link inside the root counts as much as one out of
+/// it: a committed `io.toml -> .env` leads to a file git ignores, which is
+/// the operator's, not the clone's. Git's answer under the key `hook`
+/// quotes nothing and is kept.
+pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path, via: Via) -> ConfigError {
     let (problem, position) = match &error {
-        _ if within(path, dir) => return error,
+        _ if !via.through_link() => return error,
         // Git's answer about the file, under the one key that quotes
         // nothing: as it is.
         ConfigError::TrackedLocal { key, .. } | ConfigError::GitUnanswered { key, .. }
@@ -232,6 +172,7 @@ pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path) -> ConfigErr
     ConfigError::Withheld {
         path: path.to_path_buf(),
         outside: dir.to_path_buf(),
+        leads_out: via == Via::LinkOut,
         problem,
         position,
     }
@@ -369,57 +310,5 @@ impl<'de> Deserialize<'de> for RawProfile {
         }
         let expecting = "a profile body: a table, as in `[profile.ci]`";
         deserialize_table(d, &expecting).map(|Body { hook }| RawProfile { hook })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A reader whose reads a signal interrupts before each chunk, as a
-    /// `read` on a pipe or a terminal can be when a handler without
-    /// `SA_RESTART` runs.
-    struct Interrupted<'a> {
-        chunks: std::slice::Iter<'a, &'a [u8]>,
-        /// Whether the last read was the interrupted one.
-        interrupted: bool,
-    }
-
-    impl Read for Interrupted<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            if !self.interrupted {
-                self.interrupted = true;
-                return Err(io::ErrorKind::Interrupted.into());
-            }
-            self.interrupted = false;
-            let Some(chunk) = self.chunks.next() else {
-                return Ok(0);
-            };
-            buf[..chunk.len()].copy_from_slice(chunk);
-            Ok(chunk.len())
-        }
-    }
-
-    #[test]
-    fn a_read_a_signal_interrupts_is_tried_again_and_loses_nothing() {
-        let chunks: &[&[u8]] = &[b"[[hook]]\n", b"on = \"step\"\n"];
-        let file = Interrupted {
-            chunks: chunks.iter(),
-            interrupted: false,
-        };
-        let bytes = read_bounded(file, MAX_FILE).expect("EINTR is retried, not an error");
-        assert_eq!(bytes.as_deref(), Some(&b"[[hook]]\non = \"step\"\n"[..]));
-    }
-
-    #[test]
-    fn any_other_read_error_is_the_error() {
-        struct Failing;
-        impl Read for Failing {
-            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-                Err(io::ErrorKind::PermissionDenied.into())
-            }
-        }
-        let error = read_bounded(Failing, MAX_FILE).expect_err("not retried");
-        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
     }
 }

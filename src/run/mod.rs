@@ -13,7 +13,6 @@
 //! this reference loop does its work synchronously inside the future, so any
 //! executor, `pollster::block_on` included, drives it.
 
-mod beneath;
 pub(crate) mod boundary;
 mod call;
 mod policy;
@@ -70,9 +69,14 @@ pub struct Contract {
     /// to over stdio, one JSON-RPC request per call.
     pub mcp_servers: BTreeMap<String, Vec<String>>,
     /// Where the run's instructions came from, in the embedder's terms (for
-    /// `io run`, the script's path). Kept in the journal so a resume can
-    /// find them again; a child inherits it.
+    /// `io run`, the script's path): a name for messages. Kept in the
+    /// journal; a child inherits it.
     pub origin: Option<String>,
+    /// The instructions themselves (for `io run`, the script's text), pinned
+    /// in the journal's `begin` record: a resume runs what the run began
+    /// with, and reads no file the journal names (a journal's `origin`
+    /// could name `~/.netrc`). A child inherits it.
+    pub script: Option<String>,
 }
 
 impl Contract {
@@ -91,6 +95,7 @@ impl Contract {
             run_id: None,
             mcp_servers: BTreeMap::new(),
             origin: None,
+            script: None,
         }
     }
 }
@@ -315,9 +320,10 @@ pub async fn resume_observed(
 /// Continues run `run_id` as [`resume_observed`] does, but acting where
 /// `place` says: its `workspace`, `mcp_servers`, `max_depth`,
 /// `stall_after`, `exec_timeout` and `token_budget` are the caller's; only
-/// the goal, depth, step limit, origin and progress come from the journal.
-/// A journal can then name no directory to write in and no program to run.
-/// `place`'s `goal`, `max_steps`, `run_id` and `origin` are not used.
+/// the goal, depth, step limit, origin, script and progress come from the
+/// journal. A journal can then name no directory to write in and no program
+/// to run. `place`'s `goal`, `max_steps`, `run_id`, `origin` and `script`
+/// are not used.
 ///
 /// # Blocking
 /// The future does the whole run in its first `poll` and never yields:
@@ -387,6 +393,7 @@ impl Env<'_> {
                 depth,
                 max_steps: contract.max_steps,
                 origin: contract.origin.clone(),
+                script: contract.script.clone(),
                 mcp_servers: contract.mcp_servers.clone(),
             },
         )?;
@@ -408,6 +415,7 @@ impl Env<'_> {
             depth,
             max_steps,
             origin,
+            script,
             mcp_servers,
         }) = records.first().cloned()
         else {
@@ -419,12 +427,14 @@ impl Env<'_> {
                 goal,
                 max_steps,
                 origin,
+                script,
                 run_id: None,
                 ..place.clone()
             },
             None => Contract {
                 max_steps,
                 origin,
+                script,
                 mcp_servers,
                 ..Contract::new(goal, workspace)
             },
@@ -770,7 +780,7 @@ impl<'e, 'a> Run<'e, 'a> {
             self.emit(EventKind::ToolCall {
                 step,
                 tool: call.tool.clone(),
-                args: call.args.clone(),
+                args: crate::RawJson::from(&call.args),
             });
             if let Err(refusal) = self.permit(step, call) {
                 observations.push(refusal);
@@ -815,7 +825,7 @@ impl<'e, 'a> Run<'e, 'a> {
                 self.emit(EventKind::ApprovalRequested {
                     step,
                     tool: call.tool.clone(),
-                    args: call.args.clone(),
+                    args: crate::RawJson::from(&call.args),
                 });
                 let approved = self.env.approver.approve(&ApprovalRequest {
                     run_id: &self.run_id,

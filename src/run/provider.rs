@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use io_hooks::beneath::Via;
 use io_hooks::text::OsMessage;
 use serde::Deserialize;
 
@@ -319,31 +320,40 @@ impl ScriptedProvider {
     }
 
     /// Reads and parses the script at `path`, as a config file is read: a
-    /// regular file only, opened without a step that can block (a FIFO or
-    /// a device is refused, as is a file of `/proc` or `/sys`), and at most
-    /// 16 MiB of it. A script that is a symbolic link leading out of its
-    /// directory (a clone's `script.toml -> ~/.netrc`) is read, but when it
-    /// does not load, nothing of it is shown: toml's message quotes the
+    /// regular file only, judged before it is opened (a FIFO or a device is
+    /// refused unopened, as is a file of `/proc` or `/sys`), and at most 16
+    /// MiB of it. A script reached through a symbolic link (a clone's
+    /// `script.toml -> ~/.netrc`, or `-> .env` beside it) is read, but when
+    /// it does not load, nothing of it is shown: toml's message quotes the
     /// line, and a goal it repeats is its text.
     ///
     /// # Errors
     /// As [`from_toml`](Self::from_toml), or when the file cannot be read.
     pub fn from_path(path: &Path) -> Result<Self, ProviderError> {
+        Self::read(path).map(|(provider, _)| provider)
+    }
+
+    /// [`from_path`](Self::from_path), with the script's text: what a run
+    /// pins in its journal, so that a resume runs the script the run began
+    /// with and reads no file the journal names.
+    ///
+    /// # Errors
+    /// As [`from_path`](Self::from_path).
+    pub fn read(path: &Path) -> Result<(Self, String), ProviderError> {
         let unread = |cause| ProviderError::Read {
             path: path.to_owned(),
             cause,
         };
-        let bytes = crate::config::read_regular(path, MAX_SCRIPT)
-            .map_err(unread)?
-            .ok_or_else(|| {
-                unread(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "larger than {} MiB, the most a script may hold, so it is not read",
-                        MAX_SCRIPT / (1024 * 1024)
-                    ),
-                ))
-            })?;
+        let (bytes, via) = crate::config::read_regular(path, MAX_SCRIPT).map_err(unread)?;
+        let bytes = bytes.ok_or_else(|| {
+            unread(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "larger than {} MiB, the most a script may hold, so it is not read",
+                    MAX_SCRIPT / (1024 * 1024)
+                ),
+            ))
+        })?;
         let text = String::from_utf8(bytes).map_err(|_| {
             unread(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -351,22 +361,24 @@ impl ScriptedProvider {
             ))
         })?;
         let origin = path.display().to_string();
-        Self::from_toml(&origin, &text).map_err(|e| {
-            // Its directory is the absolute path's parent: `script.toml`'s
-            // is the working directory, not "".
-            let in_place = std::path::absolute(path)
-                .ok()
-                .and_then(|whole| whole.parent().map(|dir| crate::config::within(path, dir)));
-            if in_place == Some(true) {
-                return e;
-            }
+        let provider = Self::from_toml(&origin, &text).map_err(|e| {
+            let cause = match via {
+                Via::Direct => return e,
+                Via::LinkOut => {
+                    "a symbolic link leading out of its directory, and not a script that loads; \
+                     none of it is shown"
+                }
+                _ => {
+                    "reached through a symbolic link, and not a script that loads; none of it \
+                     is shown"
+                }
+            };
             ProviderError::Parse {
-                cause: "a symbolic link leading out of its directory, and not a script that \
-                        loads; none of it is shown"
-                    .to_owned(),
+                cause: cause.to_owned(),
                 origin,
             }
-        })
+        })?;
+        Ok((provider, text))
     }
 
     /// The top-level run's goal.

@@ -8,12 +8,12 @@ use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
+use io_hooks::beneath::{self, Links, Open, Root};
 use io_hooks::text::OsMessage;
 use rustix::fd::OwnedFd;
-use rustix::fs::{Mode, OFlags};
 use serde::{Deserialize, Serialize};
 
-use super::beneath::{self, Beneath};
+use super::tools::{PRIVATE_DIR, PRIVATE_FILE};
 use crate::event::Outcome;
 
 /// One line of a run's journal.
@@ -33,6 +33,10 @@ pub enum Record {
         /// Where the run's instructions came from (`Contract::origin`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         origin: Option<String>,
+        /// The instructions themselves (`Contract::script`): what a resume
+        /// runs, so that it reads no file the journal merely names.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        script: Option<String>,
         /// The MCP servers the run may call (`Contract::mcp_servers`).
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         mcp_servers: BTreeMap<String, Vec<String>>,
@@ -93,6 +97,13 @@ pub enum StoreError {
         /// The journal.
         path: PathBuf,
     },
+    /// The journal's path goes through a symbolic link that stays in the
+    /// workspace: a journal is reached through none, since git lists no
+    /// path behind a link and a journal there could be a clone's.
+    Link {
+        /// The journal.
+        path: PathBuf,
+    },
     /// A run id that cannot name a journal file.
     BadRunId {
         /// The store's directory.
@@ -148,6 +159,7 @@ impl StoreError {
         match self {
             StoreError::Io { path, .. }
             | StoreError::Outside { path }
+            | StoreError::Link { path }
             | StoreError::Untrusted { path, .. }
             | StoreError::Busy { path }
             | StoreError::Encode { path, .. }
@@ -165,6 +177,11 @@ impl fmt::Display for StoreError {
             StoreError::Io { source, .. } => write!(f, "{}", OsMessage(source)),
             StoreError::Outside { .. } => f.write_str(
                 "refused: the journal's path leads outside the workspace through a symbolic link",
+            ),
+            StoreError::Link { .. } => f.write_str(
+                "refused: the journal's path goes through a symbolic link; `io` reaches its own \
+                 files (`.io` and everything in it) through none, since a journal behind a link \
+                 is one git cannot say whether a clone brought",
             ),
             StoreError::BadRunId { run_id, .. } => write!(
                 f,
@@ -283,11 +300,7 @@ impl FileStore {
     /// When `dir` cannot be created.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
-        #[allow(
-            clippy::useless_conversion,
-            reason = "mode_t is u32 on Linux, u16 on macOS and FreeBSD"
-        )]
-        let mode: u32 = beneath::PRIVATE_DIR.as_raw_mode().into();
+        let mode: u32 = PRIVATE_DIR;
         fs::DirBuilder::new()
             .recursive(true)
             .mode(mode)
@@ -303,10 +316,12 @@ impl FileStore {
     }
 
     /// A store in `root/rel` (as `.io/runs` in a workspace), whose
-    /// directories and journals are opened beneath `root`: a symbolic link
-    /// in `rel` (a clone's `.io -> /tmp/elsewhere`) that leads outside
-    /// `root` is refused, not followed. The directories are made, private,
-    /// at the first append.
+    /// directories and journals are opened beneath `root` through no
+    /// symbolic link at all ([`io_hooks::beneath`], [`Links::None`]): a
+    /// clone's `.io -> /tmp/elsewhere` is refused, not followed, and so is
+    /// a `.io -> data` that stays in the workspace, behind which git lists
+    /// no tracked journal. The directories are made, private, at the first
+    /// append.
     pub fn beneath(root: impl Into<PathBuf>, rel: impl Into<PathBuf>) -> Self {
         FileStore {
             root: root.into(),
@@ -368,12 +383,20 @@ impl FileStore {
         Ok(Some(record))
     }
 
+    /// Opens the journal `rel` as `how` says, beneath the root through no
+    /// symbolic link.
+    fn open(&self, rel: &Path, how: Open) -> Result<fs::File, beneath::Error> {
+        Ok(Root::open(&self.root)?
+            .open_file(rel, &how.links(Links::None))?
+            .into_file())
+    }
+
     /// Opens the journal `rel` for reading if it exists, and checks that it
     /// may be trusted: a regular file (never blocking on a FIFO), owned by
     /// this process's user, with no group or other write bit.
     fn trusted(&self, rel: &Path) -> Result<Option<OwnedFd>, StoreError> {
-        let fd = match Beneath::new(&self.root).open(rel, OFlags::RDONLY, Mode::empty(), None) {
-            Ok(fd) => fd,
+        let fd = match self.open(rel, Open::read()) {
+            Ok(file) => OwnedFd::from(file),
             Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(self.refused(rel, e)),
         };
@@ -429,6 +452,15 @@ impl FileStore {
             beneath::Error::Outside { .. } => StoreError::Outside {
                 path: self.root.join(rel),
             },
+            beneath::Error::Link | beneath::Error::LinkToNothing | beneath::Error::Owned => {
+                StoreError::Link {
+                    path: self.root.join(rel),
+                }
+            }
+            other => self.fail(
+                rel,
+                io::Error::new(io::ErrorKind::InvalidInput, format!("refused: {other}")),
+            ),
         }
     }
 }
@@ -441,18 +473,21 @@ impl Store for FileStore {
             source,
         })?;
         line.push(b'\n');
-        let mut file = Beneath::new(&self.root)
-            .append(&rel, beneath::PRIVATE_FILE, beneath::PRIVATE_DIR)
-            .map_err(|e| self.refused(&rel, e))?;
+        let how = Open::append().create(PRIVATE_FILE).dirs(PRIVATE_DIR);
+        let mut file = self.open(&rel, how).map_err(|e| self.refused(&rel, e))?;
         file.write_all(&line).map_err(|e| self.fail(&rel, e))?;
         file.sync_data().map_err(|e| self.fail(&rel, e))
     }
 
     fn load(&self, run_id: &str) -> Result<Option<Vec<Record>>, StoreError> {
         let rel = self.journal(run_id)?;
-        let files = Beneath::new(&self.root);
-        let Some(bytes) = files.read_if_any(&rel).map_err(|e| self.refused(&rel, e))? else {
-            return Ok(None);
+        let mut bytes = Vec::new();
+        match self.open(&rel, Open::read()) {
+            Ok(mut file) => file
+                .read_to_end(&mut bytes)
+                .map_err(|e| self.fail(&rel, e))?,
+            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.refused(&rel, e)),
         };
         // Everything after the last newline is a torn record: dropped, and
         // cut off so the next append starts a whole line.
@@ -463,11 +498,10 @@ impl Store for FileStore {
                 self.root.join(&rel).display(),
                 bytes.len() - whole
             );
-            let file = files
-                .open(&rel, OFlags::WRONLY, Mode::empty(), None)
+            let file = self
+                .open(&rel, Open::write())
                 .map_err(|e| self.refused(&rel, e))?;
-            fs::File::from(file)
-                .set_len(whole as u64)
+            file.set_len(whole as u64)
                 .map_err(|source| StoreError::Truncate {
                     path: self.root.join(&rel),
                     source,

@@ -8,7 +8,7 @@ use std::io;
 use io_hooks::HookFailure;
 use serde_json::Value;
 
-use super::beneath;
+use io_hooks::beneath;
 
 /// A workspace tool's failure. Its `Display` is the text the model is
 /// shown, cause included; like the crate's other errors it returns no
@@ -87,7 +87,7 @@ impl fmt::Display for ToolError {
                 f,
                 "`{rel}` is not a path inside the workspace (relative, without `..`)"
             ),
-            ToolError::File { op, rel, error } => f.write_str(&error.describe(op, rel)),
+            ToolError::File { op, rel, error } => describe(f, error, op, rel),
             ToolError::RunFiles { op, rel } => write!(
                 f,
                 "{op} {rel}: refused: `{rel}` is in `.io`, which holds the run's own journal and notes; the file tools never write there (use memory_write or todo_write for notes)"
@@ -136,3 +136,45 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// The message a tool shows the model for `error`: `op` (`read`,
+/// `write`, ...) and `rel` as the model gave it.
+fn describe(
+    f: &mut fmt::Formatter<'_>,
+    error: &beneath::Error,
+    op: &str,
+    rel: &str,
+) -> fmt::Result {
+    write!(f, "{op} {rel}: ")?;
+    match error {
+        beneath::Error::Outside { through: None } => write!(
+            f,
+            "refused: `{rel}` leads outside the workspace (through `..`, an absolute path or a symbolic link)"
+        ),
+        beneath::Error::Outside {
+            through: Some(link),
+        } => write!(
+            f,
+            "refused: `{rel}` goes through the symbolic link `{}`, which may lead outside the workspace (without openat2 no link is followed)",
+            link.display()
+        ),
+        beneath::Error::NotRegular { kind } => write!(
+            f,
+            "refused: `{rel}` is {kind}, not a regular file (reading or writing it could block the run)"
+        ),
+        beneath::Error::Link => write!(
+            f,
+            "refused: `{rel}` goes through a symbolic link in `.io`, the run's own files, which are reached through none"
+        ),
+        beneath::Error::Owned => write!(
+            f,
+            "refused: `{rel}` leads into `.io`, the run's own files, through a symbolic link"
+        ),
+        beneath::Error::LinkToNothing => write!(
+            f,
+            "refused: `{rel}` is a symbolic link to a file that does not exist, and no file is created through a link"
+        ),
+        beneath::Error::Io(e) => write!(f, "{e}"),
+        other => write!(f, "refused: {other}"),
+    }
+}

@@ -1,7 +1,7 @@
 //! The tools a reference run can call. Each acts on the real workspace
 //! directory; none reaches outside it, and none involves a shell.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::{Component, Path};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::beneath::{self, Beneath};
+use io_hooks::beneath::{self, Open, Root};
 
 /// How much of a file or a command's output an observation keeps.
 const OBSERVATION_LIMIT: usize = 16 * 1024;
@@ -41,9 +41,11 @@ pub(crate) struct Workspace<'a> {
 }
 
 impl Workspace<'_> {
-    /// The workspace's files, opened beneath its root (see [`beneath`]).
-    fn files(&self) -> Beneath<'_> {
-        Beneath::new(self.root)
+    /// The workspace's root, whose `.io` is the run's own state (see
+    /// [`beneath`]): reached through no symbolic link, and the model's
+    /// writes never reach it at all.
+    fn files(&self) -> Result<Root, beneath::Error> {
+        Ok(Root::open(self.root)?.own(STATE_DIR))
     }
 
     /// `rel` as a path inside the workspace, or an error for an empty or
@@ -62,41 +64,27 @@ impl Workspace<'_> {
         }
     }
 
-    /// [`resolve`](Self::resolve), refusing a path in the run's own `.io`:
-    /// a `write_file` of `.io/runs/<id>.jsonl` would write the journal a
-    /// resume acts on. Asked both of the path as given and of where it
-    /// leads today, so a committed `notes -> .io/runs/r-1.jsonl` (a link
-    /// that stays beneath the root, which the open would follow) is refused
-    /// too.
-    fn outside_run_files<'r>(&self, op: &'static str, rel: &'r str) -> Result<&'r Path, ToolError> {
+    /// Reads the whole of `rel` beneath the root; `op` names the tool in an
+    /// error.
+    fn read(&self, op: &'static str, rel: &str) -> Result<Vec<u8>, ToolError> {
         let path = Self::resolve(rel)?;
-        let refused = || ToolError::RunFiles {
-            op,
-            rel: rel.to_owned(),
-        };
-        if leads_into_run_files(path) {
-            return Err(refused());
-        }
-        let Ok(root) = std::fs::canonicalize(self.root) else {
-            // The open will fail the same way, and say why.
-            return Ok(path);
-        };
-        match real_path(&root.join(path), MAX_LINKS) {
-            Some(real) => match real.strip_prefix(&root) {
-                Ok(inside) if leads_into_run_files(inside) => Err(refused()),
-                _ => Ok(path),
-            },
-            None => Err(refused()),
-        }
+        let failed = |e| file_error(op, rel, e);
+        let opened = self
+            .files()
+            .and_then(|root| root.open_file(path, &Open::read()));
+        let mut bytes = Vec::new();
+        opened
+            .map_err(failed)?
+            .into_file()
+            .read_to_end(&mut bytes)
+            .map_err(|e| failed(e.into()))?;
+        Ok(bytes)
     }
 
     /// Reads go beneath the root too: a link committed as `notes ->
     /// ~/.ssh/id_ed25519` would otherwise put a secret in the observation.
     pub(super) fn read_file(&self, rel: &str) -> Result<ToolResult, ToolError> {
-        let bytes = self
-            .files()
-            .read(Self::resolve(rel)?)
-            .map_err(|e| file_error("read", rel, e))?;
+        let bytes = self.read("read", rel)?;
         let text = String::from_utf8_lossy(&bytes);
         Ok(ToolResult::seen(format!(
             "[read {rel}] ({} bytes)\n{}",
@@ -106,8 +94,7 @@ impl Workspace<'_> {
     }
 
     pub(super) fn write_file(&self, rel: &str, content: &str) -> Result<ToolResult, ToolError> {
-        let path = self.outside_run_files("write", rel)?;
-        let moved = self.write_compared(path, content.as_bytes(), rel)?;
+        let moved = self.write_compared("write", rel, content.as_bytes())?;
         Ok(ToolResult {
             observation: format!("[wrote {rel}] ({} chars)", content.chars().count()),
             moved,
@@ -120,11 +107,13 @@ impl Workspace<'_> {
         old: &str,
         new: &str,
     ) -> Result<ToolResult, ToolError> {
-        let path = self.outside_run_files("edit", rel)?;
-        let bytes = self
-            .files()
-            .read(path)
-            .map_err(|e| file_error("edit", rel, e))?;
+        if Self::in_run_files(rel) {
+            return Err(ToolError::RunFiles {
+                op: "edit",
+                rel: rel.to_owned(),
+            });
+        }
+        let bytes = self.read("edit", rel)?;
         let text = String::from_utf8(bytes).map_err(|_| ToolError::NotUtf8 {
             rel: rel.to_owned(),
         })?;
@@ -136,23 +125,57 @@ impl Workspace<'_> {
             });
         }
         let edited = text.replacen(old, new, 1);
-        let moved = self.write_compared(path, edited.as_bytes(), rel)?;
+        let moved = self.write_compared("edit", rel, edited.as_bytes())?;
         Ok(ToolResult {
             observation: format!("[edited {rel}] ({} chars)", edited.chars().count()),
             moved,
         })
     }
 
-    /// Writes `bytes`, returning whether they differ from what was there:
-    /// the progress signal, decided here and never after a formatter.
-    fn write_compared(&self, path: &Path, bytes: &[u8], rel: &str) -> Result<bool, ToolError> {
-        let files = self.files();
-        let before = files
-            .read_if_any(path)
-            .map_err(|e| file_error("write", rel, e))?;
-        files
-            .write(path, bytes, beneath::SHARED_FILE, beneath::SHARED_DIR)
-            .map_err(|e| file_error("write", rel, e))?;
+    /// Whether `rel` names the run's own `.io`, in any case (a file system
+    /// that folds case opens `.IO` as `.io`).
+    fn in_run_files(rel: &str) -> bool {
+        Path::new(rel)
+            .components()
+            .find(|c| matches!(c, Component::Normal(_)))
+            .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(STATE_DIR))
+    }
+
+    /// Writes `bytes` to `rel` for the tool `op`, returning whether they
+    /// differ from what was there: the progress signal, decided here and
+    /// never after a formatter. Never in `.io`: a `write_file` of
+    /// `.io/runs/<id>.jsonl` would write the journal a resume acts on, by
+    /// its name or through a committed link (`notes ->
+    /// .io/runs/r-1.jsonl`, `state -> .io`), which the open refuses.
+    fn write_compared(&self, op: &'static str, rel: &str, bytes: &[u8]) -> Result<bool, ToolError> {
+        let path = Self::resolve(rel)?;
+        let refused = |e| file_error(op, rel, e);
+        if Self::in_run_files(rel) {
+            return Err(refused(beneath::Error::Owned));
+        }
+        let root = self.files().map_err(refused)?;
+        let before = match root.open_file(path, &Open::read().not_owned()) {
+            Ok(opened) => {
+                let mut before = Vec::new();
+                opened
+                    .into_file()
+                    .read_to_end(&mut before)
+                    .map_err(|e| refused(e.into()))?;
+                Some(before)
+            }
+            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(refused(e)),
+        };
+        let how = Open::write()
+            .create(SHARED_FILE)
+            .truncate()
+            .dirs(SHARED_DIR)
+            .not_owned();
+        root.open_file(path, &how)
+            .map_err(refused)?
+            .into_file()
+            .write_all(bytes)
+            .map_err(|e| refused(e.into()))?;
         Ok(before.as_deref() != Some(bytes))
     }
 
@@ -301,50 +324,43 @@ impl Workspace<'_> {
     }
 
     /// Writes one of the run's own files under `.io`, private to its owner
-    /// (it may hold the goal's details), beneath the root.
+    /// (it may hold the goal's details), beneath the root and through no
+    /// symbolic link.
     fn private(&self, rel: &str, bytes: &[u8]) -> Result<(), beneath::Error> {
-        self.files().write(
-            Path::new(rel),
-            bytes,
-            beneath::PRIVATE_FILE,
-            beneath::PRIVATE_DIR,
-        )
+        let how = Open::write()
+            .create(PRIVATE_FILE)
+            .truncate()
+            .dirs(PRIVATE_DIR);
+        self.files()?
+            .open_file(rel, &how)?
+            .into_file()
+            .write_all(bytes)
+            .map_err(beneath::Error::from)
     }
 }
 
-/// How many symbolic links [`real_path`] follows, as the kernel's limit.
-const MAX_LINKS: u32 = 40;
-
-/// Whether the relative path `rel` starts in `.io` (in any case: a file
-/// system that folds case opens `.IO` as `.io`).
-fn leads_into_run_files(rel: &Path) -> bool {
-    rel.components()
-        .find(|c| matches!(c, Component::Normal(_)))
-        .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(".io"))
-}
-
-/// Where `path` leads today: its canonical form where it exists; else,
-/// through a dangling link at its end (up to `links` of them), or as its
-/// parent's real path and its name, since a missing name is created as
-/// itself. `None` when that cannot be told (a path ending in `..`, an
-/// unreadable link).
-fn real_path(path: &Path, links: u32) -> Option<std::path::PathBuf> {
-    if let Ok(real) = std::fs::canonicalize(path) {
-        return Some(real);
-    }
-    let parent = path.parent()?;
-    let name = path.file_name()?;
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    if is_link && links > 0 {
-        let target = std::fs::read_link(path).ok()?;
-        return real_path(&parent.join(target), links - 1);
-    }
-    Some(real_path(parent, links)?.join(name))
-}
+/// The directory under the root that holds the run's own state: its
+/// journals, memory and todo list.
+pub(crate) const STATE_DIR: &str = ".io";
+/// The mode of a private file (the journal, `.io`'s notes): its owner's.
+pub(crate) const PRIVATE_FILE: u32 = 0o600;
+/// The mode of a private directory (`.io` and everything under it).
+pub(crate) const PRIVATE_DIR: u32 = 0o700;
+/// The mode a workspace file is created with, before the umask.
+const SHARED_FILE: u32 = 0o666;
+/// The mode a workspace directory is created with, before the umask.
+const SHARED_DIR: u32 = 0o777;
 
 /// A file operation `op` on `rel` that failed or was refused beneath the
-/// root.
+/// root. A write or an edit that would reach the run's own files is told
+/// so in those words.
 fn file_error(op: &'static str, rel: &str, error: beneath::Error) -> ToolError {
+    if matches!(error, beneath::Error::Owned) && op != "read" {
+        return ToolError::RunFiles {
+            op,
+            rel: rel.to_owned(),
+        };
+    }
     ToolError::File {
         op,
         rel: rel.to_owned(),

@@ -712,7 +712,7 @@ fn a_step_and_its_tools() -> Vec<EventKind> {
         EventKind::ToolCall {
             step: 1,
             tool: owned("write_file"),
-            args: json!({"path": "src/x.rs", "n": [1, 2.5, null, {"deep": true}]}),
+            args: json!({"path": "src/x.rs", "n": [1, 2.5, null, {"deep": true}]}).into(),
         },
         EventKind::Refused {
             step: 1,
@@ -722,7 +722,7 @@ fn a_step_and_its_tools() -> Vec<EventKind> {
         EventKind::ApprovalRequested {
             step: 1,
             tool: owned("exec"),
-            args: json!(["rm", "-rf", "/"]),
+            args: json!(["rm", "-rf", "/"]).into(),
         },
         EventKind::ApprovalDecided {
             step: 1,
@@ -835,4 +835,192 @@ fn handles() -> Vec<EventKind> {
             handle: owned("h1"),
         },
     ]
+}
+
+// ---- `where`, loaded against the field table and matched ----
+
+/// Strings a `where` may name as fields, besides the field table's own.
+const FIELD_NOISE: &[&str] = &["tool ", "Tool", "args", "", "goal.x", "é", "run_id", "seq"];
+/// Globs, each a feature of the syntax or a way it can go wrong.
+const GLOBS: &[&str] = &[
+    "write_*",
+    "*",
+    "**",
+    "a/**/b",
+    "[abc]",
+    "[!a-c]?",
+    "[c-a]",
+    "[",
+    "***",
+    "a**",
+    "{a,b}",
+    "\\*",
+    "*aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
+    "*a*a*a*a*a*a*a*a*b",
+    "[]]",
+    "é?",
+];
+/// Strings a value or a payload may hold.
+const VALUES: &[&str] = &[
+    "exec",
+    "write_file",
+    "completed",
+    "cancelled",
+    "",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "a/x/b",
+    "é\u{0}\u{202e}",
+];
+
+/// `text` as a TOML basic string (JSON's escapes are TOML's; a DEL it
+/// leaves raw makes the document one TOML refuses, which is a case too).
+fn toml_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| String::from("\"\""))
+}
+
+/// A value under `where`, valid or not, nested at most `depth` more.
+fn where_value(c: &mut Choices<'_>, depth: u8) -> String {
+    match c.below(10) {
+        0 | 1 => toml_string(&c.text(VALUES)),
+        2 => (i64::from(c.byte()) - 128).to_string(),
+        3 => c
+            .pick(&["1.5", "-0.0", "inf", "nan", "1e300", "0.1"])
+            .to_owned(),
+        4 => c.pick(&["true", "false"]).to_owned(),
+        5 if depth > 0 => {
+            let items: Vec<String> = (0..c.below(4)).map(|_| where_value(c, depth - 1)).collect();
+            format!("[{}]", items.join(", "))
+        }
+        6 => format!("{{ glob = {} }}", toml_string(&c.text(GLOBS))),
+        7 => {
+            let mut bounds = Vec::new();
+            if c.chance(160) {
+                bounds.push(format!("min = {}", i64::from(c.byte()) - 128));
+            }
+            if c.chance(160) {
+                bounds.push(format!("max = {}", i64::from(c.byte())));
+            }
+            if c.chance(40) {
+                bounds.push("glob = \"x\"".to_owned());
+            }
+            format!("{{ {} }}", bounds.join(", "))
+        }
+        8 => c
+            .pick(&[
+                "1979-05-27",
+                "1979-05-27T07:32:00Z",
+                "{ x = 1 }",
+                "{}",
+                "[]",
+            ])
+            .to_owned(),
+        _ => toml_string(&c.text(GLOBS)),
+    }
+}
+
+/// The JSON of a field of `kind`, for a payload.
+fn payload_value(
+    c: &mut Choices<'_>,
+    kind: io_hooks::FieldKind,
+    choices: Option<&[&str]>,
+) -> serde_json::Value {
+    use io_hooks::FieldKind;
+    if c.chance(16) {
+        return serde_json::Value::Null;
+    }
+    match (kind, choices) {
+        (_, Some(names)) if c.chance(220) => serde_json::json!(c.pick(names)),
+        (FieldKind::Str, _) => {
+            let text = c.text(VALUES);
+            // Now and then a long one, to match a glob against.
+            match c.chance(20) {
+                true => serde_json::json!(text.repeat(1 + c.below(4096))),
+                false => serde_json::json!(text),
+            }
+        }
+        (FieldKind::Integer, _) => serde_json::json!(c.below(256)),
+        (FieldKind::Float, _) => serde_json::json!(f64::from(c.byte()) / 3.0),
+        (FieldKind::Bool, _) => serde_json::json!(c.chance(128)),
+        _ => serde_json::json!({}),
+    }
+}
+
+/// A `[[hook]]` whose `where` is decoded from `bytes`, loaded against
+/// `EventKind`'s field table: it loads or is refused cleanly, never
+/// panics. When it loads, events of its `on` (and others) decoded from the
+/// rest of the bytes are matched against it: `passes` and `turned_away`
+/// agree, a field `turned_away` names is one the filter names, and no
+/// match takes long. Returns the events matched.
+pub(crate) fn check_where(bytes: &[u8]) -> usize {
+    let mut c = Choices::new(bytes);
+    let tags = EventKind::TAGS;
+    let on: Vec<usize> = (0..=c.below(3)).map(|_| c.below(tags.len())).collect();
+    let mut entries = Vec::new();
+    for _ in 0..=c.below(4) {
+        let kind = c.pick(&on);
+        let fields = EventKind::FIELDS.get(kind).copied().unwrap_or(&[]);
+        let name = match fields.is_empty() || c.chance(32) {
+            true => c.text(FIELD_NOISE),
+            false => c.pick(fields).name.to_owned(),
+        };
+        entries.push(format!(
+            "{} = {}",
+            toml_string(&name),
+            where_value(&mut c, 2)
+        ));
+    }
+    let on_names: Vec<String> = on.iter().map(|&k| toml_string(tags[k])).collect();
+    let text = format!(
+        "[[hook]]\non = [{}]\nappend = \"w.jsonl\"\nwhere = {{ {} }}\n",
+        on_names.join(", "),
+        entries.join(", ")
+    );
+    let Ok(Some(specs)) =
+        io_hooks::TomlFile::new("fuzz.toml", &text).hooks::<EventKind>(Path::new("/fuzz-root"))
+    else {
+        return 0;
+    };
+    let filter = &specs[0].filter;
+    let named: Vec<&str> = filter.fields().collect();
+    let mut matched = 0;
+    while !c.done() && matched < 8 {
+        let kind = if c.chance(200) {
+            c.pick(&on)
+        } else {
+            c.below(tags.len())
+        };
+        let mut object = serde_json::Map::new();
+        object.insert("event".to_owned(), serde_json::json!(tags[kind]));
+        for (i, field) in EventKind::FIELDS
+            .get(kind)
+            .copied()
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let choices = EventKind::field_choices(kind, i);
+            object.insert(
+                field.name.to_owned(),
+                payload_value(&mut c, field.kind, choices),
+            );
+        }
+        let Ok(event) = serde_json::from_value::<EventKind>(serde_json::Value::Object(object))
+        else {
+            continue;
+        };
+        let start = std::time::Instant::now();
+        let passes = filter.passes(&event);
+        let away = filter.turned_away(&event);
+        let spent = start.elapsed();
+        assert_eq!(passes, away.is_none(), "{text}\n{event:?}");
+        if let Some(field) = away {
+            assert!(named.contains(&field), "{field} is not in {named:?}");
+        }
+        assert!(
+            spent < std::time::Duration::from_secs(1),
+            "one match took {spent:?}: {text}"
+        );
+        matched += 1;
+    }
+    matched
 }

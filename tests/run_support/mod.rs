@@ -82,7 +82,8 @@ pub(crate) fn run_id_in(out: &Output) -> String {
 }
 
 /// A journal's first record: a run of `goal` that began in `workspace`
-/// from the script `origin`, with `mcp` as its MCP servers.
+/// from the script `origin`, with `mcp` as its MCP servers; the script's
+/// text is pinned in it, as `io run` pins it.
 pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> serde_json::Value {
     serde_json::json!({"begin": {
         "goal": "planted",
@@ -90,6 +91,7 @@ pub(crate) fn begin(workspace: &Path, origin: &Path, mcp: serde_json::Value) -> 
         "depth": 0,
         "max_steps": 50,
         "origin": origin,
+        "script": std::fs::read_to_string(origin).expect("the script"),
         "mcp_servers": mcp,
     }})
 }

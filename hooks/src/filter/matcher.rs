@@ -64,7 +64,7 @@ pub(crate) enum Test {
     /// Any of these.
     AnyOf(Box<[Test]>),
     /// A string matching this glob, whole.
-    Glob(glob::Pattern),
+    Glob(super::glob::Glob),
     /// A number within these bounds, each inclusive.
     Range {
         min: Option<Number>,

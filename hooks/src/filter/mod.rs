@@ -5,6 +5,7 @@
 //! executor evaluates on the event before it is serialised.
 
 mod error;
+pub(crate) mod glob;
 pub(crate) mod matcher;
 mod raw;
 

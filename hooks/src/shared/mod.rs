@@ -20,7 +20,6 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{Mode, OFlags};
 use serde_json::Value;
 
 /// The hooks' root as built hooks hold it: its path as given and made
@@ -106,8 +105,7 @@ pub(crate) enum Target {
 
 /// Opens the directory `root`, to resolve names beneath it.
 pub(crate) fn open_root(root: &Path) -> io::Result<OwnedFd> {
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    Ok(rustix::fs::open(root, flags, Mode::empty())?)
+    crate::beneath::open_dir(root)
 }
 
 /// One key of a `[[hook]]` table.

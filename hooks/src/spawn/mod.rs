@@ -647,7 +647,7 @@ impl Waiter {
 #[cfg(test)]
 #[allow(dead_code)]
 #[path = "../../tests/common/watchdog.rs"]
-pub(super) mod test_watchdog;
+pub(crate) mod test_watchdog;
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
+use crate::filter::glob::Glob;
 use crate::filter::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
 use crate::filter::{Entries, Node, RawWhere, WhereError};
 use crate::position::toml_key;
@@ -271,12 +272,9 @@ fn table_test(entries: Entries) -> Result<(Test, Found), WhereError> {
         }
     }
     match (glob, min, max) {
-        (Some(glob), None, None) => match glob::Pattern::new(&glob) {
+        (Some(glob), None, None) => match Glob::new(&glob) {
             Ok(pattern) => Ok((Test::Glob(pattern), FOUND_GLOB)),
-            Err(e) => Err(WhereError::BadGlob {
-                glob,
-                reason: e.msg.to_owned(),
-            }),
+            Err(reason) => Err(WhereError::BadGlob { glob, reason }),
         },
         (None, None, None) | (Some(_), _, _) => Err(WhereError::BadTable),
         (None, min, max) => {

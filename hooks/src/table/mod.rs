@@ -222,6 +222,18 @@ impl<'a> TomlFile<'a> {
             segments = keypath::resolve(segments, document.get_ref(), offset);
         }
         let key = render_key(&segments);
+        // toml hands a date-time to a `Spanned` value (each of `where`'s)
+        // as a map under its private key, and `Spanned`'s message named
+        // that key: `invalid type: string "$__toml_private_datetime",
+        // expected a spanned value`.
+        let message = match message.contains(crate::position::TOML_PRIVATE) {
+            true if segments.contains(&KeySegment::Key("where".to_owned())) => {
+                "invalid type: date-time, expected a string, a number, a bool, a list of them or \
+                 an inline table"
+            }
+            true => "invalid type: date-time, which this key does not take",
+            false => message,
+        };
         let kind = match segments.as_slice() {
             // A hook table's key reader refuses an unknown key with
             // exactly this message; a caller's own table in an array (a

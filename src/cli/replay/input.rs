@@ -4,9 +4,12 @@
 
 use std::io::{BufRead, Read};
 
-use io_harness::RunEvent;
 use io_harness::schema::{FieldDoc, envelope_docs, event_docs};
+use io_harness::{EventKind, RawJson, RunEvent};
 use io_hooks::text::OsMessage;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The most `--max-line` may say, newline excluded: the most one `write(2)`
@@ -98,7 +101,7 @@ pub(super) fn parse(line: Line) -> Parsed {
     if line.text.trim().is_empty() {
         return Parsed::Blank;
     }
-    let e = match serde_json::from_str(&line.text) {
+    let e = match event_of(&line.text) {
         Ok(event) => return Parsed::Event(event),
         Err(e) => e,
     };
@@ -113,13 +116,143 @@ pub(super) fn parse(line: Line) -> Parsed {
     if e.is_syntax() {
         return Parsed::Bad(Some(e.column()), format!("not JSON: {}", syntax_reason(&e)));
     }
-    // A shape error can come before a syntax error further on.
-    match serde_json::from_str::<Value>(&line.text) {
+    // A shape error can come before a syntax error further on: looked for
+    // without building the line's values.
+    if let Err(syntax) = serde_json::from_str::<Json>(&line.text) {
+        return Parsed::Bad(
+            Some(syntax.column()),
+            format!("not JSON: {}", syntax_reason(&syntax)),
+        );
+    }
+    if let Some(kind) = not_an_object(&line.text) {
+        let reason = format!("the line is {kind}, where an event is one JSON object");
+        return Parsed::Bad(None, format!("not an event: {reason}"));
+    }
+    // The arguments are any JSON: nothing to describe in them.
+    let text = match args_of(&line.text) {
+        Ok(Some(args)) => splice(&line.text, args).unwrap_or_else(|| line.text.clone()),
+        _ => line.text.clone(),
+    };
+    match serde_json::from_str::<Value>(&text) {
         Err(syntax) => Parsed::Bad(
             Some(syntax.column()),
             format!("not JSON: {}", syntax_reason(&syntax)),
         ),
         Ok(value) => Parsed::Bad(None, format!("not an event: {}", describe(&value, &e))),
+    }
+}
+
+/// A line's top level, read for `args` alone: the rest is skipped as it is
+/// read, nothing of it held.
+#[derive(Deserialize)]
+struct ArgsOnly<'a> {
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+}
+
+/// The raw `args` of the JSON object `text`, borrowed from it; `Ok(None)`
+/// when it has none or is not an object.
+fn args_of(text: &str) -> Result<Option<&RawValue>, serde_json::Error> {
+    match serde_json::from_str::<ArgsOnly<'_>>(text) {
+        Ok(only) => Ok(only.args),
+        Err(e) if e.is_syntax() || e.is_eof() => Err(e),
+        // Not an object, or `args` twice: the event's own parse says so.
+        Err(_) => Ok(None),
+    }
+}
+
+/// `text` with the JSON `args` (borrowed from it) replaced by `null`.
+fn splice(text: &str, args: &RawValue) -> Option<String> {
+    let start = (args.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(args.get().len())?;
+    Some(format!("{}null{}", text.get(..start)?, text.get(end..)?))
+}
+
+/// The event `text` holds. A tool call's `args` is any JSON, which the
+/// event holds as the text it came in ([`RawJson`]): it is cut out of the
+/// line before the event is parsed, so no tree of its values is ever built
+/// (serde reads a flattened, tagged event through a buffer of every value,
+/// which made a 16 MiB line of `[0,0,…]` peak at 1.1 GiB).
+fn event_of(text: &str) -> Result<RunEvent, serde_json::Error> {
+    serde_json::from_str::<Json>(text)?;
+    let Some(args) = args_of(text)? else {
+        return serde_json::from_str(text);
+    };
+    let Some(spliced) = splice(text, args) else {
+        return serde_json::from_str(text);
+    };
+    let mut event: RunEvent = serde_json::from_str(&spliced)?;
+    if let EventKind::ToolCall { args: held, .. }
+    | EventKind::ApprovalRequested { args: held, .. } = &mut event.kind
+    {
+        *held = RawJson::from_raw(args.to_owned());
+    }
+    Ok(event)
+}
+
+/// A line read as JSON and nothing kept: every value visited as serde_json
+/// reads any (nested no deeper than its 128 levels), none held, so the line
+/// fails here as a parse of it would, and costs one pass.
+struct Json;
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(Json)
+    }
+}
+
+impl<'de> Visitor<'de> for Json {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Json, E> {
+        Ok(Json)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Json, E> {
+        Ok(Json)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Json, E> {
+        Ok(Json)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Json, E> {
+        Ok(Json)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Json, E> {
+        Ok(Json)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Json, E> {
+        Ok(Json)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        while seq.next_element::<Json>()?.is_some() {}
+        Ok(Json)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        while map.next_entry::<IgnoredAny, Json>()?.is_some() {}
+        Ok(Json)
+    }
+}
+
+/// What the JSON `text` is when it is not an object, told from its first
+/// character (it has been read as JSON already).
+fn not_an_object(text: &str) -> Option<&'static str> {
+    match text.trim_start().chars().next()? {
+        '{' => None,
+        '[' => Some("an array"),
+        '"' => Some("a string"),
+        't' | 'f' => Some("a boolean"),
+        'n' => Some("null"),
+        _ => Some("a number"),
     }
 }
 
@@ -146,11 +279,7 @@ fn glued(text: &str) -> Option<(usize, RunEvent)> {
     text.match_indices("{\"event\":")
         .filter(|(at, _)| *at > 0)
         .take(GLUE_TRIES)
-        .find_map(|(at, _)| {
-            serde_json::from_str(&text[at..])
-                .ok()
-                .map(|event| (at, event))
-        })
+        .find_map(|(at, _)| event_of(&text[at..]).ok().map(|event| (at, event)))
 }
 
 /// Everything wrong with `value` as an event, at once: every missing field,

@@ -11,7 +11,7 @@ use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::beneath::{self, Resolve};
+use crate::beneath::{self, Resolve};
 use crate::failure::{HookFailure, OsMessage};
 use crate::problem::{ProblemKind, as_written, shell_would_expand};
 use crate::shared::{Root, Target};
@@ -129,17 +129,19 @@ fn open_as(path: &Path, target: &Target, root: &Root, flags: OFlags) -> io::Resu
     let flags = flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let opened = match target {
         Target::Beneath(name) => root.with_fd(|dir| {
-            beneath::open(dir, name, flags, mode, Resolve::Auto).map_err(|e| match e {
+            beneath::open_beneath(dir, name, flags, mode, Resolve::Auto).map_err(|e| match e {
                 beneath::Error::Outside { through: None } => io::Error::other(
                     "it leads out of the hooks' root (through `..` or a symbolic link)",
                 ),
                 beneath::Error::Outside {
                     through: Some(link),
                 } => io::Error::other(format!(
-                    "`{link}` is a symbolic link, and without openat2 an append hook \
-                     follows no link under the hooks' root"
+                    "`{}` is a symbolic link, and without openat2 an append hook \
+                     follows no link under the hooks' root",
+                    link.display()
                 )),
                 beneath::Error::Io(e) => e,
+                other => io::Error::other(other.to_string()),
             })
         }),
         Target::AsWritten => rustix::fs::open(path, flags, mode).map_err(io::Error::from),
@@ -242,7 +244,7 @@ fn check_beneath(
         None
     } else {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY;
-        match beneath::open(root_fd, parent, flags, Mode::empty(), Resolve::Auto) {
+        match beneath::open_beneath(root_fd, parent, flags, Mode::empty(), Resolve::Auto) {
             Ok(dir) => Some(dir),
             Err(beneath::Error::Outside { .. }) => return leaves(problems),
             Err(beneath::Error::Io(e)) => {
@@ -254,6 +256,7 @@ fn check_beneath(
                 }
                 return;
             }
+            Err(_) => return,
         }
     };
     let dir = dir.as_ref().map_or(root_fd, AsFd::as_fd);

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry, Describe, Fire, Prepare};
-mod beneath;
 mod file;
 
 use crate::failure::HookFailure;

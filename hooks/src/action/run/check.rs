@@ -63,9 +63,22 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
             program: owned(),
             path,
         },
-        Ok(_) if !is_executable(&path) => ProblemKind::NotExecutable {
+        Ok(meta) if !meta.is_file() => ProblemKind::ProgramNotRegular {
             program: owned(),
             path,
+            kind: kind_of(&meta.file_type()),
+        },
+        Ok(_) if !is_executable(&path) => match through_link(&path, root) {
+            Some((target, out_of_root)) => ProblemKind::LinkNotExecutable {
+                program: owned(),
+                path,
+                target,
+                out_of_root,
+            },
+            None => ProblemKind::NotExecutable {
+                program: owned(),
+                path,
+            },
         },
         Ok(_) => match head(&path) {
             Some(head) => match start(&head, root, path_var.as_deref()) {
@@ -94,6 +107,49 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
         },
     };
     vec![problem]
+}
+
+/// What a file that is neither a regular file nor a directory is.
+fn kind_of(file_type: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else {
+        "a block device"
+    }
+}
+
+/// Where `path` leads when a symbolic link is on its way (every link
+/// followed), and whether that lies outside `root` while `path` is in it:
+/// a hint's `chmod` must name the file itself, and never one a link a
+/// repository committed carries out of the root. `None` when no link is on
+/// the way. For a message and a hint only: nothing is opened.
+fn through_link(path: &Path, root: &Path) -> Option<(PathBuf, bool)> {
+    let target = std::fs::canonicalize(path).ok()?;
+    let written = std::path::absolute(path).ok()?;
+    let real_root = std::fs::canonicalize(root).ok()?;
+    // A link above the root, or above a program outside it, is the
+    // operator's own way to a directory, not one on the program's way.
+    let (unlinked, in_root) = match std::path::absolute(root)
+        .ok()
+        .and_then(|root| written.strip_prefix(root).ok().map(Path::to_path_buf))
+    {
+        Some(rest) => (real_root.join(rest), true),
+        None => (
+            std::fs::canonicalize(written.parent()?)
+                .ok()?
+                .join(written.file_name()?),
+            false,
+        ),
+    };
+    if target == unlinked {
+        return None;
+    }
+    Some((target.clone(), in_root && !target.starts_with(real_root)))
 }
 
 /// How a program's first bytes say it starts.
