@@ -448,20 +448,29 @@ fn a_glob_of_many_stars_against_a_long_value_finishes_promptly() {
 /// every place took 49.5 s for one event (and a 2 KB glob against a 100 KB
 /// value 9.3 s). A glob is matched by the regex crate's automata now: one
 /// pass over the value.
+///
+/// The cases are sized so that the old matcher's work (value × literal) is
+/// about 4 × 10^9 steps each, four times the 49.5 s case's 10^9 (so 200 s
+/// or more), while each glob is a whole DFA reading 4 MiB once: 18 s for
+/// both together in a debug build at load average 20, about 2 s on an idle
+/// machine. The 120 s watchdog is a regression's wait, six times the worst
+/// pass measured. (A glob far longer than these is matched by the regex
+/// crate's slower engines, in time proportional to the value times the
+/// glob: the glob is the operator's, the value at most `--max-line`.)
 #[test]
 fn a_star_and_a_long_literal_against_a_long_value_is_one_pass() {
-    let literal = format!("{}b", "a".repeat(63));
+    let literal = format!("{}b", "a".repeat(1023));
     let short = format!("*{literal}");
     let long = format!("*{}", "ab".repeat(1000));
     for (glob, value) in [
-        (short, "a".repeat(16 << 20)),
-        (long, "ab".repeat(50 << 10) + "a"),
+        (short, "a".repeat(4 << 20)),
+        (long, "ab".repeat(1 << 20) + "a"),
     ] {
         let text = format!(
             "[[hook]]\non = [\"tool_call\"]\nwhere.tool = {{ glob = {glob:?} }}\nappend = \"a\"\n"
         );
         let specs = load(&text).expect("loads");
-        let verdict = common::within(Duration::from_secs(10), "a glob match", move || {
+        let verdict = common::within(Duration::from_secs(120), "a glob match", move || {
             let event = call(&value, 1);
             specs[0].filter.turned_away(&event).map(str::to_owned)
         });

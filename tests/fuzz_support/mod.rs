@@ -949,8 +949,8 @@ fn payload_value(
 /// `EventKind`'s field table: it loads or is refused cleanly, never
 /// panics. When it loads, events of its `on` (and others) decoded from the
 /// rest of the bytes are matched against it: `passes` and `turned_away`
-/// agree, a field `turned_away` names is one the filter names, and no
-/// match takes long. Returns the events matched.
+/// agree, and a field `turned_away` names is one the filter names. Returns
+/// the events matched.
 pub(crate) fn check_where(bytes: &[u8]) -> usize {
     let mut c = Choices::new(bytes);
     let tags = EventKind::TAGS;
@@ -1008,18 +1008,14 @@ pub(crate) fn check_where(bytes: &[u8]) -> usize {
         else {
             continue;
         };
-        let start = std::time::Instant::now();
+        // A slow match is libFuzzer's `-timeout` to catch (the README's
+        // fuzz command), not a clock read here, which a busy machine trips.
         let passes = filter.passes(&event);
         let away = filter.turned_away(&event);
-        let spent = start.elapsed();
         assert_eq!(passes, away.is_none(), "{text}\n{event:?}");
         if let Some(field) = away {
             assert!(named.contains(&field), "{field} is not in {named:?}");
         }
-        assert!(
-            spent < std::time::Duration::from_secs(1),
-            "one match took {spent:?}: {text}"
-        );
         matched += 1;
     }
     matched
