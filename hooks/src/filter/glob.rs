@@ -117,10 +117,8 @@ fn translate(text: &str) -> String {
                 i += 2;
                 if chars.get(i) == Some(&'/') {
                     i += 1;
-                    // Consecutive `**/` are one.
-                    while chars.get(i..i + 3) == Some(&['*', '*', '/'][..]) {
-                        i += 3;
-                    }
+                    // Consecutive `**/`, which the glob crate makes one,
+                    // mean the same written twice.
                     re.push_str("(?:.*/)?");
                 } else {
                     re.push_str(".*");
@@ -147,11 +145,13 @@ fn class(chars: &[char], at: usize, re: &mut String) -> usize {
     let negated = chars.get(at + 1) == Some(&'!');
     let first = if negated { at + 2 } else { at + 1 };
     // The first character is in the class even when it is `]`.
-    let end = chars[first + 1..]
-        .iter()
-        .position(|c| *c == ']')
+    // The glob crate read it, so it is closed; read as running to the end
+    // were it not.
+    let end = chars
+        .get(first + 1..)
+        .and_then(|rest| rest.iter().position(|c| *c == ']'))
         .map_or(chars.len(), |j| first + 1 + j);
-    let inside = &chars[first..end.min(chars.len())];
+    let inside = chars.get(first..end).unwrap_or_default();
     let mut items = String::new();
     let mut i = 0;
     while i < inside.len() {
