@@ -151,20 +151,24 @@ mod exec;
 mod failure;
 mod filter;
 mod layout;
+mod message;
 mod position;
 mod problem;
+pub mod process;
 mod registry;
 mod shared;
-mod spawn;
 mod spec;
 mod table;
 mod tag_check;
 
-pub use action::{Action, DEFAULT_TIMEOUT};
-pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
+pub use action::{Action, AppendFailure, DEFAULT_TIMEOUT};
+pub use exec::{HookRun, Hooks};
+pub use failure::HookFailure;
 pub use filter::{Where, WhereError};
 pub use io_hooks_derive::HookEvents;
 pub use layout::{Layout, Section};
+pub use problem::{Problem, ProblemKind};
+pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
@@ -186,15 +190,6 @@ pub mod __private {
     }
 }
 
-/// Running a program the way a `run` hook runs one, for an embedder that runs
-/// programs of its own (a tool, a check) and wants the same guarantees: an
-/// argv and never a shell, the program found only on absolute `PATH`
-/// entries, its own process group, a deadline, and a [`HookFailure`] that
-/// says what went wrong.
-pub mod process {
-    pub use crate::exec::{Tracked, resolve_program, run_argv, run_command};
-}
-
 /// The `[[hook]]` table's shape, for an embedder that publishes or embeds it:
 /// the keys a table takes and their JSON Schema.
 pub mod schema {
@@ -209,7 +204,7 @@ pub mod schema {
 /// array of tables with the same message a hook table does, and the source
 /// line an error points into, cut to a bounded width.
 pub mod text {
-    pub use crate::exec::OsMessage;
+    pub use crate::message::OsMessage;
     pub use crate::position::{EXCERPT_WIDTH, SourceLine, toml_key};
     pub use crate::problem::{is_bidi, is_invisible};
     pub use crate::registry::did_you_mean;

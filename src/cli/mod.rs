@@ -16,6 +16,7 @@ use io_harness::{
     Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
 };
 use io_hooks::HookFailure;
+use io_hooks::process::ProcessError;
 use io_hooks::text::{OsMessage, is_invisible};
 
 /// A command's result: its exit code, or the one paragraph to print on
@@ -321,7 +322,7 @@ pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
     let ms = millis(run.elapsed);
     match run.result {
         Ok(()) => format!("hook[{number}] ok ({ms})"),
-        Err(failure @ HookFailure::Exit { .. }) if run.stderr.is_none() => {
+        Err(failure @ HookFailure::Process(ProcessError::Exit { .. })) if run.stderr.is_none() => {
             format!("hook[{number}] FAILED: {failure} ({ms}; --stderr shows its stderr)")
         }
         Err(failure) => format!("hook[{number}] FAILED: {failure} ({ms})"),

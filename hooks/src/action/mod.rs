@@ -31,14 +31,15 @@ mod append;
 mod count;
 mod run;
 
+pub use append::AppendFailure;
 pub use run::DEFAULT_TIMEOUT;
 
 use std::path::Path;
 
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
+use crate::process::{Capture, Interrupt};
 use crate::shared::{Cx, Effects, HookKey, RawHook, Root, TableError};
-use crate::spawn::{Capture, Interrupt};
 
 /// One registered action.
 #[derive(Debug, Clone, Copy)]

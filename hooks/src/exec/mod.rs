@@ -7,13 +7,11 @@
 //! `problem.rs`); none of those uses this module (`hooks/tests/layers.rs`
 //! checks that the modules name one another in no circle).
 
-pub use crate::failure::{HookFailure, OsMessage};
-pub use crate::problem::{Problem, ProblemKind};
-pub use crate::spawn::{Interrupt, Tracked, resolve_program, run_argv, run_command};
-
 use crate::action::{Fire, Prepare, Ready};
+use crate::failure::HookFailure;
+use crate::problem::Problem;
+use crate::process::{Capture, Interrupt};
 use crate::shared::Root;
-use crate::spawn::Capture;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -161,7 +159,7 @@ impl<E: HookEvents> Hooks<E> {
     /// The handle on these hooks' `run` children in flight: its
     /// [`interrupt`](Interrupt::interrupt) kills each one's process group,
     /// and every `run` hook fired after it fails with
-    /// [`HookFailure::Interrupted`] without spawning. The engine never calls
+    /// [`ProcessError::Interrupted`](crate::process::ProcessError::Interrupted) without spawning. The engine never calls
     /// it; a host calls it on `SIGINT` or `SIGTERM`.
     pub fn interrupt_handle(&self) -> Interrupt {
         self.interrupt.clone()

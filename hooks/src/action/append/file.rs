@@ -11,8 +11,9 @@ use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+use super::failure::AppendFailure;
 use crate::beneath::{self, Resolve};
-use crate::failure::{HookFailure, OsMessage};
+use crate::message::OsMessage;
 use crate::problem::{ProblemKind, as_written, shell_would_expand};
 use crate::shared::{Root, Target};
 
@@ -370,8 +371,13 @@ fn unglue(mut file: &File, written: usize) -> bool {
 /// the line when the log ends with a partial one, in the same `write`. A
 /// write cut short is a failure, and leaves no partial line for the next
 /// event to be glued to ([`unglue`]).
-pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result<(), HookFailure> {
-    let failed = |cause| HookFailure::Append {
+pub(crate) fn append(
+    path: &Path,
+    log: &Log,
+    root: &Root,
+    line: &[u8],
+) -> Result<(), AppendFailure> {
+    let failed = |cause| AppendFailure::Io {
         path: path.to_path_buf(),
         cause,
     };
@@ -405,7 +411,7 @@ pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result
                     // Left partial: the next append looks again.
                     log.looked.store(false, Ordering::Relaxed);
                 }
-                return Err(HookFailure::ShortWrite {
+                return Err(AppendFailure::ShortWrite {
                     path: path.to_path_buf(),
                     written,
                     len,

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{Action, ActionEntry, Describe, Fire, Prepare};
+mod failure;
 mod file;
+
+pub use failure::AppendFailure;
 
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
@@ -74,6 +77,7 @@ impl Ready {
     #[inline]
     pub(super) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         append::append(&self.path, &self.log, fire.root, fire.line)
+            .map_err(|e| HookFailure::action("append", e))
     }
 }
 

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use rustix::fs::OFlags;
 
 use crate::problem::{HEAD, ProblemKind, shell_would_expand};
-use crate::spawn::{is_executable, resolve};
+use crate::process::{is_executable, resolve};
 
 /// What would make `argv` fail each time it runs: its program holds a `~`
 /// or `$` no shell will expand, is missing, not executable or a directory,

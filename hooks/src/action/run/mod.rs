@@ -9,8 +9,8 @@ mod check;
 
 use crate::failure::HookFailure;
 use crate::problem::ProblemKind;
+use crate::process;
 use crate::shared::{Cx, Effects, HookKey, RawHook, Shape, TableError, TableErrorKind};
-use crate::spawn;
 
 /// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
 /// noticeable when a spawning hook is wired to a hot event.
@@ -121,7 +121,7 @@ impl Ready {
             interrupt,
             capture,
         } = fire;
-        spawn::run(
+        process::run(
             &self.argv,
             self.timeout,
             &root.path,
@@ -129,6 +129,7 @@ impl Ready {
             interrupt,
             capture,
         )
+        .map_err(HookFailure::Process)
     }
 }
 
