@@ -3,8 +3,9 @@
 //! own: this file names each one through `io_harness` alone.
 
 use io_harness::{
-    Action, AppendFailure, Config, ConfigError, Cost, Effects, EventKind, HookFailure, HookFilter,
-    Interrupt, Kind, ProcessError, SourceLine, TableErrorKind, UnknownEvent,
+    Action, AppendFailure, AppendProblem, Config, ConfigError, Cost, Effects, EventKind,
+    HookFailure, HookFilter, Interrupt, Kind, ProblemKind, ProcessError, RunProblem, SourceLine,
+    TableErrorKind, UnknownEvent,
 };
 
 #[test]
@@ -44,6 +45,16 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     assert!(matches!(kind, TableErrorKind::Syntax(_)), "{kind:?}");
     let line: Option<&SourceLine> = e.source_line();
     assert_eq!(line.map(|l| l.line), Some(2));
+
+    // A problem is one action's own, each named through `io_harness`.
+    let run = ProblemKind::Run(RunProblem::NotInPath {
+        program: "x".into(),
+        in_root: None,
+    });
+    let append = ProblemKind::Append(AppendProblem::IsDirectory {
+        path: "logs".into(),
+    });
+    assert!(run.hint().is_some() && append.hint().is_some());
 
     let effects: Effects = Action::run(["true"]).effects();
     assert_eq!(effects, Effects::SPAWNS_PROCESS);

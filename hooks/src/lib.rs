@@ -153,7 +153,6 @@ mod filter;
 mod layout;
 mod message;
 mod position;
-mod problem;
 pub mod process;
 mod registry;
 mod shared;
@@ -161,18 +160,19 @@ mod spec;
 mod table;
 mod tag_check;
 
-pub use action::{Action, AppendFailure, DEFAULT_TIMEOUT};
-pub use exec::{HookRun, Hooks};
+pub use action::{
+    Action, AppendFailure, AppendProblem, DEFAULT_TIMEOUT, Effects, ProblemKind, RunProblem,
+};
+pub use exec::{HookRun, Hooks, Problem};
 pub use failure::HookFailure;
 pub use filter::{Where, WhereError};
 pub use io_hooks_derive::HookEvents;
 pub use layout::{Layout, Section};
-pub use problem::{Problem, ProblemKind};
 pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
-pub use shared::{Effects, TableError, TableErrorKind};
+pub use shared::{TableError, TableErrorKind};
 pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TomlFile};
 pub use tag_check::{TagCheckError, check_tags};
@@ -205,8 +205,8 @@ pub mod schema {
 /// line an error points into, cut to a bounded width.
 pub mod text {
     pub use crate::message::OsMessage;
+    pub use crate::message::{is_bidi, is_invisible};
     pub use crate::position::{EXCERPT_WIDTH, SourceLine, toml_key};
-    pub use crate::problem::{is_bidi, is_invisible};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;
 }

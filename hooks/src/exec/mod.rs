@@ -7,9 +7,8 @@
 //! `problem.rs`); none of those uses this module (`hooks/tests/layers.rs`
 //! checks that the modules name one another in no circle).
 
-use crate::action::{Fire, Prepare, Ready};
+use crate::action::{Fire, Prepare, ProblemKind, Ready};
 use crate::failure::HookFailure;
-use crate::problem::Problem;
 use crate::process::{Capture, Interrupt};
 use crate::shared::Root;
 
@@ -206,7 +205,7 @@ impl<E: HookEvents> Hooks<E> {
     /// dry run, or a checker that must leave the disk as it found it.
     ///
     /// ```
-    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, ProblemKind};
+    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks, ProblemKind};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
@@ -216,7 +215,7 @@ impl<E: HookEvents> Hooks<E> {
     ///     Action::append(dir.path().join("nope/audit.jsonl")),
     /// )];
     /// let problems = Hooks::check(&specs, dir.path());
-    /// assert!(matches!(problems[0].kind, ProblemKind::AppendNoParent { .. }));
+    /// assert!(matches!(problems[0].kind, ProblemKind::Append(AppendProblem::NoParent { .. })));
     /// assert_eq!(problems[0].number(), 1);
     /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -451,6 +450,42 @@ fn prepare<E: HookEvents>(
         .collect();
     (ready, problems)
 }
+
+/// Something that will make one hook fail each time it fires, found when the
+/// hooks were built. Its `Display` is one line for an operator, starting
+/// `hook[N]: `; [`hint`](Self::hint) says what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Problem {
+    /// The hook's position in [`Hooks::specs`], from 0.
+    pub index: usize,
+    /// What is wrong.
+    pub kind: ProblemKind,
+}
+
+impl Problem {
+    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    pub fn number(&self) -> usize {
+        self.index + 1
+    }
+
+    /// What the operator can do about it, when there is something to say.
+    pub fn hint(&self) -> Option<String> {
+        self.kind.hint()
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "hook[{}]: {}", self.number(), self.kind)
+    }
+}
+
+/// An error, so that a host may return it with `?`. As for the crate's
+/// errors, `Display` says all of it (the kind's text after `hook[N]: `)
+/// and `source()` returns nothing, so a chain printer says nothing twice;
+/// the kind is the public [`kind`](Self::kind) field.
+impl std::error::Error for Problem {}
 
 /// What one matching hook did with one event, as given to the `report` of
 /// [`Hooks::fire_with`].

@@ -1,8 +1,7 @@
 //! The types that `table/`, `action/` and `exec/` all use, in a module of
 //! their own that uses none of them: the hooks' root as built hooks hold
-//! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), what an
-//! action does beyond the engine ([`Effects`]), and what an action's
-//! validator is given and answers with: a table's keys read but not yet
+//! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), and what
+//! an action's validator is given and answers with: a table's keys read but not yet
 //! checked ([`RawHook`]), where the table is ([`Cx`]), and the
 //! [`TableError`] it returns.
 //!
@@ -14,7 +13,7 @@ mod raw;
 
 pub(crate) use error::ErrorInner;
 pub use error::{TableError, TableErrorKind};
-pub(crate) use raw::{Cx, RawHook, RawValue};
+pub(crate) use raw::{Cx, KeyValue, Names, RawHook, RawValue};
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -149,40 +148,4 @@ pub(crate) enum Shape {
     /// `where`: a table of field names and what each must be
     /// (`table/filter.rs`).
     Filter,
-}
-
-/// What an action does beyond the engine, as its module declares it on its
-/// entry: what a checker says a hook costs (it may note a hook that
-/// spawns a process on every event of a frequent kind).
-///
-/// ```
-/// use io_hooks::{Action, Effects};
-/// assert!(Action::run(["notify"]).effects().spawns_process);
-/// assert_eq!(Action::append("audit.jsonl").effects(), Effects::WRITES_FILE);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct Effects {
-    /// It opens, writes and closes a file per event.
-    pub writes_file: bool,
-    /// It spawns a process per event, and waits for it.
-    pub spawns_process: bool,
-}
-
-impl Effects {
-    /// Nothing beyond the engine.
-    pub const NONE: Effects = Effects {
-        writes_file: false,
-        spawns_process: false,
-    };
-    /// Writes a file per event.
-    pub const WRITES_FILE: Effects = Effects {
-        writes_file: true,
-        ..Effects::NONE
-    };
-    /// Spawns a process per event.
-    pub const SPAWNS_PROCESS: Effects = Effects {
-        spawns_process: true,
-        ..Effects::NONE
-    };
 }

@@ -32,6 +32,22 @@ impl Cx<'_> {
         TableError::at(self.file, self.text, key, Some(span.start), kind)
     }
 
+    /// An action's own refusal of the value of `key`, at `span`: `reason`
+    /// says what is wrong and what is accepted, in the action's words.
+    pub(crate) fn refusal(
+        &self,
+        key: &str,
+        span: Range<usize>,
+        action: &'static str,
+        reason: impl std::fmt::Display,
+    ) -> TableError {
+        let kind = TableErrorKind::Action {
+            action,
+            reason: reason.to_string(),
+        };
+        self.error(key, span, kind)
+    }
+
     /// An error about the table as a whole.
     pub(crate) fn table_error(&self, kind: TableErrorKind) -> TableError {
         let key = self.at.to_owned();
@@ -86,7 +102,8 @@ impl RawHook {
             .map(|(_, value)| value.span())
     }
 
-    fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
+    /// `name`'s value as read, when present, taken out of the table.
+    pub(crate) fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
         let at = self.values.iter().position(|(key, _)| key.name == name)?;
         Some(self.values.remove(at).1)
     }
@@ -96,14 +113,6 @@ impl RawHook {
         let value = self.take(name)?;
         let span = value.span();
         pick(value.into_inner()).map(|v| Spanned::new(span, v))
-    }
-
-    /// `name`'s strings, when present (and declared [`Shape::Strings`](super::Shape::Strings)).
-    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Names> {
-        self.take_as(name, |v| match v {
-            RawValue::Strings(items) => Some(items),
-            _ => None,
-        })
     }
 
     /// `name`'s event names, when present (and declared
@@ -116,14 +125,6 @@ impl RawHook {
             RawValue::NotArray(found) => Some(Err(Spanned::new(span, found))),
             _ => None,
         }
-    }
-
-    /// `name`'s string, when present (and declared [`Shape::Text`](super::Shape::Text)).
-    pub(crate) fn take_text(&mut self, name: &str) -> Option<Spanned<String>> {
-        self.take_as(name, |v| match v {
-            RawValue::Text(text) => Some(text),
-            _ => None,
-        })
     }
 
     /// `name`'s integer, when present (and declared [`Shape::Int`](super::Shape::Int)).
@@ -146,6 +147,34 @@ impl RawHook {
     pub(crate) fn take_choice(&mut self, name: &str) -> Option<&'static str> {
         match self.take(name)?.into_inner() {
             RawValue::Choice(choice) => Some(choice),
+            _ => None,
+        }
+    }
+}
+
+/// The value of an action's key, as its validator takes it: read in the
+/// shape the key's row declares ([`Shape::Text`](super::Shape::Text) as a
+/// string, [`Shape::Strings`](super::Shape::Strings) as [`Names`]).
+pub(crate) trait KeyValue: Sized {
+    /// `value` as this type; `None` when it was read in another shape.
+    fn from_raw(value: Spanned<RawValue>) -> Option<Self>;
+}
+
+impl KeyValue for Spanned<String> {
+    fn from_raw(value: Spanned<RawValue>) -> Option<Self> {
+        let span = value.span();
+        match value.into_inner() {
+            RawValue::Text(text) => Some(Spanned::new(span, text)),
+            _ => None,
+        }
+    }
+}
+
+impl KeyValue for Names {
+    fn from_raw(value: Spanned<RawValue>) -> Option<Self> {
+        let span = value.span();
+        match value.into_inner() {
+            RawValue::Strings(items) => Some(Spanned::new(span, items)),
             _ => None,
         }
     }

@@ -327,7 +327,10 @@ mod tests {
         assert_eq!(SHAPE.get().map(|_| ()), None, "the shape is restored");
         assert_eq!(raw.span("append"), Some(26..29));
         assert_eq!(&text[26..29], "\"x\"");
-        let on = raw.take_strings("on").expect("on is present");
+        let on = raw
+            .take_events("on")
+            .expect("on is present")
+            .expect("an array");
         assert_eq!((on.span(), &text[on.span()]), (5..16, "[\"a\", \"bc\"]"));
         let items: Vec<_> = on
             .into_inner()

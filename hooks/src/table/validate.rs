@@ -11,7 +11,7 @@ use super::keys::on_failure;
 use super::raw::HookTable;
 use crate::action::{self, ActionEntry};
 use crate::registry::{HookEvents, HookFilter};
-use crate::shared::{Cx, RawHook, TableError, TableErrorKind};
+use crate::shared::{Cx, RawHook, RawValue, TableError, TableErrorKind};
 use crate::spec::HookSpec;
 
 /// Checks one table's keys against each other and against `E`.
@@ -36,8 +36,8 @@ pub(super) fn validate<E: HookEvents>(
     let on_written = raw.span("on").is_some();
     let on = events::<E>(&mut raw, &cx)?;
     let filter = super::filter::compile(raw.take_filter("where"), on, on_written, &cx)?;
-    let entry = chosen_action(&raw, &cx)?;
-    let action = (entry.validate)(&mut raw, &cx)?;
+    let (entry, value) = chosen_action(&mut raw, &cx)?;
+    let action = (entry.validate)(value, &mut raw, &cx)?;
     Ok(HookSpec {
         on,
         filter,
@@ -92,17 +92,22 @@ fn not_an_array<E: HookEvents>(found: &str) -> String {
     message
 }
 
-/// The one action whose key the table has; no key of another action.
-fn chosen_action(raw: &RawHook, cx: &Cx<'_>) -> Result<&'static ActionEntry, TableError> {
-    let mut chosen = action::ACTIONS
+/// The one action whose key the table has, and that key's value, taken
+/// out of the table; no key of another action.
+fn chosen_action(
+    raw: &mut RawHook,
+    cx: &Cx<'_>,
+) -> Result<(&'static ActionEntry, Spanned<RawValue>), TableError> {
+    let chosen: Vec<_> = action::ACTIONS
         .iter()
-        .filter(|entry| raw.span(entry.key.name).is_some());
-    let entry = match (chosen.next(), chosen.next()) {
-        (None, _) => return Err(cx.table_error(TableErrorKind::NoAction(&action::NAMES))),
-        (Some(_), Some(_)) => {
-            return Err(cx.table_error(TableErrorKind::BothActions(&action::NAMES)));
+        .filter_map(|entry| Some((entry, raw.take(entry.key.name)?)))
+        .collect();
+    let (entry, value) = match <[_; 1]>::try_from(chosen) {
+        Ok([one]) => one,
+        Err(none) if none.is_empty() => {
+            return Err(cx.table_error(TableErrorKind::NoAction(&action::NAMES)));
         }
-        (Some(entry), None) => entry,
+        Err(_) => return Err(cx.table_error(TableErrorKind::BothActions(&action::NAMES))),
     };
     let foreign = raw
         .keys()
@@ -116,5 +121,5 @@ fn chosen_action(raw: &RawHook, cx: &Cx<'_>) -> Result<&'static ActionEntry, Tab
         };
         return Err(cx.error(key.name, span, kind));
     }
-    Ok(entry)
+    Ok((entry, value))
 }
