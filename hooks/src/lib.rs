@@ -147,34 +147,37 @@ compile_error!(
 
 mod action;
 pub mod beneath;
-mod exec;
+mod conditions;
 mod failure;
-mod filter;
+mod hooks;
+mod key;
 mod layout;
 mod message;
 mod position;
 pub mod process;
+mod raw;
 mod registry;
-mod shared;
+mod root;
 mod spec;
 mod table;
+mod table_error;
 mod tag_check;
 
 pub use action::{
     Action, AppendFailure, AppendProblem, DEFAULT_TIMEOUT, Effects, ProblemKind, RunProblem,
 };
-pub use exec::{HookRun, Hooks, Problem};
+pub use conditions::{Where, WhereError};
 pub use failure::HookFailure;
-pub use filter::{Where, WhereError};
+pub use hooks::{HookRun, Hooks, Problem};
 pub use io_hooks_derive::HookEvents;
 pub use layout::{Layout, Section};
 pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
-pub use shared::{TableError, TableErrorKind};
 pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TomlFile};
+pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
 
 #[doc(hidden)]

@@ -200,24 +200,24 @@ fn the_modules_name_one_another_in_no_circle() {
 }
 
 #[test]
-fn table_and_exec_use_the_actions_and_no_action_uses_them() {
+fn table_and_hooks_use_the_actions_and_no_action_uses_them() {
     let (edges, _) = graph();
     let names = |from: &str, to: &str| edges.get(from).is_some_and(|t| t.contains(to));
     assert!(names("table", "action"), "{}", shown(&edges));
-    assert!(names("exec", "action"), "{}", shown(&edges));
+    assert!(names("hooks", "action"), "{}", shown(&edges));
     assert!(
-        names("action", "shared") && names("table", "shared"),
+        names("action", "raw") && names("table", "raw"),
         "{}",
         shown(&edges)
     );
-    for other in ["table", "exec", "spec"] {
+    for other in ["table", "hooks", "spec"] {
         assert!(
             !names("action", other),
             "action names {other}:\n{}",
             shown(&edges)
         );
     }
-    assert!(!names("table", "exec"), "{}", shown(&edges));
+    assert!(!names("table", "hooks"), "{}", shown(&edges));
 }
 
 #[test]

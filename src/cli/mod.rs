@@ -386,7 +386,7 @@ impl Selection {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind) && s.filter.passes(kind))
+            .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
             .map(|(i, _)| self.number(i))
             .collect()
     }
@@ -398,7 +398,7 @@ impl Selection {
             .iter()
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind))
-            .filter_map(|(i, s)| s.filter.turned_away(kind).map(|f| (self.number(i), f)))
+            .filter_map(|(i, s)| s.conditions.turned_away(kind).map(|f| (self.number(i), f)))
             .collect()
     }
 }
@@ -662,7 +662,7 @@ struct OperatorLog {
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
         let meta = event.metadata();
-        if self.level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec") {
+        if self.level < tracing::Level::INFO && meta.target().starts_with("io_hooks::hooks") {
             return;
         }
         let mut fields = LogFields::default();

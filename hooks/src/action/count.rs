@@ -12,7 +12,9 @@ use toml::Spanned;
 
 use crate::action::interface::{Describe, Effects, Entry, Fire, Prepare};
 use crate::failure::HookFailure;
-use crate::shared::{Cx, HookKey, RawHook, Shape, TableError};
+use crate::key::{HookKey, Shape};
+use crate::raw::{Cx, RawHook};
+use crate::table_error::TableError;
 
 /// The key that chooses the action.
 const KEY: &str = "count";

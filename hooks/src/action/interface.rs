@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
+use crate::key::HookKey;
 use crate::process::{Capture, Interrupt};
-use crate::shared::{HookKey, Root};
+use crate::root::Root;
 
 /// What an action's module declares about it, as its `ENTRY`.
 #[derive(Debug, Clone, Copy)]

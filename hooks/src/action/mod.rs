@@ -55,7 +55,9 @@ use std::path::Path;
 use toml::Spanned;
 
 use crate::failure::HookFailure;
-use crate::shared::{Cx, HookKey, KeyValue, RawHook, RawValue, TableError, TableErrorKind};
+use crate::key::HookKey;
+use crate::raw::{Cx, KeyValue, RawHook, RawValue};
+use crate::table_error::{TableError, TableErrorKind};
 use interface::{Describe, Entry};
 
 /// One registered action: what its module declares, and its validator

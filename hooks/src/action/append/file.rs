@@ -16,7 +16,7 @@ use super::problem::AppendProblem;
 use crate::action::shell::shell_would_expand;
 use crate::beneath::{self, Resolve};
 use crate::message::OsMessage;
-use crate::shared::{Root, Target};
+use crate::root::{Root, Target};
 
 /// A file's identity: its device and inode, as `fstat` gives them for the
 /// descriptor an append opened. Two paths that name one file (a link, a

@@ -8,7 +8,9 @@ use serde_json::json;
 use toml::Spanned;
 
 use crate::action::interface::{Effects, Entry};
-use crate::shared::{Cx, HookKey, RawHook, Shape, TableError};
+use crate::key::{HookKey, Shape};
+use crate::raw::{Cx, RawHook};
+use crate::table_error::TableError;
 
 /// The key that chooses the action.
 pub(crate) const KEY: &str = "append";

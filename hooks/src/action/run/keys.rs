@@ -7,7 +7,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::action::interface::{Effects, Entry};
-use crate::shared::{Cx, HookKey, Names, RawHook, Shape, TableError};
+use crate::key::{HookKey, Shape};
+use crate::raw::{Cx, Names, RawHook};
+use crate::table_error::TableError;
 
 /// The key that chooses the action.
 pub(crate) const KEY: &str = "run";

@@ -1,16 +1,17 @@
-//! Executing hooks: one mask test per event, then every matching hook's
-//! action, in the order written.
+//! [`Hooks`]: one mask test per event, then every matching hook's action,
+//! in the order written; what building them found wrong ([`Problem`]), and
+//! what each hook did with an event ([`HookRun`]).
 //!
-//! [`Hooks`] is the top of the crate's inner layers: it prepares and
-//! executes actions (`action/`), which use the process runner (`spawn/`)
-//! and the types every layer shares (`shared/`, `failure.rs`,
-//! `problem.rs`); none of those uses this module (`hooks/tests/layers.rs`
-//! checks that the modules name one another in no circle).
+//! The top of the crate's layers: it prepares and executes the actions
+//! (`action/`), which use the process runner (`process/`), the hooks' root
+//! (`root.rs`) and the failure types (`failure.rs`); none of those names
+//! this module (`hooks/tests/layers.rs` checks that the modules name one
+//! another in no circle).
 
 use crate::action::{Fire, Prepare, ProblemKind, Ready};
 use crate::failure::HookFailure;
 use crate::process::{Capture, Interrupt};
-use crate::shared::Root;
+use crate::root::Root;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -260,7 +261,7 @@ impl<E: HookEvents> Hooks<E> {
     /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
-    /// no serialisation. A hook's `where` ([`HookSpec::filter`]) is then
+    /// no serialisation. A hook's `where` ([`HookSpec::conditions`]) is then
     /// evaluated on `event` itself, and the payload is serialised only if
     /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
@@ -366,7 +367,7 @@ impl<E: HookEvents> Hooks<E> {
         let mut line = None;
         let mut flow = Flow::Continue;
         for (index, (spec, ready)) in self.specs.iter().zip(&self.ready).enumerate() {
-            if !spec.on.contains_kind(kind) || !spec.filter.passes(event) {
+            if !spec.on.contains_kind(kind) || !spec.conditions.passes(event) {
                 continue;
             }
             let line = line.get_or_insert_with(|| serialize_line(payload));

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::key::HOOK;
 use crate::layout::Section;
 use crate::position::{SourceLine, clipped, line_column, toml_key, write_or_list};
 use crate::registry::{UnknownEvent, write_one_of};
@@ -205,7 +206,7 @@ pub enum TableErrorKind {
     /// An event named twice in one `on`.
     RepeatedEvent(String),
     /// A `where` that is refused: why.
-    Where(crate::filter::WhereError),
+    Where(crate::conditions::WhereError),
     /// An embedder's own check ([`TableError::custom`]): its message, as
     /// given.
     Custom(String),
@@ -333,7 +334,7 @@ fn write_hidden_hooks(
              `{written}` would load as no hooks at all"
         );
     }
-    f.write_str(if written == "hook" {
+    f.write_str(if written == HOOK {
         "hooks"
     } else {
         "did you mean `hook`? Hooks"

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use toml::Spanned;
 
-use super::{HookKey, TableError, TableErrorKind};
-use crate::filter::RawWhere;
+use crate::conditions::RawWhere;
+use crate::key::HookKey;
+use crate::table_error::{TableError, TableErrorKind};
 
 /// Where a table is, for an action's validator: its errors name the file,
 /// the table (`hook[2]`) and the key.
@@ -65,22 +66,22 @@ pub(crate) struct RawHook {
     values: Vec<(&'static HookKey, Spanned<RawValue>)>,
 }
 
-/// A value of one of the [`Shape`](super::Shape)s a key may have.
+/// A value of one of the [`Shape`](crate::key::Shape)s a key may have.
 #[derive(Debug, Clone)]
 pub(crate) enum RawValue {
-    /// [`Shape::Strings`](super::Shape::Strings): each string with its span.
+    /// [`Shape::Strings`](crate::key::Shape::Strings): each string with its span.
     Strings(Vec<Spanned<String>>),
-    /// [`Shape::Text`](super::Shape::Text).
+    /// [`Shape::Text`](crate::key::Shape::Text).
     Text(String),
-    /// [`Shape::Int`](super::Shape::Int).
+    /// [`Shape::Int`](crate::key::Shape::Int).
     Int(i64),
-    /// [`Shape::Choice`](super::Shape::Choice): the value, as listed in the shape.
+    /// [`Shape::Choice`](crate::key::Shape::Choice): the value, as listed in the shape.
     Choice(&'static str),
-    /// [`Shape::Events`](super::Shape::Events) given something other than an array: what it is,
+    /// [`Shape::Events`](crate::key::Shape::Events) given something other than an array: what it is,
     /// in serde's words (`string "x"`, ``integer `3` ``).
     NotArray(String),
-    /// [`Shape::Filter`](super::Shape::Filter): the `where` table as written.
-    Filter(RawWhere),
+    /// [`Shape::Where`](crate::key::Shape::Where): the `where` table as written.
+    Where(RawWhere),
 }
 
 impl RawHook {
@@ -116,7 +117,7 @@ impl RawHook {
     }
 
     /// `name`'s event names, when present (and declared
-    /// [`Shape::Events`](super::Shape::Events)): `Err` with what was found instead of an array.
+    /// [`Shape::Events`](crate::key::Shape::Events)): `Err` with what was found instead of an array.
     pub(crate) fn take_events(&mut self, name: &str) -> Option<Result<Names, Spanned<String>>> {
         let value = self.take(name)?;
         let span = value.span();
@@ -127,7 +128,7 @@ impl RawHook {
         }
     }
 
-    /// `name`'s integer, when present (and declared [`Shape::Int`](super::Shape::Int)).
+    /// `name`'s integer, when present (and declared [`Shape::Int`](crate::key::Shape::Int)).
     pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
         self.take_as(name, |v| match v {
             RawValue::Int(n) => Some(n),
@@ -135,15 +136,15 @@ impl RawHook {
         })
     }
 
-    /// `name`'s `where` table, when present (and declared [`Shape::Filter`](super::Shape::Filter)).
-    pub(crate) fn take_filter(&mut self, name: &str) -> Option<Spanned<RawWhere>> {
+    /// `name`'s `where` table, when present (and declared [`Shape::Where`](crate::key::Shape::Where)).
+    pub(crate) fn take_where(&mut self, name: &str) -> Option<Spanned<RawWhere>> {
         self.take_as(name, |v| match v {
-            RawValue::Filter(raw) => Some(raw),
+            RawValue::Where(raw) => Some(raw),
             _ => None,
         })
     }
 
-    /// `name`'s choice, when present (and declared [`Shape::Choice`](super::Shape::Choice)).
+    /// `name`'s choice, when present (and declared [`Shape::Choice`](crate::key::Shape::Choice)).
     pub(crate) fn take_choice(&mut self, name: &str) -> Option<&'static str> {
         match self.take(name)?.into_inner() {
             RawValue::Choice(choice) => Some(choice),
@@ -153,8 +154,8 @@ impl RawHook {
 }
 
 /// The value of an action's key, as its validator takes it: read in the
-/// shape the key's row declares ([`Shape::Text`](super::Shape::Text) as a
-/// string, [`Shape::Strings`](super::Shape::Strings) as [`Names`]).
+/// shape the key's row declares ([`Shape::Text`](crate::key::Shape::Text) as a
+/// string, [`Shape::Strings`](crate::key::Shape::Strings) as [`Names`]).
 pub(crate) trait KeyValue: Sized {
     /// `value` as this type; `None` when it was read in another shape.
     fn from_raw(value: Spanned<RawValue>) -> Option<Self>;

@@ -1,25 +1,11 @@
-//! The types that `table/`, `action/` and `exec/` all use, in a module of
-//! their own that uses none of them: the hooks' root as built hooks hold
-//! it ([`Root`]), a row of the key table ([`HookKey`], [`Shape`]), and what
-//! an action's validator is given and answers with: a table's keys read but not yet
-//! checked ([`RawHook`]), where the table is ([`Cx`]), and the
-//! [`TableError`] it returns.
-//!
-//! So `table/` reads the actions' list and calls each one's validator, and
-//! no action names `table/`.
-
-mod error;
-mod raw;
-
-pub(crate) use error::ErrorInner;
-pub use error::{TableError, TableErrorKind};
-pub(crate) use raw::{Cx, KeyValue, Names, RawHook, RawValue};
+//! The hooks' root as built hooks hold it ([`Root`]): the path the embedder
+//! gave, made absolute, and a descriptor of it that every `append` beneath
+//! it is opened from ([`beneath`](crate::beneath)).
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use serde_json::Value;
 
 /// The hooks' root as built hooks hold it: its path as given and made
 /// absolute, and a descriptor of it that names under it are opened from.
@@ -105,47 +91,4 @@ pub(crate) enum Target {
 /// Opens the directory `root`, to resolve names beneath it.
 pub(crate) fn open_root(root: &Path) -> io::Result<OwnedFd> {
     crate::beneath::open_dir(root)
-}
-
-/// One key of a `[[hook]]` table.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct HookKey {
-    /// The key as written.
-    pub(crate) name: &'static str,
-    /// What its value must be, with the words a type error uses.
-    pub(crate) shape: Shape,
-    /// The action key it belongs to, or `None` for a key of every hook.
-    pub(crate) owner: Option<&'static str>,
-    /// Its JSON Schema, given the schema of one event name (for `on`).
-    pub(crate) schema: fn(event: &Value) -> Value,
-}
-
-/// What a key's value must be. Each carries what a type error says is
-/// accepted.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Shape {
-    /// An array of strings: what the array is called, what an element is.
-    Strings {
-        /// The array, as in "an argv array, program first".
-        array: &'static str,
-        /// One element, as in "a program or an argument, a string".
-        item: &'static str,
-    },
-    /// A string.
-    Text(&'static str),
-    /// An integer (any: the validator has its own message for a bad one).
-    Int(&'static str),
-    /// `on`'s event names: an array of strings, what an element is. Any
-    /// other value is kept as what it is and refused by validation, which
-    /// knows the event enum and so can show one of its events as the
-    /// example.
-    Events {
-        /// One element, as in "an event name, a string".
-        item: &'static str,
-    },
-    /// One of these strings.
-    Choice(&'static [&'static str]),
-    /// `where`: a table of field names and what each must be
-    /// (`table/filter.rs`).
-    Filter,
 }
