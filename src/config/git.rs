@@ -116,7 +116,7 @@ fn readable(dir: &Path) -> Result<(), String> {
     let dot_git = dir.join(".git");
     let opened = match std::fs::metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => std::fs::read_dir(&dot_git).map(drop),
-        Ok(meta) if meta.is_file() => super::read::open_regular(&dot_git).map(drop),
+        Ok(meta) if meta.is_file() => super::regular::open_regular(&dot_git).map(drop),
         Ok(_) => {
             return Err(format!(
                 "`{}` is neither a directory nor a file (a FIFO, a socket or a device), \
