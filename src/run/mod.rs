@@ -17,6 +17,7 @@ pub(crate) mod boundary;
 mod call;
 mod policy;
 mod provider;
+mod script;
 mod store;
 mod tool_error;
 mod tools;
