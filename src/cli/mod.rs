@@ -6,6 +6,7 @@ pub(crate) mod demo;
 pub(crate) mod events;
 pub(crate) mod replay;
 pub(crate) mod run;
+pub(crate) mod runs;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -42,7 +42,7 @@ pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Questio
 pub use provider::{
     Provider, ProviderError, ScriptedOperator, ScriptedProvider, ToolCall, Turn, TurnRequest,
 };
-pub use store::{FileStore, Record, Store, StoreError, StoreLock};
+pub use store::{FileStore, Record, RunSummary, Store, StoreError, StoreLock};
 
 use call::{Call, Tool};
 use tools::{ToolError, ToolResult, Workspace};
