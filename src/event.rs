@@ -642,7 +642,7 @@ pub fn now_rfc3339() -> String {
 
 /// `time` as RFC 3339, UTC, milliseconds; the same text as
 /// `humantime::format_rfc3339_millis` for any time from 1970 to 9999.
-fn rfc3339_millis(time: std::time::SystemTime) -> String {
+pub(crate) fn rfc3339_millis(time: std::time::SystemTime) -> String {
     let since = time
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

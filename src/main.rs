@@ -183,6 +183,16 @@ Example:
         #[arg(long)]
         stderr: bool,
     },
+    /// List the root's runs, newest first: how each last ended, and the
+    /// command that resumes it.
+    #[command(after_help = "Example:\n  io runs\n  io runs --root /tmp/ws")]
+    Runs {
+        /// The discovery root [default: the nearest directory at or above
+        /// the working directory holding io.local.toml, io.toml or .git,
+        /// else the working directory].
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
     /// Print a completion script for SHELL, to be sourced by it.
     #[command(after_help = "\
 Example:
@@ -380,6 +390,7 @@ fn run(cli: Cli) -> ExitCode {
             )
         }
         Command::Demo { dir } => cli::demo::demo(dir.as_deref()),
+        Command::Runs { root } => cli::runs::runs(root.as_deref()),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(

@@ -35,8 +35,7 @@ fn accepted(script: &str) -> BTreeSet<String> {
         .expect_err("an unknown key")
         .to_string();
     let list = message
-        .split_once("expected one of ")
-        .or_else(|| message.split_once("expected "))
+        .split_once(" takes ")
         .unwrap_or_else(|| panic!("no list of keys in: {message}"))
         .1;
     list.split('`')

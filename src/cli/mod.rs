@@ -6,6 +6,7 @@ pub(crate) mod demo;
 pub(crate) mod events;
 pub(crate) mod replay;
 pub(crate) mod run;
+pub(crate) mod runs;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -256,8 +257,24 @@ pub(crate) fn replaced(config: &Config) -> Vec<String> {
 /// The first line is the message alone, unchanged. The line comes from the
 /// text that was parsed, never from reading the file again.
 fn with_source_line(error: &ConfigError) -> String {
-    let message = error.to_string();
-    let Some(source) = error.source_line() else {
+    with_line(error.to_string(), error.source_line())
+}
+
+/// A script's error as a config error is shown ([`with_source_line`]): the
+/// message, then the line under it when the script may be shown (one read
+/// through a symbolic link is [`ProviderError::Parse`], with no line).
+pub(crate) fn script_error(error: &io_harness::run::ProviderError) -> String {
+    match error {
+        io_harness::run::ProviderError::Script(table) => {
+            with_line(table.to_string(), table.source_line())
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `message`, then `source` with a caret under its column.
+fn with_line(message: String, source: Option<&io_harness::SourceLine>) -> String {
+    let Some(source) = source else {
         return message;
     };
     let number = source.line.to_string();

@@ -59,7 +59,8 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
-            let (provider, text) = ScriptedProvider::read(&script).map_err(|e| e.to_string())?;
+            let (provider, text) =
+                ScriptedProvider::read(&script).map_err(|e| super::script_error(&e))?;
             let contract = Contract {
                 origin: Some(script.display().to_string()),
                 script: Some(text),
@@ -77,8 +78,8 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
         }
         Start::Resume(run_id) => {
             let (origin, script) = origin(config, &store, run_id)?;
-            let provider =
-                ScriptedProvider::from_toml(&origin, &script).map_err(|e| e.to_string())?;
+            let provider = ScriptedProvider::from_toml(&origin, &script)
+                .map_err(|e| super::script_error(&e))?;
             // The journal names what the run was, never where it acts or
             // what it runs: the workspace is the root, the MCP servers the
             // configuration's own.

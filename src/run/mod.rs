@@ -18,7 +18,8 @@
 //! `outcome.rs`); the four entry points (`entry.rs`); one run driven step
 //! by step (`driver.rs`) from where its journal leaves it (`state.rs`);
 //! the tools (`call.rs`, `tools.rs`, `tool_error.rs`), the policy
-//! (`policy.rs`), the provider (`provider.rs`), the store (`store.rs`) and
+//! (`policy.rs`), the provider (`provider.rs`) and the `io run` script it
+//! reads (`script.rs`), the store (`store.rs`) and
 //! what a reader of a journal takes for its end (`boundary.rs`).
 
 pub(crate) mod boundary;
@@ -29,6 +30,7 @@ mod entry;
 mod outcome;
 mod policy;
 mod provider;
+mod script;
 mod state;
 mod store;
 mod tool_error;
@@ -43,4 +45,4 @@ pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Questio
 pub use provider::{
     Provider, ProviderError, ScriptedOperator, ScriptedProvider, ToolCall, Turn, TurnRequest,
 };
-pub use store::{FileStore, Record, Store, StoreError, StoreLock};
+pub use store::{FileStore, Record, RunSummary, Store, StoreError, StoreLock};

@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use io_hooks::beneath::Via;
 use io_hooks::text::OsMessage;
+use io_hooks::{TableError, TomlFile};
 use serde::Deserialize;
+
+use super::script::CallAt;
 
 /// What the loop asks the provider for: the next turn of one run.
 #[derive(Debug, Clone, Copy)]
@@ -91,7 +94,13 @@ pub enum ProviderError {
         /// The cause.
         cause: io::Error,
     },
-    /// A script is not valid TOML or has a key a script does not take.
+    /// A script is not valid TOML, has a key a script does not take, a
+    /// value of the wrong type, or (read by [`ScriptedProvider::read`]) a
+    /// call the run loop would refuse for its arguments: the file, the key
+    /// path, what is accepted, the line and column, and
+    /// [`TableError::source_line`] for the line itself.
+    Script(TableError),
+    /// A script that could not be shown: the file and why.
     Parse {
         /// The script's name, as given.
         origin: String,
@@ -144,6 +153,7 @@ impl fmt::Display for ProviderError {
             ProviderError::Read { path, cause } => {
                 write!(f, "{}: {}", path.display(), OsMessage(cause))
             }
+            ProviderError::Script(error) => write!(f, "{error}"),
             ProviderError::Parse { origin, cause } => write!(f, "{origin}: {cause}"),
             ProviderError::DuplicateGoal { origin, goal } => write!(
                 f,
@@ -287,6 +297,32 @@ struct ChildScript {
     turns: Vec<Turn>,
 }
 
+impl ScriptFile {
+    /// Every call of the script, with its key path: the top-level turns',
+    /// then each child's.
+    fn calls(&self) -> Vec<CallAt<'_>> {
+        let mut calls = Vec::new();
+        let turns = std::iter::once((String::new(), &self.turns)).chain(
+            self.children
+                .iter()
+                .enumerate()
+                .map(|(i, child)| (format!("child[{}].", i + 1), &child.turns)),
+        );
+        for (prefix, turns) in turns {
+            for (t, turn) in turns.iter().enumerate() {
+                for (c, call) in turn.calls.iter().enumerate() {
+                    calls.push(CallAt {
+                        key: format!("{prefix}turn[{}].calls[{}]", t + 1, c + 1),
+                        tool: &call.tool,
+                        args: &call.args,
+                    });
+                }
+            }
+        }
+        calls
+    }
+}
+
 impl ScriptedProvider {
     /// Parses a script; `origin` names it in errors.
     ///
@@ -294,10 +330,18 @@ impl ScriptedProvider {
     /// A script that is not valid TOML, has an unknown key, or gives two
     /// scripts one goal.
     pub fn from_toml(origin: &str, text: &str) -> Result<Self, ProviderError> {
-        let file: ScriptFile = toml::from_str(text).map_err(|e| ProviderError::Parse {
-            origin: origin.to_owned(),
-            cause: e.to_string().trim_end().to_owned(),
-        })?;
+        Self::parse(&TomlFile::new(origin, text), false)
+    }
+
+    /// [`from_toml`](Self::from_toml); with `calls`, each call of a tool
+    /// the loop has is checked as the loop reads its arguments too.
+    fn parse(text: &TomlFile<'_>, calls: bool) -> Result<Self, ProviderError> {
+        let origin = text.name();
+        super::script::check_keys(text).map_err(ProviderError::Script)?;
+        let file: ScriptFile = text.deserialize().map_err(ProviderError::Script)?;
+        if calls {
+            super::script::check_calls(text, file.calls()).map_err(ProviderError::Script)?;
+        }
         let mut scripts = BTreeMap::new();
         scripts.insert(file.goal.clone(), file.turns);
         for child in file.children {
@@ -361,7 +405,7 @@ impl ScriptedProvider {
             ))
         })?;
         let origin = path.display().to_string();
-        let provider = Self::from_toml(&origin, &text).map_err(|e| {
+        let provider = Self::parse(&TomlFile::new(&origin, &text), true).map_err(|e| {
             let cause = match via {
                 Via::Direct => return e,
                 Via::LinkOut => {
@@ -520,6 +564,51 @@ mod tests {
         );
         let err = p.turn(&req(3)).expect_err("past the end");
         assert!(err.to_string().contains("has 2 turns and step 3"), "{err}");
+    }
+
+    /// The key lists `script.rs` names a table's keys by are the keys
+    /// serde reads: each struct's own list, from serde's refusal of a key
+    /// none of them has.
+    #[test]
+    fn the_script_checks_key_lists_are_the_structs_fields() {
+        fn fields<T: for<'de> Deserialize<'de>>(text: &str) -> Vec<String> {
+            let err = toml::from_str::<T>(text).err().expect("refused");
+            let message = err.message().to_owned();
+            let list = message.split_once("expected ").expect("a list").1;
+            list.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_owned)
+                .collect()
+        }
+        let sorted = |keys: &[&str]| {
+            let mut keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
+            keys.sort();
+            keys
+        };
+        let mut cases: Vec<(Vec<String>, &[&str])> = vec![
+            (
+                fields::<ScriptFile>("zzz = 1\n"),
+                super::super::script::SCRIPT_KEYS,
+            ),
+            (fields::<Turn>("zzz = 1\n"), super::super::script::TURN_KEYS),
+            (
+                fields::<ToolCall>("zzz = 1\n"),
+                super::super::script::CALL_KEYS,
+            ),
+            (
+                fields::<ChildScript>("zzz = 1\n"),
+                super::super::script::CHILD_KEYS,
+            ),
+            (
+                fields::<ScriptedOperator>("zzz = 1\n"),
+                super::super::script::OPERATOR_KEYS,
+            ),
+        ];
+        for (serde, ours) in &mut cases {
+            serde.sort();
+            assert_eq!(*serde, sorted(ours));
+        }
     }
 
     #[test]

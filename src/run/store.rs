@@ -383,6 +383,112 @@ impl FileStore {
         Ok(Some(record))
     }
 
+    /// The run ids of the journals in the store's directory, in no order;
+    /// none when the directory is missing. The directory is reached as a
+    /// journal is, through no symbolic link; each name is a run id
+    /// [`journal`](Self::journal) takes, followed by `.jsonl`, and anything
+    /// else in the directory is left out.
+    ///
+    /// # Errors
+    /// A directory that cannot be reached (a link, say) or read.
+    pub fn runs(&self) -> Result<Vec<String>, StoreError> {
+        let dir = match self.open(&self.rel, Open::read()) {
+            Ok(dir) => dir,
+            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(self.refused(&self.rel, e)),
+        };
+        let entries =
+            rustix::fs::Dir::read_from(&dir).map_err(|e| self.fail(&self.rel, e.into()))?;
+        let mut runs = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| self.fail(&self.rel, e.into()))?;
+            let name = entry.file_name().to_string_lossy();
+            if let Some(run_id) = name.strip_suffix(".jsonl")
+                && self.journal(run_id).is_ok()
+            {
+                runs.push(run_id.to_owned());
+            }
+        }
+        Ok(runs)
+    }
+
+    /// What `run_id`'s journal says of its run, read without writing
+    /// anything, from a journal that may be trusted (see [`FileStore`]):
+    /// its goal, its steps, its last ending; `None` for a run the store has
+    /// never seen. A torn last record is left out, as a load drops it.
+    ///
+    /// # Errors
+    /// An untrusted or unreadable journal, or a record that is not one.
+    pub fn summary(&self, run_id: &str) -> Result<Option<RunSummary>, StoreError> {
+        let rel = self.journal(run_id)?;
+        let Some(fd) = self.trusted(&rel)? else {
+            return Ok(None);
+        };
+        let modified = rustix::fs::fstat(&fd).map_err(|e| self.fail(&rel, e.into()))?;
+        let modified = std::time::UNIX_EPOCH
+            + std::time::Duration::new(
+                u64::try_from(modified.st_mtime).unwrap_or(0),
+                u32::try_from(modified.st_mtime_nsec).unwrap_or(0),
+            );
+        let mut summary = RunSummary {
+            run_id: run_id.to_owned(),
+            goal: String::new(),
+            depth: 0,
+            steps: 0,
+            outcome: None,
+            written: crate::event::rfc3339_millis(modified),
+        };
+        let mut bytes = Vec::new();
+        fs::File::from(fd)
+            .read_to_end(&mut bytes)
+            .map_err(|e| self.fail(&rel, e))?;
+        // What follows the last newline is a torn record, as `load` says.
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        for record in self.records(&rel, &bytes[..whole])? {
+            match record {
+                Record::Begin { goal, depth, .. } => {
+                    summary.goal = goal;
+                    summary.depth = depth;
+                }
+                Record::Step { step, .. } => {
+                    summary.steps = step;
+                    summary.outcome = None;
+                }
+                Record::End { outcome, steps, .. } => {
+                    summary.steps = steps;
+                    summary.outcome = Some(outcome);
+                }
+                Record::Reserve { .. } => {}
+            }
+        }
+        Ok(Some(summary))
+    }
+
+    /// The records of `whole`, the journal `rel`'s lines up to its last
+    /// newline: blank lines skipped, any other line that is not a record
+    /// an error naming it.
+    fn records(&self, rel: &Path, whole: &[u8]) -> Result<Vec<Record>, StoreError> {
+        let lines: Vec<&[u8]> = whole.split(|&b| b == b'\n').collect();
+        // `split` leaves an empty piece after the final newline.
+        let count = lines.len().saturating_sub(1);
+        let mut records = Vec::new();
+        for (n, line) in lines[..count].iter().enumerate() {
+            if line.trim_ascii().is_empty() {
+                continue;
+            }
+            let record = serde_json::from_slice(line).map_err(|source| StoreError::Corrupt {
+                path: self.root.join(rel),
+                line: n + 1,
+                lines: count,
+                source,
+            })?;
+            records.push(record);
+        }
+        Ok(records)
+    }
+
     /// Opens the journal `rel` as `how` says, beneath the root through no
     /// symbolic link.
     fn open(&self, rel: &Path, how: Open) -> Result<fs::File, beneath::Error> {
@@ -507,23 +613,7 @@ impl Store for FileStore {
                     source,
                 })?;
         }
-        let lines: Vec<&[u8]> = bytes[..whole].split(|&b| b == b'\n').collect();
-        // `split` leaves an empty piece after the final newline.
-        let count = lines.len().saturating_sub(1);
-        let mut records = Vec::new();
-        for (n, line) in lines[..count].iter().enumerate() {
-            if line.trim_ascii().is_empty() {
-                continue;
-            }
-            let record = serde_json::from_slice(line).map_err(|source| StoreError::Corrupt {
-                path: self.root.join(&rel),
-                line: n + 1,
-                lines: count,
-                source,
-            })?;
-            records.push(record);
-        }
-        Ok(Some(records))
+        self.records(&rel, &bytes[..whole]).map(Some)
     }
 
     fn lock(&self, run_id: &str) -> Result<StoreLock, StoreError> {
@@ -539,6 +629,26 @@ impl Store for FileStore {
             Err(e) => Err(self.fail(&rel, e.into())),
         }
     }
+}
+
+/// What a journal says of its run ([`FileStore::summary`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RunSummary {
+    /// The run's id.
+    pub run_id: String,
+    /// Its goal, as the run began with it.
+    pub goal: String,
+    /// 0 for a top-level run; a child run's journal says how deep it is.
+    pub depth: u32,
+    /// The steps committed.
+    pub steps: u32,
+    /// How it last ended; `None` when no ending follows its last step (a
+    /// run still running, or one a signal, a `SIGKILL` or a crash ended).
+    pub outcome: Option<Outcome>,
+    /// When the journal was last written: RFC 3339, UTC, milliseconds, as
+    /// an event's `at` (so that sorting the text sorts the times).
+    pub written: String,
 }
 
 /// A journal's `flock`, released when dropped by an explicit unlock, not by
