@@ -63,8 +63,9 @@ pub use event::{Cost, EventKind, Outcome, RunEvent};
 /// The engine's types that this crate's API hands out or takes, so that a
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
-    Action, Effects, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec, Interrupt, Kind,
-    OnFailure, Problem, ProblemKind, TableError, TableErrorKind, UnknownEvent, text::SourceLine,
+    Action, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure, HookFilter,
+    HookRun, HookSpec, Interrupt, Kind, OnFailure, Problem, ProblemKind, RunProblem, TableError,
+    TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
 };
 pub use observer::Observer;
 pub use raw_json::RawJson;

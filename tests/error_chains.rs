@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use io_harness::run::{FileStore, RunError, ScriptedProvider, Store, StoreError};
 use io_harness::{Config, ConfigError, EventKind, HookFilter, HookSpec};
-use io_hooks::{Action, HookFailure, TomlFile, UnknownEvent};
+use io_hooks::process::ProcessError;
+use io_hooks::{Action, TomlFile, UnknownEvent};
 
 /// `Display` and each `source()` below it, outermost first.
 fn chain(error: &dyn Error) -> Vec<String> {
@@ -64,7 +65,7 @@ fn hook_failures_show_each_cause_once() {
         Duration::from_secs(5),
     )
     .expect_err("a directory is not a program");
-    assert!(matches!(spawn, HookFailure::Spawn { .. }), "{spawn:?}");
+    assert!(matches!(spawn, ProcessError::Spawn { .. }), "{spawn:?}");
     assert_eq!(checked(&spawn), "could not spawn `/`: Permission denied");
 
     // Appending to a directory: EISDIR, through the executor.

@@ -3,7 +3,8 @@
 //! own: this file names each one through `io_harness` alone.
 
 use io_harness::{
-    Action, Config, ConfigError, Cost, Effects, EventKind, HookFilter, Interrupt, Kind, SourceLine,
+    Action, AppendFailure, AppendProblem, Config, ConfigError, Cost, Effects, EventKind,
+    HookFailure, HookFilter, Interrupt, Kind, ProblemKind, ProcessError, RunProblem, SourceLine,
     TableErrorKind, UnknownEvent,
 };
 
@@ -19,6 +20,23 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     let interrupt: &Interrupt = io_harness::process_interrupt();
     assert_eq!(interrupt.in_flight(), 0);
 
+    // A hook's failure carries the process runner's error, or an action's
+    // own (`append`'s), both named through `io_harness`.
+    let failure = HookFailure::from(ProcessError::Exit { code: 3 });
+    assert!(matches!(
+        failure,
+        HookFailure::Process(ProcessError::Exit { code: 3 })
+    ));
+    let short = AppendFailure::ShortWrite {
+        path: "log".into(),
+        written: 1,
+        len: 2,
+    };
+    assert_eq!(
+        HookFailure::action("append", short).to_string(),
+        "could not append to `log`: wrote 1 of 2 bytes"
+    );
+
     let e = Config::from_toml("model = 1\nx = ?\n").expect_err("not TOML");
     let ConfigError::Table(table) = &e else {
         panic!("a table error: {e}");
@@ -27,6 +45,16 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     assert!(matches!(kind, TableErrorKind::Syntax(_)), "{kind:?}");
     let line: Option<&SourceLine> = e.source_line();
     assert_eq!(line.map(|l| l.line), Some(2));
+
+    // A problem is one action's own, each named through `io_harness`.
+    let run = ProblemKind::Run(RunProblem::NotInPath {
+        program: "x".into(),
+        in_root: None,
+    });
+    let append = ProblemKind::Append(AppendProblem::IsDirectory {
+        path: "logs".into(),
+    });
+    assert!(run.hint().is_some() && append.hint().is_some());
 
     let effects: Effects = Action::run(["true"]).effects();
     assert_eq!(effects, Effects::SPAWNS_PROCESS);

@@ -392,7 +392,7 @@ impl fmt::Display for Error {
                 "it is a file of the kernel's {fs} file system (as under /proc or /sys), whose \
                  reads can block or hold secrets"
             ),
-            Error::Io(e) => write!(f, "{}", crate::failure::OsMessage(e)),
+            Error::Io(e) => write!(f, "{}", crate::message::OsMessage(e)),
         }
     }
 }

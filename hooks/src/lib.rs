@@ -52,6 +52,50 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # The module map
+//!
+//! Six layers, bottom to top. Each module names only its own layer and those
+//! below, and no module and its children name one another in a circle
+//! (`hooks/tests/layers.rs` reads the source and checks both, with this
+//! table as its own).
+//!
+//! | layer | module | its one job |
+//! | --- | --- | --- |
+//! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
+//! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
+//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error ([`text::OsMessage`]), text from a file, invisible characters |
+//! | 2 | [`beneath`] | the one way to reach a file beneath a root |
+//! | 2 | `root.rs` | the hooks' root as built hooks hold it, absolute and open |
+//! | 2 | [`process`] | the process runner: which program an argv names, one child from spawn to reaping, waiting and feeding stdin, draining stderr, the [`Interrupt`], and its own [`process::ProcessError`] |
+//! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
+//! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
+//! | 3 | `layout.rs` | the embedder's words: [`Layout`] |
+//! | 3 | `key.rs` | a row of the key table, and the engine's own key names, one constant each |
+//! | 3 | `conditions/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
+//! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
+//! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
+//! | 4 | `action/` | the actions: the registry (`mod.rs`, the `actions!` list), the interface every action implements (`interface.rs`), and one module each (`append/`, `run/`) |
+//! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
+//! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
+//! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
+//!
+//! **Adding an action** is a module of `action/` and one line of the
+//! `actions!` list in `action/mod.rs`, naming the variant, its fields, its
+//! module and its problem type. The module names the interface
+//! (`action/interface.rs`) and the layers below, never the registry: its
+//! `ENTRY` (its key's row of the key table, its options, a verb, its
+//! [`Effects`]); `validate`, given its key's value, the table's other keys
+//! and where the table is, which returns the variant's fields or refuses in
+//! its own words ([`TableErrorKind::Action`]); its problem type, which
+//! `prepare` returns with its `Ready`; `Ready::execute`, which fails with the
+//! process runner's error ([`HookFailure::Process`]) or a type of its own
+//! ([`HookFailure::Action`]); and `describe`. From the line come the
+//! [`Action`] variant, the [`ProblemKind`] variant, the dispatch, and the
+//! row from which the key list, the schema and the "neither … nor …"
+//! messages are computed. The test-only `count` action proves it: nothing
+//! else names it. (`append`'s and `run`'s modules: `keys.rs`, `problem.rs`,
+//! and their mechanism, `file.rs` and `failure.rs` or `check.rs`.)
+//!
 //! # Tags: the derive and serde agree, or the build says why
 //!
 //! A variant's tag is written on it, where serde reads it:
@@ -82,7 +126,8 @@
 //! # Errors
 //!
 //! One convention for every error type here ([`TableError`],
-//! [`UnknownEvent`], [`HookFailure`], [`TagCheckError`]):
+//! [`UnknownEvent`], [`HookFailure`], [`process::ProcessError`],
+//! [`AppendFailure`], [`Problem`], [`TagCheckError`]):
 //!
 //! - it implements [`std::error::Error`], and its `Display` is one whole
 //!   message an operator can act on: what failed, where (file, key path
@@ -98,7 +143,8 @@
 //!   fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
 //!   on ([`TableErrorKind`], [`ProblemKind`], which is an error too, so that
-//!   it can stand on its own);
+//!   it can stand on its own, as is each action's own problem type,
+//!   [`RunProblem`] and [`AppendProblem`]);
 //! - no message names a file, a section or an event the embedder did not
 //!   give: files and sections come from its [`Layout`], events from its enum.
 //!
@@ -117,7 +163,8 @@
 //! # Cargo features
 //!
 //! `tracing` (default): each problem found when hooks are built, and each
-//! failure of a hook, is also logged at warn level through `tracing`. Without
+//! failure of a hook, is also logged at warn level through `tracing`, with
+//! the target `io_hooks::hooks`. Without
 //! it, they are only returned ([`Hooks::problems`], [`Hooks::fire_with`]).
 //! No feature of another crate is turned on that an embedder's other crates
 //! would feel: serde_json keeps its default map order (with `preserve_order`
@@ -147,30 +194,37 @@ compile_error!(
 
 mod action;
 pub mod beneath;
-mod exec;
+mod conditions;
 mod failure;
-mod filter;
+mod hooks;
+mod key;
 mod layout;
+mod message;
 mod position;
-mod problem;
+pub mod process;
+mod raw;
 mod registry;
-mod shared;
-mod spawn;
+mod root;
 mod spec;
 mod table;
+mod table_error;
 mod tag_check;
 
-pub use action::{Action, DEFAULT_TIMEOUT};
-pub use exec::{HookFailure, HookRun, Hooks, Interrupt, Problem, ProblemKind};
-pub use filter::{Where, WhereError};
+pub use action::{
+    Action, AppendFailure, AppendProblem, DEFAULT_TIMEOUT, Effects, ProblemKind, RunProblem,
+};
+pub use conditions::{Where, WhereError};
+pub use failure::HookFailure;
+pub use hooks::{HookRun, Hooks, Problem};
 pub use io_hooks_derive::HookEvents;
 pub use layout::{Layout, Section};
+pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
-pub use shared::{Effects, TableError, TableErrorKind};
 pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TomlFile};
+pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
 
 #[doc(hidden)]
@@ -184,15 +238,6 @@ pub mod __private {
     pub mod choices_in_scope {
         pub use crate::registry::{ChoicesOf as _, NoChoices as _};
     }
-}
-
-/// Running a program the way a `run` hook runs one, for an embedder that runs
-/// programs of its own (a tool, a check) and wants the same guarantees: an
-/// argv and never a shell, the program found only on absolute `PATH`
-/// entries, its own process group, a deadline, and a [`HookFailure`] that
-/// says what went wrong.
-pub mod process {
-    pub use crate::exec::{Tracked, resolve_program, run_argv, run_command};
 }
 
 /// The `[[hook]]` table's shape, for an embedder that publishes or embeds it:
@@ -209,9 +254,9 @@ pub mod schema {
 /// array of tables with the same message a hook table does, and the source
 /// line an error points into, cut to a bounded width.
 pub mod text {
-    pub use crate::exec::OsMessage;
+    pub use crate::message::OsMessage;
+    pub use crate::message::{is_bidi, is_invisible};
     pub use crate::position::{EXCERPT_WIDTH, SourceLine, toml_key};
-    pub use crate::problem::{is_bidi, is_invisible};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;
 }

@@ -116,7 +116,7 @@ pub fn toml_key(key: &str) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() || crate::problem::is_invisible(c) => {
+            c if c.is_control() || crate::message::is_invisible(c) => {
                 let code = u32::from(c);
                 match code > 0xffff {
                     true => out.push_str(&format!("\\U{code:08X}")),

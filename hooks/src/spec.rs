@@ -1,7 +1,7 @@
 //! One hook, checked and typed: what `[[hook]]` tables become.
 
 use crate::action::Action;
-use crate::filter::Where;
+use crate::conditions::Where;
 use crate::registry::{HookEvents, HookFilter};
 
 /// One `[[hook]]` table after validation.
@@ -29,7 +29,7 @@ pub struct HookSpec<E> {
     pub on: HookFilter<E>,
     /// What the fields of an event of `on` must be (`where`); empty when
     /// the table has none.
-    pub filter: Where<E>,
+    pub conditions: Where<E>,
     /// What it does with each matching event.
     pub action: Action,
     /// What a failure of this hook does to the run.
@@ -42,7 +42,7 @@ impl<E> HookSpec<E> {
     pub fn new(on: HookFilter<E>, action: Action) -> Self {
         HookSpec {
             on,
-            filter: Where::none(),
+            conditions: Where::none(),
             action,
             on_failure: OnFailure::Continue,
         }
@@ -60,7 +60,7 @@ impl<E> Clone for HookSpec<E> {
     fn clone(&self) -> Self {
         HookSpec {
             on: self.on,
-            filter: self.filter.clone(),
+            conditions: self.conditions.clone(),
             action: self.action.clone(),
             on_failure: self.on_failure,
         }
@@ -72,8 +72,8 @@ impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
         let mut s = f.debug_struct("HookSpec");
         s.field("on", &self.on);
         // Shown only when there is one: most hooks have none.
-        if !self.filter.is_empty() {
-            s.field("filter", &self.filter);
+        if !self.conditions.is_empty() {
+            s.field("conditions", &self.conditions);
         }
         s.field("action", &self.action)
             .field("on_failure", &self.on_failure)

@@ -9,7 +9,7 @@ use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure, ProblemKind};
+use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure, ProblemKind};
 
 use common::{append, mkfifo, step, within};
 
@@ -44,10 +44,10 @@ fn an_append_through_a_link_out_of_the_root_is_a_problem_and_writes_nothing() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(
         problems[0].kind,
-        ProblemKind::AppendLeavesRoot {
+        ProblemKind::Append(AppendProblem::LeavesRoot {
             path: log.clone(),
             through: Some("logs".to_owned())
-        }
+        })
     );
     assert_eq!(
         problems[0].to_string(),
@@ -96,14 +96,14 @@ fn dot_dot_and_a_relative_path_are_beneath_the_root() {
     assert_eq!(
         kinds(&specs, &root),
         [
-            ProblemKind::AppendLeavesRoot {
+            ProblemKind::Append(AppendProblem::LeavesRoot {
                 path: up,
                 through: None
-            },
-            ProblemKind::AppendLeavesRoot {
+            }),
+            ProblemKind::Append(AppendProblem::LeavesRoot {
                 path: relative,
                 through: Some("logs".to_owned())
-            },
+            }),
         ]
     );
     let hooks = Hooks::new(specs, &root);
@@ -161,14 +161,14 @@ fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
     assert_eq!(
         kinds(&specs, &root),
         [
-            ProblemKind::AppendLeavesRoot {
+            ProblemKind::Append(AppendProblem::LeavesRoot {
                 path: deep,
                 through: Some("alias/out".to_owned())
-            },
-            ProblemKind::AppendNoParent {
+            }),
+            ProblemKind::Append(AppendProblem::NoParent {
                 path: under_a_file,
                 parent: root.join("file")
-            },
+            }),
         ]
     );
 }
@@ -192,10 +192,10 @@ fn a_fifo_where_a_directory_should_be_is_no_directory_and_nothing_waits_on_it() 
     };
     assert_eq!(
         found,
-        [ProblemKind::AppendNoParent {
+        [ProblemKind::Append(AppendProblem::NoParent {
             path: log,
             parent: root.join("pipe")
-        }]
+        })]
     );
     let failed = within(Duration::from_secs(20), "an event", move || {
         let hooks = Hooks::new(specs, &root);

@@ -7,6 +7,7 @@ mod common;
 use std::fs;
 use std::time::{Duration, Instant};
 
+use io_hooks::process::ProcessError;
 use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
 
 use common::{
@@ -50,7 +51,10 @@ fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
         );
         let mut failures = Vec::new();
         let flow = hooks.fire_with(&step(1), &step(1), |run| {
-            failures.push(matches!(run.result, Err(HookFailure::Wait { .. })));
+            failures.push(matches!(
+                run.result,
+                Err(HookFailure::Process(ProcessError::Wait { .. }))
+            ));
         });
         assert_eq!(failures, [true], "{:?}", outcomes(&hooks, &step(1)));
         assert_eq!(flow, Flow::Cancel);
@@ -67,7 +71,7 @@ fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
             Duration::from_secs(5),
         );
         assert!(
-            matches!(direct, Err(HookFailure::Wait { .. })),
+            matches!(direct, Err(ProcessError::Wait { .. })),
             "{direct:?}"
         );
         return;
@@ -318,5 +322,5 @@ fn an_interrupt_kills_a_tracked_background_group() {
     );
     fs::remove_file(dir.path().join("gc.pid")).unwrap();
     let late = interrupt.track(spawn());
-    assert!(matches!(late, Err(HookFailure::Interrupted)), "{late:?}");
+    assert!(matches!(late, Err(ProcessError::Interrupted)), "{late:?}");
 }

@@ -14,7 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use io_hooks::{HookFailure, Interrupt};
+use io_hooks::Interrupt;
+use io_hooks::process::ProcessError;
 use rustix::io::Errno;
 use rustix::process::{Pid, WaitOptions, waitpid};
 
@@ -49,7 +50,7 @@ fn run_waiting(
     interrupt: &Interrupt,
     dir: &Path,
     name: &str,
-) -> JoinHandle<Result<(), HookFailure>> {
+) -> JoinHandle<Result<(), ProcessError>> {
     let interrupt = interrupt.clone();
     let root = dir.to_path_buf();
     let argv = ["/bin/sh", "-c", &format!("read line < {name}")].map(str::to_owned);
@@ -57,7 +58,7 @@ fn run_waiting(
     std::thread::spawn(move || interrupt.run_argv(&argv, &root, b"", Stdio::null(), timeout))
 }
 
-fn joined(what: &str, child: JoinHandle<Result<(), HookFailure>>) -> Result<(), HookFailure> {
+fn joined(what: &str, child: JoinHandle<Result<(), ProcessError>>) -> Result<(), ProcessError> {
     within(LIMIT, what, move || child.join().expect("no panic"))
 }
 
@@ -124,7 +125,7 @@ fn an_interrupt_kills_the_child_left_in_flight_after_another_ended() {
     assert!(interrupt.is_interrupted());
     let second = joined("the child left in flight, interrupted", second);
     assert!(
-        matches!(second, Err(HookFailure::Interrupted)),
+        matches!(second, Err(ProcessError::Interrupted)),
         "{second:?}"
     );
     assert!(interrupt.wait_reaped(LIMIT));

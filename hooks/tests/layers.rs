@@ -1,23 +1,58 @@
-//! The engine's modules depend on one another one way.
+//! The engine's modules depend on one another one way, in the layers the
+//! crate's documentation draws.
 //!
-//! Each top-level module of `hooks/src` (a file, or a directory with its
-//! `mod.rs`) may name another through `crate::…`, and the names form no
-//! circle: `table/` reads the actions' list and calls each one's validator,
-//! `exec/` runs what `action/` prepared, and no action names either of them;
-//! what they all use is in `shared/`, which names none of them. A circle
+//! Every module of `hooks/src`, at any depth (a file, or a directory with
+//! its `mod.rs`), may name another, and the names form no circle: not
+//! between top-level modules (`table/` reads the actions' list and calls
+//! each one's validator, `hooks.rs` runs what `action/` prepared, and no
+//! action names either of them), and not between a module and its children
+//! either (a `mod.rs` that re-exports its children, and a child that takes
+//! its parent's items, are one module that reads as several). A circle
 //! would mean that no module of it can be read, changed or tested without
-//! the others, which is how three of them had grown into one.
+//! the others, which is how three of them had grown into one. Each
+//! top-level module also sits in one of the layers of the crate's docs,
+//! and names only its own layer and those below.
 //!
-//! The check reads the source: every `crate::name` and every name at the top
-//! of a `crate::{…}` group, outside comments and the `#[cfg(test)] mod tests`
-//! at a file's end (a test may use the whole crate). Inside the crate a
-//! module is named by its path, not through the crate root's re-exports
-//! (`crate::Hooks`, `crate::text::toml_key`), which would hide which module
-//! it is.
+//! The check reads the source: every `crate::…`, `super::…` and `self::…`
+//! path, the paths of their `{…}` groups, and every path that starts with
+//! a child the file declares (`mod keys;` then `keys::KEY`), outside
+//! comments and the `#[cfg(test)] mod tests` at a file's end (a test may
+//! use the whole crate; a `tests.rs` file is one). A path names the deepest
+//! module it reaches. Inside the crate a module is named by its path, not
+//! through the crate root's re-exports (`crate::Hooks`,
+//! `crate::text::toml_key`), which would hide which module it is.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// The layers of the crate's documentation, bottom to top: each top-level
+/// module, and the layer it sits in.
+const LAYERS: &[(usize, &[&str])] = &[
+    // The registry, and the words every message is written with.
+    (1, &["registry", "tag_check", "message"]),
+    // The root, the process runner and the failure types.
+    (2, &["beneath", "root", "process", "failure"]),
+    // The parsing vocabulary: positions, the embedder's words, the key
+    // table's rows, the raw table, `where`, the table error.
+    (
+        3,
+        &[
+            "position",
+            "layout",
+            "key",
+            "conditions",
+            "raw",
+            "table_error",
+        ],
+    ),
+    // The actions.
+    (4, &["action"]),
+    // The spec and the tables, with the action registry's list.
+    (5, &["spec", "table"]),
+    // `Hooks`.
+    (6, &["hooks"]),
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -41,12 +76,25 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The top-level module a file belongs to: `action` for `action/run/mod.rs`.
+/// The module a file is: `action::run` for `action/run/mod.rs`,
+/// `action::run::keys` for `action/run/keys.rs`, `` for `lib.rs`.
 fn module_of(file: &Path) -> String {
     let rel = file.strip_prefix(src()).expect("a file under src");
-    let first = rel.components().next().expect("a path with a component");
-    let name = first.as_os_str().to_string_lossy();
-    name.strip_suffix(".rs").unwrap_or(&name).to_owned()
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.strip_suffix(".rs").unwrap_or(&last);
+    if stem != "mod" && stem != "lib" {
+        parts.push(stem.to_owned());
+    }
+    parts.join("::")
+}
+
+/// The top-level module `module` is in.
+fn top(module: &str) -> &str {
+    module.split("::").next().unwrap_or(module)
 }
 
 /// The file's code: without comment lines and without the `mod tests` a
@@ -70,73 +118,184 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 /// The identifier at the start of `text`.
 fn ident(text: &str) -> &str {
-    let end = text
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(text.len());
+    let end = text.find(|c: char| !is_ident(c)).unwrap_or(text.len());
     &text[..end]
 }
 
-/// Every name a file's code reaches through `crate::`: the first segment
-/// of each path, and each top-level name of a `crate::{…}` group.
-fn named(code: &str) -> Vec<String> {
+/// The path that starts at `text` (after its first `::`), with each path of
+/// a `{…}` group spelt out: `a::b::{C, d::E}` is `a::b::C` and `a::b::d::E`.
+fn paths(text: &str) -> Vec<Vec<String>> {
+    let mut prefix = Vec::new();
+    let mut rest = text;
+    loop {
+        let name = ident(rest);
+        if name.is_empty() {
+            break;
+        }
+        prefix.push(name.to_owned());
+        rest = &rest[name.len()..];
+        match rest.strip_prefix("::") {
+            Some(more) => rest = more,
+            None => return vec![prefix],
+        }
+    }
+    let Some(group) = rest.strip_prefix('{') else {
+        return vec![prefix];
+    };
     let mut out = Vec::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 0;
-            let mut start = true;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => start = true,
-                    c if c.is_whitespace() => {}
-                    _ if start && depth == 0 => {
-                        out.push(ident(&group[i..]).to_owned());
-                        start = false;
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' | ',' if depth == 0 => {
+                let item = group[start..i].trim();
+                if !item.is_empty() {
+                    for tail in paths(item) {
+                        let mut path = prefix.clone();
+                        path.extend(tail);
+                        out.push(path);
                     }
-                    _ => {}
                 }
+                if c == '}' {
+                    break;
+                }
+                start = i + 1;
             }
-        } else {
-            out.push(ident(rest).to_owned());
+            '}' => depth -= 1,
+            _ => {}
         }
     }
     out
 }
 
-/// Module → the modules it names, and any name that is not a module.
-fn graph() -> (BTreeMap<String, BTreeSet<String>>, Vec<String>) {
-    let root = src();
-    let modules: BTreeSet<String> = files(&root)
+/// Every path a file's code names, made absolute (from the crate root,
+/// without `crate`): its `crate::…`, `super::…` and `self::…` paths, and
+/// those that start with one of `children`, the modules it declares.
+/// `module` is the file's own module.
+fn named(code: &str, module: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let here: Vec<String> = module
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("::") {
+        let before = &code[..at];
+        let start = before.rfind(|c: char| !is_ident(c)).map_or(0, |i| i + 1);
+        // The first segment of a path, not a later one.
+        if code[..start].ends_with("::") {
+            continue;
+        }
+        let first = &code[start..at];
+        let base: Vec<String> = match first {
+            "crate" => Vec::new(),
+            "self" => here.clone(),
+            "super" => {
+                let mut up = here.clone();
+                up.pop();
+                up
+            }
+            child if children.contains(child) => here.clone(),
+            _ => continue,
+        };
+        let from = if matches!(first, "crate" | "self" | "super") {
+            at + 2
+        } else {
+            start
+        };
+        for tail in paths(&code[from..]) {
+            let mut path = base.clone();
+            let mut tail = tail.into_iter().peekable();
+            // `super::super::x`.
+            while tail.peek().is_some_and(|s| s == "super") {
+                tail.next();
+                path.pop();
+            }
+            path.extend(tail);
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The modules `mod name;` declares in `code`.
+fn declared(code: &str) -> BTreeSet<String> {
+    code.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let line = line
+                .strip_prefix("pub(crate) ")
+                .or_else(|| line.strip_prefix("pub "))
+                .unwrap_or(line);
+            let name = line.strip_prefix("mod ")?.strip_suffix(';')?;
+            Some(name.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Every module, at any depth, by the files under `src`.
+fn modules() -> BTreeSet<String> {
+    files(&src())
         .iter()
         .map(|f| module_of(f))
-        .filter(|m| m != "lib")
-        .collect();
+        .filter(|m| !m.is_empty() && !m.ends_with("tests"))
+        .collect()
+}
+
+/// Module → the modules it names (at every depth), and any path through
+/// the crate root that names no module.
+fn graph() -> (BTreeMap<String, BTreeSet<String>>, Vec<String>) {
+    let root = src();
+    let modules = modules();
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut strays = Vec::new();
     for file in files(&root) {
         let from = module_of(&file);
-        if from == "lib" {
+        if from.is_empty() || from.ends_with("tests") {
             continue;
         }
         let text = fs::read_to_string(&file).expect("read a source file");
-        for name in named(&code(&text)) {
-            if name == from || name.is_empty() {
-                continue;
-            }
-            if modules.contains(&name) {
-                edges.entry(from.clone()).or_default().insert(name);
-            } else {
-                let rel = file.strip_prefix(&root).unwrap_or(&file);
-                strays.push(format!("{}: crate::{name}", rel.display()));
+        let code = code(&text);
+        for path in named(&code, &from, &declared(&code)) {
+            // The deepest module the path reaches.
+            let reached = (1..=path.len())
+                .rev()
+                .map(|n| path[..n].join("::"))
+                .find(|m| modules.contains(m));
+            match reached {
+                Some(to) if to != from => {
+                    edges.entry(from.clone()).or_default().insert(to);
+                }
+                Some(_) => {}
+                None => {
+                    let rel = file.strip_prefix(&root).unwrap_or(&file);
+                    strays.push(format!("{}: crate::{}", rel.display(), path.join("::")));
+                }
             }
         }
     }
     (edges, strays)
+}
+
+/// The edges between top-level modules.
+fn top_edges(edges: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, to) in edges {
+        for to in to {
+            if top(from) != top(to) {
+                out.entry(top(from).to_owned())
+                    .or_default()
+                    .insert(top(to).to_owned());
+            }
+        }
+    }
+    out
 }
 
 /// A circle of `edges`, as the modules along it, when there is one.
@@ -188,7 +347,23 @@ fn shown(edges: &BTreeMap<String, BTreeSet<String>>) -> String {
 }
 
 #[test]
-fn the_modules_name_one_another_in_no_circle() {
+fn the_top_level_modules_name_one_another_in_no_circle() {
+    let (edges, _) = graph();
+    let edges = top_edges(&edges);
+    if let Some(found) = circle(&edges) {
+        panic!(
+            "a circle of modules: {}\nevery module and what it names:\n{}",
+            found.join(" -> "),
+            shown(&edges)
+        );
+    }
+}
+
+/// A `mod.rs` and its children, and siblings, name one another in no
+/// circle either: a child that takes its parent's items while the parent
+/// takes the child's would make the two one module.
+#[test]
+fn no_module_and_its_children_name_one_another_in_a_circle() {
     let (edges, _) = graph();
     if let Some(found) = circle(&edges) {
         panic!(
@@ -200,24 +375,72 @@ fn the_modules_name_one_another_in_no_circle() {
 }
 
 #[test]
-fn table_and_exec_use_the_actions_and_no_action_uses_them() {
+fn each_module_names_only_its_layer_and_those_below() {
     let (edges, _) = graph();
+    let layer_of = |module: &str| {
+        LAYERS
+            .iter()
+            .find(|(_, modules)| modules.contains(&module))
+            .map(|(layer, _)| *layer)
+    };
+    let tops: BTreeSet<String> = modules().iter().map(|m| top(m).to_owned()).collect();
+    for module in &tops {
+        assert!(
+            layer_of(module).is_some(),
+            "`{module}` is in no layer of LAYERS (and of the crate's docs)"
+        );
+    }
+    for (from, to) in top_edges(&edges) {
+        for to in to {
+            let (a, b) = (layer_of(&from), layer_of(&to));
+            assert!(
+                b <= a,
+                "`{from}` (layer {a:?}) names `{to}` (layer {b:?}), a layer above it"
+            );
+        }
+    }
+}
+
+#[test]
+fn table_and_hooks_use_the_actions_and_no_action_uses_them() {
+    let (edges, _) = graph();
+    let edges = top_edges(&edges);
     let names = |from: &str, to: &str| edges.get(from).is_some_and(|t| t.contains(to));
     assert!(names("table", "action"), "{}", shown(&edges));
-    assert!(names("exec", "action"), "{}", shown(&edges));
+    assert!(names("hooks", "action"), "{}", shown(&edges));
     assert!(
-        names("action", "shared") && names("table", "shared"),
+        names("action", "raw") && names("table", "raw"),
         "{}",
         shown(&edges)
     );
-    for other in ["table", "exec", "spec"] {
+    for other in ["table", "hooks", "spec"] {
         assert!(
             !names("action", other),
             "action names {other}:\n{}",
             shown(&edges)
         );
     }
-    assert!(!names("table", "exec"), "{}", shown(&edges));
+    assert!(!names("table", "hooks"), "{}", shown(&edges));
+}
+
+/// An action's module names the interface it implements, never the
+/// registry that lists it.
+#[test]
+fn no_action_names_the_registry() {
+    let (edges, _) = graph();
+    for (from, to) in &edges {
+        if from.starts_with("action::") {
+            assert!(
+                !to.contains("action"),
+                "`{from}` names the registry `action` (its mod.rs): {to:?}"
+            );
+        }
+    }
+    let run: Vec<&String> = edges
+        .keys()
+        .filter(|m| m.starts_with("action::run"))
+        .collect();
+    assert!(!run.is_empty(), "the reader saw no file of action/run");
 }
 
 #[test]
@@ -231,15 +454,45 @@ fn inside_the_crate_a_module_is_named_by_its_path() {
 }
 
 #[test]
-fn the_reader_sees_paths_groups_and_skips_comments_and_tests() {
+fn the_reader_sees_paths_groups_children_and_skips_comments_and_tests() {
     let text = "use crate::a::X;\n\
                 // crate::commented\n\
                 /// [`Y`](crate::doc)\n\
                 use crate::{b::{C, D}, e, f::G};\n\
-                fn x() { crate::h::go(); }\n\
+                use super::{sib::H, I};\n\
+                use super::super::up::J;\n\
+                mod kid;\n\
+                fn x() { crate::h::go(); kid::run(); other::skip(); }\n\
                 #[cfg(test)]\n\
                 mod tests {\n    use crate::tested;\n}\n";
-    assert_eq!(named(&code(text)), ["a", "b", "e", "f", "h"]);
+    let code = code(text);
+    let children = declared(&code);
+    assert_eq!(children, BTreeSet::from(["kid".to_owned()]));
+    let got: Vec<String> = named(&code, "m::n", &children)
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "a::X",
+            "b::C",
+            "b::D",
+            "e",
+            "f::G",
+            "m::sib::H",
+            "m::I",
+            "up::J",
+            "h::go",
+            "m::n::kid::run"
+        ]
+    );
+    assert_eq!(module_of(&src().join("action/run/mod.rs")), "action::run");
+    assert_eq!(
+        module_of(&src().join("action/run/keys.rs")),
+        "action::run::keys"
+    );
+    assert_eq!(module_of(&src().join("hooks.rs")), "hooks");
     let mut edges = BTreeMap::new();
     edges.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
     edges.insert("b".to_owned(), BTreeSet::from(["c".to_owned()]));
@@ -249,4 +502,10 @@ fn the_reader_sees_paths_groups_and_skips_comments_and_tests() {
         circle(&edges).map(|c| c.join(" -> ")),
         Some("a -> b -> c -> a".to_owned())
     );
+    // A parent and its child, naming each other.
+    let mut edges = BTreeMap::new();
+    edges.insert("p".to_owned(), BTreeSet::from(["p::c".to_owned()]));
+    edges.insert("p::c".to_owned(), BTreeSet::from(["p".to_owned()]));
+    assert!(circle(&edges).is_some());
+    assert!(circle(&top_edges(&edges)).is_none());
 }

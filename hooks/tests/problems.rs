@@ -6,7 +6,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 
 use common::{Ev, append, run};
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure, ProblemKind};
+use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure, ProblemKind, RunProblem};
 
 fn kinds(hooks: &Hooks<Ev>) -> Vec<(usize, ProblemKind)> {
     hooks
@@ -37,14 +37,17 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
         got[0],
         (
             1,
-            ProblemKind::NotInPath {
+            ProblemKind::Run(RunProblem::NotInPath {
                 program: "notify-sendx-no-such".into(),
                 in_root: None
-            }
+            })
         )
     );
     assert!(
-        matches!(&got[1], (2, ProblemKind::NotExecutable { .. })),
+        matches!(
+            &got[1],
+            (2, ProblemKind::Run(RunProblem::NotExecutable { .. }))
+        ),
         "{got:?}"
     );
     assert_eq!(
@@ -58,10 +61,10 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
         got[2],
         (
             3,
-            ProblemKind::NotInPath {
+            ProblemKind::Run(RunProblem::NotInPath {
                 program: "myhook".into(),
                 in_root: Some("./myhook".into())
-            }
+            })
         )
     );
     assert_eq!(
@@ -72,16 +75,18 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
         got[3],
         (
             4,
-            ProblemKind::NotExpanded {
-                key: "run[1]".into(),
+            ProblemKind::Run(RunProblem::NotExpanded {
                 text: "$HOME/bin/notify".into()
-            }
+            })
         )
     );
     // Nothing else is said of a program no shell will expand: `root/$HOME`
     // is a path nobody meant.
     assert!(
-        matches!(&got[4], (5, ProblemKind::ProgramIsDirectory { .. })),
+        matches!(
+            &got[4],
+            (5, ProblemKind::Run(RunProblem::IsDirectory { .. }))
+        ),
         "{got:?}"
     );
     assert_eq!(got.len(), 5, "hook[6] can run: {got:?}");
@@ -121,24 +126,29 @@ fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() 
         got[0],
         (
             1,
-            ProblemKind::NotExpanded {
-                key: "append".into(),
+            ProblemKind::Append(AppendProblem::NotExpanded {
                 text: "~/audit.jsonl".into()
-            }
+            })
         )
     );
     // Nothing else is said of a path no shell will expand: `mkdir -p
     // root/~` would fix nothing anyone meant.
     assert!(
-        matches!(&got[1], (2, ProblemKind::AppendIsDirectory { .. })),
+        matches!(
+            &got[1],
+            (2, ProblemKind::Append(AppendProblem::IsDirectory { .. }))
+        ),
         "{got:?}"
     );
     assert!(
-        matches!(&got[2], (3, ProblemKind::AppendNoParent { parent, .. }) if parent == &root.join("nope")),
+        matches!(&got[2], (3, ProblemKind::Append(AppendProblem::NoParent { parent, .. })) if parent == &root.join("nope")),
         "{got:?}"
     );
     assert!(
-        matches!(&got[3], (4, ProblemKind::AppendIsSymlink { .. })),
+        matches!(
+            &got[3],
+            (4, ProblemKind::Append(AppendProblem::IsSymlink { .. }))
+        ),
         "{got:?}"
     );
     assert_eq!(got.len(), 4, "{got:?}");
@@ -164,7 +174,7 @@ fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
     assert_eq!(hooks.problems(), checked.as_slice());
     let got = kinds(&hooks);
     assert!(
-        matches!(&got[..], [(1, ProblemKind::AppendNotRegular { path })] if path == &fifo),
+        matches!(&got[..], [(1, ProblemKind::Append(AppendProblem::NotRegular { path }))] if path == &fifo),
         "{got:?}"
     );
 }
@@ -202,28 +212,28 @@ fn an_append_path_outside_the_root_is_checked_as_written() {
         [
             (
                 1,
-                ProblemKind::AppendIsDirectory {
+                ProblemKind::Append(AppendProblem::IsDirectory {
                     path: out.join("logs")
-                }
+                })
             ),
             (
                 2,
-                ProblemKind::AppendIsSymlink {
+                ProblemKind::Append(AppendProblem::IsSymlink {
                     path: out.join("link.jsonl")
-                }
+                })
             ),
             (
                 3,
-                ProblemKind::AppendNotRegular {
+                ProblemKind::Append(AppendProblem::NotRegular {
                     path: out.join("fifo.jsonl")
-                }
+                })
             ),
             (
                 4,
-                ProblemKind::AppendNoParent {
+                ProblemKind::Append(AppendProblem::NoParent {
                     path: out.join("nope/audit.jsonl"),
                     parent: out.join("nope"),
-                }
+                })
             ),
         ]
     );

@@ -10,8 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{script, within};
-use io_hooks::HookFailure;
-use io_hooks::process::{resolve_program, run_argv, run_command};
+use io_hooks::process::{ProcessError, resolve_program, run_argv, run_command};
 
 /// Far above every timeout here, far below "forever".
 const HUNG: Duration = Duration::from_secs(20);
@@ -22,7 +21,12 @@ fn argv(words: &[&str]) -> Vec<String> {
 }
 
 /// `run_argv` under the watchdog, its stdout into `out` in `root`.
-fn run_in(root: &Path, words: &[&str], input: &[u8], timeout: Duration) -> Result<(), HookFailure> {
+fn run_in(
+    root: &Path,
+    words: &[&str],
+    input: &[u8],
+    timeout: Duration,
+) -> Result<(), ProcessError> {
     let (root, words, input) = (root.to_path_buf(), argv(words), input.to_vec());
     within(HUNG, "run_argv", move || {
         let out = fs::File::create(root.join("out")).expect("create out");
@@ -51,20 +55,20 @@ fn run_argv_reports_exit_statuses_signals_and_absent_programs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let r = run_in(d, &["/bin/sh", "-c", "exit 3"], b"", LONG);
-    assert!(matches!(r, Err(HookFailure::Exit { code: 3 })), "{r:?}");
+    assert!(matches!(r, Err(ProcessError::Exit { code: 3 })), "{r:?}");
     let r = run_in(d, &["/bin/sh", "-c", "kill -TERM $$"], b"", LONG);
     assert!(
-        matches!(r, Err(HookFailure::Signal { signal: 15 })),
+        matches!(r, Err(ProcessError::Signal { signal: 15 })),
         "{r:?}"
     );
     let r = run_in(d, &["no-such-program-io-hooks"], b"", LONG);
-    assert!(matches!(r, Err(HookFailure::NotFound { .. })), "{r:?}");
+    assert!(matches!(r, Err(ProcessError::NotFound { .. })), "{r:?}");
     let r = run_in(d, &[], b"", LONG);
-    assert!(matches!(r, Err(HookFailure::NotFound { .. })), "{r:?}");
+    assert!(matches!(r, Err(ProcessError::NotFound { .. })), "{r:?}");
     // Containing `/`, missing: a spawn failure naming the program.
     let r = run_in(d, &["./absent"], b"", LONG);
     match r {
-        Err(e @ HookFailure::Spawn { .. }) => assert_eq!(
+        Err(e @ ProcessError::Spawn { .. }) => assert_eq!(
             e.to_string(),
             "could not spawn `./absent`: No such file or directory"
         ),
@@ -82,7 +86,7 @@ fn run_argv_kills_at_the_timeout() {
         b"",
         Duration::from_millis(100),
     );
-    assert!(matches!(r, Err(HookFailure::TimedOut { .. })), "{r:?}");
+    assert!(matches!(r, Err(ProcessError::TimedOut { .. })), "{r:?}");
     // `sleep 30` is what a regression would wait for: half of that leaves
     // room for a loaded machine (issue 31).
     assert!(start.elapsed() < Duration::from_secs(15));
@@ -106,7 +110,7 @@ fn resolve_program_finds_bare_names_on_path_and_joins_the_rest_to_root() {
     for absent in ["", "no-such-program-io-hooks"] {
         let r = resolve_program(absent, root);
         assert!(
-            matches!(r, Err(HookFailure::NotFound { .. })),
+            matches!(r, Err(ProcessError::NotFound { .. })),
             "{absent:?}: {r:?}"
         );
     }
@@ -136,12 +140,12 @@ fn run_command_runs_the_callers_command_with_its_environment() {
     });
     assert!(r.0.is_ok(), "{:?}", r.0);
     assert!(
-        matches!(r.1, Err(HookFailure::Exit { code: 4 })),
+        matches!(r.1, Err(ProcessError::Exit { code: 4 })),
         "{:?}",
         r.1
     );
     assert!(
-        matches!(r.2, Err(HookFailure::TimedOut { .. })),
+        matches!(r.2, Err(ProcessError::TimedOut { .. })),
         "{:?}",
         r.2
     );

@@ -12,11 +12,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{Ev, append, started, step};
+use io_hooks::process::ProcessError;
 use io_hooks::schema::hook_table_schema;
 use io_hooks::text::did_you_mean;
 use io_hooks::{
-    Action, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks, OnFailure,
-    TableErrorKind, TomlFile, UnknownEvent,
+    Action, AppendFailure, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks,
+    OnFailure, TableErrorKind, TomlFile, UnknownEvent,
 };
 
 fn f(on: &[&str]) -> HookFilter<Ev> {
@@ -163,15 +164,18 @@ fn a_longer_name_may_be_further_off_and_still_suggest() {
 fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
     let cause = || io::Error::from_raw_os_error(13);
     let with_cause = [
-        HookFailure::Append {
-            path: PathBuf::from("log"),
-            cause: cause(),
-        },
-        HookFailure::Spawn {
+        HookFailure::action(
+            "append",
+            AppendFailure::Io {
+                path: PathBuf::from("log"),
+                cause: cause(),
+            },
+        ),
+        HookFailure::Process(ProcessError::Spawn {
             program: "x".into(),
             cause: cause(),
-        },
-        HookFailure::Wait { cause: cause() },
+        }),
+        HookFailure::Process(ProcessError::Wait { cause: cause() }),
     ];
     // The crate's convention: the cause is in `Display`, read one way, and
     // `source()` gives nothing, so a chain printer never says it twice.
@@ -186,20 +190,23 @@ fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
             event: "step",
             cause: "no".into(),
         },
-        HookFailure::NotFound {
+        HookFailure::Process(ProcessError::NotFound {
             program: "x".into(),
-        },
-        HookFailure::Exit { code: 1 },
-        HookFailure::Signal { signal: 9 },
-        HookFailure::TimedOut {
+        }),
+        HookFailure::Process(ProcessError::Exit { code: 1 }),
+        HookFailure::Process(ProcessError::Signal { signal: 9 }),
+        HookFailure::Process(ProcessError::TimedOut {
             timeout: Duration::from_millis(5),
-        },
-        HookFailure::Interrupted,
-        HookFailure::ShortWrite {
-            path: PathBuf::from("log"),
-            written: 1,
-            len: 2,
-        },
+        }),
+        HookFailure::Process(ProcessError::Interrupted),
+        HookFailure::action(
+            "append",
+            AppendFailure::ShortWrite {
+                path: PathBuf::from("log"),
+                written: 1,
+                len: 2,
+            },
+        ),
     ];
     for failure in &without {
         assert!(failure.source().is_none(), "{failure:?}");

@@ -130,7 +130,7 @@ fn report_json(
             json!({
                 "hook": i + 1,
                 "on": (!spec.on.is_all()).then(|| spec.on.tags().collect::<Vec<_>>()),
-                "where": (!spec.filter.is_empty()).then(|| spec.filter.to_string()),
+                "where": (!spec.conditions.is_empty()).then(|| spec.conditions.to_string()),
                 "does": describe(spec, config.root()),
                 "on_failure": spec.on_failure.as_str(),
                 "problems": problems,
@@ -147,8 +147,8 @@ fn report_json(
                 .iter()
                 .map(|(i, spec)| json!({
                     "hook": i + 1,
-                    "where": spec.filter.to_string(),
-                    "fields": spec.filter.fields().collect::<Vec<_>>(),
+                    "where": spec.conditions.to_string(),
+                    "fields": spec.conditions.fields().collect::<Vec<_>>(),
                 }))
                 .collect::<Vec<_>>(),
         })
@@ -176,7 +176,7 @@ fn wanting(specs: &[HookSpec<EventKind>], kind: Kind<EventKind>) -> (Wanting<'_>
         .iter()
         .enumerate()
         .filter(|(_, s)| s.on.contains_kind(kind))
-        .partition(|(_, s)| s.filter.is_empty())
+        .partition(|(_, s)| s.conditions.is_empty())
 }
 
 /// `files read:` with each file's scope and which one's hooks are in force,
@@ -208,10 +208,10 @@ fn files_read(config: &Config) -> String {
 /// `    where: tool = "exec"` under a hook with a filter; nothing otherwise.
 /// Its strings are escaped as TOML writes them, and the whole is [`safe`].
 fn filter_line(spec: &HookSpec<EventKind>) -> String {
-    if spec.filter.is_empty() {
+    if spec.conditions.is_empty() {
         return String::new();
     }
-    format!("    where: {}\n", spec.filter)
+    format!("    where: {}\n", spec.conditions)
 }
 
 /// `io check --event TAG`: the hooks an event of `tag` fires, and those it
@@ -231,11 +231,11 @@ fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> 
         format!("on `{tag}`: {} fire(s)\n", numbers.join(", "))
     };
     for (i, spec) in filtered {
-        let fields: Vec<String> = spec.filter.fields().map(|f| format!("`{f}`")).collect();
+        let fields: Vec<String> = spec.conditions.fields().map(|f| format!("`{f}`")).collect();
         text.push_str(&format!(
             "on `{tag}`: hook[{}] fires only where {}; its filter turns the rest away on {}\n",
             i + 1,
-            spec.filter,
+            spec.conditions,
             fields.join(", ")
         ));
     }

@@ -17,6 +17,7 @@ use io_harness::{
     Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
 };
 use io_hooks::HookFailure;
+use io_hooks::process::ProcessError;
 use io_hooks::text::{OsMessage, is_invisible};
 
 /// A command's result: its exit code, or the one paragraph to print on
@@ -338,7 +339,7 @@ pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
     let ms = millis(run.elapsed);
     match run.result {
         Ok(()) => format!("hook[{number}] ok ({ms})"),
-        Err(failure @ HookFailure::Exit { .. }) if run.stderr.is_none() => {
+        Err(failure @ HookFailure::Process(ProcessError::Exit { .. })) if run.stderr.is_none() => {
             format!("hook[{number}] FAILED: {failure} ({ms}; --stderr shows its stderr)")
         }
         Err(failure) => format!("hook[{number}] FAILED: {failure} ({ms})"),
@@ -402,7 +403,7 @@ impl Selection {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind) && s.filter.passes(kind))
+            .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
             .map(|(i, _)| self.number(i))
             .collect()
     }
@@ -414,7 +415,7 @@ impl Selection {
             .iter()
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind))
-            .filter_map(|(i, s)| s.filter.turned_away(kind).map(|f| (self.number(i), f)))
+            .filter_map(|(i, s)| s.conditions.turned_away(kind).map(|f| (self.number(i), f)))
             .collect()
     }
 }
@@ -678,7 +679,7 @@ struct OperatorLog {
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
         let meta = event.metadata();
-        if self.level < tracing::Level::INFO && meta.target().starts_with("io_hooks::exec") {
+        if self.level < tracing::Level::INFO && meta.target().starts_with("io_hooks::hooks") {
             return;
         }
         let mut fields = LogFields::default();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use io_hooks::HookFailure;
+use io_hooks::process::ProcessError;
 use io_hooks::text::OsMessage;
 
 /// How long git may take to answer. `ls-files` on one path answers in
@@ -116,7 +116,7 @@ fn readable(dir: &Path) -> Result<(), String> {
     let dot_git = dir.join(".git");
     let opened = match std::fs::metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => std::fs::read_dir(&dot_git).map(drop),
-        Ok(meta) if meta.is_file() => super::read::open_regular(&dot_git).map(drop),
+        Ok(meta) if meta.is_file() => super::regular::open_regular(&dot_git).map(drop),
         Ok(_) => {
             return Err(format!(
                 "`{}` is neither a directory nor a file (a FIFO, a socket or a device), \
@@ -219,14 +219,14 @@ fn ls_files(
             let said = String::from_utf8_lossy(&stderr);
             let said = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             Err(match failure {
-                HookFailure::TimedOut { .. } => format!(
+                ProcessError::TimedOut { .. } => format!(
                     "git did not answer within {} ms and was killed",
                     limit.as_millis()
                 ),
-                HookFailure::Exit { code } if !said.is_empty() => {
+                ProcessError::Exit { code } if !said.is_empty() => {
                     format!("git exited with status {code}: {said}")
                 }
-                spawn @ HookFailure::Spawn { .. } => spawn.to_string(),
+                spawn @ ProcessError::Spawn { .. } => spawn.to_string(),
                 other => format!("git {other}"),
             })
         }

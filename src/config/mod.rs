@@ -19,6 +19,7 @@ mod discover;
 mod error;
 mod git;
 mod read;
+mod regular;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -30,7 +31,7 @@ use io_hooks::text::did_you_mean;
 use crate::event::EventKind;
 
 pub use error::ConfigError;
-pub(crate) use read::read_regular;
+pub(crate) use regular::read_regular;
 
 /// The hooks observer for io-harness's events: what [`Config::hooks`]
 /// returns and what the run loop is handed.

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::io;
 
-use io_hooks::HookFailure;
+use io_hooks::process::ProcessError;
 use serde_json::Value;
 
 use io_hooks::beneath;
@@ -42,7 +42,7 @@ pub(crate) enum ToolError {
     /// `exec_background` with an empty `argv`.
     NoProgram,
     /// `exec_background`'s program is not on the `PATH` a hook gets.
-    NotFound(HookFailure),
+    NotFound(ProcessError),
     /// The program could not be started (`tool` is the tool's name).
     Start {
         tool: &'static str,
@@ -52,7 +52,7 @@ pub(crate) enum ToolError {
     /// `exec`'s program ran and failed; `output` is what it printed.
     Exited {
         program: String,
-        failure: HookFailure,
+        failure: ProcessError,
         output: String,
     },
     /// No MCP server of that name in the contract.
@@ -60,7 +60,7 @@ pub(crate) enum ToolError {
     /// The MCP server could not be asked: no pipe for its output.
     McpPipe(io::Error),
     /// The MCP server did not run to a clean exit.
-    McpServer(HookFailure),
+    McpServer(ProcessError),
     /// The MCP server's first line is not JSON.
     McpNotJson(serde_json::Error),
     /// The MCP server answered with an `error`.

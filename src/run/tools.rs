@@ -223,7 +223,7 @@ impl Workspace<'_> {
         &self,
         argv: &[String],
         input: &[u8],
-    ) -> io::Result<(Result<(), io_hooks::HookFailure>, Vec<u8>)> {
+    ) -> io::Result<(Result<(), io_hooks::process::ProcessError>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader)?;
         let ended = crate::process_interrupt().run_argv(

@@ -980,7 +980,7 @@ pub(crate) fn check_where(bytes: &[u8]) -> usize {
     else {
         return 0;
     };
-    let filter = &specs[0].filter;
+    let filter = &specs[0].conditions;
     let named: Vec<&str> = filter.fields().collect();
     let mut matched = 0;
     while !c.done() && matched < 8 {

@@ -4,47 +4,47 @@
 //! it loads from TOML, is in the key list and the schema, and executes.
 
 use std::fmt;
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::json;
+use toml::Spanned;
 
-use super::{Action, ActionEntry, Describe, Fire, Prepare};
+use crate::action::interface::{Describe, Effects, Entry, Fire, Prepare};
 use crate::failure::HookFailure;
-use crate::problem::ProblemKind;
-use crate::shared::{Cx, Effects, HookKey, RawHook, Shape, TableError, TableErrorKind};
+use crate::key::{HookKey, Shape};
+use crate::raw::{Cx, RawHook};
+use crate::table_error::TableError;
 
-pub(super) const ENTRY: ActionEntry = ActionEntry {
+/// The key that chooses the action.
+const KEY: &str = "count";
+
+pub(super) const ENTRY: Entry = Entry {
     key: HookKey {
-        name: "count",
+        name: KEY,
         shape: Shape::Text("a counter name, as in `count = \"steps\"`"),
-        owner: Some("count"),
+        owner: Some(KEY),
         schema: |_| json!({ "type": "string", "description": "A counter to add one to." }),
     },
     options: &[],
     verb: "counts",
     effects: Effects::NONE,
-    validate,
 };
 
 /// Every counter, by name.
 static COUNTS: Mutex<Vec<(String, usize)>> = Mutex::new(Vec::new());
 
 /// A counter's name: not empty. Refused in a way of this action's own.
-fn validate(raw: &mut RawHook, cx: &Cx<'_>) -> Result<Action, TableError> {
-    let Some(name) = raw.take_text("count") else {
-        return Err(cx.table_error(TableErrorKind::NoAction(&super::NAMES)));
-    };
+pub(super) fn validate(
+    name: Spanned<String>,
+    _: &mut RawHook,
+    cx: &Cx<'_>,
+) -> Result<(String,), TableError> {
     if name.get_ref().is_empty() {
-        let kind = TableErrorKind::Action {
-            action: "count",
-            reason: "`count = \"\"` names no counter; write one, as in `count = \"builds\"`"
-                .to_owned(),
-        };
-        return Err(cx.error("count", name.span(), kind));
+        let reason = "`count = \"\"` names no counter; write one, as in `count = \"builds\"`";
+        return Err(cx.refusal(KEY, name.span(), KEY, reason));
     }
-    Ok(Action::Count {
-        name: name.into_inner(),
-    })
+    Ok((name.into_inner(),))
 }
 
 /// A counting hook as built hooks hold it: its counter's name.
@@ -53,8 +53,27 @@ pub(crate) struct Ready {
     name: String,
 }
 
-/// Nothing can be wrong with a counter before it counts.
-pub(super) fn prepare(_: &Prepare<'_>, name: &str) -> (Ready, Vec<ProblemKind>) {
+/// What is wrong with a counter before it counts: nothing can be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CountProblem {}
+
+impl CountProblem {
+    pub(super) fn hint(&self) -> Option<String> {
+        match *self {}
+    }
+
+    pub(super) fn path(&self) -> Option<&Path> {
+        match *self {}
+    }
+}
+
+impl fmt::Display for CountProblem {
+    fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {}
+    }
+}
+
+pub(super) fn prepare(_: &Prepare<'_>, name: &str) -> (Ready, Vec<CountProblem>) {
     let name = name.to_owned();
     (Ready { name }, Vec::new())
 }
@@ -85,7 +104,7 @@ impl Ready {
         let name = &self.name;
         if name.starts_with("closed:") {
             let cause = CountFailure::Closed { name: name.clone() };
-            return Err(HookFailure::action("count", cause));
+            return Err(HookFailure::action(KEY, cause));
         }
         let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
         match counts.iter_mut().find(|(n, _)| n == name) {
@@ -110,11 +129,9 @@ fn count(name: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
     use crate::schema::HOOK_KEYS;
-    use crate::{Flow, Hooks, TomlFile};
+    use crate::{Action, Flow, Hooks, TableErrorKind, TomlFile};
 
     #[derive(crate::HookEvents, serde::Serialize)]
     #[hook(crate = "crate")]

@@ -1,46 +1,67 @@
-//! The actions a hook may take, as a table: each is one module here,
-//! registered once in the `actions!` list below.
+//! The action registry: the actions a hook may take, each one module here,
+//! listed once in the `actions!` list below.
 //!
 //! A module brings everything about its action: its key and options (rows
 //! of the key table, with what each accepts and its JSON Schema), what
-//! validating a table into it means, the line a checker shows, what it
-//! does beyond the engine ([`Effects`]), what preparing it when the hooks
-//! are built finds and keeps (its `Ready`), how it executes one event, and
-//! the ways it fails. The key list, the schema, the "neither … nor …"
-//! messages and the dispatch are all computed from the list, so a new
-//! action is a new module and one line in the list; one that fails in a way
-//! of its own says so with [`HookFailure::Action`] and a failure type of its
-//! own module, without an edit to [`HookFailure`], and one that refuses a
-//! value of its keys in its own words says so with
-//! [`TableErrorKind::Action`](crate::shared::TableErrorKind::Action).
+//! validating a table into it means and its refusals, the line a checker
+//! shows, what it does beyond the engine ([`Effects`]), what preparing it
+//! when the hooks are built finds wrong (its own problem type) and keeps
+//! (its `Ready`), how it executes one event, and its own ways of failing.
+//! It names the interface it implements (`interface.rs`) and the layers
+//! below, never this registry: it is given its variant's fields and
+//! returns them, and the list makes the rest.
 //!
-//! Each module has the same functions, which take what every action is
-//! given as one context struct ([`Prepare`], [`Fire`]) and the variant's
-//! own fields by reference:
+//! From the list come the [`Action`] enum, [`ProblemKind`] (a variant per
+//! action, holding that action's own problem type), the built hooks' `Ready`
+//! enum, the dispatch from a variant to its module, and [`ACTIONS`], from
+//! which the key list, the schema and the "neither … nor …" messages are
+//! computed. So a new action is a new module and one line in the list. It
+//! refuses a value of its keys in its own words with
+//! [`TableErrorKind::Action`](crate::TableErrorKind::Action), and fails in a
+//! way of its own with [`HookFailure::Action`] and a failure type of its
+//! own module: no shared enum lists its variants.
 //!
-//! - `validate(&mut RawHook, &Cx) -> Result<Action, TableError>`, named on
-//!   its [`ActionEntry`];
-//! - `prepare(&Prepare, fields…) -> (Ready, Vec<ProblemKind>)`: what would
-//!   make it fail each time it fires, and its `Ready`, what built hooks
-//!   hold to execute it;
+//! Each module has the same items, which take what every action is given as
+//! one context struct ([`Prepare`], [`Describe`], [`Fire`]) and the
+//! variant's own fields, by reference, in the order the list declares them:
+//!
+//! - `ENTRY`: its [`Entry`] (key, options, verb, effects);
+//! - `validate(value, &mut RawHook, &Cx) -> Result<(fields…), TableError>`:
+//!   its key's value (a [`KeyValue`], read in the key's shape), the table's
+//!   other keys, and where the table is;
+//! - `prepare(&Prepare, fields…) -> (Ready, Vec<Problem>)`: what would make
+//!   it fail each time it fires, and its `Ready`, what built hooks hold to
+//!   execute it;
 //! - `Ready::execute(&self, Fire) -> Result<(), HookFailure>`;
-//! - `describe(&Describe, fields…) -> String`.
+//! - `describe(&Describe, fields…) -> String`;
+//! - its problem type, named in the list, with `hint()` and `path()` (the
+//!   file the problem is about: no hint names a path in the kernel's trees).
 
 mod append;
 #[cfg(test)]
 mod count;
+mod interface;
 mod run;
+mod shell;
 
-pub use run::DEFAULT_TIMEOUT;
+pub use append::{AppendFailure, AppendProblem};
+pub use interface::Effects;
+pub(crate) use interface::{Fire, Prepare};
+pub use run::{DEFAULT_TIMEOUT, RunProblem};
 
+use std::fmt;
 use std::path::Path;
 
-use crate::failure::HookFailure;
-use crate::problem::ProblemKind;
-use crate::shared::{Cx, Effects, HookKey, RawHook, Root, TableError};
-use crate::spawn::{Capture, Interrupt};
+use toml::Spanned;
 
-/// One registered action.
+use crate::failure::HookFailure;
+use crate::key::HookKey;
+use crate::raw::{Cx, KeyValue, RawHook, RawValue};
+use crate::table_error::{TableError, TableErrorKind};
+use interface::{Describe, Entry};
+
+/// One registered action: what its module declares, and its validator
+/// made to return the [`Action`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ActionEntry {
     /// The key that chooses this action (`append`), a row of the key table.
@@ -49,53 +70,54 @@ pub(crate) struct ActionEntry {
     pub(crate) options: &'static [HookKey],
     /// What a hook with this action does, as in "this hook appends".
     pub(crate) verb: &'static str,
-    /// What it does beyond the engine ([`Action::effects`]).
-    pub(crate) effects: Effects,
-    /// Checks a table whose action this is (its key is present, no other
-    /// action's key or option is) into an [`Action`].
-    pub(crate) validate: fn(&mut RawHook, &Cx<'_>) -> Result<Action, TableError>,
+    /// Checks a table whose action this is, given its key's value (no other
+    /// action's key or option is in the table), into an [`Action`].
+    pub(crate) validate: Validator,
 }
 
-/// What every action is prepared with when the hooks are built.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Prepare<'a> {
-    /// The hooks' root, absolute and held open.
-    pub(crate) root: &'a Root,
-    /// Whether to create what the action writes to when nothing is wrong
-    /// ([`Hooks::new`](crate::Hooks::new)), or only to look
-    /// ([`Hooks::check`](crate::Hooks::check)).
-    pub(crate) create: bool,
+impl ActionEntry {
+    const fn new(entry: Entry, validate: Validator) -> Self {
+        let Entry {
+            key, options, verb, ..
+        } = entry;
+        ActionEntry {
+            key,
+            options,
+            verb,
+            validate,
+        }
+    }
 }
 
-/// What every action describes itself with, for a checker's line.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Describe<'a> {
-    /// The hooks' root: a path under it is shown relative to it.
-    pub(crate) root: &'a Path,
+/// An [`ActionEntry`]'s validator.
+type Validator = fn(Spanned<RawValue>, &mut RawHook, &Cx<'_>) -> Result<Action, TableError>;
+
+/// `value` as the type an action's validator takes it as. The key was read
+/// in the shape its row declares, which is that type's: the refusal is for
+/// an action whose module declares one shape and takes another.
+fn key_value<V: KeyValue>(
+    value: Spanned<RawValue>,
+    key: &str,
+    cx: &Cx<'_>,
+) -> Result<V, TableError> {
+    let span = value.span();
+    V::from_raw(value).ok_or_else(|| {
+        let kind = TableErrorKind::Shape(format!(
+            "the value of `{key}` was read in another shape than its action takes"
+        ));
+        cx.error(key, span, kind)
+    })
 }
 
-/// What every action executes one event with, beside its own `Ready`.
-#[derive(Debug)]
-pub(crate) struct Fire<'a> {
-    /// The event as one JSON line, with its newline.
-    pub(crate) line: &'a [u8],
-    /// The hooks' root, absolute and held open.
-    pub(crate) root: &'a Root,
-    /// What a spawned child is in flight on.
-    pub(crate) interrupt: &'a Interrupt,
-    /// Where the end of a spawned child's stderr is kept, when it is.
-    pub(crate) capture: Option<&'a mut Capture>,
-}
-
-/// Declares the actions: the [`Action`] enum, [`ACTIONS`], and the
-/// dispatch from a variant to its module's `prepare`, `execute` and
-/// `describe`, each of which takes the variant's fields by reference.
+/// Declares the actions: the [`Action`] enum, [`ProblemKind`], [`ACTIONS`],
+/// the built hooks' `Ready`, and the dispatch from a variant to its
+/// module's `validate`, `prepare`, `execute` and `describe`.
 macro_rules! actions {
     ($(
         $(#[cfg($cfg:meta)])?
         $(#[doc = $doc:literal])*
         $variant:ident { $( $(#[doc = $fdoc:literal])* $field:ident : $ty:ty ),* $(,)? }
-            => $module:ident
+            => $module:ident, $problem:ident
     ),* $(,)?) => {
         /// A hook's action: exactly one of the registered actions (`append`
         /// and `run`).
@@ -114,8 +136,38 @@ macro_rules! actions {
             )*
         }
 
+        /// What is wrong with one hook, as found when the hooks were built:
+        /// one variant per action, holding that action's own problem.
+        ///
+        /// An error, so that it can stand on its own; its `Display` says all
+        /// of it, and `source()` returns nothing (a cause it quotes, such as
+        /// [`AppendProblem::CannotCreate`]'s, is text in it).
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum ProblemKind {
+            $(
+                $(#[cfg($cfg)])?
+                #[doc = concat!("A problem of a `", stringify!($module), "` hook.")]
+                $variant($module::$problem),
+            )*
+        }
+
         /// Every action, in the order the list below declares them.
-        pub(crate) const ACTIONS: &[ActionEntry] = &[$( $(#[cfg($cfg)])? $module::ENTRY, )*];
+        pub(crate) const ACTIONS: &[ActionEntry] = &[$(
+            $(#[cfg($cfg)])?
+            {
+                fn validate(
+                    value: Spanned<RawValue>,
+                    raw: &mut RawHook,
+                    cx: &Cx<'_>,
+                ) -> Result<Action, TableError> {
+                    let value = key_value(value, $module::ENTRY.key.name, cx)?;
+                    let ($($field,)*) = $module::validate(value, raw, cx)?;
+                    Ok(Action::$variant { $($field),* })
+                }
+                ActionEntry::new($module::ENTRY, validate)
+            },
+        )*];
 
         /// A hook's action as built hooks hold it, ready to execute: each
         /// action's own `Ready`, made by its `prepare`.
@@ -138,7 +190,8 @@ macro_rules! actions {
                         $(#[cfg($cfg)])?
                         Action::$variant { $($field),* } => {
                             let (ready, problems) = $module::prepare(cx, $($field),*);
-                            (Ready::$variant(ready), problems)
+                            let problems = problems.into_iter().map(ProblemKind::$variant);
+                            (Ready::$variant(ready), problems.collect())
                         }
                     )*
                 }
@@ -170,6 +223,36 @@ macro_rules! actions {
             }
         }
 
+        impl ProblemKind {
+            /// What the operator can do about it: a command or an edit that
+            /// fixes it, or `None` when there is none to give. A path under
+            /// `/proc`, `/sys` or `/dev` (but `/dev/shm`, an ordinary file
+            /// system) gets none: the kernel owns those, and no `mkdir` or
+            /// `chmod` there makes a hook work.
+            pub fn hint(&self) -> Option<String> {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        ProblemKind::$variant(problem) => match problem.path() {
+                            Some(path) if shell::is_kernels(path) => None,
+                            _ => problem.hint(),
+                        },
+                    )*
+                }
+            }
+        }
+
+        impl fmt::Display for ProblemKind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        ProblemKind::$variant(problem) => problem.fmt(f),
+                    )*
+                }
+            }
+        }
+
         impl Ready {
             /// Executes the action with one event.
             #[inline]
@@ -191,7 +274,7 @@ actions! {
         /// The file, resolved against the hooks' root when it was
         /// relative.
         path: std::path::PathBuf,
-    } => append,
+    } => append, AppendProblem,
     /// Spawn `argv` with the event's JSON line on stdin.
     ///
     /// The child runs in the hooks' root, in a process group of its own,
@@ -202,21 +285,25 @@ actions! {
     /// inherits every descriptor the host has open without close-on-exec: a
     /// host must mark the descriptors it inherited close-on-exec at start,
     /// since the engine cannot without `unsafe`. Its process group is killed at
-    /// `timeout`, and by the hooks' [`Interrupt`].
+    /// `timeout`, and by the hooks' [`Interrupt`](crate::Interrupt).
     Run {
         /// The program and its arguments, as written: never a shell line.
         argv: Vec<String>,
         /// The wall-clock ceiling, from spawn.
         timeout: std::time::Duration,
-    } => run,
+    } => run, RunProblem,
     #[cfg(test)]
     /// Test-only: add one to the counter `name` per matching event. It
     /// proves that an action is its module and this line.
     Count {
         /// The counter.
         name: String,
-    } => count,
+    } => count, CountProblem,
 }
+
+/// An error, so that it can stand on its own; its `Display` says all of it,
+/// and `source()` returns nothing.
+impl std::error::Error for ProblemKind {}
 
 impl Action {
     /// `append = path`: one JSON line per matching event, appended to
@@ -261,3 +348,36 @@ pub(crate) const NAMES: [&str; ACTIONS.len()] = {
     }
     out
 };
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    /// A problem about a path in the kernel's trees gets no hint, whichever
+    /// action's it is: no command there makes a hook work.
+    #[test]
+    fn the_kernels_trees_get_no_hint() {
+        for path in ["/proc/x", "/sys/kernel/x", "/dev/null", "/dev/nope/a"] {
+            let kind = ProblemKind::Append(AppendProblem::NoParent {
+                path: PathBuf::from(path),
+                parent: PathBuf::from(path),
+            });
+            assert_eq!(kind.hint(), None, "{path}");
+            let kind = ProblemKind::Run(RunProblem::NotExecutable {
+                program: path.to_owned(),
+                path: PathBuf::from(path),
+            });
+            assert_eq!(kind.hint(), None, "{path}");
+        }
+        let kind = ProblemKind::Append(AppendProblem::NoParent {
+            path: PathBuf::from("/dev/shm/x/a"),
+            parent: PathBuf::from("/dev/shm/x"),
+        });
+        assert_eq!(
+            kind.hint().as_deref(),
+            Some("create it: mkdir -p /dev/shm/x")
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! The field table a `where` filter is checked against, and the values it
 //! reads from an event: what `#[derive(HookEvents)]` generates per variant
-//! ([`HookEvents::FIELDS`], [`HookEvents::field`]).
+//! ([`HookEvents::FIELDS`](super::HookEvents::FIELDS), [`HookEvents::field`](super::HookEvents::field)).
 //!
 //! A field a filter may name holds a string, an integer, a number or a
 //! bool, or an `Option` of one (`None` never matches a value). Any other
@@ -18,8 +18,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use serde::{de, ser};
-
-use super::{HookEvents, Kind};
 
 /// One field of an event, as serde writes it: its wire name and JSON type.
 ///
@@ -151,62 +149,8 @@ pub enum FieldValue<'a> {
     Bool(bool),
 }
 
-impl<E: HookEvents> Kind<E> {
-    /// The fields of this kind's variant as serde writes them, in
-    /// declaration order: those a `where` filter may name and the others
-    /// (empty for a unit or tuple variant).
-    pub fn fields(self) -> &'static [Field] {
-        E::FIELDS.get(self.index()).copied().unwrap_or(&[])
-    }
-
-    /// The position of the field written `name` in [`fields`](Self::fields).
-    pub fn field_index(self, name: &str) -> Option<usize> {
-        self.fields().iter().position(|f| f.name == name)
-    }
-
-    /// The strings field `index` can hold, when they are known: the serde
-    /// names of the variants of a field marked `#[hook(unit_enum)]` whose
-    /// type also derives `Deserialize` ([`HookEvents::field_choices`]).
-    ///
-    /// ```
-    /// use io_hooks::{HookEvents, Kind};
-    /// use serde::{Deserialize, Serialize};
-    ///
-    /// #[derive(Serialize, Deserialize)]
-    /// #[serde(rename_all = "snake_case")]
-    /// enum Outcome {
-    ///     Passed,
-    ///     Failed,
-    /// }
-    ///
-    /// #[derive(HookEvents, Serialize)]
-    /// #[serde(tag = "event")]
-    /// enum Ev {
-    ///     #[serde(rename = "job_finished")]
-    ///     JobFinished {
-    ///         #[hook(unit_enum)]
-    ///         outcome: Outcome,
-    ///         attempt: u32,
-    ///     },
-    /// }
-    /// let kind = Kind::<Ev>::named("job_finished");
-    /// assert_eq!(kind.field_choices(0), Some(&["passed", "failed"][..]));
-    /// assert_eq!(kind.field_choices(1), None);
-    /// ```
-    pub fn field_choices(self, index: usize) -> Option<&'static [&'static str]> {
-        E::field_choices(self.index(), index)
-    }
-
-    /// The prefixes field `index` declares with `#[hook(prefix = "…")]`: a
-    /// string starting with one is a value it may hold too, beside its
-    /// [`field_choices`](Self::field_choices) ([`HookEvents::field_prefixes`]).
-    pub fn field_prefixes(self, index: usize) -> &'static [&'static str] {
-        E::field_prefixes(self.index(), index)
-    }
-}
-
 /// A field's value as a filter reads it: what the derive's generated
-/// [`HookEvents::field`] calls on a field of a filterable type. Not for
+/// [`HookEvents::field`](super::HookEvents::field) calls on a field of a filterable type. Not for
 /// implementing by hand.
 #[doc(hidden)]
 pub trait AsFieldValue {
@@ -321,7 +265,7 @@ impl<T: AsFieldValue> AsFieldValue for Option<T> {
 /// into [`VariantName`], which takes a unit variant and nothing else (and
 /// sees through `Option` and a newtype struct). Nothing is allocated or
 /// written; any other value is `None`, which no filter matches. What the
-/// derive's generated [`HookEvents::field`] calls. Not for calling by hand.
+/// derive's generated [`HookEvents::field`](super::HookEvents::field) calls. Not for calling by hand.
 #[doc(hidden)]
 #[inline]
 pub fn unit_variant_name<T: serde::Serialize + ?Sized>(value: &T) -> Option<FieldValue<'static>> {
@@ -497,7 +441,7 @@ impl<'de> de::Deserializer<'de> for Names<'_> {
     }
 }
 
-/// The probe the derive's generated [`HookEvents::field_choices`] calls
+/// The probe the derive's generated [`HookEvents::field_choices`](super::HookEvents::field_choices) calls
 /// `choices()` on, as `(&Choices::<T>::NEW).choices()`: with both traits in
 /// scope, [`ChoicesOf`] answers for a `T` that derives `Deserialize` (its
 /// impl is on `Choices<T>`, found before the autoref) and [`NoChoices`]

@@ -519,6 +519,60 @@ pub fn did_you_mean<'a>(
         .map(|(_, c)| c)
 }
 
+impl<E: HookEvents> Kind<E> {
+    /// The fields of this kind's variant as serde writes them, in
+    /// declaration order: those a `where` filter may name and the others
+    /// (empty for a unit or tuple variant).
+    pub fn fields(self) -> &'static [Field] {
+        E::FIELDS.get(self.index()).copied().unwrap_or(&[])
+    }
+
+    /// The position of the field written `name` in [`fields`](Self::fields).
+    pub fn field_index(self, name: &str) -> Option<usize> {
+        self.fields().iter().position(|f| f.name == name)
+    }
+
+    /// The strings field `index` can hold, when they are known: the serde
+    /// names of the variants of a field marked `#[hook(unit_enum)]` whose
+    /// type also derives `Deserialize` ([`HookEvents::field_choices`]).
+    ///
+    /// ```
+    /// use io_hooks::{HookEvents, Kind};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Serialize, Deserialize)]
+    /// #[serde(rename_all = "snake_case")]
+    /// enum Outcome {
+    ///     Passed,
+    ///     Failed,
+    /// }
+    ///
+    /// #[derive(HookEvents, Serialize)]
+    /// #[serde(tag = "event")]
+    /// enum Ev {
+    ///     #[serde(rename = "job_finished")]
+    ///     JobFinished {
+    ///         #[hook(unit_enum)]
+    ///         outcome: Outcome,
+    ///         attempt: u32,
+    ///     },
+    /// }
+    /// let kind = Kind::<Ev>::named("job_finished");
+    /// assert_eq!(kind.field_choices(0), Some(&["passed", "failed"][..]));
+    /// assert_eq!(kind.field_choices(1), None);
+    /// ```
+    pub fn field_choices(self, index: usize) -> Option<&'static [&'static str]> {
+        E::field_choices(self.index(), index)
+    }
+
+    /// The prefixes field `index` declares with `#[hook(prefix = "…")]`: a
+    /// string starting with one is a value it may hold too, beside its
+    /// [`field_choices`](Self::field_choices) ([`HookEvents::field_prefixes`]).
+    pub fn field_prefixes(self, index: usize) -> &'static [&'static str] {
+        E::field_prefixes(self.index(), index)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! The key table: every key a `[[hook]]` table may hold, what it accepts,
 //! and which action it belongs to. [`HOOK_KEYS`], the visitor of
-//! [`RawHook`](crate::shared::RawHook), its "expecting" text, unknown-key
+//! [`RawHook`](crate::raw::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
 //! `on`, `where` and `on_failure` belong to every hook; each action brings
@@ -11,12 +11,12 @@
 use serde_json::json;
 
 use crate::action::{self, ActionEntry};
-pub(crate) use crate::shared::{HookKey, Shape};
+use crate::key::{self, HookKey, Shape};
 use crate::spec::OnFailure;
 
 /// `on`: which events a hook wants.
 const ON: HookKey = HookKey {
-    name: "on",
+    name: key::ON,
     shape: Shape::Events {
         item: "an event name, a string",
     },
@@ -34,10 +34,10 @@ const ON: HookKey = HookKey {
 
 /// `where`: conditions on named fields of the events in `on`.
 const WHERE: HookKey = HookKey {
-    name: "where",
-    shape: Shape::Filter,
+    name: key::WHERE,
+    shape: Shape::Where,
     owner: None,
-    schema: |_| super::filter::schema(),
+    schema: |_| super::conditions::schema(),
 };
 
 /// `on_failure`'s values, from [`OnFailure::ALL`].
@@ -53,7 +53,7 @@ const ON_FAILURE_VALUES: [&str; OnFailure::ALL.len()] = {
 
 /// `on_failure`: what a failure of this hook does to the run.
 const ON_FAILURE: HookKey = HookKey {
-    name: "on_failure",
+    name: key::ON_FAILURE,
     shape: Shape::Choice(&ON_FAILURE_VALUES),
     owner: None,
     schema: |_| {

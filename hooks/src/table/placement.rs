@@ -21,14 +21,10 @@ use std::fmt::Write as _;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::TomlFile;
+use crate::key::HOOK;
 use crate::layout::Layout;
 use crate::position::toml_key;
 use crate::registry::did_you_mean;
-use crate::shared::{TableError, TableErrorKind};
-
-/// The key that declares hooks.
-pub(crate) const HOOK: &str = "hook";
 
 /// Whether `key` is a misspelling of `hook`: not `hook` itself, but equal
 /// to it ignoring ASCII case (`Hook`), or, once ASCII-lowercased, starting
@@ -194,45 +190,6 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
         }
     }
     found
-}
-
-impl TomlFile<'_> {
-    /// Refuses a key that would declare hooks where none are read (see
-    /// [`TableErrorKind::HiddenHooks`]): a near miss of `hook` at the top
-    /// level or in a body of a [`Layout`]'s section, or
-    /// `hook` (or a near miss) holding a table or an array anywhere else.
-    /// [`hooks`](Self::hooks) calls it after
-    /// [`check_scope`](Self::check_scope), which refuses all of these in a
-    /// project file as hooks it may not declare: in a project file, call
-    /// that first, or this one's "did you mean `hook`?" invites a hook the
-    /// next check refuses.
-    ///
-    /// ```
-    /// let err = io_hooks::TomlFile::new("app.toml", "[[ci.hook]]\nappend = \"a\"\n")
-    ///     .check_placement()
-    ///     .unwrap_err();
-    /// assert_eq!(err.key(), Some("ci.hook"));
-    /// assert!(err.to_string().contains("hooks are declared only at the top level"));
-    /// ```
-    ///
-    /// # Errors
-    /// [`TableErrorKind::HiddenHooks`] naming the first such key by
-    /// position, or a [`TableError`] when the text is not TOML.
-    pub fn check_placement(&self) -> Result<(), TableError> {
-        let document = DeTable::parse(self.text).map_err(|e| self.syntax_error(&e))?;
-        match hidden_hook(document.get_ref(), self.layout) {
-            None => Ok(()),
-            Some(hidden) => Err(self.error(
-                hidden.key,
-                hidden.at..hidden.at,
-                TableErrorKind::HiddenHooks {
-                    written: hidden.written,
-                    placed: hidden.placed,
-                    sections: self.layout.get_sections().to_vec(),
-                },
-            )),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,10 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Layout;
 use super::keys::KEYS;
-use super::placement::{HOOK, near_miss_pattern};
+use super::placement::near_miss_pattern;
 use crate::action::ACTIONS;
+use crate::key::{HOOK, ON, WHERE};
+use crate::layout::Layout;
 use crate::registry::{Field, FieldKind, HookEvents, Kind};
 
 /// The JSON Schema (draft 2020-12) of one `[[hook]]` table for events `E`:
@@ -77,8 +78,8 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
 /// "did you mean", are the loader's alone.
 fn where_rules<E: HookEvents>() -> Vec<Value> {
     let mut rules = vec![json!({
-        "if": { "required": ["where"] },
-        "then": { "required": ["on"] }
+        "if": { "required": [WHERE] },
+        "then": { "required": [ON] }
     })];
     for kind in Kind::<E>::all() {
         let mut names = Vec::new();
@@ -99,12 +100,12 @@ fn where_rules<E: HookEvents>() -> Vec<Value> {
         }
         rules.push(json!({
             "if": {
-                "required": ["on", "where"],
-                "properties": { "on": { "contains": { "const": kind.tag() } } }
+                "required": [ON, WHERE],
+                "properties": { ON: { "contains": { "const": kind.tag() } } }
             },
             "then": {
                 "properties": {
-                    "where": { "propertyNames": { "enum": names }, "properties": values }
+                    WHERE: { "propertyNames": { "enum": names }, "properties": values }
                 }
             }
         }));

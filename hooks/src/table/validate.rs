@@ -2,64 +2,52 @@
 //! event enum. The shape was settled by [`super::raw`]; what each action
 //! means is its own module's ([`crate::action`]).
 
-use std::path::Path;
-
 use toml::Spanned;
 
-use super::TomlFile;
 use super::keys::on_failure;
-use super::raw::HookTable;
+use super::read::HookTable;
 use crate::action::{self, ActionEntry};
+use crate::key::{ON, ON_FAILURE, WHERE};
+use crate::raw::{Cx, RawHook, RawValue};
 use crate::registry::{HookEvents, HookFilter};
-use crate::shared::{Cx, RawHook, TableError, TableErrorKind};
 use crate::spec::HookSpec;
+use crate::table_error::{TableError, TableErrorKind};
 
 /// Checks one table's keys against each other and against `E`.
 ///
 /// The order of the checks is the order an operator reads a table in: which
 /// events, then which action, then the action's details.
 pub(super) fn validate<E: HookEvents>(
-    table: Spanned<HookTable>,
-    at: &str,
-    file: &TomlFile<'_>,
-    root: &Path,
+    HookTable(mut raw): HookTable,
+    cx: &Cx<'_>,
 ) -> Result<HookSpec<E>, TableError> {
-    let span = table.span();
-    let HookTable(mut raw) = table.into_inner();
-    let cx = Cx {
-        file: file.name(),
-        text: file.text(),
-        at,
-        span,
-        root,
-    };
-    let on_written = raw.span("on").is_some();
-    let on = events::<E>(&mut raw, &cx)?;
-    let filter = super::filter::compile(raw.take_filter("where"), on, on_written, &cx)?;
-    let entry = chosen_action(&raw, &cx)?;
-    let action = (entry.validate)(&mut raw, &cx)?;
+    let on_written = raw.span(ON).is_some();
+    let on = events::<E>(&mut raw, cx)?;
+    let conditions = super::conditions::compile(raw.take_where(WHERE), on, on_written, cx)?;
+    let (entry, value) = chosen_action(&mut raw, cx)?;
+    let action = (entry.validate)(value, &mut raw, cx)?;
     Ok(HookSpec {
         on,
-        filter,
+        conditions,
         action,
-        on_failure: on_failure(raw.take_choice("on_failure")),
+        on_failure: on_failure(raw.take_choice(ON_FAILURE)),
     })
 }
 
 /// `on`: an array, every name an event of `E`, at least one of them.
 fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>, TableError> {
-    let on = match raw.take_events("on") {
+    let on = match raw.take_events(ON) {
         None => return Ok(HookFilter::ALL),
         Some(Ok(on)) => on,
         Some(Err(found)) => {
             let kind = TableErrorKind::Shape(not_an_array::<E>(found.get_ref()));
-            return Err(cx.error("on", found.span(), kind));
+            return Err(cx.error(ON, found.span(), kind));
         }
     };
     let span = on.span();
     let names = on.into_inner();
     if names.is_empty() {
-        return Err(cx.error("on", span, TableErrorKind::NoEvents(E::TAGS)));
+        return Err(cx.error(ON, span, TableErrorKind::NoEvents(E::TAGS)));
     }
     let mut filter = HookFilter::EMPTY;
     for name in &names {
@@ -69,12 +57,12 @@ fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>
             // an editor uses refuses it too (`uniqueItems`).
             Ok(one) if filter.union(one) == filter => {
                 let kind = TableErrorKind::RepeatedEvent(name.get_ref().clone());
-                return Err(cx.error("on", name.span(), kind));
+                return Err(cx.error(ON, name.span(), kind));
             }
             Ok(one) => filter = filter.union(one),
             Err(unknown) => {
                 let kind = TableErrorKind::UnknownEvent(unknown);
-                return Err(cx.error("on", name.span(), kind));
+                return Err(cx.error(ON, name.span(), kind));
             }
         }
     }
@@ -92,17 +80,22 @@ fn not_an_array<E: HookEvents>(found: &str) -> String {
     message
 }
 
-/// The one action whose key the table has; no key of another action.
-fn chosen_action(raw: &RawHook, cx: &Cx<'_>) -> Result<&'static ActionEntry, TableError> {
-    let mut chosen = action::ACTIONS
+/// The one action whose key the table has, and that key's value, taken
+/// out of the table; no key of another action.
+fn chosen_action(
+    raw: &mut RawHook,
+    cx: &Cx<'_>,
+) -> Result<(&'static ActionEntry, Spanned<RawValue>), TableError> {
+    let chosen: Vec<_> = action::ACTIONS
         .iter()
-        .filter(|entry| raw.span(entry.key.name).is_some());
-    let entry = match (chosen.next(), chosen.next()) {
-        (None, _) => return Err(cx.table_error(TableErrorKind::NoAction(&action::NAMES))),
-        (Some(_), Some(_)) => {
-            return Err(cx.table_error(TableErrorKind::BothActions(&action::NAMES)));
+        .filter_map(|entry| Some((entry, raw.take(entry.key.name)?)))
+        .collect();
+    let (entry, value) = match <[_; 1]>::try_from(chosen) {
+        Ok([one]) => one,
+        Err(none) if none.is_empty() => {
+            return Err(cx.table_error(TableErrorKind::NoAction(&action::NAMES)));
         }
-        (Some(entry), None) => entry,
+        Err(_) => return Err(cx.table_error(TableErrorKind::BothActions(&action::NAMES))),
     };
     let foreign = raw
         .keys()
@@ -116,5 +109,5 @@ fn chosen_action(raw: &RawHook, cx: &Cx<'_>) -> Result<&'static ActionEntry, Tab
         };
         return Err(cx.error(key.name, span, kind));
     }
-    Ok(entry)
+    Ok((entry, value))
 }

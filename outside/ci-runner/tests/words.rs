@@ -115,10 +115,11 @@ fn no_config_error_names_another_programs_words() {
             table_kinds.push(discriminant(t.kind()));
         }
     }
-    // Every kind of io-hooks' table error that loading produces (all but
-    // `TimeoutOnAppend`, which none does any more), the runner's own checks
-    // (`Custom`) among them.
-    assert_eq!(table_kinds.len(), 17);
+    // Every kind of io-hooks' table error that loading produces, the
+    // runner's own checks (`Custom`) among them; an action's own refusals
+    // (`append`'s empty path, `run`'s empty argv, NUL and bad `timeout_ms`)
+    // are one, `Action`.
+    assert_eq!(table_kinds.len(), 13);
 }
 
 #[test]

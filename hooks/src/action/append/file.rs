@@ -11,10 +11,12 @@ use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+use super::failure::AppendFailure;
+use super::problem::AppendProblem;
+use crate::action::shell::shell_would_expand;
 use crate::beneath::{self, Resolve};
-use crate::failure::{HookFailure, OsMessage};
-use crate::problem::{ProblemKind, as_written, shell_would_expand};
-use crate::shared::{Root, Target};
+use crate::message::OsMessage;
+use crate::root::{Root, Target};
 
 /// A file's identity: its device and inode, as `fstat` gives them for the
 /// descriptor an append opened. Two paths that name one file (a link, a
@@ -173,16 +175,16 @@ fn reader(file: &File, path: &Path, target: &Target, root: &Root) -> io::Result<
 /// alone; `root` tells which part the operator wrote), or it leads out of
 /// the root, is a directory, a symbolic link or not a regular file, or its
 /// directory does not exist.
-pub(crate) fn check(path: &Path, root: &Root) -> Vec<ProblemKind> {
-    let written = as_written(path, &root.path);
+pub(crate) fn check(path: &Path, root: &Root) -> Vec<AppendProblem> {
+    // The part the operator wrote: relative to the root when under it.
+    let written = path.strip_prefix(&root.path).unwrap_or(path);
     // As for a program: `mkdir -p root/~` would fix nothing anyone meant,
     // so a `~` or `$` is the one problem named.
     if written
         .components()
         .any(|c| shell_would_expand(&c.as_os_str().to_string_lossy()))
     {
-        return vec![ProblemKind::NotExpanded {
-            key: "append".to_owned(),
+        return vec![AppendProblem::NotExpanded {
             text: written.display().to_string(),
         }];
     }
@@ -198,14 +200,14 @@ pub(crate) fn check(path: &Path, root: &Root) -> Vec<ProblemKind> {
 }
 
 /// [`check`] for a path outside the root.
-fn check_as_written(path: &Path, problems: &mut Vec<ProblemKind>) {
+fn check_as_written(path: &Path, problems: &mut Vec<AppendProblem>) {
     let path = path.to_path_buf();
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if meta.file_type().is_symlink() => {
-            problems.push(ProblemKind::AppendIsSymlink { path });
+            problems.push(AppendProblem::IsSymlink { path });
         }
-        Ok(meta) if meta.is_dir() => problems.push(ProblemKind::AppendIsDirectory { path }),
-        Ok(meta) if !meta.is_file() => problems.push(ProblemKind::AppendNotRegular { path }),
+        Ok(meta) if meta.is_dir() => problems.push(AppendProblem::IsDirectory { path }),
+        Ok(meta) if !meta.is_file() => problems.push(AppendProblem::NotRegular { path }),
         Ok(_) => {}
         Err(_) => {
             if let Some(parent) = path.parent()
@@ -213,7 +215,7 @@ fn check_as_written(path: &Path, problems: &mut Vec<ProblemKind>) {
                 && !parent.is_dir()
             {
                 let parent = parent.to_path_buf();
-                problems.push(ProblemKind::AppendNoParent { path, parent });
+                problems.push(AppendProblem::NoParent { path, parent });
             }
         }
     }
@@ -226,10 +228,10 @@ fn check_beneath(
     name: &Path,
     root: &Root,
     root_fd: BorrowedFd<'_>,
-    problems: &mut Vec<ProblemKind>,
+    problems: &mut Vec<AppendProblem>,
 ) {
-    let leaves = |problems: &mut Vec<ProblemKind>| {
-        problems.push(ProblemKind::AppendLeavesRoot {
+    let leaves = |problems: &mut Vec<AppendProblem>| {
+        problems.push(AppendProblem::LeavesRoot {
             path: path.to_path_buf(),
             through: link_out(&root.path, name),
         });
@@ -249,7 +251,7 @@ fn check_beneath(
             Err(beneath::Error::Outside { .. }) => return leaves(problems),
             Err(beneath::Error::Io(e)) => {
                 if matches!(Errno::from_io_error(&e), Some(Errno::NOENT | Errno::NOTDIR)) {
-                    problems.push(ProblemKind::AppendNoParent {
+                    problems.push(AppendProblem::NoParent {
                         path: path.to_path_buf(),
                         parent: path.parent().unwrap_or(path).to_path_buf(),
                     });
@@ -263,17 +265,17 @@ fn check_beneath(
     let path = path.to_path_buf();
     if let Ok(stat) = rustix::fs::statat(dir, file, AtFlags::SYMLINK_NOFOLLOW) {
         match FileType::from_raw_mode(stat.st_mode) {
-            FileType::Symlink => problems.push(ProblemKind::AppendIsSymlink { path }),
-            FileType::Directory => problems.push(ProblemKind::AppendIsDirectory { path }),
+            FileType::Symlink => problems.push(AppendProblem::IsSymlink { path }),
+            FileType::Directory => problems.push(AppendProblem::IsDirectory { path }),
             FileType::RegularFile => {}
-            _ => problems.push(ProblemKind::AppendNotRegular { path }),
+            _ => problems.push(AppendProblem::NotRegular { path }),
         }
     }
 }
 
 /// The first directory on the way to `name` under `root` that is a
 /// symbolic link resolving outside the root, as written under it; for
-/// [`ProblemKind::AppendLeavesRoot`]'s message.
+/// [`AppendProblem::LeavesRoot`]'s message.
 fn link_out(root: &Path, name: &Path) -> Option<String> {
     let real_root = std::fs::canonicalize(root).ok()?;
     let mut prefix = PathBuf::new();
@@ -293,15 +295,15 @@ fn link_out(root: &Path, name: &Path) -> Option<String> {
 /// existing file is left byte for byte: a partial last line is ended by
 /// the first append, not here, so building hooks whose filter never
 /// matches changes no file.
-pub(crate) fn create(path: &Path, root: &Root) -> Option<ProblemKind> {
+pub(crate) fn create(path: &Path, root: &Root) -> Option<AppendProblem> {
     match open(path, &root.target(path), root) {
-        Err(e) => Some(ProblemKind::AppendCannotCreate {
+        Err(e) => Some(AppendProblem::CannotCreate {
             path: path.to_path_buf(),
             cause: OsMessage(&e).to_string(),
         }),
         // Raced into something else since `check` looked.
         Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => {
-            Some(ProblemKind::AppendNotRegular {
+            Some(AppendProblem::NotRegular {
                 path: path.to_path_buf(),
             })
         }
@@ -370,8 +372,13 @@ fn unglue(mut file: &File, written: usize) -> bool {
 /// the line when the log ends with a partial one, in the same `write`. A
 /// write cut short is a failure, and leaves no partial line for the next
 /// event to be glued to ([`unglue`]).
-pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result<(), HookFailure> {
-    let failed = |cause| HookFailure::Append {
+pub(crate) fn append(
+    path: &Path,
+    log: &Log,
+    root: &Root,
+    line: &[u8],
+) -> Result<(), AppendFailure> {
+    let failed = |cause| AppendFailure::Io {
         path: path.to_path_buf(),
         cause,
     };
@@ -405,7 +412,7 @@ pub(crate) fn append(path: &Path, log: &Log, root: &Root, line: &[u8]) -> Result
                     // Left partial: the next append looks again.
                     log.looked.store(false, Ordering::Relaxed);
                 }
-                return Err(HookFailure::ShortWrite {
+                return Err(AppendFailure::ShortWrite {
                     path: path.to_path_buf(),
                     written,
                     len,
@@ -545,7 +552,7 @@ mod tests {
         let root = Root::open(Path::new("/tmp"));
         assert_eq!(root.target(device), Target::AsWritten);
         assert!(
-            matches!(create(device, &root), Some(ProblemKind::AppendNotRegular { path }) if path == device)
+            matches!(create(device, &root), Some(AppendProblem::NotRegular { path }) if path == device)
         );
     }
 

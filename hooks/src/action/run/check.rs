@@ -26,19 +26,23 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use crate::problem::{HEAD, ProblemKind, shell_would_expand};
-use crate::spawn::{is_executable, resolve};
+use super::problem::RunProblem;
+use crate::action::shell::shell_would_expand;
+use crate::process::{is_executable, resolve};
+
+/// How much of a program is read to tell how it starts: the most of a `#!`
+/// line Linux reads (`BINPRM_BUF_SIZE`, 256 bytes since 5.1).
+const HEAD: usize = 256;
 
 /// What would make `argv` fail each time it runs: its program holds a `~`
 /// or `$` no shell will expand, is missing, not executable or a directory,
 /// or cannot be started (see the module's documentation).
-pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
+pub(crate) fn run(argv: &[String], root: &Path) -> Vec<RunProblem> {
     let program = argv.first().map(String::as_str).unwrap_or("");
     // Nothing else is said of such a program: every other finding (no such
     // file as `root/~/bin/x`) would be about a path nobody meant.
     if shell_would_expand(program) {
-        return vec![ProblemKind::NotExpanded {
-            key: "run[1]".to_owned(),
+        return vec![RunProblem::NotExpanded {
             text: program.to_owned(),
         }];
     }
@@ -47,7 +51,7 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
     let Ok(path) = resolve(program, root, path_var.as_deref()) else {
         let local = root.join(program);
         let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
-        return vec![ProblemKind::NotInPath {
+        return vec![RunProblem::NotInPath {
             program: owned(),
             in_root,
         }];
@@ -55,27 +59,27 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
     // `root/./x` shown as `root/x`.
     let path: PathBuf = path.components().collect();
     let problem = match std::fs::metadata(&path) {
-        Err(_) => ProblemKind::NoSuchProgram {
+        Err(_) => RunProblem::NoSuchProgram {
             program: owned(),
             path,
         },
-        Ok(meta) if meta.is_dir() => ProblemKind::ProgramIsDirectory {
+        Ok(meta) if meta.is_dir() => RunProblem::IsDirectory {
             program: owned(),
             path,
         },
-        Ok(meta) if !meta.is_file() => ProblemKind::ProgramNotRegular {
+        Ok(meta) if !meta.is_file() => RunProblem::NotRegular {
             program: owned(),
             path,
             kind: kind_of(&meta.file_type()),
         },
         Ok(_) if !is_executable(&path) => match through_link(&path, root) {
-            Some((target, out_of_root)) => ProblemKind::LinkNotExecutable {
+            Some((target, out_of_root)) => RunProblem::LinkNotExecutable {
                 program: owned(),
                 path,
                 target,
                 out_of_root,
             },
-            None => ProblemKind::NotExecutable {
+            None => RunProblem::NotExecutable {
                 program: owned(),
                 path,
             },
@@ -83,18 +87,18 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<ProblemKind> {
         Ok(_) => match head(&path) {
             Some(head) => match start(&head, root, path_var.as_deref()) {
                 Start::Ok => return Vec::new(),
-                Start::Unknown => ProblemKind::NotAProgram {
+                Start::Unknown => RunProblem::NotAProgram {
                     program: owned(),
                     path,
                 },
-                Start::CarriageReturn => ProblemKind::ShebangCarriageReturn {
+                Start::CarriageReturn => RunProblem::ShebangCarriageReturn {
                     program: owned(),
                     path,
                 },
                 Start::NoInterpreter {
                     interpreter,
                     via_env,
-                } => ProblemKind::NoInterpreter {
+                } => RunProblem::NoInterpreter {
                     program: owned(),
                     path,
                     interpreter,
@@ -341,7 +345,7 @@ mod tests {
         assert!(
             matches!(
                 judged("./plain").as_slice(),
-                [ProblemKind::NotAProgram { .. }]
+                [RunProblem::NotAProgram { .. }]
             ),
             "{:?}",
             judged("./plain")

@@ -11,10 +11,11 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, Expected, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 
-use super::keys::{HOOK_KEYS, HookKey, KEYS, Shape};
+use super::keys::{HOOK_KEYS, KEYS};
 use crate::action;
+use crate::key::{HookKey, Shape};
 use crate::position::{TOML_PRIVATE, write_or_list};
-use crate::shared::{RawHook, RawValue};
+use crate::raw::{RawHook, RawValue};
 
 /// Deserializes a `T` that must be written as a table, and only a table.
 ///
@@ -195,7 +196,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Strings { .. } | Shape::Events { .. } => d.deserialize_seq(self),
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
-            Shape::Filter => crate::filter::RawWhere::deserialize(d).map(RawValue::Filter),
+            Shape::Where => crate::conditions::RawWhere::deserialize(d).map(RawValue::Where),
         }
     }
 }
@@ -211,7 +212,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Events { .. } => f.write_str("an array of event names"),
             Shape::Text(what) | Shape::Int(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
-            Shape::Filter => f.write_str(crate::filter::EXPECTING),
+            Shape::Where => f.write_str(crate::conditions::EXPECTING),
         }
     }
 
@@ -327,7 +328,10 @@ mod tests {
         assert_eq!(SHAPE.get().map(|_| ()), None, "the shape is restored");
         assert_eq!(raw.span("append"), Some(26..29));
         assert_eq!(&text[26..29], "\"x\"");
-        let on = raw.take_strings("on").expect("on is present");
+        let on = raw
+            .take_events("on")
+            .expect("on is present")
+            .expect("an array");
         assert_eq!((on.span(), &text[on.span()]), (5..16, "[\"a\", \"bc\"]"));
         let items: Vec<_> = on
             .into_inner()

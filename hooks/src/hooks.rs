@@ -1,19 +1,17 @@
-//! Executing hooks: one mask test per event, then every matching hook's
-//! action, in the order written.
+//! [`Hooks`]: one mask test per event, then every matching hook's action,
+//! in the order written; what building them found wrong ([`Problem`]), and
+//! what each hook did with an event ([`HookRun`]).
 //!
-//! [`Hooks`] is the top of the crate's inner layers: it prepares and
-//! executes actions (`action/`), which use the process runner (`spawn/`)
-//! and the types every layer shares (`shared/`, `failure.rs`,
-//! `problem.rs`); none of those uses this module (`hooks/tests/layers.rs`
-//! checks that the modules name one another in no circle).
+//! The top of the crate's layers: it prepares and executes the actions
+//! (`action/`), which use the process runner (`process/`), the hooks' root
+//! (`root.rs`) and the failure types (`failure.rs`); none of those names
+//! this module (`hooks/tests/layers.rs` checks that the modules name one
+//! another in no circle).
 
-pub use crate::failure::{HookFailure, OsMessage};
-pub use crate::problem::{Problem, ProblemKind};
-pub use crate::spawn::{Interrupt, Tracked, resolve_program, run_argv, run_command};
-
-use crate::action::{Fire, Prepare, Ready};
-use crate::shared::Root;
-use crate::spawn::Capture;
+use crate::action::{Fire, Prepare, ProblemKind, Ready};
+use crate::failure::HookFailure;
+use crate::process::{Capture, Interrupt};
+use crate::root::Root;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -161,7 +159,7 @@ impl<E: HookEvents> Hooks<E> {
     /// The handle on these hooks' `run` children in flight: its
     /// [`interrupt`](Interrupt::interrupt) kills each one's process group,
     /// and every `run` hook fired after it fails with
-    /// [`HookFailure::Interrupted`] without spawning. The engine never calls
+    /// [`ProcessError::Interrupted`](crate::process::ProcessError::Interrupted) without spawning. The engine never calls
     /// it; a host calls it on `SIGINT` or `SIGTERM`.
     pub fn interrupt_handle(&self) -> Interrupt {
         self.interrupt.clone()
@@ -208,7 +206,7 @@ impl<E: HookEvents> Hooks<E> {
     /// dry run, or a checker that must leave the disk as it found it.
     ///
     /// ```
-    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks, ProblemKind};
+    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks, ProblemKind};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
@@ -218,7 +216,7 @@ impl<E: HookEvents> Hooks<E> {
     ///     Action::append(dir.path().join("nope/audit.jsonl")),
     /// )];
     /// let problems = Hooks::check(&specs, dir.path());
-    /// assert!(matches!(problems[0].kind, ProblemKind::AppendNoParent { .. }));
+    /// assert!(matches!(problems[0].kind, ProblemKind::Append(AppendProblem::NoParent { .. })));
     /// assert_eq!(problems[0].number(), 1);
     /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -263,7 +261,7 @@ impl<E: HookEvents> Hooks<E> {
     /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
-    /// no serialisation. A hook's `where` ([`HookSpec::filter`]) is then
+    /// no serialisation. A hook's `where` ([`HookSpec::conditions`]) is then
     /// evaluated on `event` itself, and the payload is serialised only if
     /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
@@ -369,7 +367,7 @@ impl<E: HookEvents> Hooks<E> {
         let mut line = None;
         let mut flow = Flow::Continue;
         for (index, (spec, ready)) in self.specs.iter().zip(&self.ready).enumerate() {
-            if !spec.on.contains_kind(kind) || !spec.filter.passes(event) {
+            if !spec.on.contains_kind(kind) || !spec.conditions.passes(event) {
                 continue;
             }
             let line = line.get_or_insert_with(|| serialize_line(payload));
@@ -453,6 +451,42 @@ fn prepare<E: HookEvents>(
         .collect();
     (ready, problems)
 }
+
+/// Something that will make one hook fail each time it fires, found when the
+/// hooks were built. Its `Display` is one line for an operator, starting
+/// `hook[N]: `; [`hint`](Self::hint) says what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Problem {
+    /// The hook's position in [`Hooks::specs`], from 0.
+    pub index: usize,
+    /// What is wrong.
+    pub kind: ProblemKind,
+}
+
+impl Problem {
+    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    pub fn number(&self) -> usize {
+        self.index + 1
+    }
+
+    /// What the operator can do about it, when there is something to say.
+    pub fn hint(&self) -> Option<String> {
+        self.kind.hint()
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "hook[{}]: {}", self.number(), self.kind)
+    }
+}
+
+/// An error, so that a host may return it with `?`. As for the crate's
+/// errors, `Display` says all of it (the kind's text after `hook[N]: `)
+/// and `source()` returns nothing, so a chain printer says nothing twice;
+/// the kind is the public [`kind`](Self::kind) field.
+impl std::error::Error for Problem {}
 
 /// What one matching hook did with one event, as given to the `report` of
 /// [`Hooks::fire_with`].

@@ -29,11 +29,11 @@ use crate::registry::{FieldValue, HookEvents};
 /// let text = "[[hook]]\non = [\"call\"]\nwhere.tool = [\"exec\", \"write_*\"]\nappend = \"a.jsonl\"\n";
 /// let text = text.replace("\"write_*\"", "{ glob = \"write_*\" }");
 /// let specs = TomlFile::new("app.toml", &text).hooks::<Ev>("/p".as_ref())?.unwrap_or_default();
-/// let filter = &specs[0].filter;
-/// assert_eq!(filter.to_string(), "tool = [\"exec\", { glob = \"write_*\" }]");
-/// assert_eq!(filter.turned_away(&Ev::Call { tool: "exec".into(), step: 1 }), None);
-/// assert_eq!(filter.turned_away(&Ev::Call { tool: "write_file".into(), step: 1 }), None);
-/// assert_eq!(filter.turned_away(&Ev::Call { tool: "read".into(), step: 1 }), Some("tool"));
+/// let conditions = &specs[0].conditions;
+/// assert_eq!(conditions.to_string(), "tool = [\"exec\", { glob = \"write_*\" }]");
+/// assert_eq!(conditions.turned_away(&Ev::Call { tool: "exec".into(), step: 1 }), None);
+/// assert_eq!(conditions.turned_away(&Ev::Call { tool: "write_file".into(), step: 1 }), None);
+/// assert_eq!(conditions.turned_away(&Ev::Call { tool: "read".into(), step: 1 }), Some("tool"));
 /// # Ok::<(), io_hooks::TableError>(())
 /// ```
 pub struct Where<E> {

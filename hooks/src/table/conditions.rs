@@ -12,12 +12,14 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use crate::filter::glob::Glob;
-use crate::filter::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
-use crate::filter::{Entries, Node, RawWhere, WhereError};
+use crate::conditions::glob::Glob;
+use crate::conditions::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
+use crate::conditions::{Entries, Node, RawWhere, WhereError};
+use crate::key::WHERE;
 use crate::position::toml_key;
+use crate::raw::Cx;
 use crate::registry::{Field, FieldKind, HookEvents, HookFilter, Kind, did_you_mean};
-use crate::shared::{Cx, TableError, TableErrorKind};
+use crate::table_error::{TableError, TableErrorKind};
 
 /// One field of `where` for one event of `on`: the event and the field.
 struct Target {
@@ -42,7 +44,7 @@ pub(super) fn compile<E: HookEvents>(
         return Ok(Where::none());
     };
     if !on_written {
-        return Err(cx.error("where", raw.span(), WhereError::NoOn.into()));
+        return Err(cx.error(WHERE, raw.span(), WhereError::NoOn.into()));
     }
     let span = raw.span();
     let mut entries = raw.into_inner().0;
@@ -50,11 +52,11 @@ pub(super) fn compile<E: HookEvents>(
     // the embedder's to turn on); conditions are kept, and shown, as written.
     entries.sort_by_key(|(name, _)| name.span().start);
     if entries.is_empty() {
-        return Err(cx.error("where", span, WhereError::NoField.into()));
+        return Err(cx.error(WHERE, span, WhereError::NoField.into()));
     }
     let mut conditions = Vec::new();
     for (name, value) in entries {
-        let key = format!("where.{}", toml_key(name.get_ref()));
+        let key = format!("{WHERE}.{}", toml_key(name.get_ref()));
         let at = |span: Range<usize>, e: WhereError| cx.error(&key, span, e.into());
         let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
         let mut targets = Vec::new();

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::key::HOOK;
 use crate::layout::Section;
 use crate::position::{SourceLine, clipped, line_column, toml_key, write_or_list};
 use crate::registry::{UnknownEvent, write_one_of};
@@ -163,24 +164,6 @@ pub enum TableErrorKind {
     /// A table with more than one of the action keys (both `append` and
     /// `run`): the action keys, one of which it needs.
     BothActions(&'static [&'static str]),
-    /// `run = []` (`empty_array`) or `run = ["", …]`.
-    NoProgram {
-        /// Whether the array was empty, rather than its first element.
-        empty_array: bool,
-    },
-    /// A `run` element holding a NUL character.
-    NulInArgument {
-        /// The element's position in `run`, from 1.
-        index: usize,
-    },
-    /// `append = ""`.
-    EmptyPath,
-    /// An `append` path holding a NUL character.
-    NulInPath,
-    /// `timeout_ms` on an `append` hook. No longer produced:
-    /// [`KeyOfOtherAction`](Self::KeyOfOtherAction) reports it, with the
-    /// same message, for every action's keys.
-    TimeoutOnAppend,
     /// A key that belongs to another action than this hook's, as
     /// `timeout_ms` (a `run` key) on an `append` hook.
     KeyOfOtherAction {
@@ -191,8 +174,6 @@ pub enum TableErrorKind {
         /// What this hook does, as in "this hook appends".
         verb: &'static str,
     },
-    /// `timeout_ms` below 1.
-    BadTimeout(i64),
     /// A `hook` key in a file that arrives with a `git clone`
     /// ([`TomlFile::project`](crate::TomlFile::project)). The words are the
     /// file's [`Layout`](crate::Layout)'s.
@@ -225,15 +206,14 @@ pub enum TableErrorKind {
     /// An event named twice in one `on`.
     RepeatedEvent(String),
     /// A `where` that is refused: why.
-    Where(crate::filter::WhereError),
+    Where(crate::conditions::WhereError),
     /// An embedder's own check ([`TableError::custom`]): its message, as
     /// given.
     Custom(String),
-    /// An action's own refusal of its table, as its module words it: an
-    /// action added to the engine refuses a value of its own keys this way,
-    /// without an edit here. (`append`'s and `run`'s refusals are the
-    /// variants from [`NoProgram`](Self::NoProgram) to
-    /// [`BadTimeout`](Self::BadTimeout).)
+    /// An action's own refusal of its table, as its module words it: every
+    /// action (`append`'s empty path, `run`'s empty argv or bad
+    /// `timeout_ms`) refuses a value of its own keys this way, and one added
+    /// to the engine does without an edit here.
     #[non_exhaustive]
     Action {
         /// The action's key, as in `count`.
@@ -280,34 +260,9 @@ impl fmt::Display for TableErrorKind {
                      (write two `[[hook]]` tables for two actions)",
                 )
             }
-            TableErrorKind::NoProgram { empty_array } => {
-                if *empty_array {
-                    f.write_str("`run = []` names no program")?;
-                } else {
-                    f.write_str("`run` names no program: its first element is empty")?;
-                }
-                f.write_str("; write the program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]`")
-            }
-            TableErrorKind::NulInArgument { index } => write!(
-                f,
-                "element {index} of `run` holds a NUL character, which no program name or argument can"
-            ),
-            TableErrorKind::EmptyPath => f.write_str(
-                "`append = \"\"` names no file; write a path, as in `append = \"audit.jsonl\"`",
-            ),
-            TableErrorKind::NulInPath => {
-                f.write_str("the `append` path holds a NUL character, which no file name can")
-            }
-            TableErrorKind::TimeoutOnAppend => f.write_str(
-                "`timeout_ms` applies only to a `run` hook, and this hook appends; remove it",
-            ),
             TableErrorKind::KeyOfOtherAction { key, owner, verb } => write!(
                 f,
                 "`{key}` applies only to a `{owner}` hook, and this hook {verb}; remove it"
-            ),
-            TableErrorKind::BadTimeout(ms) => write!(
-                f,
-                "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
             ),
             TableErrorKind::ProjectHooks {
                 project_file,
@@ -379,7 +334,7 @@ fn write_hidden_hooks(
              `{written}` would load as no hooks at all"
         );
     }
-    f.write_str(if written == "hook" {
+    f.write_str(if written == HOOK {
         "hooks"
     } else {
         "did you mean `hook`? Hooks"

@@ -5,14 +5,13 @@
 //! [`Interrupt::interrupt`], typically from a thread that receives
 //! `SIGINT`, `SIGTERM` and `SIGHUP`.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::{Watch, spawn_and_wait, wait_for};
-use crate::failure::HookFailure;
+use super::error::ProcessError;
 
 /// A cloneable handle on every child spawned through it and not yet reaped:
 /// the `run` hooks of the [`Hooks`](crate::Hooks) that share it, and what
@@ -22,7 +21,7 @@ use crate::failure::HookFailure;
 ///
 /// [`interrupt`](Self::interrupt) kills the process group of each (every
 /// child leads its own) and makes every later spawn through the handle
-/// refuse with [`HookFailure::Interrupted`]. It sends signals and nothing
+/// refuse with [`ProcessError::Interrupted`]. It sends signals and nothing
 /// else: no handler is installed, no `SIGCHLD` disposition is touched, and a
 /// group is killed only while its leader is unreaped, so its id cannot have
 /// been reused by a stranger.
@@ -129,40 +128,6 @@ impl Interrupt {
         true
     }
 
-    /// [`run_argv`](crate::process::run_argv), with the child in flight on this
-    /// handle: an interrupt kills its group and it fails with
-    /// [`HookFailure::Interrupted`]; after an interrupt it is not spawned.
-    ///
-    /// # Errors
-    /// As [`run_argv`](crate::process::run_argv), and [`HookFailure::Interrupted`].
-    pub fn run_argv(
-        &self,
-        argv: &[String],
-        root: &std::path::Path,
-        input: &[u8],
-        stdout: Stdio,
-        timeout: Duration,
-    ) -> Result<(), HookFailure> {
-        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        spawn_and_wait(argv, timeout, &root, input, stdout, Watch::auto(self))
-    }
-
-    /// [`run_command`](crate::process::run_command), with the child in flight on this
-    /// handle, as [`run_argv`](Self::run_argv) has it.
-    ///
-    /// # Errors
-    /// As [`run_command`](crate::process::run_command), and
-    /// [`HookFailure::Interrupted`].
-    pub fn run_command(
-        &self,
-        command: Command,
-        input: &[u8],
-        timeout: Duration,
-    ) -> Result<(), HookFailure> {
-        let program = command.get_program().to_string_lossy().into_owned();
-        wait_for(command, &program, input, timeout, Watch::auto(self))
-    }
-
     /// Takes a child the caller spawned itself, leading a process group of
     /// its own (`process_group(0)`), as a background process is: an
     /// interrupt kills its group for as long as the [`Tracked`] holds it
@@ -171,16 +136,16 @@ impl Interrupt {
     /// wait for it.
     ///
     /// # Errors
-    /// [`HookFailure::Interrupted`] when the handle was already interrupted:
+    /// [`ProcessError::Interrupted`] when the handle was already interrupted:
     /// the child's group has been killed and the child reaped.
-    pub fn track(&self, mut child: Child) -> Result<Tracked, HookFailure> {
+    pub fn track(&self, mut child: Child) -> Result<Tracked, ProcessError> {
         let pid = Pid::from_child(&child);
         let mut state = self.lock();
         if state.interrupted {
             drop(state);
             let _ = kill_process_group(pid, Signal::KILL);
             let _ = child.wait();
-            return Err(HookFailure::Interrupted);
+            return Err(ProcessError::Interrupted);
         }
         let id = state.next;
         state.next += 1;
@@ -194,10 +159,10 @@ impl Interrupt {
 
     /// Before a spawn: refuses after an interrupt, else counts a child in
     /// flight until the slot is dropped.
-    pub(super) fn enter(&self) -> Result<Slot<'_>, HookFailure> {
+    pub(super) fn enter(&self) -> Result<Slot<'_>, ProcessError> {
         let mut state = self.lock();
         if state.interrupted {
-            return Err(HookFailure::Interrupted);
+            return Err(ProcessError::Interrupted);
         }
         let id = state.next;
         state.next += 1;

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use toml::Spanned;
 
-use super::{HookKey, TableError, TableErrorKind};
-use crate::filter::RawWhere;
+use crate::conditions::RawWhere;
+use crate::key::HookKey;
+use crate::table_error::{TableError, TableErrorKind};
 
 /// Where a table is, for an action's validator: its errors name the file,
 /// the table (`hook[2]`) and the key.
@@ -32,6 +33,22 @@ impl Cx<'_> {
         TableError::at(self.file, self.text, key, Some(span.start), kind)
     }
 
+    /// An action's own refusal of the value of `key`, at `span`: `reason`
+    /// says what is wrong and what is accepted, in the action's words.
+    pub(crate) fn refusal(
+        &self,
+        key: &str,
+        span: Range<usize>,
+        action: &'static str,
+        reason: impl std::fmt::Display,
+    ) -> TableError {
+        let kind = TableErrorKind::Action {
+            action,
+            reason: reason.to_string(),
+        };
+        self.error(key, span, kind)
+    }
+
     /// An error about the table as a whole.
     pub(crate) fn table_error(&self, kind: TableErrorKind) -> TableError {
         let key = self.at.to_owned();
@@ -49,22 +66,22 @@ pub(crate) struct RawHook {
     values: Vec<(&'static HookKey, Spanned<RawValue>)>,
 }
 
-/// A value of one of the [`Shape`](super::Shape)s a key may have.
+/// A value of one of the [`Shape`](crate::key::Shape)s a key may have.
 #[derive(Debug, Clone)]
 pub(crate) enum RawValue {
-    /// [`Shape::Strings`](super::Shape::Strings): each string with its span.
+    /// [`Shape::Strings`](crate::key::Shape::Strings): each string with its span.
     Strings(Vec<Spanned<String>>),
-    /// [`Shape::Text`](super::Shape::Text).
+    /// [`Shape::Text`](crate::key::Shape::Text).
     Text(String),
-    /// [`Shape::Int`](super::Shape::Int).
+    /// [`Shape::Int`](crate::key::Shape::Int).
     Int(i64),
-    /// [`Shape::Choice`](super::Shape::Choice): the value, as listed in the shape.
+    /// [`Shape::Choice`](crate::key::Shape::Choice): the value, as listed in the shape.
     Choice(&'static str),
-    /// [`Shape::Events`](super::Shape::Events) given something other than an array: what it is,
+    /// [`Shape::Events`](crate::key::Shape::Events) given something other than an array: what it is,
     /// in serde's words (`string "x"`, ``integer `3` ``).
     NotArray(String),
-    /// [`Shape::Filter`](super::Shape::Filter): the `where` table as written.
-    Filter(RawWhere),
+    /// [`Shape::Where`](crate::key::Shape::Where): the `where` table as written.
+    Where(RawWhere),
 }
 
 impl RawHook {
@@ -86,7 +103,8 @@ impl RawHook {
             .map(|(_, value)| value.span())
     }
 
-    fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
+    /// `name`'s value as read, when present, taken out of the table.
+    pub(crate) fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
         let at = self.values.iter().position(|(key, _)| key.name == name)?;
         Some(self.values.remove(at).1)
     }
@@ -98,16 +116,8 @@ impl RawHook {
         pick(value.into_inner()).map(|v| Spanned::new(span, v))
     }
 
-    /// `name`'s strings, when present (and declared [`Shape::Strings`](super::Shape::Strings)).
-    pub(crate) fn take_strings(&mut self, name: &str) -> Option<Names> {
-        self.take_as(name, |v| match v {
-            RawValue::Strings(items) => Some(items),
-            _ => None,
-        })
-    }
-
     /// `name`'s event names, when present (and declared
-    /// [`Shape::Events`](super::Shape::Events)): `Err` with what was found instead of an array.
+    /// [`Shape::Events`](crate::key::Shape::Events)): `Err` with what was found instead of an array.
     pub(crate) fn take_events(&mut self, name: &str) -> Option<Result<Names, Spanned<String>>> {
         let value = self.take(name)?;
         let span = value.span();
@@ -118,15 +128,7 @@ impl RawHook {
         }
     }
 
-    /// `name`'s string, when present (and declared [`Shape::Text`](super::Shape::Text)).
-    pub(crate) fn take_text(&mut self, name: &str) -> Option<Spanned<String>> {
-        self.take_as(name, |v| match v {
-            RawValue::Text(text) => Some(text),
-            _ => None,
-        })
-    }
-
-    /// `name`'s integer, when present (and declared [`Shape::Int`](super::Shape::Int)).
+    /// `name`'s integer, when present (and declared [`Shape::Int`](crate::key::Shape::Int)).
     pub(crate) fn take_int(&mut self, name: &str) -> Option<Spanned<i64>> {
         self.take_as(name, |v| match v {
             RawValue::Int(n) => Some(n),
@@ -134,18 +136,46 @@ impl RawHook {
         })
     }
 
-    /// `name`'s `where` table, when present (and declared [`Shape::Filter`](super::Shape::Filter)).
-    pub(crate) fn take_filter(&mut self, name: &str) -> Option<Spanned<RawWhere>> {
+    /// `name`'s `where` table, when present (and declared [`Shape::Where`](crate::key::Shape::Where)).
+    pub(crate) fn take_where(&mut self, name: &str) -> Option<Spanned<RawWhere>> {
         self.take_as(name, |v| match v {
-            RawValue::Filter(raw) => Some(raw),
+            RawValue::Where(raw) => Some(raw),
             _ => None,
         })
     }
 
-    /// `name`'s choice, when present (and declared [`Shape::Choice`](super::Shape::Choice)).
+    /// `name`'s choice, when present (and declared [`Shape::Choice`](crate::key::Shape::Choice)).
     pub(crate) fn take_choice(&mut self, name: &str) -> Option<&'static str> {
         match self.take(name)?.into_inner() {
             RawValue::Choice(choice) => Some(choice),
+            _ => None,
+        }
+    }
+}
+
+/// The value of an action's key, as its validator takes it: read in the
+/// shape the key's row declares ([`Shape::Text`](crate::key::Shape::Text) as a
+/// string, [`Shape::Strings`](crate::key::Shape::Strings) as [`Names`]).
+pub(crate) trait KeyValue: Sized {
+    /// `value` as this type; `None` when it was read in another shape.
+    fn from_raw(value: Spanned<RawValue>) -> Option<Self>;
+}
+
+impl KeyValue for Spanned<String> {
+    fn from_raw(value: Spanned<RawValue>) -> Option<Self> {
+        let span = value.span();
+        match value.into_inner() {
+            RawValue::Text(text) => Some(Spanned::new(span, text)),
+            _ => None,
+        }
+    }
+}
+
+impl KeyValue for Names {
+    fn from_raw(value: Spanned<RawValue>) -> Option<Self> {
+        let span = value.span();
+        match value.into_inner() {
+            RawValue::Strings(items) => Some(Spanned::new(span, items)),
             _ => None,
         }
     }

@@ -1,0 +1,71 @@
+//! The `append` action's key, its row of the key table, and what a value of
+//! it must be.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::json;
+use toml::Spanned;
+
+use crate::action::interface::{Effects, Entry};
+use crate::key::{HookKey, Shape};
+use crate::raw::{Cx, RawHook};
+use crate::table_error::TableError;
+
+/// The key that chooses the action.
+pub(crate) const KEY: &str = "append";
+
+pub(crate) const ENTRY: Entry = Entry {
+    key: HookKey {
+        name: KEY,
+        shape: Shape::Text("a file path, as in `append = \"audit.jsonl\"`"),
+        owner: Some(KEY),
+        schema: |_| {
+            json!({
+                "type": "string",
+                "minLength": 1,
+                "description": "A path, relative to the hooks' root, to append one JSON line per matching event to."
+            })
+        },
+    },
+    options: &[],
+    verb: "appends",
+    effects: Effects::WRITES_FILE,
+};
+
+/// Why an `append` table is refused, in the action's words.
+#[derive(Debug)]
+enum Refusal {
+    /// `append = ""`.
+    EmptyPath,
+    /// A path holding a NUL character.
+    NulInPath,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::EmptyPath => {
+                "`append = \"\"` names no file; write a path, as in `append = \"audit.jsonl\"`"
+            }
+            Refusal::NulInPath => "the `append` path holds a NUL character, which no file name can",
+        })
+    }
+}
+
+/// A path that names a file, resolved against the hooks' root (`join`
+/// keeps an absolute path as it is).
+pub(crate) fn validate(
+    append: Spanned<String>,
+    _: &mut RawHook,
+    cx: &Cx<'_>,
+) -> Result<(PathBuf,), TableError> {
+    let span = append.span();
+    let path = append.into_inner();
+    let refusal = match () {
+        () if path.is_empty() => Refusal::EmptyPath,
+        () if path.contains('\0') => Refusal::NulInPath,
+        () => return Ok((cx.root.join(PathBuf::from(path)),)),
+    };
+    Err(cx.refusal(KEY, span, KEY, refusal))
+}

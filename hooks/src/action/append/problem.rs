@@ -1,0 +1,146 @@
+//! What building the hooks finds wrong with an `append` hook's file
+//! ([`AppendProblem`]), in words for an operator, with what to do about it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::keys::KEY;
+use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
+
+/// Something that will make an `append` hook fail each time it fires, found
+/// when the hooks were built ([`ProblemKind::Append`](crate::ProblemKind::Append)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AppendProblem {
+    /// The path is a directory.
+    IsDirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The path is a symbolic link, which an append never follows.
+    IsSymlink {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The path exists and is not a regular file (a FIFO, a socket, a
+    /// device).
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The directory the file would be created in does not exist.
+    NoParent {
+        /// The path.
+        path: PathBuf,
+        /// Its missing directory.
+        parent: PathBuf,
+    },
+    /// The path is under the hooks' root and leads out of it: through
+    /// `..`, or a directory that is a symbolic link to somewhere outside (a
+    /// clone's `logs -> ~/.bashrc.d`).
+    LeavesRoot {
+        /// The path.
+        path: PathBuf,
+        /// The link, as written under the root, when one was found.
+        through: Option<String>,
+    },
+    /// The file could not be created for another reason.
+    CannotCreate {
+        /// The path.
+        path: PathBuf,
+        /// The system's reason, as an operator reads it.
+        cause: String,
+    },
+    /// The path holds a `~`, `$NAME` or `${NAME}` that a shell would
+    /// expand, which a hook takes literally because there is no shell.
+    NotExpanded {
+        /// The part of the path the operator wrote.
+        text: String,
+    },
+}
+
+impl AppendProblem {
+    /// What the operator can do about it (see [`ProblemKind::hint`](crate::ProblemKind::hint)).
+    pub(crate) fn hint(&self) -> Option<String> {
+        Some(match self {
+            AppendProblem::IsDirectory { .. } => {
+                "name a file, as in `append = \"logs/audit.jsonl\"`".to_owned()
+            }
+            AppendProblem::IsSymlink { .. } => "name the file the link points to".to_owned(),
+            AppendProblem::NotRegular { .. } => "name a regular file".to_owned(),
+            AppendProblem::NoParent { parent, .. } => {
+                format!("create it: mkdir -p {}", Quoted(parent))
+            }
+            AppendProblem::LeavesRoot { .. } => leaves_root_hint(),
+            AppendProblem::CannotCreate { .. } => return None,
+            AppendProblem::NotExpanded { .. } => not_expanded_hint(),
+        })
+    }
+
+    /// The file the problem is about, when it is about one.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            AppendProblem::NotExpanded { .. } => None,
+            AppendProblem::IsDirectory { path }
+            | AppendProblem::IsSymlink { path }
+            | AppendProblem::NotRegular { path }
+            | AppendProblem::NoParent { path, .. }
+            | AppendProblem::LeavesRoot { path, .. }
+            | AppendProblem::CannotCreate { path, .. } => Some(path),
+        }
+    }
+}
+
+impl fmt::Display for AppendProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AppendProblem::IsDirectory { path } => {
+                write!(f, "append: `{}` is a directory", path.display())
+            }
+            AppendProblem::IsSymlink { path } => write!(
+                f,
+                "append: `{}` is a symbolic link, which an append hook never follows",
+                path.display()
+            ),
+            AppendProblem::NotRegular { path } => {
+                write!(f, "append: `{}` is not a regular file", path.display())
+            }
+            AppendProblem::NoParent { path, parent } => write!(
+                f,
+                "append: `{}` cannot be created: there is no directory `{}`",
+                path.display(),
+                parent.display()
+            ),
+            AppendProblem::LeavesRoot { path, through } => leaves_root(f, path, through),
+            AppendProblem::CannotCreate { path, cause } => {
+                write!(f, "append: `{}` cannot be created: {cause}", path.display())
+            }
+            AppendProblem::NotExpanded { text } => write_not_expanded(f, KEY, text),
+        }
+    }
+}
+
+/// [`AppendProblem::LeavesRoot`]'s message.
+fn leaves_root(f: &mut fmt::Formatter<'_>, path: &Path, through: &Option<String>) -> fmt::Result {
+    write!(
+        f,
+        "append: `{}` leads out of the hooks' root",
+        path.display()
+    )?;
+    match through {
+        Some(link) => write!(f, " through the symbolic link `{link}`"),
+        None => f.write_str(" (through `..` or a symbolic link)"),
+    }
+}
+
+/// [`AppendProblem::LeavesRoot`]'s hint.
+fn leaves_root_hint() -> String {
+    "a relative `append` path is opened beneath the hooks' root and follows no link out \
+     of it; name a file under that root, or write an absolute path to append outside it"
+        .to_owned()
+}
+
+/// An error, so that it can stand on its own; its `Display` says all of it,
+/// and `source()` returns nothing (a cause it quotes, as
+/// [`CannotCreate`](Self::CannotCreate)'s, is text in it).
+impl std::error::Error for AppendProblem {}

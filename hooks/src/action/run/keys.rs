@@ -1,0 +1,127 @@
+//! The `run` action's keys: `run` itself and its option `timeout_ms`, their
+//! rows of the key table, and what a value of each must be.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::action::interface::{Effects, Entry};
+use crate::key::{HookKey, Shape};
+use crate::raw::{Cx, Names, RawHook};
+use crate::table_error::TableError;
+
+/// The key that chooses the action.
+pub(crate) const KEY: &str = "run";
+
+/// The option that sets a hook's timeout.
+pub(crate) const TIMEOUT_MS: &str = "timeout_ms";
+
+/// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
+/// noticeable when a spawning hook is wired to a hot event.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
+
+pub(crate) const ENTRY: Entry = Entry {
+    key: HookKey {
+        name: KEY,
+        shape: Shape::Strings {
+            array: "an argv array, program first, as in `run = [\"cargo\", \"fmt\"]` (there is no shell)",
+            item: "a program or an argument, a string",
+        },
+        owner: Some(KEY),
+        schema: |_| {
+            json!({
+                "type": "array",
+                "description": "An argv to spawn with the event's JSON line on stdin. Never a shell line.",
+                "minItems": 1,
+                "prefixItems": [ { "type": "string", "minLength": 1 } ],
+                "items": { "type": "string" }
+            })
+        },
+    },
+    options: &[HookKey {
+        name: TIMEOUT_MS,
+        shape: Shape::Int("a whole number of milliseconds, at least 1, as in `timeout_ms = 2000`"),
+        owner: Some(KEY),
+        schema: |_| {
+            json!({
+                "type": "integer",
+                "minimum": 1,
+                "default": DEFAULT_TIMEOUT.as_millis() as u64,
+                "description": "The wall-clock ceiling on a run hook, in milliseconds; the child is killed at it."
+            })
+        },
+    }],
+    verb: "runs a program",
+    effects: Effects::SPAWNS_PROCESS,
+};
+
+/// Why a `run` table is refused, in the action's words.
+#[derive(Debug)]
+enum Refusal {
+    /// `run = []` (`empty_array`) or `run = ["", …]`.
+    NoProgram { empty_array: bool },
+    /// An element holding a NUL character, counted from 1.
+    NulInArgument { index: usize },
+    /// `timeout_ms` below 1.
+    BadTimeout(i64),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::NoProgram { empty_array } => {
+                if *empty_array {
+                    f.write_str("`run = []` names no program")?;
+                } else {
+                    f.write_str("`run` names no program: its first element is empty")?;
+                }
+                f.write_str("; write the program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]`")
+            }
+            Refusal::NulInArgument { index } => write!(
+                f,
+                "element {index} of `run` holds a NUL character, which no program name or argument can"
+            ),
+            Refusal::BadTimeout(ms) => write!(
+                f,
+                "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
+            ),
+        }
+    }
+}
+
+/// A program first, no NUL anywhere, and a timeout of at least 1 ms: the
+/// argv and the timeout.
+pub(crate) fn validate(
+    run: Names,
+    raw: &mut RawHook,
+    cx: &Cx<'_>,
+) -> Result<(Vec<String>, Duration), TableError> {
+    let span = run.span();
+    let argv = run.into_inner();
+    let refuse = |span, refusal| cx.refusal(KEY, span, KEY, refusal);
+    match argv.first() {
+        None => return Err(refuse(span, Refusal::NoProgram { empty_array: true })),
+        Some(program) if program.get_ref().is_empty() => {
+            let refusal = Refusal::NoProgram { empty_array: false };
+            return Err(refuse(program.span(), refusal));
+        }
+        Some(_) => {}
+    }
+    if let Some(bad) = argv.iter().position(|a| a.get_ref().contains('\0')) {
+        let refusal = Refusal::NulInArgument { index: bad + 1 };
+        return Err(refuse(argv[bad].span(), refusal));
+    }
+    let timeout = match raw.take_int(TIMEOUT_MS) {
+        None => DEFAULT_TIMEOUT,
+        Some(t) => match u64::try_from(*t.get_ref()) {
+            Ok(ms) if ms >= 1 => Duration::from_millis(ms),
+            _ => {
+                let refusal = Refusal::BadTimeout(*t.get_ref());
+                return Err(cx.refusal(TIMEOUT_MS, t.span(), KEY, refusal));
+            }
+        },
+    };
+    let argv = argv.into_iter().map(toml::Spanned::into_inner).collect();
+    Ok((argv, timeout))
+}

@@ -1,0 +1,286 @@
+//! What building the hooks finds wrong with a `run` hook's program
+//! ([`RunProblem`]), in words for an operator, with what to do about it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::keys::KEY;
+use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
+use crate::message::Shown;
+
+/// Something that will make a `run` hook fail each time it fires, found
+/// when the hooks were built ([`ProblemKind::Run`](crate::ProblemKind::Run)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunProblem {
+    /// A bare program name (no `/`) is not an executable file in any
+    /// absolute `PATH` entry.
+    NotInPath {
+        /// The program as written.
+        program: String,
+        /// `./NAME`, when the hooks' root holds a file of that name.
+        in_root: Option<String>,
+    },
+    /// A program containing `/`, taken relative to the hooks' root, does
+    /// not exist.
+    NoSuchProgram {
+        /// The program as written.
+        program: String,
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The program exists but is not executable.
+    NotExecutable {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The program is reached through a symbolic link (at its end or on
+    /// its way), and the file it leads to is not executable. A hint then
+    /// names that file, never the link: `chmod` follows a link, and a
+    /// link a repository committed can lead out of the hooks' root.
+    LinkNotExecutable {
+        /// The program as written.
+        program: String,
+        /// The path as looked for, through the link.
+        path: PathBuf,
+        /// Where the link leads, every link followed.
+        target: PathBuf,
+        /// Whether that is outside the hooks' root, where no hint points.
+        out_of_root: bool,
+    },
+    /// The program is not a regular file: a FIFO, a socket or a device,
+    /// which no system runs.
+    NotRegular {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+        /// What it is, as `a FIFO`.
+        kind: &'static str,
+    },
+    /// The program is a directory.
+    IsDirectory {
+        /// The program as written.
+        program: String,
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The program holds a `~`, `$NAME` or `${NAME}` that a shell would
+    /// expand, which a hook takes literally because there is no shell.
+    NotExpanded {
+        /// The program as written.
+        text: String,
+    },
+    /// The program is an executable file the system cannot start: it does
+    /// not begin with a `#!` line naming an interpreter, nor is it a binary
+    /// of this system's format (ELF; Mach-O on macOS). `execve` refuses it
+    /// with "Exec format error".
+    NotAProgram {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The program's `#!` line ends in a carriage return: the file was saved
+    /// with Windows line endings, so the system looks for an interpreter
+    /// whose name ends in `\r`, and finds none.
+    ShebangCarriageReturn {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The interpreter the program's `#!` line names cannot be found: not
+    /// an executable file, or, for `#!/usr/bin/env NAME`, `NAME` is not an
+    /// executable file in any absolute `PATH` entry.
+    NoInterpreter {
+        /// The program as written.
+        program: String,
+        /// The file.
+        path: PathBuf,
+        /// The interpreter as the `#!` line writes it (or the `NAME` after
+        /// `env`), from the file's first 256 bytes, lossily decoded: it
+        /// comes from the file, so `Display` escapes it and shows at most
+        /// 80 characters of it.
+        interpreter: String,
+        /// Whether it was named through `env`, so looked up in `PATH`.
+        via_env: bool,
+    },
+}
+
+impl RunProblem {
+    /// What the operator can do about it (see [`ProblemKind::hint`](crate::ProblemKind::hint)).
+    pub(crate) fn hint(&self) -> Option<String> {
+        Some(match self {
+            RunProblem::NotInPath {
+                in_root: Some(local),
+                ..
+            } => format!("to run the file in the hooks' root, write `{local}`"),
+            RunProblem::NotInPath { program, .. } => format!(
+                "install `{program}`, or name it by its path (`/usr/local/bin/{program}`, `./scripts/{program}`)"
+            ),
+            RunProblem::NoSuchProgram { .. } => "a program containing `/` is relative to the \
+                 hooks' root: write its path from there (`./scripts/NAME`) or in full"
+                .to_owned(),
+            RunProblem::NotExecutable { path, .. } => {
+                format!("make it executable: chmod +x {}", Quoted(path))
+            }
+            RunProblem::LinkNotExecutable {
+                out_of_root: true, ..
+            } => "it leads out of the hooks' root, so no command here changes it: point the \
+                  hook at a program in the root, or name the program by its own path"
+                .to_owned(),
+            RunProblem::LinkNotExecutable { target, .. } => {
+                format!("make it executable: chmod +x {}", Quoted(target))
+            }
+            RunProblem::NotRegular { .. } => {
+                "name a program: a regular file, executable, that the hook runs".to_owned()
+            }
+            RunProblem::IsDirectory { .. } => "name the program inside it".to_owned(),
+            RunProblem::NotExpanded { .. } => not_expanded_hint(),
+            RunProblem::NotAProgram { .. } => "make its first line `#!` and the interpreter \
+                 that runs it, as in `#!/bin/sh`"
+                .to_owned(),
+            RunProblem::ShebangCarriageReturn { path, .. } => format!(
+                "save it with Unix line endings: sed -i 's/\\r$//' {}",
+                Quoted(path)
+            ),
+            RunProblem::NoInterpreter {
+                interpreter,
+                via_env: true,
+                ..
+            } => format!(
+                "install `{}`, or change the `#!` line to an interpreter that is installed",
+                Shown(interpreter)
+            ),
+            RunProblem::NoInterpreter { .. } => {
+                "change the `#!` line to an interpreter that exists, as in `#!/bin/sh`".to_owned()
+            }
+        })
+    }
+
+    /// The file the problem is about, when it is about one.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            RunProblem::NotInPath { .. } | RunProblem::NotExpanded { .. } => None,
+            RunProblem::LinkNotExecutable { target, .. } => Some(target),
+            RunProblem::NoSuchProgram { path, .. }
+            | RunProblem::NotExecutable { path, .. }
+            | RunProblem::NotRegular { path, .. }
+            | RunProblem::IsDirectory { path, .. }
+            | RunProblem::NotAProgram { path, .. }
+            | RunProblem::ShebangCarriageReturn { path, .. }
+            | RunProblem::NoInterpreter { path, .. } => Some(path),
+        }
+    }
+}
+
+impl fmt::Display for RunProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunProblem::NotInPath { program, .. } => write!(
+                f,
+                "`{program}` is not an executable file in any absolute `PATH` entry (a bare \
+                 name is looked up in `PATH` only, never in the hooks' root, and relative \
+                 entries such as `.` are skipped)"
+            ),
+            RunProblem::NoSuchProgram { program, path } => {
+                write!(f, "`{program}`: there is no `{}`", path.display())
+            }
+            RunProblem::NotExecutable { program, path } => {
+                write!(f, "`{program}`: `{}` is not executable", path.display())
+            }
+            RunProblem::LinkNotExecutable {
+                program,
+                path,
+                target,
+                out_of_root,
+            } => link_not_executable(f, program, path, target, *out_of_root),
+            RunProblem::NotRegular {
+                program,
+                path,
+                kind,
+            } => write!(
+                f,
+                "`{program}`: `{}` is {kind}, not a program (a program is a regular file)",
+                path.display()
+            ),
+            RunProblem::IsDirectory { program, path } => {
+                write!(f, "`{program}`: `{}` is a directory", path.display())
+            }
+            RunProblem::NotExpanded { text } => write_not_expanded(f, &format!("{KEY}[1]"), text),
+            RunProblem::NotAProgram { program, path } => write!(
+                f,
+                "`{program}`: `{}` cannot be started: it neither begins with a `#!` line \
+                 naming its interpreter nor is a binary this system runs",
+                path.display()
+            ),
+            RunProblem::ShebangCarriageReturn { program, path } => write!(
+                f,
+                "`{program}`: the `#!` line of `{}` ends in a carriage return (`\\r`, a \
+                 Windows line ending), so the system looks for an interpreter whose name \
+                 ends in one",
+                path.display()
+            ),
+            RunProblem::NoInterpreter {
+                program,
+                path,
+                interpreter,
+                via_env,
+            } => no_interpreter(f, program, path, interpreter, *via_env),
+        }
+    }
+}
+
+/// [`RunProblem::LinkNotExecutable`]'s message.
+fn link_not_executable(
+    f: &mut fmt::Formatter<'_>,
+    program: &str,
+    path: &Path,
+    target: &Path,
+    out_of_root: bool,
+) -> fmt::Result {
+    write!(
+        f,
+        "`{program}`: `{}` is a symbolic link to `{}`, which is not executable",
+        path.display(),
+        target.display(),
+    )?;
+    if out_of_root {
+        f.write_str(" and lies outside the hooks' root")?;
+    }
+    Ok(())
+}
+
+/// [`RunProblem::NoInterpreter`]'s message.
+fn no_interpreter(
+    f: &mut fmt::Formatter<'_>,
+    program: &str,
+    path: &Path,
+    interpreter: &str,
+    via_env: bool,
+) -> fmt::Result {
+    if via_env {
+        write!(
+            f,
+            "`{program}`: the `#!` line of `{}` runs `{}` through `env`, and it is not an \
+             executable file in any absolute `PATH` entry",
+            path.display(),
+            Shown(interpreter)
+        )
+    } else {
+        write!(
+            f,
+            "`{program}`: the `#!` line of `{}` names the interpreter `{}`, which is not an \
+             executable file",
+            path.display(),
+            Shown(interpreter)
+        )
+    }
+}
+
+/// An error, so that it can stand on its own; its `Display` says all of it,
+/// and `source()` returns nothing.
+impl std::error::Error for RunProblem {}

@@ -1,0 +1,243 @@
+//! Why running a program failed ([`ProcessError`]): the process runner's
+//! own error, as ripgrep's process module has its `CommandError`. A `run`
+//! hook's failure carries it ([`ProcessError::Process`](crate::ProcessError::Process)),
+//! and an embedder's own commands get it from [`run_argv`](super::run_argv)
+//! and [`run_command`](super::run_command).
+
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+use crate::message::OsMessage;
+
+/// Why a program run by the process runner failed. Its `Display` is written
+/// for an operator, says the cause, and never quotes the program's input.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProcessError {
+    /// A bare program name is not an executable file in any absolute entry
+    /// of `PATH` (relative entries, `.` and empty ones included, are never
+    /// searched).
+    NotFound {
+        /// The program as written.
+        program: String,
+    },
+    /// The program could not be spawned.
+    Spawn {
+        /// The program as written.
+        program: String,
+        /// The cause.
+        cause: io::Error,
+    },
+    /// The program exited with a non-zero status.
+    Exit {
+        /// The status.
+        code: i32,
+    },
+    /// The program was killed by a signal it did not get from us.
+    Signal {
+        /// The signal's number.
+        signal: i32,
+    },
+    /// The program was still running at its timeout, so its process group
+    /// was killed.
+    TimedOut {
+        /// The timeout it was given (a hook's `timeout_ms`).
+        timeout: Duration,
+    },
+    /// The program's exit status could not be collected (as when the host
+    /// ignores `SIGCHLD`, which makes the kernel reap children unasked).
+    Wait {
+        /// The cause.
+        cause: io::Error,
+    },
+    /// The host interrupted its children
+    /// ([`Interrupt::interrupt`](super::Interrupt::interrupt)): the program's
+    /// process group was killed, or, after the interrupt, it was not
+    /// spawned.
+    Interrupted,
+}
+
+impl fmt::Display for ProcessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProcessError::NotFound { program } => write!(
+                f,
+                "could not spawn `{program}`: not found in any absolute `PATH` entry"
+            ),
+            ProcessError::Spawn { program, cause } => {
+                write!(f, "could not spawn `{program}`: {}", OsMessage(cause))
+            }
+            ProcessError::Exit { code } => write!(f, "exited with status {code}"),
+            ProcessError::Signal { signal } => {
+                write!(f, "was killed by signal {signal}")?;
+                if let Some(name) = signal_name(*signal) {
+                    write!(f, " ({name})")?;
+                }
+                Ok(())
+            }
+            ProcessError::TimedOut { timeout } => write!(
+                f,
+                "timed out after {} ms and was killed",
+                timeout.as_millis()
+            ),
+            ProcessError::Wait { cause } => {
+                write!(f, "could not collect its exit status: {}", OsMessage(cause))
+            }
+            ProcessError::Interrupted => {
+                f.write_str("was interrupted, and its process group killed")
+            }
+        }
+    }
+}
+
+/// Its `Display` states the cause (an OS error, through [`OsMessage`]), so
+/// `source()` returns nothing: a chain printer shows each cause once. The
+/// `io::Error` itself is the variant's `cause` field (not `source`, which
+/// derive macros such as thiserror's would take for the chain's next link).
+impl std::error::Error for ProcessError {}
+
+/// The C name of signal number `signal` (`SIGKILL`), for the signals rustix
+/// names; `None` for another number.
+///
+/// A `match` on rustix's constants, so a name never depends on how rustix
+/// prints one; the arms with a `cfg` are the signals only some systems have.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    use rustix::process::Signal;
+    let name = match Signal::from_named_raw(signal)? {
+        Signal::HUP => "SIGHUP",
+        Signal::INT => "SIGINT",
+        Signal::QUIT => "SIGQUIT",
+        Signal::ILL => "SIGILL",
+        Signal::TRAP => "SIGTRAP",
+        Signal::ABORT => "SIGABRT",
+        Signal::BUS => "SIGBUS",
+        Signal::FPE => "SIGFPE",
+        Signal::KILL => "SIGKILL",
+        Signal::USR1 => "SIGUSR1",
+        Signal::SEGV => "SIGSEGV",
+        Signal::USR2 => "SIGUSR2",
+        Signal::PIPE => "SIGPIPE",
+        Signal::ALARM => "SIGALRM",
+        Signal::TERM => "SIGTERM",
+        Signal::CHILD => "SIGCHLD",
+        Signal::CONT => "SIGCONT",
+        Signal::STOP => "SIGSTOP",
+        Signal::TSTP => "SIGTSTP",
+        Signal::TTIN => "SIGTTIN",
+        Signal::TTOU => "SIGTTOU",
+        Signal::URG => "SIGURG",
+        Signal::XCPU => "SIGXCPU",
+        Signal::XFSZ => "SIGXFSZ",
+        Signal::VTALARM => "SIGVTALRM",
+        Signal::PROF => "SIGPROF",
+        Signal::WINCH => "SIGWINCH",
+        Signal::IO => "SIGIO",
+        Signal::SYS => "SIGSYS",
+        #[cfg(all(
+            any(target_os = "linux", target_os = "android"),
+            not(any(
+                target_arch = "mips",
+                target_arch = "mips32r6",
+                target_arch = "mips64",
+                target_arch = "mips64r6",
+                target_arch = "sparc",
+                target_arch = "sparc64"
+            ))
+        ))]
+        Signal::STKFLT => "SIGSTKFLT",
+        #[cfg(any(
+            target_os = "linux",
+            target_os = "android",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        Signal::POWER => "SIGPWR",
+        #[cfg(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd",
+            target_os = "netbsd",
+            target_os = "dragonfly"
+        ))]
+        Signal::INFO => "SIGINFO",
+        #[cfg(any(
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd",
+            target_os = "netbsd",
+            target_os = "dragonfly",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        Signal::EMT => "SIGEMT",
+        // A signal rustix names on this system and this match does not.
+        _ => return None,
+    };
+    Some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signal_name;
+
+    /// The names come from rustix's constants, so they must be the C
+    /// library's numbers on whatever system this runs.
+    #[test]
+    fn names_agree_with_the_c_library() {
+        let names = [
+            (libc::SIGHUP, "SIGHUP"),
+            (libc::SIGINT, "SIGINT"),
+            (libc::SIGQUIT, "SIGQUIT"),
+            (libc::SIGILL, "SIGILL"),
+            (libc::SIGTRAP, "SIGTRAP"),
+            (libc::SIGABRT, "SIGABRT"),
+            (libc::SIGBUS, "SIGBUS"),
+            (libc::SIGFPE, "SIGFPE"),
+            (libc::SIGKILL, "SIGKILL"),
+            (libc::SIGUSR1, "SIGUSR1"),
+            (libc::SIGSEGV, "SIGSEGV"),
+            (libc::SIGUSR2, "SIGUSR2"),
+            (libc::SIGPIPE, "SIGPIPE"),
+            (libc::SIGALRM, "SIGALRM"),
+            (libc::SIGTERM, "SIGTERM"),
+            (libc::SIGCHLD, "SIGCHLD"),
+            (libc::SIGCONT, "SIGCONT"),
+            (libc::SIGSTOP, "SIGSTOP"),
+            (libc::SIGTSTP, "SIGTSTP"),
+            (libc::SIGTTIN, "SIGTTIN"),
+            (libc::SIGTTOU, "SIGTTOU"),
+            (libc::SIGURG, "SIGURG"),
+            (libc::SIGXCPU, "SIGXCPU"),
+            (libc::SIGXFSZ, "SIGXFSZ"),
+            (libc::SIGVTALRM, "SIGVTALRM"),
+            (libc::SIGPROF, "SIGPROF"),
+            (libc::SIGWINCH, "SIGWINCH"),
+            (libc::SIGIO, "SIGIO"),
+            (libc::SIGSYS, "SIGSYS"),
+        ];
+        for (number, name) in names {
+            assert_eq!(signal_name(number), Some(name), "signal {number}");
+        }
+        // The ones only Linux (of the systems the suite runs on) has.
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(signal_name(libc::SIGPWR), Some("SIGPWR"));
+            assert_eq!(signal_name(libc::SIGSTKFLT), Some("SIGSTKFLT"));
+        }
+        assert_eq!(signal_name(0), None);
+        assert_eq!(signal_name(64), None, "a real-time signal has no name");
+    }
+
+    /// Pins the dependency: a signal rustix starts to name on this system
+    /// (and `signal_name` would print as a bare number) fails here, so the
+    /// `match` grows with it.
+    #[test]
+    fn every_signal_rustix_names_has_a_name() {
+        for number in 1..=64 {
+            if rustix::process::Signal::from_named_raw(number).is_some() {
+                assert!(signal_name(number).is_some(), "signal {number}");
+            }
+        }
+    }
+}

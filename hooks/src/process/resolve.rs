@@ -1,0 +1,108 @@
+//! Which program an argv names: a name containing `/` is taken from the
+//! root, a bare one is looked up in the absolute entries of `PATH` only.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::error::ProcessError;
+
+/// The search path when `PATH` is unset: glibc's own default, whose
+/// entries are both absolute.
+const DEFAULT_PATH: &str = "/bin:/usr/bin";
+
+/// `path_var` with only its absolute entries, in order: what a child gets
+/// as its `PATH`.
+pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
+    let mut kept = OsString::with_capacity(path_var.len());
+    for entry in path_var
+        .as_encoded_bytes()
+        .split(|&b| b == b':')
+        .filter(|entry| entry.first() == Some(&b'/'))
+    {
+        if !kept.is_empty() {
+            kept.push(":");
+        }
+        // Split at an ASCII byte, so each entry is a whole `OsStr`.
+        kept.push(OsStr::from_bytes(entry));
+    }
+    kept
+}
+
+/// The program `argv[0]` names, as an absolute path when `root` is one.
+///
+/// A name containing `/` is `root` joined with it (an absolute path stays
+/// as it is). A bare name is searched for in the absolute entries of
+/// `path_var` only: an empty, `.` or other relative entry would resolve
+/// against the working directory, which is the repository, and a file
+/// planted there must never run.
+pub(crate) fn resolve(
+    program: &str,
+    root: &Path,
+    path_var: Option<&OsStr>,
+) -> Result<PathBuf, ProcessError> {
+    let not_found = || ProcessError::NotFound {
+        program: program.to_owned(),
+    };
+    if program.is_empty() {
+        return Err(not_found());
+    }
+    if program.contains('/') {
+        return Ok(root.join(program));
+    }
+    let path_var = path_var.unwrap_or(OsStr::new(DEFAULT_PATH));
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+        .ok_or_else(not_found)
+}
+
+pub(crate) fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolution_uses_only_absolute_path_entries() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = tempfile::tempdir().unwrap();
+        for dir in [root.path(), bin.path()] {
+            let tool = dir.join("tool");
+            std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let plain = bin.path().join("plain");
+        std::fs::write(&plain, "").unwrap(); // not executable: skipped
+        let path = |s: String| Some(OsString::from(s));
+        let abs = bin.path().display().to_string();
+        let r = root.path();
+
+        let found = resolve("tool", r, path(format!(".::bin:{abs}")).as_deref());
+        assert_eq!(found.unwrap(), bin.path().join("tool"));
+        for only_relative in [".", "", ":", "bin:.", "./"] {
+            let got = resolve("tool", r, path(only_relative.to_owned()).as_deref());
+            assert!(
+                matches!(got, Err(ProcessError::NotFound { .. })),
+                "PATH={only_relative:?}: {got:?}"
+            );
+        }
+        assert!(resolve("plain", r, path(abs.clone()).as_deref()).is_err());
+        assert!(resolve("", r, path(abs.clone()).as_deref()).is_err());
+        // Containing `/`: the root's, never PATH's; absolute stays absolute.
+        assert_eq!(
+            resolve("./scripts/x", r, None).unwrap(),
+            r.join("./scripts/x")
+        );
+        assert_eq!(
+            resolve("/usr/bin/env", r, None).unwrap(),
+            Path::new("/usr/bin/env")
+        );
+        // Unset PATH: the absolute default.
+        assert!(resolve("sh", r, None).unwrap().is_absolute());
+    }
+}
