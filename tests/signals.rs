@@ -265,6 +265,31 @@ fn a_signal_to_io_ends_the_hook_in_flight_and_its_group() {
     }
 }
 
+/// A background hook in flight is ended with its group as a blocking one
+/// is: `io replay` hands the event to the hook's worker and waits for it at
+/// its end, where the signal finds it.
+#[test]
+fn a_signal_to_io_ends_a_background_hook_in_flight_and_its_group() {
+    let (_dir, root, user) = dirs("root");
+    fs::write(
+        root.join("io.local.toml"),
+        "[[hook]]\nrun = [\"/bin/sh\", \"-c\", \
+         \"(sleep 60; echo late > gc-marker) & echo $$ > pid; sleep 60; echo late > marker\"]\n\
+         timeout_ms = 20000\nbackground = true\n",
+    )
+    .unwrap();
+    fs::write(root.join("events.jsonl"), EVENTS).unwrap();
+    let args = ["replay", "events.jsonl"].map(OsStr::new);
+    signal_io(
+        &root,
+        &user,
+        &args,
+        &["pid"],
+        (rustix::process::Signal::INT, 130),
+        &["marker", "gc-marker"],
+    );
+}
+
 /// `SIGTERM` to `io run` while its `exec` command runs, with an
 /// `exec_background` handle started before: `io` exits 143 at once, and
 /// neither group lives on to write to the workspace.

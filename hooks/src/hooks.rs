@@ -8,13 +8,19 @@
 //! this module (`hooks/tests/layers.rs` checks that the modules name one
 //! another in no circle).
 
+mod background;
+
+pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
+
 use crate::action::{Fire, Prepare, ProblemKind, Ready};
 use crate::failure::HookFailure;
 use crate::process::{Capture, Interrupt};
 use crate::root::Root;
+use background::{Report, Start, Worker};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -30,6 +36,33 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// its device and inode, not by the path that names it); appends to
 /// different files, and `run` hooks on different threads, run concurrently,
 /// each waiting only for its own file or child.
+///
+/// # Background hooks
+///
+/// A `run` hook with `background = true` ([`Action::run_in_background`](crate::Action::run_in_background))
+/// does not hold up the thread that fires: the event's line is handed to
+/// the hook's own worker thread (started at its first event) and `fire`
+/// goes on at once. Per hook, events are executed in the order they were
+/// fired, one child at a time, each under its `timeout_ms`, exactly as a
+/// blocking hook would see them. Its queue is bounded ([`QUEUE_EVENTS`]
+/// events, and [`QUEUE_BYTES`] bytes of lines): when it is full, `fire`
+/// waits for the hook to take the next event (logged once per hook at warn
+/// level) rather than drop one. A background hook's failure is logged at
+/// warn level with the event's tag, and told to the report of
+/// [`on_background`](Self::on_background); it never cancels
+/// ([`OnFailure::Cancel`] keeps a hook blocking, whatever its action says).
+///
+/// A host waits for them with [`wait_background`](Self::wait_background) at
+/// the end of its run, before it reports; dropping the hooks waits too, and
+/// then ends the workers. The hooks' [`Interrupt`] ends a background child
+/// in flight with its process group, like any other, and the events still
+/// queued for that hook are then not given to it (logged once, with their
+/// number). A host's view of a fire, through [`fire_with`](Self::fire_with),
+/// reports a background hook as
+/// [`HookRun::background`], `Ok`, as soon as its event is queued.
+///
+/// Not for a hook whose work the host's next step reads (a formatter): that
+/// one must finish before the step goes on, so it stays blocking.
 ///
 /// ```
 /// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
@@ -67,10 +100,18 @@ pub struct Hooks<E> {
     /// `root` made absolute when the hooks were built, so that a program
     /// relative to it, and every child's working directory, do not depend on
     /// the host's working directory at the moment an event fires; and held
-    /// open, so that every `append` under it is opened beneath it.
-    abs_root: Root,
-    /// Each hook's action as its module prepared it to execute, by hook.
-    ready: Box<[Ready]>,
+    /// open, so that every `append` under it is opened beneath it. Shared
+    /// with the background hooks' workers.
+    abs_root: Arc<Root>,
+    /// Each hook's action as its module prepared it to execute, by hook;
+    /// shared with the background hooks' workers.
+    ready: Arc<[Ready]>,
+    /// Each background hook's worker, by hook, started at its first event
+    /// (`None` inside: it could not be started, and the hook runs while the
+    /// host waits). Never set for any other hook.
+    workers: Box<[OnceLock<Option<Worker>>]>,
+    /// What the host is told of each event a background hook finished.
+    report_background: Option<Report>,
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
     problems: Vec<Problem>,
@@ -127,8 +168,9 @@ impl<E: HookEvents> Hooks<E> {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
-        let abs_root = Root::open(root);
+        let abs_root = Arc::new(Root::open(root));
         let (ready, problems) = prepare(&specs, &abs_root, true);
+        let workers = specs.iter().map(|_| OnceLock::new()).collect();
         #[cfg(feature = "tracing")]
         for problem in &problems {
             tracing::warn!(
@@ -140,7 +182,9 @@ impl<E: HookEvents> Hooks<E> {
             specs,
             root: root.to_path_buf(),
             abs_root,
-            ready,
+            ready: ready.into(),
+            workers,
+            report_background: None,
             wanted,
             problems,
             stderr_tail: None,
@@ -366,18 +410,23 @@ impl<E: HookEvents> Hooks<E> {
         // an event every filter turns away is never serialised.
         let mut line = None;
         let mut flow = Flow::Continue;
-        for (index, (spec, ready)) in self.specs.iter().zip(&self.ready).enumerate() {
+        for (index, (spec, ready)) in self.specs.iter().zip(self.ready.iter()).enumerate() {
             if !spec.on.contains_kind(kind) || !spec.conditions.passes(event) {
                 continue;
             }
             let line = line.get_or_insert_with(|| serialize_line(payload));
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(Capture::new);
+            let mut queued = false;
             let result = match line {
                 Err(cause) => Err(HookFailure::Serialize {
                     event: tag,
                     cause: cause.clone(),
                 }),
+                Ok(line) if ready.background() && self.queue(index, line, tag) => {
+                    queued = true;
+                    Ok(())
+                }
                 Ok(line) => ready.execute(Fire {
                     line,
                     root: &self.abs_root,
@@ -415,10 +464,101 @@ impl<E: HookEvents> Hooks<E> {
                     result: result.as_ref().map(|_| ()),
                     elapsed,
                     stderr,
+                    background: queued,
                 });
             }
         }
         flow
+    }
+
+    /// Hands `line` to background hook `index`'s worker, starting it at the
+    /// hook's first event; `false` when there is no worker (it could not be
+    /// started, or has ended) and the event must run here.
+    fn queue(&self, index: usize, line: &[u8], tag: &'static str) -> bool {
+        let worker = self.workers[index].get_or_init(|| {
+            let start = Start {
+                ready: Arc::clone(&self.ready),
+                index,
+                root: Arc::clone(&self.abs_root),
+                interrupt: self.interrupt.clone(),
+                stderr_tail: self.stderr_tail,
+                report: self.report_background.clone(),
+            };
+            match Worker::start(start) {
+                Ok(worker) => Some(worker),
+                Err(cause) => {
+                    let number = index + 1;
+                    #[cfg(feature = "tracing")]
+                    tracing::warn!(
+                        target: "io_hooks::background",
+                        hook = number,
+                        "hook[{number}]'s background worker could not start ({cause}): it \
+                         runs while the host waits"
+                    );
+                    #[cfg(not(feature = "tracing"))]
+                    let _ = (number, cause);
+                    None
+                }
+            }
+        });
+        worker.as_ref().is_some_and(|w| w.push(line, tag))
+    }
+
+    /// Waits until every background hook has executed every event fired so
+    /// far, each under its own limits (a `run` hook's `timeout_ms`): what a
+    /// host calls at the end of a run, before it reports, so that the run's
+    /// last event has reached every hook. Returns at once when no
+    /// background hook has fired. Events fired meanwhile, from other
+    /// threads, are waited for too.
+    ///
+    /// Dropping the hooks waits the same way, and then ends the workers.
+    ///
+    /// # Blocking
+    /// For as long as the queued events take: at most
+    /// [`QUEUE_EVENTS`] events per hook, each up to its timeout. A host's
+    /// [`Interrupt`] ends the child in flight, and the events still queued
+    /// are then not given to their hook.
+    pub fn wait_background(&self) {
+        for worker in self.workers.iter().filter_map(|w| w.get()?.as_ref()) {
+            worker.wait_idle();
+        }
+    }
+
+    /// Tells `report` what each background hook did with each event, on the
+    /// hook's worker thread, once it is done: a host's way to show a
+    /// background hook's failure beside the run it belongs to (the failure
+    /// is also logged at warn level with the `tracing` feature). Set before
+    /// the first event is fired; a worker already started keeps what it was
+    /// started with.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// let dir = tempfile::tempdir()?;
+    /// let notify = Action::run_in_background(["false"], Duration::from_secs(5));
+    /// let failed = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = Arc::clone(&failed);
+    /// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, notify)], dir.path())
+    ///     .on_background(move |run| {
+    ///         if let Err(failure) = run.result {
+    ///             seen.lock().unwrap().push(format!("hook[{}] on `{}`: {failure}", run.number(), run.event));
+    ///         }
+    ///     });
+    /// hooks.fire_event(&Ev::Step); // returns at once
+    /// hooks.wait_background();
+    /// assert_eq!(*failed.lock().unwrap(), ["hook[1] on `step`: exited with status 1"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_background(
+        mut self,
+        report: impl Fn(BackgroundRun<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.report_background = Some(Arc::new(report));
+        self
     }
 }
 
@@ -437,13 +577,17 @@ fn prepare<E: HookEvents>(
     specs: &[HookSpec<E>],
     root: &Root,
     create: bool,
-) -> (Box<[Ready]>, Vec<Problem>) {
-    let cx = Prepare { root, create };
+) -> (Vec<Ready>, Vec<Problem>) {
     let mut problems = Vec::new();
     let ready = specs
         .iter()
         .enumerate()
         .map(|(index, spec)| {
+            let cx = Prepare {
+                root,
+                create,
+                cancels: spec.on_failure == OnFailure::Cancel,
+            };
             let (ready, found) = spec.action.prepare(&cx);
             problems.extend(found.into_iter().map(|kind| Problem { index, kind }));
             ready
@@ -506,6 +650,11 @@ pub struct HookRun<'a> {
     /// its stderr (empty when it wrote none, or it never ran). `None`
     /// otherwise.
     pub stderr: Option<&'a [u8]>,
+    /// Whether the event was handed to the hook's background worker:
+    /// `result` is then `Ok` and `elapsed` the time it took to queue it;
+    /// what the hook did with it is told to
+    /// [`on_background`](Hooks::on_background)'s report.
+    pub background: bool,
 }
 
 impl HookRun<'_> {

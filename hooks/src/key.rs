@@ -28,6 +28,9 @@ pub(crate) struct HookKey {
     pub(crate) owner: Option<&'static str>,
     /// Its JSON Schema, given the schema of one event name (for `on`).
     pub(crate) schema: fn(event: &Value) -> Value,
+    /// Why it applies only to its owner's hooks, said when it is written
+    /// on another's, when there is more to say than that it does not apply.
+    pub(crate) elsewhere: Option<&'static str>,
 }
 
 /// What a key's value must be. Each carries what a type error says is
@@ -45,6 +48,8 @@ pub(crate) enum Shape {
     Text(&'static str),
     /// An integer (any: the validator has its own message for a bad one).
     Int(&'static str),
+    /// `true` or `false`.
+    Bool(&'static str),
     /// `on`'s event names: an array of strings, what an element is. Any
     /// other value is kept as what it is and refused by validation, which
     /// knows the event enum and so can show one of its events as the

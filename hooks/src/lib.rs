@@ -78,6 +78,7 @@
 //! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
+//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`] |
 //!
 //! **Adding an action** is a module of `action/` and one line of the
 //! `actions!` list in `action/mod.rs`, naming the variant, its fields, its
@@ -215,7 +216,7 @@ pub use action::{
 };
 pub use conditions::{Where, WhereError};
 pub use failure::HookFailure;
-pub use hooks::{HookRun, Hooks, Problem};
+pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
 pub use io_hooks_derive::HookEvents;
 pub use layout::{Layout, Section};
 pub use process::Interrupt;

@@ -75,6 +75,8 @@ pub(crate) enum RawValue {
     Text(String),
     /// [`Shape::Int`](crate::key::Shape::Int).
     Int(i64),
+    /// [`Shape::Bool`](crate::key::Shape::Bool).
+    Bool(bool),
     /// [`Shape::Choice`](crate::key::Shape::Choice): the value, as listed in the shape.
     Choice(&'static str),
     /// [`Shape::Events`](crate::key::Shape::Events) given something other than an array: what it is,
@@ -137,6 +139,25 @@ impl RawHook {
     }
 
     /// `name`'s `where` table, when present (and declared [`Shape::Where`](crate::key::Shape::Where)).
+    /// `name`'s boolean, when present (and declared [`Shape::Bool`](crate::key::Shape::Bool)).
+    pub(crate) fn take_bool(&mut self, name: &str) -> Option<Spanned<bool>> {
+        self.take_as(name, |v| match v {
+            RawValue::Bool(b) => Some(b),
+            _ => None,
+        })
+    }
+
+    /// `name`'s choice, when present, left in the table (for a validator
+    /// whose key may not go with some value of another).
+    pub(crate) fn choice(&self, name: &str) -> Option<&'static str> {
+        self.values
+            .iter()
+            .find_map(|(key, value)| match value.get_ref() {
+                RawValue::Choice(choice) if key.name == name => Some(*choice),
+                _ => None,
+            })
+    }
+
     pub(crate) fn take_where(&mut self, name: &str) -> Option<Spanned<RawWhere>> {
         self.take_as(name, |v| match v {
             RawValue::Where(raw) => Some(raw),

@@ -166,6 +166,7 @@ pub enum TableErrorKind {
     BothActions(&'static [&'static str]),
     /// A key that belongs to another action than this hook's, as
     /// `timeout_ms` (a `run` key) on an `append` hook.
+    #[non_exhaustive]
     KeyOfOtherAction {
         /// The key as written.
         key: &'static str,
@@ -173,6 +174,8 @@ pub enum TableErrorKind {
         owner: &'static str,
         /// What this hook does, as in "this hook appends".
         verb: &'static str,
+        /// Why the key has no meaning here, when there is more to say.
+        why: Option<&'static str>,
     },
     /// A `hook` key in a file that arrives with a `git clone`
     /// ([`TomlFile::project`](crate::TomlFile::project)). The words are the
@@ -260,10 +263,21 @@ impl fmt::Display for TableErrorKind {
                      (write two `[[hook]]` tables for two actions)",
                 )
             }
-            TableErrorKind::KeyOfOtherAction { key, owner, verb } => write!(
-                f,
-                "`{key}` applies only to a `{owner}` hook, and this hook {verb}; remove it"
-            ),
+            TableErrorKind::KeyOfOtherAction {
+                key,
+                owner,
+                verb,
+                why,
+            } => {
+                write!(
+                    f,
+                    "`{key}` applies only to a `{owner}` hook, and this hook {verb}"
+                )?;
+                if let Some(why) = why {
+                    write!(f, " ({why})")?;
+                }
+                f.write_str("; remove it")
+            }
             TableErrorKind::ProjectHooks {
                 project_file,
                 operator_files,

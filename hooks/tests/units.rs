@@ -376,13 +376,24 @@ fn a_wrong_type_in_a_callers_array_of_tables_is_a_shape_error_not_an_unknown_key
 
 #[test]
 fn the_schemas_one_exclusion_rule_is_written_at_the_top_level() {
-    // `timeout_ms` belongs to `run`: beside `append` it is refused. With the
-    // built-in actions that is the only rule, and it stays where it has
-    // always been written; `allOf` holds only the rules of `where`.
+    // `timeout_ms` and `background` belong to `run`: beside `append` they
+    // are refused. With the built-in actions that is the only exclusion,
+    // and it stays where it has always been written; `allOf` holds `run`'s
+    // own rule (no `background` with `cancel`), then the rules of `where`.
     let schema = hook_table_schema::<Ev>(|_| String::new());
-    let all_of = schema["allOf"].as_array().expect("the rules of where");
+    let all_of = schema["allOf"].as_array().expect("the rules");
+    assert_eq!(
+        all_of[0],
+        serde_json::json!({ "not": {
+            "required": ["background", "on_failure"],
+            "properties": {
+                "background": { "const": true },
+                "on_failure": { "const": "cancel" }
+            }
+        } })
+    );
     assert!(
-        all_of.iter().all(|rule| rule["if"]["required"]
+        all_of[1..].iter().all(|rule| rule["if"]["required"]
             .as_array()
             .is_some_and(|r| r.contains(&"where".into()))),
         "{schema:#}"
@@ -390,6 +401,9 @@ fn the_schemas_one_exclusion_rule_is_written_at_the_top_level() {
     assert_eq!(schema["if"], serde_json::json!({ "required": ["append"] }));
     assert_eq!(
         schema["then"],
-        serde_json::json!({ "not": { "required": ["timeout_ms"] } })
+        serde_json::json!({ "not": { "anyOf": [
+            { "required": ["timeout_ms"] },
+            { "required": ["background"] }
+        ] } })
     );
 }

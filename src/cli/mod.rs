@@ -334,9 +334,13 @@ pub(crate) fn signal_line() -> Option<String> {
 /// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms;
 /// --stderr shows its stderr)`; `number` is the hook's `N` in the config.
 /// A hook that exited non-zero talks through its stderr, so when that was
-/// not captured the line says how to see it.
+/// not captured the line says how to see it. A background hook's event is
+/// `hook[2] queued`: what it did is told later ([`background_report`]).
 pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
     let ms = millis(run.elapsed);
+    if run.background {
+        return format!("hook[{number}] queued");
+    }
     match run.result {
         Ok(()) => format!("hook[{number}] ok ({ms})"),
         Err(failure @ HookFailure::Process(ProcessError::Exit { .. })) if run.stderr.is_none() => {
@@ -344,6 +348,31 @@ pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
         }
         Err(failure) => format!("hook[{number}] FAILED: {failure} ({ms})"),
     }
+}
+
+/// What a background hook did with an event, when it failed: `hook[2]
+/// FAILED in the background on `step` (its event 3): … (20.1 ms)`, and the
+/// tail of its stderr under it when it was captured, indented by `indent`;
+/// `None` when it succeeded.
+pub(crate) fn background_report(
+    run: &io_hooks::BackgroundRun<'_>,
+    number: usize,
+    indent: &str,
+) -> Option<String> {
+    let failure = run.result.err()?;
+    let ms = millis(run.elapsed);
+    let hint = match (failure, run.stderr) {
+        (HookFailure::Process(ProcessError::Exit { .. }), None) => "; --stderr shows its stderr",
+        _ => "",
+    };
+    let mut text = format!(
+        "{indent}hooks: hook[{number}] FAILED in the background on `{}` (its event {}): {failure} ({ms}{hint})\n",
+        run.event, run.seq
+    );
+    if let Some(tail) = run.stderr {
+        text.push_str(&stderr_tail(number, tail, &format!("{indent}    ")));
+    }
+    Some(text)
 }
 
 /// The hooks a command runs: all of the config's, or those `--hook` chose,
@@ -399,12 +428,21 @@ impl Selection {
 
     /// The numbers of the hooks that `kind` would fire: those whose `on`
     /// holds it and whose `where` lets it through.
-    pub(crate) fn would_fire(&self, kind: &EventKind) -> Vec<usize> {
+    pub(crate) fn would_fire(&self, kind: &EventKind) -> Vec<(usize, bool)> {
         self.specs
             .iter()
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
-            .map(|(i, _)| self.number(i))
+            .map(|(i, s)| {
+                let background = matches!(
+                    s.action,
+                    io_hooks::Action::Run {
+                        background: true,
+                        ..
+                    }
+                ) && s.on_failure == OnFailure::Continue;
+                (self.number(i), background)
+            })
             .collect()
     }
 

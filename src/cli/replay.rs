@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use io_harness::{
     EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent,
@@ -54,18 +54,30 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     let (name, source) = open(args.file)?;
     super::log_to_stderr(args.verbosity, &config, &selection);
     super::say_hooks_in_force(&config, args.verbosity);
+    // A background hook's failures, told on its worker's thread: printed
+    // once the replay's last event has reached every hook.
+    let late = Arc::new(Mutex::new(Vec::new()));
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
         super::print_problems(&hooks, &selection);
-        if args.stderr {
+        let hooks = if args.stderr {
             hooks.capture_stderr(super::STDERR_TAIL)
         } else {
             hooks
-        }
+        };
+        hooks.on_background(told_late(Arc::clone(&late), &selection, args.json))
     });
     let printer = Printer::new(hooks.as_ref(), &selection, args.json);
     let mut events = Events::new(name, source, args.max_line);
     let outcome = replay(&mut events, &printer);
+    if let Some(hooks) = &hooks {
+        hooks.wait_background();
+    }
+    let late = late
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default();
+    out(&late.concat())?;
     if let ReplayOutcome::Cancelled { steps } = outcome {
         printer.finish(steps);
     }
@@ -101,6 +113,40 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
         .map(|set| set.iter().copied().collect())
         .unwrap_or_default();
     print_outcome(outcome, &cancelled_by, args.json)
+}
+
+/// What a background hook's failure is told as, pushed on `late`: a text
+/// line (`hook[2] FAILED in the background on …`) or, with `--json`, an
+/// object `{"background": {…}}` on a line of its own.
+fn told_late(
+    late: Arc<Mutex<Vec<String>>>,
+    selection: &Selection,
+    json: bool,
+) -> impl Fn(io_hooks::BackgroundRun<'_>) + Send + Sync + 'static {
+    let numbers = selection.numbers.clone();
+    move |run| {
+        let number = numbers.get(run.index).copied().unwrap_or(run.number());
+        let report = if json {
+            run.result.err().map(|failure| {
+                let value = json!({ "background": {
+                    "hook": number,
+                    "event": run.event,
+                    "seq": run.seq,
+                    "ok": false,
+                    "error": failure.to_string(),
+                    "ms": run.elapsed.as_secs_f64() * 1000.0,
+                } });
+                let mut line = Vec::new();
+                let _ = write_safe_json(&mut line, &value);
+                String::from_utf8_lossy(&line).into_owned() + "\n"
+            })
+        } else {
+            super::background_report(&run, number, "").map(|text| safe(&text))
+        };
+        if let (Some(report), Ok(mut late)) = (report, late.lock()) {
+            late.push(report);
+        }
+    }
 }
 
 /// The events of the input, read as the replay asks for them, so a bad line
@@ -339,6 +385,9 @@ impl<'h> Printer<'h> {
                 "error": run.result.err().map(ToString::to_string),
                 "ms": run.elapsed.as_secs_f64() * 1000.0,
             });
+            if run.background {
+                report["queued"] = json!(true);
+            }
             // Only with --stderr: the objects are otherwise unchanged.
             if let Some(tail) = run.stderr {
                 report["stderr"] = json!(String::from_utf8_lossy(tail));
@@ -351,9 +400,18 @@ impl<'h> Printer<'h> {
     /// A dry run: the hooks that would fire on `event`, counted.
     fn would(&self, event: &RunEvent) -> Fired {
         let mut fired = Fired::default();
-        for number in self.selection.would_fire(&event.kind) {
-            fired.text.push(format!("hook[{number}] would fire"));
-            fired.json.push(json!({ "hook": number }));
+        for (number, background) in self.selection.would_fire(&event.kind) {
+            if background {
+                fired
+                    .text
+                    .push(format!("hook[{number}] would fire in the background"));
+                fired
+                    .json
+                    .push(json!({ "hook": number, "background": true }));
+            } else {
+                fired.text.push(format!("hook[{number}] would fire"));
+                fired.json.push(json!({ "hook": number }));
+            }
         }
         if let Ok(mut n) = self.would_fire.lock() {
             *n += fired.json.len();

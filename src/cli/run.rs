@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use io_harness::{
     Config, EventKind, Flow, Hooks, Observer, OnFailure, RunEvent,
@@ -55,7 +55,19 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     } else {
         hooks
     };
-    let progress = Progress::new(&hooks, root);
+    // A background hook's failure, told on its worker's thread, is printed
+    // with the next event's line (or at the run's end), never in the middle
+    // of another line.
+    let late = Arc::new(Mutex::new(String::new()));
+    let hooks = {
+        let late = Arc::clone(&late);
+        hooks.on_background(move |run| {
+            if let Some(text) = super::background_report(&run, run.number(), "  ") {
+                lock(&late).push_str(&text);
+            }
+        })
+    };
+    let progress = Progress::new(&hooks, root, late);
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
@@ -99,6 +111,9 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
         }
     }
     .map_err(|e| e.to_string());
+    // The run's last event reaches every background hook before io says
+    // how the run ended (a signal meanwhile ends them, as it ends io).
+    hooks.wait_background();
     // The run has returned: a signal now ends no run.
     super::on_signal(None);
     let result = result?;
@@ -253,14 +268,17 @@ struct Progress<'h> {
     root: &'h Path,
     /// The run whose streamed text is on the current line, if any.
     streaming: Mutex<Option<String>>,
+    /// Background hooks' failures not yet printed.
+    late: Arc<Mutex<String>>,
 }
 
 impl<'h> Progress<'h> {
-    fn new(hooks: &'h Hooks, root: &'h Path) -> Self {
+    fn new(hooks: &'h Hooks, root: &'h Path, late: Arc<Mutex<String>>) -> Self {
         Progress {
             hooks,
             root,
             streaming: Mutex::new(None),
+            late,
         }
     }
 
@@ -272,7 +290,16 @@ impl<'h> Progress<'h> {
         if streaming.take().is_some() {
             let _ = out("\n");
         }
+        let late = std::mem::take(&mut *lock(&self.late));
+        let _ = out(&safe(&late));
     }
+}
+
+/// `mutex`'s guard; a thread that panicked holding it left a string whole.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Observer for Progress<'_> {
@@ -324,6 +351,7 @@ impl Observer for Progress<'_> {
             if streaming.take().is_some() {
                 text.push('\n');
             }
+            text.push_str(&std::mem::take(&mut *lock(&self.late)));
             text.push_str(&format!("{indent}{}", safe_line(&summary(event))));
         }
         if !fired.is_empty() {

@@ -25,10 +25,12 @@ pub(super) const ENTRY: Entry = Entry {
         shape: Shape::Text("a counter name, as in `count = \"steps\"`"),
         owner: Some(KEY),
         schema: |_| json!({ "type": "string", "description": "A counter to add one to." }),
+        elsewhere: None,
     },
     options: &[],
     verb: "counts",
     effects: Effects::NONE,
+    rules: Vec::new,
 };
 
 /// Every counter, by name.
@@ -100,6 +102,10 @@ impl fmt::Display for CountFailure {
 impl std::error::Error for CountFailure {}
 
 impl Ready {
+    pub(super) fn background(&self) -> bool {
+        false
+    }
+
     pub(super) fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
         let name = &self.name;
         if name.starts_with("closed:") {
@@ -243,7 +249,8 @@ mod tests {
                 "run",
                 "count",
                 "on_failure",
-                "timeout_ms"
+                "timeout_ms",
+                "background"
             ]
         );
         let schema = crate::schema::hook_table_schema::<Ev>(|_| String::new());
@@ -251,7 +258,10 @@ mod tests {
         assert_eq!(schema["oneOf"][2], json!({ "required": ["count"] }));
         // `timeout_ms` is a `run` option: refused on a counting hook, in
         // the schema and at load.
-        let then = json!({ "not": { "required": ["timeout_ms"] } });
+        let then = json!({ "not": { "anyOf": [
+            { "required": ["timeout_ms"] },
+            { "required": ["background"] }
+        ] } });
         assert_eq!(schema["allOf"][1]["if"], json!({ "required": ["count"] }));
         assert_eq!(schema["allOf"][1]["then"], then);
         let text = "[[hook]]\ncount = \"c\"\ntimeout_ms = 5\n";

@@ -21,6 +21,10 @@ pub(crate) struct Entry {
     pub(crate) verb: &'static str,
     /// What it does beyond the engine ([`Action::effects`](super::Action::effects)).
     pub(crate) effects: Effects,
+    /// The JSON Schema rules of a table with this action beyond each key's
+    /// own schema: what its `validate` refuses between two keys, written
+    /// so that an editor refuses it too.
+    pub(crate) rules: fn() -> Vec<serde_json::Value>,
 }
 
 /// What an action does beyond the engine, as its module declares it on its
@@ -68,6 +72,9 @@ pub(crate) struct Prepare<'a> {
     /// ([`Hooks::new`](crate::Hooks::new)), or only to look
     /// ([`Hooks::check`](crate::Hooks::check)).
     pub(crate) create: bool,
+    /// Whether a failure of this hook cancels the host's run: such a hook
+    /// never runs in the background, where its cancel would come late.
+    pub(crate) cancels: bool,
 }
 
 /// What every action describes itself with, for a checker's line.

@@ -32,7 +32,9 @@
 //! - `prepare(&Prepare, fields…) -> (Ready, Vec<Problem>)`: what would make
 //!   it fail each time it fires, and its `Ready`, what built hooks hold to
 //!   execute it;
-//! - `Ready::execute(&self, Fire) -> Result<(), HookFailure>`;
+//! - `Ready::execute(&self, Fire) -> Result<(), HookFailure>`, and
+//!   `Ready::background(&self) -> bool`, whether its events go to a worker
+//!   of its own (`run`'s `background = true`);
 //! - `describe(&Describe, fields…) -> String`;
 //! - its problem type, named in the list, with `hint()` and `path()` (the
 //!   file the problem is about: no hint names a path in the kernel's trees).
@@ -73,18 +75,25 @@ pub(crate) struct ActionEntry {
     /// Checks a table whose action this is, given its key's value (no other
     /// action's key or option is in the table), into an [`Action`].
     pub(crate) validate: Validator,
+    /// Its JSON Schema rules beyond each key's own ([`Entry::rules`]).
+    pub(crate) rules: fn() -> Vec<serde_json::Value>,
 }
 
 impl ActionEntry {
     const fn new(entry: Entry, validate: Validator) -> Self {
         let Entry {
-            key, options, verb, ..
+            key,
+            options,
+            verb,
+            rules,
+            ..
         } = entry;
         ActionEntry {
             key,
             options,
             verb,
             validate,
+            rules,
         }
     }
 }
@@ -254,6 +263,17 @@ macro_rules! actions {
         }
 
         impl Ready {
+            /// Whether its events go to a worker of its own rather than
+            /// run while the host waits.
+            pub(crate) fn background(&self) -> bool {
+                match self {
+                    $(
+                        $(#[cfg($cfg)])?
+                        Ready::$variant(ready) => ready.background(),
+                    )*
+                }
+            }
+
             /// Executes the action with one event.
             #[inline]
             pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
@@ -291,6 +311,10 @@ actions! {
         argv: Vec<String>,
         /// The wall-clock ceiling, from spawn.
         timeout: std::time::Duration,
+        /// Whether each event is handed to the hook's own worker, in order,
+        /// rather than run while the host waits ([`Hooks`](crate::Hooks)'
+        /// "Background hooks").
+        background: bool,
     } => run, RunProblem,
     #[cfg(test)]
     /// Test-only: add one to the counter `name` per matching event. It
@@ -334,6 +358,25 @@ impl Action {
         Action::Run {
             argv: argv.into_iter().map(Into::into).collect(),
             timeout,
+            background: false,
+        }
+    }
+
+    /// `run = argv` with `timeout_ms` and `background = true`: as
+    /// [`Action::run_with_timeout`], each event handed to the hook's own
+    /// worker while the host goes on ([`Hooks`](crate::Hooks)' "Background
+    /// hooks"). Never with [`OnFailure::Cancel`](crate::OnFailure::Cancel):
+    /// such a hook runs while the host waits, and
+    /// [`Hooks::problems`](crate::Hooks::problems) says so.
+    pub fn run_in_background<I, S>(argv: I, timeout: std::time::Duration) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Action::Run {
+            argv: argv.into_iter().map(Into::into).collect(),
+            timeout,
+            background: true,
         }
     }
 }

@@ -30,6 +30,7 @@ const ON: HookKey = HookKey {
             "items": event
         })
     },
+    elsewhere: None,
 };
 
 /// `where`: conditions on named fields of the events in `on`.
@@ -38,6 +39,7 @@ const WHERE: HookKey = HookKey {
     shape: Shape::Where,
     owner: None,
     schema: |_| super::conditions::schema(),
+    elsewhere: None,
 };
 
 /// `on_failure`'s values, from [`OnFailure::ALL`].
@@ -63,6 +65,7 @@ const ON_FAILURE: HookKey = HookKey {
             "description": "\"cancel\" asks the host to end its run at its next boundary when this hook fails."
         })
     },
+    elsewhere: None,
 };
 
 const COUNT: usize = {

@@ -196,6 +196,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Strings { .. } | Shape::Events { .. } => d.deserialize_seq(self),
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
+            Shape::Bool(_) => d.deserialize_bool(self),
             Shape::Where => crate::conditions::RawWhere::deserialize(d).map(RawValue::Where),
         }
     }
@@ -210,14 +211,17 @@ impl<'de> Visitor<'de> for Shape {
         match self {
             Shape::Strings { array, .. } => f.write_str(array),
             Shape::Events { .. } => f.write_str("an array of event names"),
-            Shape::Text(what) | Shape::Int(what) => f.write_str(what),
+            Shape::Text(what) | Shape::Int(what) | Shape::Bool(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
             Shape::Where => f.write_str(crate::conditions::EXPECTING),
         }
     }
 
     fn visit_bool<Er: de::Error>(self, v: bool) -> Result<RawValue, Er> {
-        self.refuse(de::Unexpected::Bool(v))
+        match self {
+            Shape::Bool(_) => Ok(RawValue::Bool(v)),
+            _ => self.refuse(de::Unexpected::Bool(v)),
+        }
     }
 
     fn visit_f64<Er: de::Error>(self, v: f64) -> Result<RawValue, Er> {

@@ -63,6 +63,7 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
         {
             object.extend(rule);
         }
+        exclusions.extend(ACTIONS.iter().flat_map(|entry| (entry.rules)()));
         exclusions.extend(where_rules::<E>());
         object.insert("allOf".to_owned(), Value::Array(exclusions));
     }

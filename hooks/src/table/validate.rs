@@ -106,6 +106,7 @@ fn chosen_action(
             key: key.name,
             owner: key.owner.unwrap_or_default(),
             verb: entry.verb,
+            why: key.elsewhere,
         };
         return Err(cx.error(key.name, span, kind));
     }

@@ -27,10 +27,12 @@ pub(crate) const ENTRY: Entry = Entry {
                 "description": "A path, relative to the hooks' root, to append one JSON line per matching event to."
             })
         },
+        elsewhere: None,
     },
     options: &[],
     verb: "appends",
     effects: Effects::WRITES_FILE,
+    rules: Vec::new,
 };
 
 /// Why an `append` table is refused, in the action's words.

@@ -40,6 +40,11 @@ pub(crate) fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProble
 }
 
 impl Ready {
+    /// Never: an append is one write, done in microseconds.
+    pub(crate) fn background(&self) -> bool {
+        false
+    }
+
     #[inline]
     pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         file::append(&self.path, &self.log, fire.root, fire.line)

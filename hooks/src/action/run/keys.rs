@@ -1,5 +1,6 @@
-//! The `run` action's keys: `run` itself and its option `timeout_ms`, their
-//! rows of the key table, and what a value of each must be.
+//! The `run` action's keys: `run` itself and its options `timeout_ms` and
+//! `background`, their rows of the key table, and what a value of each must
+//! be.
 
 use std::fmt;
 use std::time::Duration;
@@ -7,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::action::interface::{Effects, Entry};
-use crate::key::{HookKey, Shape};
+use crate::key::{HookKey, ON_FAILURE, Shape};
 use crate::raw::{Cx, Names, RawHook};
 use crate::table_error::TableError;
 
@@ -16,6 +17,9 @@ pub(crate) const KEY: &str = "run";
 
 /// The option that sets a hook's timeout.
 pub(crate) const TIMEOUT_MS: &str = "timeout_ms";
+
+/// The option that hands a hook's events to a worker of its own.
+pub(crate) const BACKGROUND: &str = "background";
 
 /// The default wall-clock ceiling on a `run` hook: five seconds, chosen to be
 /// noticeable when a spawning hook is wired to a hot event.
@@ -38,22 +42,55 @@ pub(crate) const ENTRY: Entry = Entry {
                 "items": { "type": "string" }
             })
         },
+        elsewhere: None,
     },
-    options: &[HookKey {
-        name: TIMEOUT_MS,
-        shape: Shape::Int("a whole number of milliseconds, at least 1, as in `timeout_ms = 2000`"),
-        owner: Some(KEY),
-        schema: |_| {
-            json!({
-                "type": "integer",
-                "minimum": 1,
-                "default": DEFAULT_TIMEOUT.as_millis() as u64,
-                "description": "The wall-clock ceiling on a run hook, in milliseconds; the child is killed at it."
-            })
+    options: &[
+        HookKey {
+            name: TIMEOUT_MS,
+            shape: Shape::Int(
+                "a whole number of milliseconds, at least 1, as in `timeout_ms = 2000`",
+            ),
+            owner: Some(KEY),
+            schema: |_| {
+                json!({
+                    "type": "integer",
+                    "minimum": 1,
+                    "default": DEFAULT_TIMEOUT.as_millis() as u64,
+                    "description": "The wall-clock ceiling on a run hook, in milliseconds; the child is killed at it."
+                })
+            },
+            elsewhere: None,
         },
-    }],
+        HookKey {
+            name: BACKGROUND,
+            shape: Shape::Bool("`true` or `false`, as in `background = true`"),
+            owner: Some(KEY),
+            schema: |_| {
+                json!({
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Hand each event to this hook's own worker, in order, and let the run go on at once. Never for a hook whose work the next step reads (a formatter), nor with on_failure = \"cancel\"."
+                })
+            },
+            elsewhere: Some(
+                "an append is one write, done in microseconds, which never holds the run up",
+            ),
+        },
+    ],
     verb: "runs a program",
     effects: Effects::SPAWNS_PROCESS,
+    // What `validate` refuses between two keys, for an editor too.
+    rules: || {
+        vec![json!({
+            "not": {
+                "required": [BACKGROUND, ON_FAILURE],
+                "properties": {
+                    BACKGROUND: { "const": true },
+                    ON_FAILURE: { "const": "cancel" }
+                }
+            }
+        })]
+    },
 };
 
 /// Why a `run` table is refused, in the action's words.
@@ -65,6 +102,8 @@ enum Refusal {
     NulInArgument { index: usize },
     /// `timeout_ms` below 1.
     BadTimeout(i64),
+    /// `background = true` with `on_failure = "cancel"`.
+    CancelInBackground,
 }
 
 impl fmt::Display for Refusal {
@@ -86,17 +125,24 @@ impl fmt::Display for Refusal {
                 f,
                 "`timeout_ms = {ms}` is not a timeout; write a whole number of milliseconds, at least 1"
             ),
+            Refusal::CancelInBackground => f.write_str(
+                "`background = true` cannot go with `on_failure = \"cancel\"`: a cancel from the \
+                 background would land on a later step than the event that caused it, and a \
+                 policy check must block; remove `background`, or make the hook \
+                 `on_failure = \"continue\"`",
+            ),
         }
     }
 }
 
-/// A program first, no NUL anywhere, and a timeout of at least 1 ms: the
-/// argv and the timeout.
+/// A program first, no NUL anywhere, a timeout of at least 1 ms, and no
+/// `background` on a hook that cancels: the argv, the timeout and whether
+/// the hook runs in the background.
 pub(crate) fn validate(
     run: Names,
     raw: &mut RawHook,
     cx: &Cx<'_>,
-) -> Result<(Vec<String>, Duration), TableError> {
+) -> Result<(Vec<String>, Duration, bool), TableError> {
     let span = run.span();
     let argv = run.into_inner();
     let refuse = |span, refusal| cx.refusal(KEY, span, KEY, refusal);
@@ -122,6 +168,13 @@ pub(crate) fn validate(
             }
         },
     };
+    let background = match raw.take_bool(BACKGROUND) {
+        Some(b) if *b.get_ref() && raw.choice(ON_FAILURE) == Some("cancel") => {
+            return Err(cx.refusal(BACKGROUND, b.span(), KEY, Refusal::CancelInBackground));
+        }
+        Some(b) => b.into_inner(),
+        None => false,
+    };
     let argv = argv.into_iter().map(toml::Spanned::into_inner).collect();
-    Ok((argv, timeout))
+    Ok((argv, timeout, background))
 }

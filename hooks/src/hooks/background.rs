@@ -1,0 +1,333 @@
+//! Background hooks: a hook whose action runs in the background (`run`'s
+//! `background = true`) is given each event through a bounded queue of its
+//! own, which one worker thread empties in order, one event at a time, each
+//! under the action's own limits (a `run` hook's `timeout_ms`).
+//!
+//! The queue holds at most [`QUEUE_EVENTS`] events and, past its first
+//! event, [`QUEUE_BYTES`] bytes of lines: a host that fires faster than the
+//! hook keeps up waits at the full queue (said once per hook) rather than
+//! lose an event or grow without bound. The worker starts at the hook's
+//! first event, so a hook that never fires costs no thread.
+//!
+//! This module names the layers below (the actions' `Ready`, the root, the
+//! process runner's [`Interrupt`], the failure type), never the engine
+//! above it that owns the workers.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::action::{Fire, Ready};
+use crate::failure::HookFailure;
+use crate::process::{Capture, Interrupt};
+use crate::root::Root;
+
+/// The most events one background hook's queue holds. A host that fires
+/// while the queue is full waits for the hook to take the next one.
+pub const QUEUE_EVENTS: usize = 1024;
+
+/// The most bytes of event lines one background hook's queue holds beyond
+/// its first event (an event bigger than this alone still goes through,
+/// once the queue has emptied): with [`QUEUE_EVENTS`], what bounds the
+/// memory a slow background hook can make its host hold.
+pub const QUEUE_BYTES: usize = 64 << 20;
+
+/// What a background hook did with one event, as given to the report of
+/// [`Hooks::on_background`](crate::Hooks::on_background), on the hook's
+/// worker thread.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct BackgroundRun<'a> {
+    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs), from
+    /// 0; messages name it `hook[index + 1]`.
+    pub index: usize,
+    /// The tag of the event it was given.
+    pub event: &'static str,
+    /// Which of the events given to this hook it was, from 1, in the order
+    /// they were fired.
+    pub seq: u64,
+    /// The event's JSON line, with its newline, as the hook was given it.
+    pub line: &'a [u8],
+    /// `Ok` when it succeeded, or why it failed. A background hook's failure
+    /// never cancels the host's run.
+    pub result: Result<(), &'a HookFailure>,
+    /// How long the action took (for `run`: spawn, wait and any kill), not
+    /// counting the time the event waited in the queue.
+    pub elapsed: Duration,
+    /// For a failed hook of hooks built with
+    /// [`capture_stderr`](crate::Hooks::capture_stderr): the last bytes it
+    /// wrote to its stderr. `None` otherwise.
+    pub stderr: Option<&'a [u8]>,
+}
+
+impl BackgroundRun<'_> {
+    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    pub fn number(&self) -> usize {
+        self.index + 1
+    }
+}
+
+/// What a host is told of each event a background hook finished.
+pub(crate) type Report = Arc<dyn Fn(BackgroundRun<'_>) + Send + Sync>;
+
+/// Everything a worker needs, shared with the hooks that started it.
+pub(crate) struct Start {
+    pub(crate) ready: Arc<[Ready]>,
+    pub(crate) index: usize,
+    pub(crate) root: Arc<Root>,
+    pub(crate) interrupt: Interrupt,
+    pub(crate) stderr_tail: Option<usize>,
+    pub(crate) report: Option<Report>,
+}
+
+/// One event waiting for its hook.
+struct Job {
+    line: Vec<u8>,
+    event: &'static str,
+}
+
+/// A queue's contents, under its lock.
+#[derive(Default)]
+struct State {
+    jobs: VecDeque<Job>,
+    /// The bytes of the lines in `jobs`.
+    bytes: usize,
+    /// Whether the worker is executing an event it took.
+    busy: bool,
+    /// No more events will come: the worker ends once `jobs` is empty.
+    closed: bool,
+    /// The worker has ended (a report that panicked, say): an event is
+    /// then executed by the thread that fires it.
+    gone: bool,
+    /// Events the worker has taken, for each one's `seq`.
+    taken: u64,
+}
+
+impl State {
+    fn full(&self, len: usize) -> bool {
+        !self.jobs.is_empty()
+            && (self.jobs.len() >= QUEUE_EVENTS || self.bytes.saturating_add(len) > QUEUE_BYTES)
+    }
+}
+
+/// A queue and the condition its changes are signalled on.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<State>,
+    changed: Condvar,
+    /// Whether the full queue has been said, once per hook.
+    full_said: AtomicBool,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The lock guards plain counters and a queue, which no panic leaves
+        // half-changed.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.changed
+            .wait(guard)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One background hook's queue and worker thread.
+pub(crate) struct Worker {
+    queue: Arc<Queue>,
+    thread: Option<JoinHandle<()>>,
+    number: usize,
+}
+
+impl Worker {
+    /// Starts the worker of hook `start.index`, on a thread of its own.
+    /// With the `tracing` feature, the thread logs to the subscriber of the
+    /// thread that starts it.
+    pub(crate) fn start(start: Start) -> std::io::Result<Worker> {
+        let queue = Arc::new(Queue::default());
+        let number = start.index + 1;
+        let theirs = Arc::clone(&queue);
+        #[cfg(feature = "tracing")]
+        let dispatch = tracing::dispatcher::get_default(Clone::clone);
+        let thread = std::thread::Builder::new()
+            .name(format!("hook[{number}]"))
+            .spawn(move || {
+                let _gone = Gone(&theirs);
+                #[cfg(feature = "tracing")]
+                tracing::dispatcher::with_default(&dispatch, || work(&theirs, &start));
+                #[cfg(not(feature = "tracing"))]
+                work(&theirs, &start);
+            })?;
+        Ok(Worker {
+            queue,
+            thread: Some(thread),
+            number,
+        })
+    }
+
+    /// Hands `line` to the worker, waiting while the queue is full; `false`
+    /// when the worker has ended and the caller must execute the event
+    /// itself.
+    pub(crate) fn push(&self, line: &[u8], event: &'static str) -> bool {
+        let mut state = self.queue.lock();
+        if state.full(line.len()) && !self.queue.full_said.swap(true, Ordering::Relaxed) {
+            let number = self.number;
+            #[cfg(feature = "tracing")]
+            tracing::warn!(
+                target: "io_hooks::background",
+                hook = number,
+                "hook[{number}]'s background queue is full ({} events): the run waits for \
+                 the hook to take the next event (said once)",
+                state.jobs.len()
+            );
+            #[cfg(not(feature = "tracing"))]
+            let _ = number;
+        }
+        while state.full(line.len()) && !state.gone {
+            state = self.queue.wait(state);
+        }
+        if state.gone {
+            return false;
+        }
+        state.bytes += line.len();
+        state.jobs.push_back(Job {
+            line: line.to_vec(),
+            event,
+        });
+        drop(state);
+        self.queue.changed.notify_all();
+        true
+    }
+
+    /// Returns once every event queued so far has been executed (or the
+    /// worker has ended).
+    pub(crate) fn wait_idle(&self) {
+        let mut state = self.queue.lock();
+        while (state.busy || !state.jobs.is_empty()) && !state.gone {
+            state = self.queue.wait(state);
+        }
+    }
+}
+
+/// Dropping a worker closes its queue and joins its thread, which first
+/// executes every event still queued.
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.queue.lock().closed = true;
+        self.queue.changed.notify_all();
+        if let Some(thread) = self.thread.take() {
+            // A report that panicked has already ended the thread, and
+            // `Gone` said so to every waiter; nothing is left to do.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Marks the queue gone when the worker's thread ends, however it ends, so
+/// that nobody waits for it.
+struct Gone<'a>(&'a Queue);
+
+impl Drop for Gone<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.gone = true;
+        state.busy = false;
+        state.jobs.clear();
+        state.bytes = 0;
+        drop(state);
+        self.0.changed.notify_all();
+    }
+}
+
+/// The worker's loop: take the next event, execute it, report it; until the
+/// queue is closed and empty.
+fn work(queue: &Queue, start: &Start) {
+    loop {
+        let mut state = queue.lock();
+        while state.jobs.is_empty() && !state.closed {
+            state = queue.wait(state);
+        }
+        let Some(job) = state.jobs.pop_front() else {
+            return;
+        };
+        state.bytes -= job.line.len();
+        state.busy = true;
+        state.taken += 1;
+        let seq = state.taken;
+        drop(state);
+        queue.changed.notify_all();
+
+        execute(start, &job, seq);
+
+        let mut state = queue.lock();
+        state.busy = false;
+        if start.interrupt.is_interrupted() && !state.jobs.is_empty() {
+            drop_interrupted(&mut state, start.index + 1);
+        }
+        drop(state);
+        queue.changed.notify_all();
+    }
+}
+
+/// Executes one event, logs a failure and reports it.
+fn execute(start: &Start, job: &Job, seq: u64) {
+    let begun = Instant::now();
+    let mut capture = start.stderr_tail.map(Capture::new);
+    let result = start.ready[start.index].execute(Fire {
+        line: &job.line,
+        root: &start.root,
+        interrupt: &start.interrupt,
+        capture: capture.as_mut(),
+    });
+    let elapsed = begun.elapsed();
+    if let Err(failure) = &result {
+        let number = start.index + 1;
+        let tag = job.event;
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            hook = number,
+            event = tag,
+            seq,
+            "hook[{number}] failed in the background on `{tag}` (its event {seq}): {failure}; \
+             the run goes on"
+        );
+        #[cfg(not(feature = "tracing"))]
+        let _ = (number, tag, failure);
+    }
+    if let Some(report) = &start.report {
+        let stderr = match (&result, &capture) {
+            (Err(_), Some(capture)) => Some(capture.tail.as_slice()),
+            _ => None,
+        };
+        report(BackgroundRun {
+            index: start.index,
+            event: job.event,
+            seq,
+            line: &job.line,
+            result: result.as_ref().map(|_| ()),
+            elapsed,
+            stderr,
+        });
+    }
+}
+
+/// After the host's interrupt, the events still queued are not given to
+/// the hook (each would fail at once, without spawning): they are
+/// dropped, and that is said once, with their number.
+fn drop_interrupted(state: &mut State, number: usize) {
+    let dropped = state.jobs.len();
+    state.jobs.clear();
+    state.bytes = 0;
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "io_hooks::background",
+        hook = number,
+        "hook[{number}] was interrupted with {dropped} event(s) still queued for it in the \
+         background; they were not given to it"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (number, dropped);
+}

@@ -1,0 +1,425 @@
+//! Background `run` hooks (`background = true`): the thread that fires goes
+//! on at once; per hook, events reach the hook in the order fired, none
+//! lost, through a bounded queue that makes the firing thread wait when
+//! full (said once); failures are told with the event they were given; the
+//! host waits for them at its end, on drop, and ends them with its
+//! interrupt. Real children, real files, a real `tracing` subscriber.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use common::{Ev, filter, step, wait_until, within};
+use io_hooks::{
+    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_EVENTS, TomlFile,
+    process::ProcessError,
+};
+use tracing_subscriber::fmt::MakeWriter;
+
+/// Bounds every wait on a child: far above what any of them needs.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn background(argv: &[&str], on: &[&str]) -> HookSpec<Ev> {
+    let action = Action::run_in_background(argv.iter().copied(), PATIENCE);
+    HookSpec::new(filter(on), action)
+}
+
+/// A hook that waits for `gate` to exist, then appends its event to `out`:
+/// what it does cannot happen before the test opens the gate.
+fn gated(dir: &Path) -> Vec<String> {
+    let gate = dir.join("gate").display().to_string();
+    let out = dir.join("out.jsonl").display().to_string();
+    vec![
+        "/bin/sh".into(),
+        "-c".into(),
+        "until [ -e \"$0\" ]; do sleep 0.01; done; cat >> \"$1\"".into(),
+        gate,
+        out,
+    ]
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn step_line(n: u64) -> String {
+    format!("{{\"event\":\"step\",\"run_id\":1,\"depth\":0,\"n\":{n}}}")
+}
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+/// Runs `f` under a subscriber recording every level, one capture at a
+/// time, and returns what it wrote. A worker started inside logs to it too.
+///
+/// tracing caches each callsite's interest process-wide, computed by the
+/// first thread to reach it: a test reaching a `warn!` with no subscriber
+/// would silence it for every test. So every test here whose hooks can
+/// fail runs inside one.
+fn capture<R>(f: impl FnOnce(&Captured) -> R) -> (R, String) {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let out = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(out.clone())
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .finish();
+    let r = tracing::subscriber::with_default(subscriber, || {
+        tracing::callsite::rebuild_interest_cache();
+        f(&out)
+    });
+    (r, out.text())
+}
+
+#[test]
+fn fire_returns_before_the_hook_has_run_and_the_wait_sees_it_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let argv = gated(dir.path());
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let hooks = Hooks::new(vec![background(&argv, &["step"])], dir.path());
+    let mut reports = Vec::new();
+    for n in 1..=3 {
+        let flow = hooks.fire_with(&step(n), &step(n), |run| {
+            reports.push((run.number(), run.background, run.result.is_ok()));
+        });
+        assert_eq!(flow, Flow::Continue);
+    }
+    // Every fire returned while the hook was still at its gate: nothing can
+    // have been written.
+    assert_eq!(reports, [(1, true, true); 3]);
+    assert_eq!(lines(&dir.path().join("out.jsonl")), Vec::<String>::new());
+    std::fs::write(dir.path().join("gate"), "").unwrap();
+    within(PATIENCE, "the background hook's queue", {
+        let hooks = Arc::new(hooks);
+        move || hooks.wait_background()
+    });
+    let expected: Vec<String> = (1..=3).map(step_line).collect();
+    assert_eq!(lines(&dir.path().join("out.jsonl")), expected);
+}
+
+#[test]
+fn more_events_than_the_queue_holds_arrive_every_one_in_order_and_the_wait_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let argv = gated(dir.path());
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let events = QUEUE_EVENTS as u64 + 76;
+    let gate = dir.path().join("gate");
+    let (_, log) = capture(|log| {
+        let hooks = Hooks::new(vec![background(&argv, &["step"])], dir.path());
+        // The hook holds its first event at the gate until the queue is
+        // full and the firing thread waits, as the warning says; a thread
+        // of the test's opens the gate once it has.
+        std::thread::scope(|s| {
+            let opener = s.spawn(|| {
+                let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
+                std::fs::write(&gate, "").unwrap();
+                said
+            });
+            for n in 1..=events {
+                assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
+            }
+            assert!(opener.join().unwrap(), "the full queue was never said");
+        });
+        hooks.wait_background();
+    });
+    let expected: Vec<String> = (1..=events).map(step_line).collect();
+    let got = lines(&out);
+    assert_eq!(got.len(), expected.len(), "events lost or repeated");
+    assert_eq!(got, expected, "events out of the order they were fired in");
+    assert_eq!(
+        log.matches("background queue is full").count(),
+        1,
+        "the full queue is said once per hook:\n{log}"
+    );
+    assert!(
+        log.contains("hook[1]'s background queue is full (1024 events): the run waits"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_thousand_events_reach_a_background_hook_in_the_order_fired() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let out_arg = out.display().to_string();
+    let hooks = Hooks::new(
+        vec![background(&["tee", "-a", &out_arg], &["step"])],
+        dir.path(),
+    );
+    for n in 1..=1000 {
+        assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
+    }
+    hooks.wait_background();
+    let expected: Vec<String> = (1..=1000).map(step_line).collect();
+    assert_eq!(lines(&out), expected);
+}
+
+#[test]
+fn a_failure_is_told_and_logged_with_the_event_it_was_given_and_never_cancels() {
+    let dir = tempfile::tempdir().unwrap();
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let (flows, log) = capture(|_| {
+        let seen = Arc::clone(&told);
+        let hooks = Hooks::new(
+            vec![
+                background(&["/bin/sh", "-c", "exit 3"], &["step"]),
+                background(&["true"], &["step"]),
+            ],
+            dir.path(),
+        )
+        .on_background(move |run| {
+            let result = run.result.map_err(ToString::to_string);
+            let line = String::from_utf8_lossy(run.line).into_owned();
+            seen.lock().unwrap_or_else(PoisonError::into_inner).push((
+                run.number(),
+                run.event,
+                run.seq,
+                result,
+                line,
+            ));
+        });
+        let flows: Vec<Flow> = (1..=2).map(|n| hooks.fire_event(&step(n))).collect();
+        hooks.wait_background();
+        flows
+    });
+    assert_eq!(flows, [Flow::Continue, Flow::Continue]);
+    let mut told = told.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    told.sort();
+    let failed = Err("exited with status 3".to_owned());
+    assert_eq!(
+        told,
+        [
+            (1, "step", 1, failed.clone(), step_line(1) + "\n"),
+            (1, "step", 2, failed, step_line(2) + "\n"),
+            (2, "step", 1, Ok(()), step_line(1) + "\n"),
+            (2, "step", 2, Ok(()), step_line(2) + "\n"),
+        ]
+    );
+    assert!(
+        log.contains(
+            "hook[1] failed in the background on `step` (its event 2): exited with status 3; \
+             the run goes on"
+        ),
+        "{log}"
+    );
+    assert!(!log.contains("hook[2] failed"), "{log}");
+}
+
+#[test]
+fn dropping_the_hooks_delivers_every_queued_event_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let argv = gated(dir.path());
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let hooks = Hooks::new(vec![background(&argv, &["step"])], dir.path());
+    for n in 1..=5 {
+        assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
+    }
+    assert_eq!(lines(&dir.path().join("out.jsonl")), Vec::<String>::new());
+    std::fs::write(dir.path().join("gate"), "").unwrap();
+    within(PATIENCE, "dropping the hooks", move || drop(hooks));
+    let expected: Vec<String> = (1..=5).map(step_line).collect();
+    assert_eq!(lines(&dir.path().join("out.jsonl")), expected);
+}
+
+#[test]
+fn the_interrupt_ends_the_child_in_flight_and_gives_the_queued_events_to_no_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let out = dir.path().join("out.jsonl");
+    let script = format!(
+        "echo $$ > '{}'; cat >> '{}'; exec sleep 60",
+        pid_file.display(),
+        out.display()
+    );
+    let ((), log) = capture(|_| {
+        let hooks = Hooks::new(
+            vec![background(&["/bin/sh", "-c", &script], &["step"])],
+            dir.path(),
+        );
+        for n in 1..=4 {
+            assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
+        }
+        assert!(
+            wait_until(PATIENCE, || common::read_pid(&pid_file).is_some()),
+            "the first event's child never started"
+        );
+        let pid = common::read_pid(&pid_file).unwrap();
+        hooks.interrupt_handle().interrupt();
+        hooks.wait_background();
+        assert!(
+            !common::alive(pid),
+            "the child in flight outlived the interrupt"
+        );
+        assert_eq!(hooks.interrupt_handle().in_flight(), 0);
+    });
+    assert_eq!(
+        lines(&out),
+        [step_line(1)],
+        "a queued event ran after the interrupt"
+    );
+    assert!(
+        log.contains(
+            "hook[1] was interrupted with 3 event(s) still queued for it in the background; \
+             they were not given to it"
+        ),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_hook_that_cancels_runs_while_the_host_waits_whatever_its_action_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec =
+        background(&["/bin/sh", "-c", "exit 1"], &["step"]).with_on_failure(OnFailure::Cancel);
+    let mut failures = Vec::new();
+    let (flow, _) = capture(|_| {
+        let hooks = Hooks::new(vec![spec], dir.path());
+        hooks.fire_with(&step(1), &step(1), |run| {
+            failures.push((run.background, run.result.err().map(ToString::to_string)));
+        })
+    });
+    assert_eq!(flow, Flow::Cancel);
+    assert_eq!(failures, [(false, Some("exited with status 1".to_owned()))]);
+}
+
+#[test]
+fn no_worker_starts_for_a_hook_that_never_fires() {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = Hooks::new(vec![background(&["true"], &["finished"])], dir.path());
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
+    // Nothing queued, nothing to wait for: returns at once, no thread.
+    within(Duration::from_secs(10), "waiting on no worker", move || {
+        hooks.wait_background();
+    });
+}
+
+const TABLE: &str = "[[hook]]\non = [\"step\"]\n";
+
+fn read(text: &str) -> Result<Vec<HookSpec<Ev>>, String> {
+    let dir = tempfile::tempdir().unwrap();
+    TomlFile::new("app.toml", &format!("{TABLE}{text}"))
+        .hooks::<Ev>(dir.path())
+        .map(Option::unwrap_or_default)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn background_is_read_on_a_run_hook_and_refused_where_it_cannot_hold() {
+    let specs = read("run = [\"notify\"]\nbackground = true\n").unwrap();
+    assert!(matches!(
+        specs[0].action,
+        Action::Run {
+            background: true,
+            ..
+        }
+    ));
+    let specs = read("run = [\"notify\"]\nbackground = false\n").unwrap();
+    assert!(matches!(
+        specs[0].action,
+        Action::Run {
+            background: false,
+            ..
+        }
+    ));
+    assert_eq!(
+        read("append = \"a.jsonl\"\nbackground = true\n").unwrap_err(),
+        "app.toml: key `hook[1].background`: `background` applies only to a `run` hook, and \
+         this hook appends (an append is one write, done in microseconds, which never holds \
+         the run up); remove it (line 4, column 14)"
+    );
+    assert_eq!(
+        read("run = [\"check\"]\non_failure = \"cancel\"\nbackground = true\n").unwrap_err(),
+        "app.toml: key `hook[1].background`: `background = true` cannot go with \
+         `on_failure = \"cancel\"`: a cancel from the background would land on a later step \
+         than the event that caused it, and a policy check must block; remove `background`, \
+         or make the hook `on_failure = \"continue\"` (line 5, column 14)"
+    );
+    // Either order of the two keys.
+    assert!(
+        read("run = [\"check\"]\nbackground = true\non_failure = \"cancel\"\n")
+            .unwrap_err()
+            .contains("`background = true` cannot go with `on_failure = \"cancel\"`")
+    );
+    // Written but false, it asks nothing of a cancelling hook.
+    assert!(read("run = [\"check\"]\non_failure = \"cancel\"\nbackground = false\n").is_ok());
+    assert_eq!(
+        read("run = [\"notify\"]\nbackground = \"yes\"\n").unwrap_err(),
+        "app.toml: key `hook[1].background`: invalid type: string \"yes\", expected `true` or \
+         `false`, as in `background = true` (line 4, column 14)"
+    );
+}
+
+#[test]
+fn a_checker_shows_a_background_hook_as_such() {
+    let root = Path::new("/srv");
+    let action = Action::run_in_background(["notify"], Duration::from_millis(2000));
+    assert_eq!(
+        action.describe(root),
+        "run [\"notify\"] (timeout 2000 ms, in the background)"
+    );
+    let action = Action::run_with_timeout(["notify"], Duration::from_millis(2000));
+    assert_eq!(action.describe(root), "run [\"notify\"] (timeout 2000 ms)");
+}
+
+/// A failure from a background hook is the process runner's, as a blocking
+/// hook's is: an embedder matches it the same way.
+#[test]
+fn a_background_failure_is_the_process_runners_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let matched = Arc::new(Mutex::new(None));
+    let seen = Arc::clone(&matched);
+    let hooks = Hooks::new(
+        vec![background(&["/bin/sh", "-c", "exit 9"], &["step"])],
+        dir.path(),
+    )
+    .on_background(move |run| {
+        let code = match run.result {
+            Err(HookFailure::Process(ProcessError::Exit { code, .. })) => Some(*code),
+            _ => None,
+        };
+        *seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(code);
+    });
+    capture(|_| {
+        assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
+        hooks.wait_background();
+    });
+    assert_eq!(
+        *matched.lock().unwrap_or_else(PoisonError::into_inner),
+        Some(Some(9))
+    );
+}
