@@ -150,3 +150,48 @@ fn background_with_cancel_or_on_append_is_refused_at_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn io_replay_waits_for_a_background_hook_and_prints_its_failures_after_the_events() {
+    let env = IoEnv::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"step\"]\nrun = [\"/bin/sh\", \"-c\", \"sleep 0.2; exit 2\"]\n\
+         background = true\n",
+    );
+    let step = |n: u32| {
+        format!(
+            "{{\"event\":\"step\",\"run_id\":\"r\",\"depth\":0,\"step\":{n},\"moved_the_workspace\":true}}\n"
+        )
+    };
+    env.write("events.jsonl", &format!("{}{}", step(1), step(2)));
+    let out = env.io(&["replay", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    for n in 1..=2 {
+        assert!(
+            text.contains(&format!(
+                "hooks: hook[1] FAILED in the background on `step` (its event {n}): exited with \
+                 status 2 ("
+            )),
+            "{text}"
+        );
+    }
+    assert_eq!(text.matches("hook[1] queued").count(), 2, "{text}");
+
+    let out = env.io(&["replay", "--json", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let late: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("background").cloned())
+        .collect();
+    assert_eq!(late.len(), 2, "{}", stdout(&out));
+    for (n, report) in late.iter().enumerate() {
+        assert_eq!(report["hook"], 1);
+        assert_eq!(report["event"], "step");
+        assert_eq!(report["seq"], n as u64 + 1);
+        assert_eq!(report["ok"], false);
+        assert_eq!(report["error"], "exited with status 2");
+    }
+}

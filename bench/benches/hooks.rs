@@ -50,6 +50,7 @@ fn main() {
     append_two_threads(&mut c, &mut t);
     spawn(&mut c, &mut t);
     run(&mut c, &mut t);
+    background(&mut c, &mut t);
 
     c.final_summary();
     // In `--test` or `--list` mode nothing was measured, and there is no table.
@@ -964,4 +965,86 @@ fn run_shape(c: &mut Criterion, t: &mut Table, shape: &RunShape) {
         || go(&on_step),
         || go(&floor),
     );
+}
+
+/// A provider whose every turn takes [`MODEL_TURN`], as a model's does:
+/// the time a background hook has to do its work in.
+struct SlowProvider(ScriptedProvider);
+
+/// How long each turn of [`SlowProvider`] takes.
+const MODEL_TURN: Duration = Duration::from_millis(25);
+
+impl io_harness::run::Provider for SlowProvider {
+    fn turn(
+        &self,
+        request: &io_harness::run::TurnRequest<'_>,
+    ) -> Result<io_harness::run::Turn, io_harness::run::ProviderError> {
+        std::thread::sleep(MODEL_TURN);
+        self.0.turn(request)
+    }
+}
+
+/// A 100-step run whose turns take 25 ms each, three ways: no hook, a
+/// notifier on `step` that takes 20 ms (`sleep 0.02`) blocking the run, and
+/// the same notifier with `background = true`. The background run is timed
+/// to the end of `wait_background`, as `io run` waits before it reports.
+fn background(c: &mut Criterion, t: &mut Table) {
+    const STEPS: u32 = 100;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let provider = SlowProvider(
+        ScriptedProvider::from_toml("bench", &token_script(STEPS, 1)).expect("script parses"),
+    );
+    let contract = token_contract(STEPS, &workspace);
+    let notifier = |action: Action| {
+        let on = HookFilter::from_names(["step"]).expect("step is an event");
+        Hooks::new(vec![HookSpec::new(on, action)], dir.path())
+    };
+    let (argv, timeout) = (["sleep", "0.02"], Duration::from_secs(5));
+    let blocking = notifier(Action::run_with_timeout(argv, timeout));
+    let background = notifier(Action::run_in_background(argv, timeout));
+    let go = |observer: &dyn Observer| {
+        let result = pollster::block_on(run_with_observed(
+            &contract,
+            &provider,
+            &NullStore,
+            &Policy::default(),
+            &ApproveAll,
+            observer,
+        ))
+        .expect("the run");
+        assert_eq!(result.outcome.steps(), STEPS);
+    };
+    let go_background = || {
+        go(&background);
+        background.wait_background();
+    };
+
+    let mut g = c.benchmark_group("background_100_steps");
+    g.sampling_mode(SamplingMode::Flat);
+    g.sample_size(10);
+    g.bench_function("no_hook", |b| b.iter(|| go(&())));
+    g.bench_function("notifier_blocking", |b| b.iter(|| go(&blocking)));
+    g.bench_function("notifier_background", |b| b.iter(go_background));
+    g.finish();
+
+    let vs = "no hook";
+    let none = "background_100_steps/no_hook";
+    let r = per_run(row(
+        "100 steps of 25 ms, a 20 ms notifier on `step`, `background = true` (to the end of its queue)",
+        "background_100_steps/notifier_background",
+        vs,
+        none,
+        Target::Ratio(1.05),
+    ));
+    t.pair_rounds(r, 6, || {}, go_background, || go(&()));
+    let r = per_run(row(
+        "100 steps of 25 ms, the same notifier blocking",
+        "background_100_steps/notifier_blocking",
+        vs,
+        none,
+        Target::None,
+    ));
+    t.pair_rounds(r, 6, || {}, || go(&blocking), || go(&()));
 }

@@ -93,6 +93,20 @@ impl Table {
     pub fn pair<R, U>(
         &mut self,
         row: Row,
+        reset: impl FnMut(),
+        figure: impl FnMut() -> R,
+        baseline: impl FnMut() -> U,
+    ) -> Option<Paired> {
+        self.pair_rounds(row, ROUNDS, reset, figure, baseline)
+    }
+
+    /// [`pair`](Self::pair) in `rounds` rounds: for a figure whose one call
+    /// lasts seconds (a whole run with a hook that sleeps), where 40 rounds
+    /// would take many minutes.
+    pub fn pair_rounds<R, U>(
+        &mut self,
+        row: Row,
+        rounds: usize,
         mut reset: impl FnMut(),
         mut figure: impl FnMut() -> R,
         mut baseline: impl FnMut() -> U,
@@ -101,10 +115,10 @@ impl Table {
             return None;
         }
         let iters = calibrate(&mut reset, &mut figure).max(calibrate(&mut reset, &mut baseline));
-        let mut figures = Vec::with_capacity(ROUNDS);
-        let mut baselines = Vec::with_capacity(ROUNDS);
-        let mut ratios = Vec::with_capacity(ROUNDS);
-        for round in 0..ROUNDS {
+        let mut figures = Vec::with_capacity(rounds);
+        let mut baselines = Vec::with_capacity(rounds);
+        let mut ratios = Vec::with_capacity(rounds);
+        for round in 0..rounds {
             let (f, b) = if round % 2 == 0 {
                 let f = batch(iters, &mut reset, &mut figure);
                 (f, batch(iters, &mut reset, &mut baseline))
