@@ -7,17 +7,16 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use common::capture::{capture, capture_with};
 use common::{Ev, filter, step, wait_until, within};
 use io_hooks::{
     Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_EVENTS, TomlFile,
     process::ProcessError,
 };
-use tracing_subscriber::fmt::MakeWriter;
 
 /// Bounds every wait on a child: far above what any of them needs.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -51,58 +50,6 @@ fn lines(path: &Path) -> Vec<String> {
 
 fn step_line(n: u64) -> String {
     format!("{{\"event\":\"step\",\"run_id\":1,\"depth\":0,\"n\":{n}}}")
-}
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
-    }
-}
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-/// Runs `f` under a subscriber recording every level, one capture at a
-/// time, and returns what it wrote. A worker started inside logs to it too.
-///
-/// tracing caches each callsite's interest process-wide, computed by the
-/// first thread to reach it: a test reaching a `warn!` with no subscriber
-/// would silence it for every test. So every test here whose hooks can
-/// fail runs inside one.
-fn capture<R>(f: impl FnOnce(&Captured) -> R) -> (R, String) {
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let out = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(out.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let r = tracing::subscriber::with_default(subscriber, || {
-        tracing::callsite::rebuild_interest_cache();
-        f(&out)
-    });
-    (r, out.text())
 }
 
 #[test]
@@ -139,7 +86,7 @@ fn more_events_than_the_queue_holds_arrive_every_one_in_order_and_the_wait_is_sa
     let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
     let events = QUEUE_EVENTS as u64 + 76;
     let gate = dir.path().join("gate");
-    let (_, log) = capture(|log| {
+    let (_, log) = capture_with(|log| {
         let hooks = Hooks::new(vec![background(&argv, &["step"])], dir.path());
         // The hook holds its first event at the gate until the queue is
         // full and the firing thread waits, as the warning says; a thread
@@ -193,7 +140,7 @@ fn a_thousand_events_reach_a_background_hook_in_the_order_fired() {
 fn a_failure_is_told_and_logged_with_the_event_it_was_given_and_never_cancels() {
     let dir = tempfile::tempdir().unwrap();
     let told = Arc::new(Mutex::new(Vec::new()));
-    let (flows, log) = capture(|_| {
+    let (flows, log) = capture(|| {
         let seen = Arc::clone(&told);
         let hooks = Hooks::new(
             vec![
@@ -266,7 +213,7 @@ fn the_interrupt_ends_the_child_in_flight_and_gives_the_queued_events_to_no_one(
         pid_file.display(),
         out.display()
     );
-    let ((), log) = capture(|_| {
+    let ((), log) = capture(|| {
         let hooks = Hooks::new(
             vec![background(&["/bin/sh", "-c", &script], &["step"])],
             dir.path(),
@@ -307,7 +254,7 @@ fn a_hook_that_cancels_runs_while_the_host_waits_whatever_its_action_says() {
     let spec =
         background(&["/bin/sh", "-c", "exit 1"], &["step"]).with_on_failure(OnFailure::Cancel);
     let mut failures = Vec::new();
-    let (flow, _) = capture(|_| {
+    let (flow, _) = capture(|| {
         let hooks = Hooks::new(vec![spec], dir.path());
         hooks.fire_with(&step(1), &step(1), |run| {
             failures.push((run.background, run.result.err().map(ToString::to_string)));
@@ -414,7 +361,7 @@ fn a_background_failure_is_the_process_runners_error() {
         };
         *seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(code);
     });
-    capture(|_| {
+    capture(|| {
         assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
         hooks.wait_background();
     });

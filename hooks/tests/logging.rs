@@ -4,64 +4,11 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
-
+use common::capture::capture;
 use common::{append, run, started};
 use io_hooks::{Flow, Hooks, OnFailure};
-use tracing_subscriber::fmt::MakeWriter;
 
 const SECRET: &str = "sk-live-TOP-SECRET-GOAL-4242";
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-/// Runs `f` with a subscriber that records everything at TRACE and above,
-/// and returns what it wrote.
-///
-/// tracing caches each callsite's interest process-wide, computed by the
-/// first thread to reach it: a test reaching a `warn!` with no subscriber
-/// would silence it for every test. So captures run one at a time, every
-/// call that can log happens inside one, and the cache is rebuilt against
-/// the capturing subscriber before `f` runs.
-fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let out = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(out.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let r = tracing::subscriber::with_default(subscriber, || {
-        tracing::callsite::rebuild_interest_cache();
-        f()
-    });
-    (r, out.text())
-}
 
 #[test]
 fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
 use serde::Serialize;
 
+pub(crate) mod capture;
 mod watchdog;
 #[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use watchdog::{
