@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::capture::{capture, capture_with};
 use common::{Ev, filter, step, wait_until, within};
 use io_hooks::{
-    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_EVENTS, TomlFile,
+    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_BYTES, QUEUE_EVENTS, TomlFile,
     process::ProcessError,
 };
 
@@ -208,10 +208,12 @@ fn the_interrupt_ends_the_child_in_flight_and_gives_the_queued_events_to_no_one(
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let out = dir.path().join("out.jsonl");
+    // The pid is written once the event is: when the test reads it, the
+    // first event's line is in the file.
     let script = format!(
-        "echo $$ > '{}'; cat >> '{}'; exec sleep 60",
-        pid_file.display(),
-        out.display()
+        "cat >> '{}'; echo $$ > '{}'; exec sleep 60",
+        out.display(),
+        pid_file.display()
     );
     let ((), log) = capture(|| {
         let hooks = Hooks::new(
@@ -368,5 +370,64 @@ fn a_background_failure_is_the_process_runners_error() {
     assert_eq!(
         *matched.lock().unwrap_or_else(PoisonError::into_inner),
         Some(Some(9))
+    );
+}
+
+/// The queue's bound in bytes: two events whose lines come to exactly
+/// `QUEUE_BYTES` are both queued behind the one the hook holds, and a third
+/// makes the firing thread wait, said with the two it holds.
+#[test]
+fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = dir.path().join("taken");
+    let gate = dir.path().join("gate");
+    let script = format!(
+        ": > '{}'; until [ -e '{}' ]; do sleep 0.01; done; cat > /dev/null",
+        taken.display(),
+        gate.display()
+    );
+    // A line is the event serialised, and its newline.
+    let line_len = |goal: &str| serde_json::to_vec(&common::started(goal)).unwrap().len() + 1;
+    let overhead = line_len("");
+    let first = "x".repeat(QUEUE_BYTES / 2 - overhead);
+    let second = "y".repeat(QUEUE_BYTES - line_len(&first) - overhead);
+    assert_eq!(line_len(&first) + line_len(&second), QUEUE_BYTES);
+    let (said_early, log) = capture_with(|log| {
+        let hooks = Hooks::new(
+            vec![background(&["/bin/sh", "-c", &script], &["started"])],
+            dir.path(),
+        );
+        // The hook takes the first event and holds it at the gate: the
+        // queue is then empty.
+        assert_eq!(hooks.fire_event(&common::started("held")), Flow::Continue);
+        assert!(
+            wait_until(PATIENCE, || taken.exists()),
+            "the hook never started"
+        );
+        assert_eq!(hooks.fire_event(&common::started(&first)), Flow::Continue);
+        assert_eq!(hooks.fire_event(&common::started(&second)), Flow::Continue);
+        let said_early = log.text().contains("queue is full");
+        std::thread::scope(|s| {
+            let opener = s.spawn(|| {
+                let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
+                std::fs::write(&gate, "").unwrap();
+                said
+            });
+            assert_eq!(
+                hooks.fire_event(&common::started("one more")),
+                Flow::Continue
+            );
+            assert!(opener.join().unwrap(), "the full queue was never said");
+        });
+        hooks.wait_background();
+        said_early
+    });
+    assert!(
+        !said_early,
+        "a queue of exactly QUEUE_BYTES was called full:\n{log}"
+    );
+    assert!(
+        log.contains("hook[1]'s background queue is full (2 events)"),
+        "{log}"
     );
 }
