@@ -128,7 +128,7 @@ fn without(text: &str, setting: &str) -> String {
 /// by the collector itself first.
 fn start(tools: &Tools, collector: Collector, site: &Site, limit: Limit) -> Daemon {
     let work = &site.work;
-    let (program, name, mut command) = match collector {
+    let (name, mut command) = match collector {
         Collector::Rsyslog => {
             let mut ours = site.documented("# /etc/rsyslog.d/io-audit.conf");
             if limit == Limit::Default {
@@ -153,7 +153,7 @@ fn start(tools: &Tools, collector: Collector, site: &Site, limit: Limit) -> Daem
             let mut command = tools.rsyslogd.command();
             command.arg("-n").arg("-f").arg(&conf);
             command.arg("-i").arg(work.join("rsyslogd.pid"));
-            (&tools.rsyslogd, "rsyslogd", command)
+            ("rsyslogd", command)
         }
         Collector::SyslogNg => {
             let mut ours = site.documented("# /etc/syslog-ng/conf.d/io-audit.conf");
@@ -179,10 +179,9 @@ fn start(tools: &Tools, collector: Collector, site: &Site, limit: Limit) -> Daem
             command.arg(format!("--persist-file={}/persist", work.display()));
             command.arg(format!("--pidfile={}/syslog-ng.pid", work.display()));
             command.arg(format!("--control={}/syslog-ng.ctl", work.display()));
-            (&tools.syslog_ng, "syslog-ng", command)
+            ("syslog-ng", command)
         }
     };
-    let _ = program;
     command.current_dir(work);
     Daemon::start(name, command, &work.join(format!("{name}.out")))
 }
