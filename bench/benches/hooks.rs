@@ -48,6 +48,7 @@ fn main() {
     serialise(&mut c, &mut t);
     append(&mut c, &mut t);
     append_two_threads(&mut c, &mut t);
+    collector(&mut c, &mut t);
     spawn(&mut c, &mut t);
     run(&mut c, &mut t);
     background(&mut c, &mut t);
@@ -735,6 +736,95 @@ fn append_two_threads(c: &mut Criterion, t: &mut Table) {
         target: Target::None,
     };
     t.pair(r, || empty(&files), || two_files.run(), || one_file.run());
+}
+
+/// One `append` hook whose file a real collector tails (docs/collectors.md's
+/// configuration), beside the same hook on a file nothing reads: what a
+/// collector costs the appends. Both files are rotated by rename every
+/// 4,096 appends, as the collector expects; the collector's own output is
+/// emptied before each of the table's batches. Skipped, with a line saying
+/// so, where `.ci/collectors` has not unpacked the collector.
+fn collector(c: &mut Criterion, t: &mut Table) {
+    use io_bench::collector::{Collector, Tailing, rotate, timed_rotating};
+    for which in [Collector::Rsyslog, Collector::SyslogNg] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (tailed, alone) = (
+            dir.path().join("tailed.jsonl"),
+            dir.path().join("alone.jsonl"),
+        );
+        let hook = |file: &PathBuf| {
+            Hooks::new(
+                vec![io_bench::append_hook(&["step"], file.clone())],
+                dir.path(),
+            )
+        };
+        let (tailed_hooks, alone_hooks) = (hook(&tailed), hook(&alone));
+        let (kind, event) = step();
+        let fire_tailed = || tailed_hooks.fire(black_box(&kind), black_box(&event));
+        let fire_alone = || alone_hooks.fire(black_box(&kind), black_box(&event));
+        let Some(tailing) = Tailing::start(which, &tailed, dir.path(), || {
+            let _ = fire_tailed();
+        }) else {
+            eprintln!(
+                "collector/: skipped {}, not found in {} or not shipping (`bash .ci/collectors` unpacks it)",
+                which.name(),
+                io_bench::collector::collectors_dir().display()
+            );
+            continue;
+        };
+        let (figure, baseline, what) = match which {
+            Collector::Rsyslog => (
+                "collector/rsyslog_tailing",
+                "collector/rsyslog_none",
+                "one `append` hook, rsyslog imfile tailing its file",
+            ),
+            Collector::SyslogNg => (
+                "collector/syslog_ng_tailing",
+                "collector/syslog_ng_none",
+                "one `append` hook, syslog-ng tailing its file",
+            ),
+        };
+        let mut g = c.benchmark_group("collector");
+        g.bench_function(&figure["collector/".len()..], |b| {
+            b.iter_custom(|iters| {
+                timed_rotating(iters, &tailed, || {
+                    let _ = black_box(fire_tailed());
+                })
+            });
+        });
+        g.bench_function(&baseline["collector/".len()..], |b| {
+            b.iter_custom(|iters| {
+                timed_rotating(iters, &alone, || {
+                    let _ = black_box(fire_alone());
+                })
+            });
+        });
+        g.finish();
+        let shipped = tailing.shipped_bytes();
+        let r = row(
+            what,
+            figure,
+            "the same, nothing tailing",
+            baseline,
+            Target::None,
+        );
+        t.pair(
+            r,
+            || {
+                rotate(&tailed);
+                rotate(&alone);
+                empty(&[&tailing.shipped]);
+            },
+            fire_tailed,
+            fire_alone,
+        );
+        // A collector that stopped reading would make the row meaningless.
+        eprintln!(
+            "collector/: {} shipped {shipped} bytes during criterion's runs",
+            which.name()
+        );
+        assert!(shipped > 0, "{} shipped nothing", which.name());
+    }
 }
 
 /// A `run` hook on `true` beside a bare spawn of `true`, and `sh -c true`.

@@ -11,6 +11,7 @@
 //! Nothing here is a dependency of the engine or the harness: the arrow
 //! points one way, bench → harness → engine.
 
+pub mod collector;
 pub mod flattened;
 pub mod report;
 
