@@ -32,7 +32,7 @@ macro_rules! blocking {
 #[doc = blocking!()]
 ///
 /// # Errors
-/// Only when the store fails; every other ending is a [`RunOutcome`].
+/// Only when the store fails; every other ending is a [`RunOutcome`](super::RunOutcome).
 pub async fn run_observed(
     contract: &Contract,
     provider: &dyn Provider,
@@ -56,7 +56,7 @@ pub async fn run_observed(
 #[doc = blocking!()]
 ///
 /// # Errors
-/// Only when the store fails; every other ending is a [`RunOutcome`].
+/// Only when the store fails; every other ending is a [`RunOutcome`](super::RunOutcome).
 pub async fn run_with_observed(
     contract: &Contract,
     provider: &dyn Provider,
@@ -76,7 +76,7 @@ pub async fn run_with_observed(
 ///
 /// That trusts the journal with what the run acts on: right for a store
 /// only the caller writes. Where the journal lives in the workspace (a
-/// [`FileStore::beneath`] it), a clone or the model could have written it:
+/// [`FileStore::beneath`](super::FileStore::beneath) it), a clone or the model could have written it:
 /// use [`resume_in_observed`], which takes both from the caller.
 ///
 #[doc = blocking!()]

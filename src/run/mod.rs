@@ -4,7 +4,7 @@
 //! `token` events, puts each tool call through the [`Policy`] (and the
 //! [`Approver`] when the policy asks), acts on a real workspace directory,
 //! decides whether the step moved the workspace, commits the step to the
-//! [`Store`] and emits `step`. An observer's [`Flow::Cancel`], from any
+//! [`Store`] and emits `step`. An observer's [`Flow::Cancel`](crate::Flow::Cancel), from any
 //! event, is honoured at the next step boundary: the step finishes, the run
 //! records `cancelled` and returns [`RunOutcome::Cancelled`], resumable with
 //! [`resume_observed`].

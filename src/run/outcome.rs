@@ -77,7 +77,7 @@ pub fn steps(n: u32) -> String {
 /// A run's id and ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunResult {
-    /// The run's id: what [`resume_observed`] takes.
+    /// The run's id: what [`resume_observed`](super::resume_observed) takes.
     pub run_id: String,
     /// How it ended.
     pub outcome: RunOutcome,
@@ -88,9 +88,9 @@ pub struct RunResult {
 pub enum RunError {
     /// The store failed; the run stopped where it was.
     Store(StoreError),
-    /// [`resume_observed`] was given a run the store has never seen.
+    /// [`resume_observed`](super::resume_observed) was given a run the store has never seen.
     UnknownRun(String),
-    /// [`resume_observed`] was given a run that already completed.
+    /// [`resume_observed`](super::resume_observed) was given a run that already completed.
     AlreadyCompleted(String),
     /// The store's journal does not begin with the run's contract.
     Corrupt(String),
