@@ -140,8 +140,9 @@
 //!   ([`HookFailure::Action`]): its message shows its cause, and `source()`
 //!   is that cause's next link;
 //! - its `Debug` hides nothing private: [`TableError`], whose fields are
-//!   private, shows its message; the others derive it over their public
-//!   fields;
+//!   private, shows its message as written, unquoted, so that a `main`
+//!   returning `Result<(), Box<dyn Error>>` prints what an operator reads;
+//!   the others derive it over their public fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
 //!   on ([`TableErrorKind`], [`ProblemKind`], which is an error too, so that
 //!   it can stand on its own, as is each action's own problem type,

@@ -159,6 +159,38 @@ fn a_shell_line_in_one_element_is_told_to_split_into_an_array() {
     }
 }
 
+/// The line comes from a config file: its message escapes a control or
+/// bidirectional character (and cuts it at 80 characters), and the array
+/// the hint offers writes it as a TOML escape, so that pasted back it is the
+/// same bytes and shown it moves no cursor.
+#[test]
+fn a_shell_line_with_control_characters_is_escaped_in_message_and_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "notify-send \u{1b}\u{202e}x";
+    let hooks = Hooks::new(
+        vec![run(&[line], 5000, &[], OnFailure::Continue)],
+        dir.path(),
+    );
+    let problem = &hooks.problems()[0];
+    let message = problem.to_string();
+    assert!(
+        message.contains("`notify-send \\x1b\\u{202e}x` looks like a shell line"),
+        "{message}"
+    );
+    assert_eq!(
+        problem.hint().as_deref(),
+        Some(
+            r#"split it into an array, one word per element: `run = ["notify-send", "\U0000001B\U0000202Ex"]`"#
+        )
+    );
+    let long = format!("notify-send {}", "x".repeat(200));
+    let hooks = Hooks::new(
+        vec![run(&[&long], 5000, &[], OnFailure::Continue)],
+        dir.path(),
+    );
+    assert!(hooks.problems()[0].to_string().contains("xxx…` looks like"));
+}
+
 /// `append = "$HOME/x"` in a file whose root the embedder gave as `.` (or
 /// `""`, or a relative directory) is shown as the operator wrote it, with
 /// no `./` or root in front.
