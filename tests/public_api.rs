@@ -54,7 +54,14 @@ fn each_published_crates_public_api_matches_its_listing() {
         let generated = listing_of(&json, krate, &version);
         let path = root().join(listing);
         let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
-        if checked_in == generated {
+        let section = fingerprint(&section_of(&changelog, &version));
+        if without_fingerprint(&checked_in) == generated {
+            // The API as listed: a rewrite only records the section as it
+            // is now, the mark the next change of the API is measured by.
+            if update && fingerprint_in(&checked_in) != Some(section.as_str()) {
+                std::fs::write(&path, with_fingerprint(&generated, &section))
+                    .expect("write the listing");
+            }
             continue;
         }
         if update {
@@ -67,7 +74,17 @@ fn each_published_crates_public_api_matches_its_listing() {
                      changed, and run this again"
                 );
             }
-            std::fs::write(&path, &generated).expect("write the listing");
+            let same_version = checked_in.lines().next() == generated.lines().next();
+            if same_version && fingerprint_in(&checked_in) == Some(section.as_str()) {
+                panic!(
+                    "{package}: its public API changed, and CHANGELOG.md's `## [{version}]` \
+                     section is as it was when {listing} was last written: say what changed \
+                     there (Added, Changed, Removed; a change that breaks says so and how to \
+                     move), and run this again"
+                );
+            }
+            std::fs::write(&path, with_fingerprint(&generated, &section))
+                .expect("write the listing");
             continue;
         }
         stale.push(format!(
@@ -131,6 +148,50 @@ fn workspace_version() -> String {
         .as_str()
         .expect("a version")
         .to_owned()
+}
+
+/// The line of a listing that records its version's changelog section as
+/// it was when the listing was last rewritten, so that the next rewrite can
+/// ask for the section to have changed with the API. Not compared.
+const FINGERPRINT: &str = "# CHANGELOG.md's section for this version, when this was written: ";
+
+/// `version`'s section of the changelog: its heading to the next.
+fn section_of(changelog: &str, version: &str) -> String {
+    let heading = format!("## [{version}]");
+    let mut lines = changelog.lines().skip_while(|l| !l.starts_with(&heading));
+    let first = lines.next().unwrap_or_default();
+    std::iter::once(first)
+        .chain(lines.take_while(|l| !l.starts_with("## [")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// FNV-1a, 64 bits, in hex: the same on every toolchain (std's
+/// `DefaultHasher` promises no such thing).
+fn fingerprint(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
+
+fn fingerprint_in(listing: &str) -> Option<&str> {
+    listing.lines().find_map(|l| l.strip_prefix(FINGERPRINT))
+}
+
+fn without_fingerprint(listing: &str) -> String {
+    listing
+        .lines()
+        .filter(|l| !l.starts_with(FINGERPRINT))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The listing with its fingerprint line after the header's two lines.
+fn with_fingerprint(listing: &str, section: &str) -> String {
+    let mut lines: Vec<String> = listing.lines().map(str::to_owned).collect();
+    lines.insert(2.min(lines.len()), format!("{FINGERPRINT}{section}"));
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// The date of `version`'s section in the changelog, when it has one: then
@@ -974,6 +1035,28 @@ fn attrs_of(item: &Value) -> String {
         }
     }
     out
+}
+
+/// The fingerprint line is written after the header, is not compared, and
+/// changes when the version's section does.
+#[test]
+fn a_listings_fingerprint_follows_its_changelog_section_and_is_not_compared() {
+    let changelog = "# Changelog\n\n## [0.29.0]\n\n- x\n\n## [0.28.0] - 2026-11-30\n- y\n";
+    assert_eq!(section_of(changelog, "0.29.0"), "## [0.29.0]\n\n- x\n");
+    let edited = changelog.replace("- x", "- x, and z");
+    assert_ne!(
+        fingerprint(&section_of(changelog, "0.29.0")),
+        fingerprint(&section_of(&edited, "0.29.0"))
+    );
+    assert_eq!(
+        fingerprint(&section_of(changelog, "0.28.0")),
+        fingerprint(&section_of(&edited, "0.28.0"))
+    );
+    let listing = "# a\n# b\nfn x()\n";
+    let written = with_fingerprint(listing, "00ff");
+    assert_eq!(written, format!("# a\n# b\n{FINGERPRINT}00ff\nfn x()\n"));
+    assert_eq!(fingerprint_in(&written), Some("00ff"));
+    assert_eq!(without_fingerprint(&written), listing);
 }
 
 /// A section with a date is a released version, whose API the rewrite

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use super::problem::RunProblem;
+use super::problem::{RunProblem, WORD_GAP};
 use crate::action::shell::shell_would_expand;
 use crate::process::{is_executable, resolve};
 
@@ -42,8 +42,10 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<RunProblem> {
     let path_var = std::env::var_os("PATH");
     // A whole shell line in one element: "not in PATH" and "install
     // `notify-send hello`" would be about a program nobody meant. A program
-    // whose name holds a space and exists is run as it is.
-    if program.contains(char::is_whitespace)
+    // whose name holds a space and exists is run as it is. Only a space or
+    // a tab, what separates a shell's words as typed: a `\r` or another
+    // control character in a name is shown escaped as the name it is.
+    if program.contains(WORD_GAP)
         && !resolve(program, root, path_var.as_deref()).is_ok_and(|path| path.exists())
     {
         return vec![RunProblem::ShellLine {

@@ -251,6 +251,9 @@ impl fmt::Display for RunProblem {
     }
 }
 
+/// What separates the words of a shell line as an operator types it.
+pub(crate) const WORD_GAP: [char; 2] = [' ', '\t'];
+
 /// What a shell would read specially in a line: with one of these, the
 /// line's words alone would not do what it says.
 const SHELL_SYNTAX: &[char] = &[
@@ -275,7 +278,8 @@ fn shell_line_hint(argv: &[String]) -> String {
         };
     }
     let words: Vec<String> = line
-        .split_whitespace()
+        .split(WORD_GAP)
+        .filter(|word| !word.is_empty())
         .chain(argv.iter().skip(1).map(String::as_str))
         .map(|word| TomlString(word).to_string())
         .collect();
