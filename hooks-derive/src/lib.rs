@@ -44,8 +44,8 @@ use proc_macro::TokenStream;
 /// variant in declaration order, each variant's doc and cost, and each
 /// event's `io_hooks::Kind` (its bit in a filter).
 ///
-/// ```ignore
-/// use io_hooks::HookEvents;
+/// ```
+/// use io_hooks::{Cost, HookEvents};
 ///
 /// #[derive(serde::Serialize, HookEvents)]
 /// #[serde(tag = "event")]
@@ -59,6 +59,11 @@ use proc_macro::TokenStream;
 ///     Finished { ok: bool },
 /// }
 /// assert_eq!(Build::TAGS, ["started", "finished"]);
+/// assert_eq!(Build::DOCS[1], "A build finished; once per build.");
+/// assert_eq!(Build::COSTS, [Some(Cost::PerRun), None]);
+/// let done = Build::Finished { ok: true };
+/// assert_eq!(done.kind().tag(), "finished");
+/// assert_eq!(Build::from_tag("started"), Some(Build::Started { target: "x".into() }.kind()));
 /// ```
 ///
 /// # Attributes

@@ -140,8 +140,9 @@
 //!   ([`HookFailure::Action`]): its message shows its cause, and `source()`
 //!   is that cause's next link;
 //! - its `Debug` hides nothing private: [`TableError`], whose fields are
-//!   private, shows its message; the others derive it over their public
-//!   fields;
+//!   private, shows its message as written, unquoted, so that a `main`
+//!   returning `Result<(), Box<dyn Error>>` prints what an operator reads;
+//!   the others derive it over their public fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
 //!   on ([`TableErrorKind`], [`ProblemKind`], which is an error too, so that
 //!   it can stand on its own, as is each action's own problem type,
@@ -160,6 +161,80 @@
 //! [`Hooks::fire`]). The crate's `examples/tokio.rs` fires from tokio tasks
 //! through `spawn_blocking`, and ends the hooks in flight on Ctrl-C through
 //! [`Interrupt`].
+//!
+//! ## Borrowed events in async code
+//!
+//! `spawn_blocking` (tokio's, async-std's, smol's `unblock`) takes a
+//! `'static` closure, so an event that borrows the task's data cannot go
+//! into it: error E0597, "`name` does not live long enough … argument
+//! requires that `name` is borrowed for `'static`":
+//!
+//! ```compile_fail,E0597
+//! # use io_hooks::{HookEvents, Hooks};
+//! # #[derive(serde::Serialize, HookEvents)]
+//! # #[serde(tag = "event")]
+//! # enum Step<'a> {
+//! #     #[serde(rename = "step")]
+//! #     Step { name: &'a str },
+//! # }
+//! async fn step(hooks: std::sync::Arc<Hooks<Step<'static>>>) {
+//!     let name = String::from("compile");
+//!     let event = Step::Step { name: &name };
+//!     let _ = tokio::task::spawn_blocking(move || hooks.fire_event(&event)).await;
+//! }
+//! ```
+//!
+//! Two ways take a borrowed event as it is. On tokio's multi-thread
+//! runtime, `tokio::task::block_in_place` fires on the task's own thread
+//! and first hands the worker's other tasks to another thread. Anywhere,
+//! `std::thread::scope` fires on a thread that may borrow from the caller,
+//! and the task's thread waits for it (the executor's thread is blocked as
+//! long as the hooks run, so keep it to a runtime with threads to spare).
+//! Or the event owns its data (`String` fields, or `Cow<'a, str>` made
+//! owned), and `spawn_blocking` takes it.
+//!
+//! ```
+//! use io_hooks::{Flow, HookEvents, Hooks, TomlFile};
+//! use std::sync::Arc;
+//!
+//! #[derive(serde::Serialize, HookEvents)]
+//! #[serde(tag = "event")]
+//! enum Step<'a> {
+//!     /// A step ran.
+//!     #[serde(rename = "step")]
+//!     Step { name: &'a str },
+//! }
+//!
+//! async fn step(hooks: Arc<Hooks<Step<'static>>>, n: u32) -> Flow {
+//!     let name = format!("compile {n}"); // the task's own, borrowed below
+//!     let event = Step::Step { name: &name };
+//!     if n % 2 == 0 {
+//!         tokio::task::block_in_place(|| hooks.fire_event(&event))
+//!     } else {
+//!         std::thread::scope(|s| s.spawn(|| hooks.fire_event(&event)).join())
+//!             .expect("firing does not panic")
+//!     }
+//! }
+//!
+//! #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let root = tempfile::tempdir()?;
+//!     let text = "[[hook]]\non = [\"step\"]\nappend = \"steps.jsonl\"\n";
+//!     let specs = TomlFile::new("app.toml", text)
+//!         .hooks::<Step<'static>>(root.path())?
+//!         .unwrap_or_default();
+//!     let hooks = Arc::new(Hooks::new(specs, root.path()));
+//!     assert_eq!(step(Arc::clone(&hooks), 1).await, Flow::Continue);
+//!     assert_eq!(tokio::spawn(step(hooks, 2)).await?, Flow::Continue);
+//!     let log = std::fs::read_to_string(root.path().join("steps.jsonl"))?;
+//!     assert_eq!(
+//!         log,
+//!         "{\"event\":\"step\",\"name\":\"compile 1\"}\n\
+//!          {\"event\":\"step\",\"name\":\"compile 2\"}\n"
+//!     );
+//!     Ok(())
+//! }
+//! ```
 //!
 //! # Cargo features
 //!

@@ -40,6 +40,17 @@ impl Root {
         }
     }
 
+    /// The part of `path` the operator wrote: relative to the root (as
+    /// given, or made absolute) when under it, else `path` itself. With the
+    /// root given as `.`, `./$HOME/x` is `$HOME/x`, as written.
+    pub(crate) fn written<'p>(&self, path: &'p Path) -> &'p Path {
+        (!self.given.as_os_str().is_empty())
+            .then(|| path.strip_prefix(&self.given).ok())
+            .flatten()
+            .or_else(|| path.strip_prefix(&self.path).ok())
+            .unwrap_or(path)
+    }
+
     /// Where the append path `path` is opened from: a name under the root
     /// (a relative path, or an absolute one inside the root), or a path
     /// outside it, the operator's own, taken as written.

@@ -20,15 +20,22 @@ const SHOWN: usize = 200;
 /// key path when there is one, then the reason (which says what is
 /// accepted), then the line and column when the parser gave a position.
 ///
-/// Its `Debug` is that message too, as a string, so that `main() -> Result`
-/// prints what is wrong; `{:#?}` shows the parts ([`file`](Self::file),
-/// [`key`](Self::key), [`kind`](Self::kind), [`position`](Self::position)).
+/// Its `Debug` is that message too, as written, not quoted: a `main` that
+/// returns `Result<(), Box<dyn Error>>` (or `anyhow::Result`) prints an
+/// error with `Debug`, and the operator then reads
+/// `Error: app.toml: key `x`: …`, not the message again in quotes with its
+/// backticks and quotes escaped. (As anyhow's own `Debug` does. The message
+/// is already safe to print: what it quotes from the file is escaped.)
+/// `{:#?}` shows the parts ([`file`](Self::file), [`key`](Self::key),
+/// [`kind`](Self::kind), [`position`](Self::position)).
 ///
 /// ```
 /// let err = io_hooks::TomlFile::new("app.toml", "x = ?\n")
 ///     .deserialize::<toml::Table>()
 ///     .unwrap_err();
-/// assert_eq!(format!("{err:?}"), format!("{:?}", err.to_string()));
+/// assert_eq!(format!("{err:?}"), err.to_string());
+/// let boxed: Box<dyn std::error::Error> = err.clone().into();
+/// assert_eq!(format!("Error: {boxed:?}"), format!("Error: {err}"));
 /// assert!(format!("{err:#?}").starts_with("TableError {\n    file: \"app.toml\","));
 /// ```
 #[derive(Clone, PartialEq, Eq)]
@@ -114,7 +121,7 @@ impl fmt::Display for TableError {
 impl fmt::Debug for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !f.alternate() {
-            return fmt::Debug::fmt(&self.to_string(), f);
+            return fmt::Display::fmt(self, f);
         }
         f.debug_struct("TableError")
             .field("file", &self.0.file)

@@ -352,11 +352,34 @@ fn named_finds_each_tag_at_its_own_position() {
 }
 
 /// The documented panic, for a tag the enum does not have (in a `const`,
-/// the same panic is a compile error).
+/// the same panic is a compile error): it names the tag it was given and
+/// every tag the enum has, so the mistake is seen without the source.
 #[test]
-#[should_panic(expected = "no event of this enum has that tag")]
-fn named_panics_on_a_tag_the_enum_does_not_have() {
+#[should_panic(expected = "Kind::named: no event of this enum has the tag `Token`; \
+                           expected one of `done`, `quiet`, `token`, `odd`, `step`")]
+fn named_panics_naming_the_tag_and_the_choices() {
     let _ = Kind::<Costed>::named("Token");
+}
+
+/// The message is built without allocating (it must be, in a `const fn`):
+/// a tag too long for its buffer is cut with `…` at a character boundary,
+/// and a control character is shown as `?`, never written to the terminal.
+#[test]
+fn named_panic_message_is_cut_and_escaped() {
+    let long = format!("\u{1b}[2J{}", "é".repeat(2000));
+    let payload =
+        std::panic::catch_unwind(|| Kind::<Costed>::named(&long)).expect_err("no such tag");
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .expect("a text payload");
+    assert!(
+        message.starts_with("Kind::named: no event of this enum has the tag `?[2Jé"),
+        "{message}"
+    );
+    assert!(message.ends_with("é…"), "{message}");
+    assert!(message.len() <= 1024, "{}", message.len());
 }
 
 #[test]

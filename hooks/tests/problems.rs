@@ -99,6 +99,127 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
     );
 }
 
+/// A whole shell line in one element is named as one, with the array to
+/// write instead; never "install `notify-send hello`". A line a shell must
+/// read (a pipe) is shown run through `sh -c`, and a program whose name
+/// holds a space and exists runs as it is.
+#[test]
+fn a_shell_line_in_one_element_is_told_to_split_into_an_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::script(root, "my hook", "exit 0");
+    let specs = vec![
+        run(&["notify-send hello"], 5000, &[], OnFailure::Continue),
+        run(
+            &["notify-send  -u\tlow", "a \"b\""],
+            5000,
+            &[],
+            OnFailure::Continue,
+        ),
+        run(&["jq . | tee log"], 5000, &[], OnFailure::Continue),
+        run(&["./my hook"], 5000, &[], OnFailure::Continue),
+    ];
+    let hooks = Hooks::new(specs, root);
+    let got = kinds(&hooks);
+    assert_eq!(
+        got[0],
+        (
+            1,
+            ProblemKind::Run(RunProblem::ShellLine {
+                argv: vec!["notify-send hello".into()]
+            })
+        )
+    );
+    let problems = hooks.problems();
+    assert_eq!(
+        problems[0].to_string(),
+        "hook[1]: `run[1]` = `notify-send hello` looks like a shell line: a hook runs no \
+         shell, so it would look for one program of that whole name, spaces included"
+    );
+    assert_eq!(
+        problems[0].hint().as_deref(),
+        Some(r#"split it into an array, one word per element: `run = ["notify-send", "hello"]`"#)
+    );
+    assert_eq!(
+        problems[1].hint().as_deref(),
+        Some(
+            r#"split it into an array, one word per element: `run = ["notify-send", "-u", "low", "a \"b\""]`"#
+        )
+    );
+    assert_eq!(
+        problems[2].hint().as_deref(),
+        Some(
+            r#"it uses a shell's syntax, which only a shell reads: name the shell as the program, as in `run = ["sh", "-c", "jq . | tee log"]`"#
+        )
+    );
+    assert_eq!(got.len(), 3, "`./my hook` exists and runs: {got:?}");
+    for problem in problems {
+        let hint = problem.hint().unwrap_or_default();
+        assert!(!hint.contains("install"), "{hint}");
+    }
+}
+
+/// The line comes from a config file: its message escapes a control or
+/// bidirectional character (and cuts it at 80 characters), and the array
+/// the hint offers writes it as a TOML escape, so that pasted back it is the
+/// same bytes and shown it moves no cursor.
+#[test]
+fn a_shell_line_with_control_characters_is_escaped_in_message_and_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "notify-send \u{1b}\u{202e}x";
+    let hooks = Hooks::new(
+        vec![run(&[line], 5000, &[], OnFailure::Continue)],
+        dir.path(),
+    );
+    let problem = &hooks.problems()[0];
+    let message = problem.to_string();
+    assert!(
+        message.contains("`notify-send \\x1b\\u{202e}x` looks like a shell line"),
+        "{message}"
+    );
+    assert_eq!(
+        problem.hint().as_deref(),
+        Some(
+            r#"split it into an array, one word per element: `run = ["notify-send", "\U0000001B\U0000202Ex"]`"#
+        )
+    );
+    let long = format!("notify-send {}", "x".repeat(200));
+    let hooks = Hooks::new(
+        vec![run(&[&long], 5000, &[], OnFailure::Continue)],
+        dir.path(),
+    );
+    assert!(hooks.problems()[0].to_string().contains("xxx…` looks like"));
+}
+
+/// `append = "$HOME/x"` in a file whose root the embedder gave as `.` (or
+/// `""`, or a relative directory) is shown as the operator wrote it, with
+/// no `./` or root in front.
+#[test]
+fn an_unexpanded_append_path_is_shown_as_written_whatever_the_roots_spelling() {
+    let text = "[[hook]]\nappend = \"$HOME/x\"\n";
+    for root in [".", "", "./sub/..", "sub"] {
+        let root = std::path::Path::new(root);
+        let specs = io_hooks::TomlFile::new("app.toml", text)
+            .hooks::<Ev>(root)
+            .expect("the table is valid")
+            .expect("the file has hooks");
+        let problems = Hooks::check(&specs, root);
+        assert_eq!(
+            problems[0].kind,
+            ProblemKind::Append(AppendProblem::NotExpanded {
+                text: "$HOME/x".into()
+            }),
+            "root {root:?}"
+        );
+        assert_eq!(
+            problems[0].to_string(),
+            "hook[1]: `append` = `$HOME/x`: the `~` or `$` is taken literally, because there \
+             is no shell",
+            "root {root:?}"
+        );
+    }
+}
+
 #[test]
 fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -687,3 +687,21 @@ fn check_no_panic(text: &str) {
         }
     }
 }
+
+/// A `main` returning `Result<(), Box<dyn Error>>` prints its error with
+/// `Debug`: the operator reads the message as `Display` writes it, not the
+/// message again in quotes with its backticks and quotes escaped. `{:#?}`
+/// still shows the parts.
+#[test]
+fn table_error_debug_is_its_message_unquoted() {
+    let err = TomlFile::new("build.toml", "[[hook]]\nappend = \"a\" \"b\"\n")
+        .deserialize::<toml::Table>()
+        .expect_err("not TOML");
+    let boxed: Box<dyn std::error::Error> = err.clone().into();
+    assert_eq!(format!("{boxed:?}"), err.to_string());
+    assert!(
+        format!("{boxed:?}").starts_with("build.toml: "),
+        "{boxed:?}"
+    );
+    assert!(format!("{err:#?}").starts_with("TableError {\n    file: \"build.toml\","));
+}

@@ -165,7 +165,22 @@ impl<E: HookEvents> Kind<E> {
     /// input goes through [`HookEvents::from_tag`].)
     ///
     /// # Panics
-    /// If `E` has no variant tagged `tag`.
+    /// If `E` has no variant tagged `tag`; the message names `tag` and the
+    /// tags `E` has:
+    ///
+    /// ```should_panic
+    /// // Panics with: Kind::named: no event of this enum has the tag
+    /// // `finishd`; expected one of `started`, `finished`
+    /// #[derive(io_hooks::HookEvents)]
+    /// enum Build {
+    ///     #[hook(tag = "started")]
+    ///     Started,
+    ///     #[hook(tag = "finished")]
+    ///     Finished,
+    /// }
+    /// let tag = String::from("finishd");
+    /// io_hooks::Kind::<Build>::named(&tag);
+    /// ```
     pub const fn named(tag: &str) -> Self {
         let mut i = 0;
         while i < E::TAGS.len() {
@@ -174,7 +189,21 @@ impl<E: HookEvents> Kind<E> {
             }
             i += 1;
         }
-        panic!("no event of this enum has that tag")
+        let mut message = PanicMessage::new();
+        message.push("Kind::named: no event of this enum has the tag `");
+        message.push(tag);
+        message.push("`; expected one of ");
+        let mut i = 0;
+        while i < E::TAGS.len() {
+            if i > 0 {
+                message.push(", ");
+            }
+            message.push("`");
+            message.push(E::TAGS[i]);
+            message.push("`");
+            i += 1;
+        }
+        panic!("{}", message.as_str())
     }
 
     /// Every kind of `E`, in declaration order.
@@ -203,6 +232,71 @@ impl<E: HookEvents> Kind<E> {
 }
 
 /// `a == b`, in a `const fn`.
+/// A panic message built where `format!` cannot run, in a `const fn`:
+/// bytes in a fixed buffer, cut with `…` when full. An ASCII control
+/// character is written `?`, so a tag cannot break the line it is shown on.
+struct PanicMessage {
+    buf: [u8; PanicMessage::CAPACITY],
+    len: usize,
+    cut: bool,
+}
+
+impl PanicMessage {
+    /// Enough for a tag and a list of 64 short tags; a longer list is cut.
+    const CAPACITY: usize = 1024;
+    /// Room kept for the `…` a cut message ends with.
+    const ELLIPSIS: &'static str = "…";
+
+    const fn new() -> Self {
+        PanicMessage {
+            buf: [0; PanicMessage::CAPACITY],
+            len: 0,
+            cut: false,
+        }
+    }
+
+    const fn push(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let room = PanicMessage::CAPACITY - PanicMessage::ELLIPSIS.len();
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.len == room {
+                self.cut = true;
+                return;
+            }
+            let b = bytes[i];
+            self.buf[self.len] = if b < 0x20 || b == 0x7f { b'?' } else { b };
+            self.len += 1;
+            i += 1;
+        }
+    }
+
+    /// The message, ending at a character boundary (a cut may fall inside a
+    /// character), with `…` when cut.
+    const fn as_str(&mut self) -> &str {
+        let (head, _) = self.buf.split_at(self.len);
+        let valid = match std::str::from_utf8(head) {
+            Ok(text) => text.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        self.len = valid;
+        if self.cut {
+            let ellipsis = PanicMessage::ELLIPSIS.as_bytes();
+            let mut i = 0;
+            while i < ellipsis.len() {
+                self.buf[self.len] = ellipsis[i];
+                self.len += 1;
+                i += 1;
+            }
+        }
+        let (head, _) = self.buf.split_at(self.len);
+        match std::str::from_utf8(head) {
+            Ok(text) => text,
+            Err(_) => "",
+        }
+    }
+}
+
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {

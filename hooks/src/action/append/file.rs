@@ -177,7 +177,7 @@ fn reader(file: &File, path: &Path, target: &Target, root: &Root) -> io::Result<
 /// directory does not exist.
 pub(crate) fn check(path: &Path, root: &Root) -> Vec<AppendProblem> {
     // The part the operator wrote: relative to the root when under it.
-    let written = path.strip_prefix(&root.path).unwrap_or(path);
+    let written = root.written(path);
     // As for a program: `mkdir -p root/~` would fix nothing anyone meant,
     // so a `~` or `$` is the one problem named.
     if written

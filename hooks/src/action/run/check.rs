@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use super::problem::RunProblem;
+use super::problem::{RunProblem, WORD_GAP};
 use crate::action::shell::shell_would_expand;
 use crate::process::{is_executable, resolve};
 
@@ -39,6 +39,19 @@ const HEAD: usize = 256;
 /// or cannot be started (see the module's documentation).
 pub(crate) fn run(argv: &[String], root: &Path) -> Vec<RunProblem> {
     let program = argv.first().map(String::as_str).unwrap_or("");
+    let path_var = std::env::var_os("PATH");
+    // A whole shell line in one element: "not in PATH" and "install
+    // `notify-send hello`" would be about a program nobody meant. A program
+    // whose name holds a space and exists is run as it is. Only a space or
+    // a tab, what separates a shell's words as typed: a `\r` or another
+    // control character in a name is shown escaped as the name it is.
+    if program.contains(WORD_GAP)
+        && !resolve(program, root, path_var.as_deref()).is_ok_and(|path| path.exists())
+    {
+        return vec![RunProblem::ShellLine {
+            argv: argv.to_vec(),
+        }];
+    }
     // Nothing else is said of such a program: every other finding (no such
     // file as `root/~/bin/x`) would be about a path nobody meant.
     if shell_would_expand(program) {
@@ -46,7 +59,6 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<RunProblem> {
             text: program.to_owned(),
         }];
     }
-    let path_var = std::env::var_os("PATH");
     let owned = || program.to_owned();
     let Ok(path) = resolve(program, root, path_var.as_deref()) else {
         let local = root.join(program);

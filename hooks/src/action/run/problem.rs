@@ -108,6 +108,14 @@ pub enum RunProblem {
         /// Whether it was named through `env`, so looked up in `PATH`.
         via_env: bool,
     },
+    /// The program holds a space and names no file: a whole shell line in
+    /// one element (`run = ["notify-send hello"]`), which a hook, having no
+    /// shell, would look up as one program named `notify-send hello`.
+    ShellLine {
+        /// The whole `run` array as written; the program is its first
+        /// element.
+        argv: Vec<String>,
+    },
 }
 
 impl RunProblem {
@@ -139,6 +147,7 @@ impl RunProblem {
                 "name a program: a regular file, executable, that the hook runs".to_owned()
             }
             RunProblem::IsDirectory { .. } => "name the program inside it".to_owned(),
+            RunProblem::ShellLine { argv } => shell_line_hint(argv),
             RunProblem::NotExpanded { .. } => not_expanded_hint(),
             RunProblem::NotAProgram { .. } => "make its first line `#!` and the interpreter \
                  that runs it, as in `#!/bin/sh`"
@@ -164,7 +173,9 @@ impl RunProblem {
     /// The file the problem is about, when it is about one.
     pub(crate) fn path(&self) -> Option<&Path> {
         match self {
-            RunProblem::NotInPath { .. } | RunProblem::NotExpanded { .. } => None,
+            RunProblem::NotInPath { .. }
+            | RunProblem::ShellLine { .. }
+            | RunProblem::NotExpanded { .. } => None,
             RunProblem::LinkNotExecutable { target, .. } => Some(target),
             RunProblem::NoSuchProgram { path, .. }
             | RunProblem::NotExecutable { path, .. }
@@ -210,6 +221,12 @@ impl fmt::Display for RunProblem {
             RunProblem::IsDirectory { program, path } => {
                 write!(f, "`{program}`: `{}` is a directory", path.display())
             }
+            RunProblem::ShellLine { argv } => write!(
+                f,
+                "`{KEY}[1]` = `{}` looks like a shell line: a hook runs no shell, so it would \
+                 look for one program of that whole name, spaces included",
+                Shown(argv.first().map_or("", String::as_str))
+            ),
             RunProblem::NotExpanded { text } => write_not_expanded(f, &format!("{KEY}[1]"), text),
             RunProblem::NotAProgram { program, path } => write!(
                 f,
@@ -231,6 +248,65 @@ impl fmt::Display for RunProblem {
                 via_env,
             } => no_interpreter(f, program, path, interpreter, *via_env),
         }
+    }
+}
+
+/// What separates the words of a shell line as an operator types it.
+pub(crate) const WORD_GAP: [char; 2] = [' ', '\t'];
+
+/// What a shell would read specially in a line: with one of these, the
+/// line's words alone would not do what it says.
+const SHELL_SYNTAX: &[char] = &[
+    '|', '&', ';', '<', '>', '(', ')', '$', '`', '\\', '"', '\'', '*', '?', '[', '#', '~', '=',
+];
+
+/// [`RunProblem::ShellLine`]'s hint: the array split into words, written as
+/// TOML to paste; or, for a line a shell must read (a pipe, quotes, `$`),
+/// that shell named as the program.
+fn shell_line_hint(argv: &[String]) -> String {
+    let line = argv.first().map_or("", String::as_str);
+    if line.contains(SHELL_SYNTAX) {
+        return match argv {
+            [_] => format!(
+                "it uses a shell's syntax, which only a shell reads: name the shell as the \
+                 program, as in `{KEY} = [\"sh\", \"-c\", {}]`",
+                TomlString(line)
+            ),
+            _ => "it uses a shell's syntax, which only a shell reads: split it into one word \
+                  per element, or name the shell as the program (`\"sh\", \"-c\", …`)"
+                .to_owned(),
+        };
+    }
+    let words: Vec<String> = line
+        .split(WORD_GAP)
+        .filter(|word| !word.is_empty())
+        .chain(argv.iter().skip(1).map(String::as_str))
+        .map(|word| TomlString(word).to_string())
+        .collect();
+    format!(
+        "split it into an array, one word per element: `{KEY} = [{}]`",
+        words.join(", ")
+    )
+}
+
+/// A string as a TOML basic string, to paste into a file: `"` and `\`
+/// escaped, and every control or invisible character as `\uXXXX`.
+struct TomlString<'a>(&'a str);
+
+impl fmt::Display for TomlString<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                c if c.is_control() || crate::message::is_invisible(c) => {
+                    write!(f, "\\U{:08X}", u32::from(c))?;
+                }
+                c => write!(f, "{c}")?,
+            }
+        }
+        f.write_str("\"")
     }
 }
 
