@@ -34,7 +34,11 @@ fn gated(dir: &Path) -> Vec<String> {
     vec![
         "/bin/sh".into(),
         "-c".into(),
-        "until [ -e \"$0\" ]; do sleep 0.01; done; cat >> \"$1\"".into(),
+        // Bounded on its own too (60 s), should the test be killed before
+        // its hooks can end it.
+        "n=0; until [ -e \"$0\" ] || [ $n -ge 6000 ]; do sleep 0.01; n=$((n+1)); done; \
+         cat >> \"$1\""
+            .into(),
         gate,
         out,
     ]
@@ -382,7 +386,8 @@ fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
     let taken = dir.path().join("taken");
     let gate = dir.path().join("gate");
     let script = format!(
-        ": > '{}'; until [ -e '{}' ]; do sleep 0.01; done; cat > /dev/null",
+        ": > '{}'; n=0; until [ -e '{}' ] || [ $n -ge 6000 ]; do sleep 0.01; n=$((n+1)); done; \
+         cat > /dev/null",
         taken.display(),
         gate.display()
     );
