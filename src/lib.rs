@@ -51,6 +51,7 @@ mod config;
 mod event;
 mod event_schema;
 mod observer;
+mod os_message;
 mod raw_json;
 pub mod replay;
 pub mod run;
@@ -68,6 +69,7 @@ pub use io_hooks::{
     TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
 };
 pub use observer::Observer;
+pub use os_message::OsMessage;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 

@@ -747,7 +747,7 @@ fn a_symlink_loop_is_an_error_naming_the_loop() {
         format!(
             "{}: cannot be read: {}",
             f.local_file().display(),
-            io_hooks::text::OsMessage(&cause)
+            io_harness::OsMessage(&cause)
         )
     );
 }
