@@ -60,7 +60,7 @@ pub mod schema;
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
 };
-pub use event::{Cost, EventKind, Outcome, RunEvent};
+pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// The engine's types that this crate's API hands out or takes, so that a
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{

@@ -274,7 +274,7 @@ fn an_empty_run_names_no_program() {
     assert_eq!(
         err("[[hook]]\nrun = []\n"),
         "io.local.toml: key `hook[1].run`: `run = []` names no program; write the program \
-         first, then its arguments, as in `run = [\"cargo\", \"fmt\"]` (line 2, column 7)"
+         first, then its arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (line 2, column 7)"
     );
 }
 
@@ -283,7 +283,7 @@ fn an_empty_program_names_no_program() {
     assert_eq!(
         err("[[hook]]\nrun = [\"\", \"fmt\"]\n"),
         "io.local.toml: key `hook[1].run`: `run` names no program: its first element is empty; \
-         write the program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]` \
+         write the program first, then its arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` \
          (line 2, column 8)"
     );
 }
@@ -293,7 +293,7 @@ fn a_run_string_is_refused_because_there_is_no_shell() {
     assert_eq!(
         err("[[hook]]\nrun = \"cargo fmt\"\n"),
         "io.local.toml: key `hook[1].run`: invalid type: string \"cargo fmt\", expected an argv \
-         array, program first, as in `run = [\"cargo\", \"fmt\"]` (there is no shell) \
+         array, program first, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (there is no shell) \
          (line 2, column 7)"
     );
 }
