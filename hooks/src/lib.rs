@@ -30,8 +30,7 @@
 //! append = "builds.jsonl"
 //! "#;
 //! let specs = TomlFile::new("build.toml", text)
-//!     .hooks::<Build>(root.path())?
-//!     .unwrap_or_default();
+//!     .hooks::<Build>(root.path())?;
 //! let hooks = Hooks::new(specs, root.path()); // creates builds.jsonl, empty
 //!
 //! // Not wanted: one mask test, nothing written.
@@ -221,8 +220,7 @@
 //!     let root = tempfile::tempdir()?;
 //!     let text = "[[hook]]\non = [\"step\"]\nappend = \"steps.jsonl\"\n";
 //!     let specs = TomlFile::new("app.toml", text)
-//!         .hooks::<Step<'static>>(root.path())?
-//!         .unwrap_or_default();
+//!         .hooks::<Step<'static>>(root.path())?;
 //!     let hooks = Arc::new(Hooks::new(specs, root.path()));
 //!     assert_eq!(step(Arc::clone(&hooks), 1).await, Flow::Continue);
 //!     assert_eq!(tokio::spawn(step(hooks, 2)).await?, Flow::Continue);

@@ -27,9 +27,7 @@ enum Ev {
 const ROOT: &str = "/work/project";
 
 fn load(text: &str) -> Result<Vec<HookSpec<Ev>>, TableError> {
-    TomlFile::new("io.local.toml", text)
-        .hooks::<Ev>(Path::new(ROOT))
-        .map(|hooks| hooks.expect("the text declares `hook`"))
+    TomlFile::new("io.local.toml", text).hooks::<Ev>(Path::new(ROOT))
 }
 
 fn err(text: &str) -> String {
@@ -181,10 +179,24 @@ fn an_empty_hook_array_is_a_declaration_of_no_hooks() {
 
 #[test]
 fn a_file_without_hook_has_none_and_other_keys_are_not_its_business() {
-    let got = TomlFile::new("io.local.toml", "[mcp]\nx = 1\n[[agent]]\nname = \"a\"\n")
-        .hooks::<Ev>(Path::new(ROOT))
-        .unwrap();
-    assert!(got.is_none());
+    let file = TomlFile::new("io.local.toml", "[db]\nx = 1\n[[worker]]\nname = \"a\"\n");
+    let got = file.hooks::<Ev>(Path::new(ROOT)).unwrap();
+    assert!(got.is_empty());
+    assert!(file.hook_keys().unwrap().is_empty());
+}
+
+/// No `hook` key and `hook = []` both load as no hooks; `hook_keys` tells
+/// them apart, for an embedder to which a written `hook` means something
+/// (io: a file that says `hook` replaces the user scope's hooks).
+#[test]
+fn no_hook_key_and_an_empty_hook_array_are_told_apart_by_hook_keys() {
+    let absent = TomlFile::new("app.toml", "x = 1\n");
+    let empty = TomlFile::new("app.toml", "x = 1\nhook = []\n");
+    for file in [&absent, &empty] {
+        assert!(file.hooks::<Ev>(Path::new(ROOT)).unwrap().is_empty());
+    }
+    assert_eq!(absent.hook_keys().unwrap(), Vec::<String>::new());
+    assert_eq!(empty.hook_keys().unwrap(), ["hook"]);
 }
 
 /// The one-liner (`TomlFile::new(..).hooks::<E>(root)`) is as strict as any

@@ -28,7 +28,7 @@ use crate::registry::{FieldValue, HookEvents};
 /// }
 /// let text = "[[hook]]\non = [\"job_finished\"]\nwhere.job = [\"lint\", \"test_*\"]\nappend = \"a.jsonl\"\n";
 /// let text = text.replace("\"test_*\"", "{ glob = \"test_*\" }");
-/// let specs = TomlFile::new("ci.toml", &text).hooks::<Ev>("/p".as_ref())?.unwrap_or_default();
+/// let specs = TomlFile::new("ci.toml", &text).hooks::<Ev>("/p".as_ref())?;
 /// let conditions = &specs[0].conditions;
 /// assert_eq!(conditions.to_string(), "job = [\"lint\", { glob = \"test_*\" }]");
 /// let finished = |job: &str| Ev::JobFinished { job: job.into(), attempt: 1 };

@@ -55,8 +55,7 @@ use crate::table_error::{ErrorInner, TableError, TableErrorKind};
 ///
 /// let text = "[[hook]]\non = [\"job_finished\"]\nappend = \"audit.jsonl\"\n";
 /// let hooks = TomlFile::new("ci.local.toml", text)
-///     .hooks::<Ev>(Path::new("/work/project"))?
-///     .expect("the file declares `hook`");
+///     .hooks::<Ev>(Path::new("/work/project"))?;
 /// assert_eq!(hooks.len(), 1);
 ///
 /// let text = "[[hook]]\non = [\"job_finishd\"]\nappend = \"audit.jsonl\"\n";
@@ -147,10 +146,16 @@ impl<'a> TomlFile<'a> {
         serde_path_to_error::deserialize(de).map_err(|e| self.shape_error(&e))
     }
 
-    /// The top-level `hook` array of this file, checked and typed; `None`
-    /// when the file has no `hook` key at all. Other keys are ignored. The
-    /// bodies of a [`Layout`]'s sections are the caller's to read, with
-    /// [`HookTables::into_specs`].
+    /// The top-level `hook` array of this file, checked and typed; empty
+    /// when the file has no `hook` key at all, as when it has `hook = []`.
+    /// Other keys are ignored. The bodies of a [`Layout`]'s sections are the
+    /// caller's to read, with [`HookTables::into_specs`].
+    ///
+    /// An embedder for which a file without `hook` means something else
+    /// than a file with no hooks (one that replaces another's hooks only
+    /// when it says `hook`) asks [`hook_keys`](Self::hook_keys) whether the
+    /// key is there, or reads `Option<HookTables>` itself with
+    /// [`deserialize`](Self::deserialize), as a section's body is read.
     ///
     /// `root` is the directory a relative `append` path is resolved
     /// against; an absolute one is kept.
@@ -164,10 +169,7 @@ impl<'a> TomlFile<'a> {
     ///
     /// # Errors
     /// The first problem in the file, as a [`TableError`].
-    pub fn hooks<E: HookEvents>(
-        &self,
-        root: &Path,
-    ) -> Result<Option<Vec<HookSpec<E>>>, TableError> {
+    pub fn hooks<E: HookEvents>(&self, root: &Path) -> Result<Vec<HookSpec<E>>, TableError> {
         #[derive(Deserialize)]
         struct Doc {
             hook: Option<HookTables>,
@@ -175,9 +177,10 @@ impl<'a> TomlFile<'a> {
         self.check_scope()?;
         self.check_placement()?;
         let doc: Doc = self.deserialize()?;
-        doc.hook
-            .map(|tables| tables.into_specs(self, HOOK, root))
-            .transpose()
+        match doc.hook {
+            Some(tables) => tables.into_specs(self, HOOK, root),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn syntax_error(&self, e: &toml::de::Error) -> TableError {
