@@ -21,9 +21,7 @@ use super::scope::{self, Scope};
 use super::validate;
 use crate::key::{HOOK, WHERE};
 use crate::layout::Layout;
-use crate::position::{
-    KeySegment, SourceLine, TOML_PRIVATE, key_segments, line_column, render_key,
-};
+use crate::position::{KeySegment, TOML_PRIVATE, key_segments, line_column, render_key};
 use crate::raw::Cx;
 use crate::registry::{HookEvents, did_you_mean};
 use crate::spec::HookSpec;
@@ -184,13 +182,8 @@ impl<'a> TomlFile<'a> {
     }
 
     fn syntax_error(&self, e: &toml::de::Error) -> TableError {
-        TableError(Box::new(ErrorInner {
-            file: self.name.to_owned(),
-            key: None,
-            kind: TableErrorKind::Syntax(e.message().trim_end().to_owned()),
-            position: e.span().map(|s| line_column(self.text, s.start)),
-            source_line: e.span().map(|s| SourceLine::at(self.text, s.start)),
-        }))
+        let kind = TableErrorKind::Syntax(e.message().trim_end().to_owned());
+        TableError::at(self.name, self.text, None, e.span(), kind)
     }
 
     fn shape_error(&self, e: &serde_path_to_error::Error<toml::de::Error>) -> TableError {
@@ -233,17 +226,11 @@ impl<'a> TomlFile<'a> {
             }
             _ => TableErrorKind::Shape(message.to_owned()),
         };
-        TableError(Box::new(ErrorInner {
-            file: self.name.to_owned(),
-            key: Some(key),
-            kind,
-            position: inner.span().map(|s| line_column(self.text, s.start)),
-            source_line: inner.span().map(|s| SourceLine::at(self.text, s.start)),
-        }))
+        TableError::at(self.name, self.text, Some(key), inner.span(), kind)
     }
 
     fn error(&self, key: String, span: Range<usize>, kind: TableErrorKind) -> TableError {
-        TableError::at(self.name, self.text, key, Some(span.start), kind)
+        TableError::at(self.name, self.text, Some(key), Some(span), kind)
     }
 
     /// The file called `name` holding `text`, from a project's own files:
@@ -348,6 +335,7 @@ impl<'a> TomlFile<'a> {
             },
             position: None,
             source_line: None,
+            span: None,
         }))
     }
 
@@ -394,8 +382,9 @@ impl TableError {
     /// engine's: the file, `` key `{key}` ``, `message`, then the line and
     /// column of `span` (a byte range of the file's text, as
     /// [`toml::Spanned::span`] gives it) when there is one. Its kind is
-    /// [`TableErrorKind::Custom`], and [`source_line`](Self::source_line)
-    /// is the line `span` starts on.
+    /// [`TableErrorKind::Custom`], [`source_line`](Self::source_line)
+    /// is the line `span` starts on, and [`span`](Self::span) is `span`,
+    /// cut to lie within the text.
     ///
     /// For what the engine cannot know is wrong: a name that refers to
     /// nothing, an empty command. `message` says what is wrong and what is
@@ -435,13 +424,7 @@ impl TableError {
         span: Option<Range<usize>>,
     ) -> TableError {
         let kind = TableErrorKind::Custom(message.into());
-        TableError::at(
-            file.name(),
-            file.text(),
-            key.into(),
-            span.map(|s| s.start),
-            kind,
-        )
+        TableError::at(file.name(), file.text(), Some(key.into()), span, kind)
     }
 }
 
