@@ -156,7 +156,11 @@ impl<'a> TomlFile<'a> {
     /// [`deserialize`](Self::deserialize), as a section's body is read.
     ///
     /// `root` is the directory a relative `append` path is resolved
-    /// against; an absolute one is kept.
+    /// against; an absolute one is kept. It is the hooks' root: give
+    /// [`Hooks::new`](crate::Hooks::new) the same one (it reports a hook
+    /// read with another as
+    /// [`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot), and
+    /// creates nothing for it).
     ///
     /// A [`project`](Self::project) file is refused first
     /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere,
@@ -489,7 +493,9 @@ impl HookTables {
     /// `key` is the array's key path as an operator would write it (`hook`,
     /// or `target.linux.hook`); errors name a table as `` `{key}[N]` ``,
     /// counting from 1. `root` is the directory that relative `append`
-    /// paths are resolved against.
+    /// paths are resolved against: the hooks' root, the one given to
+    /// [`Hooks::new`](crate::Hooks::new), which reports a hook read with
+    /// another ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)).
     ///
     /// # Errors
     /// The first table that fails, as a [`TableError`].
