@@ -21,7 +21,7 @@ use io_hooks::{HookEvents, Kind};
 pub enum EventKind {
     /// A run began, or was resumed; once per run, and once more per resume, which carries `resumed: true`. Carries the goal.
     #[serde(rename = "started")]
-    #[hook(cost = "per_run")]
+    #[hook(cost = "per_invocation")]
     Started {
         /// The goal the run was given.
         goal: String,
@@ -34,7 +34,7 @@ pub enum EventKind {
     },
     /// A step was committed; once per step, after its writes are classified.
     #[serde(rename = "step")]
-    #[hook(cost = "per_step")]
+    #[hook(cost = "per_unit")]
     Step {
         /// The step's number, from 1.
         step: u32,
@@ -47,7 +47,7 @@ pub enum EventKind {
     },
     /// The model called a tool; once per tool call, before it runs.
     #[serde(rename = "tool_call")]
-    #[hook(cost = "per_step")]
+    #[hook(cost = "per_unit")]
     ToolCall {
         /// The step the call belongs to.
         step: u32,
@@ -98,7 +98,7 @@ pub enum EventKind {
     },
     /// The run drew on its budget; once per model turn.
     #[serde(rename = "spend_draw")]
-    #[hook(cost = "per_step")]
+    #[hook(cost = "per_unit")]
     SpendDraw {
         /// The step the turn belongs to.
         step: u32,
@@ -217,7 +217,7 @@ pub enum EventKind {
     },
     /// The model streamed a token; once per streamed token, the hottest event.
     #[serde(rename = "token")]
-    #[hook(cost = "per_token")]
+    #[hook(cost = "per_item")]
     Token {
         /// The step being streamed.
         step: u32,
@@ -227,7 +227,7 @@ pub enum EventKind {
     },
     /// A command ran under the sandbox; once per command the run executes.
     #[serde(rename = "sandbox")]
-    #[hook(cost = "per_step")]
+    #[hook(cost = "per_unit")]
     Sandbox {
         /// The step that ran it.
         step: u32,
@@ -260,7 +260,7 @@ pub enum EventKind {
     },
     /// A handle was polled to see whether it still runs; once per poll.
     #[serde(rename = "handle_polled")]
-    #[hook(cost = "per_step")]
+    #[hook(cost = "per_unit")]
     HandlePolled {
         /// The step that polled it.
         step: u32,
@@ -298,7 +298,7 @@ pub enum EventKind {
     },
     /// A run ended, or a resume of it did; once per run, and once more per resume, which carries `resumed: true`. Carries the outcome and the step count.
     #[serde(rename = "finished")]
-    #[hook(cost = "per_run")]
+    #[hook(cost = "per_invocation")]
     Finished {
         /// How the run ended.
         #[hook(unit_enum)]
@@ -320,9 +320,29 @@ fn is_false(b: &bool) -> bool {
 
 /// How often an event fires: what a hook on it costs (the spec's "What a
 /// hook costs"). Each [`EventKind`] variant declares its class next to it, as
-/// `#[hook(cost = "per_step")]`; `io events` prints it as the event's
-/// frequency.
+/// `#[hook(cost = "per_unit")]`; `io events` prints it as the event's
+/// frequency, in this program's words ([`cost_words`]).
 pub use io_hooks::Cost;
+
+/// A cost class in `io`'s own words, as `io events`, `docs/events.md` and
+/// the hook schema print it: the engine's `per_item` is a streamed token,
+/// `per_unit` a step, `per_invocation` a run.
+///
+/// ```
+/// use io_harness::{Cost, cost_words};
+/// assert_eq!(cost_words(Cost::PerItem), "per token");
+/// assert_eq!(cost_words(Cost::PerUnit), "per step");
+/// assert_eq!(cost_words(Cost::PerInvocation), "per run");
+/// assert_eq!(cost_words(Cost::Rare), "rare");
+/// ```
+pub fn cost_words(cost: Cost) -> &'static str {
+    match cost {
+        Cost::PerItem => "per token",
+        Cost::PerUnit => "per step",
+        Cost::PerInvocation => "per run",
+        other => other.as_str(),
+    }
+}
 
 // The cost is optional to the derive; every event of this harness declares
 // one, or this does not compile.
@@ -350,8 +370,8 @@ impl EventKind {
     /// use io_harness::{Cost, EventKind, HookEvents};
     ///
     /// let token = EventKind::from_tag("token").expect("a tag");
-    /// assert_eq!(EventKind::frequency(token), Cost::PerToken);
-    /// assert_eq!(EventKind::frequency(EventKind::TOKEN), Cost::PerToken);
+    /// assert_eq!(EventKind::frequency(token), Cost::PerItem);
+    /// assert_eq!(EventKind::frequency(EventKind::TOKEN), Cost::PerItem);
     /// ```
     pub fn frequency(kind: Kind<Self>) -> Cost {
         match kind.cost() {

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use io_hooks::{HookEvents, Kind};
 use serde_json::{Map, Value};
 
-use crate::event::{Cost, EventKind, RunEvent};
+use crate::event::{Cost, EventKind, RunEvent, cost_words};
 
 /// `examples/events.jsonl`, a real run holding every event, embedded so
 /// `io events TAG` can show one of its lines wherever `io` runs.
@@ -291,7 +291,7 @@ pub fn events_markdown() -> String {
         md.push_str(&format!(
             "| [`{0}`](#{0}) | {1} | {2} |\n",
             event.tag,
-            event.frequency.as_str(),
+            cost_words(event.frequency),
             event.doc.replace('\n', " ")
         ));
     }
@@ -305,7 +305,7 @@ pub fn events_markdown() -> String {
             "\n### `{}`\n\n{}\n\nCost: {}.\n\n",
             event.tag,
             event.doc.replace('\n', " "),
-            event.frequency.as_str()
+            cost_words(event.frequency)
         ));
         if event.fields.is_empty() {
             md.push_str("No fields beyond `event` and the envelope.\n");

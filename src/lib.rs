@@ -51,6 +51,7 @@ mod config;
 mod event;
 mod event_schema;
 mod observer;
+mod os_message;
 mod raw_json;
 pub mod replay;
 pub mod run;
@@ -59,7 +60,7 @@ pub mod schema;
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
 };
-pub use event::{Cost, EventKind, Outcome, RunEvent};
+pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// The engine's types that this crate's API hands out or takes, so that a
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
@@ -68,6 +69,7 @@ pub use io_hooks::{
     TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
 };
 pub use observer::Observer;
+pub use os_message::OsMessage;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use io_harness::OsMessage;
 use io_harness::schema::{events_schema, hook_schema};
-use io_hooks::text::OsMessage;
 
 const AFTER_HELP: &str = "\
 Hooks go in ROOT/io.local.toml (yours: gitignored, and refused if git tracks

@@ -30,7 +30,13 @@ pub use crate::event_schema::{
 /// ```
 pub fn hook_schema() -> Value {
     let file = io_hooks::schema::hook_file_schema::<EventKind>(
-        |kind| format!("{} ({})", kind.doc(), EventKind::frequency(kind).as_str()),
+        |kind| {
+            format!(
+                "{} ({})",
+                kind.doc(),
+                crate::cost_words(EventKind::frequency(kind))
+            )
+        },
         "Hooks: each names the events it wants and either a file to append them to or an argv to run. A later scope replaces the whole array.",
         &crate::config::hook_layout(),
     );

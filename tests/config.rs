@@ -628,12 +628,12 @@ fn the_spec_error_situations_each_read_file_key_reason() {
         (
             "[[hook]]\nrun = []\n",
             "key `hook[1].run`: `run = []` names no program; write the program first, then its \
-             arguments, as in `run = [\"cargo\", \"fmt\"]` (line 2, column 7)",
+             arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (line 2, column 7)",
         ),
         (
             "[[hook]]\nrun = [\"\"]\n",
             "key `hook[1].run`: `run` names no program: its first element is empty; write the \
-             program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]` (line 2, column 8)",
+             program first, then its arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (line 2, column 8)",
         ),
         (
             "[[hook]]\nrun = [\"x\"]\ntimout_ms = 1\n",
@@ -668,7 +668,7 @@ fn the_spec_error_situations_each_read_file_key_reason() {
         (
             "[[hook]]\nrun = \"notify --channel ops\"\n",
             "key `hook[1].run`: invalid type: string \"notify --channel ops\", expected an argv \
-             array, program first, as in `run = [\"cargo\", \"fmt\"]` (there is no shell) \
+             array, program first, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (there is no shell) \
              (line 2, column 7)",
         ),
     ];
@@ -747,7 +747,7 @@ fn a_symlink_loop_is_an_error_naming_the_loop() {
         format!(
             "{}: cannot be read: {}",
             f.local_file().display(),
-            io_hooks::text::OsMessage(&cause)
+            io_harness::OsMessage(&cause)
         )
     );
 }

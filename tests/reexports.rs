@@ -12,7 +12,7 @@ use io_harness::{
 fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     let token: Kind<EventKind> = EventKind::TOKEN;
     let cost: Cost = EventKind::frequency(token);
-    assert_eq!(cost, Cost::PerToken);
+    assert_eq!(cost, Cost::PerItem);
 
     let unknown: UnknownEvent = HookFilter::<EventKind>::from_names(["stepp"]).unwrap_err();
     assert_eq!(unknown.suggestion, Some("step"));

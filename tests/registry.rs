@@ -106,9 +106,9 @@ fn each_frequency_agrees_with_what_the_doc_says() {
     for kind in Kind::<EventKind>::all() {
         let (tag, doc) = (kind.tag(), kind.doc());
         let expected = match EventKind::frequency(kind) {
-            Cost::PerToken => "once per streamed token",
-            Cost::PerRun => "once per run",
-            Cost::PerStep => "once per",
+            Cost::PerItem => "once per streamed token",
+            Cost::PerInvocation => "once per run",
+            Cost::PerUnit => "once per",
             Cost::Rare => "",
             other => panic!("{tag}: say here what the doc of a {other:?} event says"),
         };

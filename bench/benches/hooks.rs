@@ -205,8 +205,7 @@ fn flatness(t: &mut Table, against_and: &[Option<Paired>]) {
 fn hooks_of(text: &str, dir: &Path) -> Hooks<EventKind> {
     let specs = io_hooks::TomlFile::new("bench.toml", text)
         .hooks::<EventKind>(dir)
-        .expect("the bench's hooks load")
-        .unwrap_or_default();
+        .expect("the bench's hooks load");
     Hooks::new(specs, dir)
 }
 

@@ -195,7 +195,7 @@ pub(crate) struct Variant {
     /// Every `#[serde(alias = "x")]`: other names serde reads the variant
     /// back from.
     pub aliases: Vec<LitStr>,
-    /// `#[hook(cost = "per_step")]`: the `io_hooks::Cost` variant it names.
+    /// `#[hook(cost = "per_unit")]`: the `io_hooks::Cost` variant it names.
     pub cost: Option<syn::Ident>,
     /// The `skip` or `skip_serializing` path, when serde never writes this
     /// variant.
@@ -227,9 +227,9 @@ impl Variant {
                         let lit = string_value(&meta, "a tag", "#[hook(tag = \"job_started\")]")?;
                         hook_tag.set(&meta.path, lit);
                     } else if meta.path.is_ident(COST) {
-                        // #[hook(cost = "per_step")]
+                        // #[hook(cost = "per_unit")]
                         let lit =
-                            string_value(&meta, "a cost class", "#[hook(cost = \"per_step\")]")?;
+                            string_value(&meta, "a cost class", "#[hook(cost = \"per_unit\")]")?;
                         match crate::cost::parse(&lit) {
                             Ok(class) => cost.set(&meta.path, class),
                             Err(err) => cx.syn_error(err),

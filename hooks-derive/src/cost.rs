@@ -7,9 +7,9 @@ use syn::LitStr;
 /// Each class as written in the attribute, and the `io_hooks::Cost` variant
 /// it names, in `Cost`'s declaration order.
 const CLASSES: &[(&str, &str)] = &[
-    ("per_token", "PerToken"),
-    ("per_step", "PerStep"),
-    ("per_run", "PerRun"),
+    ("per_item", "PerItem"),
+    ("per_unit", "PerUnit"),
+    ("per_invocation", "PerInvocation"),
     ("rare", "Rare"),
 ];
 
@@ -28,7 +28,7 @@ pub(crate) fn parse(lit: &LitStr) -> syn::Result<syn::Ident> {
     }
 }
 
-/// `"per_token", "per_step", …`, from [`CLASSES`].
+/// `"per_item", "per_unit", …`, from [`CLASSES`].
 fn expected() -> String {
     CLASSES
         .iter()
@@ -53,11 +53,11 @@ mod tests {
 
     #[test]
     fn an_unknown_class_lists_every_class() {
-        let err = parse(&LitStr::new("PerStep", Span::call_site())).unwrap_err();
+        let err = parse(&LitStr::new("PerUnit", Span::call_site())).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown cost class `cost = \"PerStep\"`, expected one of \"per_token\", \
-             \"per_step\", \"per_run\", \"rare\""
+            "unknown cost class `cost = \"PerUnit\"`, expected one of \"per_item\", \
+             \"per_unit\", \"per_invocation\", \"rare\""
         );
     }
 }

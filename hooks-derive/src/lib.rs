@@ -12,8 +12,8 @@
 //! map (a string, number, sequence, tuple or `Option`), more than 64 variants,
 //! and a derive on a struct or union are compile errors, all reported together.
 //!
-//! `#[hook(cost = "per_step")]` on a variant declares its cost class
-//! (`per_token`, `per_step`, `per_run`, `rare`) for `HookEvents::COSTS`; it
+//! `#[hook(cost = "per_unit")]` on a variant declares its cost class
+//! (`per_item`, `per_unit`, `per_invocation`, `rare`) for `HookEvents::COSTS`; it
 //! is optional.
 //!
 //! The derive runs in three stages: `plan` reads the enum, `check` judges it,
@@ -52,7 +52,7 @@ use proc_macro::TokenStream;
 /// enum Build {
 ///     /// A build started; once per build.
 ///     #[serde(rename = "started")]
-///     #[hook(cost = "per_run")]
+///     #[hook(cost = "per_invocation")]
 ///     Started { target: String },
 ///     /// A build finished; once per build.
 ///     #[serde(rename = "finished")]
@@ -60,7 +60,7 @@ use proc_macro::TokenStream;
 /// }
 /// assert_eq!(Build::TAGS, ["started", "finished"]);
 /// assert_eq!(Build::DOCS[1], "A build finished; once per build.");
-/// assert_eq!(Build::COSTS, [Some(Cost::PerRun), None]);
+/// assert_eq!(Build::COSTS, [Some(Cost::PerInvocation), None]);
 /// let done = Build::Finished { ok: true };
 /// assert_eq!(done.kind().tag(), "finished");
 /// assert_eq!(Build::from_tag("started"), Some(Build::Started { target: "x".into() }.kind()));
@@ -85,7 +85,7 @@ use proc_macro::TokenStream;
 ///   and unique across the enum. (A `Serialize` this derive cannot see is
 ///   checked by `io_hooks::check_tags`, in a test.)
 /// - `#[hook(cost = "class")]`: the variant's cost class, one of
-///   `per_token`, `per_step`, `per_run` or `rare`, reported by
+///   `per_item`, `per_unit`, `per_invocation` or `rare`, reported by
 ///   `HookEvents::COSTS` (`None` for a variant without one). Optional.
 ///
 /// On a named field:

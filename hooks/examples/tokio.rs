@@ -49,9 +49,7 @@ on_failure = "cancel"
 /// # Errors
 /// The table's error, naming the file, the key and what it accepts.
 pub(crate) fn load(root: &Path, text: &str) -> Result<Hooks<Job>, Box<dyn Error + Send + Sync>> {
-    let specs = TomlFile::new("jobs.toml", text)
-        .hooks::<Job>(root)?
-        .unwrap_or_default();
+    let specs = TomlFile::new("jobs.toml", text).hooks::<Job>(root)?;
     Ok(Hooks::new(specs, root))
 }
 

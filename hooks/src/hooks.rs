@@ -151,6 +151,15 @@ impl<E: HookEvents> Hooks<E> {
     /// gives `""`) is the working directory itself. [`root`](Self::root)
     /// returns it as given.
     ///
+    /// Hooks read from a file ([`TomlFile::hooks`](crate::TomlFile::hooks),
+    /// [`HookTables::into_specs`](crate::HookTables::into_specs)) were read
+    /// with a root too, against which their relative `append` paths were
+    /// resolved: it must be this one, the same directory however spelt
+    /// (`""`, `.` and the working directory are one). An `append` hook read
+    /// with another is a problem
+    /// ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)), and
+    /// nothing is created for it.
+    ///
     /// Every `append` file is created here, empty and with mode 0600, when
     /// it does not exist yet (an existing file is never truncated), so an
     /// empty file means "the filter matched nothing" and a missing one means
@@ -587,6 +596,7 @@ fn prepare<E: HookEvents>(
                 root,
                 create,
                 cancels: spec.on_failure == OnFailure::Cancel,
+                read_with: spec.read_with.as_deref(),
             };
             let (ready, found) = spec.action.prepare(&cx);
             problems.extend(found.into_iter().map(|kind| Problem { index, kind }));

@@ -30,8 +30,7 @@
 //! append = "builds.jsonl"
 //! "#;
 //! let specs = TomlFile::new("build.toml", text)
-//!     .hooks::<Build>(root.path())?
-//!     .unwrap_or_default();
+//!     .hooks::<Build>(root.path())?;
 //! let hooks = Hooks::new(specs, root.path()); // creates builds.jsonl, empty
 //!
 //! // Not wanted: one mask test, nothing written.
@@ -63,7 +62,7 @@
 //! | --- | --- | --- |
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
-//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error ([`text::OsMessage`]), text from a file, invisible characters |
+//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
 //! | 2 | [`beneath`] | the one way to reach a file beneath a root |
 //! | 2 | `root.rs` | the hooks' root as built hooks hold it, absolute and open |
 //! | 2 | [`process`] | the process runner: which program an argv names, one child from spawn to reaping, waiting and feeding stdin, draining stderr, the [`Interrupt`], and its own [`process::ProcessError`] |
@@ -221,8 +220,7 @@
 //!     let root = tempfile::tempdir()?;
 //!     let text = "[[hook]]\non = [\"step\"]\nappend = \"steps.jsonl\"\n";
 //!     let specs = TomlFile::new("app.toml", text)
-//!         .hooks::<Step<'static>>(root.path())?
-//!         .unwrap_or_default();
+//!         .hooks::<Step<'static>>(root.path())?;
 //!     let hooks = Arc::new(Hooks::new(specs, root.path()));
 //!     assert_eq!(step(Arc::clone(&hooks), 1).await, Flow::Continue);
 //!     assert_eq!(tokio::spawn(step(hooks, 2)).await?, Flow::Continue);
@@ -319,20 +317,18 @@ pub mod __private {
 /// The `[[hook]]` table's shape, for an embedder that publishes or embeds it:
 /// the keys a table takes and their JSON Schema.
 pub mod schema {
-    pub use crate::table::{
-        HOOK_KEYS, hook_file_schema, hook_table_schema, is_near_miss, near_miss_pattern,
-    };
+    pub use crate::table::{HOOK_KEYS, hook_file_schema, hook_table_schema};
 }
 
 /// Text helpers the table errors are written with, for an embedder whose own
 /// configuration errors should read the same way: a "did you mean"
 /// suggestion, a key written as TOML writes it, a table that refuses an
-/// array of tables with the same message a hook table does, and the source
-/// line an error points into, cut to a bounded width.
+/// array of tables with the same message a hook table does, the source
+/// line an error points into, cut to a bounded width, and the characters
+/// a terminal shows as nothing, which outside text must have escaped.
 pub mod text {
-    pub use crate::message::OsMessage;
-    pub use crate::message::{is_bidi, is_invisible};
-    pub use crate::position::{EXCERPT_WIDTH, SourceLine, toml_key};
+    pub use crate::message::is_invisible;
+    pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;
 }

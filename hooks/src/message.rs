@@ -8,15 +8,9 @@ use std::io;
 
 /// An `io::Error` as an operator reads it: "Permission denied", without
 /// std's " (os error 13)". Every message of this crate that quotes an OS
-/// error writes it through this, and an embedder's own messages can too.
-///
-/// ```
-/// use io_hooks::text::OsMessage;
-/// let e = std::io::Error::from_raw_os_error(13);
-/// assert_eq!(OsMessage(&e).to_string(), "Permission denied");
-/// ```
+/// error writes it through this.
 #[derive(Debug, Clone, Copy)]
-pub struct OsMessage<'a>(pub &'a io::Error);
+pub(crate) struct OsMessage<'a>(pub(crate) &'a io::Error);
 
 impl fmt::Display for OsMessage<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -37,19 +31,14 @@ impl fmt::Display for OsMessage<'_> {
 /// U+2069) and the three invisible marks (U+200E, U+200F, U+061C). Text
 /// from outside shown with one of them unescaped can read in another order
 /// than its bytes hold ("Trojan Source"); this crate's messages escape
-/// them, and an embedder escaping its own output can use the same list.
-///
-/// ```
-/// assert!(io_hooks::text::is_bidi('\u{202e}'));
-/// assert!(!io_hooks::text::is_bidi('a'));
-/// ```
-pub fn is_bidi(c: char) -> bool {
+/// them (through [`is_invisible`], which holds this list).
+pub(crate) fn is_bidi(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
 /// Whether `c` shows as nothing, or breaks a line, on a terminal without
 /// being a control character: the bidirectional characters
-/// ([`is_bidi`]), the zero-width ones (U+200B to U+200D, U+2060 to
+/// (the embeddings, overrides, isolates and marks), the zero-width ones (U+200B to U+200D, U+2060 to
 /// U+2064, the byte order mark U+FEFF, the soft hyphen U+00AD, U+180E),
 /// the deprecated format characters U+206A to U+206F, the line and
 /// paragraph separators U+2028 and U+2029 (a line break to a terminal
@@ -57,7 +46,8 @@ pub fn is_bidi(c: char) -> bool {
 /// the Hangul fillers, the musical format characters and the tag
 /// characters U+E0000 to U+E007F (which can spell text no one sees).
 /// Outside text shown with one unescaped can say more, or other, than it
-/// appears to; this crate's messages escape them, as `io` does its output.
+/// appears to; this crate's messages escape them, and an embedder that shows
+/// outside text (its events' fields, its own files) can escape the same set.
 ///
 /// ```
 /// assert!(io_hooks::text::is_invisible('\u{feff}'));

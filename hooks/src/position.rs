@@ -133,10 +133,9 @@ pub fn toml_key(key: &str) -> Cow<'_, str> {
 /// The most characters of a source line that [`SourceLine`] keeps, around
 /// the column it points at: a file may hold a line of a megabyte, and an
 /// error shows where it is, not all of it.
-pub const EXCERPT_WIDTH: usize = 100;
+pub(crate) const EXCERPT_WIDTH: usize = 100;
 
-/// The line an error points into, cut to at most [`EXCERPT_WIDTH`]
-/// characters around the column (`…` marks each side that was cut), for a
+/// The line an error points into, cut to at most 100 characters around the column (`…` marks each side that was cut), for a
 /// caller to print under the message with a caret at [`caret`](Self::caret).
 ///
 /// The text is as written, not escaped: a terminal needs its control

@@ -30,7 +30,7 @@ impl Cx<'_> {
     /// An error at `key` of this table, at `span`.
     pub(crate) fn error(&self, key: &str, span: Range<usize>, kind: TableErrorKind) -> TableError {
         let key = format!("{}.{key}", self.at);
-        TableError::at(self.file, self.text, key, Some(span.start), kind)
+        TableError::at(self.file, self.text, Some(key), Some(span), kind)
     }
 
     /// An action's own refusal of the value of `key`, at `span`: `reason`
@@ -52,7 +52,13 @@ impl Cx<'_> {
     /// An error about the table as a whole.
     pub(crate) fn table_error(&self, kind: TableErrorKind) -> TableError {
         let key = self.at.to_owned();
-        TableError::at(self.file, self.text, key, Some(self.span.start), kind)
+        TableError::at(
+            self.file,
+            self.text,
+            Some(key),
+            Some(self.span.clone()),
+            kind,
+        )
     }
 }
 

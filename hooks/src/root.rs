@@ -7,6 +7,18 @@ use std::path::{Path, PathBuf};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 
+/// `given` made absolute against the working directory now, without
+/// resolving links: an empty path, as `Path::new("app.toml").parent()`
+/// gives, is the working directory itself. Only when the working directory
+/// is gone does it stay as given, and what needs it fails saying why.
+pub(crate) fn absolute(given: &Path) -> PathBuf {
+    let path = match given.as_os_str().is_empty() {
+        true => std::env::current_dir(),
+        false => std::path::absolute(given),
+    };
+    path.unwrap_or_else(|_| given.to_path_buf())
+}
+
 /// The hooks' root as built hooks hold it: its path as given and made
 /// absolute, and a descriptor of it that names under it are opened from.
 #[derive(Debug)]
@@ -25,13 +37,7 @@ impl Root {
     /// (an empty path, as `Path::new("app.toml").parent()` gives, is the
     /// working directory itself), and opened now.
     pub(crate) fn open(given: &Path) -> Self {
-        let path = match given.as_os_str().is_empty() {
-            true => std::env::current_dir(),
-            false => std::path::absolute(given),
-        };
-        // Only when the working directory is gone: then the root stays as
-        // given, and what needs it fails saying why.
-        let path = path.unwrap_or_else(|_| given.to_path_buf());
+        let path = absolute(given);
         let fd = open_root(&path).ok();
         Root {
             given: given.to_path_buf(),

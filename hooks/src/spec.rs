@@ -1,5 +1,7 @@
 //! One hook, checked and typed: what `[[hook]]` tables become.
 
+use std::path::PathBuf;
+
 use crate::action::Action;
 use crate::conditions::Where;
 use crate::registry::{HookEvents, HookFilter};
@@ -34,6 +36,11 @@ pub struct HookSpec<E> {
     pub action: Action,
     /// What a failure of this hook does to the run.
     pub on_failure: OnFailure,
+    /// The root a table's relative `append` path was resolved against when
+    /// it was read ([`HookTables::into_specs`](crate::HookTables::into_specs));
+    /// `None` for a spec built in code. [`Hooks::new`](crate::Hooks::new)
+    /// checks that it is the hooks' own root.
+    pub(crate) read_with: Option<PathBuf>,
 }
 
 impl<E> HookSpec<E> {
@@ -45,6 +52,7 @@ impl<E> HookSpec<E> {
             conditions: Where::none(),
             action,
             on_failure: OnFailure::Continue,
+            read_with: None,
         }
     }
 
@@ -63,6 +71,7 @@ impl<E> Clone for HookSpec<E> {
             conditions: self.conditions.clone(),
             action: self.action.clone(),
             on_failure: self.on_failure,
+            read_with: self.read_with.clone(),
         }
     }
 }

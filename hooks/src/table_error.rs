@@ -3,6 +3,7 @@
 //! validator answer with.
 
 use std::fmt;
+use std::ops::Range;
 
 use crate::key::HOOK;
 use crate::layout::Section;
@@ -50,25 +51,28 @@ pub(crate) struct ErrorInner {
     pub(crate) kind: TableErrorKind,
     pub(crate) position: Option<(usize, usize)>,
     pub(crate) source_line: Option<SourceLine>,
+    pub(crate) span: Option<Range<usize>>,
 }
 
 impl TableError {
-    /// An error at `key` of `file`, whose text is `text`, at byte `offset`
-    /// when there is one: the position and the source line are counted
-    /// from it.
+    /// An error at `key` of `file`, whose text is `text`, over the bytes
+    /// `span` when there are some: the position and the source line are
+    /// counted from its start.
     pub(crate) fn at(
         file: &str,
         text: &str,
-        key: String,
-        offset: Option<usize>,
+        key: Option<String>,
+        span: Option<Range<usize>>,
         kind: TableErrorKind,
     ) -> TableError {
+        let span = span.map(|s| within(text, s));
         TableError(Box::new(ErrorInner {
             file: file.to_owned(),
-            key: Some(key),
+            key,
             kind,
-            position: offset.map(|at| line_column(text, at)),
-            source_line: offset.map(|at| SourceLine::at(text, at)),
+            position: span.as_ref().map(|s| line_column(text, s.start)),
+            source_line: span.as_ref().map(|s| SourceLine::at(text, s.start)),
+            span,
         }))
     }
 
@@ -101,6 +105,42 @@ impl TableError {
     pub fn source_line(&self) -> Option<&SourceLine> {
         self.0.source_line.as_ref()
     }
+
+    /// The bytes of the text given to [`TomlFile`](crate::TomlFile) that
+    /// the problem is about (a value, a key, a table, or where the parser
+    /// stopped), when the parser gave a position: for a caller that
+    /// underlines it, or hands it to a diagnostics crate (`ariadne`,
+    /// `miette`, `codespan-reporting`). Its start is where
+    /// [`position`](Self::position)'s line and column are; it lies within
+    /// the text (`start <= end <= text.len()`).
+    ///
+    /// ```
+    /// let text = "[[hook]]\non = [\"nope\"]\nappend = \"a\"\n";
+    /// # #[derive(io_hooks::HookEvents)]
+    /// # enum Ev { #[hook(tag = "done")] Done }
+    /// let err = io_hooks::TomlFile::new("app.toml", text)
+    ///     .hooks::<Ev>("/p".as_ref())
+    ///     .unwrap_err();
+    /// let span = err.span().expect("a span");
+    /// assert_eq!(&text[span], "\"nope\"");
+    /// ```
+    pub fn span(&self) -> Option<Range<usize>> {
+        self.0.span.clone()
+    }
+}
+
+/// `span` cut to lie within `text`, on character boundaries: a caller's
+/// span ([`TableError::custom`]) may run past it.
+fn within(text: &str, span: Range<usize>) -> Range<usize> {
+    let mut start = span.start.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = span.end.clamp(start, text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
 }
 
 impl fmt::Display for TableError {
@@ -128,6 +168,7 @@ impl fmt::Debug for TableError {
             .field("key", &self.0.key)
             .field("kind", &self.0.kind)
             .field("position", &self.0.position)
+            .field("span", &self.0.span)
             .finish_non_exhaustive()
     }
 }

@@ -287,7 +287,6 @@ fn read(text: &str) -> Result<Vec<HookSpec<Ev>>, String> {
     let dir = tempfile::tempdir().unwrap();
     TomlFile::new("app.toml", &format!("{TABLE}{text}"))
         .hooks::<Ev>(dir.path())
-        .map(Option::unwrap_or_default)
         .map_err(|e| e.to_string())
 }
 

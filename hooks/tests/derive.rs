@@ -261,17 +261,17 @@ fn an_empty_enum_has_no_tags_and_an_empty_all() {
 #[expect(dead_code, reason = "only the generated tables are read")]
 enum Costed {
     #[serde(rename = "done")]
-    #[hook(cost = "per_run")]
+    #[hook(cost = "per_invocation")]
     Done,
     #[serde(rename = "quiet")]
     Quiet,
     #[serde(rename = "token")]
-    #[hook(cost = "per_token")]
+    #[hook(cost = "per_item")]
     Token,
     #[serde(rename = "odd")]
     #[hook(cost = "rare")]
     Odd,
-    #[hook(cost = "per_step", tag = "step")]
+    #[hook(cost = "per_unit", tag = "step")]
     #[serde(rename = "step")]
     Step,
 }
@@ -281,11 +281,11 @@ fn costs_follow_each_variants_own_attribute() {
     assert_eq!(
         Costed::COSTS,
         [
-            Some(Cost::PerRun),
+            Some(Cost::PerInvocation),
             None,
-            Some(Cost::PerToken),
+            Some(Cost::PerItem),
             Some(Cost::Rare),
-            Some(Cost::PerStep),
+            Some(Cost::PerUnit),
         ]
     );
     assert_eq!(Costed::COSTS.len(), Costed::TAGS.len());
@@ -302,11 +302,16 @@ fn without_a_cost_attribute_every_cost_is_none() {
 
 #[test]
 fn a_cost_reads_as_words_and_serialises_in_snake_case() {
-    let classes = [Cost::PerToken, Cost::PerStep, Cost::PerRun, Cost::Rare];
+    let classes = [
+        Cost::PerItem,
+        Cost::PerUnit,
+        Cost::PerInvocation,
+        Cost::Rare,
+    ];
     let words: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
-    assert_eq!(words, ["per token", "per step", "per run", "rare"]);
+    assert_eq!(words, ["per item", "per unit", "per invocation", "rare"]);
     let json = serde_json::to_string(&classes).expect("serialises");
-    assert_eq!(json, r#"["per_token","per_step","per_run","rare"]"#);
+    assert_eq!(json, r#"["per_item","per_unit","per_invocation","rare"]"#);
 }
 
 /// Why the derive refuses such a newtype under `#[serde(tag)]` (the trybuild
@@ -390,7 +395,7 @@ fn a_kind_reads_its_own_variants_doc_and_cost() {
     let docs: Vec<&str> = Kind::<Shapes>::all().map(Kind::doc).collect();
     assert_eq!(docs, Shapes::DOCS);
 
-    assert_eq!(Costed::Token.kind().cost(), Some(Cost::PerToken));
+    assert_eq!(Costed::Token.kind().cost(), Some(Cost::PerItem));
     assert_eq!(Costed::Quiet.kind().cost(), None);
     let costs: Vec<Option<Cost>> = Kind::<Costed>::all().map(Kind::cost).collect();
     assert_eq!(costs, Costed::COSTS);

@@ -110,7 +110,6 @@ fn an_event_every_filter_turns_away_allocates_nothing() {
                 append = \"a\"\n";
     let specs = io_hooks::TomlFile::new("t.toml", text)
         .hooks::<Ev>(dir.path())
-        .unwrap()
         .unwrap();
     let hooks = Hooks::new(specs, dir.path());
     let read = Ev::ToolCall {
@@ -151,7 +150,6 @@ fn an_event_turned_away_on_a_unit_enum_field_allocates_nothing() {
     let text = "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"a\"\n";
     let specs = io_hooks::TomlFile::new("t.toml", text)
         .hooks::<Fin>(dir.path())
-        .unwrap()
         .unwrap();
     let hooks = Hooks::new(specs, dir.path());
     let completed = Fin::Finished {

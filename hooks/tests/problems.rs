@@ -201,8 +201,7 @@ fn an_unexpanded_append_path_is_shown_as_written_whatever_the_roots_spelling() {
         let root = std::path::Path::new(root);
         let specs = io_hooks::TomlFile::new("app.toml", text)
             .hooks::<Ev>(root)
-            .expect("the table is valid")
-            .expect("the file has hooks");
+            .expect("the table is valid");
         let problems = Hooks::check(&specs, root);
         assert_eq!(
             problems[0].kind,
@@ -410,4 +409,78 @@ fn an_executable_program_in_root_is_no_problem() {
         dir.path(),
     );
     assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
+}
+
+/// The root is given when the file is read and when the hooks are built;
+/// two different roots are a problem of each hook whose `append` path was
+/// resolved against the first, and nothing is created for it. The same
+/// root spelt two ways (`""` and `.`, or absolute) is one root.
+#[test]
+fn an_append_path_read_with_another_root_than_the_hooks_is_a_problem() {
+    let read = tempfile::tempdir().expect("a directory");
+    let built = tempfile::tempdir().expect("a directory");
+    let elsewhere = tempfile::tempdir().expect("a directory");
+    let abs = elsewhere.path().join("b.jsonl");
+    let text = format!(
+        "[[hook]]\nappend = \"a.jsonl\"\n[[hook]]\nappend = \"{}\"\n",
+        abs.display()
+    );
+    let specs = io_hooks::TomlFile::new("app.toml", &text)
+        .hooks::<Ev>(read.path())
+        .expect("the table is valid");
+
+    let hooks = Hooks::new(specs.clone(), built.path());
+    let problems = hooks.problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].index, 0, "an absolute path is no root's");
+    assert_eq!(
+        problems[0].kind,
+        ProblemKind::Append(AppendProblem::OtherRoot {
+            path: read.path().join("a.jsonl"),
+            read_with: read.path().to_path_buf(),
+            root: built.path().to_path_buf(),
+        })
+    );
+    assert_eq!(
+        problems[0].to_string(),
+        format!(
+            "hook[1]: append: `{}` was resolved against `{}` when its file was read, and the \
+             hooks' root is `{}`",
+            read.path().join("a.jsonl").display(),
+            read.path().display(),
+            built.path().display()
+        )
+    );
+    assert_eq!(
+        problems[0].hint().as_deref(),
+        Some("read the file and build the hooks with the same root")
+    );
+    assert!(!read.path().join("a.jsonl").exists(), "nothing is created");
+    assert!(!built.path().join("a.jsonl").exists());
+    assert_eq!(Hooks::check(&specs, built.path()), problems);
+
+    // The same root: no problem, and the file is created.
+    let hooks = Hooks::new(specs, read.path());
+    assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
+    assert!(read.path().join("a.jsonl").exists());
+
+    // The working directory spelt `""`, `.` or absolute is one root.
+    let text = "[[hook]]\nappend = \"$HOME/x\"\n";
+    let cwd = std::env::current_dir().expect("a working directory");
+    for (read_with, built_with) in [("", "."), (".", ""), ("", cwd.to_str().expect("UTF-8"))] {
+        let specs = io_hooks::TomlFile::new("app.toml", text)
+            .hooks::<Ev>(std::path::Path::new(read_with))
+            .expect("the table is valid");
+        let problems = Hooks::check(&specs, std::path::Path::new(built_with));
+        assert!(
+            matches!(
+                problems[..],
+                [io_hooks::Problem {
+                    kind: ProblemKind::Append(AppendProblem::NotExpanded { .. }),
+                    ..
+                }]
+            ),
+            "{read_with:?} then {built_with:?}: {problems:?}"
+        );
+    }
 }

@@ -27,9 +27,7 @@ enum Ev {
 const ROOT: &str = "/work/project";
 
 fn load(text: &str) -> Result<Vec<HookSpec<Ev>>, TableError> {
-    TomlFile::new("io.local.toml", text)
-        .hooks::<Ev>(Path::new(ROOT))
-        .map(|hooks| hooks.expect("the text declares `hook`"))
+    TomlFile::new("io.local.toml", text).hooks::<Ev>(Path::new(ROOT))
 }
 
 fn err(text: &str) -> String {
@@ -181,10 +179,24 @@ fn an_empty_hook_array_is_a_declaration_of_no_hooks() {
 
 #[test]
 fn a_file_without_hook_has_none_and_other_keys_are_not_its_business() {
-    let got = TomlFile::new("io.local.toml", "[mcp]\nx = 1\n[[agent]]\nname = \"a\"\n")
-        .hooks::<Ev>(Path::new(ROOT))
-        .unwrap();
-    assert!(got.is_none());
+    let file = TomlFile::new("io.local.toml", "[db]\nx = 1\n[[worker]]\nname = \"a\"\n");
+    let got = file.hooks::<Ev>(Path::new(ROOT)).unwrap();
+    assert!(got.is_empty());
+    assert!(file.hook_keys().unwrap().is_empty());
+}
+
+/// No `hook` key and `hook = []` both load as no hooks; `hook_keys` tells
+/// them apart, for an embedder to which a written `hook` means something
+/// (io: a file that says `hook` replaces the user scope's hooks).
+#[test]
+fn no_hook_key_and_an_empty_hook_array_are_told_apart_by_hook_keys() {
+    let absent = TomlFile::new("app.toml", "x = 1\n");
+    let empty = TomlFile::new("app.toml", "x = 1\nhook = []\n");
+    for file in [&absent, &empty] {
+        assert!(file.hooks::<Ev>(Path::new(ROOT)).unwrap().is_empty());
+    }
+    assert_eq!(absent.hook_keys().unwrap(), Vec::<String>::new());
+    assert_eq!(empty.hook_keys().unwrap(), ["hook"]);
 }
 
 /// The one-liner (`TomlFile::new(..).hooks::<E>(root)`) is as strict as any
@@ -274,7 +286,7 @@ fn an_empty_run_names_no_program() {
     assert_eq!(
         err("[[hook]]\nrun = []\n"),
         "io.local.toml: key `hook[1].run`: `run = []` names no program; write the program \
-         first, then its arguments, as in `run = [\"cargo\", \"fmt\"]` (line 2, column 7)"
+         first, then its arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (line 2, column 7)"
     );
 }
 
@@ -283,7 +295,7 @@ fn an_empty_program_names_no_program() {
     assert_eq!(
         err("[[hook]]\nrun = [\"\", \"fmt\"]\n"),
         "io.local.toml: key `hook[1].run`: `run` names no program: its first element is empty; \
-         write the program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]` \
+         write the program first, then its arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` \
          (line 2, column 8)"
     );
 }
@@ -293,7 +305,7 @@ fn a_run_string_is_refused_because_there_is_no_shell() {
     assert_eq!(
         err("[[hook]]\nrun = \"cargo fmt\"\n"),
         "io.local.toml: key `hook[1].run`: invalid type: string \"cargo fmt\", expected an argv \
-         array, program first, as in `run = [\"cargo\", \"fmt\"]` (there is no shell) \
+         array, program first, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (there is no shell) \
          (line 2, column 7)"
     );
 }
@@ -669,9 +681,22 @@ proptest! {
 }
 
 fn check_no_panic(text: &str) {
-    match TomlFile::new("f.toml", text).hooks::<Ev>(Path::new(ROOT)) {
+    let file = TomlFile::new("f.toml", text);
+    match file.hooks::<Ev>(Path::new(ROOT)) {
         Ok(_) => {}
         Err(e) => {
+            match (e.position(), e.span()) {
+                (Some(position), Some(span)) => {
+                    assert!(span.start <= span.end && span.end <= text.len(), "{span:?}");
+                    assert!(
+                        text.get(span.clone()).is_some(),
+                        "{span:?} on a char boundary"
+                    );
+                    assert_eq!(file.position(span.start), position, "{e}");
+                }
+                (None, None) => {}
+                (position, span) => panic!("{position:?} with {span:?}: {e}"),
+            }
             let message = e.to_string();
             assert!(message.starts_with("f.toml: "), "{message}");
             if let Some(key) = e.key() {
@@ -704,4 +729,50 @@ fn table_error_debug_is_its_message_unquoted() {
         "{boxed:?}"
     );
     assert!(format!("{err:#?}").starts_with("TableError {\n    file: \"build.toml\","));
+}
+
+/// Each error with a position has the byte span it is about, into the text
+/// given to `TomlFile`, starting where the line and column are.
+#[test]
+fn a_table_errors_span_is_the_bytes_it_is_about() {
+    let span_of = |text: &str| {
+        let e = load(text).unwrap_err();
+        let span = e.span().unwrap_or_else(|| panic!("a span: {e}"));
+        let (line, column) = e.position().expect("a position");
+        assert_eq!(
+            TomlFile::new("f", text).position(span.start),
+            (line, column)
+        );
+        text[span].to_owned()
+    };
+    // A validation error: the value refused.
+    assert_eq!(
+        span_of("[[hook]]\non = [\"nope\"]\nappend = \"a\"\n"),
+        "\"nope\""
+    );
+    // A shape error: the value of the wrong type.
+    assert_eq!(span_of("[[hook]]\nappend = 5\n"), "5");
+    // A syntax error: where the parser stopped.
+    let e = load("[[hook]]\nappend = ?\n").unwrap_err();
+    assert_eq!(e.span().map(|s| s.start), Some(18));
+    assert_eq!(e.position(), Some((2, 10)));
+    // A refusal without a place has no span.
+    let project = TomlFile::project("p.toml", "hook = 1\n");
+    assert_eq!(project.project_refusal("hook").span(), None);
+}
+
+/// A caller's span is kept as given when it lies within the text, and cut
+/// to the text (on character boundaries) when it does not.
+#[test]
+fn a_custom_errors_span_is_cut_to_the_text() {
+    let text = "name = \"é\"\n";
+    let file = TomlFile::new("app.toml", text);
+    let custom = |span| TableError::custom(&file, "name", "no", Some(span)).span();
+    assert_eq!(custom(7..11), Some(7..11));
+    // é is bytes 8 and 9: a span starting inside it starts at its start.
+    assert_eq!(custom(9..10), Some(8..10));
+    assert_eq!(custom(7..9), Some(7..10), "the end moves past é");
+    assert_eq!(custom(5..500), Some(5..text.len()));
+    assert_eq!(custom(500..600), Some(text.len()..text.len()));
+    assert_eq!(TableError::custom(&file, "name", "no", None).span(), None);
 }

@@ -101,10 +101,7 @@ fn the_accessor_reads_the_name_serde_writes() {
 
 fn hooks(dir: &std::path::Path, filter: &str) -> Hooks<Ev> {
     let text = format!("[[hook]]\non = [\"finished\"]\n{filter}\nappend = \"log.jsonl\"\n");
-    let specs = TomlFile::new("app.toml", &text)
-        .hooks::<Ev>(dir)
-        .unwrap()
-        .unwrap();
+    let specs = TomlFile::new("app.toml", &text).hooks::<Ev>(dir).unwrap();
     Hooks::new(specs, dir)
 }
 

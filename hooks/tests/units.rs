@@ -141,9 +141,9 @@ fn an_events_tag_is_its_entry_in_tags() {
 
 #[test]
 fn cost_classes_read_as_io_events_prints_them() {
-    assert_eq!(Cost::PerToken.as_str(), "per token");
-    assert_eq!(Cost::PerStep.as_str(), "per step");
-    assert_eq!(Cost::PerRun.as_str(), "per run");
+    assert_eq!(Cost::PerItem.as_str(), "per item");
+    assert_eq!(Cost::PerUnit.as_str(), "per unit");
+    assert_eq!(Cost::PerInvocation.as_str(), "per invocation");
     assert_eq!(Cost::Rare.as_str(), "rare");
 }
 

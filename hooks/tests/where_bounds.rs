@@ -39,9 +39,7 @@ enum Ev {
 }
 
 fn load(text: &str) -> Result<Vec<HookSpec<Ev>>, io_hooks::TableError> {
-    TomlFile::new("app.toml", text)
-        .hooks::<Ev>(Path::new("/p"))
-        .map(Option::unwrap_or_default)
+    TomlFile::new("app.toml", text).hooks::<Ev>(Path::new("/p"))
 }
 
 /// The refusal of a hook on `on` filtered by `filter`, or `None` when it

@@ -43,9 +43,7 @@ fn call(tool: &str, step: u32) -> Ev {
 }
 
 fn load(text: &str) -> Result<Vec<HookSpec<Ev>>, io_hooks::TableError> {
-    TomlFile::new("app.toml", text)
-        .hooks::<Ev>(Path::new("/p"))
-        .map(Option::unwrap_or_default)
+    TomlFile::new("app.toml", text).hooks::<Ev>(Path::new("/p"))
 }
 
 /// The error a table whose hook is `body` (with `append` added) gets.
@@ -336,8 +334,7 @@ fn an_event_the_filter_turns_away_is_never_serialised_and_one_it_passes_is_appen
     let text = "[[hook]]\non = [\"tool_call\"]\nwhere.tool = \"exec\"\nappend = \"exec.jsonl\"\n";
     let specs = TomlFile::new("app.toml", text)
         .hooks::<Ev>(dir.path())
-        .expect("loads")
-        .unwrap_or_default();
+        .expect("loads");
     let hooks = Hooks::new(specs, dir.path());
     let read = call("read_file", 1);
     assert_eq!(hooks.fire(&read, &Counted(&read)), Flow::Continue);
@@ -363,8 +360,7 @@ fn a_hook_without_where_still_gets_what_another_hooks_filter_turns_away() {
                 [[hook]]\non = [\"tool_call\"]\nappend = \"all.jsonl\"\n";
     let specs = TomlFile::new("app.toml", text)
         .hooks::<Ev>(dir.path())
-        .expect("loads")
-        .unwrap_or_default();
+        .expect("loads");
     let hooks = Hooks::new(specs, dir.path());
     let mut ran = Vec::new();
     let flow = hooks.fire_with(&call("read", 1), &call("read", 1), |run| {

@@ -287,7 +287,7 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
         .tags()
         .filter_map(|tag| {
             let kind = EventKind::from_tag(tag)?;
-            (EventKind::frequency(kind) == Cost::PerToken).then(|| {
+            (EventKind::frequency(kind) == Cost::PerItem).then(|| {
                 format!("`{tag}` fires once per streamed token: this spawns a process for each")
             })
         })

@@ -7,8 +7,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use io_harness::OsMessage;
 use io_harness::run::RunOutcome;
-use io_hooks::text::OsMessage;
 
 use super::run::{Start, run_in};
 use super::{CmdResult, check, load, out, safe};

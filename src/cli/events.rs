@@ -28,7 +28,10 @@ pub(crate) fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult
     let width = EventKind::TAGS.iter().map(|t| t.len()).max().unwrap_or(0);
     let mut text = String::new();
     for (tag, doc, freq) in rows {
-        text.push_str(&format!("{tag:width$}  {:9}  {doc}\n", freq.as_str()));
+        text.push_str(&format!(
+            "{tag:width$}  {:9}  {doc}\n",
+            io_harness::cost_words(freq)
+        ));
     }
     out(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -50,7 +53,7 @@ fn one_event(tag: &str, json: bool) -> CmdResult {
         "{}: {}\ncost: {}\n\nfields:\n",
         event.tag,
         event.doc,
-        event.frequency.as_str()
+        io_harness::cost_words(event.frequency)
     );
     let mut rows = vec![FieldDoc {
         name: "event".into(),
@@ -120,7 +123,7 @@ fn event_json(event: &EventDoc) -> serde_json::Value {
     serde_json::json!({
         "event": event.tag,
         "when": event.doc,
-        "frequency": event.frequency,
+        "frequency": io_harness::cost_words(event.frequency).replace(' ', "_"),
         "fields": fields,
         "example": example,
     })

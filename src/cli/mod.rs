@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use io_harness::OsMessage;
 use io_harness::{
     Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
 };
 use io_hooks::HookFailure;
 use io_hooks::process::ProcessError;
-use io_hooks::text::{OsMessage, is_invisible};
+use io_hooks::text::is_invisible;
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.

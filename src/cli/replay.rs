@@ -10,12 +10,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use io_harness::OsMessage;
 use io_harness::{
     EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent,
     replay::{ReplayOutcome, replay},
     run::now_rfc3339,
 };
-use io_hooks::text::OsMessage;
 use serde::Serialize;
 use serde_json::json;
 

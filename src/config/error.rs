@@ -5,7 +5,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use io_hooks::TableError;
-use io_hooks::text::{OsMessage, SourceLine};
+use io_hooks::text::SourceLine;
+
+use crate::OsMessage;
 
 /// Why a configuration could not be loaded. Each `Display` about a file
 /// names the file first, then the key, then the reason; an unknown profile

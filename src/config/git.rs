@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::OsMessage;
 use io_hooks::process::ProcessError;
-use io_hooks::text::OsMessage;
 
 /// How long git may take to answer. `ls-files` on one path answers in
 /// milliseconds even in a large repository; a git that has not answered

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
+use crate::OsMessage;
 use io_hooks::process::Tracked;
-use io_hooks::text::OsMessage;
 use io_hooks::{Flow, HookEvents};
 
 use super::boundary;

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::OsMessage;
 use io_hooks::beneath::Via;
-use io_hooks::text::OsMessage;
 use io_hooks::{TableError, TomlFile};
 use serde::Deserialize;
 

@@ -8,8 +8,8 @@ use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
+use crate::OsMessage;
 use io_hooks::beneath::{self, Links, Open, Root};
-use io_hooks::text::OsMessage;
 use rustix::fd::OwnedFd;
 use serde::{Deserialize, Serialize};
 

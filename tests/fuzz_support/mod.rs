@@ -975,12 +975,15 @@ pub(crate) fn check_where(bytes: &[u8]) -> usize {
         on_names.join(", "),
         entries.join(", ")
     );
-    let Ok(Some(specs)) =
+    let Ok(specs) =
         io_hooks::TomlFile::new("fuzz.toml", &text).hooks::<EventKind>(Path::new("/fuzz-root"))
     else {
         return 0;
     };
-    let filter = &specs[0].conditions;
+    let Some(spec) = specs.first() else {
+        return 0;
+    };
+    let filter = &spec.conditions;
     let named: Vec<&str> = filter.fields().collect();
     let mut matched = 0;
     while !c.done() && matched < 8 {

@@ -155,7 +155,6 @@ mod tests {
         let text = "[[hook]]\non = [\"job_finished\"]\ncount = \"finishes-of-this-test\"\n";
         let specs = TomlFile::new("app.toml", text)
             .hooks::<Ev>(dir.path())
-            .unwrap()
             .unwrap();
         assert_eq!(
             specs[0].action,
@@ -188,7 +187,6 @@ mod tests {
         let text = "[[hook]]\ncount = \"closed:c\"\non_failure = \"cancel\"\n";
         let specs = TomlFile::new("app.toml", text)
             .hooks::<Ev>(dir.path())
-            .unwrap()
             .unwrap();
         let hooks = Hooks::new(specs, dir.path());
         let mut failures = Vec::new();

@@ -75,6 +75,9 @@ pub(crate) struct Prepare<'a> {
     /// Whether a failure of this hook cancels the host's run: such a hook
     /// never runs in the background, where its cancel would come late.
     pub(crate) cancels: bool,
+    /// The root the hook's table was read with, when it was read from one
+    /// ([`HookSpec`](crate::HookSpec)'s).
+    pub(crate) read_with: Option<&'a Path>,
 }
 
 /// What every action describes itself with, for a checker's line.

@@ -23,17 +23,18 @@ use crate::registry::{FieldValue, HookEvents};
 /// #[derive(HookEvents, serde::Serialize)]
 /// #[serde(tag = "event")]
 /// enum Ev {
-///     #[serde(rename = "call")]
-///     Call { tool: String, step: u32 },
+///     #[serde(rename = "job_finished")]
+///     JobFinished { job: String, attempt: u32 },
 /// }
-/// let text = "[[hook]]\non = [\"call\"]\nwhere.tool = [\"exec\", \"write_*\"]\nappend = \"a.jsonl\"\n";
-/// let text = text.replace("\"write_*\"", "{ glob = \"write_*\" }");
-/// let specs = TomlFile::new("app.toml", &text).hooks::<Ev>("/p".as_ref())?.unwrap_or_default();
+/// let text = "[[hook]]\non = [\"job_finished\"]\nwhere.job = [\"lint\", \"test_*\"]\nappend = \"a.jsonl\"\n";
+/// let text = text.replace("\"test_*\"", "{ glob = \"test_*\" }");
+/// let specs = TomlFile::new("ci.toml", &text).hooks::<Ev>("/p".as_ref())?;
 /// let conditions = &specs[0].conditions;
-/// assert_eq!(conditions.to_string(), "tool = [\"exec\", { glob = \"write_*\" }]");
-/// assert_eq!(conditions.turned_away(&Ev::Call { tool: "exec".into(), step: 1 }), None);
-/// assert_eq!(conditions.turned_away(&Ev::Call { tool: "write_file".into(), step: 1 }), None);
-/// assert_eq!(conditions.turned_away(&Ev::Call { tool: "read".into(), step: 1 }), Some("tool"));
+/// assert_eq!(conditions.to_string(), "job = [\"lint\", { glob = \"test_*\" }]");
+/// let finished = |job: &str| Ev::JobFinished { job: job.into(), attempt: 1 };
+/// assert_eq!(conditions.turned_away(&finished("lint")), None);
+/// assert_eq!(conditions.turned_away(&finished("test_unit")), None);
+/// assert_eq!(conditions.turned_away(&finished("build")), Some("job"));
 /// # Ok::<(), io_hooks::TableError>(())
 /// ```
 pub struct Where<E> {
@@ -186,8 +187,8 @@ fn compare(value: FieldValue<'_>, n: Number) -> Option<Ordering> {
     }
 }
 
-/// As a TOML inline table's body, the order written: `tool = ["exec",
-/// { glob = "write_*" }], step = { min = 2 }`. Strings are escaped, so a
+/// As a TOML inline table's body, the order written: `job = ["lint",
+/// { glob = "test_*" }], attempt = { min = 2 }`. Strings are escaped, so a
 /// value from the file cannot start a line of its own.
 impl<E> fmt::Display for Where<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -91,7 +91,7 @@ impl fmt::Display for ProcessError {
     }
 }
 
-/// Its `Display` states the cause (an OS error, through [`OsMessage`]), so
+/// Its `Display` states the cause (an OS error, without std's " (os error N)"), so
 /// `source()` returns nothing: a chain printer shows each cause once. The
 /// `io::Error` itself is the variant's `cause` field (not `source`, which
 /// derive macros such as thiserror's would take for the chain's next link).

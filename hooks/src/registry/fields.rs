@@ -120,7 +120,8 @@ pub enum FieldKind {
 }
 
 impl FieldKind {
-    /// The type in words, as an error or `io events` names it: `a string`,
+    /// The type in words, as an error or an embedder's listing of its events
+    /// names it: `a string`,
     /// `an integer`, `a number`, `a bool`, `free-form or nested`.
     pub const fn as_str(self) -> &'static str {
         match self {

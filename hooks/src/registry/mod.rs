@@ -118,7 +118,7 @@ pub trait HookEvents: Sized {
 /// #[derive(HookEvents)]
 /// enum Stream {
 ///     /// A token arrived.
-///     #[hook(tag = "token", cost = "per_token")]
+///     #[hook(tag = "token", cost = "per_item")]
 ///     Token(String),
 ///     #[hook(tag = "done")]
 ///     Done,
@@ -127,7 +127,7 @@ pub trait HookEvents: Sized {
 /// // A kind named in a `const` is checked when the crate compiles.
 /// const TOKEN: Kind<Stream> = Kind::named("token");
 /// assert_eq!(Stream::Token("hi".into()).kind(), TOKEN);
-/// assert_eq!((TOKEN.tag(), TOKEN.doc(), TOKEN.cost()), ("token", "A token arrived.", Some(Cost::PerToken)));
+/// assert_eq!((TOKEN.tag(), TOKEN.doc(), TOKEN.cost()), ("token", "A token arrived.", Some(Cost::PerItem)));
 /// assert_eq!(Kind::<Stream>::all().map(Kind::tag).collect::<Vec<_>>(), ["token", "done"]);
 /// ```
 pub struct Kind<E> {
@@ -338,46 +338,51 @@ impl<E: HookEvents> fmt::Debug for Kind<E> {
 
 /// How often an event fires, which is what a hook on it costs: a `run` hook
 /// spawns a process each time. A variant declares it with
-/// `#[hook(cost = "per_token" | "per_step" | "per_run" | "rare")]`.
+/// `#[hook(cost = "per_item" | "per_unit" | "per_invocation" | "rare")]`.
 ///
 /// ```
 /// use io_hooks::{Cost, HookEvents};
 ///
 /// #[derive(HookEvents)]
-/// enum Stream {
-///     /// A token arrived; once per streamed token.
-///     #[hook(tag = "token", cost = "per_token")]
-///     Token,
-///     /// Once per run.
-///     #[hook(tag = "done")]
-///     Done,
+/// enum Deploy {
+///     /// A line of a host's log; once per line, many per host.
+///     #[hook(tag = "log_line", cost = "per_item")]
+///     LogLine,
+///     /// A host was deployed to; once per host.
+///     #[hook(tag = "host_done", cost = "per_unit")]
+///     HostDone,
+///     /// The deploy finished; once per invocation.
+///     #[hook(tag = "finished")]
+///     Finished,
 /// }
 ///
-/// assert_eq!(Stream::COSTS, [Some(Cost::PerToken), None]);
+/// assert_eq!(Deploy::COSTS, [Some(Cost::PerItem), Some(Cost::PerUnit), None]);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Cost {
-    /// Once per streamed token: a `run` hook here spawns a process per token.
-    PerToken,
-    /// Once per iteration of the host's main loop (a step, a job), or per
-    /// call within one.
-    PerStep,
-    /// Once per run.
-    PerRun,
+    /// Once per item of a stream, many per unit of work (a log line, a
+    /// file of a batch, a chunk of output): a `run` hook here spawns a
+    /// process per item.
+    PerItem,
+    /// Once per unit of the program's work (a job, a stage, a host, a
+    /// request, an iteration of its main loop), or per call within one.
+    PerUnit,
+    /// Once per invocation of the program.
+    PerInvocation,
     /// When it happens, rarely: nothing measurable.
     Rare,
 }
 
 impl Cost {
-    /// The class in words, for a listing of events: `per token`, `per
-    /// step`, `per run`, `rare`.
+    /// The class in words, for a listing of events: `per item`, `per
+    /// unit`, `per invocation`, `rare`.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Cost::PerToken => "per token",
-            Cost::PerStep => "per step",
-            Cost::PerRun => "per run",
+            Cost::PerItem => "per item",
+            Cost::PerUnit => "per unit",
+            Cost::PerInvocation => "per invocation",
             Cost::Rare => "rare",
         }
     }

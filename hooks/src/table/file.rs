@@ -21,9 +21,7 @@ use super::scope::{self, Scope};
 use super::validate;
 use crate::key::{HOOK, WHERE};
 use crate::layout::Layout;
-use crate::position::{
-    KeySegment, SourceLine, TOML_PRIVATE, key_segments, line_column, render_key,
-};
+use crate::position::{KeySegment, TOML_PRIVATE, key_segments, line_column, render_key};
 use crate::raw::Cx;
 use crate::registry::{HookEvents, did_you_mean};
 use crate::spec::HookSpec;
@@ -55,8 +53,7 @@ use crate::table_error::{ErrorInner, TableError, TableErrorKind};
 ///
 /// let text = "[[hook]]\non = [\"job_finished\"]\nappend = \"audit.jsonl\"\n";
 /// let hooks = TomlFile::new("ci.local.toml", text)
-///     .hooks::<Ev>(Path::new("/work/project"))?
-///     .expect("the file declares `hook`");
+///     .hooks::<Ev>(Path::new("/work/project"))?;
 /// assert_eq!(hooks.len(), 1);
 ///
 /// let text = "[[hook]]\non = [\"job_finishd\"]\nappend = \"audit.jsonl\"\n";
@@ -147,13 +144,23 @@ impl<'a> TomlFile<'a> {
         serde_path_to_error::deserialize(de).map_err(|e| self.shape_error(&e))
     }
 
-    /// The top-level `hook` array of this file, checked and typed; `None`
-    /// when the file has no `hook` key at all. Other keys are ignored. The
-    /// bodies of a [`Layout`]'s sections are the caller's to read, with
-    /// [`HookTables::into_specs`].
+    /// The top-level `hook` array of this file, checked and typed; empty
+    /// when the file has no `hook` key at all, as when it has `hook = []`.
+    /// Other keys are ignored. The bodies of a [`Layout`]'s sections are the
+    /// caller's to read, with [`HookTables::into_specs`].
+    ///
+    /// An embedder for which a file without `hook` means something else
+    /// than a file with no hooks (one that replaces another's hooks only
+    /// when it says `hook`) asks [`hook_keys`](Self::hook_keys) whether the
+    /// key is there, or reads `Option<HookTables>` itself with
+    /// [`deserialize`](Self::deserialize), as a section's body is read.
     ///
     /// `root` is the directory a relative `append` path is resolved
-    /// against; an absolute one is kept.
+    /// against; an absolute one is kept. It is the hooks' root: give
+    /// [`Hooks::new`](crate::Hooks::new) the same one (it reports a hook
+    /// read with another as
+    /// [`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot), and
+    /// creates nothing for it).
     ///
     /// A [`project`](Self::project) file is refused first
     /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere,
@@ -164,10 +171,7 @@ impl<'a> TomlFile<'a> {
     ///
     /// # Errors
     /// The first problem in the file, as a [`TableError`].
-    pub fn hooks<E: HookEvents>(
-        &self,
-        root: &Path,
-    ) -> Result<Option<Vec<HookSpec<E>>>, TableError> {
+    pub fn hooks<E: HookEvents>(&self, root: &Path) -> Result<Vec<HookSpec<E>>, TableError> {
         #[derive(Deserialize)]
         struct Doc {
             hook: Option<HookTables>,
@@ -175,19 +179,15 @@ impl<'a> TomlFile<'a> {
         self.check_scope()?;
         self.check_placement()?;
         let doc: Doc = self.deserialize()?;
-        doc.hook
-            .map(|tables| tables.into_specs(self, HOOK, root))
-            .transpose()
+        match doc.hook {
+            Some(tables) => tables.into_specs(self, HOOK, root),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn syntax_error(&self, e: &toml::de::Error) -> TableError {
-        TableError(Box::new(ErrorInner {
-            file: self.name.to_owned(),
-            key: None,
-            kind: TableErrorKind::Syntax(e.message().trim_end().to_owned()),
-            position: e.span().map(|s| line_column(self.text, s.start)),
-            source_line: e.span().map(|s| SourceLine::at(self.text, s.start)),
-        }))
+        let kind = TableErrorKind::Syntax(e.message().trim_end().to_owned());
+        TableError::at(self.name, self.text, None, e.span(), kind)
     }
 
     fn shape_error(&self, e: &serde_path_to_error::Error<toml::de::Error>) -> TableError {
@@ -230,17 +230,11 @@ impl<'a> TomlFile<'a> {
             }
             _ => TableErrorKind::Shape(message.to_owned()),
         };
-        TableError(Box::new(ErrorInner {
-            file: self.name.to_owned(),
-            key: Some(key),
-            kind,
-            position: inner.span().map(|s| line_column(self.text, s.start)),
-            source_line: inner.span().map(|s| SourceLine::at(self.text, s.start)),
-        }))
+        TableError::at(self.name, self.text, Some(key), inner.span(), kind)
     }
 
     fn error(&self, key: String, span: Range<usize>, kind: TableErrorKind) -> TableError {
-        TableError::at(self.name, self.text, key, Some(span.start), kind)
+        TableError::at(self.name, self.text, Some(key), Some(span), kind)
     }
 
     /// The file called `name` holding `text`, from a project's own files:
@@ -345,6 +339,7 @@ impl<'a> TomlFile<'a> {
             },
             position: None,
             source_line: None,
+            span: None,
         }))
     }
 
@@ -391,8 +386,9 @@ impl TableError {
     /// engine's: the file, `` key `{key}` ``, `message`, then the line and
     /// column of `span` (a byte range of the file's text, as
     /// [`toml::Spanned::span`] gives it) when there is one. Its kind is
-    /// [`TableErrorKind::Custom`], and [`source_line`](Self::source_line)
-    /// is the line `span` starts on.
+    /// [`TableErrorKind::Custom`], [`source_line`](Self::source_line)
+    /// is the line `span` starts on, and [`span`](Self::span) is `span`,
+    /// cut to lie within the text.
     ///
     /// For what the engine cannot know is wrong: a name that refers to
     /// nothing, an empty command. `message` says what is wrong and what is
@@ -432,13 +428,7 @@ impl TableError {
         span: Option<Range<usize>>,
     ) -> TableError {
         let kind = TableErrorKind::Custom(message.into());
-        TableError::at(
-            file.name(),
-            file.text(),
-            key.into(),
-            span.map(|s| s.start),
-            kind,
-        )
+        TableError::at(file.name(), file.text(), Some(key.into()), span, kind)
     }
 }
 
@@ -503,7 +493,9 @@ impl HookTables {
     /// `key` is the array's key path as an operator would write it (`hook`,
     /// or `target.linux.hook`); errors name a table as `` `{key}[N]` ``,
     /// counting from 1. `root` is the directory that relative `append`
-    /// paths are resolved against.
+    /// paths are resolved against: the hooks' root, the one given to
+    /// [`Hooks::new`](crate::Hooks::new), which reports a hook read with
+    /// another ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)).
     ///
     /// # Errors
     /// The first table that fails, as a [`TableError`].

@@ -40,7 +40,6 @@ mod validate;
 
 pub use file::{HookTables, TomlFile};
 pub use keys::HOOK_KEYS;
-pub use placement::{is_near_miss, near_miss_pattern};
 pub use read::deserialize_table;
 pub use schema::{hook_file_schema, hook_table_schema};
 pub use scope::Scope;

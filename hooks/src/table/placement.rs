@@ -32,14 +32,9 @@ use crate::registry::did_you_mean;
 /// (`hooks`, `hok`, `hoook`, `hool`). The first-letter rule keeps ordinary
 /// words one edit away (`book`, `look`) loading: other parts of the
 /// embedder own unknown keys, and a typo rarely changes the first letter.
-///
-/// ```
-/// use io_hooks::schema::is_near_miss;
-///
-/// assert!(is_near_miss("hooks") && is_near_miss("HOOK") && is_near_miss("hok"));
-/// assert!(!is_near_miss("hook") && !is_near_miss("book") && !is_near_miss("hooks_dir"));
-/// ```
-pub fn is_near_miss(key: &str) -> bool {
+/// (`hooks`, `HOOK` and `hok` are near misses; `hook`, `book` and
+/// `hooks_dir` are not.)
+pub(crate) fn is_near_miss(key: &str) -> bool {
     if key == HOOK {
         return false;
     }
@@ -63,13 +58,9 @@ const NEAR_MISSES: &[&str] = &[
 
 /// [`is_near_miss`] as an anchored regular expression in the common subset
 /// of ECMA-262 and Rust's `regex`, for a JSON Schema's `pattern`. It also
-/// matches `hook` itself, which a schema allows by name.
-///
-/// ```
-/// let pattern = io_hooks::schema::near_miss_pattern();
-/// assert!(pattern.starts_with("^(?:[hH][oO][kK]|"));
-/// ```
-pub fn near_miss_pattern() -> String {
+/// matches `hook` itself, which a schema allows by name; it begins
+/// `^(?:[hH][oO][kK]|`.
+pub(crate) fn near_miss_pattern() -> String {
     let mut out = String::from("^(?:");
     for (i, pattern) in NEAR_MISSES.iter().enumerate() {
         if i > 0 {

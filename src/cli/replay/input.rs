@@ -4,9 +4,9 @@
 
 use std::io::{BufRead, Read};
 
+use io_harness::OsMessage;
 use io_harness::schema::{FieldDoc, envelope_docs, event_docs};
 use io_harness::{EventKind, RawJson, RunEvent};
-use io_hooks::text::OsMessage;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;

@@ -67,6 +67,6 @@ impl fmt::Display for AppendFailure {
     }
 }
 
-/// Its `Display` states the cause (an OS error, through [`OsMessage`]), so
+/// Its `Display` states the cause (an OS error, without std's " (os error N)"), so
 /// `source()` returns nothing, as for every error of the crate.
 impl std::error::Error for AppendFailure {}

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::action::interface::{Describe, Fire, Prepare};
 use crate::failure::HookFailure;
+use crate::root::absolute;
 use keys::KEY;
 
 /// An `append` hook as built hooks hold it: its file, and what its appends
@@ -30,11 +31,31 @@ pub(crate) struct Ready {
 /// What would make an append to `path` fail; with `cx.create`, the file is
 /// created when nothing is wrong.
 pub(crate) fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProblem>) {
+    let log = file::Log::new(path, cx.root);
+    // A path resolved against another root than the hooks' is not where
+    // the operator meant, and is not opened beneath the hooks' root: the
+    // embedder gave two roots. Nothing is created for it.
+    if let Some(read_with) = cx.read_with
+        && path.starts_with(read_with)
+        && absolute(read_with) != cx.root.path
+    {
+        let problem = AppendProblem::OtherRoot {
+            path: path.to_path_buf(),
+            read_with: read_with.to_path_buf(),
+            root: cx.root.path.clone(),
+        };
+        return (
+            Ready {
+                path: path.to_path_buf(),
+                log,
+            },
+            vec![problem],
+        );
+    }
     let mut problems = file::check(path, cx.root);
     if cx.create && problems.is_empty() {
         problems.extend(file::create(path, cx.root));
     }
-    let log = file::Log::new(path, cx.root);
     let path = path.to_path_buf();
     (Ready { path, log }, problems)
 }

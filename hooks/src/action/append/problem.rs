@@ -57,6 +57,20 @@ pub enum AppendProblem {
         /// The part of the path the operator wrote.
         text: String,
     },
+    /// The path was resolved against another root when its table was read
+    /// ([`TomlFile::hooks`](crate::TomlFile::hooks),
+    /// [`HookTables::into_specs`](crate::HookTables::into_specs)) than the
+    /// one the hooks were built with ([`Hooks::new`](crate::Hooks::new)):
+    /// the embedder gave two roots, and the file is not the one the
+    /// operator meant. Nothing is created for it.
+    OtherRoot {
+        /// The path, as resolved when the table was read.
+        path: PathBuf,
+        /// The root the table was read with.
+        read_with: PathBuf,
+        /// The hooks' root, made absolute.
+        root: PathBuf,
+    },
 }
 
 impl AppendProblem {
@@ -74,6 +88,9 @@ impl AppendProblem {
             AppendProblem::LeavesRoot { .. } => leaves_root_hint(),
             AppendProblem::CannotCreate { .. } => return None,
             AppendProblem::NotExpanded { .. } => not_expanded_hint(),
+            AppendProblem::OtherRoot { .. } => {
+                "read the file and build the hooks with the same root".to_owned()
+            }
         })
     }
 
@@ -86,7 +103,8 @@ impl AppendProblem {
             | AppendProblem::NotRegular { path }
             | AppendProblem::NoParent { path, .. }
             | AppendProblem::LeavesRoot { path, .. }
-            | AppendProblem::CannotCreate { path, .. } => Some(path),
+            | AppendProblem::CannotCreate { path, .. }
+            | AppendProblem::OtherRoot { path, .. } => Some(path),
         }
     }
 }
@@ -116,6 +134,18 @@ impl fmt::Display for AppendProblem {
                 write!(f, "append: `{}` cannot be created: {cause}", path.display())
             }
             AppendProblem::NotExpanded { text } => write_not_expanded(f, KEY, text),
+            AppendProblem::OtherRoot {
+                path,
+                read_with,
+                root,
+            } => write!(
+                f,
+                "append: `{}` was resolved against `{}` when its file was read, and the \
+                 hooks' root is `{}`",
+                path.display(),
+                read_with.display(),
+                root.display()
+            ),
         }
     }
 }

@@ -29,7 +29,7 @@ pub(crate) const ENTRY: Entry = Entry {
     key: HookKey {
         name: KEY,
         shape: Shape::Strings {
-            array: "an argv array, program first, as in `run = [\"cargo\", \"fmt\"]` (there is no shell)",
+            array: "an argv array, program first, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]` (there is no shell)",
             item: "a program or an argument, a string",
         },
         owner: Some(KEY),
@@ -115,7 +115,7 @@ impl fmt::Display for Refusal {
                 } else {
                     f.write_str("`run` names no program: its first element is empty")?;
                 }
-                f.write_str("; write the program first, then its arguments, as in `run = [\"cargo\", \"fmt\"]`")
+                f.write_str("; write the program first, then its arguments, as in `run = [\"tee\", \"-a\", \"events.jsonl\"]`")
             }
             Refusal::NulInArgument { index } => write!(
                 f,

@@ -2,10 +2,10 @@ use io_hooks::HookEvents;
 
 #[derive(HookEvents)]
 enum Event {
-    #[hook(tag = "token", cost = "per_token", cost = "rare")]
+    #[hook(tag = "token", cost = "per_item", cost = "rare")]
     Token,
-    #[hook(tag = "step", cost = "per_step")]
-    #[hook(cost = "per_step")]
+    #[hook(tag = "step", cost = "per_unit")]
+    #[hook(cost = "per_unit")]
     Step,
 }
 
