@@ -8,6 +8,7 @@
 mod common;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -95,14 +96,22 @@ fn more_events_than_the_queue_holds_arrive_every_one_in_order_and_the_wait_is_sa
         // The hook holds its first event at the gate until the queue is
         // full and the firing thread waits, as the warning says; a thread
         // of the test's opens the gate once it has.
+        let opened = AtomicBool::new(false);
         std::thread::scope(|s| {
             let opener = s.spawn(|| {
                 let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
+                opened.store(true, Ordering::SeqCst);
                 std::fs::write(&gate, "").unwrap();
                 said
             });
             for n in 1..=events {
                 assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
+                // The hook holds event 1 at the gate and the queue holds the
+                // next QUEUE_EVENTS: this one could only be queued once the
+                // gate had opened and the hook had taken one.
+                if n == QUEUE_EVENTS as u64 + 2 {
+                    assert!(opened.load(Ordering::SeqCst), "a full queue took event {n}");
+                }
             }
             assert!(opener.join().unwrap(), "the full queue was never said");
         });
@@ -411,15 +420,21 @@ fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
         assert_eq!(hooks.fire_event(&common::started(&first)), Flow::Continue);
         assert_eq!(hooks.fire_event(&common::started(&second)), Flow::Continue);
         let said_early = log.text().contains("queue is full");
+        let opened = AtomicBool::new(false);
         std::thread::scope(|s| {
             let opener = s.spawn(|| {
                 let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
+                opened.store(true, Ordering::SeqCst);
                 std::fs::write(&gate, "").unwrap();
                 said
             });
             assert_eq!(
                 hooks.fire_event(&common::started("one more")),
                 Flow::Continue
+            );
+            assert!(
+                opened.load(Ordering::SeqCst),
+                "a full queue took one more line"
             );
             assert!(opener.join().unwrap(), "the full queue was never said");
         });
@@ -433,5 +448,67 @@ fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
     assert!(
         log.contains("hook[1]'s background queue is full (2 events)"),
         "{log}"
+    );
+}
+
+/// A report that panics ends its worker: nobody waits for it any more, and
+/// the hook's later events run while the host waits, none lost.
+#[test]
+fn a_worker_that_ends_early_is_waited_for_by_no_one_and_its_hook_runs_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let out_arg = out.display().to_string();
+    let ((), _) = capture(|| {
+        let hooks = Hooks::new(
+            vec![background(&["tee", "-a", &out_arg], &["step"])],
+            dir.path(),
+        )
+        .on_background(|_| panic!("a host's report that panics"));
+        assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
+        let hooks = Arc::new(hooks);
+        within(PATIENCE, "waiting on a worker that ended", {
+            let hooks = Arc::clone(&hooks);
+            move || hooks.wait_background()
+        });
+        let mut background = Vec::new();
+        let flow = hooks.fire_with(&step(2), &step(2), |run| background.push(run.background));
+        assert_eq!(flow, Flow::Continue);
+        assert_eq!(
+            background,
+            [false],
+            "an event was handed to a worker that ended"
+        );
+    });
+    assert_eq!(lines(&out), [step_line(1), step_line(2)]);
+}
+
+/// A background hook's failure comes with the end of its stderr when the
+/// hooks keep it.
+#[test]
+fn a_background_failure_comes_with_its_stderr_when_it_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let tails = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&tails);
+    let ((), _) = capture(|| {
+        let hooks = Hooks::new(
+            vec![background(
+                &["/bin/sh", "-c", "echo 'chat service said 503' >&2; exit 1"],
+                &["step"],
+            )],
+            dir.path(),
+        )
+        .capture_stderr(4096)
+        .on_background(move |run| {
+            let tail = run.stderr.map(<[u8]>::to_vec);
+            seen.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(tail);
+        });
+        assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
+        hooks.wait_background();
+    });
+    assert_eq!(
+        *tails.lock().unwrap_or_else(PoisonError::into_inner),
+        [Some(b"chat service said 503\n".to_vec())]
     );
 }
