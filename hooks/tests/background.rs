@@ -45,6 +45,35 @@ fn gated(dir: &Path) -> Vec<String> {
     ]
 }
 
+/// Runs `fire` while a thread of the test's waits for the full queue to be
+/// said in `log`, then opens `gate`; `fire` is given whether the gate has
+/// been opened, to check that a fire it expects to wait did.
+fn fire_until_full_then_open(
+    log: &common::capture::Captured,
+    gate: &Path,
+    fire: impl FnOnce(&AtomicBool),
+) {
+    let opened = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let opener = s.spawn(|| {
+            let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
+            opened.store(true, Ordering::SeqCst);
+            std::fs::write(gate, "").unwrap();
+            said
+        });
+        fire(&opened);
+        assert!(opener.join().unwrap(), "the full queue was never said");
+    });
+}
+
+/// A background hook on `step` that appends each event to `dir/out.jsonl`,
+/// and that file.
+fn tee(dir: &Path) -> (HookSpec<Ev>, std::path::PathBuf) {
+    let out = dir.join("out.jsonl");
+    let spec = background(&["tee", "-a", &out.display().to_string()], &["step"]);
+    (spec, out)
+}
+
 fn lines(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -96,14 +125,7 @@ fn more_events_than_the_queue_holds_arrive_every_one_in_order_and_the_wait_is_sa
         // The hook holds its first event at the gate until the queue is
         // full and the firing thread waits, as the warning says; a thread
         // of the test's opens the gate once it has.
-        let opened = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            let opener = s.spawn(|| {
-                let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
-                opened.store(true, Ordering::SeqCst);
-                std::fs::write(&gate, "").unwrap();
-                said
-            });
+        fire_until_full_then_open(log, &gate, |opened| {
             for n in 1..=events {
                 assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
                 // The hook holds event 1 at the gate and the queue holds the
@@ -113,7 +135,6 @@ fn more_events_than_the_queue_holds_arrive_every_one_in_order_and_the_wait_is_sa
                     assert!(opened.load(Ordering::SeqCst), "a full queue took event {n}");
                 }
             }
-            assert!(opener.join().unwrap(), "the full queue was never said");
         });
         hooks.wait_background();
     });
@@ -135,12 +156,8 @@ fn more_events_than_the_queue_holds_arrive_every_one_in_order_and_the_wait_is_sa
 #[test]
 fn a_thousand_events_reach_a_background_hook_in_the_order_fired() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.jsonl");
-    let out_arg = out.display().to_string();
-    let hooks = Hooks::new(
-        vec![background(&["tee", "-a", &out_arg], &["step"])],
-        dir.path(),
-    );
+    let (spec, out) = tee(dir.path());
+    let hooks = Hooks::new(vec![spec], dir.path());
     for n in 1..=1000 {
         assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
     }
@@ -420,14 +437,7 @@ fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
         assert_eq!(hooks.fire_event(&common::started(&first)), Flow::Continue);
         assert_eq!(hooks.fire_event(&common::started(&second)), Flow::Continue);
         let said_early = log.text().contains("queue is full");
-        let opened = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            let opener = s.spawn(|| {
-                let said = wait_until(PATIENCE, || log.text().contains("queue is full"));
-                opened.store(true, Ordering::SeqCst);
-                std::fs::write(&gate, "").unwrap();
-                said
-            });
+        fire_until_full_then_open(log, &gate, |opened| {
             assert_eq!(
                 hooks.fire_event(&common::started("one more")),
                 Flow::Continue
@@ -436,7 +446,6 @@ fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
                 opened.load(Ordering::SeqCst),
                 "a full queue took one more line"
             );
-            assert!(opener.join().unwrap(), "the full queue was never said");
         });
         hooks.wait_background();
         said_early
@@ -456,14 +465,10 @@ fn the_queue_holds_lines_up_to_its_byte_bound_and_no_further() {
 #[test]
 fn a_worker_that_ends_early_is_waited_for_by_no_one_and_its_hook_runs_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.jsonl");
-    let out_arg = out.display().to_string();
+    let (spec, out) = tee(dir.path());
     let ((), _) = capture(|| {
-        let hooks = Hooks::new(
-            vec![background(&["tee", "-a", &out_arg], &["step"])],
-            dir.path(),
-        )
-        .on_background(|_| panic!("a host's report that panics"));
+        let hooks = Hooks::new(vec![spec], dir.path())
+            .on_background(|_| panic!("a host's report that panics"));
         assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
         let hooks = Arc::new(hooks);
         within(PATIENCE, "waiting on a worker that ended", {
