@@ -64,9 +64,9 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// The engine's types that this crate's API hands out or takes, so that a
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
-    Action, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure, HookFilter,
-    HookRun, HookSpec, Interrupt, Kind, OnFailure, Problem, ProblemKind, RunProblem, TableError,
-    TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
+    Action, AppendAction, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure,
+    HookFilter, HookRun, HookSpec, Interrupt, Kind, OnFailure, Problem, ProblemKind, RunAction,
+    RunProblem, TableError, TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
 };
 pub use observer::Observer;
 pub use os_message::OsMessage;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{git, prerequisite};
 use io_harness::{Config, ConfigError, EventKind, HookEvents, Scope};
-use io_hooks::{Action, HookSpec, OnFailure};
+use io_hooks::{Action, AppendAction, HookSpec, OnFailure};
 use proptest::prelude::*;
 use tempfile::TempDir;
 
@@ -786,7 +786,7 @@ fn a_relative_root_is_made_absolute() {
     relative.push(f.root().strip_prefix("/").unwrap());
     let config = Config::discover_with(&relative, None).unwrap();
     assert!(config.root().is_absolute());
-    let Action::Append { path, .. } = &config.hook_specs()[0].action else {
+    let Some(AppendAction { path, .. }) = config.hook_specs()[0].action.get() else {
         panic!("an append hook")
     };
     assert!(path.is_absolute(), "{}", path.display());

@@ -30,7 +30,7 @@ use io_harness::{
     EventKind, HookEvents, Observer, RunEvent,
     run::{Contract, Record, Store, StoreError},
 };
-use io_hooks::{Action, Flow, HookFilter, HookSpec, Hooks, Kind};
+use io_hooks::{Action, AppendAction, Flow, HookFilter, HookSpec, Hooks, Kind};
 
 /// One value of every [`EventKind`], in `TAGS` order: the first event of
 /// each kind in `examples/events.jsonl`, a real run that a test in the
@@ -109,10 +109,7 @@ pub fn append_paths(hooks: &Hooks<EventKind>) -> Vec<PathBuf> {
     hooks
         .specs()
         .iter()
-        .filter_map(|spec| match &spec.action {
-            Action::Append { path, .. } => Some(path.clone()),
-            _ => None,
-        })
+        .filter_map(|spec| Some(spec.action.get::<AppendAction>()?.path.clone()))
         .collect()
 }
 

@@ -12,7 +12,7 @@ mod background;
 
 pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 
-use crate::action::{Fire, Prepare, ProblemKind, Ready};
+use crate::action::{Execute, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
 use crate::process::{Capture, Interrupt};
 use crate::root::Root;
@@ -105,7 +105,7 @@ pub struct Hooks<E> {
     abs_root: Arc<Root>,
     /// Each hook's action as its module prepared it to execute, by hook;
     /// shared with the background hooks' workers.
-    ready: Arc<[Ready]>,
+    ready: Arc<[Box<dyn Execute>]>,
     /// Each background hook's worker, by hook, started at its first event
     /// (`None` inside: it could not be started, and the hook runs while the
     /// host waits). Never set for any other hook.
@@ -586,20 +586,22 @@ fn prepare<E: HookEvents>(
     specs: &[HookSpec<E>],
     root: &Root,
     create: bool,
-) -> (Vec<Ready>, Vec<Problem>) {
+) -> (Vec<Box<dyn Execute>>, Vec<Problem>) {
     let mut problems = Vec::new();
     let ready = specs
         .iter()
         .enumerate()
         .map(|(index, spec)| {
-            let cx = Prepare {
+            let mut cx = Prepare {
                 root,
                 create,
                 cancels: spec.on_failure == OnFailure::Cancel,
                 read_with: spec.read_with.as_deref(),
+                key: spec.action.key(),
+                problems: Vec::new(),
             };
-            let (ready, found) = spec.action.prepare(&cx);
-            problems.extend(found.into_iter().map(|kind| Problem { index, kind }));
+            let ready = spec.action.prepare(&mut cx);
+            problems.extend(cx.problems.into_iter().map(|kind| Problem { index, kind }));
             ready
         })
         .collect();

@@ -17,9 +17,23 @@ pub(crate) const WHERE: &str = "where";
 /// `on_failure`: what a failure of the hook does to the run.
 pub(crate) const ON_FAILURE: &str = "on_failure";
 
-/// One key of a `[[hook]]` table.
+/// One key of a hook table, as an action declares it: its name, and its
+/// JSON Schema, which an editor checks the value with
+/// ([`hook_file_schema`](crate::schema::hook_file_schema)).
+///
+/// An embedder's action declares its key and options with
+/// [`HookKey::new`]; their values are read as TOML and checked by the
+/// action's own [`validate`](crate::ActionKind::validate).
+///
+/// ```
+/// use io_hooks::HookKey;
+/// const URL: HookKey = HookKey::new("webhook", |_| {
+///     serde_json::json!({ "type": "string", "format": "uri" })
+/// });
+/// assert_eq!(URL.name(), "webhook");
+/// ```
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct HookKey {
+pub struct HookKey {
     /// The key as written.
     pub(crate) name: &'static str,
     /// What its value must be, with the words a type error uses.
@@ -31,6 +45,33 @@ pub(crate) struct HookKey {
     /// Why it applies only to its owner's hooks, said when it is written
     /// on another's, when there is more to say than that it does not apply.
     pub(crate) elsewhere: Option<&'static str>,
+}
+
+impl HookKey {
+    /// A key called `name`, whose value is any TOML value its action reads
+    /// itself, with `schema` as its JSON Schema. `schema` is given the
+    /// schema of one event name, for a key whose value names events; most
+    /// keys ignore it.
+    pub const fn new(name: &'static str, schema: fn(event: &Value) -> Value) -> Self {
+        HookKey {
+            name,
+            shape: Shape::Toml,
+            owner: None,
+            schema,
+            elsewhere: None,
+        }
+    }
+
+    /// The key as written.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// This key, as a key of the action `owner`.
+    pub(crate) const fn owned_by(mut self, owner: &'static str) -> Self {
+        self.owner = Some(owner);
+        self
+    }
 }
 
 /// What a key's value must be. Each carries what a type error says is
@@ -63,4 +104,27 @@ pub(crate) enum Shape {
     /// `where`: a table of field names and what each must be
     /// (`table/conditions.rs`).
     Where,
+    /// Any TOML value: an embedder's action reads it itself.
+    Toml,
+}
+
+/// A top-level table whose named bodies declare hooks of their own, as
+/// `[target.<name>]` bodies declare `[[target.<name>.hook]]`: one entry of a
+/// [`Layout`](crate::Layout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub(crate) key: String,
+    pub(crate) noun: String,
+}
+
+impl Section {
+    /// The top-level key (`target`).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// One body in words, with its article, as in "in a target".
+    pub fn noun(&self) -> &str {
+        &self.noun
+    }
 }

@@ -70,6 +70,8 @@ pub struct Layout {
     sections: Vec<Section>,
     project_file: Option<String>,
     operator_places: Vec<OperatorPlace>,
+    /// The embedder's own actions, beside `append` and `run`.
+    actions: ActionSet,
 }
 
 /// One place hooks belong instead of a project file: a file's name, which
@@ -80,27 +82,6 @@ enum OperatorPlace {
     Words(String),
 }
 
-/// A top-level table whose named bodies declare hooks of their own, as
-/// `[target.<name>]` bodies declare `[[target.<name>.hook]]`: one entry of a
-/// [`Layout`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    key: String,
-    noun: String,
-}
-
-impl Section {
-    /// The top-level key (`target`).
-    pub fn key(&self) -> &str {
-        &self.key
-    }
-
-    /// One body in words, with its article, as in "in a target".
-    pub fn noun(&self) -> &str {
-        &self.noun
-    }
-}
-
 impl Layout {
     /// Hooks at the top level only, and no file named: the messages say
     /// "this file" and "a file of the operator's own".
@@ -109,7 +90,41 @@ impl Layout {
             sections: Vec::new(),
             project_file: None,
             operator_places: Vec::new(),
+            actions: ActionSet { own: Vec::new() },
         }
+    }
+
+    /// Also reads hook tables with `kind`'s key as hooks of that action, as
+    /// `append` and `run` are read: an embedder's own action
+    /// ([`ActionKind`]). Its key and options join the keys a hook table may
+    /// hold, the "did you mean" of an unknown key, the "neither … nor"
+    /// of a table without an action, and the JSON Schema
+    /// ([`hook_file_schema`](crate::schema::hook_file_schema)).
+    ///
+    /// # Panics
+    /// When `kind`'s key or one of its options is a key a hook table already
+    /// takes (`on`, `append`, `timeout_ms`, another action's of this
+    /// layout): a mistake in the embedder's code, found at its first read.
+    #[must_use]
+    pub fn action(mut self, kind: impl ActionKind) -> Self {
+        let mut taken = self.actions.taken();
+        let new = std::iter::once(kind.key()).chain(kind.options().iter().copied());
+        for key in new {
+            assert!(
+                !taken.contains(&key.name()),
+                "the action `{}` declares the key `{}`, which a hook table already takes",
+                kind.key().name(),
+                key.name()
+            );
+            taken.push(key.name());
+        }
+        self.actions.own.push(Arc::new(kind));
+        self
+    }
+
+    /// The actions a file of this layout is read with.
+    pub(crate) fn actions(&self) -> &ActionSet {
+        &self.actions
     }
 
     /// Also reads hooks in each body of the top-level table `key`
@@ -191,6 +206,11 @@ impl Layout {
         Some(crate::position::or_list(&places))
     }
 }
+
+use std::sync::Arc;
+
+use crate::action::{ActionKind, ActionSet};
+pub use crate::key::Section;
 
 /// The layout a [`TomlFile`](super::TomlFile) has unless given one.
 pub(crate) static DEFAULT: Layout = Layout::new();

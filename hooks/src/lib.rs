@@ -68,13 +68,13 @@
 //! | 2 | [`process`] | the process runner: which program an argv names, one child from spawn to reaping, waiting and feeding stdin, draining stderr, the [`Interrupt`], and its own [`process::ProcessError`] |
 //! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
-//! | 3 | `layout.rs` | the embedder's words: [`Layout`] |
-//! | 3 | `key.rs` | a row of the key table, and the engine's own key names, one constant each |
+//! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
 //! | 3 | `conditions/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
-//! | 4 | `action/` | the actions: the registry (`mod.rs`, the `actions!` list), the interface every action implements (`interface.rs`), and one module each (`append/`, `run/`) |
+//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`HookAction`], [`Execute`]), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`) and the set a file is read with (`mod.rs`) |
 //! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
+//! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
 //! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`] |
@@ -285,12 +285,15 @@ mod table_error;
 mod tag_check;
 
 pub use action::{
-    Action, AppendFailure, AppendProblem, DEFAULT_TIMEOUT, Effects, ProblemKind, RunProblem,
+    Action, ActionKind, ActionProblem, ActionTable, AppendAction, AppendFailure, AppendProblem,
+    DEFAULT_TIMEOUT, Effects, Execute, Fire, HookAction, Prepare, ProblemKind, RunAction,
+    RunProblem,
 };
 pub use conditions::{Where, WhereError};
 pub use failure::HookFailure;
 pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
 pub use io_hooks_derive::HookEvents;
+pub use key::HookKey;
 pub use layout::{Layout, Section};
 pub use process::Interrupt;
 pub use registry::{

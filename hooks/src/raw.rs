@@ -69,7 +69,7 @@ pub(crate) type Names = Spanned<Vec<Spanned<String>>>;
 /// order written.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RawHook {
-    values: Vec<(&'static HookKey, Spanned<RawValue>)>,
+    values: Vec<(HookKey, Spanned<RawValue>)>,
 }
 
 /// A value of one of the [`Shape`](crate::key::Shape)s a key may have.
@@ -90,17 +90,19 @@ pub(crate) enum RawValue {
     NotArray(String),
     /// [`Shape::Where`](crate::key::Shape::Where): the `where` table as written.
     Where(RawWhere),
+    /// [`Shape::Toml`](crate::key::Shape::Toml): the value as written.
+    Toml(toml::Value),
 }
 
 impl RawHook {
     /// `key`'s value, read as written; a key appears once.
-    pub(crate) fn push(&mut self, key: &'static HookKey, value: Spanned<RawValue>) {
+    pub(crate) fn push(&mut self, key: HookKey, value: Spanned<RawValue>) {
         self.values.push((key, value));
     }
 
     /// The keys present, in the order written.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &'static HookKey> + '_ {
-        self.values.iter().map(|(key, _)| *key)
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &HookKey> + '_ {
+        self.values.iter().map(|(key, _)| key)
     }
 
     /// The span of `name`'s value, when present.

@@ -6,7 +6,7 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::key::HOOK;
-use crate::layout::Section;
+use crate::key::Section;
 use crate::position::{SourceLine, clipped, line_column, toml_key, write_or_list};
 use crate::registry::{UnknownEvent, write_one_of};
 
@@ -200,7 +200,7 @@ pub enum TableErrorKind {
         /// The nearest valid key, when one is close.
         suggestion: Option<&'static str>,
         /// Every valid key.
-        expected: &'static [&'static str],
+        expected: Vec<&'static str>,
     },
     /// An event name the event enum does not emit.
     UnknownEvent(UnknownEvent),
@@ -208,10 +208,10 @@ pub enum TableErrorKind {
     NoEvents(&'static [&'static str]),
     /// A table with none of the action keys (neither `append` nor `run`):
     /// the action keys, one of which it needs.
-    NoAction(&'static [&'static str]),
+    NoAction(Vec<&'static str>),
     /// A table with more than one of the action keys (both `append` and
     /// `run`): the action keys, one of which it needs.
-    BothActions(&'static [&'static str]),
+    BothActions(Vec<&'static str>),
     /// A key that belongs to another action than this hook's, as
     /// `timeout_ms` (a `run` key) on an `append` hook.
     #[non_exhaustive]

@@ -15,8 +15,8 @@ use std::time::Duration;
 use common::capture::{capture, capture_with};
 use common::{Ev, filter, step, wait_until, within};
 use io_hooks::{
-    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_BYTES, QUEUE_EVENTS, TomlFile,
-    process::ProcessError,
+    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_BYTES, QUEUE_EVENTS, RunAction,
+    TomlFile, process::ProcessError,
 };
 
 /// Bounds every wait on a child: far above what any of them needs.
@@ -319,21 +319,9 @@ fn read(text: &str) -> Result<Vec<HookSpec<Ev>>, String> {
 #[test]
 fn background_is_read_on_a_run_hook_and_refused_where_it_cannot_hold() {
     let specs = read("run = [\"notify\"]\nbackground = true\n").unwrap();
-    assert!(matches!(
-        specs[0].action,
-        Action::Run {
-            background: true,
-            ..
-        }
-    ));
+    assert!(specs[0].action.get::<RunAction>().unwrap().background);
     let specs = read("run = [\"notify\"]\nbackground = false\n").unwrap();
-    assert!(matches!(
-        specs[0].action,
-        Action::Run {
-            background: false,
-            ..
-        }
-    ));
+    assert!(!specs[0].action.get::<RunAction>().unwrap().background);
     assert_eq!(
         read("append = \"a.jsonl\"\nbackground = true\n").unwrap_err(),
         "app.toml: key `hook[1].background`: `background` applies only to a `run` hook, and \

@@ -35,21 +35,12 @@ const LAYERS: &[(usize, &[&str])] = &[
     (2, &["beneath", "root", "process", "failure"]),
     // The parsing vocabulary: positions, the embedder's words, the key
     // table's rows, the raw table, `where`, the table error.
-    (
-        3,
-        &[
-            "position",
-            "layout",
-            "key",
-            "conditions",
-            "raw",
-            "table_error",
-        ],
-    ),
+    (3, &["position", "key", "conditions", "raw", "table_error"]),
     // The actions.
     (4, &["action"]),
-    // The spec and the tables, with the action registry's list.
-    (5, &["spec", "table"]),
+    // The spec, the embedder's layout (with its own actions) and the
+    // tables.
+    (5, &["spec", "layout", "table"]),
     // `Hooks`.
     (6, &["hooks"]),
 ];

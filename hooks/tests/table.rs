@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use io_hooks::{
-    Action, DEFAULT_TIMEOUT, HookEvents, HookFilter, HookSpec, HookTables, OnFailure, TableError,
-    TableErrorKind, TomlFile,
+    Action, AppendAction, DEFAULT_TIMEOUT, HookEvents, HookFilter, HookSpec, HookTables, OnFailure,
+    RunAction, TableError, TableErrorKind, TomlFile,
 };
 use proptest::prelude::*;
 
@@ -96,7 +96,7 @@ fn on_failure_continue_may_be_written_out() {
 fn argv_stays_an_array_and_metacharacters_are_arguments() {
     let hooks =
         load("[[hook]]\nrun = [\"echo\", \"a; rm -rf /\", \"|\", \"`x`\", \"\"]\n").unwrap();
-    let Action::Run { argv, .. } = &hooks[0].action else {
+    let Some(RunAction { argv, .. }) = hooks[0].action.get() else {
         panic!("a run hook")
     };
     assert_eq!(argv, &["echo", "a; rm -rf /", "|", "`x`", ""]);
@@ -112,9 +112,9 @@ fn append_paths_are_relative_to_the_root_and_absolute_ones_are_kept() {
     .unwrap();
     let paths: Vec<_> = hooks
         .iter()
-        .map(|h| match &h.action {
-            Action::Append { path, .. } => path.clone(),
-            other => panic!("an append hook, not {other:?}"),
+        .map(|h| match h.action.get::<AppendAction>() {
+            Some(AppendAction { path, .. }) => path.clone(),
+            None => panic!("an append hook, not {:?}", h.action),
         })
         .collect();
     assert_eq!(
@@ -154,7 +154,7 @@ fn the_inline_array_form_is_the_same_hooks() {
     assert_eq!(tables.len(), 1);
     assert_eq!(names(inline[0].on), ["step"]);
     assert!(
-        matches!(&inline[0].action, Action::Append { path, .. } if path.ends_with("a")),
+        matches!(inline[0].action.get(), Some(AppendAction { path, .. }) if path.ends_with("a")),
         "{:?}",
         inline[0].action
     );
@@ -436,7 +436,7 @@ fn timeout_ms_must_be_a_whole_number_of_at_least_one() {
     );
     let hooks = load("[[hook]]\nrun = [\"x\"]\ntimeout_ms = 1\n").unwrap();
     assert!(
-        matches!(hooks[0].action, Action::Run { timeout, .. } if timeout == Duration::from_millis(1))
+        matches!(hooks[0].action.get(), Some(RunAction { timeout, .. }) if *timeout == Duration::from_millis(1))
     );
 }
 
@@ -450,7 +450,7 @@ fn a_timeout_past_i64_max_saturates_rather_than_failing() {
             .unwrap_or_else(|e| panic!("timeout_ms = {value}: {e}"));
         let most = Duration::from_millis(i64::MAX as u64);
         assert!(
-            matches!(hooks[0].action, Action::Run { timeout, .. } if timeout == most),
+            matches!(hooks[0].action.get(), Some(RunAction { timeout, .. }) if *timeout == most),
             "timeout_ms = {value}"
         );
     }

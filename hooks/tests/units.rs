@@ -326,7 +326,7 @@ fn a_spec_debugs_as_its_fields() {
     );
     assert_eq!(
         format!("{spec:?}"),
-        r#"HookSpec { on: {"step"}, action: Append { path: "/l/a.jsonl" }, on_failure: Cancel }"#
+        r#"HookSpec { on: {"step"}, action: AppendAction { path: "/l/a.jsonl" }, on_failure: Cancel }"#
     );
 }
 

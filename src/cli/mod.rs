@@ -435,13 +435,11 @@ impl Selection {
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
             .map(|(i, s)| {
-                let background = matches!(
-                    s.action,
-                    io_hooks::Action::Run {
-                        background: true,
-                        ..
-                    }
-                ) && s.on_failure == OnFailure::Continue;
+                let background = s
+                    .action
+                    .get::<io_hooks::RunAction>()
+                    .is_some_and(|run| run.background)
+                    && s.on_failure == OnFailure::Continue;
                 (self.number(i), background)
             })
             .collect()

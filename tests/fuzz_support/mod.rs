@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use io_harness::{Action, Config, ConfigError, EventKind, HookEvents, OnFailure, RunEvent};
+use io_harness::{
+    AppendAction, Config, ConfigError, EventKind, HookEvents, OnFailure, RunAction, RunEvent,
+};
 
 // ---- config files, in every scope ----
 
@@ -413,11 +415,17 @@ impl Table {
             }
             (None, false) => panic!("no `on` must mean every event:\n{text}"),
         }
-        match (&spec.action, &self.append, &self.run) {
-            (Action::Append { path, .. }, Some(p), None) => {
+        let action = &spec.action;
+        match (
+            action.get::<AppendAction>(),
+            action.get::<RunAction>(),
+            &self.append,
+            &self.run,
+        ) {
+            (Some(AppendAction { path, .. }), None, Some(p), None) => {
                 assert_eq!(path, &root.join(p), "{text}");
             }
-            (Action::Run { argv, timeout, .. }, None, Some(a)) => {
+            (None, Some(RunAction { argv, timeout, .. }), None, Some(a)) => {
                 assert_eq!(argv, a, "{text}");
                 let ms = self.timeout_ms.unwrap_or(5000);
                 assert_eq!(

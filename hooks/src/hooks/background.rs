@@ -9,7 +9,7 @@
 //! lose an event or grow without bound. The worker starts at the hook's
 //! first event, so a hook that never fires costs no thread.
 //!
-//! This module names the layers below (the actions' `Ready`, the root, the
+//! This module names the layers below (what executes each action, the root, the
 //! process runner's [`Interrupt`], the failure type), never the engine
 //! above it that owns the workers.
 
@@ -19,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::action::{Fire, Ready};
+use crate::action::{Execute, Fire};
 use crate::failure::HookFailure;
 use crate::process::{Capture, Interrupt};
 use crate::root::Root;
@@ -74,7 +74,7 @@ pub(crate) type Report = Arc<dyn Fn(BackgroundRun<'_>) + Send + Sync>;
 
 /// Everything a worker needs, shared with the hooks that started it.
 pub(crate) struct Start {
-    pub(crate) ready: Arc<[Ready]>,
+    pub(crate) ready: Arc<[Box<dyn Execute>]>,
     pub(crate) index: usize,
     pub(crate) root: Arc<Root>,
     pub(crate) interrupt: Interrupt,

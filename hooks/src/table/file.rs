@@ -141,7 +141,9 @@ impl<'a> TomlFile<'a> {
     /// A [`TableError`]: the text is not TOML, or does not have `T`'s shape.
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, TableError> {
         let de = toml::de::Deserializer::parse(self.text).map_err(|e| self.syntax_error(&e))?;
-        serde_path_to_error::deserialize(de).map_err(|e| self.shape_error(&e))
+        let own = self.layout.actions().own_keys();
+        read::with_own_keys(own, || serde_path_to_error::deserialize(de))
+            .map_err(|e| self.shape_error(&e))
     }
 
     /// The top-level `hook` array of this file, checked and typed; empty
@@ -222,15 +224,27 @@ impl<'a> TomlFile<'a> {
             [.., KeySegment::Nth(_), KeySegment::Key(k)]
                 if !HOOK_KEYS.contains(&k.as_str()) && message == hook_table_refusal(k) =>
             {
+                let expected = self.keys();
                 TableErrorKind::UnknownKey {
-                    suggestion: did_you_mean(k, HOOK_KEYS.iter().copied()),
+                    suggestion: did_you_mean(k, expected.iter().copied()),
                     key: k.clone(),
-                    expected: HOOK_KEYS,
+                    expected,
                 }
             }
             _ => TableErrorKind::Shape(message.to_owned()),
         };
         TableError::at(self.name, self.text, Some(key), inner.span(), kind)
+    }
+
+    /// Every key a hook table of this file may hold: the key table's, then
+    /// the keys of the layout's own actions.
+    fn keys(&self) -> Vec<&'static str> {
+        let own = self.layout.actions().own_keys();
+        HOOK_KEYS
+            .iter()
+            .copied()
+            .chain(own.iter().map(|key| key.name))
+            .collect()
     }
 
     fn error(&self, key: String, span: Range<usize>, kind: TableErrorKind) -> TableError {
@@ -517,7 +531,7 @@ impl HookTables {
                     span: table.span(),
                     root,
                 };
-                validate::validate(table.into_inner(), &cx)
+                validate::validate(table.into_inner(), &cx, file.get_layout().actions())
             })
             .collect()
     }

@@ -4,13 +4,14 @@
 //! errors and the JSON Schema are all computed from it.
 //!
 //! `on`, `where` and `on_failure` belong to every hook; each action brings
-//! its own key and options ([`action::ACTIONS`]). The table lists `on`,
+//! its own key and options (`action::ENTRIES`; an embedder's own
+//! action's keys are its [`ActionKind`](crate::ActionKind)'s). The table lists `on`,
 //! `where`, then each action's key, then `on_failure`, then each action's
 //! options: the order an operator reads them in.
 
 use serde_json::json;
 
-use crate::action::{self, ActionEntry};
+use crate::action::{self, Entry};
 use crate::key::{self, HookKey, Shape};
 use crate::spec::OnFailure;
 
@@ -71,8 +72,8 @@ const ON_FAILURE: HookKey = HookKey {
 const COUNT: usize = {
     let mut n = 3;
     let mut i = 0;
-    while i < action::ACTIONS.len() {
-        n += 1 + action::ACTIONS[i].options.len();
+    while i < action::ENTRIES.len() {
+        n += 1 + action::ENTRIES[i].options.len();
         i += 1;
     }
     n
@@ -85,7 +86,7 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
         out[*at] = key;
         *at += 1;
     }
-    let actions: &[ActionEntry] = action::ACTIONS;
+    let actions: &[Entry] = &action::ENTRIES;
     let mut out = [ON; COUNT];
     let mut at = 0;
     push(&mut out, &mut at, ON);

@@ -4,7 +4,7 @@
 //! Which keys exist, and what each accepts, is read from the key table
 //! ([`super::keys::KEYS`]); nothing here names a key.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use serde::Deserialize;
@@ -115,6 +115,7 @@ impl<'de> Deserialize<'de> for RawHook {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHook, A::Error> {
                 let mut raw = RawHook::default();
                 while let Some(key) = map.next_key_seed(KeyName)? {
+                    let key = key.0;
                     if raw.keys().any(|k| k.name == key.name) {
                         return Err(de::Error::duplicate_field(key.name));
                     }
@@ -128,26 +129,52 @@ impl<'de> Deserialize<'de> for RawHook {
     }
 }
 
-/// A key of a hook table, looked up in the key table; an unknown one is
-/// refused here, while the key is being read, as `deny_unknown_fields`
-/// refuses it, so the error's key path and position are the key's.
+thread_local! {
+    /// The keys of the embedder's own actions of the file being read
+    /// ([`TomlFile::deserialize`](super::TomlFile::deserialize) sets them
+    /// around its read, from its layout): serde's `Deserialize` takes no
+    /// seed, and a hook table may sit anywhere in the embedder's document.
+    static OWN_KEYS: RefCell<Vec<HookKey>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `read` with `keys` as the keys of the file's own actions, and
+/// restores the keys of any read around it.
+pub(super) fn with_own_keys<T>(keys: Vec<HookKey>, read: impl FnOnce() -> T) -> T {
+    let outer = OWN_KEYS.replace(keys);
+    let out = read();
+    OWN_KEYS.set(outer);
+    out
+}
+
+/// A key read by [`KeyName`]: the key table's row, or an embedder's
+/// action's.
+struct Known(HookKey);
+
+/// A key of a hook table, looked up in the key table, then among the keys
+/// of the file's own actions; an unknown one is refused here, while the
+/// key is being read, as `deny_unknown_fields` refuses it, so the error's
+/// key path and position are the key's.
 struct KeyName;
 
 impl<'de> DeserializeSeed<'de> for KeyName {
-    type Value = &'static HookKey;
+    type Value = Known;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_identifier(self)
     }
 }
 
 impl Visitor<'_> for KeyName {
-    type Value = &'static HookKey;
+    type Value = Known;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a key of a hook table")
     }
     fn visit_str<Er: de::Error>(self, v: &str) -> Result<Self::Value, Er> {
-        KEYS.iter()
-            .find(|key| key.name == v)
+        if let Some(key) = KEYS.iter().find(|key| key.name == v) {
+            return Ok(Known(*key));
+        }
+        OWN_KEYS
+            .with_borrow(|own| own.iter().find(|key| key.name == v).copied())
+            .map(Known)
             .ok_or_else(|| Er::unknown_field(v, HOOK_KEYS))
     }
 }
@@ -198,6 +225,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Int(_) => d.deserialize_i64(self),
             Shape::Bool(_) => d.deserialize_bool(self),
             Shape::Where => crate::conditions::RawWhere::deserialize(d).map(RawValue::Where),
+            Shape::Toml => toml::Value::deserialize(d).map(RawValue::Toml),
         }
     }
 }
@@ -214,6 +242,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Text(what) | Shape::Int(what) | Shape::Bool(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
             Shape::Where => f.write_str(crate::conditions::EXPECTING),
+            Shape::Toml => f.write_str("a TOML value"),
         }
     }
 

@@ -4,7 +4,8 @@ use serde_json::{Map, Value, json};
 
 use super::keys::KEYS;
 use super::placement::near_miss_pattern;
-use crate::action::ACTIONS;
+use crate::action::{ActionKind, ActionSet};
+use crate::key::HookKey;
 use crate::key::{HOOK, ON, WHERE};
 use crate::layout::Layout;
 use crate::registry::{Field, FieldKind, HookEvents, Kind};
@@ -36,17 +37,27 @@ use crate::registry::{Field, FieldKind, HookEvents, Kind};
 /// assert_eq!(keys, spec);
 /// ```
 pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> String) -> Value {
+    table_schema(describe_event, &ActionSet::default())
+}
+
+/// [`hook_table_schema`] with `actions`' keys, and the rules of each.
+fn table_schema<E: HookEvents>(
+    describe_event: impl Fn(Kind<E>) -> String,
+    actions: &ActionSet,
+) -> Value {
+    let keys: Vec<HookKey> = KEYS.iter().copied().chain(actions.own_keys()).collect();
+    let names = actions.names();
     let events: Vec<Value> = Kind::<E>::all()
         .map(|kind| json!({ "const": kind.tag(), "description": describe_event(kind) }))
         .collect();
     let event = json!({ "enum": E::TAGS, "anyOf": events });
-    let properties: Map<String, Value> = KEYS
+    let properties: Map<String, Value> = keys
         .iter()
         .map(|key| (key.name.to_owned(), (key.schema)(&event)))
         .collect();
-    let one_of: Vec<Value> = ACTIONS
+    let one_of: Vec<Value> = names
         .iter()
-        .map(|entry| json!({ "required": [entry.key.name] }))
+        .map(|name| json!({ "required": [name] }))
         .collect();
     let mut schema = json!({
         "type": "object",
@@ -54,7 +65,10 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
         "properties": properties,
         "oneOf": one_of,
     });
-    let mut exclusions: Vec<Value> = ACTIONS.iter().filter_map(exclusion).collect();
+    let mut exclusions: Vec<Value> = actions
+        .kinds()
+        .filter_map(|kind| exclusion(kind, &keys, &names))
+        .collect();
     if let Some(object) = schema.as_object_mut() {
         // One exclusion is written as it always was, at the top level; the
         // rest, and the rules of `where`, in `allOf`.
@@ -63,7 +77,7 @@ pub fn hook_table_schema<E: HookEvents>(describe_event: impl Fn(Kind<E>) -> Stri
         {
             object.extend(rule);
         }
-        exclusions.extend(ACTIONS.iter().flat_map(|entry| (entry.rules)()));
+        exclusions.extend(actions.kinds().flat_map(ActionKind::rules));
         exclusions.extend(where_rules::<E>());
         object.insert("allOf".to_owned(), Value::Array(exclusions));
     }
@@ -258,7 +272,7 @@ pub fn hook_file_schema<E: HookEvents>(
         "propertyNames": names,
         "additionalProperties": { "$ref": "#/$defs/elsewhere" },
         "$defs": {
-            HOOK: hook_table_schema::<E>(describe_event),
+            HOOK: table_schema::<E>(describe_event, layout.actions()),
             "body": {
                 "type": "object",
                 "properties": { HOOK: hooks },
@@ -275,15 +289,13 @@ pub fn hook_file_schema<E: HookEvents>(
     })
 }
 
-/// "If `entry`'s key is present, no other action's option is": `None` when
-/// there is no such option.
-fn exclusion(entry: &crate::action::ActionEntry) -> Option<Value> {
-    let foreign: Vec<&str> = KEYS
+/// "If `kind`'s key is present, no other action's option is": `None` when
+/// there is no such option. `keys` are every key, `names` the action keys.
+fn exclusion(kind: &dyn ActionKind, keys: &[HookKey], names: &[&str]) -> Option<Value> {
+    let name = kind.key().name;
+    let foreign: Vec<&str> = keys
         .iter()
-        .filter(|key| {
-            key.owner.is_some_and(|owner| owner != entry.key.name)
-                && !ACTIONS.iter().any(|a| a.key.name == key.name)
-        })
+        .filter(|key| key.owner.is_some_and(|owner| owner != name) && !names.contains(&key.name))
         .map(|key| key.name)
         .collect();
     let not = match foreign.as_slice() {
@@ -294,7 +306,7 @@ fn exclusion(entry: &crate::action::ActionEntry) -> Option<Value> {
         }
     };
     Some(json!({
-        "if": { "required": [entry.key.name] },
+        "if": { "required": [name] },
         "then": { "not": not }
     }))
 }
@@ -357,7 +369,7 @@ mod tests {
         {
             match kind_for(&key) {
                 TableErrorKind::UnknownKey { expected, .. } => {
-                    let mut expected = expected.to_vec();
+                    let mut expected = expected.clone();
                     expected.sort_unstable();
                     assert_eq!(expected, listed);
                 }

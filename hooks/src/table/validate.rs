@@ -6,7 +6,7 @@ use toml::Spanned;
 
 use super::keys::on_failure;
 use super::read::HookTable;
-use crate::action::{self, ActionEntry};
+use crate::action::{ActionKind, ActionSet, ActionTable};
 use crate::key::{ON, ON_FAILURE, WHERE};
 use crate::raw::{Cx, RawHook, RawValue};
 use crate::registry::{HookEvents, HookFilter};
@@ -20,12 +20,21 @@ use crate::table_error::{TableError, TableErrorKind};
 pub(super) fn validate<E: HookEvents>(
     HookTable(mut raw): HookTable,
     cx: &Cx<'_>,
+    actions: &ActionSet,
 ) -> Result<HookSpec<E>, TableError> {
     let on_written = raw.span(ON).is_some();
     let on = events::<E>(&mut raw, cx)?;
     let conditions = super::conditions::compile(raw.take_where(WHERE), on, on_written, cx)?;
-    let (entry, value) = chosen_action(&mut raw, cx)?;
-    let action = (entry.validate)(value, &mut raw, cx)?;
+    let (kind, value) = chosen_action(&mut raw, cx, actions)?;
+    let mut table = ActionTable {
+        key: kind.key().name,
+        span: value.span(),
+        value: Some(value),
+        raw: &mut raw,
+        taken: Vec::new(),
+        cx,
+    };
+    let action = kind.validate(&mut table)?;
     Ok(HookSpec {
         on,
         conditions,
@@ -83,33 +92,37 @@ fn not_an_array<E: HookEvents>(found: &str) -> String {
 
 /// The one action whose key the table has, and that key's value, taken
 /// out of the table; no key of another action.
-fn chosen_action(
+fn chosen_action<'a>(
     raw: &mut RawHook,
     cx: &Cx<'_>,
-) -> Result<(&'static ActionEntry, Spanned<RawValue>), TableError> {
-    let chosen: Vec<_> = action::ACTIONS
-        .iter()
-        .filter_map(|entry| Some((entry, raw.take(entry.key.name)?)))
+    actions: &'a ActionSet,
+) -> Result<(&'a dyn ActionKind, Spanned<RawValue>), TableError> {
+    let chosen: Vec<_> = actions
+        .kinds()
+        .filter_map(|kind| Some((kind, raw.take(kind.key().name)?)))
         .collect();
-    let (entry, value) = match <[_; 1]>::try_from(chosen) {
+    let (chosen, value) = match <[_; 1]>::try_from(chosen) {
         Ok([one]) => one,
         Err(none) if none.is_empty() => {
-            return Err(cx.table_error(TableErrorKind::NoAction(&action::NAMES)));
+            return Err(cx.table_error(TableErrorKind::NoAction(actions.names())));
         }
-        Err(_) => return Err(cx.table_error(TableErrorKind::BothActions(&action::NAMES))),
+        Err(_) => {
+            return Err(cx.table_error(TableErrorKind::BothActions(actions.names())));
+        }
     };
+    let name = chosen.key().name;
     let foreign = raw
         .keys()
-        .find(|key| key.owner.is_some_and(|owner| owner != entry.key.name));
+        .find(|key| key.owner.is_some_and(|owner| owner != name));
     if let Some(key) = foreign {
         let span = raw.span(key.name).unwrap_or_else(|| cx.span.clone());
         let kind = TableErrorKind::KeyOfOtherAction {
             key: key.name,
             owner: key.owner.unwrap_or_default(),
-            verb: entry.verb,
+            verb: chosen.verb(),
             why: key.elsewhere,
         };
         return Err(cx.error(key.name, span, kind));
     }
-    Ok((entry, value))
+    Ok((chosen, value))
 }

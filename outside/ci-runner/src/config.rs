@@ -31,12 +31,15 @@ pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The runner's files in the words io-hooks' messages use: pipelines are
 /// sections whose bodies declare hooks, `ci.toml` is what a clone brings,
-/// `ci.local.toml` is where hooks go instead.
+/// `ci.local.toml` is where hooks go instead; and the runner's own action,
+/// `status` ([`StatusKind`](crate::status::StatusKind)), beside `append`
+/// and `run`.
 pub fn layout() -> Layout {
     Layout::new()
         .section("pipeline", "a pipeline")
         .project_file(PROJECT_FILE)
         .operator_file(OPERATOR_FILE)
+        .action(crate::status::StatusKind)
 }
 
 /// One job of a pipeline: commands run in order, each an argv (no shell).

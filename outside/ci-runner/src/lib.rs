@@ -33,6 +33,7 @@
 mod config;
 mod event;
 mod plan;
+pub mod status;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -160,3 +160,22 @@ fn a_pipelines_hooks_hear_only_that_pipeline_and_the_runners_events_only_the_top
     assert_eq!(logged.first().map(String::as_str), Some("pipeline_started"));
     assert!(logged.contains(&"runner_ready".to_owned()));
 }
+
+/// The runner's own action, `status`, added through io-hooks' plug-in:
+/// after each matching event its file holds that event's tag, and a
+/// checker describes it in the runner's words.
+#[test]
+fn the_runners_own_status_action_keeps_the_last_events_tag() {
+    let operator = "[[pipeline.check.hook]]\non = [\"job_finished\", \"pipeline_finished\"]\nstatus = \"ci-status.txt\"\n";
+    let (dir, ci) = checkout(TWO_JOBS, Some(operator));
+    assert_eq!(ci.problems(), Vec::<String>::new());
+    assert!(
+        !dir.path().join("ci-status.txt").exists(),
+        "nothing is written before an event"
+    );
+    let report = ci.run("check").unwrap();
+    assert_eq!(report.outcome, Outcome::Passed);
+    assert_eq!(report.hook_failures, Vec::<String>::new());
+    let status = std::fs::read_to_string(dir.path().join("ci-status.txt")).unwrap();
+    assert_eq!(status, "pipeline_finished\n");
+}

@@ -90,6 +90,13 @@ const BAD_OPERATOR: &[&str] = &[
     "[[pipeline.nightly.hook]]\nappend = \"a\"\n",
     "[pipeline.check]\nretries = 1\n",
     "model = \"x\"\n",
+    // The runner's own action, `status`: its own refusals, and the
+    // engine's for it.
+    "[[hook]]\nstatus = \"\"\n",
+    "[[hook]]\nstatus = \"/etc/motd\"\n",
+    "[[hook]]\nstatus = 3\n",
+    "[[hook]]\nstatus = \"s\"\ntimeout_ms = 5\n",
+    "[[hook]]\nstatis = \"s\"\n",
 ];
 
 #[test]
@@ -282,6 +289,9 @@ append = "no/such/dir/events.jsonl"
 on = ["runner_ready"]
 run = ["./killed"]
 [[hook]]
+on = ["runner_ready"]
+status = "out/status.txt"
+[[hook]]
 on = ["runner_stopping"]
 run = ["true"]
 on_failure = "cancel"
@@ -289,12 +299,25 @@ on_failure = "cancel"
 
 #[test]
 fn no_failure_of_a_hook_or_a_command_names_another_programs_words() {
+    let outside = tempfile::tempdir().unwrap();
     let (dir, ci) = checkout_with(PROJECT, Some(FAILURES), |dir| {
         std::fs::write(dir.join("plain"), "#!/bin/sh\n").unwrap();
         script(dir, "killed", "kill -KILL $$");
+        std::os::unix::fs::symlink(outside.path(), dir.join("out")).unwrap();
     });
     let fired = ci.fire(None, &CiEvent::RunnerReady);
-    assert_eq!(fired.failures.len(), 6, "{:#?}", fired.failures);
+    assert_eq!(fired.failures.len(), 7, "{:#?}", fired.failures);
+    // The runner's own action fails in its own words, and writes nothing
+    // through a link out of the checkout.
+    assert!(
+        fired.failures[6].starts_with(
+            "ci.local.toml: `hook[7]` failed on `runner_ready`: the status file could not be \
+             opened: "
+        ),
+        "{}",
+        fired.failures[6]
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     assert!(fired.failures[0].starts_with("ci.local.toml: `hook[1]` failed on `runner_ready`: "));
     // After a Ctrl-C, a `run` hook fails as interrupted, without spawning.
     ci.interrupt_handle().interrupt();

@@ -7,13 +7,12 @@ use std::path::PathBuf;
 use serde_json::json;
 use toml::Spanned;
 
-use crate::action::interface::{Effects, Entry};
+use crate::action::interface::Entry;
 use crate::key::{HookKey, Shape};
 use crate::raw::{Cx, RawHook};
 use crate::table_error::TableError;
 
-/// The key that chooses the action.
-pub(crate) const KEY: &str = "append";
+pub(crate) use super::problem::KEY;
 
 pub(crate) const ENTRY: Entry = Entry {
     key: HookKey {
@@ -31,7 +30,6 @@ pub(crate) const ENTRY: Entry = Entry {
     },
     options: &[],
     verb: "appends",
-    effects: Effects::WRITES_FILE,
     rules: Vec::new,
 };
 
@@ -61,13 +59,13 @@ pub(crate) fn validate(
     append: Spanned<String>,
     _: &mut RawHook,
     cx: &Cx<'_>,
-) -> Result<(PathBuf,), TableError> {
+) -> Result<PathBuf, TableError> {
     let span = append.span();
     let path = append.into_inner();
     let refusal = match () {
         () if path.is_empty() => Refusal::EmptyPath,
         () if path.contains('\0') => Refusal::NulInPath,
-        () => return Ok((cx.root.join(PathBuf::from(path)),)),
+        () => return Ok(cx.root.join(PathBuf::from(path))),
     };
     Err(cx.refusal(KEY, span, KEY, refusal))
 }

@@ -7,18 +7,82 @@
 mod failure;
 mod file;
 mod keys;
-mod problem;
+pub(crate) mod problem;
 
 pub use failure::AppendFailure;
-pub(crate) use keys::{ENTRY, validate};
+pub(crate) use keys::ENTRY;
 pub use problem::AppendProblem;
 
 use std::path::{Path, PathBuf};
 
-use crate::action::interface::{Describe, Fire, Prepare};
+use crate::action::interface::{
+    Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, Prepare,
+};
 use crate::failure::HookFailure;
+use crate::key::HookKey;
 use crate::root::absolute;
+use crate::table_error::TableError;
 use keys::KEY;
+
+/// The `append` action's kind: its key, and its validation.
+#[derive(Debug)]
+pub(crate) struct Kind;
+
+impl ActionKind for Kind {
+    fn key(&self) -> HookKey {
+        ENTRY.key
+    }
+
+    fn options(&self) -> &'static [HookKey] {
+        ENTRY.options
+    }
+
+    fn verb(&self) -> &'static str {
+        ENTRY.verb
+    }
+
+    fn rules(&self) -> Vec<serde_json::Value> {
+        (ENTRY.rules)()
+    }
+
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        let (value, raw, cx) = table.built_in()?;
+        let path = keys::validate(value, raw, cx)?;
+        Ok(Action::new(AppendAction { path }))
+    }
+}
+
+/// `append = path`: one JSON line per matching event, appended to `path`.
+/// Built with [`Action::append`], read with [`Action::get`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AppendAction {
+    /// The file, resolved against the hooks' root when it was relative.
+    pub path: PathBuf,
+}
+
+impl HookAction for AppendAction {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn describe(&self, root: &Path) -> String {
+        let shown = self.path.strip_prefix(root).unwrap_or(&self.path);
+        format!("append to {}", shown.display())
+    }
+
+    fn effects(&self) -> Effects {
+        Effects::WRITES_FILE
+    }
+
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
+        let (ready, problems) = prepare(cx, &self.path);
+        for problem in problems {
+            cx.push(crate::action::problem::ProblemKind::Append(problem));
+        }
+        Box::new(ready)
+    }
+}
 
 /// An `append` hook as built hooks hold it: its file, and what its appends
 /// know of it.
@@ -30,7 +94,7 @@ pub(crate) struct Ready {
 
 /// What would make an append to `path` fail; with `cx.create`, the file is
 /// created when nothing is wrong.
-pub(crate) fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProblem>) {
+fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProblem>) {
     let log = file::Log::new(path, cx.root);
     // A path resolved against another root than the hooks' is not where
     // the operator meant, and is not opened beneath the hooks' root: the
@@ -60,20 +124,11 @@ pub(crate) fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProble
     (Ready { path, log }, problems)
 }
 
-impl Ready {
-    /// Never: an append is one write, done in microseconds.
-    pub(crate) fn background(&self) -> bool {
-        false
-    }
-
+/// Never in the background: an append is one write, done in microseconds.
+impl Execute for Ready {
     #[inline]
-    pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         file::append(&self.path, &self.log, fire.root, fire.line)
             .map_err(|e| HookFailure::action(KEY, e))
     }
-}
-
-pub(crate) fn describe(cx: &Describe<'_>, path: &Path) -> String {
-    let shown = path.strip_prefix(cx.root).unwrap_or(path);
-    format!("append to {}", shown.display())
 }

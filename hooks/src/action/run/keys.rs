@@ -7,13 +7,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::action::interface::{Effects, Entry};
+use crate::action::interface::Entry;
 use crate::key::{HookKey, ON_FAILURE, Shape};
 use crate::raw::{Cx, Names, RawHook};
 use crate::table_error::TableError;
 
-/// The key that chooses the action.
-pub(crate) const KEY: &str = "run";
+pub(crate) use super::problem::KEY;
 
 /// The option that sets a hook's timeout.
 pub(crate) const TIMEOUT_MS: &str = "timeout_ms";
@@ -78,7 +77,6 @@ pub(crate) const ENTRY: Entry = Entry {
         },
     ],
     verb: "runs a program",
-    effects: Effects::SPAWNS_PROCESS,
     // What `validate` refuses between two keys, for an editor too.
     rules: || {
         vec![json!({

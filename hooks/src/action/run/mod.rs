@@ -8,17 +8,114 @@
 
 mod check;
 mod keys;
-mod problem;
+pub(crate) mod problem;
 
 pub use keys::DEFAULT_TIMEOUT;
-pub(crate) use keys::{ENTRY, validate};
+pub(crate) use keys::ENTRY;
 pub use problem::RunProblem;
 
+use std::path::Path;
 use std::time::Duration;
 
-use crate::action::interface::{Describe, Fire, Prepare};
+use crate::action::interface::{
+    Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, Prepare,
+};
 use crate::failure::HookFailure;
+use crate::key::HookKey;
 use crate::process;
+use crate::table_error::TableError;
+
+/// The `run` action's kind: its keys, and their validation.
+#[derive(Debug)]
+pub(crate) struct Kind;
+
+impl ActionKind for Kind {
+    fn key(&self) -> HookKey {
+        ENTRY.key
+    }
+
+    fn options(&self) -> &'static [HookKey] {
+        ENTRY.options
+    }
+
+    fn verb(&self) -> &'static str {
+        ENTRY.verb
+    }
+
+    fn rules(&self) -> Vec<serde_json::Value> {
+        (ENTRY.rules)()
+    }
+
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        let (value, raw, cx) = table.built_in()?;
+        let (argv, timeout, background) = keys::validate(value, raw, cx)?;
+        Ok(Action::new(RunAction {
+            argv,
+            timeout,
+            background,
+        }))
+    }
+}
+
+/// `run = argv`: spawn `argv` with the event's JSON line on stdin. Built
+/// with [`Action::run`] and its siblings, read with [`Action::get`].
+///
+/// The child runs in the hooks' root, in a process group of its own, with
+/// stdout and stderr discarded (the end of its stderr is kept when the
+/// hooks [`capture_stderr`](crate::Hooks::capture_stderr)), and the host's
+/// environment except `PATH`, which keeps only its absolute entries (a
+/// script's bare `ls` never runs a `./ls` in the root). It inherits every
+/// descriptor the host has open without close-on-exec: a host must mark the
+/// descriptors it inherited close-on-exec at start, since the engine cannot
+/// without `unsafe`. Its process group is killed at `timeout`, and by the
+/// hooks' [`Interrupt`](crate::Interrupt).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunAction {
+    /// The program and its arguments, as written: never a shell line.
+    pub argv: Vec<String>,
+    /// The wall-clock ceiling, from spawn.
+    pub timeout: Duration,
+    /// Whether each event is handed to the hook's own worker, in order,
+    /// rather than run while the host waits ([`Hooks`](crate::Hooks)'
+    /// "Background hooks").
+    pub background: bool,
+}
+
+impl HookAction for RunAction {
+    fn key(&self) -> &'static str {
+        keys::KEY
+    }
+
+    fn describe(&self, _: &Path) -> String {
+        let argv = serde_json::to_string(&self.argv).unwrap_or_default();
+        let background = if self.background {
+            ", in the background"
+        } else {
+            ""
+        };
+        format!(
+            "run {argv} (timeout {} ms{background})",
+            self.timeout.as_millis()
+        )
+    }
+
+    fn effects(&self) -> Effects {
+        Effects::SPAWNS_PROCESS
+    }
+
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
+        let ready = Ready {
+            argv: self.argv.clone(),
+            timeout: self.timeout,
+            background: self.background && !cx.cancels,
+        };
+        for problem in check::run(&self.argv, &cx.root.path) {
+            cx.push(crate::action::problem::ProblemKind::Run(problem));
+        }
+        Box::new(ready)
+    }
+}
 
 /// A `run` hook as built hooks hold it: its argv, its timeout, and whether
 /// its events go to a worker of its own.
@@ -29,33 +126,18 @@ pub(crate) struct Ready {
     background: bool,
 }
 
-/// What would make spawning `argv` fail each time (a missing program, one
-/// that is not executable, a `#!` line naming no interpreter, a `~` no
-/// shell expands); nothing is created. A hook whose failure cancels runs
-/// while the host waits, `background` or not: its cancel must come with the
-/// event that caused it.
-pub(crate) fn prepare(
-    cx: &Prepare<'_>,
-    argv: &[String],
-    timeout: &Duration,
-    background: &bool,
-) -> (Ready, Vec<RunProblem>) {
-    let ready = Ready {
-        argv: argv.to_vec(),
-        timeout: *timeout,
-        background: *background && !cx.cancels,
-    };
-    (ready, check::run(argv, &cx.root.path))
-}
-
-impl Ready {
-    /// Whether its events go to a worker of its own.
-    pub(crate) fn background(&self) -> bool {
+/// What would make spawning the argv fail each time (a missing program,
+/// one that is not executable, a `#!` line naming no interpreter, a `~` no
+/// shell expands) is found at `prepare`; nothing is created. A hook whose
+/// failure cancels runs while the host waits, `background` or not: its
+/// cancel must come with the event that caused it.
+impl Execute for Ready {
+    fn background(&self) -> bool {
         self.background
     }
 
     #[inline]
-    pub(crate) fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         let Fire {
             line,
             root,
@@ -72,22 +154,4 @@ impl Ready {
         )
         .map_err(HookFailure::Process)
     }
-}
-
-pub(crate) fn describe(
-    _: &Describe<'_>,
-    argv: &[String],
-    timeout: &Duration,
-    background: &bool,
-) -> String {
-    let argv = serde_json::to_string(argv).unwrap_or_default();
-    let background = if *background {
-        ", in the background"
-    } else {
-        ""
-    };
-    format!(
-        "run {argv} (timeout {} ms{background})",
-        timeout.as_millis()
-    )
 }

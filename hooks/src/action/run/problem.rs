@@ -4,7 +4,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::keys::KEY;
+/// The key that chooses the action, which its problems name.
+pub(crate) const KEY: &str = "run";
 use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
 use crate::message::Shown;
 
