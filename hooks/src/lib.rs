@@ -79,22 +79,99 @@
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
 //! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`] |
 //!
-//! **Adding an action** is a module of `action/` and one line of the
-//! `actions!` list in `action/mod.rs`, naming the variant, its fields, its
-//! module and its problem type. The module names the interface
-//! (`action/interface.rs`) and the layers below, never the registry: its
-//! `ENTRY` (its key's row of the key table, its options, a verb, its
-//! [`Effects`]); `validate`, given its key's value, the table's other keys
-//! and where the table is, which returns the variant's fields or refuses in
-//! its own words ([`TableErrorKind::Action`]); its problem type, which
-//! `prepare` returns with its `Ready`; `Ready::execute`, which fails with the
-//! process runner's error ([`HookFailure::Process`]) or a type of its own
-//! ([`HookFailure::Action`]); and `describe`. From the line come the
-//! [`Action`] variant, the [`ProblemKind`] variant, the dispatch, and the
-//! row from which the key list, the schema and the "neither … nor …"
-//! messages are computed. The test-only `count` action proves it: nothing
-//! else names it. (`append`'s and `run`'s modules: `keys.rs`, `problem.rs`,
-//! and their mechanism, `file.rs` and `failure.rs` or `check.rs`.)
+//! # Actions of your own
+//!
+//! `append` and `run` are two actions of a public plug-in, and an embedder
+//! adds its own in its own crate, with [`Layout::action`]: its kind
+//! ([`ActionKind`]: the key that chooses it and its options as
+//! [`HookKey`]s, a verb, and `validate`, which reads an [`ActionTable`]
+//! and refuses a value in its own words with the file, the key path, the
+//! line and the column) and its hook's action ([`HookAction`]: `describe`,
+//! [`Effects`], and `prepare`, which tells a [`Prepare`] what will make
+//! the hook fail each time, as a [`ProblemKind::Action`], and returns what
+//! executes each event: an [`Execute`], given a [`Fire`] with the event's
+//! line, the root and the [`Interrupt`], failing with a type of its own
+//! through [`HookFailure::Action`]). The engine gives it the rest: `on`,
+//! `where`, `on_failure`, the project-scope refusal, an unknown key and its
+//! near miss among every action's keys, a key of another action, the JSON
+//! Schema ([`schema::hook_file_schema`] with the layout), and the messages.
+//! `examples/webhook/` adds a `webhook` action (POST each event's line over
+//! HTTP, under a timeout; an answer that is not 2xx is a failure) with the
+//! standard library's sockets: no async runtime is asked of the engine.
+//!
+//! ```
+//! use std::path::Path;
+//! use io_hooks::{
+//!     Action, ActionKind, ActionTable, Execute, Fire, HookAction, HookEvents, HookFailure,
+//!     HookKey, Layout, Prepare, TableError, TomlFile,
+//! };
+//!
+//! #[derive(HookEvents, serde::Serialize)]
+//! #[serde(tag = "event")]
+//! enum Ev {
+//!     #[serde(rename = "done")]
+//!     Done,
+//! }
+//!
+//! /// `bell = 3`: rings the terminal's bell that many times (here, counts them).
+//! struct BellKind;
+//! #[derive(Debug, Clone, PartialEq)]
+//! struct Bell(u8);
+//!
+//! impl ActionKind for BellKind {
+//!     fn key(&self) -> HookKey {
+//!         HookKey::new("bell", |_| serde_json::json!({ "type": "integer", "minimum": 1 }))
+//!     }
+//!     fn verb(&self) -> &'static str {
+//!         "rings"
+//!     }
+//!     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+//!         match table.value::<u8>()? {
+//!             0 => Err(table.refuse("bell", "`bell = 0` rings nothing; write 1 or more")),
+//!             n => Ok(Action::new(Bell(n))),
+//!         }
+//!     }
+//! }
+//! impl HookAction for Bell {
+//!     fn key(&self) -> &'static str {
+//!         "bell"
+//!     }
+//!     fn describe(&self, _: &Path) -> String {
+//!         format!("ring {} times", self.0)
+//!     }
+//!     fn prepare(&self, _: &mut Prepare<'_>) -> Box<dyn Execute> {
+//!         Box::new(self.clone())
+//!     }
+//! }
+//! impl Execute for Bell {
+//!     fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let layout = Layout::new().action(BellKind);
+//! let read = |text: &str| TomlFile::new("app.toml", text).layout(&layout).hooks::<Ev>(Path::new("/p"));
+//! let specs = read("[[hook]]\non = [\"done\"]\nbell = 2\n")?;
+//! assert_eq!(specs[0].action.get::<Bell>(), Some(&Bell(2)));
+//! assert_eq!(
+//!     read("[[hook]]\nbell = 0\n").unwrap_err().to_string(),
+//!     "app.toml: key `hook[1].bell`: `bell = 0` rings nothing; write 1 or more (line 2, column 8)"
+//! );
+//! assert_eq!(
+//!     read("[[hook]]\nbel = 1\n").unwrap_err().to_string(),
+//!     "app.toml: key `hook[1].bel`: unknown key `bel` (did you mean `bell`?); a hook table \
+//!      takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background`, `bell` \
+//!      (line 2, column 1)"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Inside the crate, the built-in actions are modules of `action/` that
+//! implement the same traits (`append/`, `run/`: `keys.rs`, `problem.rs`,
+//! and their mechanism, `file.rs` and `failure.rs` or `check.rs`), with a
+//! `const` entry from which the key table ([`schema::HOOK_KEYS`]) is
+//! computed; `hooks/tests/layers.rs` checks that none names the set that
+//! lists them.
 //!
 //! # Tags: the derive and serde agree, or the build says why
 //!
