@@ -106,6 +106,10 @@ pub struct Hooks<E> {
     /// Each hook's action as its module prepared it to execute, by hook;
     /// shared with the background hooks' workers.
     ready: Arc<[Box<dyn Execute>]>,
+    /// Whether each hook's events go to its worker: its action asks
+    /// ([`Execute::background`]) and its failure does not cancel, whatever
+    /// the action (a cancel from the background would come late).
+    background: Box<[bool]>,
     /// Each background hook's worker, by hook, started at its first event
     /// (`None` inside: it could not be started, and the hook runs while the
     /// host waits). Never set for any other hook.
@@ -180,6 +184,11 @@ impl<E: HookEvents> Hooks<E> {
         let abs_root = Arc::new(Root::open(root));
         let (ready, problems) = prepare(&specs, &abs_root, true);
         let workers = specs.iter().map(|_| OnceLock::new()).collect();
+        let background = specs
+            .iter()
+            .zip(&ready)
+            .map(|(spec, ready)| ready.background() && spec.on_failure != OnFailure::Cancel)
+            .collect();
         #[cfg(feature = "tracing")]
         for problem in &problems {
             tracing::warn!(
@@ -192,6 +201,7 @@ impl<E: HookEvents> Hooks<E> {
             root: root.to_path_buf(),
             abs_root,
             ready: ready.into(),
+            background,
             workers,
             report_background: None,
             wanted,
@@ -432,7 +442,7 @@ impl<E: HookEvents> Hooks<E> {
                     event: tag,
                     cause: cause.clone(),
                 }),
-                Ok(line) if ready.background() && self.queue(index, line, tag) => {
+                Ok(line) if self.background[index] && self.queue(index, line, tag) => {
                     queued = true;
                     Ok(())
                 }

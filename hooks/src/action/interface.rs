@@ -302,8 +302,11 @@ pub trait Execute: fmt::Debug + Send + Sync {
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure>;
 
     /// Whether its events go to a worker of the hook's own rather than run
-    /// while the host waits (`run`'s `background = true`). Never for a hook
-    /// whose failure cancels ([`Prepare::cancels`]).
+    /// while the host waits (`run`'s `background = true`), with the
+    /// engine's bounded queue, order and interrupt
+    /// ([`Hooks`](crate::Hooks)' "Background hooks"). A hook whose failure
+    /// cancels ([`Prepare::cancels`]) runs while the host waits whatever
+    /// this says: its cancel must come with the event that caused it.
     fn background(&self) -> bool {
         false
     }

@@ -1,0 +1,127 @@
+//! An action added through the plug-in gets the engine's background queue
+//! by saying so (`Execute::background`), and never when its failure
+//! cancels: that rule is the engine's, not each action's.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::ThreadId;
+
+use io_hooks::{
+    Action, ActionKind, ActionTable, Execute, Fire, Flow, HookAction, HookEvents, HookFailure,
+    HookKey, Hooks, Layout, Prepare, TableError, TomlFile,
+};
+
+#[derive(HookEvents, serde::Serialize)]
+#[serde(tag = "event")]
+enum Ev {
+    #[serde(rename = "tick")]
+    Tick { n: u32 },
+}
+
+/// The threads each event's line was executed on, by everyone.
+type Seen = Arc<Mutex<Vec<(String, ThreadId)>>>;
+
+/// `tally = true`: records each line and the thread it ran on, in the
+/// background.
+struct TallyKind(Seen);
+
+#[derive(Debug, Clone)]
+struct Tally(Seen);
+
+impl PartialEq for Tally {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl ActionKind for TallyKind {
+    fn key(&self) -> HookKey {
+        HookKey::new("tally", |_| serde_json::json!({ "const": true }))
+    }
+    fn verb(&self) -> &'static str {
+        "tallies"
+    }
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        match table.value::<bool>()? {
+            true => Ok(Action::new(Tally(Arc::clone(&self.0)))),
+            false => Err(table.refuse("tally", "write `tally = true`, or no hook")),
+        }
+    }
+}
+
+impl HookAction for Tally {
+    fn key(&self) -> &'static str {
+        "tally"
+    }
+    fn describe(&self, _: &Path) -> String {
+        "tally".to_owned()
+    }
+    fn prepare(&self, _: &mut Prepare<'_>) -> Box<dyn Execute> {
+        Box::new(self.clone())
+    }
+}
+
+impl Execute for Tally {
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        let line = String::from_utf8_lossy(fire.line()).into_owned();
+        let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.push((line, std::thread::current().id()));
+        Ok(())
+    }
+    fn background(&self) -> bool {
+        true
+    }
+}
+
+fn hooks(text: &str, seen: &Seen, dir: &Path) -> Hooks<Ev> {
+    let layout = Layout::new().action(TallyKind(Arc::clone(seen)));
+    let specs = TomlFile::new("app.toml", text)
+        .layout(&layout)
+        .hooks::<Ev>(dir)
+        .unwrap();
+    Hooks::new(specs, dir)
+}
+
+#[test]
+fn an_added_action_that_asks_runs_on_its_worker_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Seen::default();
+    let hooks = hooks("[[hook]]\ntally = true\n", &seen, dir.path());
+    let mut queued = Vec::new();
+    for n in 0..50 {
+        let flow = hooks.fire_with(&Ev::Tick { n }, &Ev::Tick { n }, |run| {
+            queued.push(run.background);
+        });
+        assert_eq!(flow, Flow::Continue);
+    }
+    hooks.wait_background();
+    assert!(queued.iter().all(|q| *q), "{queued:?}");
+    let seen = seen.lock().unwrap();
+    let lines: Vec<&str> = seen.iter().map(|(line, _)| line.as_str()).collect();
+    let expected: Vec<String> = (0..50)
+        .map(|n| format!("{{\"event\":\"tick\",\"n\":{n}}}\n"))
+        .collect();
+    assert_eq!(lines, expected);
+    let here = std::thread::current().id();
+    assert!(seen.iter().all(|(_, thread)| *thread != here));
+}
+
+#[test]
+fn an_added_action_whose_failure_cancels_runs_while_the_host_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Seen::default();
+    let hooks = hooks(
+        "[[hook]]\ntally = true\non_failure = \"cancel\"\n",
+        &seen,
+        dir.path(),
+    );
+    let mut queued = Vec::new();
+    let flow = hooks.fire_with(&Ev::Tick { n: 1 }, &Ev::Tick { n: 1 }, |run| {
+        queued.push(run.background);
+    });
+    assert_eq!(flow, Flow::Continue);
+    assert_eq!(queued, [false]);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].1, std::thread::current().id());
+}
