@@ -119,8 +119,10 @@ const NAMES: [&str; COUNT] = {
     out
 };
 
-/// The keys a `[[hook]]` table may hold: `on`, `where`, each action's key,
-/// `on_failure`, then each action's options.
+/// The keys a `[[hook]]` table may hold: `on`, `where`, each built-in
+/// action's key, `on_failure`, then each built-in action's options. A
+/// [`Layout`](crate::Layout)'s own actions
+/// ([`Layout::action`](crate::Layout::action)) add theirs after these.
 pub const HOOK_KEYS: &[&str] = &NAMES;
 
 /// The `on_failure` a table says, or the default.
