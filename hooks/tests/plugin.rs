@@ -125,3 +125,64 @@ fn an_added_action_whose_failure_cancels_runs_while_the_host_waits() {
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].1, std::thread::current().id());
 }
+
+/// `mute = true`, with an option `volume` it declares and never reads.
+struct CarelessKind;
+
+#[derive(Debug, Clone, PartialEq)]
+struct Careless;
+
+impl ActionKind for CarelessKind {
+    fn key(&self) -> HookKey {
+        HookKey::new("mute", |_| serde_json::json!({ "type": "boolean" }))
+    }
+    fn options(&self) -> &'static [HookKey] {
+        const OPTIONS: &[HookKey] = &[HookKey::new("volume", |_| serde_json::json!({}))];
+        OPTIONS
+    }
+    fn verb(&self) -> &'static str {
+        "mutes"
+    }
+    fn validate(&self, _: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        Ok(Action::new(Careless))
+    }
+}
+
+impl HookAction for Careless {
+    fn key(&self) -> &'static str {
+        "mute"
+    }
+    fn describe(&self, _: &Path) -> String {
+        "mute".to_owned()
+    }
+    fn prepare(&self, _: &mut Prepare<'_>) -> Box<dyn Execute> {
+        Box::new(self.clone())
+    }
+}
+
+impl Execute for Careless {
+    fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
+        Ok(())
+    }
+}
+
+/// An option an action declares and its `validate` leaves unread would be
+/// silently off: the engine refuses the table, naming it.
+#[test]
+fn an_option_the_action_leaves_unread_is_refused_not_ignored() {
+    let layout = Layout::new().action(CarelessKind);
+    let read = |text: &str| {
+        TomlFile::new("app.toml", text)
+            .layout(&layout)
+            .hooks::<Ev>(Path::new("/p"))
+    };
+    assert_eq!(read("[[hook]]\nmute = true\n").unwrap().len(), 1);
+    assert_eq!(
+        read("[[hook]]\nmute = true\nvolume = 3\n")
+            .unwrap_err()
+            .to_string(),
+        "app.toml: key `hook[1].volume`: the `mute` action declares `volume` but does not read \
+         it, so its value would be ignored; remove it, and report this to the program's \
+         authors (line 3, column 10)"
+    );
+}

@@ -35,6 +35,7 @@ pub(super) fn validate<E: HookEvents>(
         cx,
     };
     let action = kind.validate(&mut table)?;
+    unread(&raw, kind.key().name, cx)?;
     Ok(HookSpec {
         on,
         conditions,
@@ -88,6 +89,22 @@ fn not_an_array<E: HookEvents>(found: &str) -> String {
         message.push_str(&format!(", as in `on = [\"{tag}\"]`"));
     }
     message
+}
+
+/// An option of the chosen action that its `validate` left unread: an
+/// embedder's action that declares a key and ignores it would leave the
+/// operator's value silently off, so the table is refused, naming it.
+fn unread(raw: &RawHook, action: &'static str, cx: &Cx<'_>) -> Result<(), TableError> {
+    let Some(key) = raw.keys().find(|key| key.owner == Some(action)) else {
+        return Ok(());
+    };
+    let span = raw.span(key.name).unwrap_or_else(|| cx.span.clone());
+    let reason = format!(
+        "the `{action}` action declares `{}` but does not read it, so its value would be \
+         ignored; remove it, and report this to the program's authors",
+        key.name
+    );
+    Err(cx.refusal(key.name, span, action, reason))
 }
 
 /// The one action whose key the table has, and that key's value, taken
