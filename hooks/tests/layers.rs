@@ -33,13 +33,15 @@ const LAYERS: &[(usize, &[&str])] = &[
     (1, &["registry", "tag_check", "message"]),
     // The root, the process runner and the failure types.
     (2, &["beneath", "root", "process", "failure"]),
-    // The parsing vocabulary: positions, the embedder's words, the key
-    // table's rows, the raw table, `where`, the table error.
+    // The parsing vocabulary: positions, the embedder's words, where a
+    // hook was written, the key table's rows, the raw table, `where`, the
+    // table error.
     (
         3,
         &[
             "position",
             "layout",
+            "origin",
             "key",
             "conditions",
             "raw",

@@ -21,6 +21,7 @@ use super::scope::{self, Scope};
 use super::validate;
 use crate::key::{HOOK, WHERE};
 use crate::layout::Layout;
+use crate::origin::Origin;
 use crate::position::{KeySegment, TOML_PRIVATE, key_segments, line_column, render_key};
 use crate::raw::Cx;
 use crate::registry::{HookEvents, did_you_mean};
@@ -146,6 +147,8 @@ impl<'a> TomlFile<'a> {
 
     /// The top-level `hook` array of this file, checked and typed; empty
     /// when the file has no `hook` key at all, as when it has `hook = []`.
+    /// Each spec's [`origin`](HookSpec::origin) is this file's
+    /// [`name`](Self::name) and its table's key path, `hook[N]`.
     /// Other keys are ignored. The bodies of a [`Layout`]'s sections are the
     /// caller's to read, with [`HookTables::into_specs`].
     ///
@@ -492,8 +495,10 @@ impl HookTables {
     ///
     /// `key` is the array's key path as an operator would write it (`hook`,
     /// or `target.linux.hook`); errors name a table as `` `{key}[N]` ``,
-    /// counting from 1. `root` is the directory that relative `append`
-    /// paths are resolved against: the hooks' root, the one given to
+    /// counting from 1, and each spec's [`origin`](HookSpec::origin) is
+    /// the file's [`name`](TomlFile::name) and that key path. `root` is the
+    /// directory that relative `append` paths are resolved against: the
+    /// hooks' root, the one given to
     /// [`Hooks::new`](crate::Hooks::new), which reports a hook read with
     /// another ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)).
     ///
@@ -517,7 +522,8 @@ impl HookTables {
                     span: table.span(),
                     root,
                 };
-                validate::validate(table.into_inner(), &cx)
+                let spec = validate::validate(table.into_inner(), &cx)?;
+                Ok(spec.with_origin(Origin::new(Some(file.name()), at)))
             })
             .collect()
     }
