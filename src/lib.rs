@@ -65,8 +65,8 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
     Action, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure, HookFilter,
-    HookRun, HookSpec, Interrupt, Kind, OnFailure, Problem, ProblemKind, RunProblem, TableError,
-    TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
+    HookRun, HookSpec, Interrupt, Kind, OnFailure, Origin, Problem, ProblemKind, RunProblem,
+    TableError, TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
 };
 pub use observer::Observer;
 pub use os_message::OsMessage;

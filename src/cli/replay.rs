@@ -47,7 +47,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     let selection = match Selection::new(config.hook_specs(), args.hooks) {
         Ok(selection) => selection,
         Err(message) => {
-            super::err(&format!("io: {message}\n"));
+            super::err(&safe(&format!("io: {message}\n")));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
