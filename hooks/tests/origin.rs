@@ -293,6 +293,30 @@ fn a_table_error_in_a_section_names_the_sections_array_as_written() {
         "{err}"
     );
 
+    // A table where the section's array belongs is told how it is written.
+    let table = "[stage.apply.hook]\nrun = [\"deploy\"]\n";
+    let err = read(
+        &TomlFile::new("deploy.local.toml", table).layout(&layout),
+        root.path(),
+    )
+    .expect_err("a table, not an array");
+    assert_eq!(err.key(), Some("stage.apply.hook"));
+    assert!(
+        err.to_string()
+            .contains("an array of hook tables, written `[[stage.apply.hook]]`"),
+        "{err}"
+    );
+    let err = read(
+        &TomlFile::new("deploy.local.toml", "[hook]\nrun = [\"deploy\"]\n").layout(&layout),
+        root.path(),
+    )
+    .expect_err("a table, not an array");
+    assert!(
+        err.to_string()
+            .contains("an array of hook tables, written `[[hook]]`"),
+        "{err}"
+    );
+
     // A misspelt array in a section is told how that array is spelt.
     let misspelt = "[[stage.apply.hooks]]\nrun = [\"deploy\"]\n";
     let err = read(

@@ -216,6 +216,19 @@ impl<'a> TomlFile<'a> {
             true => "invalid type: date-time, which this key does not take",
             false => message,
         };
+        // What `HookTables` expects names the top-level array; a section's
+        // is named as written (`[[stage.apply.hook]]`).
+        let in_section;
+        let message = match message.strip_suffix(HOOK_ARRAY_WRITTEN) {
+            Some(head)
+                if segments.len() > 1
+                    && segments.last() == Some(&KeySegment::Key(HOOK.to_owned())) =>
+            {
+                in_section = format!("{head}an array of hook tables, written `[[{key}]]`");
+                in_section.as_str()
+            }
+            _ => message,
+        };
         let kind = match segments.as_slice() {
             // A hook table's key reader refuses an unknown key with
             // exactly this message; a caller's own table in an array (a
@@ -435,6 +448,10 @@ impl TableError {
     }
 }
 
+/// What a `hook` key must hold, as the visitor of [`HookTables`] says it;
+/// an error at a section's `hook` names that array instead.
+const HOOK_ARRAY_WRITTEN: &str = "an array of hook tables, written `[[hook]]`";
+
 /// serde's message for `key` in a hook table, which takes none such: what
 /// [`read`]'s key reader gives, and so how [`TomlFile::shape_error`] tells
 /// a hook table's unknown key from one of a caller's own tables.
@@ -535,7 +552,7 @@ impl<'de> Deserialize<'de> for HookTables {
         impl<'de> Visitor<'de> for V {
             type Value = HookTables;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of hook tables, written `[[hook]]`")
+                f.write_str(HOOK_ARRAY_WRITTEN)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HookTables, A::Error> {
                 let mut tables = Vec::new();
