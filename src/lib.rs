@@ -65,8 +65,9 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
     Action, AppendAction, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure,
-    HookFilter, HookRun, HookSpec, Interrupt, Kind, OnFailure, Problem, ProblemKind, RunAction,
-    RunProblem, TableError, TableErrorKind, UnknownEvent, process::ProcessError, text::SourceLine,
+    HookFilter, HookRun, HookSpec, Interrupt, Kind, OnFailure, Origin, Problem, ProblemKind,
+    RunAction, RunProblem, TableError, TableErrorKind, UnknownEvent, process::ProcessError,
+    text::SourceLine,
 };
 pub use observer::Observer;
 pub use os_message::OsMessage;

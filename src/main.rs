@@ -143,8 +143,9 @@ The schema of the JSON line a hook receives:
         /// would fire: nothing is run and no file is written.
         #[arg(long)]
         dry_run: bool,
-        /// Replay through hook[N] only (from 1, as `io check` numbers them);
-        /// repeatable.
+        /// Replay through the N-th hook only, from 1 (`hook[N]`, or
+        /// `profile.<name>.hook[N]` under a profile, as `io check` names
+        /// them); repeatable.
         #[arg(long = "hook", value_name = "N")]
         hooks: Vec<usize>,
         /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to

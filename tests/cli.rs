@@ -1007,6 +1007,136 @@ fn io_replay_hook_n_runs_only_those_hooks_and_refuses_a_number_out_of_range() {
     }
 }
 
+/// A profile's hooks: one that appends, a policy check that refuses and
+/// cancels, and one whose program is missing.
+const CI_PROFILE: &str = "\
+[[hook]]
+on = [\"started\"]
+append = \"top.jsonl\"
+
+[profile.ci]
+
+[[profile.ci.hook]]
+on = [\"started\"]
+append = \"ci.jsonl\"
+
+[[profile.ci.hook]]
+on = [\"started\"]
+run = [\"/bin/sh\", \"-c\", \"echo ci-refuses >&2; exit 3\"]
+on_failure = \"cancel\"
+
+[[profile.ci.hook]]
+on = [\"step\"]
+run = [\"./no-such-ci-step\"]
+";
+
+/// Under a profile, `io check` names each hook by its key path in the file
+/// in force, `profile.ci.hook[N]`, where it said `hook[N]`, a name the file
+/// does not use for them.
+#[test]
+fn io_check_names_a_profiles_hooks_by_their_key_path() {
+    let env = Env::new();
+    env.write("io.local.toml", CI_PROFILE);
+    let out = env.io(&["check", "--profile", "ci"]);
+    assert_eq!(code(&out), 1, "hook 3 cannot run: {}", stderr(&out));
+    let text = stdout(&out);
+    for n in 1..=3 {
+        assert!(
+            text.contains(&format!("\n  profile.ci.hook[{n}]  on ")),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("  hook["), "{text}");
+}
+
+/// Under a profile, `io replay` names each hook by its key path in the file
+/// in force, `profile.ci.hook[N]`, in its lines (a failure, its stderr, the
+/// cancel, a dry run) and in `--hook`'s error; `--hook 2` still picks the
+/// profile's second hook; and the engine's own `-v` lines carry the file
+/// and the key as the engine wrote them, with nothing rewritten. Before,
+/// each was `hook[N]`.
+#[test]
+fn a_profiles_hooks_are_named_by_their_key_path_in_every_line() {
+    let env = Env::new();
+    env.write("io.local.toml", CI_PROFILE);
+    let local = env
+        .root()
+        .canonicalize()
+        .expect("root")
+        .join("io.local.toml");
+    let started = "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r\",\"depth\":0}\n";
+    let events = env.write("events.jsonl", started);
+    let file = events.to_str().expect("utf-8");
+
+    let out = env.io(&[
+        "-v",
+        "replay",
+        file,
+        "--profile",
+        "ci",
+        "--hook",
+        "2",
+        "--stderr",
+    ]);
+    assert_eq!(code(&out), 3, "hook 2 cancels: {}", stderr(&out));
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(
+        text.contains("profile.ci.hook[2] FAILED: exited with status 3 ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("profile.ci.hook[2] stderr (its last 4 KiB at most):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a hook with on_failure = \"cancel\" failed (profile.ci.hook[2])"),
+        "{text}"
+    );
+    let warned = format!(
+        " WARN {}: profile.ci.hook[2] failed on `started`: exited with status 3; cancelling \
+         the run hook=\"profile.ci.hook[2]\" file=\"{}\"",
+        local.display(),
+        local.display()
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with(&warned)),
+        "{warned}\n{err}"
+    );
+    // Only the chosen hook, and never by its place in the selection.
+    assert!(
+        !text.contains("hook[1]") && !err.contains("hook[1]") && !err.contains("hook[3]"),
+        "{text}{err}"
+    );
+    assert!(
+        !env.root().join("ci.jsonl").exists(),
+        "profile.ci.hook[1] was not built"
+    );
+
+    let out = env.io(&[
+        "replay",
+        file,
+        "--profile",
+        "ci",
+        "--hook",
+        "2",
+        "--dry-run",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("profile.ci.hook[2] would fire"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = env.io(&["replay", file, "--profile", "ci", "--hook", "4"]);
+    assert_eq!(code(&out), 2, "a usage error");
+    assert_eq!(
+        stderr(&out),
+        "io: --hook 4: there is no profile.ci.hook[4]; the hooks are profile.ci.hook[1] to \
+         profile.ci.hook[3]\n"
+    );
+}
+
 #[test]
 fn io_replay_stderr_shows_a_failed_hooks_stderr_escaped_under_its_line() {
     let env = Env::new();

@@ -1047,11 +1047,17 @@ fn a_near_miss_of_hook_is_refused_in_every_scope_with_its_position() {
             let f = Fixture::new();
             write(&f, text);
             let last = key.rsplit('.').next().unwrap();
+            // The array as it would be spelt where it was written: a
+            // profile's misspelt `[[profile.ci.hooks]]` is told of
+            // `[[profile.ci.hook]]`.
+            let array = key
+                .rsplit_once('.')
+                .map_or("hook".to_owned(), |(section, _)| format!("{section}.hook"));
             assert_eq!(
                 f.error(),
                 format!(
                     "{}: key `{key}`: did you mean `hook`? Hooks are declared only as \
-                     `[[hook]]` tables, so `{last}` would load as no hooks at all ({at})",
+                     `[[{array}]]` tables, so `{last}` would load as no hooks at all ({at})",
                     file(&f).display()
                 ),
                 "{text:?}"

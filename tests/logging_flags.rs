@@ -1,6 +1,8 @@
 //! What `-q`, the default, `-v` and `-vv` log, as `io --help` and the
-//! README say, and every `hook[N]` numbered as in the table in force, under
-//! `--hook` too (issue 21, item 7).
+//! README say, and every hook named as in the table in force, under
+//! `--hook` too (issue 21, item 7): the engine's own lines by where the hook
+//! was written, its file and key path, printed as the engine wrote them
+//! (issue 36).
 
 mod common;
 
@@ -41,10 +43,12 @@ fn replay(dir: &Path, flags: &[&str]) -> Output {
 
 /// Each level adds what the help says: the default and `-q` no log line
 /// here (io reports the failure and the problem itself, with the table's
-/// numbers); `-v` the files read, whose hooks are in force and the engine's
-/// own warnings, numbered 4 and 5 as in the table; `-vv` each hook in force.
-/// Before, `-v` and `-vv` added nothing but the engine's warnings, which
-/// said `hook[1]` and `hook[2]` for the table's `hook[4]` and `hook[5]`.
+/// key paths); `-v` the files read, whose hooks are in force and the
+/// engine's own warnings, naming `hook[4]` and `hook[5]` of the file as in
+/// the table; `-vv` each hook in force. Before, `-v` and `-vv` added
+/// nothing but the engine's warnings, which said `hook[1]` and `hook[2]`
+/// for the table's `hook[4]` and `hook[5]`; then io rewrote the engine's
+/// numbers, and now the engine names each hook by where it was written.
 #[test]
 fn each_level_logs_what_the_help_says_numbered_as_the_table() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -88,9 +92,10 @@ fn each_level_logs_what_the_help_says_numbered_as_the_table() {
     );
     let warned = |n: usize, what: &str| {
         lines.iter().any(|l| {
-            l.starts_with(&format!(" WARN hook[{n}]"))
+            l.starts_with(&format!(" WARN {}: hook[{n}]", local.display()))
                 && l.contains(what)
-                && l.contains(&format!(" hook={n}"))
+                && l.contains(&format!(" hook=\"hook[{n}]\""))
+                && l.contains(&format!(" file=\"{}\"", local.display()))
         })
     };
     assert!(
@@ -103,7 +108,7 @@ fn each_level_logs_what_the_help_says_numbered_as_the_table() {
     );
     assert!(warned(5, "it fails each time it fires"), "{lines:#?}");
     assert!(
-        !stderr(&out).contains("hook[1]") && !stderr(&out).contains("hook=1"),
+        !stderr(&out).contains("hook[1]") && !stderr(&out).contains("hook=\"hook[1]\""),
         "{}",
         stderr(&out)
     );
@@ -179,10 +184,12 @@ fn the_default_logs_what_io_reports_nowhere_else_and_q_does_not() {
     );
 }
 
-/// Only the number a log line begins with is the engine's and renumbered
-/// as the table's: a `hook[1]` inside a hook's own program name is the
-/// operator's text, shown as written. Before, `--hook 2` turned the
-/// program `./hook[1]` into `./hook[2]`, a program the file does not name.
+/// A log line begins with where its hook was written, and the rest is
+/// shown as written: a `hook[1]` inside a hook's own program name is the
+/// operator's text. Before, io renumbered the engine's `hook[N]` by
+/// rewriting the line, and `--hook 2` once turned the program `./hook[1]`
+/// into `./hook[2]`, a program the file does not name; now nothing is
+/// rewritten.
 #[test]
 fn a_hook_n_inside_a_message_is_shown_as_written() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -198,8 +205,16 @@ fn a_hook_n_inside_a_message_is_shown_as_written() {
         .iter()
         .find(|l| l.contains("could not spawn"))
         .unwrap_or_else(|| panic!("{lines:#?}"));
+    let local = tmp
+        .path()
+        .canonicalize()
+        .expect("root")
+        .join("io.local.toml");
     assert!(
-        spawn.starts_with(" WARN hook[2] failed on `started`"),
+        spawn.starts_with(&format!(
+            " WARN {}: hook[2] failed on `started`",
+            local.display()
+        )),
         "{spawn}"
     );
     assert!(spawn.contains("`./hook[1]`"), "{spawn}");

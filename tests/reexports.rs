@@ -4,8 +4,8 @@
 
 use io_harness::{
     Action, AppendFailure, AppendProblem, Config, ConfigError, Cost, Effects, EventKind,
-    HookFailure, HookFilter, Interrupt, Kind, ProblemKind, ProcessError, RunProblem, SourceLine,
-    TableErrorKind, UnknownEvent,
+    HookFailure, HookFilter, Interrupt, Kind, Origin, ProblemKind, ProcessError, RunProblem,
+    SourceLine, TableErrorKind, UnknownEvent,
 };
 
 #[test]
@@ -55,6 +55,12 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
         path: "logs".into(),
     });
     assert!(run.hint().is_some() && append.hint().is_some());
+
+    // Where a hook was written, named through `io_harness`.
+    let spec = io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::run(["true"]))
+        .with_origin(Origin::new(Some("io.local.toml"), "profile.ci.hook[1]"));
+    let origin: Option<&Origin> = spec.origin.as_ref();
+    assert_eq!(origin.map(Origin::key), Some("profile.ci.hook[1]"));
 
     let effects: Effects = Action::run(["true"]).effects();
     assert_eq!(effects, Effects::SPAWNS_PROCESS);

@@ -14,6 +14,7 @@ pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 
 use crate::action::{Execute, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
+use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
 use crate::root::Root;
 use background::{Report, Start, Worker};
@@ -110,6 +111,9 @@ pub struct Hooks<E> {
     /// ([`Execute::background`]) and its failure does not cancel, whatever
     /// the action (a cancel from the background would come late).
     background: Box<[bool]>,
+    /// Each hook's name in messages, by hook: its spec's origin, or
+    /// `hook[N]` for a spec built in code.
+    origins: Box<[Origin]>,
     /// Each background hook's worker, by hook, started at its first event
     /// (`None` inside: it could not be started, and the hook runs while the
     /// host waits). Never set for any other hook.
@@ -182,7 +186,8 @@ impl<E: HookEvents> Hooks<E> {
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let abs_root = Arc::new(Root::open(root));
-        let (ready, problems) = prepare(&specs, &abs_root, true);
+        let origins = origins(&specs);
+        let (ready, problems) = prepare(&specs, &origins, &abs_root, true);
         let workers = specs.iter().map(|_| OnceLock::new()).collect();
         let background = specs
             .iter()
@@ -192,7 +197,8 @@ impl<E: HookEvents> Hooks<E> {
         #[cfg(feature = "tracing")]
         for problem in &problems {
             tracing::warn!(
-                hook = problem.number(),
+                hook = problem.origin.key(),
+                file = problem.origin.file(),
                 "{problem}; it fails each time it fires until this is fixed"
             );
         }
@@ -202,6 +208,7 @@ impl<E: HookEvents> Hooks<E> {
             abs_root,
             ready: ready.into(),
             background,
+            origins: origins.into(),
             workers,
             report_background: None,
             wanted,
@@ -281,11 +288,12 @@ impl<E: HookEvents> Hooks<E> {
     /// let problems = Hooks::check(&specs, dir.path());
     /// assert!(matches!(problems[0].kind, ProblemKind::Append(AppendProblem::NoParent { .. })));
     /// assert_eq!(problems[0].number(), 1);
+    /// assert_eq!(problems[0].origin.key(), "hook[1]"); // built in code: no file
     /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        prepare(specs, &Root::open(root), false).1
+        prepare(specs, &origins(specs), &Root::open(root), false).1
     }
 
     /// What building these hooks found wrong, in hook order: each problem
@@ -329,8 +337,9 @@ impl<E: HookEvents> Hooks<E> {
     /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
     /// logged at warn level (with the `tracing` feature) with the hook's
-    /// number (its index + 1, as `hook[N]`), the event's tag and the cause,
-    /// never the event's contents. The
+    /// [`Origin`] (where it was written, or `hook[N]`, its index + 1, for a
+    /// hook built in code), the event's tag and the cause, never the
+    /// event's contents. The
     /// answer is [`Flow::Cancel`] when any failed hook has
     /// [`OnFailure::Cancel`].
     ///
@@ -369,8 +378,8 @@ impl<E: HookEvents> Hooks<E> {
     /// let mut lines = Vec::new();
     /// let flow = hooks.fire_with(&Ev::JobStarted, &Ev::JobStarted, |run| {
     ///     lines.push(match run.result {
-    ///         Ok(()) => format!("hook[{}] ok in {:?}", run.number(), run.elapsed),
-    ///         Err(failure) => format!("hook[{}] {failure}", run.number()),
+    ///         Ok(()) => format!("{} ok in {:?}", run.origin, run.elapsed),
+    ///         Err(failure) => format!("{} {failure}", run.origin),
     ///     });
     /// });
     /// assert_eq!(flow, Flow::Cancel);
@@ -429,7 +438,12 @@ impl<E: HookEvents> Hooks<E> {
         // an event every filter turns away is never serialised.
         let mut line = None;
         let mut flow = Flow::Continue;
-        for (index, (spec, ready)) in self.specs.iter().zip(self.ready.iter()).enumerate() {
+        let hooks = self
+            .specs
+            .iter()
+            .zip(self.ready.iter())
+            .zip(self.origins.iter());
+        for (index, ((spec, ready), origin)) in hooks.enumerate() {
             if !spec.on.contains_kind(kind) || !spec.conditions.passes(event) {
                 continue;
             }
@@ -462,16 +476,16 @@ impl<E: HookEvents> Hooks<E> {
                         "cancelling the run"
                     }
                 };
-                let number = index + 1;
                 #[cfg(feature = "tracing")]
                 tracing::warn!(
-                    hook = number,
+                    hook = origin.key(),
+                    file = origin.file(),
                     event = tag,
                     on_failure = spec.on_failure.as_str(),
-                    "hook[{number}] failed on `{tag}`: {failure}; {verdict}"
+                    "{origin} failed on `{tag}`: {failure}; {verdict}"
                 );
                 #[cfg(not(feature = "tracing"))]
-                let _ = (number, failure, verdict);
+                let _ = (failure, verdict);
             }
             if let Some(report) = report.as_mut() {
                 let stderr = match (&result, &capture) {
@@ -480,6 +494,7 @@ impl<E: HookEvents> Hooks<E> {
                 };
                 report(HookRun {
                     index,
+                    origin,
                     result: result.as_ref().map(|_| ()),
                     elapsed,
                     stderr,
@@ -498,6 +513,7 @@ impl<E: HookEvents> Hooks<E> {
             let start = Start {
                 ready: Arc::clone(&self.ready),
                 index,
+                origin: self.origins[index].clone(),
                 root: Arc::clone(&self.abs_root),
                 interrupt: self.interrupt.clone(),
                 stderr_tail: self.stderr_tail,
@@ -506,16 +522,19 @@ impl<E: HookEvents> Hooks<E> {
             match Worker::start(start) {
                 Ok(worker) => Some(worker),
                 Err(cause) => {
-                    let number = index + 1;
                     #[cfg(feature = "tracing")]
-                    tracing::warn!(
-                        target: "io_hooks::background",
-                        hook = number,
-                        "hook[{number}]'s background worker could not start ({cause}): it \
-                         runs while the host waits"
-                    );
+                    {
+                        let origin = &self.origins[index];
+                        tracing::warn!(
+                            target: "io_hooks::background",
+                            hook = origin.key(),
+                            file = origin.file(),
+                            "{origin}'s background worker could not start ({cause}): it runs \
+                             while the host waits"
+                        );
+                    }
                     #[cfg(not(feature = "tracing"))]
-                    let _ = (number, cause);
+                    let _ = cause;
                     None
                 }
             }
@@ -564,7 +583,7 @@ impl<E: HookEvents> Hooks<E> {
     /// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, notify)], dir.path())
     ///     .on_background(move |run| {
     ///         if let Err(failure) = run.result {
-    ///             seen.lock().unwrap().push(format!("hook[{}] on `{}`: {failure}", run.number(), run.event));
+    ///             seen.lock().unwrap().push(format!("{} on `{}`: {failure}", run.origin, run.event));
     ///         }
     ///     });
     /// hooks.fire_event(&Ev::Step); // returns at once
@@ -590,10 +609,26 @@ fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String>
     Ok(line)
 }
 
+/// Each hook's name in messages: where its spec was written, or, for a
+/// spec built in code, `hook[N]` (its index + 1).
+fn origins<E>(specs: &[HookSpec<E>]) -> Vec<Origin> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| {
+            spec.origin
+                .clone()
+                .unwrap_or_else(|| Origin::new(None, format!("hook[{}]", index + 1)))
+        })
+        .collect()
+}
+
 /// Every hook's action prepared to execute, and every hook's problems, in
-/// hook order; `create` makes the files that actions write to.
+/// hook order, each named by `origins`; `create` makes the files that
+/// actions write to.
 fn prepare<E: HookEvents>(
     specs: &[HookSpec<E>],
+    origins: &[Origin],
     root: &Root,
     create: bool,
 ) -> (Vec<Box<dyn Execute>>, Vec<Problem>) {
@@ -611,7 +646,11 @@ fn prepare<E: HookEvents>(
                 problems: Vec::new(),
             };
             let ready = spec.action.prepare(&mut cx);
-            problems.extend(cx.problems.into_iter().map(|kind| Problem { index, kind }));
+            problems.extend(cx.problems.into_iter().map(|kind| Problem {
+                index,
+                origin: origins[index].clone(),
+                kind,
+            }));
             ready
         })
         .collect();
@@ -620,18 +659,26 @@ fn prepare<E: HookEvents>(
 
 /// Something that will make one hook fail each time it fires, found when the
 /// hooks were built. Its `Display` is one line for an operator, starting
-/// `hook[N]: `; [`hint`](Self::hint) says what to do about it.
+/// with where the hook was written (`app.toml: stage.apply.hook[1]: `, or
+/// `hook[N]: ` for a hook built in code); [`hint`](Self::hint) says what to
+/// do about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Problem {
     /// The hook's position in [`Hooks::specs`], from 0.
     pub index: usize,
+    /// Where the hook was written ([`HookSpec::origin`]), or `hook[N]`
+    /// (`index + 1`) with no file for a hook built in code: what its
+    /// messages name it.
+    pub origin: Origin,
     /// What is wrong.
     pub kind: ProblemKind,
 }
 
 impl Problem {
-    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    /// The hook's position in [`Hooks::specs`], counted from 1. (Messages
+    /// name it by its [`origin`](Self::origin), which for a hook built in
+    /// code is `hook[N]` with this number.)
     pub fn number(&self) -> usize {
         self.index + 1
     }
@@ -644,12 +691,12 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "hook[{}]: {}", self.number(), self.kind)
+        write!(f, "{}: {}", self.origin, self.kind)
     }
 }
 
 /// An error, so that a host may return it with `?`. As for the crate's
-/// errors, `Display` says all of it (the kind's text after `hook[N]: `)
+/// errors, `Display` says all of it (the kind's text after the origin)
 /// and `source()` returns nothing, so a chain printer says nothing twice;
 /// the kind is the public [`kind`](Self::kind) field.
 impl std::error::Error for Problem {}
@@ -659,10 +706,11 @@ impl std::error::Error for Problem {}
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct HookRun<'a> {
-    /// The hook's position in [`Hooks::specs`], from 0. Messages name it
-    /// `hook[index + 1]` ([`number`](Self::number)), counting tables from 1
-    /// as config errors do.
+    /// The hook's position in [`Hooks::specs`], from 0.
     pub index: usize,
+    /// Where the hook was written, or `hook[index + 1]` with no file for a
+    /// hook built in code: what messages name it.
+    pub origin: &'a Origin,
     /// `Ok` when it succeeded, or why it failed.
     pub result: Result<(), &'a HookFailure>,
     /// How long it took, spawn, wait and any kill included.
@@ -680,7 +728,8 @@ pub struct HookRun<'a> {
 }
 
 impl HookRun<'_> {
-    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    /// The hook's position in [`Hooks::specs`], counted from 1 (a hook
+    /// built in code is named `hook[N]` with this number).
     pub fn number(&self) -> usize {
         self.index + 1
     }

@@ -69,6 +69,7 @@
 //! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
+//! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
 //! | 3 | `conditions/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
@@ -351,6 +352,7 @@ mod hooks;
 mod key;
 mod layout;
 mod message;
+mod origin;
 mod position;
 pub mod process;
 mod raw;
@@ -372,6 +374,7 @@ pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENT
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
 pub use layout::{Layout, Section};
+pub use origin::Origin;
 pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,

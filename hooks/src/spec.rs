@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::action::Action;
 use crate::conditions::Where;
+use crate::origin::Origin;
 use crate::registry::{HookEvents, HookFilter};
 
 /// One `[[hook]]` table after validation.
@@ -36,6 +37,13 @@ pub struct HookSpec<E> {
     pub action: Action,
     /// What a failure of this hook does to the run.
     pub on_failure: OnFailure,
+    /// Where it was written: set by
+    /// [`HookTables::into_specs`](crate::HookTables::into_specs) and
+    /// [`TomlFile::hooks`](crate::TomlFile::hooks) from the file's name and
+    /// the table's key path; `None` for a spec built in code, which
+    /// [`Hooks`](crate::Hooks) names by its position (`hook[N]`). Every
+    /// message about the hook names it so.
+    pub origin: Option<Origin>,
     /// The root a table's relative `append` path was resolved against when
     /// it was read ([`HookTables::into_specs`](crate::HookTables::into_specs));
     /// `None` for a spec built in code. [`Hooks::new`](crate::Hooks::new)
@@ -52,6 +60,7 @@ impl<E> HookSpec<E> {
             conditions: Where::none(),
             action,
             on_failure: OnFailure::Continue,
+            origin: None,
             read_with: None,
         }
     }
@@ -60,6 +69,30 @@ impl<E> HookSpec<E> {
     #[must_use]
     pub fn with_on_failure(mut self, on_failure: OnFailure) -> Self {
         self.on_failure = on_failure;
+        self
+    }
+
+    /// The same hook, written at `origin`: what its messages name it.
+    ///
+    /// ```
+    /// use io_hooks::{Action, HookEvents, HookFilter, HookSpec, Origin};
+    ///
+    /// #[derive(HookEvents)]
+    /// enum Ev {
+    ///     #[hook(tag = "done")]
+    ///     Done,
+    /// }
+    ///
+    /// let spec = HookSpec::<Ev>::new(HookFilter::ALL, Action::append("audit.jsonl"))
+    ///     .with_origin(Origin::new(Some("deploy.toml"), "stage.apply.hook[1]"));
+    /// assert_eq!(
+    ///     spec.origin.map(|o| o.to_string()).as_deref(),
+    ///     Some("deploy.toml: stage.apply.hook[1]")
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = Some(origin);
         self
     }
 }
@@ -71,6 +104,7 @@ impl<E> Clone for HookSpec<E> {
             conditions: self.conditions.clone(),
             action: self.action.clone(),
             on_failure: self.on_failure,
+            origin: self.origin.clone(),
             read_with: self.read_with.clone(),
         }
     }
@@ -85,8 +119,12 @@ impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
             s.field("conditions", &self.conditions);
         }
         s.field("action", &self.action)
-            .field("on_failure", &self.on_failure)
-            .finish()
+            .field("on_failure", &self.on_failure);
+        // Shown only when there is one: a spec built in code has none.
+        if let Some(origin) = &self.origin {
+            s.field("origin", origin);
+        }
+        s.finish()
     }
 }
 

@@ -129,6 +129,30 @@ impl TableError {
     }
 }
 
+/// The `hook` array, as written, that the error at `key` is about, when
+/// its message names the array (`[[hook]]`): `stage.apply.hook` for
+/// `stage.apply.hook[1]`, and for `stage.apply.hooks`, a near miss of it.
+/// `None` when the kind names no array, or the key is not in one.
+fn array_of(key: &str, kind: &TableErrorKind) -> Option<String> {
+    match kind {
+        TableErrorKind::BothActions(_) => {
+            let (array, n) = key.strip_suffix(']')?.rsplit_once('[')?;
+            n.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| array.to_owned())
+        }
+        TableErrorKind::HiddenHooks {
+            written,
+            placed: true,
+            ..
+        } => match key.strip_suffix(written.as_str())? {
+            "" => Some(HOOK.to_owned()),
+            section => Some(format!("{}.{HOOK}", section.strip_suffix('.')?)),
+        },
+        _ => None,
+    }
+}
+
 /// `span` cut to lie within `text`, on character boundaries: a caller's
 /// span ([`TableError::custom`]) may run past it.
 fn within(text: &str, span: Range<usize>) -> Range<usize> {
@@ -150,7 +174,9 @@ impl fmt::Display for TableError {
         if let Some(key) = &e.key {
             write!(f, "key `{}`: ", clipped(key, SHOWN))?;
         }
-        write!(f, "{}", e.kind)?;
+        let array = e.key.as_deref().and_then(|key| array_of(key, &e.kind));
+        let array = clipped(array.as_deref().unwrap_or(HOOK), SHOWN);
+        e.kind.write(f, &array)?;
         if let Some((line, column)) = e.position {
             write!(f, " (line {line}, column {column})")?;
         }
@@ -275,8 +301,19 @@ pub enum TableErrorKind {
     },
 }
 
+/// The kind's own `Display` names the top-level array, `[[hook]]`, where a
+/// message names the array its table is in; a [`TableError`] names the
+/// one its key is in (`[[stage.apply.hook]]`).
 impl fmt::Display for TableErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, HOOK)
+    }
+}
+
+impl TableErrorKind {
+    /// The reason, naming `array` (`hook`, `stage.apply.hook`) where it
+    /// names the array of tables the error is in.
+    fn write(&self, f: &mut fmt::Formatter<'_>, array: &str) -> fmt::Result {
         match self {
             TableErrorKind::Syntax(m) => write!(f, "not valid TOML: {}", clipped(m, SHOWN)),
             TableErrorKind::Shape(m) => f.write_str(&clipped(m, SHOWN)),
@@ -306,9 +343,10 @@ impl fmt::Display for TableErrorKind {
             TableErrorKind::BothActions(keys) => {
                 f.write_str("the table has ")?;
                 write_action_keys(f, keys, ("both", "and"), "more than one of ")?;
-                f.write_str(
+                write!(
+                    f,
                     "; a hook needs exactly one of them \
-                     (write two `[[hook]]` tables for two actions)",
+                     (write two `[[{array}]]` tables for two actions)"
                 )
             }
             TableErrorKind::KeyOfOtherAction {
@@ -334,7 +372,7 @@ impl fmt::Display for TableErrorKind {
                 written,
                 placed,
                 sections,
-            } => write_hidden_hooks(f, written, *placed, sections),
+            } => write_hidden_hooks(f, written, *placed, sections, array),
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
@@ -382,17 +420,19 @@ fn write_project_hooks(
 }
 
 /// A key that would hide hooks: misspelt where hooks are read (`placed`),
-/// or out of place, with every place hooks are read.
+/// as `array` would be spelt, or out of place, with every place hooks are
+/// read.
 fn write_hidden_hooks(
     f: &mut fmt::Formatter<'_>,
     written: &str,
     placed: bool,
     sections: &[Section],
+    array: &str,
 ) -> fmt::Result {
     if placed {
         return write!(
             f,
-            "did you mean `hook`? Hooks are declared only as `[[hook]]` tables, so \
+            "did you mean `hook`? Hooks are declared only as `[[{array}]]` tables, so \
              `{written}` would load as no hooks at all"
         );
     }

@@ -33,9 +33,19 @@ const LAYERS: &[(usize, &[&str])] = &[
     (1, &["registry", "tag_check", "message"]),
     // The root, the process runner and the failure types.
     (2, &["beneath", "root", "process", "failure"]),
-    // The parsing vocabulary: positions, the embedder's words, the key
+    // The parsing vocabulary: positions, where a hook was written, the key
     // table's rows, the raw table, `where`, the table error.
-    (3, &["position", "key", "conditions", "raw", "table_error"]),
+    (
+        3,
+        &[
+            "position",
+            "origin",
+            "key",
+            "conditions",
+            "raw",
+            "table_error",
+        ],
+    ),
     // The actions.
     (4, &["action"]),
     // The spec, the embedder's layout (with its own actions) and the

@@ -52,7 +52,11 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
         lines[0].contains("hook[2] failed on `started`: exited with status 3"),
         "{log}"
     );
-    assert!(lines[0].contains("hook=2"), "{log}");
+    assert!(lines[0].contains("hook=\"hook[2]\""), "{log}");
+    assert!(
+        !log.contains("file="),
+        "a hook built in code has no file: {log}"
+    );
     assert!(lines[0].contains("event=\"started\""), "{log}");
     assert!(lines[0].contains("on_failure=\"continue\""), "{log}");
 
@@ -63,7 +67,7 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
         )),
         "{log}"
     );
-    assert!(lines[1].contains("hook=3"), "{log}");
+    assert!(lines[1].contains("hook=\"hook[3]\""), "{log}");
 
     // The successful hook did receive the secret: the log is what must not.
     assert!(std::fs::read_to_string(&good_log).unwrap().contains(SECRET));

@@ -212,8 +212,8 @@ fn an_unexpanded_append_path_is_shown_as_written_whatever_the_roots_spelling() {
         );
         assert_eq!(
             problems[0].to_string(),
-            "hook[1]: `append` = `$HOME/x`: the `~` or `$` is taken literally, because there \
-             is no shell",
+            "app.toml: hook[1]: `append` = `$HOME/x`: the `~` or `$` is taken literally, \
+             because there is no shell",
             "root {root:?}"
         );
     }
@@ -444,7 +444,7 @@ fn an_append_path_read_with_another_root_than_the_hooks_is_a_problem() {
     assert_eq!(
         problems[0].to_string(),
         format!(
-            "hook[1]: append: `{}` was resolved against `{}` when its file was read, and the \
+            "app.toml: hook[1]: append: `{}` was resolved against `{}` when its file was read, and the \
              hooks' root is `{}`",
             read.path().join("a.jsonl").display(),
             read.path().display(),

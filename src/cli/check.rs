@@ -9,7 +9,7 @@ use io_harness::{
 };
 use io_hooks::{Kind, UnknownEvent};
 
-use super::{CmdResult, Root, describe, load_at, out, replaced, safe, write_safe_json};
+use super::{CmdResult, Root, describe, hook_key, load_at, out, replaced, safe, write_safe_json};
 
 pub(crate) fn check(
     root: Option<&Path>,
@@ -224,17 +224,14 @@ fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> 
     } else if firing.is_empty() {
         format!("on `{tag}`: no hook fires whatever its fields\n")
     } else {
-        let numbers: Vec<String> = firing
-            .iter()
-            .map(|(i, _)| format!("hook[{}]", i + 1))
-            .collect();
-        format!("on `{tag}`: {} fire(s)\n", numbers.join(", "))
+        let keys: Vec<String> = firing.iter().map(|(i, s)| hook_key(s, *i)).collect();
+        format!("on `{tag}`: {} fire(s)\n", keys.join(", "))
     };
     for (i, spec) in filtered {
         let fields: Vec<String> = spec.conditions.fields().map(|f| format!("`{f}`")).collect();
         text.push_str(&format!(
-            "on `{tag}`: hook[{}] fires only where {}; its filter turns the rest away on {}\n",
-            i + 1,
+            "on `{tag}`: {} fires only where {}; its filter turns the rest away on {}\n",
+            hook_key(spec, i),
             spec.conditions,
             fields.join(", ")
         ));
@@ -242,7 +239,8 @@ fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> 
     text
 }
 
-/// One hook's line (`hook[N]` numbered from 1, as every command numbers
+/// One hook's line, named by its key path in the file in force (`hook[N]`
+/// or `profile.<name>.hook[N]`, numbered from 1, as every command names
 /// them), then its problems and the notes on what it costs.
 fn hook_lines(
     index: usize,
@@ -250,7 +248,7 @@ fn hook_lines(
     problems: &[Problem],
     root: &Path,
 ) -> String {
-    let mut text = format!("  hook[{}]  {}\n", index + 1, describe(spec, root));
+    let mut text = format!("  {}  {}\n", hook_key(spec, index), describe(spec, root));
     text.push_str(&filter_line(spec));
     for problem in problems.iter().filter(|p| p.index == index) {
         text.push_str(&problem_lines(problem));

@@ -332,34 +332,43 @@ pub(crate) fn signal_line() -> Option<String> {
         .clone()
 }
 
-/// `hook[2] ok (1.3 ms)` or `hook[2] FAILED: exited with status 1 (1.3 ms;
-/// --stderr shows its stderr)`; `number` is the hook's `N` in the config.
-/// A hook that exited non-zero talks through its stderr, so when that was
-/// not captured the line says how to see it. A background hook's event is
-/// `hook[2] queued`: what it did is told later ([`background_report`]).
-pub(crate) fn report(run: &HookRun<'_>, number: usize) -> String {
+/// `hook[2] ok (1.3 ms)` or `profile.ci.hook[2] FAILED: exited with status
+/// 1 (1.3 ms; --stderr shows its stderr)`: the hook named by its key path in
+/// the file in force ([`hook_key`]). A hook that exited non-zero talks
+/// through its stderr, so when that was not captured the line says how to
+/// see it. A background hook's event is `hook[2] queued`: what it did is
+/// told later ([`background_report`]).
+pub(crate) fn report(run: &HookRun<'_>) -> String {
     let ms = millis(run.elapsed);
+    let key = run.origin.key();
     if run.background {
-        return format!("hook[{number}] queued");
+        return format!("{key} queued");
     }
     match run.result {
-        Ok(()) => format!("hook[{number}] ok ({ms})"),
+        Ok(()) => format!("{key} ok ({ms})"),
         Err(failure @ HookFailure::Process(ProcessError::Exit { .. })) if run.stderr.is_none() => {
-            format!("hook[{number}] FAILED: {failure} ({ms}; --stderr shows its stderr)")
+            format!("{key} FAILED: {failure} ({ms}; --stderr shows its stderr)")
         }
-        Err(failure) => format!("hook[{number}] FAILED: {failure} ({ms})"),
+        Err(failure) => format!("{key} FAILED: {failure} ({ms})"),
     }
+}
+
+/// What io calls the hook `spec`, at `index` of the array in force: its
+/// key path in its file (`hook[2]`, `profile.ci.hook[2]`), without the
+/// file, which io names once, at the top. A spec read from no file (none
+/// that io reads) is `hook[N]`, counted from 1.
+pub(crate) fn hook_key(spec: &HookSpec<EventKind>, index: usize) -> String {
+    spec.origin
+        .as_ref()
+        .map_or_else(|| format!("hook[{}]", index + 1), |o| o.key().to_owned())
 }
 
 /// What a background hook did with an event, when it failed: `hook[2]
 /// FAILED in the background on `step` (its event 3): … (20.1 ms)`, and the
 /// tail of its stderr under it when it was captured, indented by `indent`;
 /// `None` when it succeeded.
-pub(crate) fn background_report(
-    run: &io_hooks::BackgroundRun<'_>,
-    number: usize,
-    indent: &str,
-) -> Option<String> {
+pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str) -> Option<String> {
+    let key = run.origin.key();
     let failure = run.result.err()?;
     let ms = millis(run.elapsed);
     let hint = match (failure, run.stderr) {
@@ -367,39 +376,50 @@ pub(crate) fn background_report(
         _ => "",
     };
     let mut text = format!(
-        "{indent}hooks: hook[{number}] FAILED in the background on `{}` (its event {}): {failure} ({ms}{hint})\n",
+        "{indent}hooks: {key} FAILED in the background on `{}` (its event {}): {failure} ({ms}{hint})\n",
         run.event, run.seq
     );
     if let Some(tail) = run.stderr {
-        text.push_str(&stderr_tail(number, tail, &format!("{indent}    ")));
+        text.push_str(&stderr_tail(key, tail, &format!("{indent}    ")));
     }
     Some(text)
 }
 
-/// The hooks a command runs: all of the config's, or those `--hook` chose,
-/// each remembering its number in the config.
+/// The hooks a command runs: all of the config's, or those `--hook` chose.
+/// Each is named by its key path in the file in force (its spec's origin),
+/// so a subset is named as the whole is.
 pub(crate) struct Selection {
     /// The chosen hooks, in the order written.
     pub(crate) specs: Vec<HookSpec<EventKind>>,
-    /// `hook[N]`'s `N` for each of `specs`.
+    /// Each of `specs`' place in the array in force, from 1: `--hook`'s
+    /// `N`, and the `hook` of `--json`'s objects.
     numbers: Vec<usize>,
 }
 
 impl Selection {
-    /// All of `all` when `wanted` is empty, else the hooks numbered `wanted`
-    /// (from 1, as `hook[N]`); an error names a number out of range and the
-    /// valid range.
+    /// All of `all` when `wanted` is empty, else the `N`-th hooks of the
+    /// array in force for each `N` of `wanted` (from 1, as the key path
+    /// `hook[N]` or `profile.ci.hook[N]` counts them); an error names a
+    /// number out of range and the hooks there are.
     pub(crate) fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
         if wanted.is_empty() {
             return Ok(Self::all(all));
         }
         if let Some(bad) = wanted.iter().find(|n| **n == 0 || **n > all.len()) {
-            let valid = match all.len() {
-                0 => "no hooks are declared".to_owned(),
-                1 => "the only hook is hook[1]".to_owned(),
-                n => format!("the hooks are hook[1] to hook[{n}]"),
+            let first = all.first().map(|spec| hook_key(spec, 0));
+            // The array's key path, from its first table's: `profile.ci.hook`.
+            let array = first
+                .as_deref()
+                .and_then(|key| key.rsplit_once('['))
+                .map_or("hook", |(array, _)| array);
+            let valid = match (first.as_deref(), all.len()) {
+                (None, _) | (_, 0) => "no hooks are declared".to_owned(),
+                (Some(first), 1) => format!("the only hook is {first}"),
+                (Some(first), n) => {
+                    format!("the hooks are {first} to {}", hook_key(&all[n - 1], n - 1))
+                }
             };
-            return Err(format!("--hook {bad}: there is no hook[{bad}]; {valid}"));
+            return Err(format!("--hook {bad}: there is no {array}[{bad}]; {valid}"));
         }
         let numbers: Vec<usize> = wanted
             .iter()
@@ -408,7 +428,7 @@ impl Selection {
             .into_iter()
             .collect();
         Ok(Selection {
-            specs: numbers.iter().map(|n| all[n - 1].clone()).collect(),
+            specs: numbers.iter().map(|n| named(&all[n - 1], n - 1)).collect(),
             numbers,
         })
     }
@@ -417,18 +437,43 @@ impl Selection {
     /// `--hook` runs.
     pub(crate) fn all(all: &[HookSpec<EventKind>]) -> Self {
         Selection {
-            specs: all.to_vec(),
+            specs: all.iter().enumerate().map(|(i, s)| named(s, i)).collect(),
             numbers: (1..=all.len()).collect(),
         }
     }
 
-    /// The config's number for the hook at `index` in [`Self::specs`].
+    /// The place in the array in force of the hook at `index` in
+    /// [`Self::specs`], from 1: for `--json`'s objects, which number hooks.
     pub(crate) fn number(&self, index: usize) -> usize {
         self.numbers.get(index).copied().unwrap_or(index + 1)
     }
 
-    /// The numbers of the hooks that `kind` would fire: those whose `on`
-    /// holds it and whose `where` lets it through.
+    /// The key path of the hook at `index` in [`Self::specs`]
+    /// ([`hook_key`]).
+    pub(crate) fn key(&self, index: usize) -> String {
+        match self.specs.get(index) {
+            Some(spec) => hook_key(spec, self.number(index) - 1),
+            None => format!("hook[{}]", self.number(index)),
+        }
+    }
+}
+
+/// `spec`, at `index` of the array in force, with an origin: its own, or
+/// for a spec read from no file `hook[N]` as the whole array numbers it,
+/// so that the engine, given a subset, names it as `io check` does.
+fn named(spec: &HookSpec<EventKind>, index: usize) -> HookSpec<EventKind> {
+    match spec.origin {
+        Some(_) => spec.clone(),
+        None => spec
+            .clone()
+            .with_origin(io_hooks::Origin::new(None, hook_key(spec, index))),
+    }
+}
+
+impl Selection {
+    /// The index in [`Self::specs`] of each hook that `kind` would fire:
+    /// those whose `on` holds it and whose `where` lets it through; and
+    /// whether it would run in the background.
     pub(crate) fn would_fire(&self, kind: &EventKind) -> Vec<(usize, bool)> {
         self.specs
             .iter()
@@ -440,30 +485,31 @@ impl Selection {
                     .get::<io_hooks::RunAction>()
                     .is_some_and(|run| run.background)
                     && s.on_failure == OnFailure::Continue;
-                (self.number(i), background)
+                (i, background)
             })
             .collect()
     }
 
-    /// The hooks whose `on` holds `kind` and whose `where` turns it away,
-    /// each with the first field it fails on.
+    /// The index in [`Self::specs`] of each hook whose `on` holds `kind`
+    /// and whose `where` turns it away, with the first field it fails on.
     pub(crate) fn turned_away<'s>(&'s self, kind: &EventKind) -> Vec<(usize, &'s str)> {
         self.specs
             .iter()
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind))
-            .filter_map(|(i, s)| s.conditions.turned_away(kind).map(|f| (self.number(i), f)))
+            .filter_map(|(i, s)| s.conditions.turned_away(kind).map(|f| (i, f)))
             .collect()
     }
 }
 
 /// Prints on stderr, once each, what building `hooks` found wrong, with
-/// hints: `io run` and `io replay` show them before the first event.
-pub(crate) fn print_problems(hooks: &Hooks, selection: &Selection) {
+/// hints: `io run` and `io replay` show them before the first event. Each
+/// names its hook by its key path in the file in force.
+pub(crate) fn print_problems(hooks: &Hooks) {
     let mut text = String::new();
     for problem in hooks.problems() {
-        let number = selection.number(problem.index);
-        text.push_str(&format!("io: hook[{number}]: {}\n", problem.kind));
+        let key = problem.origin.key();
+        text.push_str(&format!("io: {key}: {}\n", problem.kind));
         if let Some(hint) = problem.hint() {
             text.push_str(&format!("      hint: {hint}\n"));
         }
@@ -579,13 +625,13 @@ pub(crate) fn write_safe_line(out: &mut impl Write, text: &str) -> std::io::Resu
 
 /// A failed hook's stderr tail, each line under `indent` and made
 /// [`safe`].
-pub(crate) fn stderr_tail(number: usize, tail: &[u8], indent: &str) -> String {
+pub(crate) fn stderr_tail(key: &str, tail: &[u8], indent: &str) -> String {
     if tail.is_empty() {
-        return format!("{indent}hook[{number}] wrote nothing to stderr\n");
+        return format!("{indent}{key} wrote nothing to stderr\n");
     }
     let text = String::from_utf8_lossy(tail);
     let mut out = format!(
-        "{indent}hook[{number}] stderr (its last {} KiB at most):\n",
+        "{indent}{key} stderr (its last {} KiB at most):\n",
         STDERR_TAIL / 1024
     );
     // Split on newlines alone: a `\r` before one is shown, not dropped.
@@ -664,9 +710,9 @@ impl Verbosity {
 ///   engine's own warning lines, as an embedder would see them.
 /// - debug (`-vv`): each hook in force, as `io check` describes it.
 ///
-/// The engine numbers the hooks it was given; under `--hook` that is a
-/// subset, so the `hook[N]` each of its lines begins with is turned into the
-/// table's number.
+/// The engine's lines are printed as they come: each begins with where its
+/// hook was written (`/p/io.local.toml: profile.ci.hook[2]`), which a subset
+/// chosen with `--hook` does not change.
 pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &Selection) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
@@ -674,12 +720,8 @@ pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &S
     let level = verbosity.level();
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let layer = OperatorLog {
-        level,
-        colour,
-        numbers: selection.numbers.clone(),
-    }
-    .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
+    let layer = OperatorLog { level, colour }
+        .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
     let subscriber = tracing_subscriber::registry().with(layer);
     // Only fails if one is set already, which leaves that one in place.
     if tracing::subscriber::set_global_default(subscriber).is_err() {
@@ -700,8 +742,8 @@ pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &S
         None => tracing::info!("no hooks declared"),
     }
     for (i, spec) in selection.specs.iter().enumerate() {
-        let number = selection.number(i);
-        tracing::debug!("hook[{number}] {}", describe(spec, config.root()));
+        let key = selection.key(i);
+        tracing::debug!("{key} {}", describe(spec, config.root()));
     }
 }
 
@@ -709,8 +751,6 @@ pub(crate) fn log_to_stderr(verbosity: Verbosity, config: &Config, selection: &S
 struct OperatorLog {
     level: tracing::Level,
     colour: bool,
-    /// The table's number of each hook the engine was given, in order.
-    numbers: Vec<usize>,
 }
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
@@ -721,21 +761,8 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for OperatorLog {
         }
         let mut fields = LogFields::default();
         event.record(&mut fields);
-        let mut message = fields.message;
-        if let Some(engine) = fields.hook {
-            let table = usize::try_from(engine)
-                .ok()
-                .and_then(|n| self.numbers.get(n.wrapping_sub(1)))
-                .map_or(engine, |&n| n as u64);
-            // The engine writes its number first, and only there: a
-            // failure's text after it (a path, an argv) is left as it is.
-            if let Some(rest) = message.strip_prefix(&format!("hook[{engine}]")) {
-                message = format!("hook[{table}]{rest}");
-            }
-            fields.rest.insert(0, format!("hook={table}"));
-        }
         let level = level_label(*meta.level(), self.colour);
-        let mut line = safe(&message);
+        let mut line = safe(&fields.message);
         for field in &fields.rest {
             line.push(' ');
             line.push_str(&safe(field));
@@ -761,24 +788,14 @@ fn level_label(level: tracing::Level, colour: bool) -> String {
     format!("\x1b[{code}m{name:>5}\x1b[0m")
 }
 
-/// An event's message, its `hook` number, and its other fields as
-/// `key=value`.
+/// An event's message, and its other fields as `key=value`.
 #[derive(Default)]
 struct LogFields {
     message: String,
-    hook: Option<u64>,
     rest: Vec<String>,
 }
 
 impl tracing::field::Visit for LogFields {
-    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
-        if field.name() == "hook" {
-            self.hook = Some(value);
-        } else {
-            self.rest.push(format!("{}={value}", field.name()));
-        }
-    }
-
     fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
         if field.name() == "message" {
             self.message = format!("{value:?}");

@@ -3,7 +3,7 @@
 
 mod input;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
@@ -47,7 +47,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     let selection = match Selection::new(config.hook_specs(), args.hooks) {
         Ok(selection) => selection,
         Err(message) => {
-            super::err(&format!("io: {message}\n"));
+            super::err(&safe(&format!("io: {message}\n")));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -59,7 +59,7 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
     let late = Arc::new(Mutex::new(Vec::new()));
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
-        super::print_problems(&hooks, &selection);
+        super::print_problems(&hooks);
         let hooks = if args.stderr {
             hooks.capture_stderr(super::STDERR_TAIL)
         } else {
@@ -107,16 +107,17 @@ pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
         out(&format!("{summary}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let cancelled_by: Vec<usize> = printer
+    let cancelled_by: Vec<(usize, String)> = printer
         .cancelled_by
         .lock()
-        .map(|set| set.iter().copied().collect())
+        .map(|set| set.iter().map(|(n, key)| (*n, key.clone())).collect())
         .unwrap_or_default();
     print_outcome(outcome, &cancelled_by, args.json)
 }
 
 /// What a background hook's failure is told as, pushed on `late`: a text
-/// line (`hook[2] FAILED in the background on …`) or, with `--json`, an
+/// line (`hook[2] FAILED in the background on …`, the hook named by its key
+/// path) or, with `--json`, an
 /// object `{"background": {…}}` on a line of its own.
 fn told_late(
     late: Arc<Mutex<Vec<String>>>,
@@ -141,7 +142,7 @@ fn told_late(
                 String::from_utf8_lossy(&line).into_owned() + "\n"
             })
         } else {
-            super::background_report(&run, number, "").map(|text| safe(&text))
+            super::background_report(&run, "").map(|text| safe(&text))
         };
         if let (Some(report), Ok(mut late)) = (report, late.lock()) {
             late.push(report);
@@ -239,9 +240,16 @@ fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
 const CUT_SHORT: &str = "a write cut short, as by a full disk or a crash";
 
 /// Prints the replay's outcome, as a line or a JSON object, and returns its
-/// exit code. `cancelled_by` names the hooks that asked to cancel.
-fn print_outcome(outcome: ReplayOutcome, cancelled_by: &[usize], json: bool) -> CmdResult {
-    let names: Vec<String> = cancelled_by.iter().map(|n| format!("hook[{n}]")).collect();
+/// exit code. `cancelled_by` names the hooks that asked to cancel: each
+/// one's place in the array in force, from 1 (for `--json`), and its key
+/// path (for the line).
+fn print_outcome(
+    outcome: ReplayOutcome,
+    cancelled_by: &[(usize, String)],
+    json: bool,
+) -> CmdResult {
+    let names: Vec<&str> = cancelled_by.iter().map(|(_, key)| key.as_str()).collect();
+    let numbers: Vec<usize> = cancelled_by.iter().map(|(n, _)| *n).collect();
     let (summary, code) = match outcome {
         ReplayOutcome::Completed { steps } => (
             format!("completed after {}", io_harness::run::steps(steps)),
@@ -260,7 +268,7 @@ fn print_outcome(outcome: ReplayOutcome, cancelled_by: &[usize], json: bool) -> 
         match outcome {
             ReplayOutcome::Completed { steps } => json!({ "outcome": "completed", "steps": steps }),
             ReplayOutcome::Cancelled { steps } => {
-                json!({ "outcome": "cancelled", "steps": steps, "cancelled_by": cancelled_by })
+                json!({ "outcome": "cancelled", "steps": steps, "cancelled_by": numbers })
             }
         }
         .to_string()
@@ -281,9 +289,9 @@ struct Printer<'h> {
     out_error: Mutex<Option<String>>,
     /// The top-level run's id, from its first event.
     root_run: Mutex<Option<String>>,
-    /// The hooks (as `hook[N]` numbers them) that failed with
-    /// `on_failure = "cancel"`.
-    cancelled_by: Mutex<BTreeSet<usize>>,
+    /// The hooks that failed with `on_failure = "cancel"`: each one's place
+    /// in the array in force, from 1, and its key path.
+    cancelled_by: Mutex<BTreeMap<usize, String>>,
     /// Dry run: how many hook runs would have happened.
     would_fire: Mutex<usize>,
 }
@@ -308,7 +316,7 @@ impl<'h> Printer<'h> {
             json,
             out_error: Mutex::new(None),
             root_run: Mutex::new(None),
-            cancelled_by: Mutex::new(BTreeSet::new()),
+            cancelled_by: Mutex::new(BTreeMap::new()),
             would_fire: Mutex::new(0),
         }
     }
@@ -369,15 +377,17 @@ impl<'h> Printer<'h> {
         let mut fired = Fired::default();
         let flow = hooks.fire_with(&event.kind, event, |run| {
             let number = self.selection.number(run.index);
-            fired.text.push(report(&run, number));
+            fired.text.push(report(&run));
             if run.result.is_err()
                 && hooks.specs()[run.index].on_failure == OnFailure::Cancel
                 && let Ok(mut set) = self.cancelled_by.lock()
             {
-                set.insert(number);
+                set.insert(number, run.origin.key().to_owned());
             }
             if let Some(tail) = run.stderr {
-                fired.tails.push_str(&stderr_tail(number, tail, "       "));
+                fired
+                    .tails
+                    .push_str(&stderr_tail(run.origin.key(), tail, "       "));
             }
             let mut report = json!({
                 "hook": number,
@@ -400,26 +410,28 @@ impl<'h> Printer<'h> {
     /// A dry run: the hooks that would fire on `event`, counted.
     fn would(&self, event: &RunEvent) -> Fired {
         let mut fired = Fired::default();
-        for (number, background) in self.selection.would_fire(&event.kind) {
+        for (index, background) in self.selection.would_fire(&event.kind) {
+            let (number, key) = (self.selection.number(index), self.selection.key(index));
             if background {
                 fired
                     .text
-                    .push(format!("hook[{number}] would fire in the background"));
+                    .push(format!("{key} would fire in the background"));
                 fired
                     .json
                     .push(json!({ "hook": number, "background": true }));
             } else {
-                fired.text.push(format!("hook[{number}] would fire"));
+                fired.text.push(format!("{key} would fire"));
                 fired.json.push(json!({ "hook": number }));
             }
         }
         if let Ok(mut n) = self.would_fire.lock() {
             *n += fired.json.len();
         }
-        for (number, field) in self.selection.turned_away(&event.kind) {
+        for (index, field) in self.selection.turned_away(&event.kind) {
+            let (number, key) = (self.selection.number(index), self.selection.key(index));
             fired
                 .text
-                .push(format!("hook[{number}] turned away by `where.{field}`"));
+                .push(format!("{key} turned away by `where.{field}`"));
             fired
                 .json
                 .push(json!({ "hook": number, "turned_away": format!("where.{field}") }));

@@ -48,7 +48,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let root = config.root();
     let store = FileStore::beneath(root, store_dir(Path::new("")));
     let hooks = config.hooks();
-    super::print_problems(&hooks, &Selection::all(config.hook_specs()));
+    super::print_problems(&hooks);
     cancel_hooks_can_run(&hooks)?;
     let hooks = if stderr {
         hooks.capture_stderr(STDERR_TAIL)
@@ -62,7 +62,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let hooks = {
         let late = Arc::clone(&late);
         hooks.on_background(move |run| {
-            if let Some(text) = super::background_report(&run, run.number(), "  ") {
+            if let Some(text) = super::background_report(&run, "  ") {
                 lock(&late).push_str(&text);
             }
         })
@@ -148,7 +148,7 @@ fn cancel_hooks_can_run(hooks: &Hooks) -> Result<(), String> {
                 .get(p.index)
                 .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
         })
-        .map(|p| format!("hook[{}]", p.number()))
+        .map(|p| p.origin.key().to_owned())
         .collect();
     broken.dedup();
     let (hooks, has) = match broken.as_slice() {
@@ -322,9 +322,13 @@ impl Observer for Progress<'_> {
         let indent = "  ".repeat(event.depth as usize + 1);
         let mut tails = String::new();
         let flow = self.hooks.fire_with(&event.kind, event, |run| {
-            fired.push(report(&run, run.number()));
+            fired.push(report(&run));
             if let Some(tail) = run.stderr {
-                tails.push_str(&stderr_tail(run.number(), tail, &format!("{indent}    ")));
+                tails.push_str(&stderr_tail(
+                    run.origin.key(),
+                    tail,
+                    &format!("{indent}    "),
+                ));
             }
         });
         let mut streaming = self

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use crate::action::{Execute, Fire};
 use crate::failure::HookFailure;
+use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
 use crate::root::Root;
 
@@ -41,8 +42,11 @@ pub const QUEUE_BYTES: usize = 64 << 20;
 #[non_exhaustive]
 pub struct BackgroundRun<'a> {
     /// The hook's position in [`Hooks::specs`](crate::Hooks::specs), from
-    /// 0; messages name it `hook[index + 1]`.
+    /// 0.
     pub index: usize,
+    /// Where the hook was written, or `hook[index + 1]` with no file for a
+    /// hook built in code: what messages name it.
+    pub origin: &'a Origin,
     /// The tag of the event it was given.
     pub event: &'static str,
     /// Which of the events given to this hook it was, from 1, in the order
@@ -63,7 +67,9 @@ pub struct BackgroundRun<'a> {
 }
 
 impl BackgroundRun<'_> {
-    /// The hook's number as messages write it, `hook[N]`: counted from 1.
+    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs),
+    /// counted from 1 (a hook built in code is named `hook[N]` with this
+    /// number).
     pub fn number(&self) -> usize {
         self.index + 1
     }
@@ -76,6 +82,8 @@ pub(crate) type Report = Arc<dyn Fn(BackgroundRun<'_>) + Send + Sync>;
 pub(crate) struct Start {
     pub(crate) ready: Arc<[Box<dyn Execute>]>,
     pub(crate) index: usize,
+    /// The hook's name in messages.
+    pub(crate) origin: Origin,
     pub(crate) root: Arc<Root>,
     pub(crate) interrupt: Interrupt,
     pub(crate) stderr_tail: Option<usize>,
@@ -139,7 +147,8 @@ impl Queue {
 pub(crate) struct Worker {
     queue: Arc<Queue>,
     thread: Option<JoinHandle<()>>,
-    number: usize,
+    /// The hook's name in messages.
+    origin: Origin,
 }
 
 impl Worker {
@@ -148,12 +157,12 @@ impl Worker {
     /// thread that starts it.
     pub(crate) fn start(start: Start) -> std::io::Result<Worker> {
         let queue = Arc::new(Queue::default());
-        let number = start.index + 1;
+        let origin = start.origin.clone();
         let theirs = Arc::clone(&queue);
         #[cfg(feature = "tracing")]
         let dispatch = tracing::dispatcher::get_default(Clone::clone);
         let thread = std::thread::Builder::new()
-            .name(format!("hook[{number}]"))
+            .name(format!("hook[{}]", start.index + 1))
             .spawn(move || {
                 let _gone = Gone(&theirs);
                 #[cfg(feature = "tracing")]
@@ -164,7 +173,7 @@ impl Worker {
         Ok(Worker {
             queue,
             thread: Some(thread),
-            number,
+            origin,
         })
     }
 
@@ -174,17 +183,18 @@ impl Worker {
     pub(crate) fn push(&self, line: &[u8], event: &'static str) -> bool {
         let mut state = self.queue.lock();
         if state.full(line.len()) && !self.queue.full_said.swap(true, Ordering::Relaxed) {
-            let number = self.number;
+            let origin = &self.origin;
             #[cfg(feature = "tracing")]
             tracing::warn!(
                 target: "io_hooks::background",
-                hook = number,
-                "hook[{number}]'s background queue is full ({} events): the run waits for \
-                 the hook to take the next event (said once)",
+                hook = origin.key(),
+                file = origin.file(),
+                "{origin}'s background queue is full ({} events): the run waits for the hook \
+                 to take the next event (said once)",
                 state.jobs.len()
             );
             #[cfg(not(feature = "tracing"))]
-            let _ = number;
+            let _ = origin;
         }
         while state.full(line.len()) && !state.gone {
             state = self.queue.wait(state);
@@ -265,7 +275,7 @@ fn work(queue: &Queue, start: &Start) {
         let mut state = queue.lock();
         state.busy = false;
         if start.interrupt.is_interrupted() && !state.jobs.is_empty() {
-            drop_interrupted(&mut state, start.index + 1);
+            drop_interrupted(&mut state, &start.origin);
         }
         drop(state);
         queue.changed.notify_all();
@@ -284,18 +294,19 @@ fn execute(start: &Start, job: &Job, seq: u64) {
     });
     let elapsed = begun.elapsed();
     if let Err(failure) = &result {
-        let number = start.index + 1;
+        let origin = &start.origin;
         let tag = job.event;
         #[cfg(feature = "tracing")]
         tracing::warn!(
-            hook = number,
+            hook = origin.key(),
+            file = origin.file(),
             event = tag,
             seq,
-            "hook[{number}] failed in the background on `{tag}` (its event {seq}): {failure}; \
-             the run goes on"
+            "{origin} failed in the background on `{tag}` (its event {seq}): {failure}; the run \
+             goes on"
         );
         #[cfg(not(feature = "tracing"))]
-        let _ = (number, tag, failure);
+        let _ = (origin, tag, failure);
     }
     if let Some(report) = &start.report {
         let stderr = match (&result, &capture) {
@@ -304,6 +315,7 @@ fn execute(start: &Start, job: &Job, seq: u64) {
         };
         report(BackgroundRun {
             index: start.index,
+            origin: &start.origin,
             event: job.event,
             seq,
             line: &job.line,
@@ -317,17 +329,18 @@ fn execute(start: &Start, job: &Job, seq: u64) {
 /// After the host's interrupt, the events still queued are not given to
 /// the hook (each would fail at once, without spawning): they are
 /// dropped, and that is said once, with their number.
-fn drop_interrupted(state: &mut State, number: usize) {
+fn drop_interrupted(state: &mut State, origin: &Origin) {
     let dropped = state.jobs.len();
     state.jobs.clear();
     state.bytes = 0;
     #[cfg(feature = "tracing")]
     tracing::warn!(
         target: "io_hooks::background",
-        hook = number,
-        "hook[{number}] was interrupted with {dropped} event(s) still queued for it in the \
+        hook = origin.key(),
+        file = origin.file(),
+        "{origin} was interrupted with {dropped} event(s) still queued for it in the \
          background; they were not given to it"
     );
     #[cfg(not(feature = "tracing"))]
-    let _ = (number, dropped);
+    let _ = (origin, dropped);
 }

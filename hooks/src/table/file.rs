@@ -21,6 +21,7 @@ use super::scope::{self, Scope};
 use super::validate;
 use crate::key::{HOOK, WHERE};
 use crate::layout::Layout;
+use crate::origin::Origin;
 use crate::position::{KeySegment, TOML_PRIVATE, key_segments, line_column, render_key};
 use crate::raw::Cx;
 use crate::registry::{HookEvents, did_you_mean};
@@ -148,6 +149,8 @@ impl<'a> TomlFile<'a> {
 
     /// The top-level `hook` array of this file, checked and typed; empty
     /// when the file has no `hook` key at all, as when it has `hook = []`.
+    /// Each spec's [`origin`](HookSpec::origin) is this file's
+    /// [`name`](Self::name) and its table's key path, `hook[N]`.
     /// Other keys are ignored. The bodies of a [`Layout`]'s sections are the
     /// caller's to read, with [`HookTables::into_specs`].
     ///
@@ -214,6 +217,19 @@ impl<'a> TomlFile<'a> {
             }
             true => "invalid type: date-time, which this key does not take",
             false => message,
+        };
+        // What `HookTables` expects names the top-level array; a section's
+        // is named as written (`[[stage.apply.hook]]`).
+        let in_section;
+        let message = match message.strip_suffix(HOOK_ARRAY_WRITTEN) {
+            Some(head)
+                if segments.len() > 1
+                    && segments.last() == Some(&KeySegment::Key(HOOK.to_owned())) =>
+            {
+                in_section = format!("{head}an array of hook tables, written `[[{key}]]`");
+                in_section.as_str()
+            }
+            _ => message,
         };
         let kind = match segments.as_slice() {
             // A hook table's key reader refuses an unknown key with
@@ -446,6 +462,10 @@ impl TableError {
     }
 }
 
+/// What a `hook` key must hold, as the visitor of [`HookTables`] says it;
+/// an error at a section's `hook` names that array instead.
+const HOOK_ARRAY_WRITTEN: &str = "an array of hook tables, written `[[hook]]`";
+
 /// serde's message for `key` in a hook table, which takes none such: what
 /// [`read`]'s key reader gives, and so how [`TomlFile::shape_error`] tells
 /// a hook table's unknown key from one of a caller's own tables.
@@ -506,8 +526,10 @@ impl HookTables {
     ///
     /// `key` is the array's key path as an operator would write it (`hook`,
     /// or `target.linux.hook`); errors name a table as `` `{key}[N]` ``,
-    /// counting from 1. `root` is the directory that relative `append`
-    /// paths are resolved against: the hooks' root, the one given to
+    /// counting from 1, and each spec's [`origin`](HookSpec::origin) is
+    /// the file's [`name`](TomlFile::name) and that key path. `root` is the
+    /// directory that relative `append` paths are resolved against: the
+    /// hooks' root, the one given to
     /// [`Hooks::new`](crate::Hooks::new), which reports a hook read with
     /// another ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)).
     ///
@@ -531,7 +553,9 @@ impl HookTables {
                     span: table.span(),
                     root,
                 };
-                validate::validate(table.into_inner(), &cx, file.get_layout().actions())
+                let actions = file.get_layout().actions();
+                let spec = validate::validate(table.into_inner(), &cx, actions)?;
+                Ok(spec.with_origin(Origin::new(Some(file.name()), at)))
             })
             .collect()
     }
@@ -543,7 +567,7 @@ impl<'de> Deserialize<'de> for HookTables {
         impl<'de> Visitor<'de> for V {
             type Value = HookTables;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of hook tables, written `[[hook]]`")
+                f.write_str(HOOK_ARRAY_WRITTEN)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HookTables, A::Error> {
                 let mut tables = Vec::new();

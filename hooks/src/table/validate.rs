@@ -41,6 +41,7 @@ pub(super) fn validate<E: HookEvents>(
         conditions,
         action,
         on_failure: on_failure(raw.take_choice(ON_FAILURE)),
+        origin: None,
         read_with: Some(cx.root.to_path_buf()),
     })
 }
