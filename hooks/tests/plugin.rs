@@ -186,3 +186,23 @@ fn an_option_the_action_leaves_unread_is_refused_not_ignored() {
          authors (line 3, column 10)"
     );
 }
+
+/// Two layouts are equal when they read a file alike: the same own
+/// actions, known by their keys, in the same order.
+#[test]
+fn layouts_with_the_same_own_actions_are_equal_and_others_are_not() {
+    let seen = Seen::default();
+    let tally = || Layout::new().action(TallyKind(Arc::clone(&seen)));
+    assert_eq!(tally(), tally());
+    assert_ne!(tally(), Layout::new());
+    assert_ne!(tally(), Layout::new().action(CarelessKind));
+    let both = tally().action(CarelessKind);
+    let other_order = Layout::new()
+        .action(CarelessKind)
+        .action(TallyKind(Arc::clone(&seen)));
+    assert_ne!(both, other_order);
+    assert_eq!(both, tally().action(CarelessKind));
+    // Its `Debug` lists its own actions by key.
+    let shown = format!("{both:?}");
+    assert!(shown.contains(r#"actions: ["tally", "mute"]"#), "{shown}");
+}

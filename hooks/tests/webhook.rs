@@ -332,9 +332,10 @@ fn what_building_a_webhook_finds_wrong_is_a_problem_with_its_hint() {
     };
     assert_eq!(problem.action, "webhook");
     assert!(
-        problems[0]
-            .to_string()
-            .starts_with("hook[1]: the `webhook` host `no-such-host.invalid` does not resolve: "),
+        problems[0].to_string().starts_with(
+            "deploy.local.toml: hook[1]: the `webhook` host `no-such-host.invalid` does not \
+                 resolve: "
+        ),
         "{}",
         problems[0]
     );
