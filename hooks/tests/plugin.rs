@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::ThreadId;
 
 use io_hooks::{
-    Action, ActionKind, ActionTable, Execute, Fire, Flow, HookAction, HookEvents, HookFailure,
-    HookKey, Hooks, Layout, Prepare, TableError, TomlFile,
+    Action, ActionKind, ActionTable, Effects, Execute, Fire, Flow, HookAction, HookEvents,
+    HookFailure, HookKey, Hooks, Layout, Prepare, TableError, TomlFile,
 };
 
 #[derive(HookEvents, serde::Serialize)]
@@ -42,6 +42,8 @@ impl ActionKind for TallyKind {
         "tallies"
     }
     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        let shown = format!("{table:?}");
+        assert!(shown.contains(r#"key: "tally""#), "{shown}");
         match table.value::<bool>()? {
             true => Ok(Action::new(Tally(Arc::clone(&self.0)))),
             false => Err(table.refuse("tally", "write `tally = true`, or no hook")),
@@ -143,7 +145,10 @@ impl ActionKind for CarelessKind {
     fn verb(&self) -> &'static str {
         "mutes"
     }
-    fn validate(&self, _: &mut ActionTable<'_>) -> Result<Action, TableError> {
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        if table.cancels() {
+            return Err(table.refuse("mute", "a mute cannot cancel"));
+        }
         Ok(Action::new(Careless))
     }
 }
@@ -155,14 +160,21 @@ impl HookAction for Careless {
     fn describe(&self, _: &Path) -> String {
         "mute".to_owned()
     }
-    fn prepare(&self, _: &mut Prepare<'_>) -> Box<dyn Execute> {
+    /// Says what it was prepared with, as a problem.
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
+        let said = format!("creates {}, cancels {}", cx.creates(), cx.cancels());
+        cx.problem(said, None);
         Box::new(self.clone())
     }
 }
 
+/// Fails once the hooks are interrupted.
 impl Execute for Careless {
-    fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
-        Ok(())
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        match fire.interrupt().is_interrupted() {
+            true => Err(HookFailure::action("mute", "interrupted")),
+            false => Ok(()),
+        }
     }
 }
 
@@ -205,4 +217,73 @@ fn layouts_with_the_same_own_actions_are_equal_and_others_are_not() {
     // Its `Debug` lists its own actions by key.
     let shown = format!("{both:?}");
     assert!(shown.contains(r#"actions: ["tally", "mute"]"#), "{shown}");
+}
+
+/// What an action is prepared with and fires with is the engine's truth:
+/// `Hooks::check` creates nothing, `on_failure = "cancel"` is said, and
+/// the host's interrupt reaches `Fire`.
+#[test]
+fn an_added_action_is_prepared_and_fired_with_what_the_hooks_know() {
+    let layout = Layout::new().action(CarelessKind);
+    let dir = tempfile::tempdir().unwrap();
+    let read = |text: &str| {
+        TomlFile::new("app.toml", text)
+            .layout(&layout)
+            .hooks::<Ev>(dir.path())
+    };
+    let specs = read("[[hook]]\nmute = true\n").unwrap();
+    let said = |problems: &[io_hooks::Problem]| -> Vec<String> {
+        problems.iter().map(|p| p.kind.to_string()).collect()
+    };
+    assert_eq!(
+        said(&Hooks::check(&specs, dir.path())),
+        ["creates false, cancels false"]
+    );
+    let hooks = Hooks::new(specs.clone(), dir.path());
+    assert_eq!(said(hooks.problems()), ["creates true, cancels false"]);
+    let cancelling = specs[0]
+        .clone()
+        .with_on_failure(io_hooks::OnFailure::Cancel);
+    assert_eq!(
+        said(&Hooks::check(&[cancelling], dir.path())),
+        ["creates false, cancels true"]
+    );
+    // The table's own `on_failure`, read by the action's `validate`.
+    assert_eq!(
+        read("[[hook]]\nmute = true\non_failure = \"cancel\"\n")
+            .unwrap_err()
+            .to_string(),
+        format!("app.toml: key `hook[1].mute`: a mute cannot cancel (line 2, column 8)")
+    );
+    assert_eq!(hooks.fire_event(&Ev::Tick { n: 1 }), Flow::Continue);
+    hooks.interrupt_handle().interrupt();
+    let mut failures = Vec::new();
+    hooks.fire_with(&Ev::Tick { n: 2 }, &Ev::Tick { n: 2 }, |run| {
+        failures.push(run.result.map_err(ToString::to_string));
+    });
+    assert_eq!(failures, [Err("interrupted".to_owned())]);
+}
+
+/// Actions compare by type and value; each effect is its own flag; an
+/// action with no rules of its own adds none to the schema.
+#[test]
+fn actions_compare_by_type_and_value_and_declare_their_effects() {
+    assert_eq!(Action::append("a"), Action::append("a"));
+    assert_ne!(Action::append("a"), Action::append("b"));
+    assert_ne!(Action::append("a"), Action::run(["a"]));
+    assert_ne!(Action::new(Careless), Action::append("a"));
+    // Read at run time, as a checker reads them.
+    let [writes, spawns, sends] = std::hint::black_box([
+        Effects::WRITES_FILE,
+        Effects::SPAWNS_PROCESS,
+        Effects::SENDS_REQUEST,
+    ]);
+    assert!(writes.writes_file && !writes.spawns_process && !writes.sends_request);
+    assert!(spawns.spawns_process && !spawns.writes_file && !spawns.sends_request);
+    assert!(sends.sends_request && !sends.writes_file && !sends.spawns_process);
+    assert_eq!(Action::new(Careless).effects(), Effects::NONE);
+    let layout = Layout::new().action(CarelessKind);
+    let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
+    let rules = schema["$defs"]["hook"]["allOf"].as_array().unwrap();
+    assert!(rules.iter().all(|rule| rule.is_object()), "{rules:?}");
 }
