@@ -23,7 +23,7 @@ pub enum ProblemKind {
     /// A problem of a `run` hook.
     Run(RunProblem),
     /// A problem of a hook of an embedder's own action
-    /// ([`Prepare::problem`]).
+    /// ([`Prepare::problem`](crate::Prepare::problem)).
     Action(ActionProblem),
 }
 
@@ -61,7 +61,7 @@ impl fmt::Display for ProblemKind {
 impl std::error::Error for ProblemKind {}
 
 /// What is wrong with a hook of an embedder's own action, as it told
-/// [`Prepare::problem`].
+/// [`Prepare::problem`](crate::Prepare::problem).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ActionProblem {
