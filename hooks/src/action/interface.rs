@@ -48,6 +48,37 @@ pub(crate) struct Entry {
     pub(crate) rules: fn() -> Vec<serde_json::Value>,
 }
 
+/// A built-in action's kind: what its `ENTRY` declares, and its validator.
+#[derive(Clone, Copy)]
+pub(crate) struct BuiltIn {
+    /// What its module declares.
+    pub(crate) entry: Entry,
+    /// Its [`ActionKind::validate`].
+    pub(crate) validate: fn(&mut ActionTable<'_>) -> Result<Action, TableError>,
+}
+
+impl ActionKind for BuiltIn {
+    fn key(&self) -> HookKey {
+        self.entry.key
+    }
+
+    fn options(&self) -> &'static [HookKey] {
+        self.entry.options
+    }
+
+    fn verb(&self) -> &'static str {
+        self.entry.verb
+    }
+
+    fn rules(&self) -> Vec<serde_json::Value> {
+        (self.entry.rules)()
+    }
+
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        (self.validate)(table)
+    }
+}
+
 /// A kind of action a hook may take, as a file's reader knows it: the key
 /// that chooses it, the keys only it takes, and how a table with its key
 /// becomes an [`Action`]. `append` and `run` are two; an embedder adds its

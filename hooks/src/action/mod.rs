@@ -26,8 +26,8 @@ mod run;
 mod shell;
 
 pub use append::{AppendAction, AppendFailure, AppendProblem};
-pub(crate) use interface::Entry;
 pub use interface::{Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, Prepare};
+pub(crate) use interface::{BuiltIn, Entry};
 pub use problem::{ActionProblem, ProblemKind};
 pub use run::{DEFAULT_TIMEOUT, RunAction, RunProblem};
 
@@ -36,11 +36,24 @@ use std::sync::Arc;
 
 use crate::key::HookKey;
 
-/// The built-in actions' entries, in the order the key table lists them.
-pub(crate) const ENTRIES: [Entry; 2] = [append::ENTRY, run::ENTRY];
+/// The built-in actions, in the order the key table lists them: the one
+/// list of them.
+pub(crate) const BUILT_IN: [BuiltIn; 2] = [append::KIND, run::KIND];
 
-/// The built-in actions' kinds, in the order of [`ENTRIES`].
-pub(crate) const BUILT_IN: [&dyn ActionKind; 2] = [&append::Kind, &run::Kind];
+/// [`BUILT_IN`], where [`ActionSet::kinds`] borrows it.
+static BUILT_IN_KINDS: [BuiltIn; BUILT_IN.len()] = BUILT_IN;
+
+/// The built-in actions' entries, in the order of [`BUILT_IN`], for the
+/// key table's `const`s.
+pub(crate) const ENTRIES: [Entry; BUILT_IN.len()] = {
+    let mut out = [BUILT_IN[0].entry; BUILT_IN.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = BUILT_IN[i].entry;
+        i += 1;
+    }
+    out
+};
 
 /// The built-in actions' keys, in the order of [`ENTRIES`].
 pub(crate) const NAMES: [&str; ENTRIES.len()] = {
@@ -72,9 +85,8 @@ impl fmt::Debug for ActionSet {
 impl ActionSet {
     /// Every kind, the built-in ones first.
     pub(crate) fn kinds(&self) -> impl Iterator<Item = &dyn ActionKind> {
-        BUILT_IN
-            .into_iter()
-            .chain(self.own.iter().map(|kind| &**kind))
+        let built_in = BUILT_IN_KINDS.iter().map(|kind| kind as &dyn ActionKind);
+        built_in.chain(self.own.iter().map(|kind| &**kind))
     }
 
     /// Every action key, the built-in ones first.

@@ -16,40 +16,24 @@ pub use problem::AppendProblem;
 use std::path::{Path, PathBuf};
 
 use crate::action::interface::{
-    Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, Prepare,
+    Action, ActionTable, BuiltIn, Effects, Execute, Fire, HookAction, Prepare,
 };
 use crate::failure::HookFailure;
-use crate::key::HookKey;
 use crate::root::absolute;
 use crate::table_error::TableError;
 use keys::KEY;
 
-/// The `append` action's kind: its key, and its validation.
-#[derive(Debug)]
-pub(crate) struct Kind;
+/// The `append` action's kind: its entry, and its validation.
+pub(crate) const KIND: BuiltIn = BuiltIn {
+    entry: ENTRY,
+    validate,
+};
 
-impl ActionKind for Kind {
-    fn key(&self) -> HookKey {
-        ENTRY.key
-    }
-
-    fn options(&self) -> &'static [HookKey] {
-        ENTRY.options
-    }
-
-    fn verb(&self) -> &'static str {
-        ENTRY.verb
-    }
-
-    fn rules(&self) -> Vec<serde_json::Value> {
-        (ENTRY.rules)()
-    }
-
-    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
-        let (value, raw, cx) = table.built_in()?;
-        let path = keys::validate(value, raw, cx)?;
-        Ok(Action::new(AppendAction { path }))
-    }
+/// A table whose action is `append`, checked into its action.
+fn validate(table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+    let (value, raw, cx) = table.built_in()?;
+    let path = keys::validate(value, raw, cx)?;
+    Ok(Action::new(AppendAction { path }))
 }
 
 /// `append = path`: one JSON line per matching event, appended to `path`.

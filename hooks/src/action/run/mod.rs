@@ -18,43 +18,27 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::action::interface::{
-    Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, Prepare,
+    Action, ActionTable, BuiltIn, Effects, Execute, Fire, HookAction, Prepare,
 };
 use crate::failure::HookFailure;
-use crate::key::HookKey;
 use crate::process;
 use crate::table_error::TableError;
 
-/// The `run` action's kind: its keys, and their validation.
-#[derive(Debug)]
-pub(crate) struct Kind;
+/// The `run` action's kind: its entry, and its validation.
+pub(crate) const KIND: BuiltIn = BuiltIn {
+    entry: ENTRY,
+    validate,
+};
 
-impl ActionKind for Kind {
-    fn key(&self) -> HookKey {
-        ENTRY.key
-    }
-
-    fn options(&self) -> &'static [HookKey] {
-        ENTRY.options
-    }
-
-    fn verb(&self) -> &'static str {
-        ENTRY.verb
-    }
-
-    fn rules(&self) -> Vec<serde_json::Value> {
-        (ENTRY.rules)()
-    }
-
-    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
-        let (value, raw, cx) = table.built_in()?;
-        let (argv, timeout, background) = keys::validate(value, raw, cx)?;
-        Ok(Action::new(RunAction {
-            argv,
-            timeout,
-            background,
-        }))
-    }
+/// A table whose action is `run`, checked into its action.
+fn validate(table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+    let (value, raw, cx) = table.built_in()?;
+    let (argv, timeout, background) = keys::validate(value, raw, cx)?;
+    Ok(Action::new(RunAction {
+        argv,
+        timeout,
+        background,
+    }))
 }
 
 /// `run = argv`: spawn `argv` with the event's JSON line on stdin. Built
