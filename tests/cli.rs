@@ -994,6 +994,12 @@ fn io_replay_hook_n_runs_only_those_hooks_and_refuses_a_number_out_of_range() {
         .map(|h| h["hook"].as_u64().expect("a number"))
         .collect();
     assert_eq!(numbers, BTreeSet::from([3]), "numbered as in the config");
+    let keys: BTreeSet<&str> = lines
+        .iter()
+        .flat_map(|l| l["hooks"].as_array().into_iter().flatten())
+        .map(|h| h["key"].as_str().expect("a key path"))
+        .collect();
+    assert_eq!(keys, BTreeSet::from(["hook[3]"]), "named as written");
 
     for bad in ["4", "0"] {
         let out = env.io(&["replay", file, "--hook", bad]);
@@ -1047,6 +1053,32 @@ fn io_check_names_a_profiles_hooks_by_their_key_path() {
         );
     }
     assert!(!text.contains("  hook["), "{text}");
+    // --json keeps the numbers and gives the key path and the file beside.
+    let out = env.io(&["check", "--profile", "ci", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let local = env
+        .root()
+        .canonicalize()
+        .expect("root")
+        .join("io.local.toml");
+    let named: Vec<(u64, String, String)> = report["hooks"]
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .map(|h| {
+            let field = |k: &str| h[k].as_str().expect("a string").to_owned();
+            (
+                h["hook"].as_u64().expect("a number"),
+                field("key"),
+                field("file"),
+            )
+        })
+        .collect();
+    let file = local.display().to_string();
+    let expected: Vec<(u64, String, String)> = (1..=3)
+        .map(|n| (n, format!("profile.ci.hook[{n}]"), file.clone()))
+        .collect();
+    assert_eq!(named, expected);
 }
 
 /// Under a profile, `io replay` names each hook by its key path in the file
@@ -1464,6 +1496,8 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
             "hooks": [
                 {
                     "hook": 1,
+                    "key": "hook[1]",
+                    "file": local,
                     "on": ["tool_call"],
                     "where": "tool = \"exec\"",
                     "does": "on tool_call: run [\"./nope\"] (timeout 5000 ms); on failure: cancel the run",
@@ -1476,6 +1510,8 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
                 },
                 {
                     "hook": 2,
+                    "key": "hook[2]",
+                    "file": local,
                     "on": null,
                     "where": null,
                     "does": "on every event: append to audit.jsonl; on failure: continue",
@@ -1487,7 +1523,7 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
             "event": {
                 "tag": "tool_call",
                 "fires": [2],
-                "fires_only_where": [{ "hook": 1, "where": "tool = \"exec\"", "fields": ["tool"] }]
+                "fires_only_where": [{ "hook": 1, "key": "hook[1]", "where": "tool = \"exec\"", "fields": ["tool"] }]
             },
             "broken": 1,
             "ok": false

@@ -152,7 +152,10 @@ fn a_dry_runs_json_names_the_hooks_a_filter_turned_away() {
     assert_eq!(lines.len(), 2, "{text}");
     assert_eq!(
         lines[0]["hooks"],
-        serde_json::json!([{ "hook": 2 }, { "hook": 1, "turned_away": "where.tool" }]),
+        serde_json::json!([
+            { "hook": 2, "key": "hook[2]" },
+            { "hook": 1, "key": "hook[1]", "turned_away": "where.tool" }
+        ]),
         "{text}"
     );
     assert_eq!(

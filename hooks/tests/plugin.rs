@@ -8,7 +8,7 @@ use std::thread::ThreadId;
 
 use io_hooks::{
     Action, ActionKind, ActionTable, Effects, Execute, Fire, Flow, HookAction, HookEvents,
-    HookFailure, HookKey, Hooks, Layout, Prepare, TableError, TomlFile,
+    HookFailure, HookKey, Hooks, Layout, Origin, Prepare, TableError, TomlFile,
 };
 
 #[derive(HookEvents, serde::Serialize)]
@@ -18,8 +18,9 @@ enum Ev {
     Tick { n: u32 },
 }
 
-/// The threads each event's line was executed on, by everyone.
-type Seen = Arc<Mutex<Vec<(String, ThreadId)>>>;
+/// The thread (its id and name) each event's line was executed on, by
+/// everyone.
+type Seen = Arc<Mutex<Vec<(String, ThreadId, Option<String>)>>>;
 
 /// `tally = true`: records each line and the thread it ran on, in the
 /// background.
@@ -67,7 +68,8 @@ impl Execute for Tally {
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         let line = String::from_utf8_lossy(fire.line()).into_owned();
         let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        seen.push((line, std::thread::current().id()));
+        let thread = std::thread::current();
+        seen.push((line, thread.id(), thread.name().map(str::to_owned)));
         Ok(())
     }
     fn background(&self) -> bool {
@@ -99,13 +101,35 @@ fn an_added_action_that_asks_runs_on_its_worker_in_order() {
     hooks.wait_background();
     assert!(queued.iter().all(|q| *q), "{queued:?}");
     let seen = seen.lock().unwrap();
-    let lines: Vec<&str> = seen.iter().map(|(line, _)| line.as_str()).collect();
+    let lines: Vec<&str> = seen.iter().map(|(line, ..)| line.as_str()).collect();
     let expected: Vec<String> = (0..50)
         .map(|n| format!("{{\"event\":\"tick\",\"n\":{n}}}\n"))
         .collect();
     assert_eq!(lines, expected);
     let here = std::thread::current().id();
-    assert!(seen.iter().all(|(_, thread)| *thread != here));
+    assert!(seen.iter().all(|(_, thread, _)| *thread != here));
+}
+
+#[test]
+fn a_background_worker_thread_is_named_by_its_hook_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Seen::default();
+    let mut specs = TomlFile::new("app.toml", "[[hook]]\ntally = true\n")
+        .layout(&Layout::new().action(TallyKind(Arc::clone(&seen))))
+        .hooks::<Ev>(dir.path())
+        .unwrap();
+    let staged = Origin::new(Some("deploy.toml"), "stage.apply.hook[1]");
+    specs.push(specs[0].clone().with_origin(staged));
+    // A key no thread can be named by: only code can give one.
+    specs.push(specs[0].clone().with_origin(Origin::new(None, "a\0b")));
+    let hooks = Hooks::new(specs, dir.path());
+    let flow = hooks.fire(&Ev::Tick { n: 1 }, &Ev::Tick { n: 1 });
+    assert_eq!(flow, Flow::Continue);
+    hooks.wait_background();
+    let seen = seen.lock().unwrap();
+    let mut names: Vec<&str> = seen.iter().filter_map(|(.., n)| n.as_deref()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["hook[1]", "hook[3]", "stage.apply.hook[1]"]);
 }
 
 #[test]

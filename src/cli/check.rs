@@ -129,6 +129,8 @@ fn report_json(
                 .collect();
             json!({
                 "hook": i + 1,
+                "key": hook_key(spec, i),
+                "file": spec.origin.as_ref().and_then(|o| o.file()),
                 "on": (!spec.on.is_all()).then(|| spec.on.tags().collect::<Vec<_>>()),
                 "where": (!spec.conditions.is_empty()).then(|| spec.conditions.to_string()),
                 "does": describe(spec, config.root()),
@@ -147,6 +149,7 @@ fn report_json(
                 .iter()
                 .map(|(i, spec)| json!({
                     "hook": i + 1,
+                    "key": hook_key(spec, *i),
                     "where": spec.conditions.to_string(),
                     "fields": spec.conditions.fields().collect::<Vec<_>>(),
                 }))

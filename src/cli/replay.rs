@@ -131,6 +131,7 @@ fn told_late(
             run.result.err().map(|failure| {
                 let value = json!({ "background": {
                     "hook": number,
+                    "key": run.origin.key(),
                     "event": run.event,
                     "seq": run.seq,
                     "ok": false,
@@ -391,6 +392,7 @@ impl<'h> Printer<'h> {
             }
             let mut report = json!({
                 "hook": number,
+                "key": run.origin.key(),
                 "ok": run.result.is_ok(),
                 "error": run.result.err().map(ToString::to_string),
                 "ms": run.elapsed.as_secs_f64() * 1000.0,
@@ -418,10 +420,10 @@ impl<'h> Printer<'h> {
                     .push(format!("{key} would fire in the background"));
                 fired
                     .json
-                    .push(json!({ "hook": number, "background": true }));
+                    .push(json!({ "hook": number, "key": key, "background": true }));
             } else {
                 fired.text.push(format!("{key} would fire"));
-                fired.json.push(json!({ "hook": number }));
+                fired.json.push(json!({ "hook": number, "key": key }));
             }
         }
         if let Ok(mut n) = self.would_fire.lock() {
@@ -432,9 +434,9 @@ impl<'h> Printer<'h> {
             fired
                 .text
                 .push(format!("{key} turned away by `where.{field}`"));
-            fired
-                .json
-                .push(json!({ "hook": number, "turned_away": format!("where.{field}") }));
+            fired.json.push(
+                json!({ "hook": number, "key": key, "turned_away": format!("where.{field}") }),
+            );
         }
         fired
     }

@@ -143,6 +143,18 @@ impl Queue {
     }
 }
 
+/// The worker's thread name, as a debugger or `top -H` shows it: the
+/// hook's key path (`stage.apply.hook[1]`), or `hook[N]` (its index + 1)
+/// for a key a thread cannot be named by (one holding NUL, which only an
+/// embedder's [`Origin::new`] can give; a key read from TOML is escaped).
+fn thread_name(origin: &Origin, index: usize) -> String {
+    if origin.key().contains('\0') {
+        format!("hook[{}]", index + 1)
+    } else {
+        origin.key().to_owned()
+    }
+}
+
 /// One background hook's queue and worker thread.
 pub(crate) struct Worker {
     queue: Arc<Queue>,
@@ -162,7 +174,7 @@ impl Worker {
         #[cfg(feature = "tracing")]
         let dispatch = tracing::dispatcher::get_default(Clone::clone);
         let thread = std::thread::Builder::new()
-            .name(format!("hook[{}]", start.index + 1))
+            .name(thread_name(&origin, start.index))
             .spawn(move || {
                 let _gone = Gone(&theirs);
                 #[cfg(feature = "tracing")]
