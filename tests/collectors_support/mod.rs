@@ -5,11 +5,11 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::common::{output_within, prerequisite, wait_until};
@@ -140,12 +140,10 @@ fn find() -> Option<Tools> {
 }
 
 /// The collectors, or `None` after saying loudly that the test ran nothing
-/// and how to run it (under `CI=true`, a panic instead). Looked for once
-/// per test binary; the line is written once, past libtest's capture of a
-/// passing test's output, so that `cargo test` shows it.
+/// and how to run it (under `CI=true`, a panic instead), as
+/// [`prerequisite`] says it. Looked for once per test binary.
 pub(crate) fn tools() -> Option<Tools> {
     static FOUND: OnceLock<Option<Tools>> = OnceLock::new();
-    static SAID: Once = Once::new();
     let found = FOUND.get_or_init(find).clone();
     let what = format!(
         "rsyslogd, syslog-ng or logrotate (`bash .ci/collectors`, as root, unpacks Debian's into \
@@ -155,12 +153,6 @@ pub(crate) fn tools() -> Option<Tools> {
     if prerequisite(&what, found.is_some()) {
         return found;
     }
-    SAID.call_once(|| {
-        let line = format!(
-            "tests/collectors.rs: SKIPPED, ran nothing: {what} is missing (under CI=true it fails)\n"
-        );
-        let _ = std::io::stderr().write_all(line.as_bytes());
-    });
     None
 }
 

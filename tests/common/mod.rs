@@ -24,6 +24,7 @@ pub(crate) fn in_ci() -> bool {
 /// panics; elsewhere it says loudly that the test ran nothing and returns
 /// `false`, for the test to return.
 pub(crate) fn prerequisite(what: &str, here: bool) -> bool {
+    use std::io::Write;
     if here {
         return true;
     }
@@ -31,7 +32,12 @@ pub(crate) fn prerequisite(what: &str, here: bool) -> bool {
         !in_ci(),
         "{what} is missing, and under CI=true a test may not skip: install it"
     );
-    eprintln!("SKIPPED, this test ran nothing: {what} is missing (under CI=true it fails)");
+    // Written to stderr itself, not with `eprintln!`, which libtest
+    // captures and shows only for a failing test: a skip is said out loud.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED, this test ran nothing: {what} is missing (under CI=true it fails)"
+    );
     false
 }
 
