@@ -52,12 +52,12 @@ pub enum EventKind {
         /// The step the call belongs to.
         step: u32,
         /// The tool's name (`write_file`, `exec`, `spawn`, …).
-        #[hook(values = crate::run::call::TOOL_NAMES, prefix = "mcp__")]
+        #[hook(values = crate::tool_name::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// The call's arguments, as the model gave them: a JSON object whose
         /// keys depend on the tool (`{"path": …, "content": …}`).
         #[schemars(with = "serde_json::Value")]
-        args: crate::RawJson,
+        args: crate::raw_json::RawJson,
     },
     /// The policy refused a tool call; when it happens, rarely.
     #[serde(rename = "refused")]
@@ -66,7 +66,7 @@ pub enum EventKind {
         /// The step the call belonged to.
         step: u32,
         /// The tool that was refused.
-        #[hook(values = crate::run::call::TOOL_NAMES, prefix = "mcp__")]
+        #[hook(values = crate::tool_name::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// Why, in the policy's words.
         reason: String,
@@ -78,11 +78,11 @@ pub enum EventKind {
         /// The step the call belongs to.
         step: u32,
         /// The tool awaiting approval.
-        #[hook(values = crate::run::call::TOOL_NAMES, prefix = "mcp__")]
+        #[hook(values = crate::tool_name::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// The call's arguments.
         #[schemars(with = "serde_json::Value")]
-        args: crate::RawJson,
+        args: crate::raw_json::RawJson,
     },
     /// The approver answered; once per approval request.
     #[serde(rename = "approval_decided")]
@@ -91,7 +91,7 @@ pub enum EventKind {
         /// The step the call belongs to.
         step: u32,
         /// The tool that was decided on.
-        #[hook(values = crate::run::call::TOOL_NAMES, prefix = "mcp__")]
+        #[hook(values = crate::tool_name::TOOL_NAMES, prefix = "mcp__")]
         tool: String,
         /// Whether the call may go ahead.
         approved: bool,

@@ -56,6 +56,8 @@ mod raw_json;
 pub mod replay;
 pub mod run;
 pub mod schema;
+mod supervisor;
+mod tool_name;
 
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,
@@ -73,12 +75,4 @@ pub use observer::Observer;
 pub use os_message::OsMessage;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
-
-/// The one [`Interrupt`] of this process: the hooks
-/// [`Config::hooks`] builds and the run loop's `exec` and `mcp` commands
-/// are in flight on it, so that `io`, on `SIGINT`, `SIGTERM` or `SIGHUP`,
-/// ends them all with one call. Nothing calls it but the host.
-pub fn process_interrupt() -> &'static Interrupt {
-    static INTERRUPT: std::sync::OnceLock<Interrupt> = std::sync::OnceLock::new();
-    INTERRUPT.get_or_init(Interrupt::new)
-}
+pub use supervisor::process_interrupt;

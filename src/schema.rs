@@ -34,7 +34,7 @@ pub fn hook_schema() -> Value {
             format!(
                 "{} ({})",
                 kind.doc(),
-                crate::cost_words(EventKind::frequency(kind))
+                crate::event::cost_words(EventKind::frequency(kind))
             )
         },
         "Hooks: each names the events it wants and either a file to append them to or an argv to run. A later scope replaces the whole array.",

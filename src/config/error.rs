@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use io_hooks::TableError;
 use io_hooks::text::SourceLine;
 
-use crate::OsMessage;
+use crate::os_message::OsMessage;
 
 /// Why a configuration could not be loaded. Each `Display` about a file
 /// names the file first, then the key, then the reason; an unknown profile

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::OsMessage;
+use crate::os_message::OsMessage;
 use io_hooks::process::ProcessError;
 
 /// How long git may take to answer. `ls-files` on one path answers in
@@ -203,7 +203,7 @@ fn ls_files(
         let no_thread = |e: io::Error| format!("no thread to read git's answer: {}", OsMessage(&e));
         let stdout = reader(out_read).map_err(no_thread)?;
         let stderr = reader(err_read).map_err(no_thread)?;
-        let status = crate::process_interrupt().run_command(command, b"", limit);
+        let status = crate::supervisor::process_interrupt().run_command(command, b"", limit);
         let join = |h: std::thread::ScopedJoinHandle<'_, io::Result<Vec<u8>>>| {
             h.join()
                 .unwrap_or_else(|_| Err(io::Error::other("the reader panicked")))

@@ -407,6 +407,6 @@ impl Config {
     /// [`Interrupt`](io_hooks::Interrupt), so that a signal to `io` ends
     /// them too.
     pub fn hooks_from(&self, specs: Vec<HookSpec<EventKind>>) -> Hooks {
-        Hooks::new(specs, &self.root).with_interrupt(crate::process_interrupt().clone())
+        Hooks::new(specs, &self.root).with_interrupt(crate::supervisor::process_interrupt().clone())
     }
 }

@@ -1,64 +1,11 @@
 //! A tool call as the loop acts on it: the tool's name parsed once into a
-//! [`ToolName`], from the one list of the reference loop's tools, and its
-//! arguments into the typed fields of a [`Tool`].
+//! [`ToolName`], from the one list of the reference loop's tools
+//! (`tool_name.rs`), and its arguments into the typed fields of a [`Tool`].
 
 use serde_json::Value;
 
 use super::tools::ToolError;
-
-/// Declares [`ToolName`] from one list of `Variant = "wire_name"` pairs, so
-/// the enum, [`ToolName::ALL`] and the names cannot drift apart.
-macro_rules! tool_names {
-    ($($variant:ident = $name:literal,)*) => {
-        /// A tool of the reference loop, by the name the model calls it.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub(crate) enum ToolName {
-            $(
-                #[doc = concat!("`", $name, "`")]
-                $variant,
-            )*
-        }
-
-        /// Every tool's name, in the order declared: the strings a
-        /// `tool` field of an event holds (`#[hook(values)]` in
-        /// `event.rs`).
-        pub(crate) const TOOL_NAMES: &[&str] = &[$($name),*];
-
-        impl ToolName {
-            /// Every tool, in the order declared.
-            pub(crate) const ALL: &[ToolName] = &[$(ToolName::$variant),*];
-
-            /// The name the model calls the tool by.
-            pub(crate) const fn as_str(self) -> &'static str {
-                match self {
-                    $(ToolName::$variant => $name,)*
-                }
-            }
-        }
-    };
-}
-
-tool_names! {
-    ReadFile = "read_file",
-    WriteFile = "write_file",
-    EditFile = "edit_file",
-    Spawn = "spawn",
-    Exec = "exec",
-    ExecBackground = "exec_background",
-    Poll = "poll",
-    Kill = "kill",
-    MemoryWrite = "memory_write",
-    TodoWrite = "todo_write",
-    Ask = "ask",
-    Mcp = "mcp",
-}
-
-impl ToolName {
-    /// The tool the model named, or `None` for a name the loop does not have.
-    pub(crate) fn parse(name: &str) -> Option<ToolName> {
-        ToolName::ALL.iter().copied().find(|t| t.as_str() == name)
-    }
-}
+use crate::tool_name::ToolName;
 
 /// A call the loop carries out as the step goes, its arguments parsed.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
-use crate::OsMessage;
+use crate::os_message::OsMessage;
 use io_hooks::process::Tracked;
 use io_hooks::{Flow, HookEvents};
 
@@ -406,7 +406,7 @@ impl<'e, 'a> Run<'e, 'a> {
             self.emit(EventKind::ToolCall {
                 step,
                 tool: call.tool.clone(),
-                args: crate::RawJson::from(&call.args),
+                args: crate::raw_json::RawJson::from(&call.args),
             });
             if let Err(refusal) = self.permit(step, call) {
                 observations.push(refusal);
@@ -451,7 +451,7 @@ impl<'e, 'a> Run<'e, 'a> {
                 self.emit(EventKind::ApprovalRequested {
                     step,
                     tool: call.tool.clone(),
-                    args: crate::RawJson::from(&call.args),
+                    args: crate::raw_json::RawJson::from(&call.args),
                 });
                 let approved = self.env.approver.approve(&ApprovalRequest {
                     run_id: &self.run_id,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::call::ToolName;
+use crate::tool_name::ToolName;
 
 /// The policy's answer for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::OsMessage;
+use crate::os_message::OsMessage;
 use io_hooks::beneath::Via;
 use io_hooks::{TableError, TomlFile};
 use serde::Deserialize;
@@ -279,12 +279,12 @@ impl Default for ScriptedOperator {
     }
 }
 
-impl crate::run::Approver for ScriptedOperator {
-    fn approve(&self, _: &crate::run::ApprovalRequest<'_>) -> bool {
+impl super::policy::Approver for ScriptedOperator {
+    fn approve(&self, _: &super::policy::ApprovalRequest<'_>) -> bool {
         self.approve
     }
 
-    fn answer(&self, question: &crate::run::Question<'_>) -> Option<String> {
+    fn answer(&self, question: &super::policy::Question<'_>) -> Option<String> {
         self.answers.get(question.question).cloned()
     }
 }

@@ -8,7 +8,7 @@ use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-use crate::OsMessage;
+use crate::os_message::OsMessage;
 use io_hooks::beneath::{self, Links, Open, Root};
 use rustix::fd::OwnedFd;
 use serde::{Deserialize, Serialize};

@@ -226,7 +226,7 @@ impl Workspace<'_> {
     ) -> io::Result<(Result<(), io_hooks::process::ProcessError>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader)?;
-        let ended = crate::process_interrupt().run_argv(
+        let ended = crate::supervisor::process_interrupt().run_argv(
             argv,
             self.root,
             input,
@@ -266,7 +266,7 @@ impl Workspace<'_> {
 
     /// Starts an argv in the background, in its own process group, with no
     /// input and its output discarded; the group is killed on `io`'s
-    /// interrupt ([`crate::process_interrupt`]).
+    /// interrupt ([`crate::supervisor::process_interrupt`]).
     pub(super) fn spawn_background(
         &self,
         argv: &[String],
@@ -284,7 +284,7 @@ impl Workspace<'_> {
             .process_group(0)
             .spawn()
             .and_then(|child| {
-                crate::process_interrupt()
+                crate::supervisor::process_interrupt()
                     .track(child)
                     .map_err(io::Error::other)
             })
