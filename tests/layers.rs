@@ -46,6 +46,8 @@ const PROGRAM: &[(usize, &[&str])] = &[
     // What every command is built of: output and escaping, finding the
     // root, loading, logging, the lines about hooks.
     (1, &["cli"]),
+    // One module per command.
+    (2, &["commands"]),
 ];
 
 /// One of the two crates of `src/`.
@@ -483,6 +485,17 @@ fn the_events_and_the_config_name_neither_the_run_loop_nor_the_crate_root() {
     assert!(names("run", "tool_name"), "{}", shown(&edges));
 }
 
+/// No module of `cli/` names a command: what the commands are built of
+/// sits below them all, and `main.rs` only parses and dispatches.
+#[test]
+fn the_commands_use_cli_and_cli_uses_no_command() {
+    let (edges, _) = graph("main.rs");
+    let edges = top_edges(&edges);
+    let names = |from: &str, to: &str| edges.get(from).is_some_and(|t| t.contains(to));
+    assert!(names("commands", "cli"), "{}", shown(&edges));
+    assert!(!names("cli", "commands"), "{}", shown(&edges));
+}
+
 #[test]
 fn inside_each_crate_a_module_is_named_by_its_path() {
     for krate in &CRATES {
@@ -502,7 +515,8 @@ fn the_reader_tells_the_two_crates_apart() {
     let program = modules("main.rs");
     assert!(library.contains("run::call"), "{library:?}");
     assert!(library.contains("event"), "{library:?}");
-    assert!(program.contains("cli"), "{program:?}");
+    assert!(program.contains("cli::output"), "{program:?}");
+    assert!(program.contains("commands::replay::input"), "{program:?}");
     assert!(
         library.intersection(&program).next().is_none(),
         "a module in both crates: {library:?} {program:?}"
@@ -510,6 +524,10 @@ fn the_reader_tells_the_two_crates_apart() {
     assert_eq!(module_of(&src().join("run/mod.rs")), "run");
     assert_eq!(module_of(&src().join("main.rs")), "");
     assert_eq!(module_of(&src().join("run/call.rs")), "run::call");
+    assert_eq!(
+        module_of(&src().join("commands/replay/mod.rs")),
+        "commands::replay"
+    );
     let text = "use crate::a::X;\n\
                 // crate::commented\n\
                 use super::{sib::H, I};\n\

@@ -7,19 +7,49 @@ use io_harness::schema::{EventDoc, FieldDoc, envelope_docs, event_docs, events_m
 use io_harness::{EventKind, HookEvents};
 use io_hooks::{Kind, UnknownEvent};
 
-use super::{CmdResult, out, print_json};
+use crate::cli::exit::CmdResult;
+use crate::cli::output::{out, print_json};
 
-/// `io events`: every event's tag, cost class and when it fires; with
-/// `markdown`, docs/events.md; with `tag`, that one event.
-pub(crate) fn events(tag: Option<&str>, json: bool, markdown: bool) -> CmdResult {
-    if markdown {
+/// List the events a hook may name, with when each fires and its cost;
+/// with TAG, what a hook receives for that event.
+///
+/// With TAG: the event's doc, its cost class, its fields (name, JSON
+/// type, meaning), the envelope every line carries, and a real line from
+/// examples/events.jsonl. An unknown TAG is an error (exit 1), as an
+/// unknown name in a hook's `on` list is.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Example:
+  io events
+  io events step
+  io events --json
+  io events --markdown > docs/events.md")]
+pub(crate) struct Args {
+    /// One event's tag (`step`, `tool_call`, …).
+    tag: Option<String>,
+    /// JSON: an array of {event, when, frequency, fields, example}
+    /// objects, or one such object with TAG.
+    #[arg(long, conflicts_with = "markdown")]
+    json: bool,
+    /// The operator's reference to every event, as docs/events.md holds it.
+    #[arg(long, conflicts_with = "tag")]
+    markdown: bool,
+}
+
+/// Runs `io events`: every event's tag, cost class and when it fires; with
+/// `--markdown`, docs/events.md; with a tag, that one event.
+///
+/// Returns 0; an error when the tag names no event or stdout cannot be
+/// written.
+pub(crate) fn exec(args: &Args) -> CmdResult {
+    if args.markdown {
         out(&events_markdown())?;
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(tag) = tag {
-        return one_event(tag, json);
+    if let Some(tag) = &args.tag {
+        return one_event(tag, args.json);
     }
-    if json {
+    if args.json {
         let list = event_docs().iter().map(event_json).collect();
         return print_json(&serde_json::Value::Array(list));
     }

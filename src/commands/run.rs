@@ -2,7 +2,7 @@
 //! progress as it goes.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
@@ -15,10 +15,43 @@ use io_harness::{
     run_with_observed,
 };
 
-use super::{
-    CmdResult, EXIT_CANCELLED, STDERR_TAIL, Selection, Verbosity, load, out, report, safe,
-    safe_line, stderr_tail, store_dir,
+use crate::cli::exit::{CmdResult, EXIT_CANCELLED};
+use crate::cli::hook_report::{
+    STDERR_TAIL, background_report, print_problems, report, say_hooks_in_force, stderr_tail,
 };
+use crate::cli::load::{load, script_error};
+use crate::cli::log::{Verbosity, log_to_stderr};
+use crate::cli::output::{out, safe, safe_line};
+use crate::cli::selection::Selection;
+use crate::cli::signals::on_signal;
+
+/// Run a scripted session in ROOT with the config's hooks installed, or
+/// resume a stored run.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Example:
+  io run examples/demo/script.toml --root /tmp/ws
+  io run --resume r-0123456789ab --root /tmp/ws")]
+pub(crate) struct Args {
+    /// The script of model turns.
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    script: Option<PathBuf>,
+    /// Resume this run from its last committed step.
+    #[arg(long, value_name = "RUN_ID")]
+    resume: Option<String>,
+    /// The workspace and discovery root [default: the nearest directory
+    /// at or above the working directory holding io.local.toml, io.toml
+    /// or .git, else the working directory].
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// A `[profile.<name>]` to apply.
+    #[arg(long)]
+    profile: Option<String>,
+    /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
+    /// its stderr, under its failure.
+    #[arg(long)]
+    stderr: bool,
+}
 
 /// What to run: a script from the start, or a stored run from where it
 /// stopped.
@@ -27,18 +60,31 @@ pub(crate) enum Start<'a> {
     Resume(&'a str),
 }
 
-pub(crate) fn run(
-    start: Start<'_>,
-    root: Option<&Path>,
-    profile: Option<&str>,
-    stderr: bool,
-    verbosity: Verbosity,
-) -> CmdResult {
-    let config = load(root, profile)?;
-    super::log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
-    super::say_hooks_in_force(&config, verbosity);
-    let result = run_in(&config, start, stderr)?;
+/// Runs `io run` at `verbosity`.
+///
+/// Returns 0 when the run completed, 3 when a hook cancelled it, 1 when it
+/// failed; an error when the config or the script cannot be read or the
+/// run cannot start.
+pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
+    let start = match (&args.script, &args.resume) {
+        (_, Some(run_id)) => Start::Resume(run_id),
+        (Some(script), None) => Start::Script(script),
+        // clap requires one of the two.
+        (None, None) => return Ok(ExitCode::from(2)),
+    };
+    let config = load(args.root.as_deref(), args.profile.as_deref())?;
+    log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
+    if !verbosity.quiet {
+        say_hooks_in_force(&config);
+    }
+    let result = run_in(&config, start, args.stderr)?;
     Ok(exit_code(&result))
+}
+
+/// The directory `io run` keeps its journals in, under `root`: what `io
+/// runs` lists.
+pub(crate) fn store_dir(root: &Path) -> PathBuf {
+    root.join(".io").join("runs")
 }
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
@@ -48,7 +94,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let root = config.root();
     let store = FileStore::beneath(root, store_dir(Path::new("")));
     let hooks = config.hooks();
-    super::print_problems(&hooks);
+    print_problems(&hooks);
     cancel_hooks_can_run(&hooks)?;
     let hooks = if stderr {
         hooks.capture_stderr(STDERR_TAIL)
@@ -62,7 +108,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let hooks = {
         let late = Arc::clone(&late);
         hooks.on_background(move |run| {
-            if let Some(text) = super::background_report(&run, "  ") {
+            if let Some(text) = background_report(&run, "  ") {
                 lock(&late).push_str(&text);
             }
         })
@@ -71,8 +117,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
-            let (provider, text) =
-                ScriptedProvider::read(&script).map_err(|e| super::script_error(&e))?;
+            let (provider, text) = ScriptedProvider::read(&script).map_err(|e| script_error(&e))?;
             let contract = Contract {
                 origin: Some(script.display().to_string()),
                 script: Some(text),
@@ -90,8 +135,8 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
         }
         Start::Resume(run_id) => {
             let (origin, script) = origin(config, &store, run_id)?;
-            let provider = ScriptedProvider::from_toml(&origin, &script)
-                .map_err(|e| super::script_error(&e))?;
+            let provider =
+                ScriptedProvider::from_toml(&origin, &script).map_err(|e| script_error(&e))?;
             // The journal names what the run was, never where it acts or
             // what it runs: the workspace is the root, the MCP servers the
             // configuration's own.
@@ -115,7 +160,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     // how the run ended (a signal meanwhile ends them, as it ends io).
     hooks.wait_background();
     // The run has returned: a signal now ends no run.
-    super::on_signal(None);
+    on_signal(None);
     let result = result?;
     progress.finish();
     let hint = match &result.outcome {
@@ -312,7 +357,7 @@ impl Observer for Progress<'_> {
                 event.run_id,
                 self.root.display()
             );
-            super::on_signal(Some(format!(
+            on_signal(Some(format!(
                 "io: run {} interrupted; resume it with: {}\n",
                 safe_line(&event.run_id),
                 safe_line(&resume)

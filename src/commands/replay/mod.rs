@@ -6,7 +6,7 @@ mod input;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
@@ -20,48 +20,85 @@ use serde::Serialize;
 use serde_json::json;
 
 use input::Parsed;
-pub(crate) use input::{DEFAULT_MAX_LINE, MAX_LINE};
+use input::{DEFAULT_MAX_LINE, MAX_LINE};
 
-use super::{
-    CmdResult, EXIT_CANCELLED, EXIT_USAGE, Selection, Verbosity, load, out, report, safe,
-    stderr_tail, write_safe_json, write_safe_line,
+use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
+use crate::cli::hook_report::{
+    STDERR_TAIL, background_report, print_problems, report, say_hooks_in_force, stderr_tail,
 };
+use crate::cli::load::load;
+use crate::cli::log::{Verbosity, log_to_stderr};
+use crate::cli::output::{err, out, safe, write_safe_json, write_safe_line};
+use crate::cli::selection::Selection;
 
-/// What `io replay` was asked to do.
-pub(crate) struct Args<'a> {
-    pub(crate) file: &'a str,
-    pub(crate) root: Option<&'a Path>,
-    pub(crate) profile: Option<&'a str>,
-    pub(crate) json: bool,
-    pub(crate) dry_run: bool,
-    /// `--hook N`, numbered as `hook[N]`; empty for every hook.
-    pub(crate) hooks: &'a [usize],
-    pub(crate) stderr: bool,
-    /// `--max-line`: the longest line read, newline excluded.
-    pub(crate) max_line: u64,
-    pub(crate) verbosity: Verbosity,
+/// Replay a recorded run (JSON lines, as an `append` hook writes them)
+/// through the configured hooks, cancelling at the next step boundary as
+/// a run would.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  io replay audit.jsonl\n  io replay - --json < events.jsonl\n  io replay audit.jsonl --dry-run --hook 2\n  io replay audit.jsonl --hook 3 --stderr"
+)]
+pub(crate) struct Args {
+    /// The events file, or `-` for stdin.
+    file: String,
+    /// The discovery root [default: the nearest directory at or above
+    /// the working directory holding io.local.toml, io.toml or .git,
+    /// else the working directory].
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// A `[profile.<name>]` to apply.
+    #[arg(long)]
+    profile: Option<String>,
+    /// One JSON object per event, then a summary object.
+    #[arg(long)]
+    json: bool,
+    /// Read and check the whole file and print, per event, which hooks
+    /// would fire: nothing is run and no file is written.
+    #[arg(long)]
+    dry_run: bool,
+    /// Replay through the N-th hook only, from 1 (`hook[N]`, or
+    /// `profile.<name>.hook[N]` under a profile, as `io check` names
+    /// them); repeatable.
+    #[arg(long = "hook", value_name = "N")]
+    hooks: Vec<usize>,
+    /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
+    /// its stderr, under its failure.
+    #[arg(long)]
+    stderr: bool,
+    /// The longest line to read, in bytes (newline excluded): a longer
+    /// one stops the replay, naming it.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_LINE))]
+    max_line: u64,
 }
 
-pub(crate) fn replay_file(args: &Args<'_>) -> CmdResult {
-    let config = load(args.root, args.profile)?;
-    let selection = match Selection::new(config.hook_specs(), args.hooks) {
+/// Runs `io replay` at `verbosity`.
+///
+/// Returns 0 when every event was delivered, 3 when a hook cancelled the
+/// replay, 2 when `--hook` names no hook, 1 for a failed hook's event as
+/// the run would end; an error when the config or the file cannot be read.
+pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
+    let config = load(args.root.as_deref(), args.profile.as_deref())?;
+    let selection = match Selection::new(config.hook_specs(), &args.hooks) {
         Ok(selection) => selection,
         Err(message) => {
-            super::err(&safe(&format!("io: {message}\n")));
+            err(&safe(&format!("io: {message}\n")));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
-    let (name, source) = open(args.file)?;
-    super::log_to_stderr(args.verbosity, &config, &selection);
-    super::say_hooks_in_force(&config, args.verbosity);
+    let (name, source) = open(&args.file)?;
+    log_to_stderr(verbosity, &config, &selection);
+    if !verbosity.quiet {
+        say_hooks_in_force(&config);
+    }
     // A background hook's failures, told on its worker's thread: printed
     // once the replay's last event has reached every hook.
     let late = Arc::new(Mutex::new(Vec::new()));
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
-        super::print_problems(&hooks);
+        print_problems(&hooks);
         let hooks = if args.stderr {
-            hooks.capture_stderr(super::STDERR_TAIL)
+            hooks.capture_stderr(STDERR_TAIL)
         } else {
             hooks
         };
@@ -124,7 +161,7 @@ fn told_late(
     selection: &Selection,
     json: bool,
 ) -> impl Fn(io_hooks::BackgroundRun<'_>) + Send + Sync + 'static {
-    let numbers = selection.numbers.clone();
+    let numbers = selection.numbers().to_vec();
     move |run| {
         let number = numbers.get(run.index).copied().unwrap_or(run.number());
         let report = if json {
@@ -143,7 +180,7 @@ fn told_late(
                 String::from_utf8_lossy(&line).into_owned() + "\n"
             })
         } else {
-            super::background_report(&run, "").map(|text| safe(&text))
+            background_report(&run, "").map(|text| safe(&text))
         };
         if let (Some(report), Ok(mut late)) = (report, late.lock()) {
             late.push(report);
@@ -196,14 +233,14 @@ impl Iterator for Events {
                 Parsed::Blank => continue,
                 Parsed::Event(event) => event,
                 Parsed::Torn => {
-                    super::err(&safe(&format!(
+                    err(&safe(&format!(
                         "io: {name}: line {number}: skipped a torn line: it ends before its JSON \
                          does ({CUT_SHORT})\n"
                     )));
                     continue;
                 }
                 Parsed::Glued { fragment, event } => {
-                    super::err(&safe(&format!(
+                    err(&safe(&format!(
                         "io: {name}: line {number}: skipped a torn fragment ({fragment} bytes) \
                          glued before the event on this line ({CUT_SHORT})\n"
                     )));

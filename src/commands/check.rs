@@ -1,7 +1,7 @@
 //! `io check`: load the config as a run would, and say what it does, what
 //! will not work as written, and what costs more than it may seem to.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use io_harness::{
@@ -9,8 +9,54 @@ use io_harness::{
 };
 use io_hooks::{Kind, UnknownEvent};
 
-use super::{CmdResult, Root, describe, hook_key, load_at, out, replaced, safe, write_safe_json};
+use crate::cli::discovery_root::DiscoveryRoot;
+use crate::cli::exit::CmdResult;
+use crate::cli::hook_report::{describe, hook_key, replaced};
+use crate::cli::load::load_at;
+use crate::cli::output::{out, safe, write_safe_json};
 
+/// Load the config as a run would and say what its hooks do.
+///
+/// Reads the user-scope file ($IO_CONFIG_HOME/io.toml, else
+/// $XDG_CONFIG_HOME/io/io.toml, else ~/.config/io/io.toml), then
+/// ROOT/io.toml, then ROOT/io.local.toml.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Exits 1 when a hook cannot work as written.\n\nExample:\n  io check --root . --profile ci\n  io check --event finished\n  io check --json | jq '.hooks[] | select(.problems != [])'"
+)]
+pub(crate) struct Args {
+    /// The discovery root [default: the nearest directory at or above
+    /// the working directory holding io.local.toml, io.toml or .git,
+    /// else the working directory].
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// A `[profile.<name>]` to apply.
+    #[arg(long)]
+    profile: Option<String>,
+    /// Also list the hooks that would fire for this event tag, and those
+    /// whose `where` filter lets only some of its events through.
+    #[arg(long, value_name = "TAG")]
+    event: Option<String>,
+    /// One JSON object: the root and why, the files read, every hook
+    /// with its problems and notes, and the verdict.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `io check`.
+///
+/// Returns 0 when every hook can work as written, else 1; an error when
+/// the config cannot be loaded or `--event` names no event.
+pub(crate) fn exec(args: &Args) -> CmdResult {
+    check(
+        args.root.as_deref(),
+        args.profile.as_deref(),
+        args.event.as_deref(),
+        args.json,
+    )
+}
+
+/// `io check` with the root, profile and `--event` given, and `--json`.
 pub(crate) fn check(
     root: Option<&Path>,
     profile: Option<&str>,
@@ -55,7 +101,7 @@ pub(crate) fn check(
 /// problems and notes, what `--event` fires, and the verdict.
 fn report_text(
     config: &Config,
-    root: &Root,
+    root: &DiscoveryRoot,
     problems: &[Problem],
     event: Option<(&str, Kind<EventKind>)>,
     broken: usize,
@@ -95,7 +141,7 @@ fn report_text(
 /// `io check --json`: what [`report_text`] says, as one object.
 fn report_json(
     config: &Config,
-    root: &Root,
+    root: &DiscoveryRoot,
     problems: &[Problem],
     event: Option<(&str, Kind<EventKind>)>,
     broken: usize,
@@ -296,7 +342,7 @@ fn cost_notes(spec: &HookSpec<EventKind>) -> Vec<String> {
 }
 
 /// The files discovery looks for, in scope order.
-fn looked_at(config: &Config) -> Vec<std::path::PathBuf> {
+fn looked_at(config: &Config) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(dir) = Config::user_dir() {
         paths.push(dir.join(PROJECT_FILE));

@@ -10,8 +10,27 @@ use std::process::ExitCode;
 use io_harness::OsMessage;
 use io_harness::run::RunOutcome;
 
+use super::check;
 use super::run::{Start, run_in};
-use super::{CmdResult, check, load, out, safe};
+use crate::cli::exit::CmdResult;
+use crate::cli::load::load;
+use crate::cli::log::{Verbosity, log_to_stderr};
+use crate::cli::output::{err, out, safe};
+use crate::cli::selection::Selection;
+
+/// The spec's four hooks on a real run, in a fresh temporary workspace:
+/// an audit log, a notification, a formatter and a policy check that
+/// stops the run, which is then resumed.
+#[derive(clap::Args)]
+#[command(after_help = "Example:\n  io demo")]
+pub(crate) struct Args {
+    /// Lay the demo out here, and keep it, instead of in a new temporary
+    /// directory removed at the end. Refused if DIR is a symbolic link
+    /// or already holds `workspace` or `script.toml`: nothing is
+    /// overwritten.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
 
 /// The demo, embedded so the binary carries it: (path, contents, executable).
 const FILES: &[(&str, &str, bool)] = &[
@@ -47,8 +66,12 @@ const FILES: &[(&str, &str, bool)] = &[
     ),
 ];
 
-pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
-    let (base, temporary) = match dir {
+/// Runs `io demo`.
+///
+/// Returns the exit code of the demo's last run; an error when its
+/// directory cannot be made, is refused, or a run cannot start.
+pub(crate) fn exec(args: &Args) -> CmdResult {
+    let (base, temporary) = match args.dir.as_deref() {
         Some(dir) => (dir.to_path_buf(), false),
         None => (fresh_dir()?, true),
     };
@@ -58,7 +81,7 @@ pub(crate) fn demo(dir: Option<&Path>) -> CmdResult {
         // temporary directory; `--dir` keeps them.
         let removed = fs::remove_dir_all(&base);
         if let Err(e) = removed {
-            super::err(&safe(&format!(
+            err(&safe(&format!(
                 "io: could not remove the demo's directory {}: {}\n",
                 base.display(),
                 OsMessage(&e)
@@ -88,10 +111,10 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
     )))?;
     check::check(Some(&root), None, None, false)?;
     let config = load(Some(&root), None)?;
-    super::log_to_stderr(
-        super::Verbosity::default(),
+    log_to_stderr(
+        Verbosity::default(),
         &config,
-        &super::Selection::all(config.hook_specs()),
+        &Selection::all(config.hook_specs()),
     );
 
     out("\n== io run script.toml: the policy check will stop it\n")?;

@@ -1,19 +1,38 @@
 //! `io runs`: the root's runs, newest first, each with how it last ended
 //! and, where it can go on, the command that resumes it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use io_harness::Outcome;
 use io_harness::run::{FileStore, RunSummary};
 
-use super::{CmdResult, load_at, out, safe, safe_line, store_dir};
+use super::run::store_dir;
+use crate::cli::exit::CmdResult;
+use crate::cli::load::load_at;
+use crate::cli::output::{out, safe, safe_line};
+
+/// List the root's runs, newest first: how each last ended, and the
+/// command that resumes it.
+#[derive(clap::Args)]
+#[command(after_help = "Example:\n  io runs\n  io runs --root /tmp/ws")]
+pub(crate) struct Args {
+    /// The discovery root [default: the nearest directory at or above
+    /// the working directory holding io.local.toml, io.toml or .git,
+    /// else the working directory].
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
 
 /// How much of a goal a line shows.
 const GOAL_SHOWN: usize = 60;
 
-pub(crate) fn runs(root: Option<&Path>) -> CmdResult {
-    let (config, _) = load_at(root, None)?;
+/// Runs `io runs`.
+///
+/// Returns 0; an error when the config cannot be loaded, the store cannot
+/// be listed or stdout cannot be written.
+pub(crate) fn exec(args: &Args) -> CmdResult {
+    let (config, _) = load_at(args.root.as_deref(), None)?;
     let root = config.root();
     let store = FileStore::beneath(root, store_dir(Path::new("")));
     let mut listed: Vec<Result<RunSummary, String>> = Vec::new();

@@ -1,0 +1,96 @@
+//! Finding the discovery root a command acts on when `--root` is not
+//! given, as git finds a repository's top, and the trust rule that keeps
+//! the search out of directories another user could write.
+
+use std::path::{Path, PathBuf};
+
+use io_harness::{LOCAL_FILE, PROJECT_FILE};
+
+/// The names whose presence makes a directory a project's top, as git's
+/// `.git` does: the nearest directory at or above the working directory
+/// holding any of them is the root.
+const ROOT_MARKERS: [&str; 3] = [LOCAL_FILE, PROJECT_FILE, ".git"];
+
+/// The discovery root a command acts on, and why it is that one (what
+/// `io check` prints).
+#[derive(Debug)]
+pub(crate) struct DiscoveryRoot {
+    /// The directory.
+    pub(crate) path: PathBuf,
+    /// Why it is the root: given with `--root`, or what the search found.
+    pub(crate) why: String,
+}
+
+impl DiscoveryRoot {
+    /// Returns the nearest directory at or above `cwd` that holds `io.local.toml`,
+    /// `io.toml` or `.git` (any kind of file, a link too: its presence is
+    /// the operator's project saying where its top is), so that a run
+    /// started in `src/` has the project's hooks. The search goes up to the
+    /// filesystem's top, but never into a directory another user could have
+    /// put such a file in (one owned by neither this user nor root, or
+    /// writable by others, or by a group that is not this user's own): a
+    /// `/tmp/io.local.toml` another user wrote must not become the hooks of
+    /// everyone who runs `io` under `/tmp`. With none found, the root is
+    /// `cwd`, as before.
+    pub(crate) fn find(cwd: &Path) -> DiscoveryRoot {
+        let mut dir = cwd;
+        let stopped = loop {
+            if let Some(marker) = ROOT_MARKERS
+                .iter()
+                .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
+            {
+                let why = if dir == cwd {
+                    format!("the working directory, which holds `{marker}`")
+                } else {
+                    format!(
+                        "it holds `{marker}`; found from the working directory, {}",
+                        cwd.display()
+                    )
+                };
+                return DiscoveryRoot {
+                    path: dir.to_path_buf(),
+                    why,
+                };
+            }
+            let Some(parent) = dir.parent() else {
+                break None;
+            };
+            if let Some(reason) = untrusted(parent) {
+                break Some((parent, reason));
+            }
+            dir = parent;
+        };
+        let mut why = format!(
+            "the working directory; no `{LOCAL_FILE}`, `{PROJECT_FILE}` or `.git` in it or above it"
+        );
+        if let Some((at, reason)) = stopped {
+            why.push_str(&format!(
+                "; the search stopped below {}, which {reason}",
+                at.display()
+            ));
+        }
+        DiscoveryRoot {
+            path: cwd.to_path_buf(),
+            why,
+        }
+    }
+}
+
+/// Why the root search may not take a file from `dir`: another user could
+/// have written it there. `None` when only this user (or root) could.
+fn untrusted(dir: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return Some("cannot be looked at");
+    };
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me && meta.uid() != 0 {
+        Some("another user owns")
+    } else if meta.mode() & 0o002 != 0 {
+        Some("anyone may write")
+    } else if meta.mode() & 0o020 != 0 && meta.gid() != rustix::process::getegid().as_raw() {
+        Some("a group may write")
+    } else {
+        None
+    }
+}
