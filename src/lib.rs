@@ -50,14 +50,28 @@
 mod config;
 mod event;
 mod event_schema;
+mod hook_schema;
 mod observer;
 mod os_message;
 mod raw_json;
 pub mod replay;
 pub mod run;
-pub mod schema;
 mod supervisor;
 mod tool_name;
+
+/// What `io schema` publishes, generated from the registry: a JSON Schema
+/// for `[[hook]]` tables ([`hook_schema`](schema::hook_schema)), so an
+/// editor can complete event names and flag a bad key while the operator
+/// types, and the events' own schema and documentation (`docs/events.md`).
+/// Each is written in a module of its own: `hook_schema.rs` and
+/// `event_schema.rs`.
+pub mod schema {
+    pub use crate::event_schema::{
+        EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema,
+        example_line, where_fields_line,
+    };
+    pub use crate::hook_schema::hook_schema;
+}
 
 pub use config::{
     Config, ConfigError, Hooks, HooksInForce, LOCAL_FILE, PROJECT_FILE, Scope, Source,

@@ -33,12 +33,12 @@ const LIBRARY: &[(usize, &[&str])] = &[
         &["event", "os_message", "raw_json", "tool_name", "supervisor"],
     ),
     // What is built on the events: the config, the observer, the events'
-    // schema and docs.
-    (2, &["config", "observer", "event_schema"]),
+    // schema and docs, the hook tables' schema.
+    (2, &["config", "observer", "event_schema", "hook_schema"]),
     // The reference run loop.
     (3, &["run"]),
-    // Replaying a recording, and what `io schema` publishes.
-    (4, &["replay", "schema"]),
+    // Replaying a recording.
+    (4, &["replay"]),
 ];
 
 /// The `io` program's layers: each top-level module of `main.rs`.

@@ -15,8 +15,8 @@
 //! # Ok(()) }
 //! ```
 
+mod config_error;
 mod discover;
-mod error;
 mod git;
 mod read;
 mod regular;
@@ -30,7 +30,7 @@ use io_hooks::text::did_you_mean;
 
 use crate::event::EventKind;
 
-pub use error::ConfigError;
+pub use config_error::ConfigError;
 pub(crate) use regular::read_regular;
 
 /// The hooks observer for io-harness's events: what [`Config::hooks`]

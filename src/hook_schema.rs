@@ -1,16 +1,10 @@
-//! What `io schema` publishes, generated from the registry: a JSON Schema
-//! for `[[hook]]` tables, so an editor can complete event names and flag a
-//! bad key while the operator types, and the events' own schema and
-//! documentation (`docs/events.md`).
+//! The JSON Schema of `[[hook]]` tables, generated from the registry, so
+//! an editor can complete event names and flag a bad key while the
+//! operator types: published as [`crate::schema::hook_schema`].
 
 use serde_json::{Value, json};
 
 use crate::event::EventKind;
-
-pub use crate::event_schema::{
-    EventDoc, FieldDoc, envelope_docs, event_docs, events_markdown, events_schema, example_line,
-    where_fields_line,
-};
 
 /// The JSON Schema (draft 2020-12) of an `io.local.toml` or user-scope file,
 /// as far as hooks go: [`io_hooks::schema::hook_file_schema`], so `[[hook]]`
