@@ -29,18 +29,18 @@ pub(crate) struct Args {
     /// the working directory holding io.local.toml, io.toml or .git,
     /// else the working directory].
     #[arg(long)]
-    root: Option<PathBuf>,
+    pub(crate) root: Option<PathBuf>,
     /// A `[profile.<name>]` to apply.
     #[arg(long)]
-    profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// Also list the hooks that would fire for this event tag, and those
     /// whose `where` filter lets only some of its events through.
     #[arg(long, value_name = "TAG")]
-    event: Option<String>,
+    pub(crate) event: Option<String>,
     /// One JSON object: the root and why, the files read, every hook
     /// with its problems and notes, and the verdict.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// Runs `io check`.
@@ -48,24 +48,11 @@ pub(crate) struct Args {
 /// Returns 0 when every hook can work as written, else 1; an error when
 /// the config cannot be loaded or `--event` names no event.
 pub(crate) fn exec(args: &Args) -> CmdResult {
-    check(
-        args.root.as_deref(),
-        args.profile.as_deref(),
-        args.event.as_deref(),
-        args.json,
-    )
-}
-
-/// `io check` with the root, profile and `--event` given, and `--json`.
-pub(crate) fn check(
-    root: Option<&Path>,
-    profile: Option<&str>,
-    event: Option<&str>,
-    json: bool,
-) -> CmdResult {
-    let (config, root) = load_at(root, profile)?;
+    let (config, root) = load_at(args.root.as_deref(), args.profile.as_deref())?;
     // Checked before anything is printed: an unknown tag is an error.
-    let event = event
+    let event = args
+        .event
+        .as_deref()
         .map(|tag| {
             let kind = EventKind::from_tag(tag)
                 .ok_or_else(|| format!("--event: {}", UnknownEvent::new::<EventKind>(tag)))?;
@@ -79,7 +66,7 @@ pub(crate) fn check(
         hooks.dedup();
         hooks.len()
     };
-    if json {
+    if args.json {
         let report = report_json(&config, &root, &problems, event, broken);
         let mut line = Vec::new();
         write_safe_json(&mut line, &report).map_err(|e| e.to_string())?;

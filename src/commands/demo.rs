@@ -109,7 +109,12 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
         "== io demo in {}\n== the config (io check):\n",
         base.display()
     )))?;
-    check::check(Some(&root), None, None, false)?;
+    check::exec(&check::Args {
+        root: Some(root.clone()),
+        profile: None,
+        event: None,
+        json: false,
+    })?;
     let config = load(Some(&root), None)?;
     log_to_stderr(
         Verbosity::default(),
