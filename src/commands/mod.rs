@@ -1,5 +1,5 @@
-//! The `io` commands, one module each, as cargo's
-//! `src/bin/cargo/commands/<name>.rs`: each holds its clap `Args` (its
+//! The `io` commands, one module each, as cargo's binary keeps one file
+//! per command in its `commands` folder: each holds its clap `Args` (its
 //! flags, its help) and an `exec` that takes them and returns the
 //! command's exit code or the one paragraph `main` prints on stderr.
 
