@@ -15,7 +15,7 @@ use io_harness::{
     run_with_observed,
 };
 
-use crate::cli::exit::{CmdResult, EXIT_CANCELLED};
+use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
     STDERR_TAIL, background_report, print_problems, report, say_hooks_in_force, stderr_tail,
 };
@@ -70,7 +70,7 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         (_, Some(run_id)) => Start::Resume(run_id),
         (Some(script), None) => Start::Script(script),
         // clap requires one of the two.
-        (None, None) => return Ok(ExitCode::from(2)),
+        (None, None) => return Ok(ExitCode::from(EXIT_USAGE)),
     };
     let config = load(args.root.as_deref(), args.profile.as_deref())?;
     log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
