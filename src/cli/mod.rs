@@ -263,7 +263,7 @@ fn with_source_line(error: &ConfigError) -> String {
 
 /// A script's error as a config error is shown ([`with_source_line`]): the
 /// message, then the line under it when the script may be shown (one read
-/// through a symbolic link is [`ProviderError::Parse`], with no line).
+/// through a symbolic link is [`ProviderError::Parse`](io_harness::run::ProviderError::Parse), with no line).
 pub(crate) fn script_error(error: &io_harness::run::ProviderError) -> String {
     match error {
         io_harness::run::ProviderError::Script(table) => {
