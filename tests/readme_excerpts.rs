@@ -227,8 +227,9 @@ fn assert_excerpt(name: &str, excerpt: &str, printed: &str) {
 /// The demo's block: its first line.
 const DEMO: &str = "== io run script.toml: the policy check will stop it";
 
-#[test]
-fn every_console_excerpt_in_the_readme_is_real_output() {
+/// Every checked document's `console` blocks, in order, and the name of
+/// each: its document and its first line.
+fn blocks_and_names() -> (Vec<String>, Vec<String>) {
     let mut blocks = Vec::new();
     let mut names = Vec::new();
     for doc in DOCUMENTS {
@@ -240,6 +241,12 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
             blocks.push(block);
         }
     }
+    (blocks, names)
+}
+
+#[test]
+fn every_console_excerpt_in_the_readme_is_real_output() {
+    let (blocks, names) = blocks_and_names();
     // Every block is checked: a new one needs its setup here.
     assert_eq!(
         names,
