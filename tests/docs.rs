@@ -1,7 +1,8 @@
 //! The operator's documents: `docs/events.md` is what `io events --markdown`
 //! generates, nothing links outside the repository, the README keeps its two
 //! commands first, `docs/hooks.md` quotes the program's own refusal, and
-//! every test the threat model and the decisions name exists.
+//! every test the threat model, the decisions and ROBUSTNESS.md name
+//! exists.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -204,11 +205,11 @@ fn named_tests(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn every_test_the_threat_model_and_the_decisions_name_exists() {
+fn every_test_the_threat_model_the_decisions_and_robustness_name_exists() {
     let mut files = Vec::new();
     sources(repo(), &mut files);
     let code: String = files.iter().map(|f| read(f)).collect();
-    for doc in ["docs/threat-model.md", "docs/decisions.md"] {
+    for doc in ["docs/threat-model.md", "docs/decisions.md", "ROBUSTNESS.md"] {
         let names = named_tests(&read(&repo().join(doc)));
         assert!(names.len() > 40, "{doc}: only {} tests found", names.len());
         let missing: Vec<&String> = names

@@ -3,7 +3,7 @@
 //! panics, and a valid document loads exactly as written.
 //!
 //! This is the bounded, in-suite half of the fuzzing; the long half is
-//! `cargo fuzz run config_bytes` / `config_doc` (see README, Robustness),
+//! `cargo fuzz run config_bytes` / `config_doc` (see ROBUSTNESS.md),
 //! which drives the same oracles in `fuzz_support`. `IO_FUZZ_CASES` raises
 //! the case count here (default 64) for a longer run without cargo-fuzz.
 

@@ -2,7 +2,7 @@
 //! at a time: arbitrary bytes never panic, and a line that parses round-trips.
 //!
 //! The bounded, in-suite half; the long half is
-//! `cargo fuzz run run_event_line` (README, Robustness), with the same oracle.
+//! `cargo fuzz run run_event_line` (ROBUSTNESS.md), with the same oracle.
 
 mod fuzz_support;
 

@@ -4,7 +4,7 @@
 //! and without a slow match.
 //!
 //! This is the bounded, in-suite half; the long half is `cargo fuzz run
-//! where_filter` (see README, Robustness), which drives the same oracle in
+//! where_filter` (see ROBUSTNESS.md), which drives the same oracle in
 //! `fuzz_support`. `IO_FUZZ_CASES` raises the case count here (default 64).
 
 mod fuzz_support;

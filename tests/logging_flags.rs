@@ -1,5 +1,5 @@
-//! What `-q`, the default, `-v` and `-vv` log, as `io --help` and the
-//! README say, and every hook named as in the table in force, under
+//! What `-q`, the default, `-v` and `-vv` log, as `io --help` and
+//! docs/io.md say, and every hook named as in the table in force, under
 //! `--hook` too (issue 21, item 7): the engine's own lines by where the hook
 //! was written, its file and key path, printed as the engine wrote them
 //! (issue 36).

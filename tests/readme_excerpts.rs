@@ -1,8 +1,9 @@
-//! The README's console excerpts are copies of real runs: each block's
-//! commands are run as the README's sections set them up, and each run of
-//! lines between two `…` must appear, consecutively and in order, in what
-//! the commands print, once run ids, times, durations and the temporary
-//! directory are put back as the README writes them (issue 21, item 7).
+//! The console excerpts of the README and of docs/io.md (where the README's
+//! detail moved, issue 43) are copies of real runs: each block's commands
+//! are run as the document's sections set them up, and each run of lines
+//! between two `…` must appear, consecutively and in order, in what the
+//! commands print, once run ids, times, durations and the temporary
+//! directory are put back as the document writes them (issue 21, item 7).
 
 mod common;
 
@@ -15,9 +16,12 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The README's `console` blocks, in order.
-fn console_blocks() -> Vec<String> {
-    let readme = fs::read_to_string(repo().join("README.md")).expect("README.md");
+/// The documents whose `console` blocks are checked, in order.
+const DOCUMENTS: [&str; 2] = ["README.md", "docs/io.md"];
+
+/// The `console` blocks of `doc`, in order.
+fn console_blocks(doc: &str) -> Vec<String> {
+    let readme = fs::read_to_string(repo().join(doc)).expect(doc);
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
     for line in readme.lines() {
@@ -118,7 +122,7 @@ fn run_block(block: &str, dir: &Path, shown: &str) -> String {
                 printed.push_str(text.lines().last().unwrap_or_default());
                 printed.push('\n');
             }
-            _ => panic!("the README runs `{command}`, which this test cannot"),
+            _ => panic!("a document runs `{command}`, which this test cannot"),
         }
     }
     let real = dir.canonicalize().expect("canonical").display().to_string();
@@ -209,7 +213,7 @@ fn assert_excerpt(name: &str, excerpt: &str, printed: &str) {
             .find(|&at| lines.iter().enumerate().all(|(i, l)| printed[at + i] == *l));
         let Some(at) = found else {
             panic!(
-                "README block `{name}`: these lines are not in the real output (after line {from}):\n{}\n--- the real output:\n{}",
+                "block `{name}`: these lines are not in the real output (after line {from}):\n{}\n--- the real output:\n{}",
                 lines.join("\n"),
                 printed.join("\n")
             );
@@ -220,47 +224,68 @@ fn assert_excerpt(name: &str, excerpt: &str, printed: &str) {
     assert!(runs > 0, "{name}: an empty excerpt");
 }
 
+/// The demo's block: its first line.
+const DEMO: &str = "== io run script.toml: the policy check will stop it";
+
+/// Every checked document's `console` blocks, in order, and the name of
+/// each: its document and its first line.
+fn blocks_and_names() -> (Vec<String>, Vec<String>) {
+    let mut blocks = Vec::new();
+    let mut names = Vec::new();
+    for doc in DOCUMENTS {
+        for block in console_blocks(doc) {
+            names.push(format!(
+                "{doc}: {}",
+                block.lines().next().unwrap_or_default()
+            ));
+            blocks.push(block);
+        }
+    }
+    (blocks, names)
+}
+
 #[test]
 fn every_console_excerpt_in_the_readme_is_real_output() {
-    let blocks = console_blocks();
-    let names: Vec<String> = blocks
-        .iter()
-        .map(|b| b.lines().next().unwrap_or_default().to_owned())
-        .collect();
+    let (blocks, names) = blocks_and_names();
     // Every block is checked: a new one needs its setup here.
     assert_eq!(
         names,
         [
-            "$ io check",
-            "$ io check --json",
-            "$ io check",
-            "$ io check",
-            "$ io check",
-            "$ io check",
-            "$ io check",
-            "$ io replay examples/events.jsonl",
-            "$ io replay bad.jsonl",
-            "$ io replay events.jsonl --dry-run",
-            "$ io replay events.jsonl --stderr",
-            "== io run script.toml: the policy check will stop it",
+            "README.md: $ io check",
+            "README.md: $ io check",
+            "README.md: $ io replay examples/events.jsonl",
+            &format!("README.md: {DEMO}"),
+            "docs/io.md: $ io check --json",
+            "docs/io.md: $ io check",
+            "docs/io.md: $ io check",
+            "docs/io.md: $ io check",
+            "docs/io.md: $ io check",
+            "docs/io.md: $ io replay bad.jsonl",
+            "docs/io.md: $ io replay events.jsonl --dry-run",
+            "docs/io.md: $ io replay events.jsonl --stderr",
         ],
-        "the README's console blocks changed: give each new one its setup in this test"
+        "the documents' console blocks changed: give each new one its setup in this test"
     );
     let shown = "/tmp/readme/myproject";
+    // Each block's setup, the demo's (set up below) left out.
     let setups: [&str; 11] = [
+        WRITE_A_HOOK,
+        "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
         WRITE_A_HOOK,
         WRITE_A_HOOK,
         HIDDEN_TABLE,
-        "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
         NETRC_LINK,
         "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"logs/audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"check-tool-call\"]\non_failure = \"cancel\"\n",
         CANNOT_START,
         WRITE_A_HOOK,
-        WRITE_A_HOOK,
         WITH_POLICY,
         WITH_POLICY,
     ];
-    for ((block, name), config) in blocks.iter().zip(&names).zip(setups) {
+    let others = blocks
+        .iter()
+        .zip(&names)
+        .filter(|(block, _)| !block.starts_with(DEMO));
+    for ((block, name), config) in others.zip(setups) {
         let dir = project(config);
         let outside = tempfile::tempdir().expect("tempdir");
         if config == NETRC_LINK {
@@ -293,7 +318,10 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
     );
     let real = dir.canonicalize().expect("canonical").display().to_string();
     let printed = String::from_utf8_lossy(&out.stdout).replace(&real, "/tmp/d");
-    let demo = blocks.last().expect("the demo's block is the last");
+    let demo = blocks
+        .iter()
+        .find(|b| b.starts_with(DEMO))
+        .expect("the demo's block");
     assert_excerpt("io demo", demo, &printed);
 }
 

@@ -904,7 +904,7 @@ struct RunShape {
 ///
 /// Every hooked `step` pays an open+write+close, so the 1.02× bound on a
 /// token's cost cannot hold for a hook on `step`; 1.15× is its target at
-/// 100 steps (BENCHMARKS.md, "The missed target").
+/// 100 steps (BENCHMARKS.md, "Targets").
 const SHAPES: [RunShape; 2] = [
     RunShape {
         steps: 100,

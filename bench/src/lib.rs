@@ -131,7 +131,7 @@ pub fn raw_append(path: &Path, line: &[u8]) {
 /// `append` cannot avoid, [`raw_append`] of a line serialised in advance.
 /// No serialisation, no lock, no check. A run with hooks against a run with
 /// this observer is the engine's own cost; this observer against none is
-/// the syscalls' (`BENCHMARKS.md`, "The missed target").
+/// the syscalls' (`BENCHMARKS.md`, "Targets").
 pub struct RawAppendObserver {
     wanted: HookFilter<EventKind>,
     path: PathBuf,

@@ -1019,7 +1019,7 @@ pub(crate) fn check_where(bytes: &[u8]) -> usize {
         else {
             continue;
         };
-        // A slow match is libFuzzer's `-timeout` to catch (the README's
+        // A slow match is libFuzzer's `-timeout` to catch (ROBUSTNESS.md's
         // fuzz command), not a clock read here, which a busy machine trips.
         let passes = filter.passes(&event);
         let away = filter.turned_away(&event);

@@ -1,6 +1,6 @@
 //! Why running a program failed ([`ProcessError`]): the process runner's
 //! own error, as ripgrep's process module has its `CommandError`. A `run`
-//! hook's failure carries it ([`ProcessError::Process`](crate::ProcessError::Process)),
+//! hook's failure carries it ([`HookFailure::Process`](crate::HookFailure::Process)),
 //! and an embedder's own commands get it from [`run_argv`](super::run_argv)
 //! and [`run_command`](super::run_command).
 

@@ -1,4 +1,4 @@
-//! `[[hook]]` tables: parsed strictly from TOML into [`HookSpec`]s.
+//! `[[hook]]` tables: parsed strictly from TOML into [`HookSpec`](crate::HookSpec)s.
 //!
 //! Two stages, each with its own kind of error. **Deserialization** (serde,
 //! a visitor that refuses a key the key table does not hold, and
@@ -8,7 +8,7 @@
 //! `append` and `run`, a program to run, events that exist, a timeout that
 //! applies. `on` is typed there too, as the one value whose message needs
 //! the event enum (its example is the enum's first event). Both stages
-//! report through one [`TableError`], whose `Display` is the operator's
+//! report through one [`TableError`](crate::TableError), whose `Display` is the operator's
 //! message:
 //!
 //! ```text
