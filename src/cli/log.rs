@@ -45,7 +45,7 @@ impl Verbosity {
 /// when `NO_COLOR` is set. Then logs, at info, where `config`'s hooks come
 /// from and, at debug, each hook of `selection`.
 ///
-/// What each level adds (`io --help` and the README say the same):
+/// What each level adds (`io --help` and docs/io.md say the same):
 /// - error (`-q`): errors only.
 /// - warn (the default): what io reports nowhere else, such as a journal's
 ///   torn last record it dropped. The engine's warnings about hooks (a
