@@ -33,16 +33,12 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
     ];
     let hooks = Hooks::new(specs, root);
     let got = kinds(&hooks);
-    assert_eq!(
-        got[0],
-        (
-            1,
-            ProblemKind::Run(RunProblem::NotInPath {
-                program: "notify-sendx-no-such".into(),
-                in_root: None
-            })
-        )
-    );
+    let numbered = |number, problem| (number, ProblemKind::Run(problem));
+    let not_in_path = RunProblem::NotInPath {
+        program: "notify-sendx-no-such".into(),
+        in_root: None,
+    };
+    assert_eq!(got[0], numbered(1, not_in_path));
     assert!(
         matches!(
             &got[1],
@@ -57,29 +53,19 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
             root.join("scripts/x.sh").display()
         )
     );
-    assert_eq!(
-        got[2],
-        (
-            3,
-            ProblemKind::Run(RunProblem::NotInPath {
-                program: "myhook".into(),
-                in_root: Some("./myhook".into())
-            })
-        )
-    );
+    let not_in_path = RunProblem::NotInPath {
+        program: "myhook".into(),
+        in_root: Some("./myhook".into()),
+    };
+    assert_eq!(got[2], numbered(3, not_in_path));
     assert_eq!(
         hooks.problems()[2].hint().as_deref(),
         Some("to run the file in the hooks' root, write `./myhook`")
     );
-    assert_eq!(
-        got[3],
-        (
-            4,
-            ProblemKind::Run(RunProblem::NotExpanded {
-                text: "$HOME/bin/notify".into()
-            })
-        )
-    );
+    let not_expanded = RunProblem::NotExpanded {
+        text: "$HOME/bin/notify".into(),
+    };
+    assert_eq!(got[3], numbered(4, not_expanded));
     // Nothing else is said of a program no shell will expand: `root/$HOME`
     // is a path nobody meant.
     assert!(

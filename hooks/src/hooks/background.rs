@@ -80,7 +80,9 @@ pub(crate) type Report = Arc<dyn Fn(BackgroundRun<'_>) + Send + Sync>;
 
 /// Everything a worker needs, shared with the hooks that started it.
 pub(crate) struct Start {
-    pub(crate) ready: Arc<[Box<dyn Execute>]>,
+    /// The hook's action, prepared to execute.
+    pub(crate) ready: Arc<dyn Execute>,
+    /// The hook's position, from 0.
     pub(crate) index: usize,
     /// The hook's name in messages.
     pub(crate) origin: Origin,
@@ -298,7 +300,7 @@ fn work(queue: &Queue, start: &Start) {
 fn execute(start: &Start, job: &Job, seq: u64) {
     let begun = Instant::now();
     let mut capture = start.stderr_tail.map(Capture::new);
-    let result = start.ready[start.index].execute(Fire {
+    let result = start.ready.execute(Fire {
         line: &job.line,
         root: &start.root,
         interrupt: &start.interrupt,
