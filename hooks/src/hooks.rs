@@ -12,7 +12,7 @@ mod background;
 
 pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 
-use crate::action::{Execute, Fire, Prepare, ProblemKind};
+use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
@@ -126,10 +126,12 @@ struct Hook<E> {
     origin: Origin,
     /// Its action as its module prepared it to execute; shared with its
     /// background worker.
-    ready: Arc<dyn Execute>,
-    /// Whether its events go to its worker: its action asks
-    /// ([`Execute::background`]) and its failure does not cancel, whatever
-    /// the action (a cancel from the background would come late).
+    ready: Arc<dyn DynAction>,
+    /// Its timeout, when its action honours `timeout_ms`.
+    timeout: Option<Duration>,
+    /// Whether its events go to its worker: its action says `background`
+    /// and its failure does not cancel (a cancel from the background would
+    /// come late).
     background: bool,
     /// Its background worker, started at its first event (`None` inside:
     /// it could not be started, and the hook runs while the host waits).
@@ -200,10 +202,11 @@ impl<E: HookEvents> Hooks<E> {
             .zip(origins)
             .zip(ready)
             .map(|((spec, origin), ready)| Hook {
-                background: ready.background() && spec.on_failure != OnFailure::Cancel,
+                background: spec.action.background() && spec.on_failure != OnFailure::Cancel,
+                timeout: spec.action.timeout(),
                 spec,
                 origin,
-                ready: Arc::from(ready),
+                ready,
                 worker: OnceLock::new(),
             })
             .collect();
@@ -285,7 +288,7 @@ impl<E: HookEvents> Hooks<E> {
     /// dry run, or a checker that must leave the disk as it found it.
     ///
     /// ```
-    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks, ProblemKind};
+    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
@@ -295,7 +298,8 @@ impl<E: HookEvents> Hooks<E> {
     ///     Action::append(dir.path().join("nope/audit.jsonl")),
     /// )];
     /// let problems = Hooks::check(&specs, dir.path());
-    /// assert!(matches!(problems[0].kind, ProblemKind::Append(AppendProblem::NoParent { .. })));
+    /// let problem = problems[0].kind.downcast_ref::<AppendProblem>();
+    /// assert!(matches!(problem, Some(AppendProblem::NoParent { .. })));
     /// assert_eq!(problems[0].number(), 1);
     /// assert_eq!(problems[0].origin.key(), "hook[1]"); // built in code: no file
     /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
@@ -509,8 +513,10 @@ impl<E: HookEvents> Hooks<E> {
             Ok(line) if hook.background && self.queue(index, hook, line, tag) => (Ok(()), true),
             Ok(line) => {
                 let fire = Fire {
+                    tag,
                     line,
                     root: &self.abs_root,
+                    limit: hook.timeout.map(|t| (t, Instant::now() + t)),
                     interrupt: &self.interrupt,
                     capture,
                 };
@@ -526,6 +532,7 @@ impl<E: HookEvents> Hooks<E> {
         let worker = hook.worker.get_or_init(|| {
             let start = Start {
                 ready: Arc::clone(&hook.ready),
+                timeout: hook.timeout,
                 index,
                 origin: hook.origin.clone(),
                 root: Arc::clone(&self.abs_root),
@@ -669,20 +676,27 @@ fn prepare<E: HookEvents>(
     origins: &[Origin],
     root: &Root,
     create: bool,
-) -> (Vec<Box<dyn Execute>>, Vec<Problem>) {
+) -> (Vec<Arc<dyn DynAction>>, Vec<Problem>) {
     let mut problems = Vec::new();
     let ready = specs
         .iter()
         .enumerate()
         .map(|(index, spec)| {
+            let cancels = spec.on_failure == OnFailure::Cancel;
             let mut cx = Prepare {
                 root,
                 create,
-                cancels: spec.on_failure == OnFailure::Cancel,
+                cancels,
                 read_with: spec.read_with.as_deref(),
                 key: spec.action.key(),
                 problems: Vec::new(),
             };
+            if cancels && spec.action.background() {
+                cx.problem(
+                    CANCEL_IN_BACKGROUND,
+                    Some(CANCEL_IN_BACKGROUND_HINT.to_owned()),
+                );
+            }
             let ready = spec.action.prepare(&mut cx);
             problems.extend(cx.problems.into_iter().map(|kind| Problem {
                 index,
@@ -694,6 +708,17 @@ fn prepare<E: HookEvents>(
         .collect();
     (ready, problems)
 }
+
+/// A hook built in code in the background whose failure cancels: it runs
+/// while the host waits, which building the hooks says (a table cannot
+/// say both: its reader refuses it).
+const CANCEL_IN_BACKGROUND: &str = "it runs in the background and its failure cancels the run, \
+     which cannot go together: a cancel from the background would land on a later step than \
+     the event that caused it, so it runs while the host waits";
+
+/// What to do about [`CANCEL_IN_BACKGROUND`].
+const CANCEL_IN_BACKGROUND_HINT: &str =
+    "build its action without `in_background`, or make the hook `OnFailure::Continue`";
 
 /// Something that will make one hook fail each time it fires, found when the
 /// hooks were built. Its `Display` is one line for an operator, starting
