@@ -10,7 +10,8 @@ mod action;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -364,6 +365,58 @@ fn the_schema_of_a_layout_with_a_webhook_names_its_keys() {
         not.contains("timeout_ms") && not.contains("background"),
         "{not}"
     );
+}
+
+/// A listener that takes the request slowly cannot hold the hook past its
+/// timeout: each write waits at most what is left of the deadline (a socket
+/// write timeout alone bounds one write, and a 16 MB event took 15.7 s to
+/// fail a 2,000 ms hook).
+#[test]
+fn a_listener_that_reads_slowly_fails_the_hook_at_its_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a port on 127.0.0.1");
+    let port = listener.local_addr().expect("its address").port();
+    let done = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&done);
+    // Takes 16 KiB at a time, a pause between (the adversary's pace), until
+    // the client has closed or the test is done.
+    let reader = std::thread::spawn(move || -> usize {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return 0;
+        };
+        let mut taken = 0;
+        let mut chunk = vec![0; 16 * 1024];
+        while !stop.load(Ordering::Relaxed) {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => taken += n,
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        taken
+    });
+    let text = format!("[[hook]]\nwebhook = \"http://127.0.0.1:{port}/x\"\ntimeout_ms = 500\n");
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = Hooks::new(load(&text).unwrap(), dir.path());
+    let big = Ev::Deployed {
+        target: "x".repeat(16 << 20),
+    };
+    let mut failures = Vec::new();
+    let started = Instant::now();
+    let flow = hooks.fire_with(&big, &big, |run| {
+        failures.push(run.result.map_err(ToString::to_string));
+    });
+    let took = started.elapsed();
+    done.store(true, Ordering::Relaxed);
+    assert_eq!(flow, Flow::Continue);
+    assert_eq!(
+        failures,
+        [Err("the request was not taken within 500 ms".to_owned())]
+    );
+    assert!(took >= Duration::from_millis(500), "{took:?}");
+    // Bounded by the deadline: the whole event at this pace takes over 20 s.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let taken = reader.join().expect("the reader thread");
+    assert!(taken > 0 && taken < 16 << 20, "{taken} bytes taken");
 }
 
 /// A key an action takes twice, or one another action has, is the

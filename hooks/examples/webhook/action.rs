@@ -39,6 +39,10 @@ pub(crate) const KEY: &str = WebhookKind::KEY.name();
 /// The most of an answer read: its status line is all that counts.
 const ANSWER_LIMIT: u64 = 8 * 1024;
 
+/// The most of the request written at once, so that each write waits at
+/// most what is left of the deadline.
+const WRITE_CHUNK: usize = 64 * 1024;
+
 /// The `webhook` action's kind: given to `Layout::action`. It honours the
 /// engine's `timeout_ms` and `background`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -138,7 +142,8 @@ pub(crate) enum WebhookFailure {
     Io(String),
     /// No whole answer within the timeout.
     Timeout(Duration),
-
+    /// The listener did not take the whole request within the timeout.
+    NotSent(Duration),
     /// An answer that is not 2xx: its status code (the reason phrase is the
     /// server's words, and not printed).
     Status(u16),
@@ -153,7 +158,9 @@ impl fmt::Display for WebhookFailure {
         match self {
             WebhookFailure::Io(e) => write!(f, "the request failed: {e}"),
             WebhookFailure::Timeout(t) => write!(f, "no answer within {} ms", t.as_millis()),
-
+            WebhookFailure::NotSent(t) => {
+                write!(f, "the request was not taken within {} ms", t.as_millis())
+            }
             WebhookFailure::Status(code) => write!(f, "the server answered {code}, not 2xx"),
             WebhookFailure::NotHttp => f.write_str("the server's answer is not HTTP"),
             WebhookFailure::Interrupted => f.write_str("interrupted before the request"),
@@ -194,7 +201,8 @@ impl Execute for Webhook {
 
 impl Webhook {
     /// POSTs the event's line and reads the status line of the answer, all
-    /// within the hook's timeout.
+    /// by the hook's deadline: the connection, each write of the request
+    /// and each read of the answer wait at most what is left of it.
     fn post(&self, fire: &Fire<'_>) -> Result<(), WebhookFailure> {
         if fire.interrupt().is_interrupted() {
             return Err(WebhookFailure::Interrupted);
@@ -229,15 +237,24 @@ impl Webhook {
             self.target.port,
             line.len()
         );
-        stream
-            .set_write_timeout(Some(left(WebhookFailure::Timeout)?))
-            .map_err(io(WebhookFailure::Timeout))?;
-        stream
-            .write_all(head.as_bytes())
-            .map_err(io(WebhookFailure::Timeout))?;
-        stream
-            .write_all(line)
-            .map_err(io(WebhookFailure::Timeout))?;
+        // A socket's write timeout bounds one write, not the request: a
+        // listener that reads slowly would let each write take up to it. So
+        // the request goes in chunks, each under what is left.
+        for part in [head.as_bytes(), line] {
+            for chunk in part.chunks(WRITE_CHUNK) {
+                let mut rest = chunk;
+                while !rest.is_empty() {
+                    let left = left(WebhookFailure::NotSent)?;
+                    stream
+                        .set_write_timeout(Some(left))
+                        .map_err(io(WebhookFailure::NotSent))?;
+                    match stream.write(rest).map_err(io(WebhookFailure::NotSent))? {
+                        0 => return Err(WebhookFailure::Io("the listener closed".into())),
+                        n => rest = &rest[n..],
+                    }
+                }
+            }
+        }
         let mut answer = Vec::new();
         let mut reader = (&mut stream).take(ANSWER_LIMIT);
         // Read until the status line is whole, each read within what is
