@@ -44,6 +44,11 @@ impl ActionKind for TallyKind {
         "`true`, as in `tally = true`",
         |_| serde_json::json!({ "const": true }),
     );
+    const OPTIONS: &'static [HookKey] = &[HookKey::new(
+        "tone",
+        "a tone from 0 to 9, as in `tone = 3`",
+        |_| serde_json::json!({ "type": "integer" }),
+    )];
     const VERB: &'static str = "tallies";
     const TIMEOUT: bool = true;
     const BACKGROUND: bool = true;
@@ -51,6 +56,11 @@ impl ActionKind for TallyKind {
     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Tally, TableError> {
         let shown = format!("{table:?}");
         assert!(shown.contains(r#"key: "tally""#), "{shown}");
+        if let Some(tone) = table.option::<u8>("tone")?
+            && tone > 9
+        {
+            return Err(table.refuse("tone", "a tone is from 0 to 9"));
+        }
         match table.value::<bool>()? {
             true => Ok(Tally(Arc::clone(&self.0), Arc::clone(&self.1))),
             false => Err(table.refuse("tally", "write `tally = true`, or no hook")),
@@ -348,6 +358,17 @@ fn a_wrong_type_for_an_added_key_says_what_the_key_accepts() {
         read("[[hook]]\ntally = 3\n"),
         "app.toml: key `hook[1].tally`: invalid type: integer `3`, expected `true`, as in \
          `tally = true` (line 2, column 9)"
+    );
+    // An option's too, in its own words.
+    assert_eq!(
+        read("[[hook]]\ntally = true\ntone = \"3\"\n"),
+        "app.toml: key `hook[1].tone`: invalid type: string \"3\", expected a tone from 0 to 9, \
+         as in `tone = 3` (line 3, column 8)"
+    );
+    assert_eq!(
+        read("[[hook]]\ntally = true\ntone = 300\n"),
+        "app.toml: key `hook[1].tone`: invalid value: integer `300`, expected a tone from 0 to \
+         9, as in `tone = 3` (line 3, column 8)"
     );
     assert_eq!(
         read("[[hook]]\ntally = [1]\n"),

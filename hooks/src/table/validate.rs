@@ -1,5 +1,5 @@
 //! Validation: a table's keys checked against each other and against the
-//! event enum. The shape was settled by [`super::raw`]; what each action
+//! event enum. The shape was settled by [`crate::raw`]; what each action
 //! means is its own module's ([`crate::action`]).
 
 use std::fmt;

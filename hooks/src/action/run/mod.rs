@@ -1,5 +1,5 @@
 //! The `run` action: spawn an argv with the event's JSON line on stdin,
-//! through the process runner ([`process`](crate::process)).
+//! through the process runner ([`process`]).
 //!
 //! Its keys and their validation are `keys.rs`; what building the hooks
 //! finds wrong with a program, `check.rs`, in the words of `problem.rs`.
