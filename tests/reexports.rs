@@ -47,14 +47,21 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     assert_eq!(line.map(|l| l.line), Some(2));
 
     // A problem is one action's own, each named through `io_harness`.
-    let run = ProblemKind::Run(RunProblem::NotInPath {
-        program: "x".into(),
-        in_root: None,
-    });
-    let append = ProblemKind::Append(AppendProblem::IsDirectory {
-        path: "logs".into(),
-    });
-    assert!(run.hint().is_some() && append.hint().is_some());
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let specs = vec![
+        io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::run(["no-such-x"])),
+        io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::append(dir.path())),
+    ];
+    let problems = io_hooks::Hooks::check(&specs, dir.path());
+    let kinds: Vec<&ProblemKind> = problems.iter().map(|p| &p.kind).collect();
+    let run = kinds[0].downcast_ref::<RunProblem>();
+    assert!(matches!(run, Some(RunProblem::NotInPath { .. })), "{run:?}");
+    let append = kinds[1].downcast_ref::<AppendProblem>();
+    assert!(
+        matches!(append, Some(AppendProblem::IsDirectory { .. })),
+        "{append:?}"
+    );
+    assert!(kinds[0].hint().is_some() && kinds[1].hint().is_some());
 
     // Where a hook was written, named through `io_harness`.
     let spec = io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::run(["true"]))

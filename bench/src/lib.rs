@@ -108,7 +108,6 @@ pub fn append_hooks(n: usize, on: &[&str], dir: &Path) -> Hooks<EventKind> {
 pub fn append_paths(hooks: &Hooks<EventKind>) -> Vec<PathBuf> {
     hooks
         .specs()
-        .iter()
         .filter_map(|spec| Some(spec.action.get::<AppendAction>()?.path.clone()))
         .collect()
 }

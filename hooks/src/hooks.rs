@@ -12,7 +12,7 @@ mod background;
 
 pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 
-use crate::action::{Execute, Fire, Prepare, ProblemKind};
+use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
@@ -96,7 +96,8 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Hooks<E> {
-    specs: Vec<HookSpec<E>>,
+    /// Every hook, in the order written, with what the engine keeps of it.
+    hooks: Box<[Hook<E>]>,
     root: PathBuf,
     /// `root` made absolute when the hooks were built, so that a program
     /// relative to it, and every child's working directory, do not depend on
@@ -104,20 +105,6 @@ pub struct Hooks<E> {
     /// open, so that every `append` under it is opened beneath it. Shared
     /// with the background hooks' workers.
     abs_root: Arc<Root>,
-    /// Each hook's action as its module prepared it to execute, by hook;
-    /// shared with the background hooks' workers.
-    ready: Arc<[Box<dyn Execute>]>,
-    /// Whether each hook's events go to its worker: its action asks
-    /// ([`Execute::background`]) and its failure does not cancel, whatever
-    /// the action (a cancel from the background would come late).
-    background: Box<[bool]>,
-    /// Each hook's name in messages, by hook: its spec's origin, or
-    /// `hook[N]` for a spec built in code.
-    origins: Box<[Origin]>,
-    /// Each background hook's worker, by hook, started at its first event
-    /// (`None` inside: it could not be started, and the hook runs while the
-    /// host waits). Never set for any other hook.
-    workers: Box<[OnceLock<Option<Worker>>]>,
     /// What the host is told of each event a background hook finished.
     report_background: Option<Report>,
     wanted: HookFilter<E>,
@@ -130,10 +117,32 @@ pub struct Hooks<E> {
     interrupt: Interrupt,
 }
 
+/// One hook as built hooks hold it: its spec, its name in messages, its
+/// action prepared to execute, and its background worker.
+struct Hook<E> {
+    spec: HookSpec<E>,
+    /// Its name in messages: its spec's origin, or `hook[N]` for a spec
+    /// built in code.
+    origin: Origin,
+    /// Its action as its module prepared it to execute; shared with its
+    /// background worker.
+    ready: Arc<dyn DynAction>,
+    /// Its timeout, when its action honours `timeout_ms`.
+    timeout: Option<Duration>,
+    /// Whether its events go to its worker: its action says `background`
+    /// and its failure does not cancel (a cancel from the background would
+    /// come late).
+    background: bool,
+    /// Its background worker, started at its first event (`None` inside:
+    /// it could not be started, and the hook runs while the host waits).
+    /// Never set for a hook that is not `background`.
+    worker: OnceLock<Option<Worker>>,
+}
+
 impl<E: HookEvents> fmt::Debug for Hooks<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Hooks")
-            .field("specs", &self.specs)
+            .field("specs", &self.specs().collect::<Vec<_>>())
             .field("root", &self.root)
             .finish_non_exhaustive()
     }
@@ -188,11 +197,18 @@ impl<E: HookEvents> Hooks<E> {
         let abs_root = Arc::new(Root::open(root));
         let origins = origins(&specs);
         let (ready, problems) = prepare(&specs, &origins, &abs_root, true);
-        let workers = specs.iter().map(|_| OnceLock::new()).collect();
-        let background = specs
-            .iter()
-            .zip(&ready)
-            .map(|(spec, ready)| ready.background() && spec.on_failure != OnFailure::Cancel)
+        let hooks = specs
+            .into_iter()
+            .zip(origins)
+            .zip(ready)
+            .map(|((spec, origin), ready)| Hook {
+                background: spec.action.background() && spec.on_failure != OnFailure::Cancel,
+                timeout: spec.action.timeout(),
+                spec,
+                origin,
+                ready,
+                worker: OnceLock::new(),
+            })
             .collect();
         #[cfg(feature = "tracing")]
         for problem in &problems {
@@ -203,13 +219,9 @@ impl<E: HookEvents> Hooks<E> {
             );
         }
         Hooks {
-            specs,
+            hooks,
             root: root.to_path_buf(),
             abs_root,
-            ready: ready.into(),
-            background,
-            origins: origins.into(),
-            workers,
             report_background: None,
             wanted,
             problems,
@@ -276,7 +288,7 @@ impl<E: HookEvents> Hooks<E> {
     /// dry run, or a checker that must leave the disk as it found it.
     ///
     /// ```
-    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks, ProblemKind};
+    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
@@ -286,7 +298,8 @@ impl<E: HookEvents> Hooks<E> {
     ///     Action::append(dir.path().join("nope/audit.jsonl")),
     /// )];
     /// let problems = Hooks::check(&specs, dir.path());
-    /// assert!(matches!(problems[0].kind, ProblemKind::Append(AppendProblem::NoParent { .. })));
+    /// let problem = problems[0].kind.downcast_ref::<AppendProblem>();
+    /// assert!(matches!(problem, Some(AppendProblem::NoParent { .. })));
     /// assert_eq!(problems[0].number(), 1);
     /// assert_eq!(problems[0].origin.key(), "hook[1]"); // built in code: no file
     /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
@@ -305,12 +318,19 @@ impl<E: HookEvents> Hooks<E> {
 
     /// Whether the config declared no hook.
     pub fn is_empty(&self) -> bool {
-        self.specs.is_empty()
+        self.hooks.is_empty()
     }
 
-    /// The hooks, in the order written.
-    pub fn specs(&self) -> &[HookSpec<E>] {
-        &self.specs
+    /// Returns the hooks' specs, in the order written.
+    pub fn specs(&self) -> impl ExactSizeIterator<Item = &HookSpec<E>> + Clone + '_ {
+        self.hooks.iter().map(|hook| &hook.spec)
+    }
+
+    /// Returns the spec of the hook at `index` in [`specs`](Self::specs)
+    /// (from 0, as [`HookRun::index`] and [`Problem::index`] count), or
+    /// `None` past the last one.
+    pub fn spec(&self, index: usize) -> Option<&HookSpec<E>> {
+        self.hooks.get(index).map(|hook| &hook.spec)
     }
 
     /// The hooks' root, as given to [`new`](Self::new) (hooks use it made
@@ -438,54 +458,19 @@ impl<E: HookEvents> Hooks<E> {
         // an event every filter turns away is never serialised.
         let mut line = None;
         let mut flow = Flow::Continue;
-        let hooks = self
-            .specs
-            .iter()
-            .zip(self.ready.iter())
-            .zip(self.origins.iter());
-        for (index, ((spec, ready), origin)) in hooks.enumerate() {
-            if !spec.on.contains_kind(kind) || !spec.conditions.passes(event) {
+        for (index, hook) in self.hooks.iter().enumerate() {
+            if !hook.spec.on.contains_kind(kind) || !hook.spec.conditions.passes(event) {
                 continue;
             }
             let line = line.get_or_insert_with(|| serialize_line(payload));
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(Capture::new);
-            let mut queued = false;
-            let result = match line {
-                Err(cause) => Err(HookFailure::Serialize {
-                    event: tag,
-                    cause: cause.clone(),
-                }),
-                Ok(line) if self.background[index] && self.queue(index, line, tag) => {
-                    queued = true;
-                    Ok(())
-                }
-                Ok(line) => ready.execute(Fire {
-                    line,
-                    root: &self.abs_root,
-                    interrupt: &self.interrupt,
-                    capture: capture.as_mut(),
-                }),
-            };
+            let (result, queued) = self.execute(index, hook, line, tag, capture.as_mut());
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
-            if let Err(failure) = &result {
-                let verdict = match spec.on_failure {
-                    OnFailure::Continue => "the run goes on",
-                    OnFailure::Cancel => {
-                        flow = Flow::Cancel;
-                        "cancelling the run"
-                    }
-                };
-                #[cfg(feature = "tracing")]
-                tracing::warn!(
-                    hook = origin.key(),
-                    file = origin.file(),
-                    event = tag,
-                    on_failure = spec.on_failure.as_str(),
-                    "{origin} failed on `{tag}`: {failure}; {verdict}"
-                );
-                #[cfg(not(feature = "tracing"))]
-                let _ = (failure, verdict);
+            if let Err(failure) = &result
+                && hook.failed(failure, tag) == Flow::Cancel
+            {
+                flow = Flow::Cancel;
             }
             if let Some(report) = report.as_mut() {
                 let stderr = match (&result, &capture) {
@@ -494,7 +479,7 @@ impl<E: HookEvents> Hooks<E> {
                 };
                 report(HookRun {
                     index,
-                    origin,
+                    origin: &hook.origin,
                     result: result.as_ref().map(|_| ()),
                     elapsed,
                     stderr,
@@ -505,15 +490,51 @@ impl<E: HookEvents> Hooks<E> {
         flow
     }
 
+    /// Executes hook `index` with the event's `line` (or fails it with why
+    /// the event could not be serialised), or hands the line to its
+    /// background worker: the result, and whether it was queued.
+    #[inline]
+    fn execute(
+        &self,
+        index: usize,
+        hook: &Hook<E>,
+        line: &Result<Vec<u8>, String>,
+        tag: &'static str,
+        capture: Option<&mut Capture>,
+    ) -> (Result<(), HookFailure>, bool) {
+        match line {
+            Err(cause) => {
+                let failure = HookFailure::Serialize {
+                    event: tag,
+                    cause: cause.clone(),
+                };
+                (Err(failure), false)
+            }
+            Ok(line) if hook.background && self.queue(index, hook, line, tag) => (Ok(()), true),
+            Ok(line) => {
+                let fire = Fire {
+                    tag,
+                    line,
+                    root: &self.abs_root,
+                    limit: hook.timeout.map(|t| (t, Instant::now() + t)),
+                    interrupt: &self.interrupt,
+                    capture,
+                };
+                (hook.ready.execute(fire), false)
+            }
+        }
+    }
+
     /// Hands `line` to background hook `index`'s worker, starting it at the
     /// hook's first event; `false` when there is no worker (it could not be
     /// started, or has ended) and the event must run here.
-    fn queue(&self, index: usize, line: &[u8], tag: &'static str) -> bool {
-        let worker = self.workers[index].get_or_init(|| {
+    fn queue(&self, index: usize, hook: &Hook<E>, line: &[u8], tag: &'static str) -> bool {
+        let worker = hook.worker.get_or_init(|| {
             let start = Start {
-                ready: Arc::clone(&self.ready),
+                ready: Arc::clone(&hook.ready),
+                timeout: hook.timeout,
                 index,
-                origin: self.origins[index].clone(),
+                origin: hook.origin.clone(),
                 root: Arc::clone(&self.abs_root),
                 interrupt: self.interrupt.clone(),
                 stderr_tail: self.stderr_tail,
@@ -524,7 +545,7 @@ impl<E: HookEvents> Hooks<E> {
                 Err(cause) => {
                     #[cfg(feature = "tracing")]
                     {
-                        let origin = &self.origins[index];
+                        let origin = &hook.origin;
                         tracing::warn!(
                             target: "io_hooks::background",
                             hook = origin.key(),
@@ -557,7 +578,7 @@ impl<E: HookEvents> Hooks<E> {
     /// [`Interrupt`] ends the child in flight, and the events still queued
     /// are then not given to their hook.
     pub fn wait_background(&self) {
-        for worker in self.workers.iter().filter_map(|w| w.get()?.as_ref()) {
+        for worker in self.hooks.iter().filter_map(|h| h.worker.get()?.as_ref()) {
             worker.wait_idle();
         }
     }
@@ -600,6 +621,30 @@ impl<E: HookEvents> Hooks<E> {
     }
 }
 
+impl<E> Hook<E> {
+    /// Logs this hook's `failure` on the event `tag` at warn level, with
+    /// what it does to the run: [`Flow::Cancel`] when the hook's failure
+    /// cancels.
+    fn failed(&self, failure: &HookFailure, tag: &'static str) -> Flow {
+        let (flow, verdict) = match self.spec.on_failure {
+            OnFailure::Continue => (Flow::Continue, "the run goes on"),
+            OnFailure::Cancel => (Flow::Cancel, "cancelling the run"),
+        };
+        let origin = &self.origin;
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            hook = origin.key(),
+            file = origin.file(),
+            event = tag,
+            on_failure = self.spec.on_failure.as_str(),
+            "{origin} failed on `{tag}`: {failure}; {verdict}"
+        );
+        #[cfg(not(feature = "tracing"))]
+        let _ = (origin, failure, tag, verdict);
+        flow
+    }
+}
+
 /// The payload as one JSON line with its newline, or serde's reason it
 /// cannot be serialised.
 fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String> {
@@ -631,20 +676,27 @@ fn prepare<E: HookEvents>(
     origins: &[Origin],
     root: &Root,
     create: bool,
-) -> (Vec<Box<dyn Execute>>, Vec<Problem>) {
+) -> (Vec<Arc<dyn DynAction>>, Vec<Problem>) {
     let mut problems = Vec::new();
     let ready = specs
         .iter()
         .enumerate()
         .map(|(index, spec)| {
+            let cancels = spec.on_failure == OnFailure::Cancel;
             let mut cx = Prepare {
                 root,
                 create,
-                cancels: spec.on_failure == OnFailure::Cancel,
+                cancels,
                 read_with: spec.read_with.as_deref(),
                 key: spec.action.key(),
                 problems: Vec::new(),
             };
+            if cancels && spec.action.background() {
+                cx.problem(
+                    CANCEL_IN_BACKGROUND,
+                    Some(CANCEL_IN_BACKGROUND_HINT.to_owned()),
+                );
+            }
             let ready = spec.action.prepare(&mut cx);
             problems.extend(cx.problems.into_iter().map(|kind| Problem {
                 index,
@@ -656,6 +708,17 @@ fn prepare<E: HookEvents>(
         .collect();
     (ready, problems)
 }
+
+/// A hook built in code in the background whose failure cancels: it runs
+/// while the host waits, which building the hooks says (a table cannot
+/// say both: its reader refuses it).
+const CANCEL_IN_BACKGROUND: &str = "it runs in the background and its failure cancels the run, \
+     which cannot go together: a cancel from the background would land on a later step than \
+     the event that caused it, so it runs while the host waits";
+
+/// What to do about [`CANCEL_IN_BACKGROUND`].
+const CANCEL_IN_BACKGROUND_HINT: &str =
+    "build its action without `in_background`, or make the hook `OnFailure::Continue`";
 
 /// Something that will make one hook fail each time it fires, found when the
 /// hooks were built. Its `Display` is one line for an operator, starting

@@ -17,6 +17,13 @@ pub(crate) const WHERE: &str = "where";
 /// `on_failure`: what a failure of the hook does to the run.
 pub(crate) const ON_FAILURE: &str = "on_failure";
 
+/// `timeout_ms`: the wall-clock ceiling on a hook whose action honours it.
+pub(crate) const TIMEOUT_MS: &str = "timeout_ms";
+
+/// `background`: each event handed to the hook's own worker, for a hook
+/// whose action honours it.
+pub(crate) const BACKGROUND: &str = "background";
+
 /// One key of a hook table, as an action declares it: its name, and its
 /// JSON Schema, which an editor checks the value with
 /// ([`hook_file_schema`](crate::schema::hook_file_schema)).
@@ -27,9 +34,11 @@ pub(crate) const ON_FAILURE: &str = "on_failure";
 ///
 /// ```
 /// use io_hooks::HookKey;
-/// const URL: HookKey = HookKey::new("webhook", |_| {
-///     serde_json::json!({ "type": "string", "format": "uri" })
-/// });
+/// const URL: HookKey = HookKey::new(
+///     "webhook",
+///     "an http:// URL, as in `webhook = \"http://127.0.0.1:8080/hooks\"`",
+///     |_| serde_json::json!({ "type": "string", "format": "uri" }),
+/// );
 /// assert_eq!(URL.name(), "webhook");
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -48,21 +57,27 @@ pub struct HookKey {
 }
 
 impl HookKey {
-    /// A key called `name`, whose value is any TOML value its action reads
-    /// itself, with `schema` as its JSON Schema. `schema` is given the
-    /// schema of one event name, for a key whose value names events; most
-    /// keys ignore it.
-    pub const fn new(name: &'static str, schema: fn(event: &Value) -> Value) -> Self {
+    /// Returns a key called `name`, whose value is any TOML value its
+    /// action reads itself ([`ActionTable::value`](crate::ActionTable::value)),
+    /// with `schema` as its JSON Schema. `accepts` says what the value may
+    /// be, with an example, as a type error ends: "invalid type: integer
+    /// `3`, expected {accepts}". `schema` is given the schema of one event
+    /// name, for a key whose value names events; most keys ignore it.
+    pub const fn new(
+        name: &'static str,
+        accepts: &'static str,
+        schema: fn(event: &Value) -> Value,
+    ) -> Self {
         HookKey {
             name,
-            shape: Shape::Toml,
+            shape: Shape::Toml(accepts),
             owner: None,
             schema,
             elsewhere: None,
         }
     }
 
-    /// The key as written.
+    /// Returns the key as written.
     pub const fn name(&self) -> &'static str {
         self.name
     }
@@ -104,8 +119,22 @@ pub(crate) enum Shape {
     /// `where`: a table of field names and what each must be
     /// (`table/conditions.rs`).
     Where,
-    /// Any TOML value: an embedder's action reads it itself.
-    Toml,
+    /// Any TOML value: an embedder's action reads it itself. What it
+    /// accepts, with an example.
+    Toml(&'static str),
+}
+
+impl Shape {
+    /// What a value of this shape may be, as a type error ends.
+    pub(crate) fn accepts(&self) -> &'static str {
+        match self {
+            Shape::Strings { array, .. } => array,
+            Shape::Text(what) | Shape::Int(what) | Shape::Bool(what) | Shape::Toml(what) => what,
+            Shape::Events { .. } => "an array of event names",
+            Shape::Choice(_) => "one of its values",
+            Shape::Where => crate::conditions::EXPECTING,
+        }
+    }
 }
 
 /// A top-level table whose named bodies declare hooks of their own, as

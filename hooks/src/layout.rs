@@ -106,19 +106,19 @@ impl Layout {
     /// takes (`on`, `append`, `timeout_ms`, another action's of this
     /// layout): a mistake in the embedder's code, found at its first read.
     #[must_use]
-    pub fn action(mut self, kind: impl ActionKind) -> Self {
+    pub fn action<K: ActionKind>(mut self, kind: K) -> Self {
         let mut taken = self.actions.taken();
-        let new = std::iter::once(kind.key()).chain(kind.options().iter().copied());
+        let new = std::iter::once(K::KEY).chain(K::OPTIONS.iter().copied());
         for key in new {
             assert!(
                 !taken.contains(&key.name()),
                 "the action `{}` declares the key `{}`, which a hook table already takes",
-                kind.key().name(),
+                K::KEY.name(),
                 key.name()
             );
             taken.push(key.name());
         }
-        self.actions.own.push(Arc::new(kind));
+        self.actions.push(kind);
         self
     }
 
@@ -206,8 +206,6 @@ impl Layout {
         Some(crate::position::or_list(&places))
     }
 }
-
-use std::sync::Arc;
 
 use crate::action::{ActionKind, ActionSet};
 pub use crate::key::Section;

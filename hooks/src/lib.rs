@@ -73,7 +73,7 @@
 //! | 3 | `conditions/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
-//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`HookAction`], [`Execute`]), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`) and the set a file is read with (`mod.rs`) |
+//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
 //! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
@@ -82,29 +82,41 @@
 //!
 //! # Actions of your own
 //!
-//! `append` and `run` are two actions of a public plug-in, and an embedder
-//! adds its own in its own crate, with [`Layout::action`]: its kind
-//! ([`ActionKind`]: the key that chooses it and its options as
-//! [`HookKey`]s, a verb, and `validate`, which reads an [`ActionTable`]
-//! and refuses a value in its own words with the file, the key path, the
-//! line and the column) and its hook's action ([`HookAction`]: `describe`,
-//! [`Effects`], and `prepare`, which tells a [`Prepare`] what will make
-//! the hook fail each time, as a [`ProblemKind::Action`], and returns what
-//! executes each event: an [`Execute`], given a [`Fire`] with the event's
-//! line, the root and the [`Interrupt`], failing with a type of its own
-//! through [`HookFailure::Action`]). The engine gives it the rest: `on`,
-//! `where`, `on_failure`, the project-scope refusal, an unknown key and its
-//! near miss among every action's keys, a key of another action, the JSON
-//! Schema ([`schema::hook_file_schema`] with the layout), and the messages.
+//! `append` and `run` are two actions of a public plug-in of two traits,
+//! and an embedder adds its own in its own crate, with [`Layout::action`]:
+//!
+//! - its kind ([`ActionKind`]): the key that chooses it, declared once as
+//!   an associated const ([`HookKey`], with what its value accepts and an
+//!   example), its options, a verb, which of the engine's keys it honours
+//!   (`timeout_ms`, `background`), and `validate`, which reads an
+//!   [`ActionTable`] into its typed action (`type Action`) and refuses a
+//!   value in its own words with the file, the key path, the line and the
+//!   column;
+//! - that action, its executor ([`Execute`]): `describe`, [`Effects`],
+//!   `prepare`, which tells a [`Prepare`] what will make the hook fail each
+//!   time (a problem of its own type, reached with
+//!   [`ProblemKind::downcast_ref`]), and `execute`, given a [`Fire`] with
+//!   the event's tag and line, the root, the deadline and the
+//!   [`Interrupt`], failing with a type of its own through
+//!   [`HookFailure::Action`].
+//!
+//! The engine gives it the rest: `on`, `where`, `on_failure`, `timeout_ms`
+//! and `background` (the deadline and the background queue, for an action
+//! that honours them; refused with a reason naming the action on one that
+//! does not), the project-scope refusal, an unknown key and its near miss
+//! among every action's keys, a key of another action, a value of the
+//! wrong type said in the key's words, the JSON Schema
+//! ([`schema::hook_file_schema`] with the layout), and the messages.
 //! `examples/webhook/` adds a `webhook` action (POST each event's line over
-//! HTTP, under a timeout; an answer that is not 2xx is a failure) with the
-//! standard library's sockets: no async runtime is asked of the engine.
+//! HTTP, every wait bounded by the hook's deadline; an answer that is not
+//! 2xx is a failure) with the standard library's sockets: no async runtime
+//! is asked of the engine.
 //!
 //! ```
 //! use std::path::Path;
 //! use io_hooks::{
-//!     Action, ActionKind, ActionTable, Execute, Fire, HookAction, HookEvents, HookFailure,
-//!     HookKey, Layout, Prepare, TableError, TomlFile,
+//!     ActionKind, ActionTable, Execute, Fire, HookEvents, HookFailure, HookKey, Layout, Prepare,
+//!     TableError, TomlFile,
 //! };
 //!
 //! #[derive(HookEvents, serde::Serialize)]
@@ -120,32 +132,27 @@
 //! struct Bell(u8);
 //!
 //! impl ActionKind for BellKind {
-//!     fn key(&self) -> HookKey {
-//!         HookKey::new("bell", |_| serde_json::json!({ "type": "integer", "minimum": 1 }))
-//!     }
-//!     fn verb(&self) -> &'static str {
-//!         "rings"
-//!     }
-//!     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+//!     type Action = Bell;
+//!     const KEY: HookKey = HookKey::new("bell", "a number of rings, as in `bell = 3`", |_| {
+//!         serde_json::json!({ "type": "integer", "minimum": 1 })
+//!     });
+//!     const VERB: &'static str = "rings";
+//!     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Bell, TableError> {
 //!         match table.value::<u8>()? {
 //!             0 => Err(table.refuse("bell", "`bell = 0` rings nothing; write 1 or more")),
-//!             n => Ok(Action::new(Bell(n))),
+//!             n => Ok(Bell(n)),
 //!         }
 //!     }
 //! }
-//! impl HookAction for Bell {
-//!     fn key(&self) -> &'static str {
-//!         "bell"
-//!     }
+//! impl Execute for Bell {
 //!     fn describe(&self, _: &Path) -> String {
 //!         format!("ring {} times", self.0)
 //!     }
-//!     fn prepare(&self, _: &mut Prepare<'_>) -> Box<dyn Execute> {
-//!         Box::new(self.clone())
+//!     fn prepare(&self, _: &mut Prepare<'_>) -> Self {
+//!         self.clone()
 //!     }
-//! }
-//! impl Execute for Bell {
-//!     fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
+//!     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+//!         assert_eq!(fire.tag(), "done");
 //!         Ok(())
 //!     }
 //! }
@@ -154,9 +161,20 @@
 //! let read = |text: &str| TomlFile::new("app.toml", text).layout(&layout).hooks::<Ev>(Path::new("/p"));
 //! let specs = read("[[hook]]\non = [\"done\"]\nbell = 2\n")?;
 //! assert_eq!(specs[0].action.get::<Bell>(), Some(&Bell(2)));
+//! assert_eq!(specs[0].action.key(), "bell");
 //! assert_eq!(
 //!     read("[[hook]]\nbell = 0\n").unwrap_err().to_string(),
 //!     "app.toml: key `hook[1].bell`: `bell = 0` rings nothing; write 1 or more (line 2, column 8)"
+//! );
+//! assert_eq!(
+//!     read("[[hook]]\nbell = \"2\"\n").unwrap_err().to_string(),
+//!     "app.toml: key `hook[1].bell`: invalid type: string \"2\", expected a number of rings, \
+//!      as in `bell = 3` (line 2, column 8)"
+//! );
+//! assert_eq!(
+//!     read("[[hook]]\nbell = 2\ntimeout_ms = 100\n").unwrap_err().to_string(),
+//!     "app.toml: key `hook[1].timeout_ms`: `timeout_ms` applies only to a `run` hook, and this \
+//!      hook rings; remove it (line 3, column 14)"
 //! );
 //! assert_eq!(
 //!     read("[[hook]]\nbel = 1\n").unwrap_err().to_string(),
@@ -168,11 +186,11 @@
 //! ```
 //!
 //! Inside the crate, the built-in actions are modules of `action/` that
-//! implement the same traits (`append/`, `run/`: `keys.rs`, `problem.rs`,
-//! and their mechanism, `file.rs` and `failure.rs` or `check.rs`), with a
-//! `const` entry from which the key table ([`schema::HOOK_KEYS`]) is
-//! computed; `hooks/tests/layers.rs` checks that none names the set that
-//! lists them.
+//! implement the same two traits (`append/`, `run/`: `keys.rs`,
+//! `problem.rs`, and their mechanism, `file.rs` and `failure.rs` or
+//! `check.rs`), each one line of the one list of built-in kinds
+//! (`action::BUILT_IN`), from which the key table ([`schema::HOOK_KEYS`])
+//! is computed; `hooks/tests/layers.rs` checks that none names the list.
 //!
 //! # Tags: the derive and serde agree, or the build says why
 //!
@@ -364,9 +382,8 @@ mod table_error;
 mod tag_check;
 
 pub use action::{
-    Action, ActionKind, ActionProblem, ActionTable, AppendAction, AppendFailure, AppendProblem,
-    DEFAULT_TIMEOUT, Effects, Execute, Fire, HookAction, Prepare, ProblemKind, RunAction,
-    RunProblem,
+    Action, ActionKind, ActionTable, AppendAction, AppendFailure, AppendProblem, DEFAULT_TIMEOUT,
+    Effects, Execute, Fire, Prepare, ProblemKind, RunAction, RunProblem,
 };
 pub use conditions::{Where, WhereError};
 pub use failure::HookFailure;

@@ -115,8 +115,14 @@ impl RawHook {
 
     /// `name`'s value as read, when present, taken out of the table.
     pub(crate) fn take(&mut self, name: &str) -> Option<Spanned<RawValue>> {
+        self.take_keyed(name).map(|(_, value)| value)
+    }
+
+    /// `name`'s row and value as read, when present, taken out of the
+    /// table.
+    pub(crate) fn take_keyed(&mut self, name: &str) -> Option<(HookKey, Spanned<RawValue>)> {
         let at = self.values.iter().position(|(key, _)| key.name == name)?;
-        Some(self.values.remove(at).1)
+        Some(self.values.remove(at))
     }
 
     /// `name`'s value as `pick` reads it, with its span, when present.
@@ -177,34 +183,6 @@ impl RawHook {
     pub(crate) fn take_choice(&mut self, name: &str) -> Option<&'static str> {
         match self.take(name)?.into_inner() {
             RawValue::Choice(choice) => Some(choice),
-            _ => None,
-        }
-    }
-}
-
-/// The value of an action's key, as its validator takes it: read in the
-/// shape the key's row declares ([`Shape::Text`](crate::key::Shape::Text) as a
-/// string, [`Shape::Strings`](crate::key::Shape::Strings) as [`Names`]).
-pub(crate) trait KeyValue: Sized {
-    /// `value` as this type; `None` when it was read in another shape.
-    fn from_raw(value: Spanned<RawValue>) -> Option<Self>;
-}
-
-impl KeyValue for Spanned<String> {
-    fn from_raw(value: Spanned<RawValue>) -> Option<Self> {
-        let span = value.span();
-        match value.into_inner() {
-            RawValue::Text(text) => Some(Spanned::new(span, text)),
-            _ => None,
-        }
-    }
-}
-
-impl KeyValue for Names {
-    fn from_raw(value: Spanned<RawValue>) -> Option<Self> {
-        let span = value.span();
-        match value.into_inner() {
-            RawValue::Strings(items) => Some(Spanned::new(span, items)),
             _ => None,
         }
     }

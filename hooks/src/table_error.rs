@@ -244,8 +244,12 @@ pub enum TableErrorKind {
     KeyOfOtherAction {
         /// The key as written.
         key: &'static str,
-        /// The action key it belongs to (`run`).
+        /// The action key it belongs to (`run`): for a key of the engine's
+        /// (`timeout_ms`, `background`), the first action that honours it.
         owner: &'static str,
+        /// For a key of the engine's, the other actions that honour it, in
+        /// the order the file's reader lists them (`webhook`).
+        also: Vec<&'static str>,
         /// What this hook does, as in "this hook appends".
         verb: &'static str,
         /// Why the key has no meaning here, when there is more to say.
@@ -352,13 +356,16 @@ impl TableErrorKind {
             TableErrorKind::KeyOfOtherAction {
                 key,
                 owner,
+                also,
                 verb,
                 why,
             } => {
-                write!(
-                    f,
-                    "`{key}` applies only to a `{owner}` hook, and this hook {verb}"
-                )?;
+                write!(f, "`{key}` applies only to a ")?;
+                let owners: Vec<&str> = std::iter::once(*owner)
+                    .chain(also.iter().copied())
+                    .collect();
+                write_or_list(f, &owners, "`", "`")?;
+                write!(f, " hook, and this hook {verb}")?;
                 if let Some(why) = why {
                     write!(f, " ({why})")?;
                 }

@@ -9,7 +9,8 @@ use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure, ProblemKind};
+use common::{Typed, typed};
+use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure};
 
 use common::{append, mkfifo, step, within};
 
@@ -24,10 +25,10 @@ fn clone_with_a_link_out() -> (tempfile::TempDir, PathBuf, PathBuf) {
 }
 
 /// What `Hooks::check` finds wrong with `specs`, without the hook numbers.
-fn kinds(specs: &[io_hooks::HookSpec<common::Ev>], root: &std::path::Path) -> Vec<ProblemKind> {
+fn kinds(specs: &[io_hooks::HookSpec<common::Ev>], root: &std::path::Path) -> Vec<Typed> {
     Hooks::check(specs, root)
         .into_iter()
-        .map(|p| p.kind)
+        .map(|p| typed(&p.kind))
         .collect()
 }
 
@@ -43,8 +44,8 @@ fn an_append_through_a_link_out_of_the_root_is_a_problem_and_writes_nothing() {
     let problems = Hooks::check(&specs, &root);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(
-        problems[0].kind,
-        ProblemKind::Append(AppendProblem::LeavesRoot {
+        typed(&problems[0].kind),
+        Typed::Append(AppendProblem::LeavesRoot {
             path: log.clone(),
             through: Some("logs".to_owned())
         })
@@ -96,11 +97,11 @@ fn dot_dot_and_a_relative_path_are_beneath_the_root() {
     assert_eq!(
         kinds(&specs, &root),
         [
-            ProblemKind::Append(AppendProblem::LeavesRoot {
+            Typed::Append(AppendProblem::LeavesRoot {
                 path: up,
                 through: None
             }),
-            ProblemKind::Append(AppendProblem::LeavesRoot {
+            Typed::Append(AppendProblem::LeavesRoot {
                 path: relative,
                 through: Some("logs".to_owned())
             }),
@@ -161,11 +162,11 @@ fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
     assert_eq!(
         kinds(&specs, &root),
         [
-            ProblemKind::Append(AppendProblem::LeavesRoot {
+            Typed::Append(AppendProblem::LeavesRoot {
                 path: deep,
                 through: Some("alias/out".to_owned())
             }),
-            ProblemKind::Append(AppendProblem::NoParent {
+            Typed::Append(AppendProblem::NoParent {
                 path: under_a_file,
                 parent: root.join("file")
             }),
@@ -192,7 +193,7 @@ fn a_fifo_where_a_directory_should_be_is_no_directory_and_nothing_waits_on_it() 
     };
     assert_eq!(
         found,
-        [ProblemKind::Append(AppendProblem::NoParent {
+        [Typed::Append(AppendProblem::NoParent {
             path: log,
             parent: root.join("pipe")
         })]

@@ -319,9 +319,11 @@ fn read(text: &str) -> Result<Vec<HookSpec<Ev>>, String> {
 #[test]
 fn background_is_read_on_a_run_hook_and_refused_where_it_cannot_hold() {
     let specs = read("run = [\"notify\"]\nbackground = true\n").unwrap();
-    assert!(specs[0].action.get::<RunAction>().unwrap().background);
+    assert!(specs[0].action.get::<RunAction>().is_some());
+    assert!(specs[0].action.background());
     let specs = read("run = [\"notify\"]\nbackground = false\n").unwrap();
-    assert!(!specs[0].action.get::<RunAction>().unwrap().background);
+    assert!(specs[0].action.get::<RunAction>().is_some());
+    assert!(!specs[0].action.background());
     assert_eq!(
         read("append = \"a.jsonl\"\nbackground = true\n").unwrap_err(),
         "app.toml: key `hook[1].background`: `background` applies only to a `run` hook, and \

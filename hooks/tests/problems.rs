@@ -5,14 +5,14 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 
-use common::{Ev, append, run};
-use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure, ProblemKind, RunProblem};
+use common::{Ev, Typed, append, run, typed};
+use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure, RunProblem};
 
-fn kinds(hooks: &Hooks<Ev>) -> Vec<(usize, ProblemKind)> {
+fn kinds(hooks: &Hooks<Ev>) -> Vec<(usize, Typed)> {
     hooks
         .problems()
         .iter()
-        .map(|p| (p.number(), p.kind.clone()))
+        .map(|p| (p.number(), typed(&p.kind)))
         .collect()
 }
 
@@ -33,21 +33,14 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
     ];
     let hooks = Hooks::new(specs, root);
     let got = kinds(&hooks);
-    assert_eq!(
-        got[0],
-        (
-            1,
-            ProblemKind::Run(RunProblem::NotInPath {
-                program: "notify-sendx-no-such".into(),
-                in_root: None
-            })
-        )
-    );
+    let numbered = |number, problem| (number, Typed::Run(problem));
+    let not_in_path = RunProblem::NotInPath {
+        program: "notify-sendx-no-such".into(),
+        in_root: None,
+    };
+    assert_eq!(got[0], numbered(1, not_in_path));
     assert!(
-        matches!(
-            &got[1],
-            (2, ProblemKind::Run(RunProblem::NotExecutable { .. }))
-        ),
+        matches!(&got[1], (2, Typed::Run(RunProblem::NotExecutable { .. }))),
         "{got:?}"
     );
     assert_eq!(
@@ -57,36 +50,23 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
             root.join("scripts/x.sh").display()
         )
     );
-    assert_eq!(
-        got[2],
-        (
-            3,
-            ProblemKind::Run(RunProblem::NotInPath {
-                program: "myhook".into(),
-                in_root: Some("./myhook".into())
-            })
-        )
-    );
+    let not_in_path = RunProblem::NotInPath {
+        program: "myhook".into(),
+        in_root: Some("./myhook".into()),
+    };
+    assert_eq!(got[2], numbered(3, not_in_path));
     assert_eq!(
         hooks.problems()[2].hint().as_deref(),
         Some("to run the file in the hooks' root, write `./myhook`")
     );
-    assert_eq!(
-        got[3],
-        (
-            4,
-            ProblemKind::Run(RunProblem::NotExpanded {
-                text: "$HOME/bin/notify".into()
-            })
-        )
-    );
+    let not_expanded = RunProblem::NotExpanded {
+        text: "$HOME/bin/notify".into(),
+    };
+    assert_eq!(got[3], numbered(4, not_expanded));
     // Nothing else is said of a program no shell will expand: `root/$HOME`
     // is a path nobody meant.
     assert!(
-        matches!(
-            &got[4],
-            (5, ProblemKind::Run(RunProblem::IsDirectory { .. }))
-        ),
+        matches!(&got[4], (5, Typed::Run(RunProblem::IsDirectory { .. }))),
         "{got:?}"
     );
     assert_eq!(got.len(), 5, "hook[6] can run: {got:?}");
@@ -125,7 +105,7 @@ fn a_shell_line_in_one_element_is_told_to_split_into_an_array() {
         got[0],
         (
             1,
-            ProblemKind::Run(RunProblem::ShellLine {
+            Typed::Run(RunProblem::ShellLine {
                 argv: vec!["notify-send hello".into()]
             })
         )
@@ -204,8 +184,8 @@ fn an_unexpanded_append_path_is_shown_as_written_whatever_the_roots_spelling() {
             .expect("the table is valid");
         let problems = Hooks::check(&specs, root);
         assert_eq!(
-            problems[0].kind,
-            ProblemKind::Append(AppendProblem::NotExpanded {
+            typed(&problems[0].kind),
+            Typed::Append(AppendProblem::NotExpanded {
                 text: "$HOME/x".into()
             }),
             "root {root:?}"
@@ -246,7 +226,7 @@ fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() 
         got[0],
         (
             1,
-            ProblemKind::Append(AppendProblem::NotExpanded {
+            Typed::Append(AppendProblem::NotExpanded {
                 text: "~/audit.jsonl".into()
             })
         )
@@ -256,19 +236,16 @@ fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() 
     assert!(
         matches!(
             &got[1],
-            (2, ProblemKind::Append(AppendProblem::IsDirectory { .. }))
+            (2, Typed::Append(AppendProblem::IsDirectory { .. }))
         ),
         "{got:?}"
     );
     assert!(
-        matches!(&got[2], (3, ProblemKind::Append(AppendProblem::NoParent { parent, .. })) if parent == &root.join("nope")),
+        matches!(&got[2], (3, Typed::Append(AppendProblem::NoParent { parent, .. })) if parent == &root.join("nope")),
         "{got:?}"
     );
     assert!(
-        matches!(
-            &got[3],
-            (4, ProblemKind::Append(AppendProblem::IsSymlink { .. }))
-        ),
+        matches!(&got[3], (4, Typed::Append(AppendProblem::IsSymlink { .. }))),
         "{got:?}"
     );
     assert_eq!(got.len(), 4, "{got:?}");
@@ -294,7 +271,7 @@ fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
     assert_eq!(hooks.problems(), checked.as_slice());
     let got = kinds(&hooks);
     assert!(
-        matches!(&got[..], [(1, ProblemKind::Append(AppendProblem::NotRegular { path }))] if path == &fifo),
+        matches!(&got[..], [(1, Typed::Append(AppendProblem::NotRegular { path }))] if path == &fifo),
         "{got:?}"
     );
 }
@@ -325,32 +302,32 @@ fn an_append_path_outside_the_root_is_checked_as_written() {
     .collect();
     let checked: Vec<_> = Hooks::check(&specs, root.path())
         .into_iter()
-        .map(|p| (p.number(), p.kind))
+        .map(|p| (p.number(), typed(&p.kind)))
         .collect();
     assert_eq!(
         checked,
         [
             (
                 1,
-                ProblemKind::Append(AppendProblem::IsDirectory {
+                Typed::Append(AppendProblem::IsDirectory {
                     path: out.join("logs")
                 })
             ),
             (
                 2,
-                ProblemKind::Append(AppendProblem::IsSymlink {
+                Typed::Append(AppendProblem::IsSymlink {
                     path: out.join("link.jsonl")
                 })
             ),
             (
                 3,
-                ProblemKind::Append(AppendProblem::NotRegular {
+                Typed::Append(AppendProblem::NotRegular {
                     path: out.join("fifo.jsonl")
                 })
             ),
             (
                 4,
-                ProblemKind::Append(AppendProblem::NoParent {
+                Typed::Append(AppendProblem::NoParent {
                     path: out.join("nope/audit.jsonl"),
                     parent: out.join("nope"),
                 })
@@ -434,8 +411,8 @@ fn an_append_path_read_with_another_root_than_the_hooks_is_a_problem() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(problems[0].index, 0, "an absolute path is no root's");
     assert_eq!(
-        problems[0].kind,
-        ProblemKind::Append(AppendProblem::OtherRoot {
+        typed(&problems[0].kind),
+        Typed::Append(AppendProblem::OtherRoot {
             path: read.path().join("a.jsonl"),
             read_with: read.path().to_path_buf(),
             root: built.path().to_path_buf(),
@@ -474,11 +451,8 @@ fn an_append_path_read_with_another_root_than_the_hooks_is_a_problem() {
         let problems = Hooks::check(&specs, std::path::Path::new(built_with));
         assert!(
             matches!(
-                problems[..],
-                [io_hooks::Problem {
-                    kind: ProblemKind::Append(AppendProblem::NotExpanded { .. }),
-                    ..
-                }]
+                problems.iter().map(|p| typed(&p.kind)).collect::<Vec<_>>()[..],
+                [Typed::Append(AppendProblem::NotExpanded { .. })]
             ),
             "{read_with:?} then {built_with:?}: {problems:?}"
         );

@@ -10,14 +10,13 @@ mod action;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use action::{WebhookFailure, WebhookKind};
-use io_hooks::{
-    Effects, Flow, HookEvents, HookFailure, Hooks, Layout, ProblemKind, TableErrorKind, TomlFile,
-};
+use io_hooks::{Effects, Flow, HookEvents, HookFailure, Hooks, Layout, TableErrorKind, TomlFile};
 
 #[derive(HookEvents, serde::Serialize)]
 #[serde(tag = "event")]
@@ -226,7 +225,7 @@ fn an_answer_that_is_not_2xx_is_a_failure_of_the_actions_own_and_can_cancel() {
 fn a_server_that_never_answers_fails_the_hook_at_its_timeout() {
     let listener = Listener::start(Answer::Never, 1);
     let text = format!(
-        "[[hook]]\nwebhook = \"{}\"\nwebhook_timeout_ms = 300\n",
+        "[[hook]]\nwebhook = \"{}\"\ntimeout_ms = 300\n",
         listener.url()
     );
     let dir = tempfile::tempdir().unwrap();
@@ -258,36 +257,35 @@ fn a_webhooks_values_are_refused_at_load_with_the_key_path_line_and_column() {
     assert!(matches!(err.kind(), TableErrorKind::Shape(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "deploy.local.toml: key `hook[1].webhook`: invalid type: integer `3`, expected a string \
-         (line 2, column 11)"
+        "deploy.local.toml: key `hook[1].webhook`: invalid type: integer `3`, expected an \
+         http:// URL, as in `webhook = \"http://127.0.0.1:8080/hooks\"` (line 2, column 11)"
     );
     assert_eq!(
-        load_err("[[hook]]\nwebhook = \"http://h:1/\"\nwebhook_timeout_ms = 0\n"),
-        "deploy.local.toml: key `hook[1].webhook_timeout_ms`: `webhook_timeout_ms = 0` is not \
-         a timeout; write a whole number of milliseconds, at least 1 (line 3, column 22)"
+        load_err("[[hook]]\nwebhook = \"http://h:1/\"\ntimeout_ms = 0\n"),
+        "deploy.local.toml: key `hook[1].timeout_ms`: `timeout_ms = 0` is not a timeout; write \
+         a whole number of milliseconds, at least 1 (line 3, column 14)"
     );
 }
 
 /// What the engine gives an action for free: the unknown key's near miss
-/// among every action's keys, a key of another action, no action or two,
-/// and the project-scope refusal.
+/// among every action's keys, its `timeout_ms` and `background`, no action
+/// or two, and the project-scope refusal.
 #[test]
 fn the_engine_gives_a_webhook_its_keys_refusals_and_messages() {
     assert_eq!(
         load_err("[[hook]]\nwebhok = \"http://h/\"\n"),
         "deploy.local.toml: key `hook[1].webhok`: unknown key `webhok` (did you mean \
          `webhook`?); a hook table takes `on`, `where`, `append`, `run`, `on_failure`, \
-         `timeout_ms`, `background`, `webhook`, `webhook_timeout_ms` (line 2, column 1)"
+         `timeout_ms`, `background`, `webhook` (line 2, column 1)"
     );
+    let specs =
+        load("[[hook]]\nwebhook = \"http://h/\"\ntimeout_ms = 5\nbackground = true\n").unwrap();
+    assert_eq!(specs[0].action.timeout(), Some(Duration::from_millis(5)));
+    assert!(specs[0].action.background());
     assert_eq!(
-        load_err("[[hook]]\nwebhook = \"http://h/\"\ntimeout_ms = 5\n"),
-        "deploy.local.toml: key `hook[1].timeout_ms`: `timeout_ms` applies only to a `run` \
-         hook, and this hook posts to a URL; remove it (line 3, column 14)"
-    );
-    assert_eq!(
-        load_err("[[hook]]\nrun = [\"x\"]\nwebhook_timeout_ms = 5\n"),
-        "deploy.local.toml: key `hook[1].webhook_timeout_ms`: `webhook_timeout_ms` applies \
-         only to a `webhook` hook, and this hook runs a program; remove it (line 3, column 22)"
+        load_err("[[hook]]\nappend = \"a\"\ntimeout_ms = 5\n"),
+        "deploy.local.toml: key `hook[1].timeout_ms`: `timeout_ms` applies only to a `run` or \
+         `webhook` hook, and this hook appends; remove it (line 3, column 14)"
     );
     assert_eq!(
         load_err("[[hook]]\non = [\"deployed\"]\n"),
@@ -327,10 +325,7 @@ fn what_building_a_webhook_finds_wrong_is_a_problem_with_its_hint() {
     let specs = load(text).unwrap();
     let problems = Hooks::check(&specs, dir.path());
     assert_eq!(problems.len(), 1, "{problems:?}");
-    let ProblemKind::Action(problem) = &problems[0].kind else {
-        panic!("not an action's own problem: {:?}", problems[0]);
-    };
-    assert_eq!(problem.action, "webhook");
+    assert_eq!(problems[0].kind.action(), "webhook");
     assert!(
         problems[0].to_string().starts_with(
             "deploy.local.toml: hook[1]: the `webhook` host `no-such-host.invalid` does not \
@@ -345,36 +340,83 @@ fn what_building_a_webhook_finds_wrong_is_a_problem_with_its_hint() {
     );
 }
 
-/// The editor's schema carries the embedder's action: its keys, exactly one
-/// action among three, and no option of another action.
+/// The editor's schema carries the embedder's action: its key, exactly one
+/// action among three, and the engine's keys it honours left to it (an
+/// `append` table is still refused them).
 #[test]
 fn the_schema_of_a_layout_with_a_webhook_names_its_keys() {
     let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout());
     let hook = &schema["$defs"]["hook"];
     assert_eq!(hook["properties"]["webhook"]["pattern"], "^http://");
-    assert_eq!(hook["properties"]["webhook_timeout_ms"]["minimum"], 1);
+    assert_eq!(hook["properties"]["timeout_ms"]["minimum"], 1);
     assert_eq!(
         hook["oneOf"][2],
         serde_json::json!({ "required": ["webhook"] })
     );
-    let rules = hook["allOf"].as_array().unwrap();
-    let webhook = rules
-        .iter()
-        .find(|r| r["if"] == serde_json::json!({ "required": ["webhook"] }))
-        .expect("a rule for webhook's table");
-    let not = webhook["then"]["not"]["anyOf"].to_string();
+    // One exclusion is written at the top level, any more in `allOf`.
+    let rules = || std::iter::once(hook).chain(hook["allOf"].as_array().unwrap());
+    let webhook = rules().find(|r| r["if"] == serde_json::json!({ "required": ["webhook"] }));
+    assert_eq!(webhook, None, "a webhook takes timeout_ms and background");
+    let append = rules()
+        .find(|r| r["if"] == serde_json::json!({ "required": ["append"] }))
+        .expect("a rule for append's table");
+    let not = append["then"]["not"]["anyOf"].to_string();
     assert!(
         not.contains("timeout_ms") && not.contains("background"),
         "{not}"
     );
-    let run = rules
-        .iter()
-        .find(|r| r["if"] == serde_json::json!({ "required": ["run"] }))
-        .expect("a rule for run's table");
-    assert!(
-        run["then"].to_string().contains("webhook_timeout_ms"),
-        "{run}"
+}
+
+/// A listener that takes the request slowly cannot hold the hook past its
+/// timeout: each write waits at most what is left of the deadline (a socket
+/// write timeout alone bounds one write, and a 16 MB event took 15.7 s to
+/// fail a 2,000 ms hook).
+#[test]
+fn a_listener_that_reads_slowly_fails_the_hook_at_its_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a port on 127.0.0.1");
+    let port = listener.local_addr().expect("its address").port();
+    let done = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&done);
+    // Takes 16 KiB at a time, a pause between (the adversary's pace), until
+    // the client has closed or the test is done.
+    let reader = std::thread::spawn(move || -> usize {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return 0;
+        };
+        let mut taken = 0;
+        let mut chunk = vec![0; 16 * 1024];
+        while !stop.load(Ordering::Relaxed) {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => taken += n,
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        taken
+    });
+    let text = format!("[[hook]]\nwebhook = \"http://127.0.0.1:{port}/x\"\ntimeout_ms = 500\n");
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = Hooks::new(load(&text).unwrap(), dir.path());
+    let big = Ev::Deployed {
+        target: "x".repeat(16 << 20),
+    };
+    let mut failures = Vec::new();
+    let started = Instant::now();
+    let flow = hooks.fire_with(&big, &big, |run| {
+        failures.push(run.result.map_err(ToString::to_string));
+    });
+    let took = started.elapsed();
+    done.store(true, Ordering::Relaxed);
+    assert_eq!(flow, Flow::Continue);
+    assert_eq!(
+        failures,
+        [Err("the request was not taken within 500 ms".to_owned())]
     );
+    assert!(took >= Duration::from_millis(500), "{took:?}");
+    // Bounded by the deadline: the whole event at this pace takes over 20 s.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let taken = reader.join().expect("the reader thread");
+    assert!(taken > 0 && taken < 16 << 20, "{taken} bytes taken");
 }
 
 /// A key an action takes twice, or one another action has, is the

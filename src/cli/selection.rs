@@ -106,11 +106,7 @@ impl Selection {
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
             .map(|(i, s)| {
-                let background = s
-                    .action
-                    .get::<io_hooks::RunAction>()
-                    .is_some_and(|run| run.background)
-                    && s.on_failure == OnFailure::Continue;
+                let background = s.action.background() && s.on_failure == OnFailure::Continue;
                 (i, background)
             })
             .collect()

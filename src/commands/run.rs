@@ -189,8 +189,7 @@ fn cancel_hooks_can_run(hooks: &Hooks) -> Result<(), String> {
         .iter()
         .filter(|p| {
             hooks
-                .specs()
-                .get(p.index)
+                .spec(p.index)
                 .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
         })
         .map(|p| p.origin.key().to_owned())

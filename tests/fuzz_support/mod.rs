@@ -425,9 +425,10 @@ impl Table {
             (Some(AppendAction { path, .. }), None, Some(p), None) => {
                 assert_eq!(path, &root.join(p), "{text}");
             }
-            (None, Some(RunAction { argv, timeout, .. }), None, Some(a)) => {
+            (None, Some(RunAction { argv, .. }), None, Some(a)) => {
                 assert_eq!(argv, a, "{text}");
                 let ms = self.timeout_ms.unwrap_or(5000);
+                let timeout = action.timeout().expect("a run hook has a timeout");
                 assert_eq!(
                     timeout.as_millis(),
                     u128::try_from(ms).expect("valid timeouts are positive"),

@@ -1,24 +1,26 @@
 //! A `webhook` action, added from outside the engine through its public
-//! plug-in ([`ActionKind`], [`HookAction`], [`Execute`]): each matching
-//! event's JSON line is POSTed to a URL, under a timeout, and an answer
-//! that is not 2xx is a failure.
+//! plug-in ([`ActionKind`], [`Execute`]): each matching event's JSON line is
+//! POSTed to a URL, under the hook's `timeout_ms`, and an answer that is not
+//! 2xx is a failure.
 //!
 //! ```toml
 //! [[hook]]
 //! on = ["deployed"]
 //! webhook = "http://127.0.0.1:8080/hooks"
-//! webhook_timeout_ms = 2000
+//! timeout_ms = 2000
 //! on_failure = "cancel"
 //! ```
 //!
-//! The engine brings `on`, `where`, `on_failure`, the project-scope
-//! refusal, unknown keys and their near misses, and every message; this
-//! file brings the key, what its value must be, what building the hooks
-//! finds wrong (a host that does not resolve), the request and its ways of
-//! failing. Plain `http://` only, with the standard library's sockets: an
-//! embedder that needs TLS brings the HTTP client it already uses, blocking
-//! (no async runtime is asked of the engine: `execute` runs on the thread
-//! that fires, or on a background hook's worker).
+//! The engine brings `on`, `where`, `on_failure`, `timeout_ms` (the
+//! deadline every wait of the request is bounded by, [`Fire::deadline`])
+//! and `background` (the queue), the project-scope refusal, unknown keys
+//! and their near misses, and every message; this file brings the key,
+//! what its value must be, what building the hooks finds wrong (a host
+//! that does not resolve), the request and its ways of failing. Plain
+//! `http://` only, with the standard library's sockets: an embedder that
+//! needs TLS brings the HTTP client it already uses, blocking (no async
+//! runtime is asked of the engine: `execute` runs on the thread that fires,
+//! or on a background hook's worker).
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -27,70 +29,46 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use io_hooks::{
-    Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, HookFailure, HookKey,
+    ActionKind, ActionTable, DEFAULT_TIMEOUT, Effects, Execute, Fire, HookFailure, HookKey,
     Prepare, TableError,
 };
 
 /// The key that chooses the action.
-pub(crate) const KEY: &str = "webhook";
-
-/// The option that sets the request's timeout.
-pub(crate) const TIMEOUT_MS: &str = "webhook_timeout_ms";
-
-/// The timeout when `webhook_timeout_ms` is not written.
-pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const KEY: &str = WebhookKind::KEY.name();
 
 /// The most of an answer read: its status line is all that counts.
 const ANSWER_LIMIT: u64 = 8 * 1024;
 
-/// The `webhook` action's kind: given to `Layout::action`.
+/// The most of the request written at once, so that each write waits at
+/// most what is left of the deadline.
+const WRITE_CHUNK: usize = 64 * 1024;
+
+/// The `webhook` action's kind: given to `Layout::action`. It honours the
+/// engine's `timeout_ms` and `background`.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct WebhookKind;
 
 impl ActionKind for WebhookKind {
-    fn key(&self) -> HookKey {
-        HookKey::new(KEY, |_| {
+    type Action = Webhook;
+    const KEY: HookKey = HookKey::new(
+        "webhook",
+        "an http:// URL, as in `webhook = \"http://127.0.0.1:8080/hooks\"`",
+        |_| {
             serde_json::json!({
                 "type": "string",
                 "pattern": "^http://",
                 "description": "An http:// URL to POST each matching event's JSON line to."
             })
-        })
-    }
+        },
+    );
+    const VERB: &'static str = "posts to a URL";
+    const TIMEOUT: bool = true;
+    const BACKGROUND: bool = true;
 
-    fn options(&self) -> &'static [HookKey] {
-        const OPTIONS: &[HookKey] = &[HookKey::new(
-            TIMEOUT_MS,
-            |_| serde_json::json!({ "type": "integer", "minimum": 1, "description": "The request's timeout, in milliseconds." }),
-        )];
-        OPTIONS
-    }
-
-    fn verb(&self) -> &'static str {
-        "posts to a URL"
-    }
-
-    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Webhook, TableError> {
         let url: String = table.value()?;
         let target = Target::parse(&url).map_err(|why| table.refuse(KEY, why))?;
-        let timeout = match table.option::<i64>(TIMEOUT_MS)? {
-            None => DEFAULT_TIMEOUT,
-            Some(ms) => match u64::try_from(ms) {
-                Ok(ms) if ms >= 1 => Duration::from_millis(ms),
-                _ => {
-                    let why = format!(
-                        "`{TIMEOUT_MS} = {ms}` is not a timeout; write a whole number of \
-                         milliseconds, at least 1"
-                    );
-                    return Err(table.refuse(TIMEOUT_MS, why));
-                }
-            },
-        };
-        Ok(Action::new(Webhook {
-            url,
-            target,
-            timeout,
-        }))
+        Ok(Webhook { url, target })
     }
 }
 
@@ -149,44 +127,11 @@ impl Target {
     }
 }
 
-/// A webhook hook: the URL as written, where it sends, and its timeout.
+/// A webhook hook: the URL as written, and where it sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Webhook {
     url: String,
     target: Target,
-    timeout: Duration,
-}
-
-impl HookAction for Webhook {
-    fn key(&self) -> &'static str {
-        KEY
-    }
-
-    fn describe(&self, _: &Path) -> String {
-        format!(
-            "post to {} (timeout {} ms)",
-            self.url,
-            self.timeout.as_millis()
-        )
-    }
-
-    fn effects(&self) -> Effects {
-        Effects::SENDS_REQUEST
-    }
-
-    /// A host that does not resolve fails every request: said at load.
-    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
-        if let Err(e) = self.target.resolve() {
-            cx.problem(
-                format!(
-                    "the `{KEY}` host `{}` does not resolve: {e}",
-                    self.target.host
-                ),
-                Some(format!("check the host name in `{KEY} = \"{}\"`", self.url)),
-            );
-        }
-        Box::new(self.clone())
-    }
 }
 
 /// How a webhook fails: its own type, through `HookFailure::Action`.
@@ -197,6 +142,8 @@ pub(crate) enum WebhookFailure {
     Io(String),
     /// No whole answer within the timeout.
     Timeout(Duration),
+    /// The listener did not take the whole request within the timeout.
+    NotSent(Duration),
     /// An answer that is not 2xx: its status code (the reason phrase is the
     /// server's words, and not printed).
     Status(u16),
@@ -211,6 +158,9 @@ impl fmt::Display for WebhookFailure {
         match self {
             WebhookFailure::Io(e) => write!(f, "the request failed: {e}"),
             WebhookFailure::Timeout(t) => write!(f, "no answer within {} ms", t.as_millis()),
+            WebhookFailure::NotSent(t) => {
+                write!(f, "the request was not taken within {} ms", t.as_millis())
+            }
             WebhookFailure::Status(code) => write!(f, "the server answered {code}, not 2xx"),
             WebhookFailure::NotHttp => f.write_str("the server's answer is not HTTP"),
             WebhookFailure::Interrupted => f.write_str("interrupted before the request"),
@@ -221,6 +171,28 @@ impl fmt::Display for WebhookFailure {
 impl std::error::Error for WebhookFailure {}
 
 impl Execute for Webhook {
+    fn describe(&self, _: &Path) -> String {
+        format!("post to {}", self.url)
+    }
+
+    fn effects(&self) -> Effects {
+        Effects::SENDS_REQUEST
+    }
+
+    /// A host that does not resolve fails every request: said at load.
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
+        if let Err(e) = self.target.resolve() {
+            cx.problem(
+                format!(
+                    "the `{KEY}` host `{}` does not resolve: {e}",
+                    self.target.host
+                ),
+                Some(format!("check the host name in `{KEY} = \"{}\"`", self.url)),
+            );
+        }
+        self.clone()
+    }
+
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         self.post(&fire)
             .map_err(|cause| HookFailure::action(KEY, cause))
@@ -229,29 +201,33 @@ impl Execute for Webhook {
 
 impl Webhook {
     /// POSTs the event's line and reads the status line of the answer, all
-    /// within the timeout.
+    /// by the hook's deadline: the connection, each write of the request
+    /// and each read of the answer wait at most what is left of it.
     fn post(&self, fire: &Fire<'_>) -> Result<(), WebhookFailure> {
         if fire.interrupt().is_interrupted() {
             return Err(WebhookFailure::Interrupted);
         }
-        let deadline = Instant::now() + self.timeout;
-        let left = || {
+        let timeout = fire.timeout().unwrap_or(DEFAULT_TIMEOUT);
+        let deadline = fire.deadline().unwrap_or_else(|| Instant::now() + timeout);
+        let left = |failure: fn(Duration) -> WebhookFailure| {
             deadline
                 .checked_duration_since(Instant::now())
                 .filter(|d| !d.is_zero())
-                .ok_or(WebhookFailure::Timeout(self.timeout))
+                .ok_or(failure(timeout))
         };
-        let io = |e: std::io::Error| match e.kind() {
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-                WebhookFailure::Timeout(self.timeout)
+        let io = |failure: fn(Duration) -> WebhookFailure| {
+            move |e: std::io::Error| match e.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => failure(timeout),
+                _ => WebhookFailure::Io(e.to_string()),
             }
-            _ => WebhookFailure::Io(e.to_string()),
         };
-        let addrs = self.target.resolve().map_err(io)?;
+        let addrs = self.target.resolve().map_err(io(WebhookFailure::Timeout))?;
         let addr = addrs
             .first()
             .ok_or_else(|| WebhookFailure::Io("the host resolves to no address".into()))?;
-        let mut stream = TcpStream::connect_timeout(addr, left()?).map_err(io)?;
+        let connect = left(WebhookFailure::Timeout)?;
+        let mut stream =
+            TcpStream::connect_timeout(addr, connect).map_err(io(WebhookFailure::Timeout))?;
         let line = fire.line();
         let head = format!(
             "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\n\
@@ -261,17 +237,36 @@ impl Webhook {
             self.target.port,
             line.len()
         );
-        stream.set_write_timeout(Some(left()?)).map_err(io)?;
-        stream.write_all(head.as_bytes()).map_err(io)?;
-        stream.write_all(line).map_err(io)?;
+        // A socket's write timeout bounds one write, not the request: a
+        // listener that reads slowly would let each write take up to it. So
+        // the request goes in chunks, each under what is left.
+        for part in [head.as_bytes(), line] {
+            for chunk in part.chunks(WRITE_CHUNK) {
+                let mut rest = chunk;
+                while !rest.is_empty() {
+                    let left = left(WebhookFailure::NotSent)?;
+                    stream
+                        .set_write_timeout(Some(left))
+                        .map_err(io(WebhookFailure::NotSent))?;
+                    match stream.write(rest).map_err(io(WebhookFailure::NotSent))? {
+                        0 => return Err(WebhookFailure::Io("the listener closed".into())),
+                        n => rest = &rest[n..],
+                    }
+                }
+            }
+        }
         let mut answer = Vec::new();
         let mut reader = (&mut stream).take(ANSWER_LIMIT);
         // Read until the status line is whole, each read within what is
         // left of the timeout.
         while !answer.contains(&b'\n') {
-            stream_timeout(reader.get_ref(), left()?).map_err(io)?;
+            stream_timeout(reader.get_ref(), left(WebhookFailure::Timeout)?)
+                .map_err(io(WebhookFailure::Timeout))?;
             let mut chunk = [0u8; 512];
-            match reader.read(&mut chunk).map_err(io)? {
+            match reader
+                .read(&mut chunk)
+                .map_err(io(WebhookFailure::Timeout))?
+            {
                 0 => break,
                 n => answer.extend_from_slice(&chunk[..n]),
             }

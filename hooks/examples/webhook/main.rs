@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let text = format!(
         "[[hook]]\non = [\"deployed\"]\nwebhook = \"http://127.0.0.1:{port}/hooks\"\n\
-         webhook_timeout_ms = 2000\non_failure = \"cancel\"\n"
+         timeout_ms = 2000\non_failure = \"cancel\"\n"
     );
     let layout = Layout::new().action(action::WebhookKind);
     let dir = tempfile::tempdir()?;

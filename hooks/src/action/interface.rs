@@ -2,15 +2,16 @@
 //! plug-in an embedder's own action uses exactly as `append` and `run` do.
 //!
 //! An action is two things. Its *kind* ([`ActionKind`]) is what a file's
-//! reader knows of it: the key that chooses it, the keys only it takes, and
-//! how a table with its key becomes an [`Action`]. A hook's *action*
-//! ([`HookAction`], held in an [`Action`]) is what one table said: it
-//! describes itself, declares its [`Effects`], and is prepared when the hooks
-//! are built ([`Prepare`]) into what executes each event ([`Execute`],
-//! given a [`Fire`]). The engine brings the rest: `on`, `where`,
-//! `on_failure`, the project-scope refusal, unknown keys and their near
-//! misses, the order of hooks, the messages, the background queue and the
-//! interrupt.
+//! reader knows of it: the key that chooses it (its identity, declared
+//! once), the keys only it takes, which of the engine's keys it honours,
+//! and how a table with its key becomes its typed action
+//! ([`ActionKind::Action`]). That action is its *executor* ([`Execute`]):
+//! it describes itself, declares its [`Effects`], is prepared when the
+//! hooks are built ([`Prepare`]) and executes each event ([`Fire`]). The
+//! engine brings the rest: `on`, `where`, `on_failure`, `timeout_ms` and
+//! `background` (the deadline and the queue), the project-scope refusal,
+//! unknown keys and their near misses, the order of hooks, the messages
+//! and the interrupt.
 //!
 //! The action modules name this file and the layers below, never the
 //! registry (`action/mod.rs`) that lists the built-in ones.
@@ -20,139 +21,114 @@ use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
-use super::problem::{ActionProblem, ProblemKind};
+use super::problem::ProblemKind;
+use super::value;
 use crate::failure::HookFailure;
-use crate::key::{HookKey, ON_FAILURE};
+use crate::key::{BACKGROUND, HookKey, ON_FAILURE, TIMEOUT_MS};
 use crate::process::{Capture, Interrupt};
-use crate::raw::{Cx, KeyValue, RawHook, RawValue};
+use crate::raw::{Cx, RawHook, RawValue};
 use crate::root::Root;
-use crate::table_error::{TableError, TableErrorKind};
+use crate::table_error::TableError;
 
-/// What a built-in action's module declares about it, as its `ENTRY`: what
-/// [`ActionKind`] says of it, in a `const` the key table is computed from.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry {
-    /// The key that chooses this action (`append`), a row of the key table.
-    pub(crate) key: HookKey,
-    /// Keys only this action takes (`timeout_ms` for `run`).
-    pub(crate) options: &'static [HookKey],
-    /// What a hook with this action does, as in "this hook appends".
-    pub(crate) verb: &'static str,
-    /// The JSON Schema rules of a table with this action beyond each key's
-    /// own schema: what its `validate` refuses between two keys, written
-    /// so that an editor refuses it too.
-    pub(crate) rules: fn() -> Vec<serde_json::Value>,
-}
-
-/// A built-in action's kind: what its `ENTRY` declares, and its validator.
-#[derive(Clone, Copy)]
-pub(crate) struct BuiltIn {
-    /// What its module declares.
-    pub(crate) entry: Entry,
-    /// Its [`ActionKind::validate`].
-    pub(crate) validate: fn(&mut ActionTable<'_>) -> Result<Action, TableError>,
-}
-
-impl ActionKind for BuiltIn {
-    fn key(&self) -> HookKey {
-        self.entry.key
-    }
-
-    fn options(&self) -> &'static [HookKey] {
-        self.entry.options
-    }
-
-    fn verb(&self) -> &'static str {
-        self.entry.verb
-    }
-
-    fn rules(&self) -> Vec<serde_json::Value> {
-        (self.entry.rules)()
-    }
-
-    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
-        (self.validate)(table)
-    }
-}
+/// The default wall-clock ceiling on a hook whose action honours
+/// `timeout_ms` and has none written: five seconds, chosen to be noticeable
+/// when a spawning hook is wired to a hot event.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// A kind of action a hook may take, as a file's reader knows it: the key
-/// that chooses it, the keys only it takes, and how a table with its key
-/// becomes an [`Action`]. `append` and `run` are two; an embedder adds its
-/// own with [`Layout::action`](crate::Layout::action), and its tables are
-/// then read, checked and refused exactly as theirs are.
+/// that chooses it, the keys only it takes, which of the engine's keys it
+/// honours, and how a table with its key becomes its typed
+/// [`Action`](Self::Action). `append` and `run` are two, listed in the
+/// engine's one list of built-in kinds; an embedder adds its own with
+/// [`Layout::action`](crate::Layout::action), and its tables are then read,
+/// checked and refused exactly as theirs are.
 ///
-/// A table takes exactly one action's key. `on`, `where` and `on_failure`
-/// are the engine's, as are an unknown key (with its near miss), a key of
-/// another action, a table with no action or two, and a project file's
-/// refusal: the kind sees only a table whose action it is.
+/// A table takes exactly one action's key. `on`, `where`, `on_failure`,
+/// `timeout_ms` and `background` are the engine's, as are an unknown key
+/// (with its near miss), a key of another action, a key of the engine's
+/// that this action does not honour, a table with no action or two, and a
+/// project file's refusal: the kind sees only a table whose action it is.
 ///
 /// ```
 /// use std::path::Path;
 /// use io_hooks::{
-///     Action, ActionKind, ActionTable, Execute, Fire, HookAction, HookFailure, HookKey,
-///     Prepare, TableError,
+///     ActionKind, ActionTable, Execute, Fire, HookFailure, HookKey, Prepare, TableError,
 /// };
 ///
 /// /// `echo = "text"`: writes nothing anywhere; a minimal action.
 /// struct EchoKind;
 ///
-/// #[derive(Debug, Clone, PartialEq)]
+/// #[derive(Debug, Clone)]
 /// struct Echo(String);
 ///
 /// impl ActionKind for EchoKind {
-///     fn key(&self) -> HookKey {
-///         HookKey::new("echo", |_| serde_json::json!({ "type": "string" }))
-///     }
-///     fn verb(&self) -> &'static str {
-///         "echoes"
-///     }
-///     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+///     type Action = Echo;
+///     const KEY: HookKey = HookKey::new("echo", "some text, as in `echo = \"hi\"`", |_| {
+///         serde_json::json!({ "type": "string" })
+///     });
+///     const VERB: &'static str = "echoes";
+///     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Echo, TableError> {
 ///         let text: String = table.value()?;
 ///         if text.is_empty() {
 ///             return Err(table.refuse("echo", "`echo = \"\"` says nothing; write some text"));
 ///         }
-///         Ok(Action::new(Echo(text)))
-///     }
-/// }
-///
-/// impl HookAction for Echo {
-///     fn key(&self) -> &'static str {
-///         "echo"
-///     }
-///     fn describe(&self, _: &Path) -> String {
-///         format!("echo {:?}", self.0)
-///     }
-///     fn prepare(&self, _: &mut Prepare<'_>) -> Box<dyn Execute> {
-///         Box::new(self.clone())
+///         Ok(Echo(text))
 ///     }
 /// }
 ///
 /// impl Execute for Echo {
-///     fn execute(&self, _: Fire<'_>) -> Result<(), HookFailure> {
+///     fn describe(&self, _: &Path) -> String {
+///         format!("echo {:?}", self.0)
+///     }
+///     fn prepare(&self, _: &mut Prepare<'_>) -> Self {
+///         self.clone()
+///     }
+///     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+///         assert!(fire.line().starts_with(b"{\"event\":\""));
 ///         Ok(())
 ///     }
 /// }
 /// ```
 pub trait ActionKind: Send + Sync + 'static {
-    /// The key that chooses this action (`append`, `webhook`): a key no
-    /// other action of the file, and no key of every hook (`on`, `where`,
-    /// `on_failure`), has.
-    fn key(&self) -> HookKey;
+    /// The action a table of this kind becomes: what executes each event.
+    type Action: Execute;
 
-    /// The keys only this action takes (`timeout_ms` for `run`), in the
-    /// order a checker lists them. On a table of another action, each is
-    /// refused as that action's.
-    fn options(&self) -> &'static [HookKey] {
-        &[]
-    }
+    /// The key that chooses this action (`append`, `webhook`): its
+    /// identity, which names its hooks' failures and problems. No other
+    /// action of the file, and no key of every hook (`on`, `where`,
+    /// `on_failure`, `timeout_ms`, `background`), has it.
+    const KEY: HookKey;
+
+    /// The keys only this action takes, in the order a checker lists them.
+    /// On a table of another action, each is refused as this action's.
+    const OPTIONS: &'static [HookKey] = &[];
 
     /// What a hook with this action does, as in "this hook appends": the
     /// verb a refusal of another action's key uses.
-    fn verb(&self) -> &'static str;
+    const VERB: &'static str;
+
+    /// Whether it honours the engine's `timeout_ms`: the engine then reads
+    /// it (a whole number of milliseconds, at least 1, [`DEFAULT_TIMEOUT`]
+    /// when absent) and gives each event its deadline ([`Fire::deadline`]).
+    /// When `false`, `timeout_ms` on its table is refused.
+    const TIMEOUT: bool = false;
+
+    /// Whether it honours the engine's `background`: the engine then hands
+    /// each event of a hook with `background = true` to the hook's own
+    /// worker ([`Hooks`](crate::Hooks)' "Background hooks"), and refuses it
+    /// with `on_failure = "cancel"`. When `false`, `background` on its
+    /// table is refused.
+    const BACKGROUND: bool = false;
+
+    /// Why it does not honour a key of the engine's, as `(key, why)`, said
+    /// in the refusal of that key on its table: `append` says of
+    /// `background` that an append is one write, done in microseconds.
+    const WHY_NOT: &'static [(&'static str, &'static str)] = &[];
 
     /// The JSON Schema rules of a table with this action beyond each key's
     /// own schema: what [`validate`](Self::validate) refuses between two
@@ -161,15 +137,131 @@ pub trait ActionKind: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// Checks a table whose action this is: its key's value and its options
-    /// (no other action's key or option is in it), into the hook's
-    /// [`Action`].
+    /// Checks a table whose action this is (its key's value and its
+    /// options; no other action's key or option is in it) into its action.
     ///
     /// # Errors
     /// A value this action refuses, as [`ActionTable::refuse`] or
     /// [`ActionTable::value`] make it: naming the file, the key path and the
     /// line and column.
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Self::Action, TableError>;
+}
+
+/// What executes one hook's action with each event: the typed action an
+/// [`ActionKind`] validates a table into. It describes itself, declares
+/// what it does beyond the engine, is prepared once when the hooks are
+/// built, and executes each matching event, on the thread that fires or on
+/// a background hook's worker.
+///
+/// `Debug` is asked for because a hook's [`HookSpec`](crate::HookSpec)
+/// shows its action in its own `Debug`.
+pub trait Execute: fmt::Debug + Send + Sync + 'static {
+    /// Returns what it does, in one phrase, as a checker shows it:
+    /// `append to audit.jsonl`, `post to https://hooks.example/x`. A path
+    /// under `root` is shown relative to it. The engine adds its own keys
+    /// (`(timeout 2000 ms, in the background)`).
+    fn describe(&self, root: &Path) -> String;
+
+    /// Returns what it does beyond the engine, for a checker's cost note.
+    fn effects(&self) -> Effects {
+        Effects::NONE
+    }
+
+    /// Returns the action prepared to execute, when the hooks are built,
+    /// and tells `cx` what would make it fail each time it fires
+    /// ([`Prepare::problem`]). When [`Prepare::creates`] is set and nothing
+    /// is wrong, it may create what it writes to; otherwise it changes
+    /// nothing. An action with nothing to prepare returns a copy of itself.
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Self
+    where
+        Self: Sized;
+
+    /// Executes the action with one event. Shared by every thread that
+    /// fires: it keeps no state that one event could leave for another, but
+    /// what its own effect needs (an open file, a counter).
+    ///
+    /// # Errors
+    /// Why it failed, as [`HookFailure::action`] wraps the action's own
+    /// failure type (or [`HookFailure::Process`] for a program it ran).
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure>;
+}
+
+/// An executor of any type, as the engine holds it.
+pub(crate) trait DynAction: fmt::Debug + Send + Sync {
+    /// `self`, to be downcast.
+    fn as_any(&self) -> &dyn Any;
+    /// [`Execute::describe`].
+    fn describe(&self, root: &Path) -> String;
+    /// [`Execute::effects`].
+    fn effects(&self) -> Effects;
+    /// [`Execute::prepare`], shared.
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Arc<dyn DynAction>;
+    /// [`Execute::execute`].
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure>;
+}
+
+impl<T: Execute> DynAction for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn describe(&self, root: &Path) -> String {
+        Execute::describe(self, root)
+    }
+    fn effects(&self) -> Effects {
+        Execute::effects(self)
+    }
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Arc<dyn DynAction> {
+        Arc::new(Execute::prepare(self, cx))
+    }
+    #[inline]
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        Execute::execute(self, fire)
+    }
+}
+
+/// A kind of any type, as a file's reader holds it.
+pub(crate) trait DynKind: Send + Sync {
+    /// [`ActionKind::KEY`].
+    fn key(&self) -> HookKey;
+    /// [`ActionKind::OPTIONS`].
+    fn options(&self) -> &'static [HookKey];
+    /// [`ActionKind::VERB`].
+    fn verb(&self) -> &'static str;
+    /// Whether it honours the engine's key `name`.
+    fn honours(&self, name: &str) -> bool;
+    /// [`ActionKind::WHY_NOT`] for `name`.
+    fn why_not(&self, name: &str) -> Option<&'static str>;
+    /// [`ActionKind::rules`].
+    fn rules(&self) -> Vec<serde_json::Value>;
+    /// [`ActionKind::validate`], into a hook's [`Action`].
     fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError>;
+}
+
+impl<K: ActionKind> DynKind for K {
+    fn key(&self) -> HookKey {
+        K::KEY
+    }
+    fn options(&self) -> &'static [HookKey] {
+        K::OPTIONS
+    }
+    fn verb(&self) -> &'static str {
+        K::VERB
+    }
+    fn honours(&self, name: &str) -> bool {
+        (name == TIMEOUT_MS && K::TIMEOUT) || (name == BACKGROUND && K::BACKGROUND)
+    }
+    fn why_not(&self, name: &str) -> Option<&'static str> {
+        K::WHY_NOT
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, why)| *why)
+    }
+    fn rules(&self) -> Vec<serde_json::Value> {
+        ActionKind::rules(self)
+    }
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+        ActionKind::validate(self, table).map(Action::new::<K>)
+    }
 }
 
 /// A table whose action is being checked, as [`ActionKind::validate`] is
@@ -177,11 +269,9 @@ pub trait ActionKind: Send + Sync + 'static {
 /// makes its errors.
 pub struct ActionTable<'a> {
     /// The action's key.
-    pub(crate) key: &'static str,
-    /// The action key's value, until a built-in action takes it.
-    pub(crate) value: Option<Spanned<RawValue>>,
-    /// The span of the action key's value.
-    pub(crate) span: Range<usize>,
+    pub(crate) key: HookKey,
+    /// The action key's value.
+    pub(crate) value: Spanned<RawValue>,
     /// The table's other keys.
     pub(crate) raw: &'a mut RawHook,
     /// The options taken out of `raw`, with their spans, for a refusal.
@@ -193,243 +283,230 @@ pub struct ActionTable<'a> {
 impl fmt::Debug for ActionTable<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ActionTable")
-            .field("key", &self.key)
+            .field("key", &self.key.name)
             .field("at", &self.cx.at)
             .finish_non_exhaustive()
     }
 }
 
 impl ActionTable<'_> {
-    /// The action key's value, as `T`: a wrong type is refused with serde's
-    /// words, at the value.
+    /// Returns the action key's value, as `T`. A value that is not a `T`
+    /// is refused as a built-in action's is: what was written and what the
+    /// key accepts, with its example ([`HookKey::new`]'s `accepts`).
     ///
     /// # Errors
     /// A value that is not a `T`, naming the file, the key path, the line
     /// and the column.
     pub fn value<T: DeserializeOwned>(&self) -> Result<T, TableError> {
-        let found = self.value.as_ref().map(|v| (v.get_ref(), v.span()));
-        read_value(found, self.key, self.span.clone(), self.cx)
+        value::read(self.value.get_ref(), &self.key, self.value.span(), self.cx)
     }
 
-    /// The option `name`'s value, as `T`, taken out of the table; `None`
-    /// when it is not written. `name` is one of
-    /// [`ActionKind::options`].
+    /// Returns the option `name`'s value, as `T`, taken out of the table;
+    /// `None` when it is not written. `name` is one of
+    /// [`ActionKind::OPTIONS`].
     ///
     /// # Errors
     /// A value that is not a `T`, as [`value`](Self::value).
     pub fn option<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, TableError> {
-        let Some(found) = self.raw.take(name) else {
+        let Some((key, found)) = self.raw.take_keyed(name) else {
             return Ok(None);
         };
         let span = found.span();
         self.taken.push((name.to_owned(), span.clone()));
-        read_value(Some((found.get_ref(), span.clone())), name, span, self.cx).map(Some)
+        value::read(found.get_ref(), &key, span, self.cx).map(Some)
     }
 
-    /// A refusal of the value of `key` (the action's key or one of its
-    /// options), in this action's words: `reason` says what is wrong and
-    /// what is accepted. The error names the file, the key path
+    /// Returns a refusal of the value of `key` (the action's key or one of
+    /// its options), in this action's words: `reason` says what is wrong
+    /// and what is accepted. The error names the file, the key path
     /// (``key `hook[2].webhook` ``), the line and the column of the value.
     pub fn refuse(&self, key: &str, reason: impl fmt::Display) -> TableError {
         let taken = self.taken.iter().find(|(name, _)| name == key);
-        let span = match (key == self.key, taken) {
-            (true, _) => self.span.clone(),
+        let span = match (key == self.key.name, taken) {
+            (true, _) => self.value.span(),
             (false, Some((_, span))) => span.clone(),
             (false, None) => self.raw.span(key).unwrap_or_else(|| self.cx.span.clone()),
         };
-        let action = self.key;
-        self.cx.refusal(key, span, action, reason)
+        self.cx.refusal(key, span, self.key.name, reason)
     }
 
-    /// The directory a relative path of this table is resolved against: the
-    /// root the hooks are read with.
+    /// Returns a refusal of element `item` (from 0) of the action key's
+    /// value, an array, in this action's words, pointing at that element
+    /// when its position is known (at the array's otherwise).
+    pub fn refuse_item(&self, item: usize, reason: impl fmt::Display) -> TableError {
+        let span = match self.value.get_ref() {
+            RawValue::Strings(items) => items.get(item).map(Spanned::span),
+            _ => None,
+        };
+        let span = span.unwrap_or_else(|| self.value.span());
+        self.cx.refusal(self.key.name, span, self.key.name, reason)
+    }
+
+    /// Returns the directory a relative path of this table is resolved
+    /// against: the root the hooks are read with.
     pub fn root(&self) -> &Path {
         self.cx.root
     }
 
-    /// Whether the table says `on_failure = "cancel"`: an action whose
-    /// option cannot go with a cancel refuses it here.
+    /// Returns whether the table says `on_failure = "cancel"`: an action
+    /// whose option cannot go with a cancel refuses it here.
     pub fn cancels(&self) -> bool {
         self.raw.choice(ON_FAILURE) == Some("cancel")
-    }
-
-    /// The action key's value as a built-in action's key read it (in the
-    /// shape its row declares, which is `V`'s), taken; and the table's other
-    /// keys and where it is, for the action's module.
-    pub(crate) fn built_in<V: KeyValue>(
-        &mut self,
-    ) -> Result<(V, &mut RawHook, &Cx<'_>), TableError> {
-        let kind = || {
-            TableErrorKind::Shape(format!(
-                "the value of `{}` was read in another shape than its action takes",
-                self.key
-            ))
-        };
-        let Some(value) = self.value.take().and_then(V::from_raw) else {
-            return Err(self.cx.error(self.key, self.span.clone(), kind()));
-        };
-        Ok((value, self.raw, self.cx))
-    }
-}
-
-/// `found` (a value of `key`, at `span`) as `T`.
-fn read_value<T: DeserializeOwned>(
-    found: Option<(&RawValue, Range<usize>)>,
-    key: &str,
-    span: Range<usize>,
-    cx: &Cx<'_>,
-) -> Result<T, TableError> {
-    let shape = |message: String| cx.error(key, span.clone(), TableErrorKind::Shape(message));
-    match found {
-        Some((RawValue::Toml(value), _)) => {
-            T::deserialize(value.clone()).map_err(|e| shape(e.message().trim_end().to_owned()))
-        }
-        _ => Err(shape(format!(
-            "the value of `{key}` was read in another shape than its action takes"
-        ))),
-    }
-}
-
-/// One hook's action, as its table said it (or as an embedder built it in
-/// code): what the hook does with each matching event. Held in an
-/// [`Action`]; `append` ([`AppendAction`](crate::AppendAction)) and `run`
-/// ([`RunAction`](crate::RunAction)) are two.
-///
-/// It is prepared once, when the hooks are built
-/// ([`prepare`](Self::prepare)), into what executes each event.
-pub trait HookAction: fmt::Debug + Send + Sync + Any + sealed::DynEq {
-    /// The key that chose it (`append`): how failures and checkers name
-    /// the action.
-    fn key(&self) -> &'static str;
-
-    /// What it does, in one phrase, as a checker shows it: `append to
-    /// audit.jsonl`, `post to https://hooks.example/x (timeout 2000 ms)`.
-    /// A path under `root` is shown relative to it.
-    fn describe(&self, root: &Path) -> String;
-
-    /// What it does beyond the engine, for a checker's cost note.
-    fn effects(&self) -> Effects {
-        Effects::NONE
-    }
-
-    /// Prepares it when the hooks are built: returns what executes it, and
-    /// tells `cx` what would make it fail each time it fires
-    /// ([`Prepare::problem`]). When [`Prepare::creates`] is set and nothing
-    /// is wrong, it may create what it writes to; otherwise it changes
-    /// nothing.
-    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute>;
-}
-
-/// What executes one hook's action with each event, as
-/// [`HookAction::prepare`] made it. Shared by every thread that fires: it
-/// keeps no state that one event could leave for another, but what its
-/// own effect needs (an open file, a counter).
-pub trait Execute: fmt::Debug + Send + Sync {
-    /// Executes the action with one event.
-    ///
-    /// # Errors
-    /// Why it failed, as [`HookFailure::action`] wraps the action's own
-    /// failure type (or [`HookFailure::Process`] for a program it ran).
-    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure>;
-
-    /// Whether its events go to a worker of the hook's own rather than run
-    /// while the host waits (`run`'s `background = true`), with the
-    /// engine's bounded queue, order and interrupt
-    /// ([`Hooks`](crate::Hooks)' "Background hooks"). A hook whose failure
-    /// cancels ([`Prepare::cancels`]) runs while the host waits whatever
-    /// this says: its cancel must come with the event that caused it.
-    fn background(&self) -> bool {
-        false
-    }
-}
-
-mod sealed {
-    use std::any::Any;
-
-    /// Equality between two actions of any type: equal when they are of one
-    /// type and that type's `PartialEq` says so.
-    pub trait DynEq {
-        /// `self == other`, when `other` is of `self`'s type.
-        fn dyn_eq(&self, other: &dyn Any) -> bool;
-        /// `self`, to be compared or downcast.
-        fn as_any(&self) -> &dyn Any;
-    }
-
-    impl<T: PartialEq + Any> DynEq for T {
-        fn dyn_eq(&self, other: &dyn Any) -> bool {
-            other.downcast_ref::<T>().is_some_and(|other| self == other)
-        }
-        fn as_any(&self) -> &dyn Any {
-            self
-        }
     }
 }
 
 /// A hook's action: one of the actions a file's reader knows, `append`
 /// ([`Action::append`]), `run` ([`Action::run`]) or an embedder's own
-/// ([`Action::new`]).
+/// ([`Action::new`]), with the engine's keys its kind honours
+/// (`timeout_ms`, `background`).
 ///
-/// Cheap to clone (it is shared); read with [`key`](Self::key) and
-/// [`get`](Self::get):
+/// Cheap to clone (it is shared); read with [`key`](Self::key),
+/// [`get`](Self::get), [`timeout`](Self::timeout) and
+/// [`background`](Self::background):
 ///
 /// ```
-/// use io_hooks::{Action, RunAction};
+/// use io_hooks::{Action, RunAction, DEFAULT_TIMEOUT};
 /// let action = Action::run(["notify-send", "done"]);
 /// assert_eq!(action.key(), "run");
 /// assert_eq!(action.get::<RunAction>().unwrap().argv, ["notify-send", "done"]);
+/// assert_eq!(action.timeout(), Some(DEFAULT_TIMEOUT));
+/// assert!(!action.background());
 /// ```
 #[derive(Clone)]
-pub struct Action(Arc<dyn HookAction>);
+pub struct Action {
+    /// What executes it.
+    inner: Arc<dyn DynAction>,
+    /// Its kind's key.
+    key: &'static str,
+    /// Its timeout, when its kind honours `timeout_ms`.
+    timeout: Option<Duration>,
+    /// Whether its kind honours `background`.
+    takes_background: bool,
+    /// Whether its events go to the hook's own worker.
+    background: bool,
+}
 
 impl Action {
-    /// The action `action`: an embedder's own, or one of the built-in ones.
-    pub fn new(action: impl HookAction) -> Self {
-        Action(Arc::new(action))
+    /// Returns the action `action`, of the kind `K` (which names it and
+    /// says which of the engine's keys it honours): an embedder's own, or
+    /// one of the built-in ones. Its timeout is [`DEFAULT_TIMEOUT`] when
+    /// `K` honours `timeout_ms`, and it runs while the host waits.
+    pub fn new<K: ActionKind>(action: K::Action) -> Self {
+        Action {
+            inner: Arc::new(action),
+            key: K::KEY.name,
+            timeout: K::TIMEOUT.then_some(DEFAULT_TIMEOUT),
+            takes_background: K::BACKGROUND,
+            background: false,
+        }
     }
 
-    /// The key that chose it (`append`).
+    /// Returns the same action with `timeout` as its wall-clock ceiling,
+    /// as `timeout_ms` sets it; no change for an action whose kind does not
+    /// honour `timeout_ms`.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        if self.timeout.is_some() {
+            self.timeout = Some(timeout);
+        }
+        self
+    }
+
+    /// Returns the same action with each event handed to the hook's own
+    /// worker while the host goes on, as `background = true` sets it
+    /// ([`Hooks`](crate::Hooks)' "Background hooks"); no change for an
+    /// action whose kind does not honour `background`. Never with
+    /// [`OnFailure::Cancel`](crate::OnFailure::Cancel): such a hook runs
+    /// while the host waits, and [`Hooks::problems`](crate::Hooks::problems)
+    /// says so.
+    #[must_use]
+    pub fn in_background(mut self) -> Self {
+        self.background = self.takes_background;
+        self
+    }
+
+    /// Returns the key that chose it (`append`): its kind's.
     pub fn key(&self) -> &'static str {
-        self.0.key()
+        self.key
     }
 
-    /// The action as its own type, when it is a `T`.
-    pub fn get<T: HookAction>(&self) -> Option<&T> {
-        self.0.as_any().downcast_ref()
+    /// Returns the action as its own type, when it is a `T`.
+    pub fn get<T: Execute>(&self) -> Option<&T> {
+        self.inner.as_any().downcast_ref()
     }
 
-    /// What the action does beyond the engine (writes a file, spawns a
-    /// process), as it declares it.
+    /// Returns its wall-clock ceiling, when its kind honours `timeout_ms`.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// Returns whether its events go to the hook's own worker
+    /// (`background = true`).
+    pub fn background(&self) -> bool {
+        self.background
+    }
+
+    /// Returns what the action does beyond the engine (writes a file,
+    /// spawns a process), as it declares it.
     pub fn effects(&self) -> Effects {
-        self.0.effects()
+        self.inner.effects()
     }
 
-    /// What the action does, in one phrase, as a checker shows it:
+    /// Returns what the action does, in one phrase, as a checker shows it:
     /// `append to audit.jsonl`, `run ["notify"] (timeout 5000 ms)`.
     /// Paths are shown relative to `root` when they are under it.
     pub fn describe(&self, root: &Path) -> String {
-        self.0.describe(root)
+        let mut out = self.inner.describe(root);
+        let background = if self.background {
+            ", in the background"
+        } else {
+            ""
+        };
+        match self.timeout {
+            Some(timeout) => {
+                let ms = timeout.as_millis();
+                out.push_str(&format!(" (timeout {ms} ms{background})"));
+            }
+            None if self.background => out.push_str(" (in the background)"),
+            None => {}
+        }
+        out
     }
 
-    /// Prepares it when the hooks are built ([`HookAction::prepare`]).
-    pub(crate) fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
-        self.0.prepare(cx)
+    /// Prepares it when the hooks are built ([`Execute::prepare`]).
+    pub(crate) fn prepare(&self, cx: &mut Prepare<'_>) -> Arc<dyn DynAction> {
+        self.inner.prepare(cx)
+    }
+
+    /// The same action with the engine's keys as a table wrote them.
+    pub(crate) fn with_keys(mut self, timeout: Option<Duration>, background: bool) -> Self {
+        if let Some(timeout) = timeout {
+            self = self.with_timeout(timeout);
+        }
+        if background {
+            self = self.in_background();
+        }
+        self
     }
 }
 
 impl fmt::Debug for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl PartialEq for Action {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.dyn_eq(other.0.as_any())
+        self.inner.fmt(f)?;
+        // The engine's keys, shown when they are not their defaults.
+        if self.timeout.is_some_and(|t| t != DEFAULT_TIMEOUT) || self.background {
+            write!(
+                f,
+                " with {{ timeout: {:?}, background: {} }}",
+                self.timeout, self.background
+            )?;
+        }
+        Ok(())
     }
 }
 
 /// What an action does beyond the engine, as it declares it
-/// ([`HookAction::effects`]): what a checker says a hook costs (it may note a
+/// ([`Execute::effects`]): what a checker says a hook costs (it may note a
 /// hook that spawns a process on every event of a frequent kind).
 ///
 /// ```
@@ -474,7 +551,7 @@ impl Effects {
 }
 
 /// What an action is prepared with when the hooks are built
-/// ([`HookAction::prepare`]), and where it tells what it finds wrong.
+/// ([`Execute::prepare`]), and where it tells what it finds wrong.
 #[derive(Debug)]
 pub struct Prepare<'a> {
     /// The hooks' root, absolute and held open.
@@ -493,40 +570,36 @@ pub struct Prepare<'a> {
 }
 
 impl Prepare<'_> {
-    /// The hooks' root, absolute: a relative path of the action is resolved
-    /// against it, and a spawned child runs in it.
+    /// Returns the hooks' root, absolute: a relative path of the action is
+    /// resolved against it, and a spawned child runs in it.
     pub fn root(&self) -> &Path {
         &self.root.path
     }
 
-    /// Whether to create what the action writes to when nothing is wrong
-    /// ([`Hooks::new`](crate::Hooks::new)), or only to look
+    /// Returns whether to create what the action writes to when nothing is
+    /// wrong ([`Hooks::new`](crate::Hooks::new)), or only to look
     /// ([`Hooks::check`](crate::Hooks::check)), leaving the disk as it was.
     pub fn creates(&self) -> bool {
         self.create
     }
 
-    /// Whether a failure of this hook cancels the host's run: such a hook
-    /// never runs in the background, where its cancel would come late.
+    /// Returns whether a failure of this hook cancels the host's run.
     pub fn cancels(&self) -> bool {
         self.cancels
     }
 
     /// Tells the engine of something that will make this hook fail each
-    /// time it fires, in the action's words: `message` says what is wrong,
-    /// `hint` what the operator can do about it. The hook is kept, and the
-    /// problem is said at load ([`Hooks::problems`](crate::Hooks::problems)).
-    pub fn problem(&mut self, message: impl fmt::Display, hint: Option<String>) {
-        let problem = ActionProblem {
-            action: self.key,
-            message: message.to_string(),
-            hint,
-        };
-        self.problems.push(ProblemKind::Action(problem));
-    }
-
-    /// A built-in action's own problem.
-    pub(crate) fn push(&mut self, problem: ProblemKind) {
+    /// time it fires, in the action's words: `problem` says what is wrong
+    /// (a type of the action's own, which a host reaches with
+    /// [`ProblemKind::downcast_ref`], or a `String`), `hint` what the
+    /// operator can do about it. The hook is kept, and the problem is said
+    /// at load ([`Hooks::problems`](crate::Hooks::problems)).
+    pub fn problem(
+        &mut self,
+        problem: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+        hint: Option<String>,
+    ) {
+        let problem = ProblemKind::new(self.key, problem.into(), hint);
         self.problems.push(problem);
     }
 }
@@ -534,10 +607,15 @@ impl Prepare<'_> {
 /// What an action executes one event with ([`Execute::execute`]).
 #[derive(Debug)]
 pub struct Fire<'a> {
+    /// The event's tag.
+    pub(crate) tag: &'static str,
     /// The event as one JSON line, with its newline.
     pub(crate) line: &'a [u8],
     /// The hooks' root, absolute and held open.
     pub(crate) root: &'a Root,
+    /// The hook's timeout and the deadline it sets, when its action
+    /// honours `timeout_ms`.
+    pub(crate) limit: Option<(Duration, Instant)>,
     /// What a spawned child is in flight on.
     pub(crate) interrupt: &'a Interrupt,
     /// Where the end of a spawned child's stderr is kept, when it is.
@@ -545,17 +623,37 @@ pub struct Fire<'a> {
 }
 
 impl Fire<'_> {
-    /// The event as one JSON line, with its newline: what the hook receives.
+    /// Returns the event's tag (`deployed`), as the event enum declares it.
+    pub fn tag(&self) -> &'static str {
+        self.tag
+    }
+
+    /// Returns the event as one JSON line, with its newline: what the hook
+    /// receives.
     pub fn line(&self) -> &[u8] {
         self.line
     }
 
-    /// The hooks' root, absolute.
+    /// Returns the hooks' root, absolute.
     pub fn root(&self) -> &Path {
         &self.root.path
     }
 
-    /// The hooks' interrupt: a child the action spawns runs on it
+    /// Returns the hook's `timeout_ms`, when its action honours it
+    /// ([`ActionKind::TIMEOUT`]).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.limit.map(|(timeout, _)| timeout)
+    }
+
+    /// Returns the instant the action must be done by: the hook's
+    /// `timeout_ms` from when the engine began it, when its action honours
+    /// `timeout_ms` ([`ActionKind::TIMEOUT`]). Every wait of the action
+    /// (a connection, a write, an answer) is bounded by it.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.limit.map(|(_, deadline)| deadline)
+    }
+
+    /// Returns the hooks' interrupt: a child the action spawns runs on it
     /// ([`Interrupt::run_argv`]), and an action that waits on anything else
     /// checks [`Interrupt::is_interrupted`] so that the host's Ctrl-C ends
     /// it.

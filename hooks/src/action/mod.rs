@@ -1,22 +1,21 @@
 //! The action registry: the actions built into the engine, `append` and
-//! `run`, each one module here, and the set of actions one file is read
-//! with ([`ActionSet`]): the built-in ones, then an embedder's own
-//! ([`Layout::action`](crate::Layout::action)).
+//! `run`, each one module here and one line of [`BUILT_IN`], and the set of
+//! actions one file is read with ([`ActionSet`]): the built-in ones, then
+//! an embedder's own ([`Layout::action`](crate::Layout::action)).
 //!
 //! Every action, built-in or not, implements the public interface of
-//! `interface.rs`: its kind ([`ActionKind`]: key, options, verb, schema
-//! rules, `validate`) and its hook's action ([`HookAction`]: `describe`,
-//! `effects`, `prepare` into an [`Execute`]). A built-in module also
-//! declares its `ENTRY`, a `const` from which the key table
-//! ([`HOOK_KEYS`](crate::schema::HOOK_KEYS)) is computed; a module names
-//! the interface it implements and the layers below, never this registry.
+//! `interface.rs`: its kind ([`ActionKind`]: key, options, verb, the
+//! engine's keys it honours, `validate` into its typed action) and that
+//! action, its executor ([`Execute`]: `describe`, `effects`, `prepare`,
+//! `execute`). A module names the interface it implements and the layers
+//! below, never this registry.
 //!
 //! An action refuses a value of its keys in its own words with
 //! [`TableErrorKind::Action`](crate::TableErrorKind::Action)
 //! ([`ActionTable::refuse`]), fails in a way of its own with
-//! [`HookFailure::Action`](crate::HookFailure::Action) and a failure type of its own, and tells what
-//! building the hooks finds wrong with [`Prepare::problem`] (the built-in
-//! ones, with a problem type of their own: [`AppendProblem`],
+//! [`HookFailure::Action`](crate::HookFailure::Action) and a failure type of
+//! its own, and tells what building the hooks finds wrong with
+//! [`Prepare::problem`], with a problem type of its own ([`AppendProblem`],
 //! [`RunProblem`]).
 
 mod append;
@@ -24,43 +23,59 @@ mod interface;
 mod problem;
 mod run;
 mod shell;
+mod value;
 
+pub(crate) use append::AppendKind;
 pub use append::{AppendAction, AppendFailure, AppendProblem};
-pub use interface::{Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, Prepare};
-pub(crate) use interface::{BuiltIn, Entry};
-pub use problem::{ActionProblem, ProblemKind};
-pub use run::{DEFAULT_TIMEOUT, RunAction, RunProblem};
+pub(crate) use interface::DynAction;
+pub use interface::{
+    Action, ActionKind, ActionTable, DEFAULT_TIMEOUT, Effects, Execute, Fire, Prepare,
+};
+pub use problem::ProblemKind;
+pub(crate) use run::RunKind;
+pub use run::{RunAction, RunProblem};
 
 use std::fmt;
 use std::sync::Arc;
 
 use crate::key::HookKey;
+pub(crate) use interface::DynKind;
+
+/// A kind of action as the key table and the reader of a file know it: its
+/// key and options, in a `const` the key table is computed from, and the
+/// kind itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Entry {
+    /// [`ActionKind::KEY`].
+    pub(crate) key: HookKey,
+    /// [`ActionKind::OPTIONS`].
+    pub(crate) options: &'static [HookKey],
+    /// The kind.
+    kind: &'static dyn DynKind,
+}
+
+impl Entry {
+    /// The entry of `kind`.
+    const fn of<K: ActionKind>(kind: &'static K) -> Entry {
+        Entry {
+            key: K::KEY,
+            options: K::OPTIONS,
+            kind,
+        }
+    }
+}
 
 /// The built-in actions, in the order the key table lists them: the one
-/// list of them.
-pub(crate) const BUILT_IN: [BuiltIn; 2] = [append::KIND, run::KIND];
+/// list of them. Each is its module's [`ActionKind`], the route an
+/// embedder's own action takes too.
+pub(crate) const BUILT_IN: [Entry; 2] = [Entry::of(&AppendKind), Entry::of(&RunKind)];
 
-/// [`BUILT_IN`], where [`ActionSet::kinds`] borrows it.
-static BUILT_IN_KINDS: [BuiltIn; BUILT_IN.len()] = BUILT_IN;
-
-/// The built-in actions' entries, in the order of [`BUILT_IN`], for the
-/// key table's `const`s.
-pub(crate) const ENTRIES: [Entry; BUILT_IN.len()] = {
-    let mut out = [BUILT_IN[0].entry; BUILT_IN.len()];
+/// The built-in actions' keys, in the order of [`BUILT_IN`].
+pub(crate) const NAMES: [&str; BUILT_IN.len()] = {
+    let mut out = [""; BUILT_IN.len()];
     let mut i = 0;
     while i < out.len() {
-        out[i] = BUILT_IN[i].entry;
-        i += 1;
-    }
-    out
-};
-
-/// The built-in actions' keys, in the order of [`ENTRIES`].
-pub(crate) const NAMES: [&str; ENTRIES.len()] = {
-    let mut out = [""; ENTRIES.len()];
-    let mut i = 0;
-    while i < out.len() {
-        out[i] = ENTRIES[i].key.name;
+        out[i] = BUILT_IN[i].key.name;
         i += 1;
     }
     out
@@ -71,7 +86,7 @@ pub(crate) const NAMES: [&str; ENTRIES.len()] = {
 #[derive(Clone, Default)]
 pub(crate) struct ActionSet {
     /// The embedder's own, after the built-in ones.
-    pub(crate) own: Vec<Arc<dyn ActionKind>>,
+    pub(crate) own: Vec<Arc<dyn DynKind>>,
 }
 
 impl fmt::Debug for ActionSet {
@@ -83,15 +98,29 @@ impl fmt::Debug for ActionSet {
 }
 
 impl ActionSet {
+    /// Adds the embedder's own `kind`, after those added before.
+    pub(crate) fn push<K: ActionKind>(&mut self, kind: K) {
+        self.own.push(Arc::new(kind));
+    }
+
     /// Every kind, the built-in ones first.
-    pub(crate) fn kinds(&self) -> impl Iterator<Item = &dyn ActionKind> {
-        let built_in = BUILT_IN_KINDS.iter().map(|kind| kind as &dyn ActionKind);
+    pub(crate) fn kinds(&self) -> impl Iterator<Item = &dyn DynKind> {
+        let built_in = BUILT_IN.iter().map(|entry| entry.kind);
         built_in.chain(self.own.iter().map(|kind| &**kind))
     }
 
     /// Every action key, the built-in ones first.
     pub(crate) fn names(&self) -> Vec<&'static str> {
         self.kinds().map(|kind| kind.key().name).collect()
+    }
+
+    /// The keys of the actions that honour the engine's key `name`
+    /// (`timeout_ms`), the built-in ones first.
+    pub(crate) fn honouring(&self, name: &str) -> Vec<&'static str> {
+        self.kinds()
+            .filter(|kind| kind.honours(name))
+            .map(|kind| kind.key().name)
+            .collect()
     }
 
     /// The embedder's own actions' keys and options, each option owned by
@@ -105,14 +134,13 @@ impl ActionSet {
         }
         keys
     }
-}
 
-impl ActionSet {
     /// Every key a hook table takes: those of every hook, then every
     /// action's key and options.
     pub(crate) fn taken(&self) -> Vec<&'static str> {
-        let every = [crate::key::ON, crate::key::WHERE, crate::key::ON_FAILURE];
-        let built_in = ENTRIES
+        use crate::key::{BACKGROUND, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
+        let every = [ON, WHERE, ON_FAILURE, TIMEOUT_MS, BACKGROUND];
+        let built_in = BUILT_IN
             .iter()
             .flat_map(|entry| std::iter::once(&entry.key).chain(entry.options))
             .map(|key| key.name);
@@ -140,54 +168,45 @@ impl PartialEq for ActionSet {
 impl Eq for ActionSet {}
 
 impl Action {
-    /// `append = path`: one JSON line per matching event, appended to
-    /// `path` (resolved against the hooks' root when relative, as a
+    /// Returns `append = path`: one JSON line per matching event, appended
+    /// to `path` (resolved against the hooks' root when relative, as a
     /// table's is).
     pub fn append(path: impl Into<std::path::PathBuf>) -> Self {
-        Action::new(AppendAction { path: path.into() })
+        Action::new::<AppendKind>(AppendAction::new(path.into()))
     }
 
-    /// `run = argv`: the program and its arguments (never a shell line),
-    /// with the event's JSON line on stdin and the [default
+    /// Returns `run = argv`: the program and its arguments (never a shell
+    /// line), with the event's JSON line on stdin and the [default
     /// timeout](DEFAULT_TIMEOUT).
     pub fn run<I, S>(argv: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self::run_with_timeout(argv, DEFAULT_TIMEOUT)
+        Action::new::<RunKind>(RunAction {
+            argv: argv.into_iter().map(Into::into).collect(),
+        })
     }
 
-    /// `run = argv` with `timeout_ms`: as [`Action::run`], with its own
-    /// wall-clock ceiling.
+    /// Returns `run = argv` with `timeout_ms`: as [`Action::run`], with its
+    /// own wall-clock ceiling ([`Action::with_timeout`]).
     pub fn run_with_timeout<I, S>(argv: I, timeout: std::time::Duration) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Action::new(RunAction {
-            argv: argv.into_iter().map(Into::into).collect(),
-            timeout,
-            background: false,
-        })
+        Self::run(argv).with_timeout(timeout)
     }
 
-    /// `run = argv` with `timeout_ms` and `background = true`: as
+    /// Returns `run = argv` with `timeout_ms` and `background = true`: as
     /// [`Action::run_with_timeout`], each event handed to the hook's own
-    /// worker while the host goes on ([`Hooks`](crate::Hooks)' "Background
-    /// hooks"). Never with [`OnFailure::Cancel`](crate::OnFailure::Cancel):
-    /// such a hook runs while the host waits, and
-    /// [`Hooks::problems`](crate::Hooks::problems) says so.
+    /// worker while the host goes on ([`Action::in_background`]).
     pub fn run_in_background<I, S>(argv: I, timeout: std::time::Duration) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Action::new(RunAction {
-            argv: argv.into_iter().map(Into::into).collect(),
-            timeout,
-            background: true,
-        })
+        Self::run_with_timeout(argv, timeout).in_background()
     }
 }
 
@@ -202,23 +221,23 @@ mod tests {
     #[test]
     fn the_kernels_trees_get_no_hint() {
         for path in ["/proc/x", "/sys/kernel/x", "/dev/null", "/dev/nope/a"] {
-            let kind = ProblemKind::Append(AppendProblem::NoParent {
+            let kind = AppendProblem::NoParent {
                 path: PathBuf::from(path),
                 parent: PathBuf::from(path),
-            });
-            assert_eq!(kind.hint(), None, "{path}");
-            let kind = ProblemKind::Run(RunProblem::NotExecutable {
+            };
+            assert_eq!(kind.operator_hint(), None, "{path}");
+            let kind = RunProblem::NotExecutable {
                 program: path.to_owned(),
                 path: PathBuf::from(path),
-            });
-            assert_eq!(kind.hint(), None, "{path}");
+            };
+            assert_eq!(kind.operator_hint(), None, "{path}");
         }
-        let kind = ProblemKind::Append(AppendProblem::NoParent {
+        let kind = AppendProblem::NoParent {
             path: PathBuf::from("/dev/shm/x/a"),
             parent: PathBuf::from("/dev/shm/x"),
-        });
+        };
         assert_eq!(
-            kind.hint().as_deref(),
+            kind.operator_hint().as_deref(),
             Some("create it: mkdir -p /dev/shm/x")
         );
     }

@@ -19,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::action::{Execute, Fire};
+use crate::action::{DynAction, Fire};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
@@ -80,7 +80,12 @@ pub(crate) type Report = Arc<dyn Fn(BackgroundRun<'_>) + Send + Sync>;
 
 /// Everything a worker needs, shared with the hooks that started it.
 pub(crate) struct Start {
-    pub(crate) ready: Arc<[Box<dyn Execute>]>,
+    /// The hook's action, prepared to execute.
+    pub(crate) ready: Arc<dyn DynAction>,
+    /// Its timeout, when its action honours `timeout_ms`: each event's
+    /// deadline is counted from when the worker begins it.
+    pub(crate) timeout: Option<Duration>,
+    /// The hook's position, from 0.
     pub(crate) index: usize,
     /// The hook's name in messages.
     pub(crate) origin: Origin,
@@ -298,9 +303,11 @@ fn work(queue: &Queue, start: &Start) {
 fn execute(start: &Start, job: &Job, seq: u64) {
     let begun = Instant::now();
     let mut capture = start.stderr_tail.map(Capture::new);
-    let result = start.ready[start.index].execute(Fire {
+    let result = start.ready.execute(Fire {
+        tag: job.event,
         line: &job.line,
         root: &start.root,
+        limit: start.timeout.map(|t| (t, begun + t)),
         interrupt: &start.interrupt,
         capture: capture.as_mut(),
     });

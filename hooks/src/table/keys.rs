@@ -3,15 +3,17 @@
 //! [`RawHook`](crate::raw::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
-//! `on`, `where` and `on_failure` belong to every hook; each action brings
-//! its own key and options (`action::ENTRIES`; an embedder's own
-//! action's keys are its [`ActionKind`](crate::ActionKind)'s). The table lists `on`,
-//! `where`, then each action's key, then `on_failure`, then each action's
-//! options: the order an operator reads them in.
+//! `on`, `where`, `on_failure`, `timeout_ms` and `background` are the
+//! engine's (the last two for every action that honours them); each action
+//! brings its own key and options (`action::BUILT_IN`; an embedder's own
+//! action's keys are its [`ActionKind`](crate::ActionKind)'s). The table
+//! lists `on`, `where`, then each action's key, then `on_failure`,
+//! `timeout_ms` and `background`, then each action's options: the order an
+//! operator reads them in.
 
 use serde_json::json;
 
-use crate::action::{self, Entry};
+use crate::action::{self, DEFAULT_TIMEOUT, Entry};
 use crate::key::{self, HookKey, Shape};
 use crate::spec::OnFailure;
 
@@ -69,24 +71,55 @@ const ON_FAILURE: HookKey = HookKey {
     elsewhere: None,
 };
 
+/// `timeout_ms`: the wall-clock ceiling on a hook whose action honours it.
+pub(crate) const TIMEOUT_MS: HookKey = HookKey {
+    name: key::TIMEOUT_MS,
+    shape: Shape::Int("a whole number of milliseconds, at least 1, as in `timeout_ms = 2000`"),
+    owner: None,
+    schema: |_| {
+        json!({
+            "type": "integer",
+            "minimum": 1,
+            "default": DEFAULT_TIMEOUT.as_millis() as u64,
+            "description": "The wall-clock ceiling on a run hook, in milliseconds; the child is killed at it."
+        })
+    },
+    elsewhere: None,
+};
+
+/// `background`: each event handed to the hook's own worker.
+pub(crate) const BACKGROUND: HookKey = HookKey {
+    name: key::BACKGROUND,
+    shape: Shape::Bool("`true` or `false`, as in `background = true`"),
+    owner: None,
+    schema: |_| {
+        json!({
+            "type": "boolean",
+            "default": false,
+            "description": "Hand each event to this hook's own worker, in order, and let the run go on at once. Never for a hook whose work the next step reads (a formatter), nor with on_failure = \"cancel\"."
+        })
+    },
+    elsewhere: None,
+};
+
 const COUNT: usize = {
-    let mut n = 3;
+    let mut n = 5;
     let mut i = 0;
-    while i < action::ENTRIES.len() {
-        n += 1 + action::ENTRIES[i].options.len();
+    while i < action::BUILT_IN.len() {
+        n += 1 + action::BUILT_IN[i].options.len();
         i += 1;
     }
     n
 };
 
-/// Every key: `on`, `where`, each action's key, `on_failure`, each action's
-/// options.
+/// Every key: `on`, `where`, each action's key, `on_failure`,
+/// `timeout_ms`, `background`, each action's options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
         out[*at] = key;
         *at += 1;
     }
-    let actions: &[Entry] = &action::ENTRIES;
+    let actions: &[Entry] = &action::BUILT_IN;
     let mut out = [ON; COUNT];
     let mut at = 0;
     push(&mut out, &mut at, ON);
@@ -97,6 +130,8 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
         i += 1;
     }
     push(&mut out, &mut at, ON_FAILURE);
+    push(&mut out, &mut at, TIMEOUT_MS);
+    push(&mut out, &mut at, BACKGROUND);
     let mut i = 0;
     while i < actions.len() {
         let mut j = 0;
@@ -120,7 +155,8 @@ const NAMES: [&str; COUNT] = {
 };
 
 /// The keys a `[[hook]]` table may hold: `on`, `where`, each built-in
-/// action's key, `on_failure`, then each built-in action's options. A
+/// action's key, `on_failure`, `timeout_ms`, `background`, then each
+/// built-in action's options. A
 /// [`Layout`](crate::Layout)'s own actions
 /// ([`Layout::action`](crate::Layout::action)) add theirs after these.
 pub const HOOK_KEYS: &[&str] = &NAMES;

@@ -225,7 +225,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Int(_) => d.deserialize_i64(self),
             Shape::Bool(_) => d.deserialize_bool(self),
             Shape::Where => crate::conditions::RawWhere::deserialize(d).map(RawValue::Where),
-            Shape::Toml => toml::Value::deserialize(d).map(RawValue::Toml),
+            Shape::Toml(_) => toml::Value::deserialize(d).map(RawValue::Toml),
         }
     }
 }
@@ -242,7 +242,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Text(what) | Shape::Int(what) | Shape::Bool(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
             Shape::Where => f.write_str(crate::conditions::EXPECTING),
-            Shape::Toml => f.write_str("a TOML value"),
+            Shape::Toml(what) => f.write_str(what),
         }
     }
 

@@ -4,9 +4,9 @@ use serde_json::{Map, Value, json};
 
 use super::keys::KEYS;
 use super::placement::near_miss_pattern;
-use crate::action::{ActionKind, ActionSet};
+use crate::action::{ActionSet, DynKind};
 use crate::key::HookKey;
-use crate::key::{HOOK, ON, WHERE};
+use crate::key::{BACKGROUND, HOOK, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
 use crate::layout::Layout;
 use crate::registry::{Field, FieldKind, HookEvents, Kind};
 
@@ -77,11 +77,27 @@ fn table_schema<E: HookEvents>(
         {
             object.extend(rule);
         }
-        exclusions.extend(actions.kinds().flat_map(ActionKind::rules));
+        exclusions.extend(actions.kinds().flat_map(DynKind::rules));
+        exclusions.push(cancel_in_background());
         exclusions.extend(where_rules::<E>());
         object.insert("allOf".to_owned(), Value::Array(exclusions));
     }
     schema
+}
+
+/// The engine's rule between two of its keys, for every action that
+/// honours `background`: never `background = true` with
+/// `on_failure = "cancel"`.
+fn cancel_in_background() -> Value {
+    json!({
+        "not": {
+            "required": [BACKGROUND, ON_FAILURE],
+            "properties": {
+                BACKGROUND: { "const": true },
+                ON_FAILURE: { "const": "cancel" }
+            }
+        }
+    })
 }
 
 /// The rules of `where`, in keywords every editor's validator applies
@@ -291,11 +307,16 @@ pub fn hook_file_schema<E: HookEvents>(
 
 /// "If `kind`'s key is present, no other action's option is": `None` when
 /// there is no such option. `keys` are every key, `names` the action keys.
-fn exclusion(kind: &dyn ActionKind, keys: &[HookKey], names: &[&str]) -> Option<Value> {
+fn exclusion(kind: &dyn DynKind, keys: &[HookKey], names: &[&str]) -> Option<Value> {
     let name = kind.key().name;
     let foreign: Vec<&str> = keys
         .iter()
-        .filter(|key| key.owner.is_some_and(|owner| owner != name) && !names.contains(&key.name))
+        .filter(|key| {
+            let other = key.owner.is_some_and(|owner| owner != name) && !names.contains(&key.name);
+            let unhonoured =
+                [TIMEOUT_MS, BACKGROUND].contains(&key.name) && !kind.honours(key.name);
+            other || unhonoured
+        })
         .map(|key| key.name)
         .collect();
     let not = match foreign.as_slice() {

@@ -2,12 +2,15 @@
 //! event enum. The shape was settled by [`super::read`]; what each action
 //! means is its own module's ([`crate::action`]).
 
+use std::fmt;
+use std::time::Duration;
+
 use toml::Spanned;
 
 use super::keys::on_failure;
 use super::read::HookTable;
-use crate::action::{ActionKind, ActionSet, ActionTable};
-use crate::key::{ON, ON_FAILURE, WHERE};
+use crate::action::{ActionSet, ActionTable, DynKind};
+use crate::key::{BACKGROUND, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
 use crate::raw::{Cx, RawHook, RawValue};
 use crate::registry::{HookEvents, HookFilter};
 use crate::spec::HookSpec;
@@ -26,20 +29,21 @@ pub(super) fn validate<E: HookEvents>(
     let on = events::<E>(&mut raw, cx)?;
     let conditions = super::conditions::compile(raw.take_where(WHERE), on, on_written, cx)?;
     let (kind, value) = chosen_action(&mut raw, cx, actions)?;
+    let key = kind.key();
     let mut table = ActionTable {
-        key: kind.key().name,
-        span: value.span(),
-        value: Some(value),
+        key,
+        value,
         raw: &mut raw,
         taken: Vec::new(),
         cx,
     };
     let action = kind.validate(&mut table)?;
-    unread(&raw, kind.key().name, cx)?;
+    let (timeout, background) = engine_keys(&mut raw, key.name, cx)?;
+    unread(&raw, key.name, cx)?;
     Ok(HookSpec {
         on,
         conditions,
-        action,
+        action: action.with_keys(timeout, background),
         on_failure: on_failure(raw.take_choice(ON_FAILURE)),
         origin: None,
         read_with: Some(cx.root.to_path_buf()),
@@ -92,6 +96,62 @@ fn not_an_array<E: HookEvents>(found: &str) -> String {
     message
 }
 
+/// Why a value of the engine's keys is refused.
+#[derive(Debug)]
+enum Refusal {
+    /// `timeout_ms` below 1.
+    BadTimeout(i64),
+    /// `background = true` with `on_failure = "cancel"`.
+    CancelInBackground,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::BadTimeout(ms) => write!(
+                f,
+                "`{TIMEOUT_MS} = {ms}` is not a timeout; write a whole number of milliseconds, at \
+                 least 1"
+            ),
+            Refusal::CancelInBackground => f.write_str(
+                "`background = true` cannot go with `on_failure = \"cancel\"`: a cancel from the \
+                 background would land on a later step than the event that caused it, and a \
+                 policy check must block; remove `background`, or make the hook \
+                 `on_failure = \"continue\"`",
+            ),
+        }
+    }
+}
+
+/// The engine's `timeout_ms` (at least 1 ms) and `background` (never on a
+/// hook that cancels), as the table writes them, taken; the chosen action
+/// `action` honours each one written ([`chosen_action`] checked).
+fn engine_keys(
+    raw: &mut RawHook,
+    action: &'static str,
+    cx: &Cx<'_>,
+) -> Result<(Option<Duration>, bool), TableError> {
+    let timeout = match raw.take_int(TIMEOUT_MS) {
+        None => None,
+        Some(t) => match u64::try_from(*t.get_ref()) {
+            Ok(ms) if ms >= 1 => Some(Duration::from_millis(ms)),
+            _ => {
+                let refusal = Refusal::BadTimeout(*t.get_ref());
+                return Err(cx.refusal(TIMEOUT_MS, t.span(), action, refusal));
+            }
+        },
+    };
+    let background = match raw.take_bool(BACKGROUND) {
+        Some(b) if *b.get_ref() && raw.choice(ON_FAILURE) == Some("cancel") => {
+            let refusal = Refusal::CancelInBackground;
+            return Err(cx.refusal(BACKGROUND, b.span(), action, refusal));
+        }
+        Some(b) => b.into_inner(),
+        None => false,
+    };
+    Ok((timeout, background))
+}
+
 /// An option of the chosen action that its `validate` left unread: an
 /// embedder's action that declares a key and ignores it would leave the
 /// operator's value silently off, so the table is refused, naming it.
@@ -109,12 +169,13 @@ fn unread(raw: &RawHook, action: &'static str, cx: &Cx<'_>) -> Result<(), TableE
 }
 
 /// The one action whose key the table has, and that key's value, taken
-/// out of the table; no key of another action.
+/// out of the table; no key of another action, and no key of the engine's
+/// that it does not honour.
 fn chosen_action<'a>(
     raw: &mut RawHook,
     cx: &Cx<'_>,
     actions: &'a ActionSet,
-) -> Result<(&'a dyn ActionKind, Spanned<RawValue>), TableError> {
+) -> Result<(&'a dyn DynKind, Spanned<RawValue>), TableError> {
     let chosen: Vec<_> = actions
         .kinds()
         .filter_map(|kind| Some((kind, raw.take(kind.key().name)?)))
@@ -137,10 +198,25 @@ fn chosen_action<'a>(
         let kind = TableErrorKind::KeyOfOtherAction {
             key: key.name,
             owner: key.owner.unwrap_or_default(),
+            also: Vec::new(),
             verb: chosen.verb(),
             why: key.elsewhere,
         };
         return Err(cx.error(key.name, span, kind));
+    }
+    for name in [TIMEOUT_MS, BACKGROUND] {
+        let Some(span) = raw.span(name).filter(|_| !chosen.honours(name)) else {
+            continue;
+        };
+        let mut honouring = actions.honouring(name).into_iter();
+        let kind = TableErrorKind::KeyOfOtherAction {
+            key: name,
+            owner: honouring.next().unwrap_or_default(),
+            also: honouring.collect(),
+            verb: chosen.verb(),
+            why: chosen.why_not(name),
+        };
+        return Err(cx.error(name, span, kind));
     }
     Ok((chosen, value))
 }

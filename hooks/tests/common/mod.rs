@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
+use io_hooks::{
+    Action, AppendProblem, HookEvents, HookFilter, HookSpec, OnFailure, ProblemKind, RunProblem,
+};
 use serde::Serialize;
 
 pub(crate) mod capture;
@@ -162,4 +164,27 @@ pub(crate) fn assert_child_passed(out: &Output) {
         stdout.contains("1 passed"),
         "the child ran no test body:\n{stdout}"
     );
+}
+
+/// A problem as its action's own type, for a test to match and compare:
+/// what `ProblemKind::downcast_ref` reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Typed {
+    /// An `append` hook's.
+    Append(AppendProblem),
+    /// A `run` hook's.
+    Run(RunProblem),
+    /// Another action's, as it reads.
+    Other(String),
+}
+
+/// `kind` as its action's own type.
+pub(crate) fn typed(kind: &ProblemKind) -> Typed {
+    if let Some(problem) = kind.downcast_ref::<AppendProblem>() {
+        Typed::Append(problem.clone())
+    } else if let Some(problem) = kind.downcast_ref::<RunProblem>() {
+        Typed::Run(problem.clone())
+    } else {
+        Typed::Other(kind.to_string())
+    }
 }

@@ -276,10 +276,9 @@ impl Ci {
 /// Fires `event` on `hooks`, whose array is `key` in `ci.local.toml`,
 /// adding a message for each hook that failed.
 fn fire_on(hooks: &Hooks<CiEvent>, key: &str, event: &CiEvent, failures: &mut Vec<String>) -> Flow {
-    let specs = hooks.specs();
     hooks.fire_with(event, event, |run: HookRun<'_>| {
         if let Err(failure) = run.result {
-            let verdict = match specs.get(run.index).map(|s| s.on_failure) {
+            let verdict = match hooks.spec(run.index).map(|s| s.on_failure) {
                 Some(OnFailure::Cancel) => "so the pipeline stops",
                 _ => "and the pipeline goes on",
             };

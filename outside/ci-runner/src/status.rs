@@ -13,15 +13,15 @@
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use io_hooks::beneath::{Open, Root};
 use io_hooks::{
-    Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, HookFailure, HookKey,
-    Prepare, TableError,
+    ActionKind, ActionTable, Effects, Execute, Fire, HookFailure, HookKey, Prepare, TableError,
 };
 
 /// The key that chooses the action.
-pub const KEY: &str = "status";
+pub const KEY: &str = StatusKind::KEY.name();
 
 /// The `status` action's kind, which [`layout`](crate::config::layout)
 /// adds.
@@ -29,21 +29,21 @@ pub const KEY: &str = "status";
 pub struct StatusKind;
 
 impl ActionKind for StatusKind {
-    fn key(&self) -> HookKey {
-        HookKey::new(KEY, |_| {
+    type Action = Status;
+    const KEY: HookKey = HookKey::new(
+        "status",
+        "a file in the checkout, as in `status = \"ci-status.txt\"`",
+        |_| {
             serde_json::json!({
                 "type": "string",
                 "minLength": 1,
                 "description": "A file in the checkout that holds the last matching event's tag."
             })
-        })
-    }
+        },
+    );
+    const VERB: &'static str = "writes a status file";
 
-    fn verb(&self) -> &'static str {
-        "writes a status file"
-    }
-
-    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Action, TableError> {
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<Status, TableError> {
         let path: String = table.value()?;
         let rel = PathBuf::from(&path);
         let refusal = if path.is_empty() {
@@ -55,22 +55,23 @@ impl ActionKind for StatusKind {
         };
         match refusal {
             Some(why) => Err(table.refuse(KEY, why)),
-            None => Ok(Action::new(Status { path: rel })),
+            None => Ok(Status {
+                path: rel,
+                root: None,
+            }),
         }
     }
 }
 
-/// A `status` hook: its file, relative to the checkout.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A `status` hook: its file, relative to the checkout, and the checkout,
+/// held open once the hooks are built.
+#[derive(Debug, Clone)]
 pub struct Status {
     path: PathBuf,
+    root: Option<Arc<Root>>,
 }
 
-impl HookAction for Status {
-    fn key(&self) -> &'static str {
-        KEY
-    }
-
+impl Execute for Status {
     fn describe(&self, _: &Path) -> String {
         format!("write each event's tag to {}", self.path.display())
     }
@@ -81,26 +82,24 @@ impl HookAction for Status {
 
     /// A checkout that cannot be opened fails every write: said when the
     /// hooks are built.
-    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
         let root = match Root::open(cx.root()) {
-            Ok(root) => Some(root),
+            Ok(root) => Some(Arc::new(root)),
             Err(e) => {
                 cx.problem(format!("the checkout cannot be opened: {e}"), None);
                 None
             }
         };
-        Box::new(Ready {
+        Status {
             path: self.path.clone(),
             root,
-        })
+        }
     }
-}
 
-/// A `status` hook as built hooks hold it: the checkout, held open.
-#[derive(Debug)]
-struct Ready {
-    path: PathBuf,
-    root: Option<Root>,
+    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        self.write(fire.tag())
+            .map_err(|cause| HookFailure::action(KEY, cause))
+    }
 }
 
 /// How writing the status fails.
@@ -113,8 +112,6 @@ pub enum StatusFailure {
     Open(io_hooks::beneath::Error),
     /// The write failed.
     Write(std::io::Error),
-    /// The event's line has no tag.
-    NoTag,
 }
 
 impl fmt::Display for StatusFailure {
@@ -123,29 +120,15 @@ impl fmt::Display for StatusFailure {
             StatusFailure::NoCheckout => f.write_str("the checkout could not be opened"),
             StatusFailure::Open(e) => write!(f, "the status file could not be opened: {e}"),
             StatusFailure::Write(e) => write!(f, "the status file could not be written: {e}"),
-            StatusFailure::NoTag => f.write_str("the event has no tag"),
         }
     }
 }
 
 impl std::error::Error for StatusFailure {}
 
-impl Execute for Ready {
-    fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
-        self.write(fire.line())
-            .map_err(|cause| HookFailure::action(KEY, cause))
-    }
-}
-
-impl Ready {
-    fn write(&self, line: &[u8]) -> Result<(), StatusFailure> {
-        #[derive(serde::Deserialize)]
-        struct Tagged {
-            event: String,
-        }
-        let tag = serde_json::from_slice::<Tagged>(line)
-            .map_err(|_| StatusFailure::NoTag)?
-            .event;
+impl Status {
+    /// Writes `tag`, the event's, and a newline as the whole file.
+    fn write(&self, tag: &str) -> Result<(), StatusFailure> {
         let root = self.root.as_ref().ok_or(StatusFailure::NoCheckout)?;
         let how = Open::write().create(0o644).truncate();
         let opened = root

@@ -120,7 +120,9 @@ impl<'h> Printer<'h> {
             let number = self.selection.number(run.index);
             fired.text.push(report(&run));
             if run.result.is_err()
-                && hooks.specs()[run.index].on_failure == OnFailure::Cancel
+                && hooks
+                    .spec(run.index)
+                    .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
                 && let Ok(mut set) = self.cancelled_by.lock()
             {
                 set.insert(number, run.origin.key().to_owned());

@@ -5,32 +5,26 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::json;
-use toml::Spanned;
 
-use crate::action::interface::Entry;
+use crate::action::interface::ActionTable;
 use crate::key::{HookKey, Shape};
-use crate::raw::{Cx, RawHook};
 use crate::table_error::TableError;
 
 pub(crate) use super::problem::KEY;
 
-pub(crate) const ENTRY: Entry = Entry {
-    key: HookKey {
-        name: KEY,
-        shape: Shape::Text("a file path, as in `append = \"audit.jsonl\"`"),
-        owner: Some(KEY),
-        schema: |_| {
-            json!({
-                "type": "string",
-                "minLength": 1,
-                "description": "A path, relative to the hooks' root, to append one JSON line per matching event to."
-            })
-        },
-        elsewhere: None,
+/// `append`'s row of the key table.
+pub(crate) const ROW: HookKey = HookKey {
+    name: KEY,
+    shape: Shape::Text("a file path, as in `append = \"audit.jsonl\"`"),
+    owner: Some(KEY),
+    schema: |_| {
+        json!({
+            "type": "string",
+            "minLength": 1,
+            "description": "A path, relative to the hooks' root, to append one JSON line per matching event to."
+        })
     },
-    options: &[],
-    verb: "appends",
-    rules: Vec::new,
+    elsewhere: None,
 };
 
 /// Why an `append` table is refused, in the action's words.
@@ -55,17 +49,12 @@ impl fmt::Display for Refusal {
 
 /// A path that names a file, resolved against the hooks' root (`join`
 /// keeps an absolute path as it is).
-pub(crate) fn validate(
-    append: Spanned<String>,
-    _: &mut RawHook,
-    cx: &Cx<'_>,
-) -> Result<PathBuf, TableError> {
-    let span = append.span();
-    let path = append.into_inner();
+pub(crate) fn validate(table: &ActionTable<'_>) -> Result<PathBuf, TableError> {
+    let path: String = table.value()?;
     let refusal = match () {
         () if path.is_empty() => Refusal::EmptyPath,
         () if path.contains('\0') => Refusal::NulInPath,
-        () => return Ok(cx.root.join(PathBuf::from(path))),
+        () => return Ok(table.root().join(PathBuf::from(path))),
     };
-    Err(cx.refusal(KEY, span, KEY, refusal))
+    Err(table.refuse(KEY, refusal))
 }

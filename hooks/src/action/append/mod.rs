@@ -10,46 +10,75 @@ mod keys;
 pub(crate) mod problem;
 
 pub use failure::AppendFailure;
-pub(crate) use keys::ENTRY;
 pub use problem::AppendProblem;
 
 use std::path::{Path, PathBuf};
 
-use crate::action::interface::{
-    Action, ActionTable, BuiltIn, Effects, Execute, Fire, HookAction, Prepare,
-};
+use crate::action::interface::{ActionKind, ActionTable, Effects, Execute, Fire, Prepare};
 use crate::failure::HookFailure;
+use crate::key::{BACKGROUND, HookKey};
 use crate::root::absolute;
 use crate::table_error::TableError;
 use keys::KEY;
 
-/// The `append` action's kind: its entry, and its validation.
-pub(crate) const KIND: BuiltIn = BuiltIn {
-    entry: ENTRY,
-    validate,
-};
+/// The `append` action's kind.
+pub(crate) struct AppendKind;
 
-/// A table whose action is `append`, checked into its action.
-fn validate(table: &mut ActionTable<'_>) -> Result<Action, TableError> {
-    let (value, raw, cx) = table.built_in()?;
-    let path = keys::validate(value, raw, cx)?;
-    Ok(Action::new(AppendAction { path }))
+impl ActionKind for AppendKind {
+    type Action = AppendAction;
+    const KEY: HookKey = keys::ROW;
+    const VERB: &'static str = "appends";
+    const WHY_NOT: &'static [(&'static str, &'static str)] = &[(
+        BACKGROUND,
+        "an append is one write, done in microseconds, which never holds the run up",
+    )];
+
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<AppendAction, TableError> {
+        keys::validate(table).map(AppendAction::new)
+    }
 }
 
 /// `append = path`: one JSON line per matching event, appended to `path`.
-/// Built with [`Action::append`], read with [`Action::get`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Built with [`Action::append`](crate::Action::append), read with
+/// [`Action::get`](crate::Action::get).
+///
+/// Never in the background, and with no timeout: an append is one write,
+/// done in microseconds.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct AppendAction {
     /// The file, resolved against the hooks' root when it was relative.
     pub path: PathBuf,
+    /// What its appends know of the file, once the hooks are built.
+    log: Option<std::sync::Arc<file::Log>>,
 }
 
-impl HookAction for AppendAction {
-    fn key(&self) -> &'static str {
-        KEY
+impl AppendAction {
+    /// The action appending to `path`, not yet prepared.
+    pub(crate) fn new(path: PathBuf) -> Self {
+        AppendAction { path, log: None }
     }
+}
 
+/// Shown as its path: what it was prepared with is the engine's.
+impl std::fmt::Debug for AppendAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppendAction")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// Two appends are equal when they append to the same path.
+impl PartialEq for AppendAction {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+}
+
+impl Eq for AppendAction {}
+
+impl Execute for AppendAction {
     fn describe(&self, root: &Path) -> String {
         let shown = self.path.strip_prefix(root).unwrap_or(&self.path);
         format!("append to {}", shown.display())
@@ -59,60 +88,58 @@ impl HookAction for AppendAction {
         Effects::WRITES_FILE
     }
 
-    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
-        let (ready, problems) = prepare(cx, &self.path);
-        for problem in problems {
-            cx.push(crate::action::problem::ProblemKind::Append(problem));
-        }
-        Box::new(ready)
-    }
-}
-
-/// An `append` hook as built hooks hold it: its file, and what its appends
-/// know of it.
-#[derive(Debug)]
-pub(crate) struct Ready {
-    path: PathBuf,
-    log: file::Log,
-}
-
-/// What would make an append to `path` fail; with `cx.create`, the file is
-/// created when nothing is wrong.
-fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProblem>) {
-    let log = file::Log::new(path, cx.root);
-    // A path resolved against another root than the hooks' is not where
-    // the operator meant, and is not opened beneath the hooks' root: the
-    // embedder gave two roots. Nothing is created for it.
-    if let Some(read_with) = cx.read_with
-        && path.starts_with(read_with)
-        && absolute(read_with) != cx.root.path
-    {
-        let problem = AppendProblem::OtherRoot {
-            path: path.to_path_buf(),
-            read_with: read_with.to_path_buf(),
-            root: cx.root.path.clone(),
+    /// What would make an append to its path fail; with `cx.create`, the
+    /// file is created when nothing is wrong.
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
+        let path = &self.path;
+        let log = Some(std::sync::Arc::new(file::Log::new(path, cx.root)));
+        let prepared = AppendAction {
+            path: path.clone(),
+            log,
         };
-        return (
-            Ready {
-                path: path.to_path_buf(),
-                log,
-            },
-            vec![problem],
-        );
+        // A path resolved against another root than the hooks' is not where
+        // the operator meant, and is not opened beneath the hooks' root: the
+        // embedder gave two roots. Nothing is created for it.
+        if let Some(read_with) = cx.read_with
+            && path.starts_with(read_with)
+            && absolute(read_with) != cx.root.path
+        {
+            let problem = AppendProblem::OtherRoot {
+                path: path.clone(),
+                read_with: read_with.to_path_buf(),
+                root: cx.root.path.clone(),
+            };
+            tell(cx, problem);
+            return prepared;
+        }
+        let mut problems = file::check(path, cx.root);
+        if cx.create && problems.is_empty() {
+            problems.extend(file::create(path, cx.root));
+        }
+        for problem in problems {
+            tell(cx, problem);
+        }
+        prepared
     }
-    let mut problems = file::check(path, cx.root);
-    if cx.create && problems.is_empty() {
-        problems.extend(file::create(path, cx.root));
-    }
-    let path = path.to_path_buf();
-    (Ready { path, log }, problems)
-}
 
-/// Never in the background: an append is one write, done in microseconds.
-impl Execute for Ready {
     #[inline]
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
-        file::append(&self.path, &self.log, fire.root, fire.line)
-            .map_err(|e| HookFailure::action(KEY, e))
+        let fresh;
+        let log = match &self.log {
+            Some(log) => log,
+            // Not prepared (never by the engine, which prepares every hook
+            // when it builds them): what the file is, learned now.
+            None => {
+                fresh = file::Log::new(&self.path, fire.root);
+                &fresh
+            }
+        };
+        file::append(&self.path, log, fire.root, fire.line).map_err(|e| HookFailure::action(KEY, e))
     }
+}
+
+/// Tells `cx` of `problem`, with its hint for an operator.
+fn tell(cx: &mut Prepare<'_>, problem: AppendProblem) {
+    let hint = problem.operator_hint();
+    cx.problem(problem, hint);
 }

@@ -9,7 +9,7 @@ pub(crate) const KEY: &str = "append";
 use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
 
 /// Something that will make an `append` hook fail each time it fires, found
-/// when the hooks were built ([`ProblemKind::Append`](crate::ProblemKind::Append)).
+/// when the hooks were built ([`ProblemKind::downcast_ref`](crate::ProblemKind::downcast_ref)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AppendProblem {
@@ -93,6 +93,12 @@ impl AppendProblem {
                 "read the file and build the hooks with the same root".to_owned()
             }
         })
+    }
+
+    /// What the operator can do about it, none in the kernel's trees
+    /// ([`ProblemKind::hint`](crate::ProblemKind::hint)).
+    pub(crate) fn operator_hint(&self) -> Option<String> {
+        crate::action::problem::hint(self.path(), self.hint())
     }
 
     /// The file the problem is about, when it is about one.

@@ -10,39 +10,39 @@ mod check;
 mod keys;
 pub(crate) mod problem;
 
-pub use keys::DEFAULT_TIMEOUT;
-pub(crate) use keys::ENTRY;
 pub use problem::RunProblem;
 
 use std::path::Path;
-use std::time::Duration;
 
 use crate::action::interface::{
-    Action, ActionTable, BuiltIn, Effects, Execute, Fire, HookAction, Prepare,
+    ActionKind, ActionTable, DEFAULT_TIMEOUT, Effects, Execute, Fire, Prepare,
 };
 use crate::failure::HookFailure;
+use crate::key::HookKey;
 use crate::process;
 use crate::table_error::TableError;
 
-/// The `run` action's kind: its entry, and its validation.
-pub(crate) const KIND: BuiltIn = BuiltIn {
-    entry: ENTRY,
-    validate,
-};
+/// The `run` action's kind: it honours the engine's `timeout_ms` (its
+/// child is killed at it) and `background`.
+pub(crate) struct RunKind;
 
-/// A table whose action is `run`, checked into its action.
-fn validate(table: &mut ActionTable<'_>) -> Result<Action, TableError> {
-    let (value, raw, cx) = table.built_in()?;
-    let (argv, timeout, background) = keys::validate(value, raw, cx)?;
-    Ok(Action::new(RunAction {
-        argv,
-        timeout,
-        background,
-    }))
+impl ActionKind for RunKind {
+    type Action = RunAction;
+    const KEY: HookKey = keys::ROW;
+    const VERB: &'static str = "runs a program";
+    const TIMEOUT: bool = true;
+    const BACKGROUND: bool = true;
+
+    fn validate(&self, table: &mut ActionTable<'_>) -> Result<RunAction, TableError> {
+        keys::validate(table).map(|argv| RunAction { argv })
+    }
 }
 
 /// `run = argv`: spawn `argv` with the event's JSON line on stdin. Built
-/// with [`Action::run`] and its siblings, read with [`Action::get`].
+/// with [`Action::run`](crate::Action::run) and its siblings, read with
+/// [`Action::get`](crate::Action::get); its `timeout_ms` and `background`
+/// are the engine's, read with [`Action::timeout`](crate::Action::timeout)
+/// and [`Action::background`](crate::Action::background).
 ///
 /// The child runs in the hooks' root, in a process group of its own, with
 /// stdout and stderr discarded (the end of its stderr is kept when the
@@ -51,91 +51,47 @@ fn validate(table: &mut ActionTable<'_>) -> Result<Action, TableError> {
 /// script's bare `ls` never runs a `./ls` in the root). It inherits every
 /// descriptor the host has open without close-on-exec: a host must mark the
 /// descriptors it inherited close-on-exec at start, since the engine cannot
-/// without `unsafe`. Its process group is killed at `timeout`, and by the
-/// hooks' [`Interrupt`](crate::Interrupt).
+/// without `unsafe`. Its process group is killed at the hook's timeout, and
+/// by the hooks' [`Interrupt`](crate::Interrupt).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunAction {
     /// The program and its arguments, as written: never a shell line.
     pub argv: Vec<String>,
-    /// The wall-clock ceiling, from spawn.
-    pub timeout: Duration,
-    /// Whether each event is handed to the hook's own worker, in order,
-    /// rather than run while the host waits ([`Hooks`](crate::Hooks)'
-    /// "Background hooks").
-    pub background: bool,
 }
 
-impl HookAction for RunAction {
-    fn key(&self) -> &'static str {
-        keys::KEY
-    }
-
+/// What would make spawning the argv fail each time (a missing program,
+/// one that is not executable, a `#!` line naming no interpreter, a `~` no
+/// shell expands) is found at `prepare`; nothing is created.
+impl Execute for RunAction {
     fn describe(&self, _: &Path) -> String {
         let argv = serde_json::to_string(&self.argv).unwrap_or_default();
-        let background = if self.background {
-            ", in the background"
-        } else {
-            ""
-        };
-        format!(
-            "run {argv} (timeout {} ms{background})",
-            self.timeout.as_millis()
-        )
+        format!("run {argv}")
     }
 
     fn effects(&self) -> Effects {
         Effects::SPAWNS_PROCESS
     }
 
-    fn prepare(&self, cx: &mut Prepare<'_>) -> Box<dyn Execute> {
-        let ready = Ready {
-            argv: self.argv.clone(),
-            timeout: self.timeout,
-            background: self.background && !cx.cancels,
-        };
+    fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
         for problem in check::run(&self.argv, &cx.root.path) {
-            cx.push(crate::action::problem::ProblemKind::Run(problem));
+            let hint = problem.operator_hint();
+            cx.problem(problem, hint);
         }
-        Box::new(ready)
-    }
-}
-
-/// A `run` hook as built hooks hold it: its argv, its timeout, and whether
-/// its events go to a worker of its own.
-#[derive(Debug)]
-pub(crate) struct Ready {
-    argv: Vec<String>,
-    timeout: Duration,
-    background: bool,
-}
-
-/// What would make spawning the argv fail each time (a missing program,
-/// one that is not executable, a `#!` line naming no interpreter, a `~` no
-/// shell expands) is found at `prepare`; nothing is created. A hook whose
-/// failure cancels runs while the host waits, `background` or not: its
-/// cancel must come with the event that caused it.
-impl Execute for Ready {
-    fn background(&self) -> bool {
-        self.background
+        self.clone()
     }
 
     #[inline]
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
+        let timeout = fire.timeout().unwrap_or(DEFAULT_TIMEOUT);
         let Fire {
             line,
             root,
             interrupt,
             capture,
+            ..
         } = fire;
-        process::run(
-            &self.argv,
-            self.timeout,
-            &root.path,
-            line,
-            interrupt,
-            capture,
-        )
-        .map_err(HookFailure::Process)
+        process::run(&self.argv, timeout, &root.path, line, interrupt, capture)
+            .map_err(HookFailure::Process)
     }
 }

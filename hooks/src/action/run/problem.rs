@@ -10,7 +10,7 @@ use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
 use crate::message::Shown;
 
 /// Something that will make a `run` hook fail each time it fires, found
-/// when the hooks were built ([`ProblemKind::Run`](crate::ProblemKind::Run)).
+/// when the hooks were built ([`ProblemKind::downcast_ref`](crate::ProblemKind::downcast_ref)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RunProblem {
@@ -169,6 +169,12 @@ impl RunProblem {
                 "change the `#!` line to an interpreter that exists, as in `#!/bin/sh`".to_owned()
             }
         })
+    }
+
+    /// What the operator can do about it, none in the kernel's trees
+    /// ([`ProblemKind::hint`](crate::ProblemKind::hint)).
+    pub(crate) fn operator_hint(&self) -> Option<String> {
+        crate::action::problem::hint(self.path(), self.hint())
     }
 
     /// The file the problem is about, when it is about one.
