@@ -4,7 +4,7 @@
 //!
 //! The top of the crate's layers: it prepares and executes the actions
 //! (`action/`), which use the process runner (`process/`), the hooks' root
-//! (`root.rs`) and the failure types (`failure.rs`); none of those names
+//! (an `io_beneath::Root`) and the failure types (`failure.rs`); none of those names
 //! this module (`hooks/tests/layers.rs` checks that the modules name one
 //! another in no circle).
 
@@ -16,11 +16,11 @@ use crate::action::{Execute, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
-use crate::root::Root;
 use background::{Report, Start, Worker};
+use io_beneath::Root;
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -97,13 +97,12 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// ```
 pub struct Hooks<E> {
     specs: Vec<HookSpec<E>>,
-    root: PathBuf,
-    /// `root` made absolute when the hooks were built, so that a program
-    /// relative to it, and every child's working directory, do not depend on
-    /// the host's working directory at the moment an event fires; and held
-    /// open, so that every `append` under it is opened beneath it. Shared
-    /// with the background hooks' workers.
-    abs_root: Arc<Root>,
+    /// The root as given, made absolute when the hooks were built, so that
+    /// a program relative to it, and every child's working directory, do
+    /// not depend on the host's working directory at the moment an event
+    /// fires; and held open, so that every `append` under it is opened
+    /// beneath it. Shared with the background hooks' workers.
+    root: Arc<Root>,
     /// Each hook's action as its module prepared it to execute, by hook;
     /// shared with the background hooks' workers.
     ready: Arc<[Box<dyn Execute>]>,
@@ -134,7 +133,7 @@ impl<E: HookEvents> fmt::Debug for Hooks<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Hooks")
             .field("specs", &self.specs)
-            .field("root", &self.root)
+            .field("root", &self.root.given())
             .finish_non_exhaustive()
     }
 }
@@ -185,9 +184,9 @@ impl<E: HookEvents> Hooks<E> {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
-        let abs_root = Arc::new(Root::open(root));
+        let root = Arc::new(Root::lazy(root));
         let origins = origins(&specs);
-        let (ready, problems) = prepare(&specs, &origins, &abs_root, true);
+        let (ready, problems) = prepare(&specs, &origins, &root, true);
         let workers = specs.iter().map(|_| OnceLock::new()).collect();
         let background = specs
             .iter()
@@ -204,8 +203,7 @@ impl<E: HookEvents> Hooks<E> {
         }
         Hooks {
             specs,
-            root: root.to_path_buf(),
-            abs_root,
+            root,
             ready: ready.into(),
             background,
             origins: origins.into(),
@@ -293,7 +291,7 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        prepare(specs, &origins(specs), &Root::open(root), false).1
+        prepare(specs, &origins(specs), &Root::lazy(root), false).1
     }
 
     /// What building these hooks found wrong, in hook order: each problem
@@ -316,7 +314,7 @@ impl<E: HookEvents> Hooks<E> {
     /// The hooks' root, as given to [`new`](Self::new) (hooks use it made
     /// absolute when they were built).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.root.given()
     }
 
     /// The union of every hook's filter.
@@ -462,7 +460,7 @@ impl<E: HookEvents> Hooks<E> {
                 }
                 Ok(line) => ready.execute(Fire {
                     line,
-                    root: &self.abs_root,
+                    root: &self.root,
                     interrupt: &self.interrupt,
                     capture: capture.as_mut(),
                 }),
@@ -514,7 +512,7 @@ impl<E: HookEvents> Hooks<E> {
                 ready: Arc::clone(&self.ready),
                 index,
                 origin: self.origins[index].clone(),
-                root: Arc::clone(&self.abs_root),
+                root: Arc::clone(&self.root),
                 interrupt: self.interrupt.clone(),
                 stderr_tail: self.stderr_tail,
                 report: self.report_background.clone(),

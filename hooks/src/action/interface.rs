@@ -29,8 +29,8 @@ use crate::failure::HookFailure;
 use crate::key::{HookKey, ON_FAILURE};
 use crate::process::{Capture, Interrupt};
 use crate::raw::{Cx, KeyValue, RawHook, RawValue};
-use crate::root::Root;
 use crate::table_error::{TableError, TableErrorKind};
+use io_beneath::Root;
 
 /// What a built-in action's module declares about it, as its `ENTRY`: what
 /// [`ActionKind`] says of it, in a `const` the key table is computed from.
@@ -496,7 +496,7 @@ impl Prepare<'_> {
     /// The hooks' root, absolute: a relative path of the action is resolved
     /// against it, and a spawned child runs in it.
     pub fn root(&self) -> &Path {
-        &self.root.path
+        self.root.path()
     }
 
     /// Whether to create what the action writes to when nothing is wrong
@@ -552,7 +552,7 @@ impl Fire<'_> {
 
     /// The hooks' root, absolute.
     pub fn root(&self) -> &Path {
-        &self.root.path
+        self.root.path()
     }
 
     /// The hooks' interrupt: a child the action spawns runs on it

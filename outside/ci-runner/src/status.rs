@@ -6,7 +6,7 @@
 //! message; this file brings the key, its check, what building the hooks
 //! finds wrong, and the write.
 //!
-//! The file is reached through `io_hooks::beneath`, the one way to a path
+//! The file is reached through `io_beneath`, the one way to a path
 //! under a checkout that a clone can shape: a committed `ci-status.txt ->
 //! ~/.bashrc` is refused, never written through.
 
@@ -14,7 +14,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use io_hooks::beneath::{Open, Root};
+use io_beneath::{Open, Root};
 use io_hooks::{
     Action, ActionKind, ActionTable, Effects, Execute, Fire, HookAction, HookFailure, HookKey,
     Prepare, TableError,
@@ -110,7 +110,7 @@ pub enum StatusFailure {
     NoCheckout,
     /// The file could not be opened beneath the checkout (a link out of
     /// it, a directory in its place).
-    Open(io_hooks::beneath::Error),
+    Open(io_beneath::Error),
     /// The write failed.
     Write(std::io::Error),
     /// The event's line has no tag.

@@ -19,7 +19,6 @@ use crate::action::interface::{
     Action, ActionTable, BuiltIn, Effects, Execute, Fire, HookAction, Prepare,
 };
 use crate::failure::HookFailure;
-use crate::root::absolute;
 use crate::table_error::TableError;
 use keys::KEY;
 
@@ -85,12 +84,12 @@ fn prepare(cx: &Prepare<'_>, path: &Path) -> (Ready, Vec<AppendProblem>) {
     // embedder gave two roots. Nothing is created for it.
     if let Some(read_with) = cx.read_with
         && path.starts_with(read_with)
-        && absolute(read_with) != cx.root.path
+        && !cx.root.is_at(read_with)
     {
         let problem = AppendProblem::OtherRoot {
             path: path.to_path_buf(),
             read_with: read_with.to_path_buf(),
-            root: cx.root.path.clone(),
+            root: cx.root.path().to_path_buf(),
         };
         return (
             Ready {

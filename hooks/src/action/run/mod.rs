@@ -94,7 +94,7 @@ impl HookAction for RunAction {
             timeout: self.timeout,
             background: self.background && !cx.cancels,
         };
-        for problem in check::run(&self.argv, &cx.root.path) {
+        for problem in check::run(&self.argv, cx.root.path()) {
             cx.push(crate::action::problem::ProblemKind::Run(problem));
         }
         Box::new(ready)
@@ -131,7 +131,7 @@ impl Execute for Ready {
         process::run(
             &self.argv,
             self.timeout,
-            &root.path,
+            root.path(),
             line,
             interrupt,
             capture,

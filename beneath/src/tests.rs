@@ -5,6 +5,57 @@ use super::*;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::time::Duration;
 
+/// A FIFO at `path`, made here (no `mkfifo` program is run).
+fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        FileType::Fifo,
+        Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
+}
+
+/// `body`'s value, or a failed test naming `what` once it has run for
+/// `limit`: an open that blocks (a FIFO's) fails the test instead of
+/// hanging it.
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(body());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(value) => {
+            let _ = worker.join();
+            value
+        }
+        // The sender was dropped without a value: `body` panicked.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sends before it returns"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("hung: {what} did not finish within {limit:?}")
+        }
+    }
+}
+
+/// The root's descriptor.
+fn fd_of(root: &Root) -> BorrowedFd<'_> {
+    root.fd.as_ref().expect("an open root").as_fd()
+}
+
+/// The per-event open of a log: appending, created 0600, no link at its
+/// end, unjudged.
+fn per_event() -> Open {
+    Open::write().create(0o600).nofollow().unjudged()
+}
+
 /// A root and, beside it, a directory outside it holding `secret`: the root
 /// has `out -> <outside>`, `rel-secret -> ../outside/secret`, `in -> real`,
 /// `real/`, `state/` (owned) and `into-state -> state`.
@@ -269,7 +320,6 @@ fn files_and_dirs_are_created_with_the_modes_given_and_plain_paths_work() {
 
 #[test]
 fn a_special_file_is_refused_by_its_type_without_blocking() {
-    use crate::process::test_watchdog::{mkfifo, within};
     for walk in BOTH {
         let (_tmp, path, _outside) = hostile();
         mkfifo(&path.join("pipe"));
@@ -330,7 +380,6 @@ fn a_special_file_is_refused_by_its_type_without_blocking() {
 /// a writer waiting for a reader stays waiting.
 #[test]
 fn a_fifo_is_judged_without_being_opened() {
-    use crate::process::test_watchdog::mkfifo;
     if Proc::open().is_none() {
         eprintln!("no /proc here: the FIFO is opened O_NONBLOCK and judged instead");
         return;
@@ -407,23 +456,15 @@ fn descriptors_are_close_on_exec_and_the_root_is_a_directory() {
     };
     for walk in BOTH {
         let root = root(&path, walk);
-        assert!(cloexec(root.as_fd()));
+        assert!(cloexec(fd_of(&root)));
         let file = root.open_file("real/g", &write()).unwrap();
         assert!(cloexec(file.file().as_fd()), "walk {walk}");
         let read = root.open_file("real/g", &Open::read()).unwrap();
         assert!(cloexec(read.file().as_fd()), "walk {walk}");
-        for extra in [OFlags::empty(), OFlags::CLOEXEC] {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | extra;
-            let resolve = if walk { Resolve::Walk } else { Resolve::Auto };
-            let fd = open_beneath(
-                root.as_fd(),
-                Path::new("real/h"),
-                flags,
-                Mode::from_raw_mode(0o600),
-                resolve,
-            );
-            assert!(cloexec(fd.unwrap().as_fd()), "walk {walk} {extra:?}");
-        }
+        let mut unjudged = Root::open(&path).unwrap();
+        unjudged.walk = walk;
+        let fd = unjudged.open_file("real/h", &per_event()).unwrap();
+        assert!(cloexec(fd.file().as_fd()), "walk {walk}");
     }
     let err = Root::open(path.join("real/g")).unwrap_err();
     assert_eq!(err.raw_os_error(), Some(Errno::NOTDIR.raw_os_error()));
@@ -434,20 +475,11 @@ fn descriptors_are_close_on_exec_and_the_root_is_a_directory() {
 /// never followed when the flags say so, a FIFO on the way no directory.
 #[test]
 fn the_append_open_stays_beneath_and_follows_no_last_link() {
-    use crate::process::test_watchdog::{mkfifo, within};
-    for resolve in [Resolve::Auto, Resolve::Walk] {
+    for walk in BOTH {
         let (_tmp, path, outside) = hostile();
-        let fd = open_dir(&path).unwrap();
-        let create = |name: &str| {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW;
-            open_beneath(
-                fd.as_fd(),
-                Path::new(name),
-                flags,
-                Mode::from_raw_mode(0o600),
-                resolve,
-            )
-        };
+        let mut root = Root::open(&path).unwrap();
+        root.walk = walk;
+        let create = |name: &str| root.open_file(name, &per_event());
         for name in [
             "out/new",
             "./out/new",
@@ -457,10 +489,10 @@ fn the_append_open_stays_beneath_and_follows_no_last_link() {
             let got = create(name);
             assert!(
                 matches!(got, Err(Error::Outside { .. })),
-                "{resolve:?} {name}: {got:?}"
+                "walk {walk} {name}: {got:?}"
             );
         }
-        if resolve == Resolve::Walk {
+        if walk {
             let walked = create("out/new");
             assert!(
                 matches!(walked, Err(Error::Outside { through: Some(l) }) if l == Path::new("out"))
@@ -475,25 +507,16 @@ fn the_append_open_stays_beneath_and_follows_no_last_link() {
             let last = create(name);
             assert!(
                 matches!(&last, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::LOOP.raw_os_error())),
-                "{resolve:?}: {last:?}"
+                "walk {walk}: {last:?}"
             );
         }
         mkfifo(&path.join("pipe"));
-        let dir = open_dir(&path).unwrap();
         let got = within(Duration::from_secs(20), "the open", move || {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW;
-            open_beneath(
-                dir.as_fd(),
-                Path::new("pipe/new"),
-                flags,
-                Mode::from_raw_mode(0o600),
-                resolve,
-            )
-            .map(drop)
+            root.open_file("pipe/new", &per_event()).map(drop)
         });
         assert!(
             matches!(&got, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
-            "{resolve:?}: {got:?}"
+            "walk {walk}: {got:?}"
         );
     }
 }
@@ -571,4 +594,130 @@ fn append_write_and_truncate_do_what_they_say() {
         let missing = root.open_file("real/none", &Open::append());
         assert_eq!(io_kind(&missing), Some(io::ErrorKind::NotFound));
     }
+}
+
+/// A lazy root that could not be opened when it was made is opened at each
+/// open: missing, an open fails as the directory's open does; made since,
+/// an open goes through. Its paths are kept as given and made absolute.
+#[test]
+fn a_lazy_root_is_opened_at_each_open_until_it_exists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("later");
+    let root = Root::lazy(&dir);
+    assert!(!root.is_open());
+    assert_eq!((root.given(), root.path()), (dir.as_path(), dir.as_path()));
+    let missing = root.open_file("log", &Open::append().create(0o600));
+    assert_eq!(io_kind(&missing), Some(io::ErrorKind::NotFound));
+    std::fs::create_dir(&dir).unwrap();
+    for how in [Open::append().create(0o600), per_event()] {
+        root.open_file("log", &how).expect("opened now");
+    }
+    assert!(!root.is_open(), "still opened at each open");
+    assert!(dir.join("log").is_file());
+    assert!(Root::lazy(&dir).is_open());
+    assert!(Root::open(tmp.path().join("none")).is_err());
+    assert!(format!("{root:?}").contains("open: false"));
+}
+
+/// A relative root is made absolute against the working directory, and an
+/// empty one is the working directory itself; `is_at` compares roots so.
+#[test]
+fn a_root_is_made_absolute_and_compared_so() {
+    let cwd = std::env::current_dir().unwrap();
+    let empty = Root::lazy("");
+    assert_eq!(empty.given(), Path::new(""));
+    assert_eq!(empty.path(), cwd);
+    assert!(empty.is_at(Path::new("")));
+    assert!(empty.is_at(&cwd));
+    let dot = Root::lazy(".");
+    assert_eq!(dot.path(), std::path::absolute(".").unwrap());
+    assert!(!dot.is_at(Path::new("/elsewhere")));
+    assert_eq!(Root::open("").unwrap().path(), cwd);
+}
+
+/// `openat2`'s `EAGAIN` is asked again, at most four times in all; any
+/// other answer is the answer.
+#[test]
+fn eagain_is_retried_a_bounded_number_of_times() {
+    for fails in 0..=5 {
+        let mut calls = 0;
+        let got = retry_again(|| {
+            calls += 1;
+            match calls <= fails {
+                true => Err(Errno::AGAIN),
+                false => Ok(calls),
+            }
+        });
+        match fails < AGAIN_TRIES {
+            true => assert_eq!(got, Ok(fails + 1)),
+            false => assert_eq!(got, Err(Errno::AGAIN)),
+        }
+        assert_eq!(calls, (fails + 1).min(AGAIN_TRIES), "{fails} failures");
+    }
+    let mut calls = 0;
+    let got: rustix::io::Result<()> = retry_again(|| {
+        calls += 1;
+        Err(Errno::ACCESS)
+    });
+    assert_eq!((got, calls), (Err(Errno::ACCESS), 1));
+}
+
+/// `nofollow` refuses a link at the end that `Links::Beneath` would
+/// follow, judged or not; the link on the way is still followed by
+/// `openat2`. An unjudged open does not tell how it got there; on a root
+/// that owns state it is judged anyway.
+#[test]
+fn nofollow_refuses_a_last_link_and_unjudged_tells_nothing() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    std::fs::write(path.join("state/x"), "x").unwrap();
+    symlink("real/file", path.join("to-file")).unwrap();
+    for walk in BOTH {
+        let mut plain = Root::open(&path).unwrap();
+        plain.walk = walk;
+        let read = plain.open_file("to-file", &Open::read().nofollow());
+        assert!(
+            matches!(read, Err(Error::Link | Error::Outside { .. })),
+            "walk {walk}: {read:?}"
+        );
+        let unjudged = plain
+            .open_file("real/file", &Open::read().unjudged())
+            .unwrap();
+        assert_eq!(unjudged.via(), Via::Untold);
+        assert!(Via::Untold.through_link());
+        let owning = root(&path, walk);
+        let judged = owning
+            .open_file("real/file", &Open::read().unjudged())
+            .unwrap();
+        assert_eq!(judged.via(), Via::Direct);
+        assert!(matches!(
+            owning.open_file("into-state/x", &Open::read().unjudged()),
+            Err(Error::Owned | Error::Outside { .. })
+        ));
+        if !walk && kernel_resolves() {
+            let through = plain
+                .open_file("in/file", &Open::read().nofollow())
+                .unwrap();
+            assert_eq!(through.via(), Via::LinkBeneath);
+        }
+    }
+}
+
+/// `read_head` holds at most the bytes asked for, and all of a shorter
+/// file; a directory's read fails.
+#[test]
+fn read_head_reads_at_most_the_head() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/script"), "#!/bin/sh\necho hi\n").unwrap();
+    let root = Root::open(&path).unwrap();
+    let head = |limit| {
+        root.open_file("real/script", &Open::read())
+            .unwrap()
+            .read_head(limit)
+            .unwrap()
+    };
+    assert_eq!(head(9), b"#!/bin/sh");
+    assert_eq!(head(1000), b"#!/bin/sh\necho hi\n");
+    let dir = root.open_file("real", &Open::read()).unwrap();
+    assert!(dir.read_head(10).is_err());
 }
