@@ -4,9 +4,9 @@
 //!
 //! The top of the crate's layers: it prepares and executes the actions
 //! (`action/`), which use the process runner (`process/`), the hooks' root
-//! (an `io_beneath::Root`) and the failure types (`failure.rs`); none of those names
-//! this module (`hooks/tests/layers.rs` checks that the modules name one
-//! another in no circle).
+//! (an `io_beneath::Root`) and the failure types (`failure.rs`); none of
+//! those names this module (`hooks/tests/layers.rs` checks that the modules
+//! name one another in no circle).
 
 mod background;
 
