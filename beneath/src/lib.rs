@@ -138,6 +138,8 @@ pub struct Root {
     owned: Vec<OsString>,
     /// The walk only (tests force the fallback).
     walk: bool,
+    /// No `/proc` to ask (tests force the fallback of a system without it).
+    no_proc: bool,
 }
 
 impl fmt::Debug for Root {
@@ -549,6 +551,7 @@ impl Root {
             fd,
             owned: Vec::new(),
             walk: false,
+            no_proc: false,
         }
     }
 
@@ -708,7 +711,7 @@ impl At<'_> {
         }
         let links = how.links_for(owned);
         let rel: PathBuf = names.iter().collect();
-        let proc = Proc::open();
+        let proc = (!self.root.no_proc).then(Proc::open).flatten();
         // Without any link: one call.
         let direct = match (&proc, how.write) {
             (Some(_), false) => path_only(),

@@ -721,3 +721,189 @@ fn read_head_reads_at_most_the_head() {
     let dir = root.open_file("real", &Open::read()).unwrap();
     assert!(dir.read_head(10).is_err());
 }
+
+/// Whether `act` opened the file at `path` (not with `O_PATH`, which opens
+/// nothing), as inotify saw it: an `IN_OPEN` is queued at the open itself,
+/// so nothing is waited for.
+fn opens(path: &Path, act: impl FnOnce()) -> bool {
+    use rustix::fs::inotify;
+    let watch = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
+        .expect("inotify");
+    inotify::add_watch(&watch, path, inotify::WatchFlags::OPEN).expect("watch");
+    act();
+    let mut buf = [std::mem::MaybeUninit::uninit(); 1024];
+    let mut events = inotify::Reader::new(&watch, &mut buf);
+    match events.next() {
+        Ok(_) => true,
+        Err(Errno::AGAIN) => false,
+        Err(e) => panic!("inotify: {e}"),
+    }
+}
+
+/// A FIFO and a device are judged on a descriptor that opens nothing:
+/// inotify sees no open of either, where an open of a regular file is seen.
+#[test]
+fn a_special_file_is_never_opened_even_for_a_moment() {
+    if Proc::open().is_none() {
+        eprintln!("no /proc here: a special file is opened O_NONBLOCK and judged instead");
+        return;
+    }
+    let (_tmp, path, _outside) = hostile();
+    let fifo = path.join("pipe");
+    mkfifo(&fifo);
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    let root = root(&path, false);
+    let opened = opens(&fifo, || {
+        let got = root.open_file("pipe", &Open::read());
+        assert!(matches!(got, Err(Error::NotRegular { .. })), "{got:?}");
+    });
+    assert!(!opened, "the FIFO was opened to be judged");
+    let file = path.join("real/file");
+    assert!(opens(&file, || drop(
+        root.open_file("real/file", &Open::read())
+    )));
+}
+
+/// An OS error reads as the operator reads it, without std's code.
+#[test]
+fn an_os_error_is_shown_without_its_code() {
+    let e = Error::Io(io::Error::from_raw_os_error(Errno::NOENT.raw_os_error()));
+    assert_eq!(e.to_string(), "No such file or directory");
+    let other = Error::Io(io::Error::other("plain words"));
+    assert_eq!(other.to_string(), "plain words");
+}
+
+/// `Open::read` never makes a terminal the process's own.
+#[test]
+fn a_read_takes_no_controlling_terminal() {
+    assert!(Open::read().flags().contains(OFlags::NOCTTY));
+    assert!(!Open::write().flags().contains(OFlags::NOCTTY));
+}
+
+/// `kind_of` looks at the last name without following it, its directory
+/// reached beneath the root, and opens nothing there.
+#[test]
+fn kind_of_tells_what_a_name_is_without_following_it() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    mkfifo(&path.join("real/pipe"));
+    symlink("file", path.join("real/link")).unwrap();
+    for walk in BOTH {
+        let root = root(&path, walk);
+        let kind = |rel: &str| root.kind_of(rel);
+        assert_eq!(kind("real/file").unwrap(), Some(Kind::Regular));
+        assert_eq!(kind("real").unwrap(), Some(Kind::Directory));
+        assert_eq!(kind("in").unwrap(), Some(Kind::Symlink));
+        assert_eq!(kind("real/link").unwrap(), Some(Kind::Symlink));
+        assert_eq!(kind("real/pipe").unwrap(), Some(Kind::Special("a FIFO")));
+        assert_eq!(kind("real/none").unwrap(), None);
+        assert_eq!(kind("./real/./file").unwrap(), Some(Kind::Regular));
+        let missing = kind("none/file");
+        assert_eq!(
+            io_kind(&missing.map(|_| unreachable_opened())),
+            Some(io::ErrorKind::NotFound)
+        );
+        let not_dir = root.kind_of("real/file/x");
+        assert!(
+            matches!(&not_dir, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
+            "walk {walk}: {not_dir:?}"
+        );
+        assert!(matches!(
+            root.kind_of("real/pipe/x"),
+            Err(Error::NotRegular { .. })
+        ));
+        assert!(matches!(
+            root.kind_of("out/secret"),
+            Err(Error::Outside { .. })
+        ));
+        assert!(matches!(
+            root.kind_of("../x"),
+            Err(Error::Outside { through: None })
+        ));
+        assert_eq!(
+            io_kind(&root.kind_of(".").map(|_| unreachable_opened())),
+            Some(io::ErrorKind::InvalidInput)
+        );
+        if !walk && kernel_resolves() {
+            assert_eq!(kind("in/file").unwrap(), Some(Kind::Regular));
+            assert_eq!(kind("in/none").unwrap(), None);
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let later = Root::lazy(tmp.path().join("later"));
+    assert_eq!(
+        io_kind(&later.kind_of("x").map(|_| unreachable_opened())),
+        Some(io::ErrorKind::NotFound)
+    );
+    std::fs::create_dir(tmp.path().join("later")).unwrap();
+    assert_eq!(later.kind_of("x").unwrap(), None);
+    assert_eq!(Kind::of(FileType::Socket), Kind::Special("a socket"));
+}
+
+/// Never called: the type `io_kind` reads an error out of.
+fn unreachable_opened() -> Opened {
+    unreachable!("only the error is read")
+}
+
+/// A write through a link that stays beneath reaches the file, as a
+/// write of it by name would; a directory there is refused for a write.
+#[test]
+fn a_write_through_a_link_beneath_reaches_the_file_and_never_a_directory() {
+    if !kernel_resolves() {
+        eprintln!("openat2 is not available here: the walk follows no link at all");
+        return;
+    }
+    use std::io::Write;
+    let (_tmp, path, _outside) = hostile();
+    std::fs::create_dir(path.join("real/sub")).unwrap();
+    std::fs::write(path.join("real/file"), "old").unwrap();
+    let root = root(&path, false);
+    let opened = root
+        .open_file("in/file", &Open::write().truncate())
+        .unwrap();
+    assert_eq!(opened.via(), Via::LinkBeneath);
+    opened.into_file().write_all(b"new").unwrap();
+    assert_eq!(std::fs::read(path.join("real/file")).unwrap(), b"new");
+    let dir = root.open_file("in/sub", &Open::write());
+    assert!(
+        matches!(&dir, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::ISDIR.raw_os_error())),
+        "{dir:?}"
+    );
+}
+
+/// Without `/proc`, nothing tells where a link led: a read of the
+/// operator's own file lets the kernel follow it (and says it may have led
+/// out), and every other open through a link is refused, naming the link.
+#[test]
+fn without_proc_no_link_is_followed_but_for_the_operators_read() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    for walk in BOTH {
+        let mut root = root(&path, walk);
+        root.no_proc = true;
+        let anywhere = Open::read().links(Links::Anywhere);
+        let read = root.open_file("rel-secret", &anywhere).unwrap();
+        assert_eq!(read.via(), Via::LinkOut, "walk {walk}");
+        let direct = root.open_file("real/file", &anywhere).unwrap();
+        assert_eq!(direct.via(), Via::Direct, "walk {walk}");
+        for (rel, how) in [
+            ("in/file", Open::read()),
+            ("in/file", Open::write().links(Links::Anywhere)),
+            ("in/new", Open::write().create(0o600)),
+            ("in/deeper/new", Open::write().create(0o600).dirs(0o700)),
+        ] {
+            let got = root.open_file(rel, &how);
+            assert!(
+                matches!(&got, Err(Error::Outside { through: Some(link) }) if link == Path::new("in")),
+                "walk {walk} {rel} {how:?}: {got:?}"
+            );
+        }
+        assert!(!path.join("real/new").exists() && !path.join("real/deeper").exists());
+        let missing = root.open_file("real/none", &anywhere);
+        assert_eq!(
+            io_kind(&missing),
+            Some(io::ErrorKind::NotFound),
+            "walk {walk}"
+        );
+    }
+}
