@@ -907,3 +907,96 @@ fn without_proc_no_link_is_followed_but_for_the_operators_read() {
         );
     }
 }
+
+/// A socket and a block device are refused by name, as a FIFO and a
+/// character device are (the block device where this user may make one).
+#[test]
+fn a_socket_and_a_block_device_are_refused_by_their_kind() {
+    let (_tmp, path, _outside) = hostile();
+    let _listener = std::os::unix::net::UnixListener::bind(path.join("sock")).unwrap();
+    let made = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path.join("blk"),
+        FileType::BlockDevice,
+        Mode::from_raw_mode(0o600),
+        rustix::fs::makedev(7, 0),
+    );
+    for walk in BOTH {
+        let root = root(&path, walk);
+        let sock = root.open_file("sock", &Open::read());
+        assert!(
+            matches!(sock, Err(Error::NotRegular { kind: "a socket" })),
+            "walk {walk}: {sock:?}"
+        );
+        if made.is_ok() {
+            let blk = root.open_file("blk", &Open::read());
+            assert!(
+                matches!(
+                    blk,
+                    Err(Error::NotRegular {
+                        kind: "a block device"
+                    })
+                ),
+                "walk {walk}: {blk:?}"
+            );
+        }
+    }
+}
+
+/// A link to nothing is refused as one however its text climbs, so long
+/// as it stays under the root, and as owned state's when it leads there.
+#[test]
+fn a_link_to_nothing_is_named_by_where_its_words_lead() {
+    if !kernel_resolves() {
+        eprintln!("openat2 is not available here: the walk follows no link at all");
+        return;
+    }
+    let (_tmp, path, _outside) = hostile();
+    symlink("../real/nothing", path.join("real/dang")).unwrap();
+    symlink("../state/new", path.join("real/to-state")).unwrap();
+    let root = root(&path, false);
+    let how = Open::write().create(0o600);
+    let dang = root.open_file("in/dang", &how);
+    assert!(matches!(dang, Err(Error::LinkToNothing)), "{dang:?}");
+    let owned = root.open_file("in/to-state", &how);
+    assert!(matches!(owned, Err(Error::Owned)), "{owned:?}");
+    assert!(!path.join("real/nothing").exists() && !path.join("state/new").exists());
+}
+
+/// A file where a directory should be is that, not a link, for owned
+/// state (reached through no link) as for any other path.
+#[test]
+fn a_file_on_the_way_is_not_a_directory_not_a_link() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("state/file"), "x").unwrap();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    for walk in BOTH {
+        let root = root(&path, walk);
+        for (rel, how) in [
+            ("state/file/x", Open::read()),
+            ("real/file/x", Open::read().links(Links::None)),
+            ("real/file/x", Open::read()),
+        ] {
+            let got = root.open_file(rel, &how);
+            assert!(
+                matches!(&got, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
+                "walk {walk} {rel} {how:?}: {got:?}"
+            );
+        }
+    }
+}
+
+/// The walk names a link at the end as it names one on the way: it
+/// follows neither.
+#[test]
+fn the_walk_names_a_link_at_the_end() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    symlink("real/file", path.join("to-file")).unwrap();
+    let root = root(&path, true);
+    let got = root.open_file("to-file", &Open::read());
+    assert!(
+        matches!(&got, Err(Error::Outside { through: Some(link) }) if link == Path::new("to-file")),
+        "{got:?}"
+    );
+}
