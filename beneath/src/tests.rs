@@ -993,10 +993,17 @@ fn the_walk_names_a_link_at_the_end() {
     let (_tmp, path, _outside) = hostile();
     std::fs::write(path.join("real/file"), "x").unwrap();
     symlink("real/file", path.join("to-file")).unwrap();
-    let root = root(&path, true);
-    let got = root.open_file("to-file", &Open::read());
-    assert!(
-        matches!(&got, Err(Error::Outside { through: Some(link) }) if link == Path::new("to-file")),
-        "{got:?}"
-    );
+    let mut root = Root::open(&path).unwrap();
+    root.walk = true;
+    for how in [
+        Open::read(),
+        Open::append().create(0o600),
+        Open::append().unjudged(),
+    ] {
+        let got = root.open_file("to-file", &how);
+        assert!(
+            matches!(&got, Err(Error::Outside { through: Some(link) }) if link == Path::new("to-file")),
+            "{how:?}: {got:?}"
+        );
+    }
 }
