@@ -4,9 +4,9 @@
 //!
 //! The top of the crate's layers: it prepares and executes the actions
 //! (`action/`), which use the process runner (`process/`), the hooks' root
-//! (`root.rs`) and the failure types (`failure.rs`); none of those names
-//! this module (`hooks/tests/layers.rs` checks that the modules name one
-//! another in no circle).
+//! (an `io_beneath::Root`) and the failure types (`failure.rs`); none of
+//! those names this module (`hooks/tests/layers.rs` checks that the modules
+//! name one another in no circle).
 
 mod background;
 
@@ -16,11 +16,11 @@ use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
-use crate::root::Root;
 use background::{Report, Start, Worker};
+use io_beneath::Root;
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -98,13 +98,12 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 pub struct Hooks<E> {
     /// Every hook, in the order written, with what the engine keeps of it.
     hooks: Box<[Hook<E>]>,
-    root: PathBuf,
-    /// `root` made absolute when the hooks were built, so that a program
-    /// relative to it, and every child's working directory, do not depend on
-    /// the host's working directory at the moment an event fires; and held
-    /// open, so that every `append` under it is opened beneath it. Shared
-    /// with the background hooks' workers.
-    abs_root: Arc<Root>,
+    /// The root as given, made absolute when the hooks were built, so that
+    /// a program relative to it, and every child's working directory, do
+    /// not depend on the host's working directory at the moment an event
+    /// fires; and held open, so that every `append` under it is opened
+    /// beneath it. Shared with the background hooks' workers.
+    root: Arc<Root>,
     /// What the host is told of each event a background hook finished.
     report_background: Option<Report>,
     wanted: HookFilter<E>,
@@ -143,7 +142,7 @@ impl<E: HookEvents> fmt::Debug for Hooks<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Hooks")
             .field("specs", &self.specs().collect::<Vec<_>>())
-            .field("root", &self.root)
+            .field("root", &self.root.given())
             .finish_non_exhaustive()
     }
 }
@@ -194,9 +193,9 @@ impl<E: HookEvents> Hooks<E> {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
-        let abs_root = Arc::new(Root::open(root));
+        let root = Arc::new(Root::lazy(root));
         let origins = origins(&specs);
-        let (ready, problems) = prepare(&specs, &origins, &abs_root, true);
+        let (ready, problems) = prepare(&specs, &origins, &root, true);
         let hooks = specs
             .into_iter()
             .zip(origins)
@@ -220,8 +219,7 @@ impl<E: HookEvents> Hooks<E> {
         }
         Hooks {
             hooks,
-            root: root.to_path_buf(),
-            abs_root,
+            root,
             report_background: None,
             wanted,
             problems,
@@ -306,7 +304,7 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        prepare(specs, &origins(specs), &Root::open(root), false).1
+        prepare(specs, &origins(specs), &Root::lazy(root), false).1
     }
 
     /// What building these hooks found wrong, in hook order: each problem
@@ -336,7 +334,7 @@ impl<E: HookEvents> Hooks<E> {
     /// The hooks' root, as given to [`new`](Self::new) (hooks use it made
     /// absolute when they were built).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.root.given()
     }
 
     /// The union of every hook's filter.
@@ -515,7 +513,7 @@ impl<E: HookEvents> Hooks<E> {
                 let fire = Fire {
                     tag,
                     line,
-                    root: &self.abs_root,
+                    root: &self.root,
                     limit: hook.timeout.map(|t| (t, Instant::now() + t)),
                     interrupt: &self.interrupt,
                     capture,
@@ -535,7 +533,7 @@ impl<E: HookEvents> Hooks<E> {
                 timeout: hook.timeout,
                 index,
                 origin: hook.origin.clone(),
-                root: Arc::clone(&self.abs_root),
+                root: Arc::clone(&self.root),
                 interrupt: self.interrupt.clone(),
                 stderr_tail: self.stderr_tail,
                 report: self.report_background.clone(),

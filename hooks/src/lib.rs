@@ -56,15 +56,15 @@
 //! Six layers, bottom to top. Each module names only its own layer and those
 //! below, and no module and its children name one another in a circle
 //! (`hooks/tests/layers.rs` reads the source and checks both, with this
-//! table as its own).
+//! table as its own). Beneath them all is the `io-beneath` crate: the one way
+//! to reach a file beneath a root, and the hooks' root itself
+//! ([`io_beneath::Root`], made absolute and held open).
 //!
 //! | layer | module | its one job |
 //! | --- | --- | --- |
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
-//! | 2 | [`beneath`] | the one way to reach a file beneath a root |
-//! | 2 | `root.rs` | the hooks' root as built hooks hold it, absolute and open |
 //! | 2 | [`process`] | the process runner: which program an argv names, one child from spawn to reaping, waiting and feeding stdin, draining stderr, the [`Interrupt`], and its own [`process::ProcessError`] |
 //! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
@@ -363,7 +363,6 @@ compile_error!(
 );
 
 mod action;
-pub mod beneath;
 mod conditions;
 mod failure;
 mod hooks;
@@ -375,7 +374,6 @@ mod position;
 pub mod process;
 mod raw;
 mod registry;
-mod root;
 mod spec;
 mod table;
 mod table_error;

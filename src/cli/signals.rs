@@ -115,6 +115,10 @@ fn no_thread(e: &std::io::Error) -> String {
 /// signal `n`) from `/proc/self/status`: the one way to read a disposition
 /// without `unsafe`. None when it cannot be read.
 fn ignored_signals() -> u64 {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the kernel's own file of this process, a path nobody else shapes"
+    )]
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

@@ -131,17 +131,22 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
     }
 
     out("\n== what the hooks left behind\n")?;
+    // The demo's own files, beneath the fresh directory this process made
+    // (`fresh_dir`): no clone's and no model's path.
+    #[allow(clippy::disallowed_methods, reason = "the demo's own fresh directory")]
     let audit = fs::read_to_string(root.join("audit.jsonl")).unwrap_or_default();
     let mut text = format!(
         "audit.jsonl: {} lines; the last:\n  {}\n",
         audit.lines().count(),
         audit.lines().last().unwrap_or("")
     );
+    #[allow(clippy::disallowed_methods, reason = "the demo's own fresh directory")]
     let notes = fs::read_to_string(root.join("notifications.log")).unwrap_or_default();
     text.push_str("notifications.log (the notify hook's stdin):\n");
     for line in notes.lines() {
         text.push_str(&format!("  {line}\n"));
     }
+    #[allow(clippy::disallowed_methods, reason = "the demo's own fresh directory")]
     let greet = fs::read_to_string(root.join("src/greet.rs")).unwrap_or_default();
     text.push_str(&format!("src/greet.rs after the formatter hook:\n{greet}"));
     // What the run and its hooks wrote is printed as any outside text is.
@@ -160,6 +165,11 @@ fn fresh_dir() -> Result<PathBuf, String> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("io-demo-{}-{stamp}", std::process::id()));
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a new directory under the system's temporary one, made by this call: \
+                  `create_dir` fails on anything already there"
+    )]
     fs::create_dir(&dir).map_err(|e| format!("{}: {}", dir.display(), OsMessage(&e)))?;
     Ok(dir)
 }
@@ -212,6 +222,11 @@ const DIRS: [&str; 3] = ["workspace", "workspace/src", "workspace/scripts"];
 /// anew: `create_dir` and `O_EXCL` fail on anything already there, a
 /// symbolic link included, so nothing is overwritten or written through a
 /// link even if one appeared after [`refuse_unsafe`] looked.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the demo lays out its own directory: every directory and file is made anew \
+              (`create_dir`, `O_EXCL`), never opened where something already is"
+)]
 fn lay_out(base: &Path) -> Result<(), String> {
     let fail = |path: &Path, e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
     fs::create_dir_all(base).map_err(|e| fail(base, e))?;

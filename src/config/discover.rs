@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use io_hooks::beneath::Via;
+use io_beneath::Via;
 
 use super::read::{load, read_if_present, withhold};
 use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope, Source};

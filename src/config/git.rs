@@ -108,15 +108,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// not say so: it would take `dir` for no repository (a checkout another
 /// user owns, its `.git` at 0700) and a committed `io.local.toml` would
 /// load as untracked. A `.git` that is neither a directory nor a file (a
-/// FIFO, a socket, a device) is refused without opening it, and a file is
-/// opened as a config file is (`O_NONBLOCK`, then checked regular): a FIFO
+/// FIFO, a socket, a device) is refused without opening it, and a directory
+/// or a file is opened as a config file is (through io-beneath, judged
+/// before it is opened): a FIFO
 /// a clone commits as `.git`, or swaps in after the look, would otherwise
 /// hold `io` at the open, before git's deadline starts.
 fn readable(dir: &Path) -> Result<(), String> {
     let dot_git = dir.join(".git");
     let opened = match std::fs::metadata(&dot_git) {
-        Ok(meta) if meta.is_dir() => std::fs::read_dir(&dot_git).map(drop),
-        Ok(meta) if meta.is_file() => super::regular::open_regular(&dot_git).map(drop),
+        // A directory opens for reading only when its reader could list it.
+        Ok(meta) if meta.is_dir() || meta.is_file() => {
+            super::regular::open_regular(&dot_git).map(drop)
+        }
         Ok(_) => {
             return Err(format!(
                 "`{}` is neither a directory nor a file (a FIFO, a socket or a device), \

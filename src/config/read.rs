@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
-use io_hooks::beneath::Via;
+use io_beneath::Via;
 use io_hooks::text::{deserialize_table, toml_key};
 use io_hooks::{HookTables, TableErrorKind, TomlFile};
 use serde::Deserialize;

@@ -1,18 +1,18 @@
 //! The one way a config file, an `io run` script or a `.git` file is
-//! opened: beneath its directory by [`io_hooks::beneath`]'s rules, and read
+//! opened: beneath its directory by [`io_beneath`]'s rules, and read
 //! only when it is a regular file. A leaf: both the reader of config files
 //! and the git call use it, and it uses neither.
 
 use std::io;
 use std::path::Path;
 
-use io_hooks::beneath::{self, Links, Open, Root, Via};
+use io_beneath::{Links, Open, Root, Via};
 
 /// The bytes of the regular file at `path`, or `None` once it holds more
 /// than `limit`, and how it was reached: a config file's read, and an `io
 /// run` script's.
 ///
-/// The file is reached from its directory by [`io_hooks::beneath`]'s rules
+/// The file is reached from its directory by [`io_beneath`]'s rules
 /// ([`Links::Anywhere`]: a config file is the operator's to point
 /// elsewhere), in one path walk, and judged on what was reached before it
 /// is opened: only a regular file is read, or a directory (whose read names
@@ -28,7 +28,7 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> io::Result<(Option<Vec<u8
 }
 
 /// Opens `path` for reading as [`read_regular`] does.
-pub(super) fn open_regular(path: &Path) -> io::Result<beneath::Opened> {
+pub(super) fn open_regular(path: &Path) -> io::Result<io_beneath::Opened> {
     let (dir, name) = match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => (dir, name),
         (_, Some(name)) => (Path::new("."), name),
@@ -36,12 +36,12 @@ pub(super) fn open_regular(path: &Path) -> io::Result<beneath::Opened> {
     };
     let how = Open::read().links(Links::Anywhere);
     Root::open(dir)?.open_file(name, &how).map_err(|e| match e {
-        beneath::Error::Io(e) => e,
-        beneath::Error::NotRegular { .. } => io::Error::new(
+        io_beneath::Error::Io(e) => e,
+        io_beneath::Error::NotRegular { .. } => io::Error::new(
             io::ErrorKind::InvalidInput,
             "not a regular file (a FIFO, a socket or a device), so it is not read",
         ),
-        beneath::Error::Kernel { fs } => io::Error::new(
+        io_beneath::Error::Kernel { fs } => io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
                 "a file of the kernel's {fs} file system (as under /proc or /sys), whose \

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::os_message::OsMessage;
-use io_hooks::beneath::Via;
+use io_beneath::Via;
 use io_hooks::{TableError, TomlFile};
 use serde::Deserialize;
 

@@ -9,7 +9,7 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use crate::os_message::OsMessage;
-use io_hooks::beneath::{self, Links, Open, Root};
+use io_beneath::{Links, Open, Root};
 use rustix::fd::OwnedFd;
 use serde::{Deserialize, Serialize};
 
@@ -317,7 +317,7 @@ impl FileStore {
 
     /// A store in `root/rel` (as `.io/runs` in a workspace), whose
     /// directories and journals are opened beneath `root` through no
-    /// symbolic link at all ([`io_hooks::beneath`], [`Links::None`]): a
+    /// symbolic link at all ([`io_beneath`], [`Links::None`]): a
     /// clone's `.io -> /tmp/elsewhere` is refused, not followed, and so is
     /// a `.io -> data` that stays in the workspace, behind which git lists
     /// no tracked journal. The directories are made, private, at the first
@@ -394,7 +394,7 @@ impl FileStore {
     pub fn runs(&self) -> Result<Vec<String>, StoreError> {
         let dir = match self.open(&self.rel, Open::read()) {
             Ok(dir) => dir,
-            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+            Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok(Vec::new());
             }
             Err(e) => return Err(self.refused(&self.rel, e)),
@@ -491,7 +491,7 @@ impl FileStore {
 
     /// Opens the journal `rel` as `how` says, beneath the root through no
     /// symbolic link.
-    fn open(&self, rel: &Path, how: Open) -> Result<fs::File, beneath::Error> {
+    fn open(&self, rel: &Path, how: Open) -> Result<fs::File, io_beneath::Error> {
         Ok(Root::open(&self.root)?
             .open_file(rel, &how.links(Links::None))?
             .into_file())
@@ -503,7 +503,9 @@ impl FileStore {
     fn trusted(&self, rel: &Path) -> Result<Option<OwnedFd>, StoreError> {
         let fd = match self.open(rel, Open::read()) {
             Ok(file) => OwnedFd::from(file),
-            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
             Err(e) => return Err(self.refused(rel, e)),
         };
         let stat = rustix::fs::fstat(&fd).map_err(|e| self.fail(rel, e.into()))?;
@@ -545,24 +547,24 @@ impl FileStore {
 
     /// The error for `rel`'s journal when it could not be opened beneath
     /// the root.
-    fn refused(&self, rel: &Path, e: beneath::Error) -> StoreError {
+    fn refused(&self, rel: &Path, e: io_beneath::Error) -> StoreError {
         match e {
-            beneath::Error::Io(source) => self.fail(rel, source),
-            beneath::Error::NotRegular { kind } => self.fail(
+            io_beneath::Error::Io(source) => self.fail(rel, source),
+            io_beneath::Error::NotRegular { kind } => self.fail(
                 rel,
                 io::Error::new(
                     io::ErrorKind::InvalidInput,
                     format!("refused: the journal is {kind}, not a regular file"),
                 ),
             ),
-            beneath::Error::Outside { .. } => StoreError::Outside {
+            io_beneath::Error::Outside { .. } => StoreError::Outside {
                 path: self.root.join(rel),
             },
-            beneath::Error::Link | beneath::Error::LinkToNothing | beneath::Error::Owned => {
-                StoreError::Link {
-                    path: self.root.join(rel),
-                }
-            }
+            io_beneath::Error::Link
+            | io_beneath::Error::LinkToNothing
+            | io_beneath::Error::Owned => StoreError::Link {
+                path: self.root.join(rel),
+            },
             other => self.fail(
                 rel,
                 io::Error::new(io::ErrorKind::InvalidInput, format!("refused: {other}")),
@@ -592,7 +594,9 @@ impl Store for FileStore {
             Ok(mut file) => file
                 .read_to_end(&mut bytes)
                 .map_err(|e| self.fail(&rel, e))?,
-            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
             Err(e) => return Err(self.refused(&rel, e)),
         };
         // Everything after the last newline is a torn record: dropped, and

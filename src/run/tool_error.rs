@@ -8,8 +8,6 @@ use std::io;
 use io_hooks::process::ProcessError;
 use serde_json::Value;
 
-use io_hooks::beneath;
-
 /// A workspace tool's failure. Its `Display` is the text the model is
 /// shown, cause included; like the crate's other errors it returns no
 /// [`source`](std::error::Error::source), so no chain shows a cause twice.
@@ -30,7 +28,7 @@ pub(crate) enum ToolError {
     File {
         op: &'static str,
         rel: String,
-        error: beneath::Error,
+        error: io_beneath::Error,
     },
     /// `write_file` or `edit_file` of a path in the run's own `.io` (its
     /// journal, memory and todo list), named or reached through a link.
@@ -141,40 +139,40 @@ impl std::error::Error for ToolError {}
 /// `write`, ...) and `rel` as the model gave it.
 fn describe(
     f: &mut fmt::Formatter<'_>,
-    error: &beneath::Error,
+    error: &io_beneath::Error,
     op: &str,
     rel: &str,
 ) -> fmt::Result {
     write!(f, "{op} {rel}: ")?;
     match error {
-        beneath::Error::Outside { through: None } => write!(
+        io_beneath::Error::Outside { through: None } => write!(
             f,
             "refused: `{rel}` leads outside the workspace (through `..`, an absolute path or a symbolic link)"
         ),
-        beneath::Error::Outside {
+        io_beneath::Error::Outside {
             through: Some(link),
         } => write!(
             f,
             "refused: `{rel}` goes through the symbolic link `{}`, which may lead outside the workspace (without openat2 no link is followed)",
             link.display()
         ),
-        beneath::Error::NotRegular { kind } => write!(
+        io_beneath::Error::NotRegular { kind } => write!(
             f,
             "refused: `{rel}` is {kind}, not a regular file (reading or writing it could block the run)"
         ),
-        beneath::Error::Link => write!(
+        io_beneath::Error::Link => write!(
             f,
             "refused: `{rel}` goes through a symbolic link in `.io`, the run's own files, which are reached through none"
         ),
-        beneath::Error::Owned => write!(
+        io_beneath::Error::Owned => write!(
             f,
             "refused: `{rel}` leads into `.io`, the run's own files, through a symbolic link"
         ),
-        beneath::Error::LinkToNothing => write!(
+        io_beneath::Error::LinkToNothing => write!(
             f,
             "refused: `{rel}` is a symbolic link to a file that does not exist, and no file is created through a link"
         ),
-        beneath::Error::Io(e) => write!(f, "{e}"),
+        io_beneath::Error::Io(e) => write!(f, "{e}"),
         other => write!(f, "refused: {other}"),
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use io_hooks::beneath::{self, Open, Root};
+use io_beneath::{Open, Root};
 
 /// How much of a file or a command's output an observation keeps.
 const OBSERVATION_LIMIT: usize = 16 * 1024;
@@ -44,7 +44,7 @@ impl Workspace<'_> {
     /// The workspace's root, whose `.io` is the run's own state (see
     /// [`beneath`]): reached through no symbolic link, and the model's
     /// writes never reach it at all.
-    fn files(&self) -> Result<Root, beneath::Error> {
+    fn files(&self) -> Result<Root, io_beneath::Error> {
         Ok(Root::open(self.root)?.own(STATE_DIR))
     }
 
@@ -151,7 +151,7 @@ impl Workspace<'_> {
         let path = Self::resolve(rel)?;
         let refused = |e| file_error(op, rel, e);
         if Self::in_run_files(rel) {
-            return Err(refused(beneath::Error::Owned));
+            return Err(refused(io_beneath::Error::Owned));
         }
         let root = self.files().map_err(refused)?;
         let before = match root.open_file(path, &Open::read().not_owned()) {
@@ -163,7 +163,7 @@ impl Workspace<'_> {
                     .map_err(|e| refused(e.into()))?;
                 Some(before)
             }
-            Err(beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(refused(e)),
         };
         let how = Open::write()
@@ -326,7 +326,7 @@ impl Workspace<'_> {
     /// Writes one of the run's own files under `.io`, private to its owner
     /// (it may hold the goal's details), beneath the root and through no
     /// symbolic link.
-    fn private(&self, rel: &str, bytes: &[u8]) -> Result<(), beneath::Error> {
+    fn private(&self, rel: &str, bytes: &[u8]) -> Result<(), io_beneath::Error> {
         let how = Open::write()
             .create(PRIVATE_FILE)
             .truncate()
@@ -335,7 +335,7 @@ impl Workspace<'_> {
             .open_file(rel, &how)?
             .into_file()
             .write_all(bytes)
-            .map_err(beneath::Error::from)
+            .map_err(io_beneath::Error::from)
     }
 }
 
@@ -354,8 +354,8 @@ const SHARED_DIR: u32 = 0o777;
 /// A file operation `op` on `rel` that failed or was refused beneath the
 /// root. A write or an edit that would reach the run's own files is told
 /// so in those words.
-fn file_error(op: &'static str, rel: &str, error: beneath::Error) -> ToolError {
-    if matches!(error, beneath::Error::Owned) && op != "read" {
+fn file_error(op: &'static str, rel: &str, error: io_beneath::Error) -> ToolError {
+    if matches!(error, io_beneath::Error::Owned) && op != "read" {
         return ToolError::RunFiles {
             op,
             rel: rel.to_owned(),

@@ -32,8 +32,8 @@ use crate::failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey, ON_FAILURE, TIMEOUT_MS};
 use crate::process::{Capture, Interrupt};
 use crate::raw::{Cx, RawHook, RawValue};
-use crate::root::Root;
 use crate::table_error::TableError;
+use io_beneath::Root;
 
 /// The default wall-clock ceiling on a hook whose action honours
 /// `timeout_ms` and has none written: five seconds, chosen to be noticeable
@@ -573,7 +573,7 @@ impl Prepare<'_> {
     /// Returns the hooks' root, absolute: a relative path of the action is
     /// resolved against it, and a spawned child runs in it.
     pub fn root(&self) -> &Path {
-        &self.root.path
+        self.root.path()
     }
 
     /// Returns whether to create what the action writes to when nothing is
@@ -636,7 +636,7 @@ impl Fire<'_> {
 
     /// Returns the hooks' root, absolute.
     pub fn root(&self) -> &Path {
-        &self.root.path
+        self.root.path()
     }
 
     /// Returns the hook's `timeout_ms`, when its action honours it

@@ -23,7 +23,7 @@ use crate::action::{DynAction, Fire};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
 use crate::process::{Capture, Interrupt};
-use crate::root::Root;
+use io_beneath::Root;
 
 /// The most events one background hook's queue holds. A host that fires
 /// while the queue is full waits for the hook to take the next one.

@@ -6,7 +6,7 @@
 //! message; this file brings the key, its check, what building the hooks
 //! finds wrong, and the write.
 //!
-//! The file is reached through `io_hooks::beneath`, the one way to a path
+//! The file is reached through `io_beneath`, the one way to a path
 //! under a checkout that a clone can shape: a committed `ci-status.txt ->
 //! ~/.bashrc` is refused, never written through.
 
@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use io_hooks::beneath::{Open, Root};
+use io_beneath::{Open, Root};
 use io_hooks::{
     ActionKind, ActionTable, Effects, Execute, Fire, HookFailure, HookKey, Prepare, TableError,
 };
@@ -109,7 +109,7 @@ pub enum StatusFailure {
     NoCheckout,
     /// The file could not be opened beneath the checkout (a link out of
     /// it, a directory in its place).
-    Open(io_hooks::beneath::Error),
+    Open(io_beneath::Error),
     /// The write failed.
     Write(std::io::Error),
 }

@@ -7,16 +7,61 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rustix::fd::{AsFd, BorrowedFd};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{FileType, Mode, OFlags};
 use rustix::io::Errno;
+
+use io_beneath::{Kind, Open, Opened, Root};
 
 use super::failure::AppendFailure;
 use super::problem::AppendProblem;
 use crate::action::shell::shell_would_expand;
-use crate::beneath::{self, Resolve};
 use crate::message::OsMessage;
-use crate::root::{Root, Target};
+
+/// Where an `append` hook's file is opened from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// This name under the hooks' root, resolved without leaving it.
+    Beneath(PathBuf),
+    /// A path outside the root: the operator's own, taken as written.
+    AsWritten,
+}
+
+/// Where the append path `path` is opened from: a name under `root` (a
+/// relative path, or an absolute one inside the root, as given or made
+/// absolute), or a path outside it, the operator's own, taken as written.
+fn target(root: &Root, path: &Path) -> Target {
+    // Every path starts with an empty one: an empty root is only ever
+    // matched made absolute.
+    let as_given = (!root.given().as_os_str().is_empty())
+        .then(|| path.strip_prefix(root.given()).ok())
+        .flatten();
+    let name = if let Some(name) = as_given {
+        name
+    } else if let Ok(name) = path.strip_prefix(root.path()) {
+        name
+    } else if path.is_relative() {
+        path
+    } else {
+        return Target::AsWritten;
+    };
+    // The root itself is no file beneath it: as written, it is the
+    // directory it is, and an append to it fails saying so.
+    if name.as_os_str().is_empty() {
+        return Target::AsWritten;
+    }
+    Target::Beneath(name.to_path_buf())
+}
+
+/// The part of `path` the operator wrote: relative to `root` (as given, or
+/// made absolute) when under it, else `path` itself. With the root given
+/// as `.`, `./$HOME/x` is `$HOME/x`, as written.
+fn written<'p>(root: &Root, path: &'p Path) -> &'p Path {
+    (!root.given().as_os_str().is_empty())
+        .then(|| path.strip_prefix(root.given()).ok())
+        .flatten()
+        .or_else(|| path.strip_prefix(root.path()).ok())
+        .unwrap_or(path)
+}
 
 /// A file's identity: its device and inode, as `fstat` gives them for the
 /// descriptor an append opened. Two paths that name one file (a link, a
@@ -85,7 +130,7 @@ impl Log {
     /// The log `path` names, under `root` or not.
     pub(crate) fn new(path: &Path, root: &Root) -> Self {
         Log {
-            target: root.target(path),
+            target: target(root, path),
             looked: AtomicBool::new(false),
             seen: Mutex::new(None),
         }
@@ -107,7 +152,7 @@ impl Log {
 ///
 /// The root is usually a cloned repository, so what sits there is not the
 /// operator's choice. A name under the root is resolved beneath it
-/// ([`beneath`]): a committed `logs -> ~/.bashrc.d` must not carry an
+/// ([`io_beneath`], an [unjudged](Open::unjudged) open): a committed `logs -> ~/.bashrc.d` must not carry an
 /// audit log into a directory a shell sources. Whatever the target, the
 /// last component is never followed if it is a symbolic link (`O_NOFOLLOW`:
 /// a committed `audit.jsonl -> ~/.bashrc`), and the open never waits
@@ -116,53 +161,73 @@ impl Log {
 /// path; that the file is a regular one is checked when the hooks are
 /// built ([`create`]), where an extra `fstat` costs nothing that matters.
 fn open(path: &Path, target: &Target, root: &Root) -> io::Result<File> {
-    let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
-    open_as(path, target, root, flags)
+    open_as(path, target, root, true)
 }
 
-/// Opens the log `target` names with `flags`, and `O_NOFOLLOW`,
-/// `O_NONBLOCK` and `O_CLOEXEC`, as [`open`] says.
-fn open_as(path: &Path, target: &Target, root: &Root, flags: OFlags) -> io::Result<File> {
-    // (`openat2` refuses a mode without `O_CREAT`.)
-    let mode = match flags.contains(OFlags::CREATE) {
-        true => Mode::from_raw_mode(0o600),
-        false => Mode::empty(),
+/// Opens the log `target` names for appending (`write`, creating it with
+/// mode 0600) or reading, with `O_NOFOLLOW`, `O_NONBLOCK` and `O_CLOEXEC`,
+/// as [`open`] says.
+fn open_as(path: &Path, target: &Target, root: &Root, write: bool) -> io::Result<File> {
+    let opened = match target {
+        Target::Beneath(name) => {
+            let how = match write {
+                true => Open::append().create(0o600),
+                false => Open::read(),
+            };
+            root.open_file(name, &how.nofollow().unjudged())
+                .map(Opened::into_file)
+                .map_err(|e| match e {
+                    io_beneath::Error::Outside { through: None } => io::Error::other(
+                        "it leads out of the hooks' root (through `..` or a symbolic link)",
+                    ),
+                    io_beneath::Error::Outside {
+                        through: Some(link),
+                    } => io::Error::other(format!(
+                        "`{}` is a symbolic link, and without openat2 an append hook \
+                         follows no link under the hooks' root",
+                        link.display()
+                    )),
+                    io_beneath::Error::Io(e) => e,
+                    other => io::Error::other(other.to_string()),
+                })
+        }
+        Target::AsWritten => open_as_written(path, write),
+    };
+    opened.map_err(|e| match Errno::from_io_error(&e) {
+        Some(Errno::LOOP) => io::Error::other(
+            "it is a symbolic link, which an append hook never follows; name the file itself",
+        ),
+        _ => e,
+    })
+}
+
+/// Opens `path`, outside the hooks' root, as written: the operator's own
+/// path, whose directories are theirs to link. The last name is never
+/// followed (`O_NOFOLLOW`) and the open never waits (`O_NONBLOCK`).
+fn open_as_written(path: &Path, write: bool) -> io::Result<File> {
+    // (`open` refuses no mode, but `O_CREAT` is the one that takes it.)
+    let (flags, mode) = match write {
+        true => (
+            OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE,
+            Mode::from_raw_mode(0o600),
+        ),
+        false => (OFlags::RDONLY, Mode::empty()),
     };
     let flags = flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let opened = match target {
-        Target::Beneath(name) => root.with_fd(|dir| {
-            beneath::open_beneath(dir, name, flags, mode, Resolve::Auto).map_err(|e| match e {
-                beneath::Error::Outside { through: None } => io::Error::other(
-                    "it leads out of the hooks' root (through `..` or a symbolic link)",
-                ),
-                beneath::Error::Outside {
-                    through: Some(link),
-                } => io::Error::other(format!(
-                    "`{}` is a symbolic link, and without openat2 an append hook \
-                     follows no link under the hooks' root",
-                    link.display()
-                )),
-                beneath::Error::Io(e) => e,
-                other => io::Error::other(other.to_string()),
-            })
-        }),
-        Target::AsWritten => rustix::fs::open(path, flags, mode).map_err(io::Error::from),
-    };
-    opened
-        .map(File::from)
-        .map_err(|e| match Errno::from_io_error(&e) {
-            Some(Errno::LOOP) => io::Error::other(
-                "it is a symbolic link, which an append hook never follows; name the file itself",
-            ),
-            _ => e,
-        })
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a path outside the hooks' root is the operator's own, opened as written; \
+                  io-beneath resolves names beneath a root, and this one has none"
+    )]
+    let fd = rustix::fs::open(path, flags, mode)?;
+    Ok(File::from(fd))
 }
 
 /// The log `file` (open for appending only) opened again for reading, by
 /// the same way: refused unless it is still the same file.
 fn reader(file: &File, path: &Path, target: &Target, root: &Root) -> io::Result<File> {
     use std::os::unix::fs::MetadataExt;
-    let reader = open_as(path, target, root, OFlags::RDONLY)?;
+    let reader = open_as(path, target, root, false)?;
     let (a, b) = (file.metadata()?, reader.metadata()?);
     if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
         return Err(io::Error::other("the file was replaced"));
@@ -177,7 +242,7 @@ fn reader(file: &File, path: &Path, target: &Target, root: &Root) -> io::Result<
 /// directory does not exist.
 pub(crate) fn check(path: &Path, root: &Root) -> Vec<AppendProblem> {
     // The part the operator wrote: relative to the root when under it.
-    let written = root.written(path);
+    let written = written(root, path);
     // As for a program: `mkdir -p root/~` would fix nothing anyone meant,
     // so a `~` or `$` is the one problem named.
     if written
@@ -189,10 +254,8 @@ pub(crate) fn check(path: &Path, root: &Root) -> Vec<AppendProblem> {
         }];
     }
     let mut problems = Vec::new();
-    match (root.target(path), &root.fd) {
-        (Target::Beneath(name), Some(fd)) => {
-            check_beneath(path, &name, root, fd.as_fd(), &mut problems);
-        }
+    match (target(root, path), root.is_open()) {
+        (Target::Beneath(name), true) => check_beneath(path, &name, root, &mut problems),
         // A root that could not be opened: what is there is the path's.
         _ => check_as_written(path, &mut problems),
     }
@@ -222,55 +285,40 @@ fn check_as_written(path: &Path, problems: &mut Vec<AppendProblem>) {
 }
 
 /// [`check`] for `name` under the root (`path` is how messages show it):
-/// its directory is opened beneath the root, as an append opens the file.
-fn check_beneath(
-    path: &Path,
-    name: &Path,
-    root: &Root,
-    root_fd: BorrowedFd<'_>,
-    problems: &mut Vec<AppendProblem>,
-) {
+/// its directory is reached beneath the root, as an append reaches it, and
+/// the name looked at there.
+fn check_beneath(path: &Path, name: &Path, root: &Root, problems: &mut Vec<AppendProblem>) {
     let leaves = |problems: &mut Vec<AppendProblem>| {
         problems.push(AppendProblem::LeavesRoot {
             path: path.to_path_buf(),
-            through: link_out(&root.path, name),
+            through: link_out(root.path(), name),
         });
     };
-    if !beneath::stays_beneath(name) {
+    if name.file_name().is_none() {
         return leaves(problems);
     }
-    let (Some(parent), Some(file)) = (name.parent(), name.file_name()) else {
-        return leaves(problems);
-    };
-    let dir = if parent.as_os_str().is_empty() {
-        None
-    } else {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY;
-        match beneath::open_beneath(root_fd, parent, flags, Mode::empty(), Resolve::Auto) {
-            Ok(dir) => Some(dir),
-            Err(beneath::Error::Outside { .. }) => return leaves(problems),
-            Err(beneath::Error::Io(e)) => {
-                if matches!(Errno::from_io_error(&e), Some(Errno::NOENT | Errno::NOTDIR)) {
-                    problems.push(AppendProblem::NoParent {
-                        path: path.to_path_buf(),
-                        parent: path.parent().unwrap_or(path).to_path_buf(),
-                    });
-                }
-                return;
-            }
-            Err(_) => return,
-        }
-    };
-    let dir = dir.as_ref().map_or(root_fd, AsFd::as_fd);
     let path = path.to_path_buf();
-    if let Ok(stat) = rustix::fs::statat(dir, file, AtFlags::SYMLINK_NOFOLLOW) {
-        match FileType::from_raw_mode(stat.st_mode) {
-            FileType::Symlink => problems.push(AppendProblem::IsSymlink { path }),
-            FileType::Directory => problems.push(AppendProblem::IsDirectory { path }),
-            FileType::RegularFile => {}
-            _ => problems.push(AppendProblem::NotRegular { path }),
+    match root.kind_of(name) {
+        Ok(None | Some(Kind::Regular)) => {}
+        Ok(Some(Kind::Symlink)) => problems.push(AppendProblem::IsSymlink { path }),
+        Ok(Some(Kind::Directory)) => problems.push(AppendProblem::IsDirectory { path }),
+        Ok(Some(_)) => problems.push(AppendProblem::NotRegular { path }),
+        Err(io_beneath::Error::Outside { .. }) => leaves(problems),
+        // A FIFO or a device on the way is no directory, and is not opened.
+        Err(io_beneath::Error::NotRegular { .. }) => no_parent(problems, path),
+        Err(io_beneath::Error::Io(e))
+            if matches!(Errno::from_io_error(&e), Some(Errno::NOENT | Errno::NOTDIR)) =>
+        {
+            no_parent(problems, path);
         }
+        Err(_) => {}
     }
+}
+
+/// Says that `path`'s directory is missing.
+fn no_parent(problems: &mut Vec<AppendProblem>, path: PathBuf) {
+    let parent = path.parent().unwrap_or(&path).to_path_buf();
+    problems.push(AppendProblem::NoParent { path, parent });
 }
 
 /// The first directory on the way to `name` under `root` that is a
@@ -296,7 +344,7 @@ fn link_out(root: &Path, name: &Path) -> Option<String> {
 /// the first append, not here, so building hooks whose filter never
 /// matches changes no file.
 pub(crate) fn create(path: &Path, root: &Root) -> Option<AppendProblem> {
-    match open(path, &root.target(path), root) {
+    match open(path, &target(root, path), root) {
         Err(e) => Some(AppendProblem::CannotCreate {
             path: path.to_path_buf(),
             cause: OsMessage(&e).to_string(),
@@ -449,7 +497,7 @@ mod tests {
     fn appends_to_different_files_do_not_wait_on_each_other() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-        let root = Arc::new(Root::open(dir.path()));
+        let root = Arc::new(Root::lazy(dir.path()));
         for path in [&a, &b] {
             assert_eq!(create(path, &root), None);
         }
@@ -500,7 +548,7 @@ mod tests {
     #[test]
     fn a_sweep_drops_idle_turns_and_keeps_held_ones() {
         let dir = tempfile::tempdir().unwrap();
-        let root = Root::open(dir.path());
+        let root = Root::lazy(dir.path());
         let look = |name: String| {
             let path = dir.path().join(name);
             let log = Log::new(&path, &root);
@@ -528,7 +576,7 @@ mod tests {
     #[test]
     fn a_file_is_known_by_its_identity_not_its_path() {
         let dir = tempfile::tempdir().unwrap();
-        let root = Root::open(dir.path());
+        let root = Root::lazy(dir.path());
         let [a, b, c] = ["a", "b", "c"].map(|name| dir.path().join(name));
         std::fs::write(&a, "").unwrap();
         std::fs::hard_link(&a, &b).unwrap();
@@ -549,8 +597,8 @@ mod tests {
     #[test]
     fn create_refuses_what_is_not_a_regular_file_whatever_check_saw() {
         let device = Path::new("/dev/null");
-        let root = Root::open(Path::new("/tmp"));
-        assert_eq!(root.target(device), Target::AsWritten);
+        let root = Root::lazy(Path::new("/tmp"));
+        assert_eq!(target(&root, device), Target::AsWritten);
         assert!(
             matches!(create(device, &root), Some(AppendProblem::NotRegular { path }) if path == device)
         );
@@ -562,18 +610,18 @@ mod tests {
     #[test]
     fn a_path_under_the_root_is_a_name_beneath_it() {
         let dir = tempfile::tempdir().unwrap();
-        let root = Root::open(dir.path());
+        let root = Root::lazy(dir.path());
         let beneath = |name: &str| Target::Beneath(PathBuf::from(name));
-        assert_eq!(root.target(&dir.path().join("logs/a")), beneath("logs/a"));
-        assert_eq!(root.target(Path::new("logs/a")), beneath("logs/a"));
-        assert_eq!(root.target(Path::new("/elsewhere/a")), Target::AsWritten);
+        assert_eq!(target(&root, &dir.path().join("logs/a")), beneath("logs/a"));
+        assert_eq!(target(&root, Path::new("logs/a")), beneath("logs/a"));
+        assert_eq!(target(&root, Path::new("/elsewhere/a")), Target::AsWritten);
         // The root itself is the directory it is, not a file beneath it.
-        assert_eq!(root.target(dir.path()), Target::AsWritten);
-        let relative = Root::open(Path::new("."));
-        assert_eq!(relative.target(Path::new("./a")), beneath("a"));
+        assert_eq!(target(&root, dir.path()), Target::AsWritten);
+        let relative = Root::lazy(Path::new("."));
+        assert_eq!(target(&relative, Path::new("./a")), beneath("a"));
         let cwd = std::env::current_dir().unwrap();
-        assert_eq!(relative.target(&cwd.join("b")), beneath("b"));
-        assert!(relative.fd.is_some());
+        assert_eq!(target(&relative, &cwd.join("b")), beneath("b"));
+        assert!(relative.is_open());
     }
 
     /// A fragment left by a short write gets a newline in place of its last

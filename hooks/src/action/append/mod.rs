@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use crate::action::interface::{ActionKind, ActionTable, Effects, Execute, Fire, Prepare};
 use crate::failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey};
-use crate::root::absolute;
 use crate::table_error::TableError;
 use keys::KEY;
 
@@ -102,12 +101,12 @@ impl Execute for AppendAction {
         // embedder gave two roots. Nothing is created for it.
         if let Some(read_with) = cx.read_with
             && path.starts_with(read_with)
-            && absolute(read_with) != cx.root.path
+            && !cx.root.is_at(read_with)
         {
             let problem = AppendProblem::OtherRoot {
                 path: path.clone(),
                 read_with: read_with.to_path_buf(),
-                root: cx.root.path.clone(),
+                root: cx.root.path().to_path_buf(),
             };
             tell(cx, problem);
             return prepared;

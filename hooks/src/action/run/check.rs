@@ -11,20 +11,21 @@
 //! file that neither begins with `#!` nor is a binary of this system's
 //! format, and a `#!` line whose interpreter is missing (or ends in `\r`,
 //! a Windows line ending) fails every event. So the first bytes of the
-//! program are read, never run: opened without following a symbolic link
-//! (the path is made canonical first, so a link in `PATH` such as
-//! `/usr/bin/python3 -> python3.12` is followed by us, to a file that is
-//! then opened with `O_NOFOLLOW`) and without waiting (`O_NONBLOCK`, so a
-//! FIFO cannot stall the check), and at most [`HEAD`] bytes of it.
+//! program are read, never run, through io-beneath: the path is made
+//! canonical first, so a link in `PATH` such as `/usr/bin/python3 ->
+//! python3.12` is followed by us, and the program's own directory, as the
+//! kernel will find it, is the root its one name is opened beneath (a
+//! program may lie anywhere, outside the hooks' root, so the hooks' root is
+//! no capability for it). That name is opened with no link followed
+//! ([`Open::nofollow`]: one swapped in since is refused), judged before it
+//! is opened (a FIFO or a device is refused, never waited on), and at most
+//! [`HEAD`] bytes of it are read.
 
 use std::ffi::OsStr;
-use std::fs::OpenOptions;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::OFlags;
+use io_beneath::{Open, Root};
 
 use super::problem::{RunProblem, WORD_GAP};
 use crate::action::shell::shell_would_expand;
@@ -59,17 +60,30 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<RunProblem> {
             text: program.to_owned(),
         }];
     }
-    let owned = || program.to_owned();
     let Ok(path) = resolve(program, root, path_var.as_deref()) else {
         let local = root.join(program);
         let in_root = (!program.is_empty() && local.is_file()).then(|| format!("./{program}"));
         return vec![RunProblem::NotInPath {
-            program: owned(),
+            program: program.to_owned(),
             in_root,
         }];
     };
     // `root/./x` shown as `root/x`.
     let path: PathBuf = path.components().collect();
+    judge(program, path, root, path_var.as_deref())
+        .into_iter()
+        .collect()
+}
+
+/// What would keep `program`, found at `path`, from running: missing, a
+/// directory, not a regular file, not executable, or unable to start.
+fn judge(
+    program: &str,
+    path: PathBuf,
+    root: &Path,
+    path_var: Option<&OsStr>,
+) -> Option<RunProblem> {
+    let owned = || program.to_owned();
     let problem = match std::fs::metadata(&path) {
         Err(_) => RunProblem::NoSuchProgram {
             program: owned(),
@@ -96,33 +110,36 @@ pub(crate) fn run(argv: &[String], root: &Path) -> Vec<RunProblem> {
                 path,
             },
         },
-        Ok(_) => match head(&path) {
-            Some(head) => match start(&head, root, path_var.as_deref()) {
-                Start::Ok => return Vec::new(),
-                Start::Unknown => RunProblem::NotAProgram {
-                    program: owned(),
-                    path,
-                },
-                Start::CarriageReturn => RunProblem::ShebangCarriageReturn {
-                    program: owned(),
-                    path,
-                },
-                Start::NoInterpreter {
-                    interpreter,
-                    via_env,
-                } => RunProblem::NoInterpreter {
-                    program: owned(),
-                    path,
-                    interpreter,
-                    via_env,
-                },
-            },
-            // Unreadable (an execute-only binary), or no longer a regular
-            // file: nothing to judge, and the first event will say.
-            None => return Vec::new(),
-        },
+        Ok(_) => return unstartable(owned(), path, root, path_var),
     };
-    vec![problem]
+    Some(problem)
+}
+
+/// Why the executable file `path` cannot start, read from its first bytes;
+/// `None` when it can, or when it cannot be read (an execute-only binary)
+/// or is no longer a regular file: nothing to judge, and the first event
+/// will say.
+fn unstartable(
+    program: String,
+    path: PathBuf,
+    root: &Path,
+    path_var: Option<&OsStr>,
+) -> Option<RunProblem> {
+    let head = head(&path)?;
+    Some(match start(&head, root, path_var) {
+        Start::Ok => return None,
+        Start::Unknown => RunProblem::NotAProgram { program, path },
+        Start::CarriageReturn => RunProblem::ShebangCarriageReturn { program, path },
+        Start::NoInterpreter {
+            interpreter,
+            via_env,
+        } => RunProblem::NoInterpreter {
+            program,
+            path,
+            interpreter,
+            via_env,
+        },
+    })
 }
 
 /// What a file that is neither a regular file nor a directory is.
@@ -187,21 +204,20 @@ enum Start {
     },
 }
 
-/// The first [`HEAD`] bytes of the regular file `path`; `None` when it
-/// cannot be opened or read, or is not a regular file once open.
+/// The first [`HEAD`] bytes of the regular file `path`, opened beneath its
+/// own directory (made canonical) with no link followed; `None` when it
+/// cannot be opened or read, or is not a regular file.
 fn head(path: &Path) -> Option<Vec<u8>> {
     let real = std::fs::canonicalize(path).ok()?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
-        .open(real)
+    let (dir, name) = (real.parent()?, real.file_name()?);
+    let opened = Root::open(dir)
+        .ok()?
+        .open_file(name, &Open::read().nofollow())
         .ok()?;
-    if !file.metadata().ok()?.is_file() {
+    if !opened.file().metadata().ok()?.is_file() {
         return None;
     }
-    let mut bytes = Vec::with_capacity(HEAD);
-    file.take(HEAD as u64).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    opened.read_head(HEAD as u64).ok()
 }
 
 /// The magic numbers of the binaries this system's kernel runs.

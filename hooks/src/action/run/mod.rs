@@ -74,7 +74,7 @@ impl Execute for RunAction {
     }
 
     fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
-        for problem in check::run(&self.argv, &cx.root.path) {
+        for problem in check::run(&self.argv, cx.root.path()) {
             let hint = problem.operator_hint();
             cx.problem(problem, hint);
         }
@@ -91,7 +91,7 @@ impl Execute for RunAction {
             capture,
             ..
         } = fire;
-        process::run(&self.argv, timeout, &root.path, line, interrupt, capture)
+        process::run(&self.argv, timeout, root.path(), line, interrupt, capture)
             .map_err(HookFailure::Process)
     }
 }

@@ -5,6 +5,57 @@ use super::*;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::time::Duration;
 
+/// A FIFO at `path`, made here (no `mkfifo` program is run).
+fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        FileType::Fifo,
+        Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
+}
+
+/// `body`'s value, or a failed test naming `what` once it has run for
+/// `limit`: an open that blocks (a FIFO's) fails the test instead of
+/// hanging it.
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(body());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(value) => {
+            let _ = worker.join();
+            value
+        }
+        // The sender was dropped without a value: `body` panicked.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sends before it returns"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("hung: {what} did not finish within {limit:?}")
+        }
+    }
+}
+
+/// The root's descriptor.
+fn fd_of(root: &Root) -> BorrowedFd<'_> {
+    root.fd.as_ref().expect("an open root").as_fd()
+}
+
+/// The per-event open of a log: appending, created 0600, no link at its
+/// end, unjudged.
+fn per_event() -> Open {
+    Open::write().create(0o600).nofollow().unjudged()
+}
+
 /// A root and, beside it, a directory outside it holding `secret`: the root
 /// has `out -> <outside>`, `rel-secret -> ../outside/secret`, `in -> real`,
 /// `real/`, `state/` (owned) and `into-state -> state`.
@@ -269,7 +320,6 @@ fn files_and_dirs_are_created_with_the_modes_given_and_plain_paths_work() {
 
 #[test]
 fn a_special_file_is_refused_by_its_type_without_blocking() {
-    use crate::process::test_watchdog::{mkfifo, within};
     for walk in BOTH {
         let (_tmp, path, _outside) = hostile();
         mkfifo(&path.join("pipe"));
@@ -330,7 +380,6 @@ fn a_special_file_is_refused_by_its_type_without_blocking() {
 /// a writer waiting for a reader stays waiting.
 #[test]
 fn a_fifo_is_judged_without_being_opened() {
-    use crate::process::test_watchdog::mkfifo;
     if Proc::open().is_none() {
         eprintln!("no /proc here: the FIFO is opened O_NONBLOCK and judged instead");
         return;
@@ -407,23 +456,15 @@ fn descriptors_are_close_on_exec_and_the_root_is_a_directory() {
     };
     for walk in BOTH {
         let root = root(&path, walk);
-        assert!(cloexec(root.as_fd()));
+        assert!(cloexec(fd_of(&root)));
         let file = root.open_file("real/g", &write()).unwrap();
         assert!(cloexec(file.file().as_fd()), "walk {walk}");
         let read = root.open_file("real/g", &Open::read()).unwrap();
         assert!(cloexec(read.file().as_fd()), "walk {walk}");
-        for extra in [OFlags::empty(), OFlags::CLOEXEC] {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | extra;
-            let resolve = if walk { Resolve::Walk } else { Resolve::Auto };
-            let fd = open_beneath(
-                root.as_fd(),
-                Path::new("real/h"),
-                flags,
-                Mode::from_raw_mode(0o600),
-                resolve,
-            );
-            assert!(cloexec(fd.unwrap().as_fd()), "walk {walk} {extra:?}");
-        }
+        let mut unjudged = Root::open(&path).unwrap();
+        unjudged.walk = walk;
+        let fd = unjudged.open_file("real/h", &per_event()).unwrap();
+        assert!(cloexec(fd.file().as_fd()), "walk {walk}");
     }
     let err = Root::open(path.join("real/g")).unwrap_err();
     assert_eq!(err.raw_os_error(), Some(Errno::NOTDIR.raw_os_error()));
@@ -434,20 +475,11 @@ fn descriptors_are_close_on_exec_and_the_root_is_a_directory() {
 /// never followed when the flags say so, a FIFO on the way no directory.
 #[test]
 fn the_append_open_stays_beneath_and_follows_no_last_link() {
-    use crate::process::test_watchdog::{mkfifo, within};
-    for resolve in [Resolve::Auto, Resolve::Walk] {
+    for walk in BOTH {
         let (_tmp, path, outside) = hostile();
-        let fd = open_dir(&path).unwrap();
-        let create = |name: &str| {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW;
-            open_beneath(
-                fd.as_fd(),
-                Path::new(name),
-                flags,
-                Mode::from_raw_mode(0o600),
-                resolve,
-            )
-        };
+        let mut root = Root::open(&path).unwrap();
+        root.walk = walk;
+        let create = |name: &str| root.open_file(name, &per_event());
         for name in [
             "out/new",
             "./out/new",
@@ -457,10 +489,10 @@ fn the_append_open_stays_beneath_and_follows_no_last_link() {
             let got = create(name);
             assert!(
                 matches!(got, Err(Error::Outside { .. })),
-                "{resolve:?} {name}: {got:?}"
+                "walk {walk} {name}: {got:?}"
             );
         }
-        if resolve == Resolve::Walk {
+        if walk {
             let walked = create("out/new");
             assert!(
                 matches!(walked, Err(Error::Outside { through: Some(l) }) if l == Path::new("out"))
@@ -475,25 +507,16 @@ fn the_append_open_stays_beneath_and_follows_no_last_link() {
             let last = create(name);
             assert!(
                 matches!(&last, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::LOOP.raw_os_error())),
-                "{resolve:?}: {last:?}"
+                "walk {walk}: {last:?}"
             );
         }
         mkfifo(&path.join("pipe"));
-        let dir = open_dir(&path).unwrap();
         let got = within(Duration::from_secs(20), "the open", move || {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW;
-            open_beneath(
-                dir.as_fd(),
-                Path::new("pipe/new"),
-                flags,
-                Mode::from_raw_mode(0o600),
-                resolve,
-            )
-            .map(drop)
+            root.open_file("pipe/new", &per_event()).map(drop)
         });
         assert!(
             matches!(&got, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
-            "{resolve:?}: {got:?}"
+            "walk {walk}: {got:?}"
         );
     }
 }
@@ -570,5 +593,417 @@ fn append_write_and_truncate_do_what_they_say() {
         // Without `create`, a missing file is not made.
         let missing = root.open_file("real/none", &Open::append());
         assert_eq!(io_kind(&missing), Some(io::ErrorKind::NotFound));
+    }
+}
+
+/// A lazy root that could not be opened when it was made is opened at each
+/// open: missing, an open fails as the directory's open does; made since,
+/// an open goes through. Its paths are kept as given and made absolute.
+#[test]
+fn a_lazy_root_is_opened_at_each_open_until_it_exists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("later");
+    let root = Root::lazy(&dir);
+    assert!(!root.is_open());
+    assert_eq!((root.given(), root.path()), (dir.as_path(), dir.as_path()));
+    let missing = root.open_file("log", &Open::append().create(0o600));
+    assert_eq!(io_kind(&missing), Some(io::ErrorKind::NotFound));
+    std::fs::create_dir(&dir).unwrap();
+    for how in [Open::append().create(0o600), per_event()] {
+        root.open_file("log", &how).expect("opened now");
+    }
+    assert!(!root.is_open(), "still opened at each open");
+    assert!(dir.join("log").is_file());
+    assert!(Root::lazy(&dir).is_open());
+    assert!(Root::open(tmp.path().join("none")).is_err());
+    assert!(format!("{root:?}").contains("open: false"));
+}
+
+/// A relative root is made absolute against the working directory, and an
+/// empty one is the working directory itself; `is_at` compares roots so.
+#[test]
+fn a_root_is_made_absolute_and_compared_so() {
+    let cwd = std::env::current_dir().unwrap();
+    let empty = Root::lazy("");
+    assert_eq!(empty.given(), Path::new(""));
+    assert_eq!(empty.path(), cwd);
+    assert!(empty.is_at(Path::new("")));
+    assert!(empty.is_at(&cwd));
+    let dot = Root::lazy(".");
+    assert_eq!(dot.path(), std::path::absolute(".").unwrap());
+    assert!(!dot.is_at(Path::new("/elsewhere")));
+    assert_eq!(Root::open("").unwrap().path(), cwd);
+}
+
+/// `openat2`'s `EAGAIN` is asked again, at most four times in all; any
+/// other answer is the answer.
+#[test]
+fn eagain_is_retried_a_bounded_number_of_times() {
+    for fails in 0..=5 {
+        let mut calls = 0;
+        let got = retry_again(|| {
+            calls += 1;
+            match calls <= fails {
+                true => Err(Errno::AGAIN),
+                false => Ok(calls),
+            }
+        });
+        match fails < AGAIN_TRIES {
+            true => assert_eq!(got, Ok(fails + 1)),
+            false => assert_eq!(got, Err(Errno::AGAIN)),
+        }
+        assert_eq!(calls, (fails + 1).min(AGAIN_TRIES), "{fails} failures");
+    }
+    let mut calls = 0;
+    let got: rustix::io::Result<()> = retry_again(|| {
+        calls += 1;
+        Err(Errno::ACCESS)
+    });
+    assert_eq!((got, calls), (Err(Errno::ACCESS), 1));
+}
+
+/// `nofollow` refuses a link at the end that `Links::Beneath` would
+/// follow, judged or not; the link on the way is still followed by
+/// `openat2`. An unjudged open does not tell how it got there; on a root
+/// that owns state it is judged anyway.
+#[test]
+fn nofollow_refuses_a_last_link_and_unjudged_tells_nothing() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    std::fs::write(path.join("state/x"), "x").unwrap();
+    symlink("real/file", path.join("to-file")).unwrap();
+    for walk in BOTH {
+        let mut plain = Root::open(&path).unwrap();
+        plain.walk = walk;
+        let read = plain.open_file("to-file", &Open::read().nofollow());
+        assert!(
+            matches!(read, Err(Error::Link | Error::Outside { .. })),
+            "walk {walk}: {read:?}"
+        );
+        let unjudged = plain
+            .open_file("real/file", &Open::read().unjudged())
+            .unwrap();
+        assert_eq!(unjudged.via(), Via::Untold);
+        assert!(Via::Untold.through_link());
+        let owning = root(&path, walk);
+        let judged = owning
+            .open_file("real/file", &Open::read().unjudged())
+            .unwrap();
+        assert_eq!(judged.via(), Via::Direct);
+        assert!(matches!(
+            owning.open_file("into-state/x", &Open::read().unjudged()),
+            Err(Error::Owned | Error::Outside { .. })
+        ));
+        if !walk && kernel_resolves() {
+            let through = plain
+                .open_file("in/file", &Open::read().nofollow())
+                .unwrap();
+            assert_eq!(through.via(), Via::LinkBeneath);
+        }
+    }
+}
+
+/// `read_head` holds at most the bytes asked for, and all of a shorter
+/// file; a directory's read fails.
+#[test]
+fn read_head_reads_at_most_the_head() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/script"), "#!/bin/sh\necho hi\n").unwrap();
+    let root = Root::open(&path).unwrap();
+    let head = |limit| {
+        root.open_file("real/script", &Open::read())
+            .unwrap()
+            .read_head(limit)
+            .unwrap()
+    };
+    assert_eq!(head(9), b"#!/bin/sh");
+    assert_eq!(head(1000), b"#!/bin/sh\necho hi\n");
+    let dir = root.open_file("real", &Open::read()).unwrap();
+    assert!(dir.read_head(10).is_err());
+}
+
+/// Whether `act` opened the file at `path` (not with `O_PATH`, which opens
+/// nothing), as inotify saw it: an `IN_OPEN` is queued at the open itself,
+/// so nothing is waited for.
+fn opens(path: &Path, act: impl FnOnce()) -> bool {
+    use rustix::fs::inotify;
+    let watch = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
+        .expect("inotify");
+    inotify::add_watch(&watch, path, inotify::WatchFlags::OPEN).expect("watch");
+    act();
+    let mut buf = [std::mem::MaybeUninit::uninit(); 1024];
+    let mut events = inotify::Reader::new(&watch, &mut buf);
+    match events.next() {
+        Ok(_) => true,
+        Err(Errno::AGAIN) => false,
+        Err(e) => panic!("inotify: {e}"),
+    }
+}
+
+/// A FIFO and a device are judged on a descriptor that opens nothing:
+/// inotify sees no open of either, where an open of a regular file is seen.
+#[test]
+fn a_special_file_is_never_opened_even_for_a_moment() {
+    if Proc::open().is_none() {
+        eprintln!("no /proc here: a special file is opened O_NONBLOCK and judged instead");
+        return;
+    }
+    let (_tmp, path, _outside) = hostile();
+    let fifo = path.join("pipe");
+    mkfifo(&fifo);
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    let root = root(&path, false);
+    let opened = opens(&fifo, || {
+        let got = root.open_file("pipe", &Open::read());
+        assert!(matches!(got, Err(Error::NotRegular { .. })), "{got:?}");
+    });
+    assert!(!opened, "the FIFO was opened to be judged");
+    let file = path.join("real/file");
+    assert!(opens(&file, || drop(
+        root.open_file("real/file", &Open::read())
+    )));
+}
+
+/// An OS error reads as the operator reads it, without std's code.
+#[test]
+fn an_os_error_is_shown_without_its_code() {
+    let e = Error::Io(io::Error::from_raw_os_error(Errno::NOENT.raw_os_error()));
+    assert_eq!(e.to_string(), "No such file or directory");
+    let other = Error::Io(io::Error::other("plain words"));
+    assert_eq!(other.to_string(), "plain words");
+}
+
+/// `Open::read` never makes a terminal the process's own.
+#[test]
+fn a_read_takes_no_controlling_terminal() {
+    assert!(Open::read().flags().contains(OFlags::NOCTTY));
+    assert!(!Open::write().flags().contains(OFlags::NOCTTY));
+}
+
+/// `kind_of` looks at the last name without following it, its directory
+/// reached beneath the root, and opens nothing there.
+#[test]
+fn kind_of_tells_what_a_name_is_without_following_it() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    mkfifo(&path.join("real/pipe"));
+    symlink("file", path.join("real/link")).unwrap();
+    for walk in BOTH {
+        let root = root(&path, walk);
+        let kind = |rel: &str| root.kind_of(rel);
+        assert_eq!(kind("real/file").unwrap(), Some(Kind::Regular));
+        assert_eq!(kind("real").unwrap(), Some(Kind::Directory));
+        assert_eq!(kind("in").unwrap(), Some(Kind::Symlink));
+        assert_eq!(kind("real/link").unwrap(), Some(Kind::Symlink));
+        assert_eq!(kind("real/pipe").unwrap(), Some(Kind::Special("a FIFO")));
+        assert_eq!(kind("real/none").unwrap(), None);
+        assert_eq!(kind("./real/./file").unwrap(), Some(Kind::Regular));
+        let missing = kind("none/file");
+        assert_eq!(
+            io_kind(&missing.map(|_| unreachable_opened())),
+            Some(io::ErrorKind::NotFound)
+        );
+        let not_dir = root.kind_of("real/file/x");
+        assert!(
+            matches!(&not_dir, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
+            "walk {walk}: {not_dir:?}"
+        );
+        assert!(matches!(
+            root.kind_of("real/pipe/x"),
+            Err(Error::NotRegular { .. })
+        ));
+        assert!(matches!(
+            root.kind_of("out/secret"),
+            Err(Error::Outside { .. })
+        ));
+        assert!(matches!(
+            root.kind_of("../x"),
+            Err(Error::Outside { through: None })
+        ));
+        assert_eq!(
+            io_kind(&root.kind_of(".").map(|_| unreachable_opened())),
+            Some(io::ErrorKind::InvalidInput)
+        );
+        if !walk && kernel_resolves() {
+            assert_eq!(kind("in/file").unwrap(), Some(Kind::Regular));
+            assert_eq!(kind("in/none").unwrap(), None);
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let later = Root::lazy(tmp.path().join("later"));
+    assert_eq!(
+        io_kind(&later.kind_of("x").map(|_| unreachable_opened())),
+        Some(io::ErrorKind::NotFound)
+    );
+    std::fs::create_dir(tmp.path().join("later")).unwrap();
+    assert_eq!(later.kind_of("x").unwrap(), None);
+    assert_eq!(Kind::of(FileType::Socket), Kind::Special("a socket"));
+}
+
+/// Never called: the type `io_kind` reads an error out of.
+fn unreachable_opened() -> Opened {
+    unreachable!("only the error is read")
+}
+
+/// A write through a link that stays beneath reaches the file, as a
+/// write of it by name would; a directory there is refused for a write.
+#[test]
+fn a_write_through_a_link_beneath_reaches_the_file_and_never_a_directory() {
+    if !kernel_resolves() {
+        eprintln!("openat2 is not available here: the walk follows no link at all");
+        return;
+    }
+    use std::io::Write;
+    let (_tmp, path, _outside) = hostile();
+    std::fs::create_dir(path.join("real/sub")).unwrap();
+    std::fs::write(path.join("real/file"), "old").unwrap();
+    let root = root(&path, false);
+    let opened = root
+        .open_file("in/file", &Open::write().truncate())
+        .unwrap();
+    assert_eq!(opened.via(), Via::LinkBeneath);
+    opened.into_file().write_all(b"new").unwrap();
+    assert_eq!(std::fs::read(path.join("real/file")).unwrap(), b"new");
+    let dir = root.open_file("in/sub", &Open::write());
+    assert!(
+        matches!(&dir, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::ISDIR.raw_os_error())),
+        "{dir:?}"
+    );
+}
+
+/// Without `/proc`, nothing tells where a link led: a read of the
+/// operator's own file lets the kernel follow it (and says it may have led
+/// out), and every other open through a link is refused, naming the link.
+#[test]
+fn without_proc_no_link_is_followed_but_for_the_operators_read() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    for walk in BOTH {
+        let mut root = root(&path, walk);
+        root.no_proc = true;
+        let anywhere = Open::read().links(Links::Anywhere);
+        let read = root.open_file("rel-secret", &anywhere).unwrap();
+        assert_eq!(read.via(), Via::LinkOut, "walk {walk}");
+        let direct = root.open_file("real/file", &anywhere).unwrap();
+        assert_eq!(direct.via(), Via::Direct, "walk {walk}");
+        for (rel, how) in [
+            ("in/file", Open::read()),
+            ("in/file", Open::write().links(Links::Anywhere)),
+            ("in/new", Open::write().create(0o600)),
+            ("in/deeper/new", Open::write().create(0o600).dirs(0o700)),
+        ] {
+            let got = root.open_file(rel, &how);
+            assert!(
+                matches!(&got, Err(Error::Outside { through: Some(link) }) if link == Path::new("in")),
+                "walk {walk} {rel} {how:?}: {got:?}"
+            );
+        }
+        assert!(!path.join("real/new").exists() && !path.join("real/deeper").exists());
+        let missing = root.open_file("real/none", &anywhere);
+        assert_eq!(
+            io_kind(&missing),
+            Some(io::ErrorKind::NotFound),
+            "walk {walk}"
+        );
+    }
+}
+
+/// A socket and a block device are refused by name, as a FIFO and a
+/// character device are (the block device where this user may make one).
+#[test]
+fn a_socket_and_a_block_device_are_refused_by_their_kind() {
+    let (_tmp, path, _outside) = hostile();
+    let _listener = std::os::unix::net::UnixListener::bind(path.join("sock")).unwrap();
+    let made = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path.join("blk"),
+        FileType::BlockDevice,
+        Mode::from_raw_mode(0o600),
+        rustix::fs::makedev(7, 0),
+    );
+    for walk in BOTH {
+        let root = root(&path, walk);
+        let sock = root.open_file("sock", &Open::read());
+        assert!(
+            matches!(sock, Err(Error::NotRegular { kind: "a socket" })),
+            "walk {walk}: {sock:?}"
+        );
+        if made.is_ok() {
+            let blk = root.open_file("blk", &Open::read());
+            assert!(
+                matches!(
+                    blk,
+                    Err(Error::NotRegular {
+                        kind: "a block device"
+                    })
+                ),
+                "walk {walk}: {blk:?}"
+            );
+        }
+    }
+}
+
+/// A link to nothing is refused as one however its text climbs, so long
+/// as it stays under the root, and as owned state's when it leads there.
+#[test]
+fn a_link_to_nothing_is_named_by_where_its_words_lead() {
+    if !kernel_resolves() {
+        eprintln!("openat2 is not available here: the walk follows no link at all");
+        return;
+    }
+    let (_tmp, path, _outside) = hostile();
+    symlink("../real/nothing", path.join("real/dang")).unwrap();
+    symlink("../state/new", path.join("real/to-state")).unwrap();
+    let root = root(&path, false);
+    let how = Open::write().create(0o600);
+    let dang = root.open_file("in/dang", &how);
+    assert!(matches!(dang, Err(Error::LinkToNothing)), "{dang:?}");
+    let owned = root.open_file("in/to-state", &how);
+    assert!(matches!(owned, Err(Error::Owned)), "{owned:?}");
+    assert!(!path.join("real/nothing").exists() && !path.join("state/new").exists());
+}
+
+/// A file where a directory should be is that, not a link, for owned
+/// state (reached through no link) as for any other path.
+#[test]
+fn a_file_on_the_way_is_not_a_directory_not_a_link() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("state/file"), "x").unwrap();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    for walk in BOTH {
+        let root = root(&path, walk);
+        for (rel, how) in [
+            ("state/file/x", Open::read()),
+            ("real/file/x", Open::read().links(Links::None)),
+            ("real/file/x", Open::read()),
+        ] {
+            let got = root.open_file(rel, &how);
+            assert!(
+                matches!(&got, Err(Error::Io(e)) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())),
+                "walk {walk} {rel} {how:?}: {got:?}"
+            );
+        }
+    }
+}
+
+/// The walk names a link at the end as it names one on the way: it
+/// follows neither.
+#[test]
+fn the_walk_names_a_link_at_the_end() {
+    let (_tmp, path, _outside) = hostile();
+    std::fs::write(path.join("real/file"), "x").unwrap();
+    symlink("real/file", path.join("to-file")).unwrap();
+    let mut root = Root::open(&path).unwrap();
+    root.walk = true;
+    for how in [
+        Open::read(),
+        Open::append().create(0o600),
+        Open::append().unjudged(),
+    ] {
+        let got = root.open_file("to-file", &how);
+        assert!(
+            matches!(&got, Err(Error::Outside { through: Some(link) }) if link == Path::new("to-file")),
+            "{how:?}: {got:?}"
+        );
     }
 }

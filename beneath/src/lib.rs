@@ -1,6 +1,12 @@
-//! The one way to reach a file beneath a root directory: every reader and
-//! writer of a path a cloned repository or a model can shape goes through
-//! [`Root`], and its rules are kept here, once.
+//! Root-confined file access: the one way to reach a file beneath a root
+//! directory. Every reader and writer of a path a cloned repository or a
+//! model can shape goes through a [`Root`] (one capability: the directory,
+//! held open, beneath which names are resolved) and its one door,
+//! [`Root::open_file`], whose [`Open`] says what the open does; the rules
+//! are kept here, once. This crate is the only code of io-harness allowed
+//! to open a file (clippy's `disallowed-methods` keeps the rest to it).
+//!
+//! # What it guarantees
 //!
 //! The root is usually a repository someone else wrote. Every name under it
 //! is then theirs, symbolic links included: a committed `logs ->
@@ -32,6 +38,13 @@
 //! 5. Nothing is created through a symbolic link: a link to nothing is
 //!    refused ([`Error::LinkToNothing`]), never made into a file.
 //!
+//! An [unjudged](Open::unjudged) open, for a file opened at every event
+//! and judged once beforehand, keeps rules 1 (a root that owns state is
+//! always judged) and 2, and refuses a link at the end with
+//! [`Open::nofollow`]; it skips the judging of rules 3 and 4.
+//!
+//! # How
+//!
 //! On Linux the kernel resolves each path with `openat2`:
 //! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` first (one call, the common
 //! case), and only when that meets a link, `RESOLVE_BENEATH |
@@ -39,10 +52,15 @@
 //! from `/proc/self/fd` to refuse owned state. Where `openat2` is missing
 //! (`ENOSYS`: a kernel before 5.6; `EPERM`: a seccomp filter; every other
 //! system) the path is walked one component at a time, each opened with
-//! `O_NOFOLLOW`, so no link under the root is followed at all.
+//! `O_NOFOLLOW`, so no link under the root is followed at all. An `openat2`
+//! that answers `EAGAIN` (a rename anywhere on the host raced it) is asked
+//! again, at most four times in all as cap-std does, and the path is then
+//! walked for that open.
+//!
+//! # Example
 //!
 //! ```
-//! use io_hooks::beneath::{Error, Open, Root};
+//! use io_beneath::{Error, Open, Root};
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::create_dir(dir.path().join("state"))?;
@@ -67,6 +85,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![forbid(unsafe_code)]
+// This crate is the one place a file is opened: the workspace's
+// `disallowed-methods` rule (`.ci/clippy/clippy.toml`) is for the others.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "io-beneath is the one crate that opens files"
+)]
+
+#[cfg(not(unix))]
+compile_error!(
+    "io-beneath needs Unix: directory descriptors to resolve names beneath (openat, O_NOFOLLOW) \
+     and Unix file types; this target has none of them"
+);
+
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::File;
@@ -83,32 +115,54 @@ use rustix::io::Errno;
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 
 /// A directory that files are reached beneath, by the rules of the
-/// [module](self): opened once, and every name under it resolved from that
-/// descriptor, so a root renamed or replaced meanwhile changes nothing.
+/// [crate](self): the one capability this crate opens files through. It
+/// holds the path as given, that path made absolute (without resolving
+/// links) when the root was made, and a descriptor of the directory from
+/// which every name under it is resolved, so a root renamed or replaced
+/// meanwhile changes nothing.
+///
+/// [`Root::open`] opens the directory now and fails when it cannot;
+/// [`Root::lazy`] is for a root that may not exist yet (a directory a
+/// program's configuration names): one it could not open is opened at each
+/// [`Root::open_file`] instead, and that open fails as the directory's open
+/// fails.
 pub struct Root {
     /// As given.
+    given: PathBuf,
+    /// `given` made absolute, without resolving links.
     path: PathBuf,
-    /// The directory, opened.
-    fd: OwnedFd,
+    /// The directory, opened; `None` for a lazy root that could not be
+    /// opened when it was made, opened then at each open.
+    fd: Option<OwnedFd>,
     /// The top-level names whose trees are the program's own state.
     owned: Vec<OsString>,
     /// The walk only (tests force the fallback).
     walk: bool,
+    /// No `/proc` to ask (tests force the fallback of a system without it).
+    no_proc: bool,
 }
 
 impl fmt::Debug for Root {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Root")
+            .field("given", &self.given)
             .field("path", &self.path)
+            .field("open", &self.fd.is_some())
             .field("owned", &self.owned)
             .finish_non_exhaustive()
     }
 }
 
-impl AsFd for Root {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
+/// `given` made absolute against the working directory now, without
+/// resolving links: an empty path, as `Path::new("app.toml").parent()`
+/// gives, is the working directory itself. Only when the working directory
+/// is gone does it stay as given, and an open through it fails saying why.
+fn absolute(given: &Path) -> PathBuf {
+    let path = match given.as_os_str().is_empty() {
+        true => std::env::current_dir(),
+        false => std::path::absolute(given),
+    };
+    path.unwrap_or_else(|_| given.to_path_buf())
 }
 
 /// What a symbolic link on the way to a file that is not owned state may
@@ -140,11 +194,14 @@ pub enum Via {
     /// [`Links::Anywhere`]); also said when where it leads could not be
     /// told (without `openat2`).
     LinkOut,
+    /// Not told: the open was [unjudged](Open::unjudged), and a link that
+    /// stays beneath the root may have been on the way.
+    Untold,
 }
 
 impl Via {
-    /// Whether a symbolic link was on the way: then nothing of the file
-    /// may be shown in a message.
+    /// Returns whether a symbolic link was, or may have been, on the way:
+    /// then nothing of the file may be shown in a message.
     pub fn through_link(self) -> bool {
         self != Via::Direct
     }
@@ -162,10 +219,12 @@ pub struct Open {
     dirs: Option<u32>,
     links: Links,
     not_owned: bool,
+    nofollow: bool,
+    unjudged: bool,
 }
 
 impl Open {
-    /// Open for reading. A directory is opened too (its read fails, naming
+    /// Returns an open for reading. A directory is opened too (its read fails, naming
     /// it); a FIFO, socket or device is refused.
     pub fn read() -> Self {
         Open {
@@ -176,10 +235,12 @@ impl Open {
             dirs: None,
             links: Links::Beneath,
             not_owned: false,
+            nofollow: false,
+            unjudged: false,
         }
     }
 
-    /// Open for writing, from the start of the file.
+    /// Returns an open for writing, from the start of the file.
     pub fn write() -> Self {
         Open {
             write: true,
@@ -187,7 +248,7 @@ impl Open {
         }
     }
 
-    /// Open for appending: each write goes to the end.
+    /// Returns an open for appending: each write goes to the end.
     pub fn append() -> Self {
         Open {
             append: true,
@@ -195,36 +256,65 @@ impl Open {
         }
     }
 
-    /// Create the file with `mode` (before the umask) when it is missing.
+    /// Returns this open, creating the file with `mode` (before the umask)
+    /// when it is missing.
     pub fn create(mut self, mode: u32) -> Self {
         self.create = Some(mode);
         self
     }
 
-    /// Empty the file when it is opened.
+    /// Returns this open, emptying the file when it is opened.
     pub fn truncate(mut self) -> Self {
         self.truncate = true;
         self
     }
 
-    /// Make the missing directories on the way, with `mode` (before the
-    /// umask).
+    /// Returns this open, making the missing directories on the way with
+    /// `mode` (before the umask).
     pub fn dirs(mut self, mode: u32) -> Self {
         self.dirs = Some(mode);
         self
     }
 
-    /// How a symbolic link on the way is treated ([`Links`]).
+    /// Returns this open, treating a symbolic link on the way as `links`
+    /// says.
     pub fn links(mut self, links: Links) -> Self {
         self.links = links;
         self
     }
 
-    /// Refuse owned state, by its name or through a link
-    /// ([`Error::Owned`]): for an open on someone else's behalf (a model's
-    /// `write_file`), which must never reach the program's own files.
+    /// Returns this open, refusing owned state, by its name or through a
+    /// link ([`Error::Owned`]): for an open on someone else's behalf (a
+    /// model's `write_file`), which must never reach the program's own
+    /// files.
     pub fn not_owned(mut self) -> Self {
         self.not_owned = true;
+        self
+    }
+
+    /// Returns this open, refusing a symbolic link as the last name even
+    /// where [`Links`] would follow it: [`Error::Link`], or, for an
+    /// [unjudged](Open::unjudged) open, the system's `ELOOP` as
+    /// `Error::Io`. Links on the way to it are treated as `Links` says.
+    pub fn nofollow(mut self) -> Self {
+        self.nofollow = true;
+        self
+    }
+
+    /// Returns this open, made in one resolution whose file is not judged
+    /// on its descriptor: for an open repeated so often (a log appended to
+    /// at each event) that a `fstat`, a `statfs` and `/proc` cost more than
+    /// the write, whose file was judged once by a judged open or a stat
+    /// beforehand. The name is resolved beneath the root as
+    /// [`Links::Beneath`] says (by `openat2`, a link is followed while it
+    /// stays beneath; by the walk, none is), `..` and absolute paths are
+    /// refused, and nothing else is checked: a FIFO or a device is opened
+    /// as the flags say (non-blocking), [`Opened::via`] is
+    /// [`Via::Untold`], and no directory is made. On a root that
+    /// [owns](Root::own) state the open is judged anyway, so that owned
+    /// state is never reached through a link.
+    pub fn unjudged(mut self) -> Self {
+        self.unjudged = true;
         self
     }
 
@@ -242,6 +332,9 @@ impl Open {
         }
         if self.create.is_some() {
             flags |= OFlags::CREATE;
+        }
+        if self.nofollow {
+            flags |= OFlags::NOFOLLOW;
         }
         // A FIFO nobody writes would hold a read open for ever; a write-only
         // open of one nobody reads fails at once (`ENXIO`).
@@ -271,23 +364,23 @@ pub struct Opened {
 }
 
 impl Opened {
-    /// The file.
+    /// Returns the file.
     pub fn file(&self) -> &File {
         &self.file
     }
 
-    /// The file, owned.
+    /// Returns the file, owned.
     pub fn into_file(self) -> File {
         self.file
     }
 
-    /// How it was reached: through a symbolic link or not.
+    /// Returns how it was reached: through a symbolic link or not.
     pub fn via(&self) -> Via {
         self.via
     }
 
-    /// The whole of the file, or `None` once it holds more than `limit`
-    /// bytes. The size the system reports is not trusted (a file can grow
+    /// Returns the whole of the file, or `None` once it holds more than
+    /// `limit` bytes. The size the system reports is not trusted (a file can grow
     /// after any check): it is read in 8 KiB reads, so at most one read past
     /// the limit is held.
     ///
@@ -295,6 +388,18 @@ impl Opened {
     /// A read that fails (a directory: "Is a directory").
     pub fn read_bounded(self, limit: u64) -> io::Result<Option<Vec<u8>>> {
         read_bounded(self.file, limit)
+    }
+
+    /// Returns the file's first `limit` bytes, or all of it when it is
+    /// shorter: how a file starts (a program's `#!` line), read without
+    /// holding more than `limit` bytes whatever the file's size.
+    ///
+    /// # Errors
+    /// A read that fails (a directory: "Is a directory").
+    pub fn read_head(self, limit: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        self.file.take(limit).read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 }
 
@@ -392,7 +497,7 @@ impl fmt::Display for Error {
                 "it is a file of the kernel's {fs} file system (as under /proc or /sys), whose \
                  reads can block or hold secrets"
             ),
-            Error::Io(e) => write!(f, "{}", crate::message::OsMessage(e)),
+            Error::Io(e) => f.write_str(&os_message(e)),
         }
     }
 }
@@ -400,19 +505,54 @@ impl fmt::Display for Error {
 /// `Display` says all of it; `source()` returns nothing.
 impl std::error::Error for Error {}
 
+/// `e` as an operator reads it: "Permission denied", without std's " (os
+/// error 13)".
+fn os_message(e: &io::Error) -> String {
+    let text = e.to_string();
+    match e.raw_os_error() {
+        Some(code) => match text.strip_suffix(&format!(" (os error {code})")) {
+            Some(short) => short.to_owned(),
+            None => text,
+        },
+        None => text,
+    }
+}
+
 impl Root {
-    /// Opens the directory `path` as a root.
+    /// Returns the directory `path` opened as a root, made absolute against
+    /// the working directory now (an empty path is the working directory).
     ///
     /// # Errors
     /// When `path` cannot be opened as a directory.
     pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
-        let path = path.as_ref();
-        Ok(Root {
-            path: path.to_path_buf(),
-            fd: open_dir(path)?,
+        let given = path.as_ref();
+        let path = absolute(given);
+        let fd = open_dir(&path)?;
+        Ok(Root::with(given, path, Some(fd)))
+    }
+
+    /// Returns the root `path`, made absolute against the working directory
+    /// now (an empty path, as `Path::new("app.toml").parent()` gives, is the
+    /// working directory itself) and opened now when it can be. When it
+    /// cannot (it does not exist yet, or is no directory), each
+    /// [`Root::open_file`] opens it first, and fails as that open fails.
+    pub fn lazy(path: impl AsRef<Path>) -> Self {
+        let given = path.as_ref();
+        let path = absolute(given);
+        let fd = open_dir(&path).ok();
+        Root::with(given, path, fd)
+    }
+
+    /// The root `given`, at `path`, open as `fd`.
+    fn with(given: &Path, path: PathBuf, fd: Option<OwnedFd>) -> Self {
+        Root {
+            given: given.to_path_buf(),
+            path,
+            fd,
             owned: Vec::new(),
             walk: false,
-        })
+            no_proc: false,
+        }
     }
 
     /// Names a top-level entry of the root (as `.io`) whose whole tree is
@@ -424,12 +564,31 @@ impl Root {
         self
     }
 
-    /// The root's path, as given.
+    /// Returns the root's path as given.
+    pub fn given(&self) -> &Path {
+        &self.given
+    }
+
+    /// Returns the root's path made absolute when the root was made,
+    /// without resolving links.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Whether `rel` names owned state by its first component.
+    /// Returns whether the directory was opened when the root was made (a
+    /// [`Root::lazy`] one may not have been).
+    pub fn is_open(&self) -> bool {
+        self.fd.is_some()
+    }
+
+    /// Returns whether `path`, made absolute now as the root's own path was,
+    /// is the root's path: two roots given differently (`.` and the working
+    /// directory) are one.
+    pub fn is_at(&self, path: &Path) -> bool {
+        absolute(path) == self.path
+    }
+
+    /// Returns whether `rel` names owned state by its first component.
     pub fn is_owned(&self, rel: &Path) -> bool {
         let first = rel.components().find_map(|c| match c {
             Component::Normal(name) => Some(name),
@@ -446,24 +605,113 @@ impl Root {
     }
 
     /// Opens `rel`, a relative path without `..`, beneath the root as `how`
-    /// says, by the rules of the [module](self).
+    /// says, by the rules of the [crate](self).
     ///
     /// # Errors
-    /// See [`Error`]; a file that does not exist is
-    /// `Error::Io` of kind `NotFound`.
+    /// See [`Error`]; a file that does not exist is `Error::Io` of kind
+    /// `NotFound`. A lazy root that cannot be opened now fails as its
+    /// directory's open does (`Error::Io`).
     pub fn open_file(&self, rel: impl AsRef<Path>, how: &Open) -> Result<Opened, Error> {
+        let rel = rel.as_ref();
+        let opened_now;
+        let fd = match &self.fd {
+            Some(fd) => fd.as_fd(),
+            None => {
+                opened_now = open_dir(&self.path)?;
+                opened_now.as_fd()
+            }
+        };
+        let at = At { root: self, fd };
+        match how.unjudged && self.owned.is_empty() {
+            true => at.unjudged(rel, how),
+            false => at.open(rel, how),
+        }
+    }
+
+    /// Returns what `rel`'s last name is, without following it (a link is
+    /// [`Kind::Symlink`]), or `None` when there is no such name: its
+    /// directory is reached by a judged read open ([`Open::read`], links as
+    /// [`Links::Beneath`] says) and the name looked at in it, nothing
+    /// opened. For a check that says what an open would meet.
+    ///
+    /// # Errors
+    /// As [`Root::open_file`] fails to reach the directory (a directory that
+    /// does not exist is `Error::Io` of kind `NotFound`, one that is a file
+    /// `Error::Io` of `ENOTDIR`), or the look fails.
+    pub fn kind_of(&self, rel: impl AsRef<Path>) -> Result<Option<Kind>, Error> {
         let rel = rel.as_ref();
         let names = names(rel)?;
         let Some((last, parents)) = names.split_last() else {
             return Err(no_file());
         };
-        let owned = self.owns(names[0]);
+        let look =
+            |dir: BorrowedFd<'_>| match rustix::fs::statat(dir, *last, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => Ok(Some(Kind::of(FileType::from_raw_mode(stat.st_mode)))),
+                Err(Errno::NOENT) => Ok(None),
+                Err(e) => Err(e.into()),
+            };
+        if parents.is_empty() {
+            return match &self.fd {
+                Some(fd) => look(fd.as_fd()),
+                None => look(open_dir(&self.path)?.as_fd()),
+            };
+        }
+        let dir: PathBuf = parents.iter().collect();
+        let dir = self.open_file(dir, &Open::read())?.into_file();
+        if !dir.metadata()?.is_dir() {
+            return Err(Errno::NOTDIR.into());
+        }
+        look(dir.as_fd())
+    }
+}
+
+/// What a name is, as [`Root::kind_of`] tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// A regular file.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A symbolic link, not followed.
+    Symlink,
+    /// A FIFO, a socket or a device, named as `a FIFO`.
+    Special(&'static str),
+}
+
+impl Kind {
+    /// The kind of a file of type `file_type`.
+    fn of(file_type: FileType) -> Self {
+        match file_type {
+            FileType::RegularFile => Kind::Regular,
+            FileType::Directory => Kind::Directory,
+            FileType::Symlink => Kind::Symlink,
+            other => Kind::Special(special(other).unwrap_or("an unknown kind of file")),
+        }
+    }
+}
+
+/// A [`Root`] with the descriptor an open resolves from: the one held, or
+/// one opened for this open.
+struct At<'r> {
+    root: &'r Root,
+    fd: BorrowedFd<'r>,
+}
+
+impl At<'_> {
+    /// [`Root::open_file`], judged: by the rules of the [crate](self).
+    fn open(&self, rel: &Path, how: &Open) -> Result<Opened, Error> {
+        let names = names(rel)?;
+        let Some((last, parents)) = names.split_last() else {
+            return Err(no_file());
+        };
+        let owned = self.root.owns(names[0]);
         if owned && how.not_owned {
             return Err(Error::Owned);
         }
         let links = how.links_for(owned);
         let rel: PathBuf = names.iter().collect();
-        let proc = Proc::open();
+        let proc = (!self.root.no_proc).then(Proc::open).flatten();
         // Without any link: one call.
         let direct = match (&proc, how.write) {
             (Some(_), false) => path_only(),
@@ -502,7 +750,7 @@ impl Root {
             // Nothing to tell where a link led: for the operator's own
             // file, the kernel follows it; otherwise no link is followed.
             if links == Links::Anywhere && !how.write {
-                let fd = rustix::fs::openat(&self.fd, rel, how.flags(), Mode::empty())
+                let fd = rustix::fs::openat(self.fd, rel, how.flags(), Mode::empty())
                     .map_err(|e| nxio(e.into()))?;
                 return self.finish(fd, Via::LinkOut, how, None);
             }
@@ -510,11 +758,17 @@ impl Root {
                 through: self.first_link(rel),
             });
         };
-        let (fd, via) = match self.resolve(rel, path_only(), Mode::empty(), Links::Beneath) {
+        // `O_PATH | O_NOFOLLOW` reaches a link at the end itself, which
+        // `finish` refuses.
+        let reach = match how.nofollow {
+            true => path_only() | OFlags::NOFOLLOW,
+            false => path_only(),
+        };
+        let (fd, via) = match self.resolve(rel, reach, Mode::empty(), Links::Beneath) {
             Ok(fd) => (fd, Via::LinkBeneath),
             Err(Miss::Errno(Errno::XDEV) | Miss::Link(_)) if links == Links::Anywhere => {
                 let fd = self
-                    .resolve(rel, path_only(), Mode::empty(), Links::Anywhere)
+                    .resolve(rel, reach, Mode::empty(), Links::Anywhere)
                     .map_err(|miss| self.missed(rel, miss, Links::Anywhere))?;
                 (fd, Via::LinkOut)
             }
@@ -538,7 +792,7 @@ impl Root {
         let mut prefix = PathBuf::new();
         for name in parents {
             if let Some(mode) = how.dirs {
-                let at = dir.as_ref().map_or(self.fd.as_fd(), AsFd::as_fd);
+                let at = dir.as_ref().map_or(self.fd, AsFd::as_fd);
                 match rustix::fs::mkdirat(at, *name, raw_mode(mode)) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(e) => return Err(e.into()),
@@ -551,7 +805,7 @@ impl Root {
             }
             dir = Some(fd);
         }
-        let at = dir.as_ref().map_or(self.fd.as_fd(), AsFd::as_fd);
+        let at = dir.as_ref().map_or(self.fd, AsFd::as_fd);
         let flags = how.flags() | OFlags::NOFOLLOW;
         match rustix::fs::openat(at, last, flags, how.mode()) {
             Ok(fd) => self.finish(fd, via, how, proc),
@@ -622,8 +876,9 @@ impl Root {
                 if how.write && kind == FileType::Directory {
                     return Err(Errno::ISDIR.into());
                 }
-                // Created already, or it would not be here.
-                let flags = how.flags() - OFlags::CREATE;
+                // Created already, or it would not be here; and
+                // `/proc/self/fd`'s entry is a link, the one to follow.
+                let flags = how.flags() - OFlags::CREATE - OFlags::NOFOLLOW;
                 proc.reopen(&fd, flags)?
             }
             _ => fd,
@@ -637,17 +892,17 @@ impl Root {
     /// Whether the file open as `fd` lies in owned state, as the kernel
     /// names where it is.
     fn lies_in_owned(&self, fd: &OwnedFd, proc: &Proc) -> bool {
-        if self.owned.is_empty() {
+        if self.root.owned.is_empty() {
             return false;
         }
-        let (Ok(root), Ok(file)) = (proc.path_of(self.fd.as_fd()), proc.path_of(fd.as_fd())) else {
+        let (Ok(root), Ok(file)) = (proc.path_of(self.fd), proc.path_of(fd.as_fd())) else {
             // Where it is cannot be told: refused, as if it were.
             return true;
         };
         file.strip_prefix(&root)
             .ok()
             .and_then(|rel| rel.iter().next())
-            .is_some_and(|first| self.owns(first))
+            .is_some_and(|first| self.root.owns(first))
     }
 
     /// What a link at `last` in `dir` that leads to nothing is: owned
@@ -661,7 +916,7 @@ impl Root {
             return Error::Outside { through: None };
         }
         let within = proc.and_then(|proc| {
-            let root = proc.path_of(self.fd.as_fd()).ok()?;
+            let root = proc.path_of(self.fd).ok()?;
             let dir = proc.path_of(dir).ok()?;
             Some(dir.strip_prefix(root).ok()?.to_path_buf())
         });
@@ -681,7 +936,7 @@ impl Root {
             }
         }
         match led.first() {
-            Some(first) if self.owns(first) => Error::Owned,
+            Some(first) if self.root.owns(first) => Error::Owned,
             _ => Error::LinkToNothing,
         }
     }
@@ -722,7 +977,7 @@ impl Root {
         let mut prefix = PathBuf::new();
         for name in rel {
             prefix.push(name);
-            if is_link(self.fd.as_fd(), &prefix) {
+            if is_link(self.fd, &prefix) {
                 return Some(prefix);
             }
         }
@@ -739,17 +994,56 @@ impl Root {
         links: Links,
     ) -> Result<OwnedFd, Miss> {
         let flags = flags | OFlags::CLOEXEC;
-        if !self.walk && !NO_OPENAT2.load(Ordering::Relaxed) {
-            match kernel(self.fd.as_fd(), rel, flags, mode, links) {
+        if !self.root.walk && !NO_OPENAT2.load(Ordering::Relaxed) {
+            match kernel(self.fd, rel, flags, mode, links) {
                 Err(Errno::NOSYS | Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
+                // Renamed under it each time it was tried: the walk, this
+                // once.
+                Err(Errno::AGAIN) => {}
                 other => return other.map_err(Miss::Errno),
             }
         }
         match links {
-            Links::Anywhere => rustix::fs::openat(&self.fd, rel, flags, mode).map_err(Miss::Errno),
-            Links::None | Links::Beneath => walk(self.fd.as_fd(), rel, flags, mode),
+            Links::Anywhere => rustix::fs::openat(self.fd, rel, flags, mode).map_err(Miss::Errno),
+            Links::None | Links::Beneath => walk(self.fd, rel, flags, mode),
         }
     }
+}
+
+impl At<'_> {
+    /// [`Root::open_file`], [unjudged](Open::unjudged): one `openat2` with
+    /// `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (a link is followed only
+    /// while it stays under the root), else the walk, which follows none.
+    /// No `fstat`, no `/proc`: what the file is was judged beforehand.
+    fn unjudged(&self, rel: &Path, how: &Open) -> Result<Opened, Error> {
+        if !stays_beneath(rel) {
+            return Err(Error::Outside { through: None });
+        }
+        let (flags, mode) = (how.flags(), how.mode());
+        let fd = match self.resolve(rel, flags, mode, Links::Beneath) {
+            Ok(fd) => fd,
+            Err(Miss::Errno(Errno::XDEV)) => return Err(Error::Outside { through: None }),
+            // The last name is the flags' business: `O_NOFOLLOW`'s `ELOOP`.
+            Err(Miss::Link(link)) if how.nofollow && link.iter().count() == depth(rel) => {
+                return Err(Errno::LOOP.into());
+            }
+            Err(Miss::Link(link)) => {
+                return Err(Error::Outside {
+                    through: Some(link),
+                });
+            }
+            Err(Miss::Errno(e)) => return Err(e.into()),
+        };
+        Ok(Opened {
+            file: File::from(fd),
+            via: Via::Untold,
+        })
+    }
+}
+
+/// How many names `rel` is made of, `.` aside.
+fn depth(rel: &Path) -> usize {
+    rel.iter().filter(|n| *n != ".").count()
 }
 
 /// How a resolution missed: as the system said, or (the walk) at a link.
@@ -814,7 +1108,25 @@ fn kernel(
         Links::Beneath => ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
         Links::Anywhere => ResolveFlags::NO_MAGICLINKS,
     };
-    rustix::fs::openat2(root, rel, flags, mode, resolve)
+    retry_again(|| rustix::fs::openat2(root, rel, flags, mode, resolve))
+}
+
+/// How many times `openat2` is asked while it answers `EAGAIN`, as cap-std
+/// asks it: the kernel says so when a rename anywhere on the host raced the
+/// resolution, which can happen again each time, so the tries are bounded
+/// and the caller then walks.
+const AGAIN_TRIES: usize = 4;
+
+/// `open`, asked again while it answers `EAGAIN`, at most [`AGAIN_TRIES`]
+/// times in all; then `EAGAIN`.
+fn retry_again<T>(mut open: impl FnMut() -> rustix::io::Result<T>) -> rustix::io::Result<T> {
+    for _ in 1..AGAIN_TRIES {
+        match open() {
+            Err(Errno::AGAIN) => {}
+            other => return other,
+        }
+    }
+    open()
 }
 
 /// No `openat2` here: the walk.
@@ -913,7 +1225,7 @@ fn dir_flags() -> OFlags {
 }
 
 /// Opens the directory `path`, to resolve names beneath it.
-pub(crate) fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+fn open_dir(path: &Path) -> io::Result<OwnedFd> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     Ok(rustix::fs::open(path, flags, Mode::empty())?)
 }
@@ -996,7 +1308,7 @@ fn kernel_fs(fd: &OwnedFd) -> io::Result<Option<&'static str>> {
 }
 
 /// Whether `name` in `dir` is a symbolic link.
-pub(crate) fn is_link(dir: BorrowedFd<'_>, name: impl rustix::path::Arg) -> bool {
+fn is_link(dir: BorrowedFd<'_>, name: impl rustix::path::Arg) -> bool {
     rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
         .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
 }
@@ -1019,57 +1331,11 @@ fn names(rel: &Path) -> Result<Vec<&OsStr>, Error> {
 }
 
 /// Whether `name` is relative and has no `..`.
-pub(crate) fn stays_beneath(name: &Path) -> bool {
-    names(name).is_ok()
-}
-
-/// How the `append` action's per-event open resolves a name beneath the
-/// root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Resolve {
-    /// `openat2` where the kernel has it, else [`Resolve::Walk`].
-    Auto,
-    /// One component at a time with `O_NOFOLLOW` (the fallback; tests force
-    /// it).
-    #[cfg_attr(not(test), allow(dead_code))]
-    Walk,
-}
-
-/// The `append` action's per-event open of `name` beneath the directory
-/// `root`: one `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (a
-/// link is followed only while it stays under the root), else the walk,
-/// which follows none. What the last name may be is `flags`'s business
-/// (`O_NOFOLLOW` refuses a link there); close-on-exec is added. This is the
-/// rule [`Links::Beneath`] states, on the one call an event can afford: no
-/// `fstat`, no `/proc`, judged when the hooks are built instead.
-pub(crate) fn open_beneath(
-    root: BorrowedFd<'_>,
-    name: &Path,
-    flags: OFlags,
-    mode: Mode,
-    resolve: Resolve,
-) -> Result<OwnedFd, Error> {
-    let flags = flags | OFlags::CLOEXEC;
-    if !stays_beneath(name) {
-        return Err(Error::Outside { through: None });
-    }
-    if resolve == Resolve::Auto && !NO_OPENAT2.load(Ordering::Relaxed) {
-        match kernel(root, name, flags, mode, Links::Beneath) {
-            Err(Errno::NOSYS | Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
-            Err(Errno::XDEV) => return Err(Error::Outside { through: None }),
-            other => return other.map_err(Error::from),
-        }
-    }
-    let depth = name.iter().filter(|n| *n != ".").count();
-    match walk(root, name, flags, mode) {
-        Ok(fd) => Ok(fd),
-        // The last name is `flags`'s business: `O_NOFOLLOW`'s `ELOOP`.
-        Err(Miss::Link(link)) if link.iter().count() == depth => Err(Errno::LOOP.into()),
-        Err(Miss::Link(link)) => Err(Error::Outside {
-            through: Some(link),
-        }),
-        Err(Miss::Errno(e)) => Err(e.into()),
-    }
+fn stays_beneath(name: &Path) -> bool {
+    // As `names` judges, without collecting them: this is on the per-event
+    // path of an unjudged open.
+    name.components()
+        .all(|c| matches!(c, Component::CurDir | Component::Normal(_)))
 }
 
 #[cfg(test)]
