@@ -65,20 +65,22 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
     Action, AppendAction, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure,
-    HookFilter, HookRun, HookSpec, Interrupt, Kind, OnFailure, Origin, Problem, ProblemKind,
-    RunAction, RunProblem, TableError, TableErrorKind, UnknownEvent, process::ProcessError,
-    text::SourceLine,
+    HookFilter, HookRun, HookSpec, Kind, OnFailure, Origin, Problem, ProblemKind, RunAction,
+    RunProblem, TableError, TableErrorKind, UnknownEvent, text::SourceLine,
 };
+/// The supervisor's types that this crate's API hands out or takes, for the
+/// same reason.
+pub use io_supervisor::{ProcessError, Supervisor};
 pub use observer::Observer;
 pub use os_message::OsMessage;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 
-/// The one [`Interrupt`] of this process: the hooks
+/// The one [`Supervisor`] of this process: the hooks
 /// [`Config::hooks`] builds and the run loop's `exec` and `mcp` commands
 /// are in flight on it, so that `io`, on `SIGINT`, `SIGTERM` or `SIGHUP`,
 /// ends them all with one call. Nothing calls it but the host.
-pub fn process_interrupt() -> &'static Interrupt {
-    static INTERRUPT: std::sync::OnceLock<Interrupt> = std::sync::OnceLock::new();
-    INTERRUPT.get_or_init(Interrupt::new)
+pub fn process_supervisor() -> &'static Supervisor {
+    static SUPERVISOR: std::sync::OnceLock<Supervisor> = std::sync::OnceLock::new();
+    SUPERVISOR.get_or_init(Supervisor::new)
 }

@@ -65,7 +65,6 @@
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
 //! | 2 | [`beneath`] | the one way to reach a file beneath a root |
 //! | 2 | `root.rs` | the hooks' root as built hooks hold it, absolute and open |
-//! | 2 | [`process`] | the process runner: which program an argv names, one child from spawn to reaping, waiting and feeding stdin, draining stderr, the [`Interrupt`], and its own [`process::ProcessError`] |
 //! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
@@ -80,6 +79,11 @@
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
 //! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`] |
 //!
+//! Beneath them all, a crate of its own: the process supervisor,
+//! [`io_supervisor`] (a `run` hook's spawn, deadline and interrupt, its
+//! [`Supervisor`](io_supervisor::Supervisor) and its
+//! [`ProcessError`](io_supervisor::ProcessError)).
+//!
 //! # Actions of your own
 //!
 //! `append` and `run` are two actions of a public plug-in, and an embedder
@@ -91,7 +95,7 @@
 //! [`Effects`], and `prepare`, which tells a [`Prepare`] what will make
 //! the hook fail each time, as a [`ProblemKind::Action`], and returns what
 //! executes each event: an [`Execute`], given a [`Fire`] with the event's
-//! line, the root and the [`Interrupt`], failing with a type of its own
+//! line, the root and the [`Supervisor`](io_supervisor::Supervisor), failing with a type of its own
 //! through [`HookFailure::Action`]). The engine gives it the rest: `on`,
 //! `where`, `on_failure`, the project-scope refusal, an unknown key and its
 //! near miss among every action's keys, a key of another action, the JSON
@@ -204,7 +208,7 @@
 //! # Errors
 //!
 //! One convention for every error type here ([`TableError`],
-//! [`UnknownEvent`], [`HookFailure`], [`process::ProcessError`],
+//! [`UnknownEvent`], [`HookFailure`], [`ProcessError`](io_supervisor::ProcessError),
 //! [`AppendFailure`], [`Problem`], [`TagCheckError`]):
 //!
 //! - it implements [`std::error::Error`], and its `Display` is one whole
@@ -237,7 +241,7 @@
 //! Firing blocks until the matching hooks have finished (see `# Blocking` on
 //! [`Hooks::fire`]). The crate's `examples/tokio.rs` fires from tokio tasks
 //! through `spawn_blocking`, and ends the hooks in flight on Ctrl-C through
-//! [`Interrupt`].
+//! [`Supervisor::interrupt`](io_supervisor::Supervisor::interrupt).
 //!
 //! ## Borrowed events in async code
 //!
@@ -354,7 +358,6 @@ mod layout;
 mod message;
 mod origin;
 mod position;
-pub mod process;
 mod raw;
 mod registry;
 mod root;
@@ -375,7 +378,6 @@ pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
 pub use layout::{Layout, Section};
 pub use origin::Origin;
-pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
@@ -383,6 +385,12 @@ pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
+
+/// The integration tests' deadlines and bounded waits, one copy.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../tests/common/watchdog.rs"]
+mod test_watchdog;
 
 #[doc(hidden)]
 pub mod __private {

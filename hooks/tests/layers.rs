@@ -31,8 +31,9 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(usize, &[&str])] = &[
     // The registry, and the words every message is written with.
     (1, &["registry", "tag_check", "message"]),
-    // The root, the process runner and the failure types.
-    (2, &["beneath", "root", "process", "failure"]),
+    // The root and the failure types (the process supervisor is a crate of
+    // its own, io-supervisor, beneath all of these).
+    (2, &["beneath", "root", "failure"]),
     // The parsing vocabulary: positions, where a hook was written, the key
     // table's rows, the raw table, `where`, the table error.
     (

@@ -18,8 +18,8 @@ use io_harness::{
     Config, ConfigError, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
 };
 use io_hooks::HookFailure;
-use io_hooks::process::ProcessError;
 use io_hooks::text::is_invisible;
+use io_supervisor::ProcessError;
 
 /// A command's result: its exit code, or the one paragraph to print on
 /// stderr before exiting 1.

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::io;
 
-use io_hooks::process::ProcessError;
+use io_supervisor::ProcessError;
 use serde_json::Value;
 
 use io_hooks::beneath;

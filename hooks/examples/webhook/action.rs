@@ -231,7 +231,7 @@ impl Webhook {
     /// POSTs the event's line and reads the status line of the answer, all
     /// within the timeout.
     fn post(&self, fire: &Fire<'_>) -> Result<(), WebhookFailure> {
-        if fire.interrupt().is_interrupted() {
+        if fire.supervisor().is_interrupted() {
             return Err(WebhookFailure::Interrupted);
         }
         let deadline = Instant::now() + self.timeout;

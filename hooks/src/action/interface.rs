@@ -10,7 +10,7 @@
 //! given a [`Fire`]). The engine brings the rest: `on`, `where`,
 //! `on_failure`, the project-scope refusal, unknown keys and their near
 //! misses, the order of hooks, the messages, the background queue and the
-//! interrupt.
+//! supervisor of the children in flight.
 //!
 //! The action modules name this file and the layers below, never the
 //! registry (`action/mod.rs`) that lists the built-in ones.
@@ -27,10 +27,10 @@ use toml::Spanned;
 use super::problem::{ActionProblem, ProblemKind};
 use crate::failure::HookFailure;
 use crate::key::{HookKey, ON_FAILURE};
-use crate::process::{Capture, Interrupt};
 use crate::raw::{Cx, KeyValue, RawHook, RawValue};
 use crate::root::Root;
 use crate::table_error::{TableError, TableErrorKind};
+use io_supervisor::{StderrTail, Supervisor};
 
 /// What a built-in action's module declares about it, as its `ENTRY`: what
 /// [`ActionKind`] says of it, in a `const` the key table is computed from.
@@ -539,9 +539,9 @@ pub struct Fire<'a> {
     /// The hooks' root, absolute and held open.
     pub(crate) root: &'a Root,
     /// What a spawned child is in flight on.
-    pub(crate) interrupt: &'a Interrupt,
+    pub(crate) supervisor: &'a Supervisor,
     /// Where the end of a spawned child's stderr is kept, when it is.
-    pub(crate) capture: Option<&'a mut Capture>,
+    pub(crate) capture: Option<&'a mut StderrTail>,
 }
 
 impl Fire<'_> {
@@ -555,11 +555,11 @@ impl Fire<'_> {
         &self.root.path
     }
 
-    /// The hooks' interrupt: a child the action spawns runs on it
-    /// ([`Interrupt::run_argv`]), and an action that waits on anything else
-    /// checks [`Interrupt::is_interrupted`] so that the host's Ctrl-C ends
+    /// Returns the hooks' supervisor: a child the action spawns runs on it
+    /// ([`Supervisor::run_argv`]), and an action that waits on anything else
+    /// checks [`Supervisor::is_interrupted`] so that the host's Ctrl-C ends
     /// it.
-    pub fn interrupt(&self) -> &Interrupt {
-        self.interrupt
+    pub fn supervisor(&self) -> &Supervisor {
+        self.supervisor
     }
 }

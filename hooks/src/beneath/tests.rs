@@ -269,7 +269,7 @@ fn files_and_dirs_are_created_with_the_modes_given_and_plain_paths_work() {
 
 #[test]
 fn a_special_file_is_refused_by_its_type_without_blocking() {
-    use crate::process::test_watchdog::{mkfifo, within};
+    use crate::test_watchdog::{mkfifo, within};
     for walk in BOTH {
         let (_tmp, path, _outside) = hostile();
         mkfifo(&path.join("pipe"));
@@ -330,7 +330,7 @@ fn a_special_file_is_refused_by_its_type_without_blocking() {
 /// a writer waiting for a reader stays waiting.
 #[test]
 fn a_fifo_is_judged_without_being_opened() {
-    use crate::process::test_watchdog::mkfifo;
+    use crate::test_watchdog::mkfifo;
     if Proc::open().is_none() {
         eprintln!("no /proc here: the FIFO is opened O_NONBLOCK and judged instead");
         return;
@@ -434,7 +434,7 @@ fn descriptors_are_close_on_exec_and_the_root_is_a_directory() {
 /// never followed when the flags say so, a FIFO on the way no directory.
 #[test]
 fn the_append_open_stays_beneath_and_follows_no_last_link() {
-    use crate::process::test_watchdog::{mkfifo, within};
+    use crate::test_watchdog::{mkfifo, within};
     for resolve in [Resolve::Auto, Resolve::Walk] {
         let (_tmp, path, outside) = hostile();
         let fd = open_dir(&path).unwrap();

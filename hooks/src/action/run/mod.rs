@@ -1,9 +1,9 @@
 //! The `run` action: spawn an argv with the event's JSON line on stdin,
-//! through the process runner ([`process`](crate::process)).
+//! through the process supervisor ([`io_supervisor`]).
 //!
 //! Its keys and their validation are `keys.rs`; what building the hooks
 //! finds wrong with a program, `check.rs`, in the words of `problem.rs`.
-//! Its failures are the process runner's own
+//! Its failures are the supervisor's own
 //! ([`HookFailure::Process`]).
 
 mod check;
@@ -21,7 +21,6 @@ use crate::action::interface::{
     Action, ActionTable, BuiltIn, Effects, Execute, Fire, HookAction, Prepare,
 };
 use crate::failure::HookFailure;
-use crate::process;
 use crate::table_error::TableError;
 
 /// The `run` action's kind: its entry, and its validation.
@@ -52,7 +51,7 @@ fn validate(table: &mut ActionTable<'_>) -> Result<Action, TableError> {
 /// descriptor the host has open without close-on-exec: a host must mark the
 /// descriptors it inherited close-on-exec at start, since the engine cannot
 /// without `unsafe`. Its process group is killed at `timeout`, and by the
-/// hooks' [`Interrupt`](crate::Interrupt).
+/// hooks' [`Supervisor`](io_supervisor::Supervisor).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunAction {
@@ -125,17 +124,11 @@ impl Execute for Ready {
         let Fire {
             line,
             root,
-            interrupt,
+            supervisor,
             capture,
         } = fire;
-        process::run(
-            &self.argv,
-            self.timeout,
-            &root.path,
-            line,
-            interrupt,
-            capture,
-        )
-        .map_err(HookFailure::Process)
+        supervisor
+            .run_argv_keeping_stderr(&self.argv, &root.path, line, self.timeout, capture)
+            .map_err(HookFailure::Process)
     }
 }
