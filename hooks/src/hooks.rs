@@ -332,7 +332,7 @@ impl<E: HookEvents> Hooks<E> {
     /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
-    /// no serialisation. A hook's `where` ([`HookSpec::conditions`]) is then
+    /// no serialisation. A hook's `where` (its [`HookSpec`](crate::HookSpec)'s `r#where`) is then
     /// evaluated on `event` itself, and the payload is serialised only if
     /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
@@ -444,7 +444,7 @@ impl<E: HookEvents> Hooks<E> {
             .zip(self.ready.iter())
             .zip(self.origins.iter());
         for (index, ((spec, ready), origin)) in hooks.enumerate() {
-            if !spec.on.contains_kind(kind) || !spec.conditions.passes(event) {
+            if !spec.on.contains_kind(kind) || !spec.r#where.passes(event) {
                 continue;
             }
             let line = line.get_or_insert_with(|| serialize_line(payload));

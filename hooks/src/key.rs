@@ -102,7 +102,7 @@ pub(crate) enum Shape {
     /// One of these strings.
     Choice(&'static [&'static str]),
     /// `where`: a table of field names and what each must be
-    /// (`table/conditions.rs`).
+    /// (`table/compile_where.rs`).
     Where,
     /// Any TOML value: an embedder's action reads it itself.
     Toml,

@@ -69,7 +69,7 @@
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
-//! | 3 | `conditions/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
+//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
 //! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`HookAction`], [`Execute`]), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`) and the set a file is read with (`mod.rs`) |
@@ -350,7 +350,6 @@ compile_error!(
 
 mod action;
 pub mod beneath;
-mod conditions;
 mod failure;
 mod hooks;
 mod key;
@@ -365,13 +364,13 @@ mod spec;
 mod table;
 mod table_error;
 mod tag_check;
+mod r#where;
 
 pub use action::{
     Action, ActionKind, ActionProblem, ActionTable, AppendAction, AppendFailure, AppendProblem,
     DEFAULT_TIMEOUT, Effects, Execute, Fire, HookAction, Prepare, ProblemKind, RunAction,
     RunProblem,
 };
-pub use conditions::{Where, WhereError};
 pub use failure::HookFailure;
 pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
 pub use io_hooks_derive::HookEvents;
@@ -385,6 +384,7 @@ pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
+pub use r#where::{Where, WhereError};
 
 /// The integration tests' deadlines and bounded waits, one copy.
 #[cfg(test)]

@@ -478,7 +478,7 @@ impl Selection {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
+            .filter(|(_, s)| s.on.contains(kind) && s.r#where.passes(kind))
             .map(|(i, s)| {
                 let background = s
                     .action
@@ -497,7 +497,7 @@ impl Selection {
             .iter()
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind))
-            .filter_map(|(i, s)| s.conditions.turned_away(kind).map(|f| (i, f)))
+            .filter_map(|(i, s)| s.r#where.turned_away(kind).map(|f| (i, f)))
             .collect()
     }
 }

@@ -24,7 +24,7 @@ pub(super) fn validate<E: HookEvents>(
 ) -> Result<HookSpec<E>, TableError> {
     let on_written = raw.span(ON).is_some();
     let on = events::<E>(&mut raw, cx)?;
-    let conditions = super::conditions::compile(raw.take_where(WHERE), on, on_written, cx)?;
+    let r#where = super::compile_where::compile(raw.take_where(WHERE), on, on_written, cx)?;
     let (kind, value) = chosen_action(&mut raw, cx, actions)?;
     let mut table = ActionTable {
         key: kind.key().name,
@@ -38,7 +38,7 @@ pub(super) fn validate<E: HookEvents>(
     unread(&raw, kind.key().name, cx)?;
     Ok(HookSpec {
         on,
-        conditions,
+        r#where,
         action,
         on_failure: on_failure(raw.take_choice(ON_FAILURE)),
         origin: None,
