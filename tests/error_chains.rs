@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use io_harness::run::{FileStore, RunError, ScriptedProvider, Store, StoreError};
 use io_harness::{Config, ConfigError, EventKind, HookFilter, HookSpec};
-use io_hooks::process::ProcessError;
 use io_hooks::{Action, TomlFile, UnknownEvent};
+use io_supervisor::ProcessError;
 
 /// `Display` and each `source()` below it, outermost first.
 fn chain(error: &dyn Error) -> Vec<String> {
@@ -57,7 +57,7 @@ fn checked(error: &dyn Error) -> String {
 fn hook_failures_show_each_cause_once() {
     let dir = tempfile::tempdir().expect("temp dir");
     // Spawning a directory: EACCES from the kernel.
-    let spawn = io_hooks::process::run_argv(
+    let spawn = io_supervisor::run_argv(
         &["/".to_owned()],
         dir.path(),
         b"",

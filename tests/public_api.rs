@@ -1,6 +1,7 @@
-//! The public API of the published crates, io-beneath, io-hooks and
-//! io-hooks-derive, is checked in (`beneath/public-api.txt`,
-//! `hooks/public-api.txt`, `hooks-derive/public-api.txt`):
+//! The public API of the published crates, io-beneath, io-hooks,
+//! io-hooks-derive and io-supervisor, is checked in (`beneath/public-api.txt`,
+//! `hooks/public-api.txt`, `hooks-derive/public-api.txt`,
+//! `supervisor/public-api.txt`):
 //! each public item's path and kind, with its signature (a field's type, a
 //! variant's fields, a function's arguments and return, a trait's items,
 //! the traits a type implements). This test regenerates each listing from
@@ -35,13 +36,18 @@ const UNNAMEABLE: [&str; 2] = ["core::marker::Freeze", "core::marker::UnsafeUnpi
 const UPDATE: &str = "IO_UPDATE_PUBLIC_API";
 
 /// The published crates: package name, crate name, listing file.
-const CRATES: [(&str, &str, &str); 3] = [
+const CRATES: [(&str, &str, &str); 4] = [
     ("io-beneath", "io_beneath", "beneath/public-api.txt"),
     ("io-hooks", "io_hooks", "hooks/public-api.txt"),
     (
         "io-hooks-derive",
         "io_hooks_derive",
         "hooks-derive/public-api.txt",
+    ),
+    (
+        "io-supervisor",
+        "io_supervisor",
+        "supervisor/public-api.txt",
     ),
 ];
 

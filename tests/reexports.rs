@@ -4,8 +4,8 @@
 
 use io_harness::{
     Action, AppendFailure, AppendProblem, Config, ConfigError, Cost, Effects, EventKind,
-    HookFailure, HookFilter, Interrupt, Kind, Origin, ProblemKind, ProcessError, RunProblem,
-    SourceLine, TableErrorKind, UnknownEvent,
+    HookFailure, HookFilter, Kind, Origin, ProblemKind, ProcessError, RunProblem, SourceLine,
+    Supervisor, TableErrorKind, UnknownEvent,
 };
 
 #[test]
@@ -17,8 +17,8 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     let unknown: UnknownEvent = HookFilter::<EventKind>::from_names(["stepp"]).unwrap_err();
     assert_eq!(unknown.suggestion, Some("step"));
 
-    let interrupt: &Interrupt = io_harness::process_interrupt();
-    assert_eq!(interrupt.in_flight(), 0);
+    let supervisor: &Supervisor = io_harness::process_supervisor();
+    assert_eq!(supervisor.in_flight(), 0);
 
     // A hook's failure carries the process runner's error, or an action's
     // own (`append`'s), both named through `io_harness`.

@@ -1,12 +1,12 @@
 //! An async host: tokio tasks fire events through `spawn_blocking`, and
-//! Ctrl-C ends the hooks in flight through [`Interrupt`].
+//! Ctrl-C ends the hooks in flight through their [`Supervisor`].
 //!
 //! [`Hooks::fire_event`] blocks: it returns when every matching hook has
 //! finished, and a `run` hook is a process waited for, up to its timeout.
 //! On a runtime's worker thread that would stall every task scheduled there,
 //! so each event goes to `spawn_blocking`, and the task only awaits it.
 //! Ctrl-C (or SIGTERM) reaches a thread of signal-hook's, which calls
-//! [`Interrupt::interrupt`]: each `run` hook in flight is killed with its
+//! [`Supervisor::interrupt`]: each `run` hook in flight is killed with its
 //! process group, and fails as interrupted, which its `on_failure = "cancel"`
 //! turns into [`Flow::Cancel`], so the job stops.
 //!
@@ -18,7 +18,8 @@ use std::error::Error;
 use std::path::Path;
 use std::sync::Arc;
 
-use io_hooks::{Flow, HookEvents, Hooks, Interrupt, TomlFile};
+use io_hooks::{Flow, HookEvents, Hooks, TomlFile};
+use io_supervisor::Supervisor;
 
 /// The jobs' events.
 #[derive(HookEvents, serde::Serialize)]
@@ -85,20 +86,20 @@ pub(crate) async fn run_jobs(hooks: Arc<Hooks<Job>>, jobs: u32) -> Vec<Flow> {
     flows
 }
 
-/// On the first SIGINT or SIGTERM, interrupts `interrupt`'s children in
+/// On the first SIGINT or SIGTERM, interrupts `supervisor`'s children in
 /// flight, from a thread of its own. The returned handle closes it.
 ///
 /// # Errors
 /// If the signal handlers cannot be registered.
 pub(crate) fn interrupt_on_signals(
-    interrupt: Interrupt,
+    supervisor: Supervisor,
 ) -> std::io::Result<signal_hook::iterator::Handle> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     let handle = signals.handle();
     std::thread::spawn(move || {
         if signals.forever().next().is_some() {
-            interrupt.interrupt();
+            supervisor.interrupt();
         }
     });
     Ok(handle)
@@ -108,7 +109,7 @@ pub(crate) fn interrupt_on_signals(
 async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
     let dir = tempfile::tempdir()?;
     let hooks = Arc::new(load(dir.path(), HOOKS)?);
-    let signals = interrupt_on_signals(hooks.interrupt_handle())?;
+    let signals = interrupt_on_signals(hooks.supervisor())?;
     println!("3 jobs, each with a 3-second hook: Ctrl-C ends the hooks in flight");
     let flows = run_jobs(Arc::clone(&hooks), 3).await;
     signals.close();

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::process::ProcessError;
+use io_supervisor::ProcessError;
 
 /// Why a hook failed. Its `Display` is written for an operator, and never
 /// includes the event.
@@ -27,7 +27,7 @@ pub enum HookFailure {
     },
     /// The program the hook ran failed: not found, not spawned, a non-zero
     /// exit, a signal, the timeout, or the host's interrupt. A `run` hook
-    /// fails this way, as [`process`](crate::process) does for an embedder.
+    /// fails this way, as [`io_supervisor`]'s runs do for an embedder.
     /// Its `Display` is the process error's.
     Process(ProcessError),
     /// An action failed in a way of its own, which its module declares as a

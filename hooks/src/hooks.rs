@@ -15,9 +15,9 @@ pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
-use crate::process::{Capture, Interrupt};
 use background::{Report, Start, Worker};
 use io_beneath::Root;
+use io_supervisor::{StderrTail, Supervisor};
 
 use std::fmt;
 use std::path::Path;
@@ -55,7 +55,7 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 ///
 /// A host waits for them with [`wait_background`](Self::wait_background) at
 /// the end of its run, before it reports; dropping the hooks waits too, and
-/// then ends the workers. The hooks' [`Interrupt`] ends a background child
+/// then ends the workers. The hooks' [`Supervisor`] ends a background child
 /// in flight with its process group, like any other, and the events still
 /// queued for that hook are then not given to it (logged once, with their
 /// number). A host's view of a fire, through [`fire_with`](Self::fire_with),
@@ -113,7 +113,7 @@ pub struct Hooks<E> {
     /// its stderr is null.
     stderr_tail: Option<usize>,
     /// The `run` hooks' children in flight, for the host's Ctrl-C.
-    interrupt: Interrupt,
+    supervisor: Supervisor,
 }
 
 /// One hook as built hooks hold it: its spec, its name in messages, its
@@ -224,25 +224,25 @@ impl<E: HookEvents> Hooks<E> {
             wanted,
             problems,
             stderr_tail: None,
-            interrupt: Interrupt::new(),
+            supervisor: Supervisor::new(),
         }
     }
 
-    /// These hooks with their `run` children in flight on `interrupt`, a
+    /// These hooks with their `run` children in flight on `supervisor`, a
     /// handle the host shares with its own children
-    /// ([`Interrupt::run_argv`]), so that one call ends them all.
-    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
-        self.interrupt = interrupt;
+    /// ([`Supervisor::run_argv`]), so that one call ends them all.
+    pub fn with_supervisor(mut self, supervisor: Supervisor) -> Self {
+        self.supervisor = supervisor;
         self
     }
 
-    /// The handle on these hooks' `run` children in flight: its
-    /// [`interrupt`](Interrupt::interrupt) kills each one's process group,
+    /// Returns the supervisor of these hooks' `run` children in flight: its
+    /// [`interrupt`](Supervisor::interrupt) kills each one's process group,
     /// and every `run` hook fired after it fails with
-    /// [`ProcessError::Interrupted`](crate::process::ProcessError::Interrupted) without spawning. The engine never calls
+    /// [`ProcessError::Interrupted`](io_supervisor::ProcessError::Interrupted) without spawning. The engine never calls
     /// it; a host calls it on `SIGINT` or `SIGTERM`.
-    pub fn interrupt_handle(&self) -> Interrupt {
-        self.interrupt.clone()
+    pub fn supervisor(&self) -> Supervisor {
+        self.supervisor.clone()
     }
 
     /// Keeps the last `limit` bytes a `run` hook writes to its stderr, and
@@ -350,7 +350,7 @@ impl<E: HookEvents> Hooks<E> {
     /// `event`'s; [`fire_event`](Self::fire_event) passes the event itself).
     ///
     /// An event no hook wants costs one mask test: no allocation, no lock and
-    /// no serialisation. A hook's `where` ([`HookSpec::conditions`]) is then
+    /// no serialisation. A hook's `where` (its [`HookSpec`]'s `r#where`) is then
     /// evaluated on `event` itself, and the payload is serialised only if
     /// some hook's filter lets the event through. Otherwise the matching hooks run in the order
     /// written, every one of them even after a failure; each failure is
@@ -369,7 +369,7 @@ impl<E: HookEvents> Hooks<E> {
     /// fire from a thread of your own, or from `tokio::task::spawn_blocking`
     /// (this crate's `examples/tokio.rs` does, for tasks on a multi-thread
     /// runtime, with Ctrl-C ending the hooks in flight through
-    /// [`Interrupt`]). An event no hook wants returns at once.
+    /// [`Supervisor::interrupt`]). An event no hook wants returns at once.
     #[inline]
     pub fn fire<T: Serialize + ?Sized>(&self, event: &E, payload: &T) -> Flow {
         if !self.wanted.contains(event) {
@@ -457,12 +457,12 @@ impl<E: HookEvents> Hooks<E> {
         let mut line = None;
         let mut flow = Flow::Continue;
         for (index, hook) in self.hooks.iter().enumerate() {
-            if !hook.spec.on.contains_kind(kind) || !hook.spec.conditions.passes(event) {
+            if !hook.spec.on.contains_kind(kind) || !hook.spec.r#where.passes(event) {
                 continue;
             }
             let line = line.get_or_insert_with(|| serialize_line(payload));
             let start = report.is_some().then(Instant::now);
-            let mut capture = self.stderr_tail.map(Capture::new);
+            let mut capture = self.stderr_tail.map(StderrTail::new);
             let (result, queued) = self.execute(index, hook, line, tag, capture.as_mut());
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result
@@ -472,7 +472,7 @@ impl<E: HookEvents> Hooks<E> {
             }
             if let Some(report) = report.as_mut() {
                 let stderr = match (&result, &capture) {
-                    (Err(_), Some(capture)) => Some(capture.tail.as_slice()),
+                    (Err(_), Some(capture)) => Some(capture.bytes()),
                     _ => None,
                 };
                 report(HookRun {
@@ -498,7 +498,7 @@ impl<E: HookEvents> Hooks<E> {
         hook: &Hook<E>,
         line: &Result<Vec<u8>, String>,
         tag: &'static str,
-        capture: Option<&mut Capture>,
+        capture: Option<&mut StderrTail>,
     ) -> (Result<(), HookFailure>, bool) {
         match line {
             Err(cause) => {
@@ -515,7 +515,7 @@ impl<E: HookEvents> Hooks<E> {
                     line,
                     root: &self.root,
                     limit: hook.timeout.map(|t| (t, Instant::now() + t)),
-                    interrupt: &self.interrupt,
+                    supervisor: &self.supervisor,
                     capture,
                 };
                 (hook.ready.execute(fire), false)
@@ -534,7 +534,7 @@ impl<E: HookEvents> Hooks<E> {
                 index,
                 origin: hook.origin.clone(),
                 root: Arc::clone(&self.root),
-                interrupt: self.interrupt.clone(),
+                supervisor: self.supervisor.clone(),
                 stderr_tail: self.stderr_tail,
                 report: self.report_background.clone(),
             };
@@ -573,7 +573,7 @@ impl<E: HookEvents> Hooks<E> {
     /// # Blocking
     /// For as long as the queued events take: at most
     /// [`QUEUE_EVENTS`] events per hook, each up to its timeout. A host's
-    /// [`Interrupt`] ends the child in flight, and the events still queued
+    /// [`Supervisor`] ends the child in flight, and the events still queued
     /// are then not given to their hook.
     pub fn wait_background(&self) {
         for worker in self.hooks.iter().filter_map(|h| h.worker.get()?.as_ref()) {

@@ -117,7 +117,7 @@ pub(crate) enum Shape {
     /// One of these strings.
     Choice(&'static [&'static str]),
     /// `where`: a table of field names and what each must be
-    /// (`table/conditions.rs`).
+    /// (`table/compile_where.rs`).
     Where,
     /// Any TOML value: an embedder's action reads it itself. What it
     /// accepts, with an example.
@@ -132,7 +132,7 @@ impl Shape {
             Shape::Text(what) | Shape::Int(what) | Shape::Bool(what) | Shape::Toml(what) => what,
             Shape::Events { .. } => "an array of event names",
             Shape::Choice(_) => "one of its values",
-            Shape::Where => crate::conditions::EXPECTING,
+            Shape::Where => crate::r#where::EXPECTING,
         }
     }
 }

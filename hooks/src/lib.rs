@@ -65,12 +65,11 @@
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
-//! | 2 | [`process`] | the process runner: which program an argv names, one child from spawn to reaping, waiting and feeding stdin, draining stderr, the [`Interrupt`], and its own [`process::ProcessError`] |
 //! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
-//! | 3 | `conditions/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
+//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
 //! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
@@ -79,6 +78,11 @@
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
 //! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`] |
+//!
+//! Beneath them all, a crate of its own: the process supervisor,
+//! [`io_supervisor`] (a `run` hook's spawn, deadline and interrupt, its
+//! [`Supervisor`](io_supervisor::Supervisor) and its
+//! [`ProcessError`](io_supervisor::ProcessError)).
 //!
 //! # Actions of your own
 //!
@@ -97,7 +101,7 @@
 //!   time (a problem of its own type, reached with
 //!   [`ProblemKind::downcast_ref`]), and `execute`, given a [`Fire`] with
 //!   the event's tag and line, the root, the deadline and the
-//!   [`Interrupt`], failing with a type of its own through
+//!   [`Supervisor`](io_supervisor::Supervisor), failing with a type of its own through
 //!   [`HookFailure::Action`].
 //!
 //! The engine gives it the rest: `on`, `where`, `on_failure`, `timeout_ms`
@@ -222,7 +226,7 @@
 //! # Errors
 //!
 //! One convention for every error type here ([`TableError`],
-//! [`UnknownEvent`], [`HookFailure`], [`process::ProcessError`],
+//! [`UnknownEvent`], [`HookFailure`], [`ProcessError`](io_supervisor::ProcessError),
 //! [`AppendFailure`], [`Problem`], [`TagCheckError`]):
 //!
 //! - it implements [`std::error::Error`], and its `Display` is one whole
@@ -255,7 +259,7 @@
 //! Firing blocks until the matching hooks have finished (see `# Blocking` on
 //! [`Hooks::fire`]). The crate's `examples/tokio.rs` fires from tokio tasks
 //! through `spawn_blocking`, and ends the hooks in flight on Ctrl-C through
-//! [`Interrupt`].
+//! [`Supervisor::interrupt`](io_supervisor::Supervisor::interrupt).
 //!
 //! ## Borrowed events in async code
 //!
@@ -363,7 +367,6 @@ compile_error!(
 );
 
 mod action;
-mod conditions;
 mod failure;
 mod hooks;
 mod key;
@@ -371,26 +374,24 @@ mod layout;
 mod message;
 mod origin;
 mod position;
-pub mod process;
 mod raw;
 mod registry;
 mod spec;
 mod table;
 mod table_error;
 mod tag_check;
+mod r#where;
 
 pub use action::{
     Action, ActionKind, ActionTable, AppendAction, AppendFailure, AppendProblem, DEFAULT_TIMEOUT,
     Effects, Execute, Fire, Prepare, ProblemKind, RunAction, RunProblem,
 };
-pub use conditions::{Where, WhereError};
 pub use failure::HookFailure;
 pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
 pub use layout::{Layout, Section};
 pub use origin::Origin;
-pub use process::Interrupt;
 pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
@@ -398,6 +399,7 @@ pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Scope, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
+pub use r#where::{Where, WhereError};
 
 #[doc(hidden)]
 pub mod __private {

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use toml::Spanned;
 
-use crate::conditions::RawWhere;
 use crate::key::HookKey;
 use crate::table_error::{TableError, TableErrorKind};
+use crate::r#where::RawWhere;
 
 /// Where a table is, for an action's validator: its errors name the file,
 /// the table (`hook[2]`) and the key.

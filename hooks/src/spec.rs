@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use crate::action::Action;
-use crate::conditions::Where;
 use crate::origin::Origin;
 use crate::registry::{HookEvents, HookFilter};
+use crate::r#where::Where;
 
 /// One `[[hook]]` table after validation.
 ///
@@ -32,7 +32,7 @@ pub struct HookSpec<E> {
     pub on: HookFilter<E>,
     /// What the fields of an event of `on` must be (`where`); empty when
     /// the table has none.
-    pub conditions: Where<E>,
+    pub r#where: Where<E>,
     /// What it does with each matching event.
     pub action: Action,
     /// What a failure of this hook does to the run.
@@ -57,7 +57,7 @@ impl<E> HookSpec<E> {
     pub fn new(on: HookFilter<E>, action: Action) -> Self {
         HookSpec {
             on,
-            conditions: Where::none(),
+            r#where: Where::none(),
             action,
             on_failure: OnFailure::Continue,
             origin: None,
@@ -101,7 +101,7 @@ impl<E> Clone for HookSpec<E> {
     fn clone(&self) -> Self {
         HookSpec {
             on: self.on,
-            conditions: self.conditions.clone(),
+            r#where: self.r#where.clone(),
             action: self.action.clone(),
             on_failure: self.on_failure,
             origin: self.origin.clone(),
@@ -115,8 +115,8 @@ impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
         let mut s = f.debug_struct("HookSpec");
         s.field("on", &self.on);
         // Shown only when there is one: most hooks have none.
-        if !self.conditions.is_empty() {
-            s.field("conditions", &self.conditions);
+        if !self.r#where.is_empty() {
+            s.field("where", &self.r#where);
         }
         s.field("action", &self.action)
             .field("on_failure", &self.on_failure);

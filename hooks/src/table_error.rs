@@ -287,7 +287,7 @@ pub enum TableErrorKind {
     /// An event named twice in one `on`.
     RepeatedEvent(String),
     /// A `where` that is refused: why.
-    Where(crate::conditions::WhereError),
+    Where(crate::r#where::WhereError),
     /// An embedder's own check ([`TableError::custom`]): its message, as
     /// given.
     Custom(String),

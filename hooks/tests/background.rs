@@ -16,8 +16,9 @@ use common::capture::{capture, capture_with};
 use common::{Ev, filter, step, wait_until, within};
 use io_hooks::{
     Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_BYTES, QUEUE_EVENTS, RunAction,
-    TomlFile, process::ProcessError,
+    TomlFile,
 };
+use io_supervisor::ProcessError;
 
 /// Bounds every wait on a child: far above what any of them needs.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -258,13 +259,13 @@ fn the_interrupt_ends_the_child_in_flight_and_gives_the_queued_events_to_no_one(
             "the first event's child never started"
         );
         let pid = common::read_pid(&pid_file).unwrap();
-        hooks.interrupt_handle().interrupt();
+        hooks.supervisor().interrupt();
         hooks.wait_background();
         assert!(
             !common::alive(pid),
             "the child in flight outlived the interrupt"
         );
-        assert_eq!(hooks.interrupt_handle().in_flight(), 0);
+        assert_eq!(hooks.supervisor().in_flight(), 0);
     });
     assert_eq!(
         lines(&out),

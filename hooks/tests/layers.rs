@@ -31,20 +31,15 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(usize, &[&str])] = &[
     // The registry, and the words every message is written with.
     (1, &["registry", "tag_check", "message"]),
-    // The process runner and the failure types (the root is io-beneath's).
-    (2, &["process", "failure"]),
+    // The failure types (the root is io-beneath's, and the process
+    // supervisor is io-supervisor's: crates of their own, beneath all of
+    // these).
+    (2, &["failure"]),
     // The parsing vocabulary: positions, where a hook was written, the key
     // table's rows, the raw table, `where`, the table error.
     (
         3,
-        &[
-            "position",
-            "origin",
-            "key",
-            "conditions",
-            "raw",
-            "table_error",
-        ],
+        &["position", "origin", "key", "where", "raw", "table_error"],
     ),
     // The actions.
     (4, &["action"]),
@@ -123,10 +118,19 @@ fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// The identifier at the start of `text`.
+/// The identifier at the start of `text`, a raw one (`r#where`) with its
+/// `r#`.
 fn ident(text: &str) -> &str {
-    let end = text.find(|c: char| !is_ident(c)).unwrap_or(text.len());
+    let raw = if text.starts_with("r#") { 2 } else { 0 };
+    let end = text[raw..]
+        .find(|c: char| !is_ident(c))
+        .map_or(text.len(), |end| raw + end);
     &text[..end]
+}
+
+/// A module's name as its file is named: `where` for `r#where`.
+fn unraw(name: &str) -> &str {
+    name.strip_prefix("r#").unwrap_or(name)
 }
 
 /// The path that starts at `text` (after its first `::`), with each path of
@@ -139,7 +143,7 @@ fn paths(text: &str) -> Vec<Vec<String>> {
         if name.is_empty() {
             break;
         }
-        prefix.push(name.to_owned());
+        prefix.push(unraw(name).to_owned());
         rest = &rest[name.len()..];
         match rest.strip_prefix("::") {
             Some(more) => rest = more,
@@ -188,12 +192,15 @@ fn named(code: &str, module: &str, children: &BTreeSet<String>) -> Vec<Vec<Strin
     let mut out = Vec::new();
     for (at, _) in code.match_indices("::") {
         let before = &code[..at];
-        let start = before.rfind(|c: char| !is_ident(c)).map_or(0, |i| i + 1);
+        let mut start = before.rfind(|c: char| !is_ident(c)).map_or(0, |i| i + 1);
+        if code[..start].ends_with("r#") {
+            start -= 2;
+        }
         // The first segment of a path, not a later one.
         if code[..start].ends_with("::") {
             continue;
         }
-        let first = &code[start..at];
+        let first = unraw(&code[start..at]);
         let base: Vec<String> = match first {
             "crate" => Vec::new(),
             "self" => here.clone(),
@@ -235,7 +242,7 @@ fn declared(code: &str) -> BTreeSet<String> {
                 .or_else(|| line.strip_prefix("pub "))
                 .unwrap_or(line);
             let name = line.strip_prefix("mod ")?.strip_suffix(';')?;
-            Some(name.trim().to_owned())
+            Some(unraw(name.trim()).to_owned())
         })
         .collect()
 }
@@ -463,12 +470,17 @@ fn the_reader_sees_paths_groups_children_and_skips_comments_and_tests() {
                 use super::{sib::H, I};\n\
                 use super::super::up::J;\n\
                 mod kid;\n\
-                fn x() { crate::h::go(); kid::run(); other::skip(); }\n\
+                mod r#where;\n\
+                use crate::r#where::{K, r#type::L};\n\
+                fn x() { crate::h::go(); kid::run(); other::skip(); r#where::M; }\n\
                 #[cfg(test)]\n\
                 mod tests {\n    use crate::tested;\n}\n";
     let code = code(text);
     let children = declared(&code);
-    assert_eq!(children, BTreeSet::from(["kid".to_owned()]));
+    assert_eq!(
+        children,
+        BTreeSet::from(["kid".to_owned(), "where".to_owned()])
+    );
     let got: Vec<String> = named(&code, "m::n", &children)
         .into_iter()
         .map(|p| p.join("::"))
@@ -484,8 +496,11 @@ fn the_reader_sees_paths_groups_children_and_skips_comments_and_tests() {
             "m::sib::H",
             "m::I",
             "up::J",
+            "where::K",
+            "where::type::L",
             "h::go",
-            "m::n::kid::run"
+            "m::n::kid::run",
+            "m::n::where::M"
         ]
     );
     assert_eq!(module_of(&src().join("action/run/mod.rs")), "action::run");

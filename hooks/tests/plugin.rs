@@ -288,7 +288,7 @@ impl Execute for Careless {
             (fire.tag(), fire.timeout(), fire.deadline()),
             ("tick", None, None)
         );
-        match fire.interrupt().is_interrupted() {
+        match fire.supervisor().is_interrupted() {
             true => Err(HookFailure::action("mute", "interrupted")),
             false => Ok(()),
         }
@@ -451,7 +451,7 @@ fn an_added_action_is_prepared_and_fired_with_what_the_hooks_know() {
         format!("app.toml: key `hook[1].mute`: a mute cannot cancel (line 2, column 8)")
     );
     assert_eq!(hooks.fire_event(&Ev::Tick { n: 1 }), Flow::Continue);
-    hooks.interrupt_handle().interrupt();
+    hooks.supervisor().interrupt();
     let mut failures = Vec::new();
     let flow = hooks.fire_with(&Ev::Tick { n: 2 }, &Ev::Tick { n: 2 }, |run| {
         failures.push(run.result.map_err(ToString::to_string));

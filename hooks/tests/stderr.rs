@@ -99,7 +99,7 @@ fn an_interrupted_hook_keeps_the_stderr_it_wrote_before() {
         &root,
     )
     .capture_stderr(LIMIT);
-    let interrupt = hooks.interrupt_handle();
+    let interrupt = hooks.supervisor();
     let firing = std::thread::spawn(move || fire(&hooks));
     let leader = common::read_pid(&root.join("pid")).expect("the hook's pid");
     let _cleanup = common::KillOnDrop(vec![leader]);

@@ -1,6 +1,6 @@
 //! `examples/tokio.rs`, run: its jobs fire through `spawn_blocking` on a
 //! multi-thread runtime, and a SIGINT raised while their `run` hooks are in
-//! flight ends those hooks through `Interrupt`, cancelling every job. The
+//! flight ends those hooks through their `Supervisor`, cancelling every job. The
 //! example's own functions are compiled in here, so the test runs the code
 //! the example shows.
 
@@ -37,7 +37,7 @@ fn ctrl_c_ends_the_hooks_in_flight_and_cancels_every_job() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let hooks = Arc::new(example::load(dir.path(), HOOKS).expect("the table is valid"));
     assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
-    let interrupt = hooks.interrupt_handle();
+    let interrupt = hooks.supervisor();
     let signals = example::interrupt_on_signals(interrupt.clone()).expect("handlers register");
 
     let runtime = tokio::runtime::Builder::new_multi_thread()

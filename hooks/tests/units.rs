@@ -12,13 +12,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{Ev, append, started, step};
-use io_hooks::process::ProcessError;
 use io_hooks::schema::hook_table_schema;
 use io_hooks::text::did_you_mean;
 use io_hooks::{
     Action, AppendFailure, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks,
     OnFailure, TableErrorKind, TomlFile, UnknownEvent,
 };
+use io_supervisor::ProcessError;
 
 fn f(on: &[&str]) -> HookFilter<Ev> {
     HookFilter::from_names(on).expect("real events")

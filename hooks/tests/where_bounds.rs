@@ -168,9 +168,9 @@ fn a_range_that_reaches_into_the_type_loads_and_matches_what_it_takes_in() {
         job: "ci/x".into(),
         free: String::new(),
     };
-    assert!(specs[0].conditions.passes(&at(0)));
-    assert!(specs[0].conditions.passes(&at(3)));
-    assert!(!specs[0].conditions.passes(&at(4)));
+    assert!(specs[0].r#where.passes(&at(0)));
+    assert!(specs[0].r#where.passes(&at(3)));
+    assert!(!specs[0].r#where.passes(&at(4)));
 }
 
 #[test]

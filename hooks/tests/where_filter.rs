@@ -220,7 +220,7 @@ fn a_filter_names_its_fields_in_order_and_an_absent_one_is_empty() {
                 where.step = 1\nappend = \"a\"\n\
                 [[hook]]\non = [\"tool_call\"]\nappend = \"b\"\n";
     let specs = load(text).expect("loads");
-    let (with, without) = (&specs[0].conditions, &specs[1].conditions);
+    let (with, without) = (&specs[0].r#where, &specs[1].r#where);
     assert!(!with.is_empty());
     assert_eq!(with.fields().collect::<Vec<_>>(), ["tool", "step"]);
     assert!(without.is_empty());
@@ -239,7 +239,7 @@ fn float_bounds_compare_with_a_float_field_and_an_integer_field_refuses_them() {
     };
     let text = "[[hook]]\non = [\"exited\"]\n\
                 where.ratio = { min = 0.25, max = 0.75 }\nappend = \"a\"\n";
-    let filter = &load(text).expect("loads")[0].conditions;
+    let filter = &load(text).expect("loads")[0].r#where;
     assert_eq!(filter.turned_away(&exited(0.5)), None);
     assert_eq!(filter.turned_away(&exited(0.9)), Some("ratio"));
     assert_eq!(filter.turned_away(&exited(0.1)), Some("ratio"));
@@ -255,7 +255,7 @@ fn values_lists_globs_and_ranges_pass_or_turn_away_by_the_field() {
                 where.tool = [\"exec\", { glob = \"write_*\" }]\n\
                 where.step = { min = 2, max = 4 }\nappend = \"a\"\n";
     let specs = load(text).expect("loads");
-    let filter = &specs[0].conditions;
+    let filter = &specs[0].r#where;
     assert_eq!(
         filter.to_string(),
         "tool = [\"exec\", { glob = \"write_*\" }], step = { min = 2, max = 4 }"
@@ -295,7 +295,7 @@ fn none_matches_no_value_and_numbers_compare_across_types() {
     let text = "[[hook]]\non = [\"exited\"]\nwhere.code = [0, 1]\nwhere.ratio = { max = 1 }\n\
                 where.ok = true\nappend = \"a\"\n";
     let specs = load(text).expect("loads");
-    let filter = &specs[0].conditions;
+    let filter = &specs[0].r#where;
     let exited = |code, ratio, ok| Ev::Exited { code, ratio, ok };
     assert_eq!(filter.turned_away(&exited(Some(1), 0.5, true)), None);
     assert_eq!(filter.turned_away(&exited(None, 0.5, true)), Some("code"));
@@ -434,7 +434,7 @@ fn a_glob_of_many_stars_against_a_long_value_finishes_promptly() {
     let specs = load(text).expect("loads");
     let verdict = common::within(Duration::from_secs(10), "a glob match", move || {
         let long = call(&"a".repeat(1 << 20), 1);
-        specs[0].conditions.turned_away(&long).map(str::to_owned)
+        specs[0].r#where.turned_away(&long).map(str::to_owned)
     });
     assert_eq!(verdict.as_deref(), Some("tool"));
 }
@@ -468,7 +468,7 @@ fn a_star_and_a_long_literal_against_a_long_value_is_one_pass() {
         let specs = load(&text).expect("loads");
         let verdict = common::within(Duration::from_secs(120), "a glob match", move || {
             let event = call(&value, 1);
-            specs[0].conditions.turned_away(&event).map(str::to_owned)
+            specs[0].r#where.turned_away(&event).map(str::to_owned)
         });
         assert_eq!(verdict.as_deref(), Some("tool"));
     }

@@ -9,7 +9,7 @@ use io_harness::{
     Config, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
 };
 use io_hooks::HookFailure;
-use io_hooks::process::ProcessError;
+use io_supervisor::ProcessError;
 
 use super::output::{err, safe};
 

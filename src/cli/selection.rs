@@ -104,7 +104,7 @@ impl Selection {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind) && s.conditions.passes(kind))
+            .filter(|(_, s)| s.on.contains(kind) && s.r#where.passes(kind))
             .map(|(i, s)| {
                 let background = s.action.background() && s.on_failure == OnFailure::Continue;
                 (i, background)
@@ -119,7 +119,7 @@ impl Selection {
             .iter()
             .enumerate()
             .filter(|(_, s)| s.on.contains(kind))
-            .filter_map(|(i, s)| s.conditions.turned_away(kind).map(|f| (i, f)))
+            .filter_map(|(i, s)| s.r#where.turned_away(kind).map(|f| (i, f)))
             .collect()
     }
 }

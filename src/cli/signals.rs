@@ -78,9 +78,9 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                 .spawn(move || {
                     if let Some(signal) = signals.forever().next() {
                         SIGNALLED.store(true, Ordering::SeqCst);
-                        let interrupt = io_harness::process_interrupt();
-                        interrupt.interrupt();
-                        interrupt.wait_reaped(REAP_WITHIN);
+                        let supervisor = io_harness::process_supervisor();
+                        supervisor.interrupt();
+                        supervisor.wait_reaped(REAP_WITHIN);
                         if let Some(line) = signal_line() {
                             err(&line);
                         }

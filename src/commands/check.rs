@@ -165,7 +165,7 @@ fn report_json(
                 "key": hook_key(spec, i),
                 "file": spec.origin.as_ref().and_then(|o| o.file()),
                 "on": (!spec.on.is_all()).then(|| spec.on.tags().collect::<Vec<_>>()),
-                "where": (!spec.conditions.is_empty()).then(|| spec.conditions.to_string()),
+                "where": (!spec.r#where.is_empty()).then(|| spec.r#where.to_string()),
                 "does": describe(spec, config.root()),
                 "on_failure": spec.on_failure.as_str(),
                 "problems": problems,
@@ -183,8 +183,8 @@ fn report_json(
                 .map(|(i, spec)| json!({
                     "hook": i + 1,
                     "key": hook_key(spec, *i),
-                    "where": spec.conditions.to_string(),
-                    "fields": spec.conditions.fields().collect::<Vec<_>>(),
+                    "where": spec.r#where.to_string(),
+                    "fields": spec.r#where.fields().collect::<Vec<_>>(),
                 }))
                 .collect::<Vec<_>>(),
         })
@@ -212,7 +212,7 @@ fn wanting(specs: &[HookSpec<EventKind>], kind: Kind<EventKind>) -> (Wanting<'_>
         .iter()
         .enumerate()
         .filter(|(_, s)| s.on.contains_kind(kind))
-        .partition(|(_, s)| s.conditions.is_empty())
+        .partition(|(_, s)| s.r#where.is_empty())
 }
 
 /// `files read:` with each file's scope and which one's hooks are in force,
@@ -244,10 +244,10 @@ fn files_read(config: &Config) -> String {
 /// `    where: tool = "exec"` under a hook with a filter; nothing otherwise.
 /// Its strings are escaped as TOML writes them, and the whole is [`safe`].
 fn filter_line(spec: &HookSpec<EventKind>) -> String {
-    if spec.conditions.is_empty() {
+    if spec.r#where.is_empty() {
         return String::new();
     }
-    format!("    where: {}\n", spec.conditions)
+    format!("    where: {}\n", spec.r#where)
 }
 
 /// `io check --event TAG`: the hooks an event of `tag` fires, and those it
@@ -264,11 +264,11 @@ fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> 
         format!("on `{tag}`: {} fire(s)\n", keys.join(", "))
     };
     for (i, spec) in filtered {
-        let fields: Vec<String> = spec.conditions.fields().map(|f| format!("`{f}`")).collect();
+        let fields: Vec<String> = spec.r#where.fields().map(|f| format!("`{f}`")).collect();
         text.push_str(&format!(
             "on `{tag}`: {} fires only where {}; its filter turns the rest away on {}\n",
             hook_key(spec, i),
-            spec.conditions,
+            spec.r#where,
             fields.join(", ")
         ));
     }

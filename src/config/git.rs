@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::os_message::OsMessage;
-use io_hooks::process::ProcessError;
+use io_supervisor::ProcessError;
 
 /// How long git may take to answer. `ls-files` on one path answers in
 /// milliseconds even in a large repository; a git that has not answered
@@ -64,7 +64,7 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> Result<bool, Strin
     if repositories.is_empty() {
         return Ok(false);
     }
-    let Ok(git) = io_hooks::process::resolve_program("git", root) else {
+    let Ok(git) = io_supervisor::resolve_program("git", root) else {
         return Ok(false);
     };
     let target = std::fs::symlink_metadata(&file)
@@ -206,7 +206,7 @@ fn ls_files(
         let no_thread = |e: io::Error| format!("no thread to read git's answer: {}", OsMessage(&e));
         let stdout = reader(out_read).map_err(no_thread)?;
         let stderr = reader(err_read).map_err(no_thread)?;
-        let status = crate::supervisor::process_interrupt().run_command(command, b"", limit);
+        let status = crate::supervisor::process_supervisor().run_command(command, b"", limit);
         let join = |h: std::thread::ScopedJoinHandle<'_, io::Result<Vec<u8>>>| {
             h.join()
                 .unwrap_or_else(|_| Err(io::Error::other("the reader panicked")))

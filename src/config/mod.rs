@@ -404,9 +404,10 @@ impl Config {
     /// Builds a [`Hooks`] observer from `specs` (say, a chosen few of
     /// [`hook_specs`](Self::hook_specs)) as [`hooks`](Self::hooks) does: in
     /// this config's discovery root, and on the process's
-    /// [`Interrupt`](io_hooks::Interrupt), so that a signal to `io` ends
-    /// them too.
+    /// [`Supervisor`](io_supervisor::Supervisor), so that a signal to `io`
+    /// ends them too.
     pub fn hooks_from(&self, specs: Vec<HookSpec<EventKind>>) -> Hooks {
-        Hooks::new(specs, &self.root).with_interrupt(crate::supervisor::process_interrupt().clone())
+        Hooks::new(specs, &self.root)
+            .with_supervisor(crate::supervisor::process_supervisor().clone())
     }
 }

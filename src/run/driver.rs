@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
 use crate::os_message::OsMessage;
-use io_hooks::process::Tracked;
 use io_hooks::{Flow, HookEvents};
+use io_supervisor::Tracked;
 
 use super::boundary;
 use super::call::{Call, Tool};

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::io;
 
-use io_hooks::process::ProcessError;
+use io_supervisor::ProcessError;
 use serde_json::Value;
 
 /// A workspace tool's failure. Its `Display` is the text the model is

@@ -42,7 +42,7 @@ pub(crate) struct Workspace<'a> {
 
 impl Workspace<'_> {
     /// The workspace's root, whose `.io` is the run's own state (see
-    /// [`beneath`]): reached through no symbolic link, and the model's
+    /// [`io_beneath`]): reached through no symbolic link, and the model's
     /// writes never reach it at all.
     fn files(&self) -> Result<Root, io_beneath::Error> {
         Ok(Root::open(self.root)?.own(STATE_DIR))
@@ -215,7 +215,7 @@ impl Workspace<'_> {
         }
     }
 
-    /// Runs an argv as a `run` hook is run (`io_hooks::process::run_argv`), with
+    /// Runs an argv as a `run` hook is run (`io_supervisor::run_argv`), with
     /// `input` on stdin and the run's timeout, and returns how it ended with
     /// up to [`OBSERVATION_LIMIT`] bytes of what it printed. `Err` only when
     /// no pipe, or no thread to read it, could be had for its output.
@@ -223,10 +223,10 @@ impl Workspace<'_> {
         &self,
         argv: &[String],
         input: &[u8],
-    ) -> io::Result<(Result<(), io_hooks::process::ProcessError>, Vec<u8>)> {
+    ) -> io::Result<(Result<(), io_supervisor::ProcessError>, Vec<u8>)> {
         let (reader, writer) = io::pipe()?;
         let output = read_bounded(reader)?;
-        let ended = crate::supervisor::process_interrupt().run_argv(
+        let ended = crate::supervisor::process_supervisor().run_argv(
             argv,
             self.root,
             input,
@@ -266,15 +266,15 @@ impl Workspace<'_> {
 
     /// Starts an argv in the background, in its own process group, with no
     /// input and its output discarded; the group is killed on `io`'s
-    /// interrupt ([`crate::supervisor::process_interrupt`]).
+    /// interrupt ([`crate::supervisor::process_supervisor`]).
     pub(super) fn spawn_background(
         &self,
         argv: &[String],
-    ) -> Result<io_hooks::process::Tracked, ToolError> {
+    ) -> Result<io_supervisor::Tracked, ToolError> {
         use std::os::unix::process::CommandExt;
         let (program, rest) = argv.split_first().ok_or(ToolError::NoProgram)?;
         let resolved =
-            io_hooks::process::resolve_program(program, self.root).map_err(ToolError::NotFound)?;
+            io_supervisor::resolve_program(program, self.root).map_err(ToolError::NotFound)?;
         Command::new(resolved)
             .args(rest)
             .current_dir(self.root)
@@ -284,7 +284,7 @@ impl Workspace<'_> {
             .process_group(0)
             .spawn()
             .and_then(|child| {
-                crate::supervisor::process_interrupt()
+                crate::supervisor::process_supervisor()
                     .track(child)
                     .map_err(io::Error::other)
             })
@@ -391,7 +391,7 @@ fn read_bounded(reader: io::PipeReader) -> io::Result<mpsc::Receiver<Vec<u8>>> {
 }
 
 /// Kills a background child's whole process group, then reaps it.
-pub(crate) fn kill_and_reap(child: io_hooks::process::Tracked) {
+pub(crate) fn kill_and_reap(child: io_supervisor::Tracked) {
     child.kill_and_reap();
 }
 

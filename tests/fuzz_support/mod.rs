@@ -992,7 +992,7 @@ pub(crate) fn check_where(bytes: &[u8]) -> usize {
     let Some(spec) = specs.first() else {
         return 0;
     };
-    let filter = &spec.conditions;
+    let filter = &spec.r#where;
     let named: Vec<&str> = filter.fields().collect();
     let mut matched = 0;
     while !c.done() && matched < 8 {

@@ -204,7 +204,7 @@ impl Webhook {
     /// by the hook's deadline: the connection, each write of the request
     /// and each read of the answer wait at most what is left of it.
     fn post(&self, fire: &Fire<'_>) -> Result<(), WebhookFailure> {
-        if fire.interrupt().is_interrupted() {
+        if fire.supervisor().is_interrupted() {
             return Err(WebhookFailure::Interrupted);
         }
         let timeout = fire.timeout().unwrap_or(DEFAULT_TIMEOUT);

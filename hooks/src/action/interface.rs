@@ -11,7 +11,7 @@
 //! engine brings the rest: `on`, `where`, `on_failure`, `timeout_ms` and
 //! `background` (the deadline and the queue), the project-scope refusal,
 //! unknown keys and their near misses, the order of hooks, the messages
-//! and the interrupt.
+//! and the supervisor of the children in flight.
 //!
 //! The action modules name this file and the layers below, never the
 //! registry (`action/mod.rs`) that lists the built-in ones.
@@ -30,10 +30,10 @@ use super::problem::ProblemKind;
 use super::value;
 use crate::failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey, ON_FAILURE, TIMEOUT_MS};
-use crate::process::{Capture, Interrupt};
 use crate::raw::{Cx, RawHook, RawValue};
 use crate::table_error::TableError;
 use io_beneath::Root;
+use io_supervisor::{StderrTail, Supervisor};
 
 /// The default wall-clock ceiling on a hook whose action honours
 /// `timeout_ms` and has none written: five seconds, chosen to be noticeable
@@ -617,9 +617,9 @@ pub struct Fire<'a> {
     /// honours `timeout_ms`.
     pub(crate) limit: Option<(Duration, Instant)>,
     /// What a spawned child is in flight on.
-    pub(crate) interrupt: &'a Interrupt,
+    pub(crate) supervisor: &'a Supervisor,
     /// Where the end of a spawned child's stderr is kept, when it is.
-    pub(crate) capture: Option<&'a mut Capture>,
+    pub(crate) capture: Option<&'a mut StderrTail>,
 }
 
 impl Fire<'_> {
@@ -653,11 +653,11 @@ impl Fire<'_> {
         self.limit.map(|(_, deadline)| deadline)
     }
 
-    /// Returns the hooks' interrupt: a child the action spawns runs on it
-    /// ([`Interrupt::run_argv`]), and an action that waits on anything else
-    /// checks [`Interrupt::is_interrupted`] so that the host's Ctrl-C ends
+    /// Returns the hooks' supervisor: a child the action spawns runs on it
+    /// ([`Supervisor::run_argv`]), and an action that waits on anything else
+    /// checks [`Supervisor::is_interrupted`] so that the host's Ctrl-C ends
     /// it.
-    pub fn interrupt(&self) -> &Interrupt {
-        self.interrupt
+    pub fn supervisor(&self) -> &Supervisor {
+        self.supervisor
     }
 }

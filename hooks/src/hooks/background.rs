@@ -10,7 +10,7 @@
 //! first event, so a hook that never fires costs no thread.
 //!
 //! This module names the layers below (what executes each action, the root, the
-//! process runner's [`Interrupt`], the failure type), never the engine
+//! process [`Supervisor`], the failure type), never the engine
 //! above it that owns the workers.
 
 use std::collections::VecDeque;
@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use crate::action::{DynAction, Fire};
 use crate::failure::HookFailure;
 use crate::origin::Origin;
-use crate::process::{Capture, Interrupt};
 use io_beneath::Root;
+use io_supervisor::{StderrTail, Supervisor};
 
 /// The most events one background hook's queue holds. A host that fires
 /// while the queue is full waits for the hook to take the next one.
@@ -90,7 +90,7 @@ pub(crate) struct Start {
     /// The hook's name in messages.
     pub(crate) origin: Origin,
     pub(crate) root: Arc<Root>,
-    pub(crate) interrupt: Interrupt,
+    pub(crate) supervisor: Supervisor,
     pub(crate) stderr_tail: Option<usize>,
     pub(crate) report: Option<Report>,
 }
@@ -291,7 +291,7 @@ fn work(queue: &Queue, start: &Start) {
 
         let mut state = queue.lock();
         state.busy = false;
-        if start.interrupt.is_interrupted() && !state.jobs.is_empty() {
+        if start.supervisor.is_interrupted() && !state.jobs.is_empty() {
             drop_interrupted(&mut state, &start.origin);
         }
         drop(state);
@@ -302,13 +302,13 @@ fn work(queue: &Queue, start: &Start) {
 /// Executes one event, logs a failure and reports it.
 fn execute(start: &Start, job: &Job, seq: u64) {
     let begun = Instant::now();
-    let mut capture = start.stderr_tail.map(Capture::new);
+    let mut capture = start.stderr_tail.map(StderrTail::new);
     let result = start.ready.execute(Fire {
         tag: job.event,
         line: &job.line,
         root: &start.root,
         limit: start.timeout.map(|t| (t, begun + t)),
-        interrupt: &start.interrupt,
+        supervisor: &start.supervisor,
         capture: capture.as_mut(),
     });
     let elapsed = begun.elapsed();
@@ -329,7 +329,7 @@ fn execute(start: &Start, job: &Job, seq: u64) {
     }
     if let Some(report) = &start.report {
         let stderr = match (&result, &capture) {
-            (Err(_), Some(capture)) => Some(capture.tail.as_slice()),
+            (Err(_), Some(capture)) => Some(capture.bytes()),
             _ => None,
         };
         report(BackgroundRun {

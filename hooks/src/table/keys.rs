@@ -41,7 +41,7 @@ const WHERE: HookKey = HookKey {
     name: key::WHERE,
     shape: Shape::Where,
     owner: None,
-    schema: |_| super::conditions::schema(),
+    schema: |_| super::compile_where::schema(),
     elsewhere: None,
 };
 

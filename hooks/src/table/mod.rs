@@ -24,11 +24,11 @@
 //! (`file.rs`), reading a table's keys and the type of each value
 //! (`read.rs`, from the key table, `keys.rs`), checking them against each
 //! other and the event enum (`validate.rs`, and `where` in
-//! `conditions.rs`), the refusals of hooks a file may not declare
+//! `compile_where.rs`), the refusals of hooks a file may not declare
 //! (`scope.rs`) or declares where none are read (`placement.rs`), key paths
 //! serde could not name (`keypath.rs`), and the JSON Schema (`schema.rs`).
 
-mod conditions;
+mod compile_where;
 mod file;
 mod keypath;
 mod keys;

@@ -224,7 +224,7 @@ impl<'de> DeserializeSeed<'de> for Shape {
             Shape::Text(_) | Shape::Choice(_) => d.deserialize_str(self),
             Shape::Int(_) => d.deserialize_i64(self),
             Shape::Bool(_) => d.deserialize_bool(self),
-            Shape::Where => crate::conditions::RawWhere::deserialize(d).map(RawValue::Where),
+            Shape::Where => crate::r#where::RawWhere::deserialize(d).map(RawValue::Where),
             Shape::Toml(_) => toml::Value::deserialize(d).map(RawValue::Toml),
         }
     }
@@ -241,7 +241,7 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Events { .. } => f.write_str("an array of event names"),
             Shape::Text(what) | Shape::Int(what) | Shape::Bool(what) => f.write_str(what),
             Shape::Choice(values) => write_or_list(f, values, "`\"", "\"`"),
-            Shape::Where => f.write_str(crate::conditions::EXPECTING),
+            Shape::Where => f.write_str(crate::r#where::EXPECTING),
             Shape::Toml(what) => f.write_str(what),
         }
     }

@@ -27,7 +27,7 @@ pub(super) fn validate<E: HookEvents>(
 ) -> Result<HookSpec<E>, TableError> {
     let on_written = raw.span(ON).is_some();
     let on = events::<E>(&mut raw, cx)?;
-    let conditions = super::conditions::compile(raw.take_where(WHERE), on, on_written, cx)?;
+    let r#where = super::compile_where::compile(raw.take_where(WHERE), on, on_written, cx)?;
     let (kind, value) = chosen_action(&mut raw, cx, actions)?;
     let key = kind.key();
     let mut table = ActionTable {
@@ -42,7 +42,7 @@ pub(super) fn validate<E: HookEvents>(
     unread(&raw, key.name, cx)?;
     Ok(HookSpec {
         on,
-        conditions,
+        r#where,
         action: action.with_keys(timeout, background),
         on_failure: on_failure(raw.take_choice(ON_FAILURE)),
         origin: None,

@@ -43,7 +43,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use io_hooks::text::{did_you_mean, toml_key};
-use io_hooks::{Flow, HookEvents, HookRun, Hooks, Interrupt, OnFailure};
+use io_hooks::{Flow, HookEvents, HookRun, Hooks, OnFailure};
+use io_supervisor::Supervisor;
 
 pub use config::{
     Config, ConfigError, DEFAULT_COMMAND_TIMEOUT, Job, OPERATOR_FILE, PROJECT_FILE, layout,
@@ -60,7 +61,7 @@ pub struct Ci {
     hooks: Hooks<CiEvent>,
     /// Each pipeline's own hooks.
     pipeline_hooks: BTreeMap<String, Hooks<CiEvent>>,
-    interrupt: Interrupt,
+    supervisor: Supervisor,
 }
 
 /// How a pipeline ended, and what its hooks said on the way.
@@ -115,8 +116,8 @@ impl Ci {
     /// `root`, where relative `append` paths are too.
     pub fn new(config: Config, root: &Path) -> Ci {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        let interrupt = Interrupt::new();
-        let build = |specs| Hooks::new(specs, &root).with_interrupt(interrupt.clone());
+        let supervisor = Supervisor::new();
+        let build = |specs| Hooks::new(specs, &root).with_supervisor(supervisor.clone());
         let pipeline_hooks = config
             .pipeline_hooks
             .into_iter()
@@ -127,7 +128,7 @@ impl Ci {
             pipeline_hooks,
             pipelines: config.pipelines,
             root,
-            interrupt,
+            supervisor,
         }
     }
 
@@ -136,10 +137,11 @@ impl Ci {
         self.pipelines.keys().map(String::as_str)
     }
 
-    /// The handle a Ctrl-C calls: it kills every command and `run` hook in
-    /// flight, and refuses to start another.
-    pub fn interrupt_handle(&self) -> Interrupt {
-        self.interrupt.clone()
+    /// Returns the supervisor of every command and `run` hook in flight:
+    /// what a Ctrl-C calls, whose `interrupt` kills them all and refuses to
+    /// start another.
+    pub fn supervisor(&self) -> Supervisor {
+        self.supervisor.clone()
     }
 
     /// What is wrong with the hooks as written (a program not installed, a
@@ -190,7 +192,7 @@ impl Ci {
     /// # Errors
     /// Why it failed, for the operator.
     pub fn command(&self, argv: &[String], timeout: Duration) -> Result<(), String> {
-        self.interrupt
+        self.supervisor
             .run_argv(argv, &self.root, b"", Stdio::null(), timeout)
             .map_err(|failure| failure.to_string())
     }
@@ -234,7 +236,7 @@ impl Ci {
     /// [`run`](Self::run) as a tokio task: every event is fired, and every
     /// command run, through `spawn_blocking`, so no worker thread of the
     /// runtime waits on a hook or a command. Pipelines run side by side as
-    /// tasks; [`interrupt_handle`](Self::interrupt_handle) ends what is in
+    /// tasks; [`supervisor`](Self::supervisor) ends what is in
     /// flight in all of them.
     ///
     /// # Errors

@@ -1,7 +1,7 @@
 //! The runner on tokio: pipelines run as tasks, every event and command on
 //! a blocking thread through `spawn_blocking`, so a hook that takes its time
 //! never holds a worker; a cancel stops a pipeline as it does on a thread,
-//! and a Ctrl-C (the interrupt handle) ends the hooks in flight.
+//! and a Ctrl-C (the supervisor's interrupt) ends the hooks in flight.
 
 mod common;
 
@@ -83,25 +83,25 @@ on_failure = "cancel"
 "#;
     let (dir, ci) = checkout(TWO_PIPELINES, Some(operator));
     let ci = Arc::new(ci);
-    let interrupt = ci.interrupt_handle();
+    let supervisor = ci.supervisor();
     let start = Instant::now();
     let check = tokio::spawn(Arc::clone(&ci).run_async("check".to_owned()));
     // This loop is a task on the only worker: it runs only if the hook
     // does not hold that worker.
-    while interrupt.in_flight() == 0 {
+    while supervisor.in_flight() == 0 {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "the hook never started"
         );
         tokio::task::yield_now().await;
     }
-    interrupt.interrupt();
+    supervisor.interrupt();
     let report = check.await.unwrap().unwrap();
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "the hook ran its 30 s"
     );
-    assert!(interrupt.wait_reaped(Duration::from_secs(10)));
+    assert!(supervisor.wait_reaped(Duration::from_secs(10)));
     assert_eq!(report.outcome, Outcome::Cancelled);
     assert_eq!(
         report.hook_failures,

@@ -320,7 +320,7 @@ fn no_failure_of_a_hook_or_a_command_names_another_programs_words() {
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     assert!(fired.failures[0].starts_with("ci.local.toml: `hook[1]` failed on `runner_ready`: "));
     // After a Ctrl-C, a `run` hook fails as interrupted, without spawning.
-    ci.interrupt_handle().interrupt();
+    ci.supervisor().interrupt();
     let stopping = ci.fire(None, &CiEvent::RunnerStopping);
     assert_eq!(stopping.failures.len(), 1);
     // And so does a command.

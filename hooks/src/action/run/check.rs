@@ -29,7 +29,7 @@ use io_beneath::{Open, Root};
 
 use super::problem::{RunProblem, WORD_GAP};
 use crate::action::shell::shell_would_expand;
-use crate::process::{is_executable, resolve};
+use io_supervisor::{is_executable, resolve_program_in as resolve};
 
 /// How much of a program is read to tell how it starts: the most of a `#!`
 /// line Linux reads (`BINPRM_BUF_SIZE`, 256 bytes since 5.1).

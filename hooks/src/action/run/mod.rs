@@ -1,9 +1,9 @@
 //! The `run` action: spawn an argv with the event's JSON line on stdin,
-//! through the process runner ([`process`]).
+//! through the process supervisor ([`io_supervisor`]).
 //!
 //! Its keys and their validation are `keys.rs`; what building the hooks
 //! finds wrong with a program, `check.rs`, in the words of `problem.rs`.
-//! Its failures are the process runner's own
+//! Its failures are the supervisor's own
 //! ([`HookFailure::Process`]).
 
 mod check;
@@ -19,7 +19,6 @@ use crate::action::interface::{
 };
 use crate::failure::HookFailure;
 use crate::key::HookKey;
-use crate::process;
 use crate::table_error::TableError;
 
 /// The `run` action's kind: it honours the engine's `timeout_ms` (its
@@ -51,8 +50,8 @@ impl ActionKind for RunKind {
 /// script's bare `ls` never runs a `./ls` in the root). It inherits every
 /// descriptor the host has open without close-on-exec: a host must mark the
 /// descriptors it inherited close-on-exec at start, since the engine cannot
-/// without `unsafe`. Its process group is killed at the hook's timeout, and
-/// by the hooks' [`Interrupt`](crate::Interrupt).
+/// without `unsafe`. Its process group is killed at `timeout`, and by the
+/// hooks' [`Supervisor`](io_supervisor::Supervisor).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunAction {
@@ -87,11 +86,12 @@ impl Execute for RunAction {
         let Fire {
             line,
             root,
-            interrupt,
+            supervisor,
             capture,
             ..
         } = fire;
-        process::run(&self.argv, timeout, root.path(), line, interrupt, capture)
+        supervisor
+            .run_argv_keeping_stderr(&self.argv, root.path(), line, timeout, capture)
             .map_err(HookFailure::Process)
     }
 }

@@ -1,16 +1,13 @@
-//! Why running a program failed ([`ProcessError`]): the process runner's
-//! own error, as ripgrep's process module has its `CommandError`. A `run`
-//! hook's failure carries it ([`HookFailure::Process`](crate::HookFailure::Process)),
-//! and an embedder's own commands get it from [`run_argv`](super::run_argv)
-//! and [`run_command`](super::run_command).
+//! Why running a program failed ([`ProcessError`]): the supervisor's own
+//! error, as ripgrep's process module has its `CommandError`. io-hooks'
+//! `run` action fails with it, and an embedder's own commands get it from
+//! [`run_argv`](crate::run_argv) and [`run_command`](crate::run_command).
 
 use std::fmt;
 use std::io;
 use std::time::Duration;
 
-use crate::message::OsMessage;
-
-/// Why a program run by the process runner failed. Its `Display` is written
+/// Why a program run by the supervisor failed. Its `Display` is written
 /// for an operator, says the cause, and never quotes the program's input.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -52,7 +49,7 @@ pub enum ProcessError {
         cause: io::Error,
     },
     /// The host interrupted its children
-    /// ([`Interrupt::interrupt`](super::Interrupt::interrupt)): the program's
+    /// ([`Supervisor::interrupt`](crate::Supervisor::interrupt)): the program's
     /// process group was killed, or, after the interrupt, it was not
     /// spawned.
     Interrupted,
@@ -88,6 +85,24 @@ impl fmt::Display for ProcessError {
                 f.write_str("was interrupted, and its process group killed")
             }
         }
+    }
+}
+
+/// An OS error as a message says it: std's text without its
+/// " (os error N)", which says the same thing again as a number.
+struct OsMessage<'a>(&'a io::Error);
+
+impl fmt::Display for OsMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.to_string();
+        let text = match self.0.raw_os_error() {
+            Some(code) => text
+                .strip_suffix(&format!(" (os error {code})"))
+                .map(str::to_owned)
+                .unwrap_or(text),
+            None => text,
+        };
+        f.write_str(&text)
     }
 }
 

@@ -29,12 +29,12 @@ use crate::registry::{FieldValue, HookEvents};
 /// let text = "[[hook]]\non = [\"job_finished\"]\nwhere.job = [\"lint\", \"test_*\"]\nappend = \"a.jsonl\"\n";
 /// let text = text.replace("\"test_*\"", "{ glob = \"test_*\" }");
 /// let specs = TomlFile::new("ci.toml", &text).hooks::<Ev>("/p".as_ref())?;
-/// let conditions = &specs[0].conditions;
-/// assert_eq!(conditions.to_string(), "job = [\"lint\", { glob = \"test_*\" }]");
+/// let r#where = &specs[0].r#where;
+/// assert_eq!(r#where.to_string(), "job = [\"lint\", { glob = \"test_*\" }]");
 /// let finished = |job: &str| Ev::JobFinished { job: job.into(), attempt: 1 };
-/// assert_eq!(conditions.turned_away(&finished("lint")), None);
-/// assert_eq!(conditions.turned_away(&finished("test_unit")), None);
-/// assert_eq!(conditions.turned_away(&finished("build")), Some("job"));
+/// assert_eq!(r#where.turned_away(&finished("lint")), None);
+/// assert_eq!(r#where.turned_away(&finished("test_unit")), None);
+/// assert_eq!(r#where.turned_away(&finished("build")), Some("job"));
 /// # Ok::<(), io_hooks::TableError>(())
 /// ```
 pub struct Where<E> {

@@ -1,5 +1,5 @@
 //! One child, from its spawn to its reaping: the program resolved, a
-//! process group of its own, the stdin pipe, the interrupt's slot, the
+//! process group of its own, the stdin pipe, the supervisor's slot, the
 //! deadline, the kill, and the exit status read as a [`ProcessError`].
 
 use std::os::fd::OwnedFd;
@@ -11,29 +11,11 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::error::ProcessError;
-use super::interrupt::Interrupt;
-use super::resolve::{absolute_entries, resolve};
-use super::stderr::{Capture, Drainer};
+use super::resolve::{absolute_entries, resolve_program_in};
+use super::stderr::{Drainer, StderrTail};
+use super::supervisor::Supervisor;
 use super::wait::{WaitMode, Waiter, feed_and_wait, set_nonblocking};
 
-/// Runs `argv` with `line` on its stdin, in `root`, within `timeout`, in
-/// flight on `interrupt`; with `capture`, the last bytes of its stderr are
-/// kept there.
-pub(crate) fn run(
-    argv: &[String],
-    timeout: Duration,
-    root: &Path,
-    line: &[u8],
-    interrupt: &Interrupt,
-    capture: Option<&mut Capture>,
-) -> Result<(), ProcessError> {
-    let watch = Watch {
-        mode: WaitMode::Auto,
-        interrupt,
-        capture,
-    };
-    spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch)
-}
 #[cfg(test)]
 pub(super) fn run_with(
     argv: &[String],
@@ -42,45 +24,45 @@ pub(super) fn run_with(
     line: &[u8],
     mode: WaitMode,
 ) -> Result<(), ProcessError> {
-    let interrupt = Interrupt::new();
+    let supervisor = Supervisor::new();
     let watch = Watch {
         mode,
-        interrupt: &interrupt,
+        supervisor: &supervisor,
         capture: None,
     };
     spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch)
 }
 
 /// How a child is watched while it runs, beside its deadline: how its exit
-/// is waited for, the [`Interrupt`] it is in flight on, and where the end of
+/// is waited for, the [`Supervisor`] it is in flight on, and where the end of
 /// its stderr is kept, when anywhere.
 pub(super) struct Watch<'a> {
     pub(super) mode: WaitMode,
-    pub(super) interrupt: &'a Interrupt,
-    pub(super) capture: Option<&'a mut Capture>,
+    pub(super) supervisor: &'a Supervisor,
+    pub(super) capture: Option<&'a mut StderrTail>,
 }
 
 impl<'a> Watch<'a> {
-    /// An embedder's own child on `interrupt`: a pidfd where there is one,
-    /// stderr not kept.
-    pub(super) fn auto(interrupt: &'a Interrupt) -> Self {
+    /// A child on `supervisor`: a pidfd where there is one, the end of its
+    /// stderr kept in `capture` when given.
+    pub(super) fn auto(supervisor: &'a Supervisor, capture: Option<&'a mut StderrTail>) -> Self {
         Watch {
             mode: WaitMode::Auto,
-            interrupt,
-            capture: None,
+            supervisor,
+            capture,
         }
     }
 }
 
-/// The runner's entry points on an [`Interrupt`], kept with the runner so
-/// that the interrupt's own file knows nothing of spawning.
-impl Interrupt {
-    /// [`run_argv`](crate::process::run_argv), with the child in flight on this
-    /// handle: an interrupt kills its group and it fails with
+/// The runner's entry points on a [`Supervisor`], kept with the runner so
+/// that the supervisor's own file knows nothing of spawning.
+impl Supervisor {
+    /// Runs an argv as [`run_argv`](crate::run_argv) does, with the child in
+    /// flight on this handle: an interrupt kills its group and it fails with
     /// [`ProcessError::Interrupted`]; after an interrupt it is not spawned.
     ///
     /// # Errors
-    /// As [`run_argv`](crate::process::run_argv), and [`ProcessError::Interrupted`].
+    /// As [`run_argv`](crate::run_argv), and [`ProcessError::Interrupted`].
     pub fn run_argv(
         &self,
         argv: &[String],
@@ -90,14 +72,55 @@ impl Interrupt {
         timeout: Duration,
     ) -> Result<(), ProcessError> {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        spawn_and_wait(argv, timeout, &root, input, stdout, Watch::auto(self))
+        spawn_and_wait(argv, timeout, &root, input, stdout, Watch::auto(self, None))
     }
 
-    /// [`run_command`](crate::process::run_command), with the child in flight on this
-    /// handle, as [`run_argv`](Self::run_argv) has it.
+    /// Runs an argv as [`run_argv`](Self::run_argv) does with stdout to
+    /// null, and, with `stderr` given, keeps the last bytes the child wrote
+    /// to its stderr there (its stderr is drained on a thread of its own
+    /// while it runs, so a child writing megabytes never blocks); without,
+    /// its stderr is null. What io-hooks' `run` hook runs each event with.
+    ///
+    /// `root` should be absolute, as a hook's root is: a relative one is
+    /// the child's working directory, and the program a relative path from
+    /// ours.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use io_supervisor::{StderrTail, Supervisor};
+    ///
+    /// let argv: Vec<String> = ["/bin/sh", "-c", "echo no such thing >&2; exit 3"]
+    ///     .map(String::from)
+    ///     .to_vec();
+    /// let mut tail = StderrTail::new(8);
+    /// let err = Supervisor::new()
+    ///     .run_argv_keeping_stderr(&argv, "/".as_ref(), b"", Duration::from_secs(5), Some(&mut tail))
+    ///     .unwrap_err();
+    /// assert_eq!(err.to_string(), "exited with status 3");
+    /// assert_eq!(tail.bytes(), b"h thing\n");
+    /// ```
     ///
     /// # Errors
-    /// As [`run_command`](crate::process::run_command), and
+    /// As [`run_argv`](Self::run_argv).
+    #[inline]
+    pub fn run_argv_keeping_stderr(
+        &self,
+        argv: &[String],
+        root: &Path,
+        input: &[u8],
+        timeout: Duration,
+        stderr: Option<&mut StderrTail>,
+    ) -> Result<(), ProcessError> {
+        let watch = Watch::auto(self, stderr);
+        spawn_and_wait(argv, timeout, root, input, Stdio::null(), watch)
+    }
+
+    /// Runs a `Command` as [`run_command`](crate::run_command) does, with
+    /// the child in flight on this handle, as [`run_argv`](Self::run_argv)
+    /// has it.
+    ///
+    /// # Errors
+    /// As [`run_command`](crate::run_command), and
     /// [`ProcessError::Interrupted`].
     pub fn run_command(
         &self,
@@ -106,7 +129,7 @@ impl Interrupt {
         timeout: Duration,
     ) -> Result<(), ProcessError> {
         let program = command.get_program().to_string_lossy().into_owned();
-        wait_for(command, &program, input, timeout, Watch::auto(self))
+        wait_for(command, &program, input, timeout, Watch::auto(self, None))
     }
 }
 
@@ -123,7 +146,7 @@ fn spawn_and_wait(
         None => ("", &[][..]),
     };
     let path_var = std::env::var_os("PATH");
-    let exe = resolve(program, root, path_var.as_deref())?;
+    let exe = resolve_program_in(program, root, path_var.as_deref())?;
     let mut command = Command::new(&exe);
     command
         .args(args)
@@ -147,7 +170,7 @@ fn wait_for(
 ) -> Result<(), ProcessError> {
     let Watch {
         mode,
-        interrupt,
+        supervisor,
         capture,
     } = watch;
     let spawn_failed = |cause: std::io::Error| ProcessError::Spawn {
@@ -170,7 +193,7 @@ fn wait_for(
     if capture.is_some() {
         command.stderr(Stdio::piped());
     }
-    let slot = interrupt.enter()?;
+    let slot = supervisor.enter()?;
     let spawned = Instant::now();
     let mut child = command.spawn().map_err(spawn_failed)?;
     let pid = Pid::from_child(&child);

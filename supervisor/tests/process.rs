@@ -1,6 +1,5 @@
-//! The process runners the engine exports for its host, tested here rather
-//! than only through the harness: `run_argv`, `resolve_program` and
-//! `run_command`.
+//! The supervisor's free functions, each on a supervisor of its own:
+//! `run_argv`, `resolve_program` and `run_command`.
 
 mod common;
 
@@ -10,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{script, within};
-use io_hooks::process::{ProcessError, resolve_program, run_argv, run_command};
+use io_supervisor::{ProcessError, resolve_program, run_argv, run_command};
 
 /// Far above every timeout here, far below "forever".
 const HUNG: Duration = Duration::from_secs(20);

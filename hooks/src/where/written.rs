@@ -1,6 +1,6 @@
 //! `where` as written: a table of field names, each with a value, a list
 //! or an inline table, every one with its span. What it means is settled
-//! when the table is loaded (`table/conditions.rs`), against the field table
+//! when the table is loaded (`table/compile_where.rs`), against the field table
 //! of each event in `on`.
 
 use std::fmt;

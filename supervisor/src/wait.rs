@@ -178,6 +178,21 @@ mod tests {
     use super::*;
     use std::process::Command;
 
+    /// Non-blocking whatever it was before: a second call leaves it so, and
+    /// a read of an empty pipe says so instead of waiting.
+    #[test]
+    fn set_nonblocking_makes_a_descriptor_non_blocking_and_keeps_it_so() {
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
+        for _ in 0..2 {
+            set_nonblocking(&writer).unwrap();
+            assert!(fcntl_getfl(&writer).unwrap().contains(OFlags::NONBLOCK));
+        }
+        set_nonblocking(&reader).unwrap();
+        let mut buf = [0u8; 1];
+        assert_eq!(rustix::io::read(&reader, &mut buf), Err(Errno::AGAIN));
+        drop(writer);
+    }
+
     #[test]
     #[cfg(target_os = "linux")]
     fn auto_uses_a_pidfd_where_the_kernel_has_them() {

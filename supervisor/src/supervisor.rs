@@ -1,8 +1,9 @@
-//! Ending every child in flight at once: what a host does on Ctrl-C.
+//! The children in flight, and ending every one of them at once: what a
+//! host does on Ctrl-C.
 //!
-//! The engine installs no signal handler and keeps no global of its own: an
-//! [`Interrupt`] is a plain shared value. The host decides when to call
-//! [`Interrupt::interrupt`], typically from a thread that receives
+//! The supervisor installs no signal handler and keeps no global of its
+//! own: a [`Supervisor`] is a plain shared value. The host decides when to
+//! call [`Supervisor::interrupt`], typically from a thread that receives
 //! `SIGINT`, `SIGTERM` and `SIGHUP`.
 
 use std::process::Child;
@@ -14,9 +15,9 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use super::error::ProcessError;
 
 /// A cloneable handle on every child spawned through it and not yet reaped:
-/// the `run` hooks of the [`Hooks`](crate::Hooks) that share it, and what
-/// an embedder runs with [`run_argv`](Self::run_argv),
-/// [`run_command`](Self::run_command) or registers with
+/// what is run with [`run_argv`](Self::run_argv),
+/// [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr) (io-hooks'
+/// `run` hooks) or [`run_command`](Self::run_command), or registered with
 /// [`track`](Self::track).
 ///
 /// [`interrupt`](Self::interrupt) kills the process group of each (every
@@ -30,29 +31,29 @@ use super::error::ProcessError;
 /// use std::time::{Duration, Instant};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let interrupt = io_hooks::Interrupt::new();
+/// let supervisor = io_supervisor::Supervisor::new();
 /// let sleeper = {
-///     let interrupt = interrupt.clone();
+///     let supervisor = supervisor.clone();
 ///     let root = dir.path().to_path_buf();
 ///     std::thread::spawn(move || {
 ///         let argv = ["sleep".to_owned(), "30".to_owned()];
-///         interrupt.run_argv(&argv, &root, b"", std::process::Stdio::null(), Duration::from_secs(60))
+///         supervisor.run_argv(&argv, &root, b"", std::process::Stdio::null(), Duration::from_secs(60))
 ///     })
 /// };
 /// // The host's Ctrl-C, once the child is in flight.
 /// let start = Instant::now();
-/// while interrupt.in_flight() == 0 && start.elapsed() < Duration::from_secs(10) {
+/// while supervisor.in_flight() == 0 && start.elapsed() < Duration::from_secs(10) {
 ///     std::thread::yield_now();
 /// }
-/// interrupt.interrupt();
-/// assert!(interrupt.wait_reaped(Duration::from_secs(10)));
+/// supervisor.interrupt();
+/// assert!(supervisor.wait_reaped(Duration::from_secs(10)));
 /// let ended = sleeper.join().unwrap();
 /// assert_eq!(ended.unwrap_err().to_string(), "was interrupted, and its process group killed");
 /// assert!(start.elapsed() < Duration::from_secs(10));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default)]
-pub struct Interrupt {
+pub struct Supervisor {
     shared: Arc<Shared>,
 }
 
@@ -74,8 +75,8 @@ struct State {
     next: u64,
 }
 
-impl Interrupt {
-    /// A handle with nothing in flight, not interrupted.
+impl Supervisor {
+    /// Returns a supervisor with nothing in flight, not interrupted.
     pub fn new() -> Self {
         Self::default()
     }
@@ -83,7 +84,7 @@ impl Interrupt {
     /// Kills the process group of every child in flight with `SIGKILL`, and
     /// makes every later spawn through this handle refuse. Calling it again
     /// changes nothing. The children are reaped by whoever waits for them
-    /// (the hook or the `run_argv` that spawned them): see
+    /// (the `run_argv` or `run_command` that spawned them): see
     /// [`wait_reaped`](Self::wait_reaped).
     pub fn interrupt(&self) {
         let mut state = self.lock();
@@ -94,19 +95,19 @@ impl Interrupt {
         }
     }
 
-    /// Whether [`interrupt`](Self::interrupt) has been called.
+    /// Returns whether [`interrupt`](Self::interrupt) has been called.
     pub fn is_interrupted(&self) -> bool {
         self.lock().interrupted
     }
 
-    /// How many children spawned through this handle (tracked ones aside)
-    /// are not yet reaped.
+    /// Returns how many children spawned through this handle (tracked ones
+    /// aside) are not yet reaped.
     pub fn in_flight(&self) -> usize {
         self.lock().in_flight
     }
 
     /// Waits up to `limit` until no child spawned through this handle
-    /// (tracked ones aside) is left unreaped; returns whether none is.
+    /// (tracked ones aside) is left unreaped. Returns whether none is.
     pub fn wait_reaped(&self, limit: Duration) -> bool {
         let deadline = Instant::now().checked_add(limit);
         let mut state = self.lock();
@@ -128,9 +129,9 @@ impl Interrupt {
         true
     }
 
-    /// Takes a child the caller spawned itself, leading a process group of
-    /// its own (`process_group(0)`), as a background process is: an
-    /// interrupt kills its group for as long as the [`Tracked`] holds it
+    /// Returns a [`Tracked`] holding a child the caller spawned itself,
+    /// leading a process group of its own (`process_group(0)`), as a
+    /// background process is: an interrupt kills its group for as long as the [`Tracked`] holds it
     /// unreaped. The caller still decides when it is polled and reaped,
     /// through [`Tracked`]; [`wait_reaped`](Self::wait_reaped) does not
     /// wait for it.
@@ -151,7 +152,7 @@ impl Interrupt {
         state.next += 1;
         state.groups.push((id, pid));
         Ok(Tracked {
-            interrupt: self.clone(),
+            supervisor: self.clone(),
             id,
             child,
         })
@@ -168,7 +169,7 @@ impl Interrupt {
         state.next += 1;
         state.in_flight += 1;
         Ok(Slot {
-            interrupt: self,
+            supervisor: self,
             id,
         })
     }
@@ -187,7 +188,7 @@ impl Interrupt {
     }
 }
 
-/// A child leading its own process group, held for [`Interrupt::track`]:
+/// A child leading its own process group, held for [`Supervisor::track`]:
 /// its group is killed by an interrupt until it is reaped, and it is only
 /// ever reaped here, after its group is no longer a target, so an interrupt
 /// never signals an id that may have been reused.
@@ -195,19 +196,19 @@ impl Interrupt {
 /// Dropped unreaped, it stays registered no longer, and is left running.
 #[derive(Debug)]
 pub struct Tracked {
-    interrupt: Interrupt,
+    supervisor: Supervisor,
     id: u64,
     child: Child,
 }
 
 impl Tracked {
-    /// The child's process id, which is its process group's.
+    /// Returns the child's process id, which is its process group's.
     pub fn id(&self) -> u32 {
         self.child.id()
     }
 
-    /// [`Child::try_wait`]: its exit status if it has exited (and it is
-    /// reaped then), `None` if it is still running.
+    /// Returns, as [`Child::try_wait`] does, the child's exit status if it
+    /// has exited (and it is reaped then), `None` if it is still running.
     ///
     /// # Errors
     /// As [`Child::try_wait`].
@@ -219,7 +220,7 @@ impl Tracked {
         if let Ok(None) | Err(rustix::io::Errno::INTR) = waitid(WaitId::Pid(pid), options) {
             return Ok(None);
         }
-        Interrupt::forget(&mut self.interrupt.lock(), self.id);
+        Supervisor::forget(&mut self.supervisor.lock(), self.id);
         self.child.try_wait()
     }
 
@@ -227,11 +228,11 @@ impl Tracked {
     pub fn kill_and_reap(mut self) {
         let pid = Pid::from_child(&self.child);
         {
-            let mut state = self.interrupt.lock();
+            let mut state = self.supervisor.lock();
             // The leader is unreaped, so its id still names its group.
             // Failing to kill means the group is already gone.
             let _ = kill_process_group(pid, Signal::KILL);
-            Interrupt::forget(&mut state, self.id);
+            Supervisor::forget(&mut state, self.id);
         }
         let _ = self.child.wait();
     }
@@ -239,13 +240,13 @@ impl Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        Interrupt::forget(&mut self.interrupt.lock(), self.id);
+        Supervisor::forget(&mut self.supervisor.lock(), self.id);
     }
 }
 
 /// One child in flight, from before its spawn until after its reaping.
 pub(super) struct Slot<'a> {
-    interrupt: &'a Interrupt,
+    supervisor: &'a Supervisor,
     id: u64,
 }
 
@@ -253,7 +254,7 @@ impl Slot<'_> {
     /// The child is spawned and leads group `pid`: from now on an
     /// interrupt kills it; if one came while it was being spawned, now.
     pub(super) fn spawned(&self, pid: Pid) {
-        let mut state = self.interrupt.lock();
+        let mut state = self.supervisor.lock();
         if state.interrupted {
             let _ = kill_process_group(pid, Signal::KILL);
         }
@@ -263,18 +264,18 @@ impl Slot<'_> {
     /// The child is about to be reaped: its id must not be signalled any
     /// more. Returns whether an interrupt came while it ran.
     pub(super) fn reaping(&self) -> bool {
-        let mut state = self.interrupt.lock();
-        Interrupt::forget(&mut state, self.id);
+        let mut state = self.supervisor.lock();
+        Supervisor::forget(&mut state, self.id);
         state.interrupted
     }
 }
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        let mut state = self.interrupt.lock();
-        Interrupt::forget(&mut state, self.id);
+        let mut state = self.supervisor.lock();
+        Supervisor::forget(&mut state, self.id);
         state.in_flight -= 1;
         drop(state);
-        self.interrupt.shared.reaped.notify_all();
+        self.supervisor.shared.reaped.notify_all();
     }
 }

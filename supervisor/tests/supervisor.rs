@@ -1,6 +1,6 @@
-//! The [`Interrupt`] handle's own bookkeeping: which children it counts and
+//! The [`Supervisor`]'s own bookkeeping: which children it counts and
 //! waits for, which groups an interrupt kills once others have ended or been
-//! let go, and what a [`Tracked`](io_hooks::Tracked) child does when it is
+//! let go, and what a [`Tracked`](io_supervisor::Tracked) child does when it is
 //! killed and reaped. Real children, each blocked on a FIFO of its own until
 //! the test lets it go, so nothing here waits on a guess.
 
@@ -14,8 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use io_hooks::Interrupt;
-use io_hooks::process::ProcessError;
+use io_supervisor::{ProcessError, Supervisor};
 use rustix::io::Errno;
 use rustix::process::{Pid, WaitOptions, waitpid};
 
@@ -47,7 +46,7 @@ fn release(fifo: &Path) {
 /// On a thread, a child run through `interrupt` (so in flight on it) that
 /// waits for a line on the FIFO `dir/name`, then exits 0.
 fn run_waiting(
-    interrupt: &Interrupt,
+    interrupt: &Supervisor,
     dir: &Path,
     name: &str,
 ) -> JoinHandle<Result<(), ProcessError>> {
@@ -74,7 +73,7 @@ fn background(dir: &Path, body: &str) -> Child {
 
 #[test]
 fn wait_reaped_waits_for_the_children_in_flight() {
-    let interrupt = Interrupt::new();
+    let interrupt = Supervisor::new();
     assert!(!interrupt.is_interrupted());
     assert_eq!(interrupt.in_flight(), 0);
     assert!(
@@ -107,7 +106,7 @@ fn wait_reaped_waits_for_the_children_in_flight() {
 /// own).
 #[test]
 fn an_interrupt_kills_the_child_left_in_flight_after_another_ended() {
-    let interrupt = Interrupt::new();
+    let interrupt = Supervisor::new();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (fifo(dir.path(), "a"), fifo(dir.path(), "b"));
     let _release = ReleaseFifo {
@@ -144,7 +143,7 @@ fn a_dropped_tracked_child_is_let_go_and_only_it() {
         path: go.clone(),
         for_writing: true,
     };
-    let interrupt = Interrupt::new();
+    let interrupt = Supervisor::new();
     let (a, b) = (
         background(dir.path(), "read line < go"),
         background(dir.path(), "exec sleep 30"),
@@ -191,7 +190,7 @@ fn kill_and_reap_ends_the_whole_group_and_reaps_its_leader() {
     let dir = tempfile::tempdir().unwrap();
     let leader = background(dir.path(), "sleep 30 & echo $! > gc.pid; wait");
     let pid = leader.id() as i32;
-    let tracked = Interrupt::new().track(leader).unwrap();
+    let tracked = Supervisor::new().track(leader).unwrap();
     let grandchild = read_pid(&dir.path().join("gc.pid")).expect("the grandchild's pid");
     let _cleanup = KillOnDrop(vec![pid, grandchild]);
 

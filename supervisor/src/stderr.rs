@@ -1,6 +1,6 @@
-//! A child's stderr, when a hook's is kept: drained on a thread of its own
+//! A child's stderr, when its end is kept: drained on a thread of its own
 //! while the child runs, its last bytes kept, and the drain ended with the
-//! hook.
+//! child.
 
 use std::os::fd::OwnedFd;
 
@@ -9,25 +9,33 @@ use rustix::io::Errno;
 
 use super::wait::set_nonblocking;
 
-/// The end of what a `run` hook wrote to its stderr: at most `limit` bytes,
-/// the last ones. Opt-in ([`Hooks::capture_stderr`](crate::Hooks::capture_stderr)):
-/// by default a hook's stderr is null.
-#[derive(Debug)]
-pub(crate) struct Capture {
+/// The end of what a child wrote to its stderr: at most `limit` bytes, the
+/// last ones, filled by
+/// [`Supervisor::run_argv_keeping_stderr`](crate::Supervisor::run_argv_keeping_stderr).
+/// Opt-in: by default a child's stderr is null.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StderrTail {
     pub(super) limit: usize,
-    pub(crate) tail: Vec<u8>,
+    pub(super) tail: Vec<u8>,
 }
 
-impl Capture {
-    pub(crate) fn new(limit: usize) -> Self {
-        Capture {
+impl StderrTail {
+    /// Returns an empty tail that keeps at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        StderrTail {
             limit,
             tail: Vec::new(),
         }
     }
+
+    /// Returns the last bytes the child wrote to its stderr, at most the
+    /// limit; empty before a run, or when it wrote nothing.
+    pub fn bytes(&self) -> &[u8] {
+        &self.tail
+    }
 }
 
-/// At most this much is read from a hook's stderr once the hook has ended
+/// At most this much is read from a child's stderr once the child has ended
 /// (what it left in the pipe; a grandchild may still be writing to it):
 /// more than a pipe holds by default, and a bound on a writer that never
 /// stops.
@@ -35,17 +43,17 @@ const FINAL_READ: usize = 1 << 20;
 
 /// Reads a child's stderr on a thread of its own while the child runs, so
 /// that a child writing megabytes never blocks on a full pipe, keeping only
-/// the last `limit` bytes. The drain ends with the hook: [`finish`]
+/// the last `limit` bytes. The drain ends with the child: [`finish`]
 /// (called once the child is reaped) tells the thread to read what is left
 /// in the pipe and stop, and joins it. A grandchild that keeps the pipe open
 /// then holds nothing of ours: before, the thread waited for its end of
-/// file, and each such event left a thread and a pipe behind until hooks
+/// file, and each such run left a thread and a pipe behind until runs
 /// failed with "Too many open files".
 ///
 /// [`finish`]: Drainer::finish
 pub(super) struct Drainer {
     tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
-    /// Dropped to tell the thread that the hook has ended.
+    /// Dropped to tell the thread that the child has ended.
     stop: OwnedFd,
     thread: std::thread::JoinHandle<()>,
 }
@@ -88,7 +96,7 @@ impl Drainer {
         Some(Drainer { tail, stop, thread })
     }
 
-    /// The tail: the thread is told the hook has ended, reads what is left
+    /// Returns the tail: the thread is told the child has ended, reads what is left
     /// in the pipe, and is joined.
     pub(super) fn finish(self) -> Vec<u8> {
         drop(self.stop);

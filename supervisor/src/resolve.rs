@@ -30,14 +30,21 @@ pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
     kept
 }
 
-/// The program `argv[0]` names, as an absolute path when `root` is one.
+/// Returns the program `program` names as [`resolve_program`](crate::resolve_program)
+/// finds it, with `path_var` standing for `PATH` (`None`: unset, and
+/// `/bin:/usr/bin` searched), for a caller that reads `PATH` once for
+/// several programs. An absolute path when `root` is one.
 ///
 /// A name containing `/` is `root` joined with it (an absolute path stays
 /// as it is). A bare name is searched for in the absolute entries of
 /// `path_var` only: an empty, `.` or other relative entry would resolve
 /// against the working directory, which is the repository, and a file
 /// planted there must never run.
-pub(crate) fn resolve(
+///
+/// # Errors
+/// [`ProcessError::NotFound`] when a bare name is in no absolute entry of
+/// `path_var`, or `program` is empty.
+pub fn resolve_program_in(
     program: &str,
     root: &Path,
     path_var: Option<&OsStr>,
@@ -59,7 +66,10 @@ pub(crate) fn resolve(
         .ok_or_else(not_found)
 }
 
-pub(crate) fn is_executable(path: &Path) -> bool {
+/// Returns whether `path` is, after following links, a regular file that
+/// someone may execute (any of its execute bits set): what the search of
+/// `PATH` takes for a program.
+pub fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
@@ -82,27 +92,27 @@ mod tests {
         let abs = bin.path().display().to_string();
         let r = root.path();
 
-        let found = resolve("tool", r, path(format!(".::bin:{abs}")).as_deref());
+        let found = resolve_program_in("tool", r, path(format!(".::bin:{abs}")).as_deref());
         assert_eq!(found.unwrap(), bin.path().join("tool"));
         for only_relative in [".", "", ":", "bin:.", "./"] {
-            let got = resolve("tool", r, path(only_relative.to_owned()).as_deref());
+            let got = resolve_program_in("tool", r, path(only_relative.to_owned()).as_deref());
             assert!(
                 matches!(got, Err(ProcessError::NotFound { .. })),
                 "PATH={only_relative:?}: {got:?}"
             );
         }
-        assert!(resolve("plain", r, path(abs.clone()).as_deref()).is_err());
-        assert!(resolve("", r, path(abs.clone()).as_deref()).is_err());
+        assert!(resolve_program_in("plain", r, path(abs.clone()).as_deref()).is_err());
+        assert!(resolve_program_in("", r, path(abs.clone()).as_deref()).is_err());
         // Containing `/`: the root's, never PATH's; absolute stays absolute.
         assert_eq!(
-            resolve("./scripts/x", r, None).unwrap(),
+            resolve_program_in("./scripts/x", r, None).unwrap(),
             r.join("./scripts/x")
         );
         assert_eq!(
-            resolve("/usr/bin/env", r, None).unwrap(),
+            resolve_program_in("/usr/bin/env", r, None).unwrap(),
             Path::new("/usr/bin/env")
         );
         // Unset PATH: the absolute default.
-        assert!(resolve("sh", r, None).unwrap().is_absolute());
+        assert!(resolve_program_in("sh", r, None).unwrap().is_absolute());
     }
 }

@@ -12,14 +12,14 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use crate::conditions::glob::Glob;
-use crate::conditions::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
-use crate::conditions::{Entries, Node, RawWhere, WhereError};
 use crate::key::WHERE;
 use crate::position::toml_key;
 use crate::raw::Cx;
 use crate::registry::{Field, FieldKind, HookEvents, HookFilter, Kind, did_you_mean};
 use crate::table_error::{TableError, TableErrorKind};
+use crate::r#where::glob::Glob;
+use crate::r#where::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
+use crate::r#where::{Entries, Node, RawWhere, WhereError};
 
 /// One field of `where` for one event of `on`: the event and the field.
 struct Target {
