@@ -6,6 +6,32 @@
 //! are kept here, once. This crate is the only code of io-harness allowed
 //! to open a file (clippy's `disallowed-methods` keeps the rest to it).
 //!
+//! ```
+//! use io_beneath::{Error, Open, Root};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir(dir.path().join("state"))?;
+//! std::fs::write(dir.path().join("notes.md"), "# notes\n")?;
+//! std::os::unix::fs::symlink("/etc", dir.path().join("etc"))?;
+//! std::os::unix::fs::symlink("state", dir.path().join("cache"))?;
+//!
+//! let root = Root::open(dir.path())?.own("state");
+//! let notes = root.open_file("notes.md", &Open::read())?;
+//! assert!(!notes.via().through_link());
+//!
+//! // A link out of the root, and a link into what the program owns.
+//! assert!(matches!(root.open_file("etc/passwd", &Open::read()), Err(Error::Outside { .. })));
+//! let into_state = root.open_file("cache/x", &Open::write().create(0o600));
+//! assert!(matches!(into_state, Err(Error::Owned)));
+//! assert!(!dir.path().join("state/x").exists());
+//!
+//! // The program's own state, by its name, with no link on the way.
+//! let file = root.open_file("state/run.jsonl", &Open::append().create(0o600).dirs(0o700))?;
+//! drop(file);
+//! assert!(dir.path().join("state/run.jsonl").is_file());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # What it guarantees
 //!
 //! The root is usually a repository someone else wrote. Every name under it
@@ -57,33 +83,11 @@
 //! again, at most four times in all as cap-std does, and the path is then
 //! walked for that open.
 //!
-//! # Example
+//! # Errors
 //!
-//! ```
-//! use io_beneath::{Error, Open, Root};
-//!
-//! let dir = tempfile::tempdir()?;
-//! std::fs::create_dir(dir.path().join("state"))?;
-//! std::fs::write(dir.path().join("notes.md"), "# notes\n")?;
-//! std::os::unix::fs::symlink("/etc", dir.path().join("etc"))?;
-//! std::os::unix::fs::symlink("state", dir.path().join("cache"))?;
-//!
-//! let root = Root::open(dir.path())?.own("state");
-//! let notes = root.open_file("notes.md", &Open::read())?;
-//! assert!(!notes.via().through_link());
-//!
-//! // A link out of the root, and a link into what the program owns.
-//! assert!(matches!(root.open_file("etc/passwd", &Open::read()), Err(Error::Outside { .. })));
-//! let into_state = root.open_file("cache/x", &Open::write().create(0o600));
-//! assert!(matches!(into_state, Err(Error::Owned)));
-//! assert!(!dir.path().join("state/x").exists());
-//!
-//! // The program's own state, by its name, with no link on the way.
-//! let file = root.open_file("state/run.jsonl", &Open::append().create(0o600).dirs(0o700))?;
-//! drop(file);
-//! assert!(dir.path().join("state/run.jsonl").is_file());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! [`Error`]'s `Display` says the whole of it, an OS error without std's
+//! " (os error N)", and `source()` returns nothing: a chain printer shows
+//! each cause once.
 
 #![forbid(unsafe_code)]
 // This crate is the one place a file is opened: the workspace's
@@ -114,9 +118,10 @@ use rustix::io::Errno;
 /// again in this process.
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 
-/// A directory that files are reached beneath, by the rules of the
-/// [crate](self): the one capability this crate opens files through. It
-/// holds the path as given, that path made absolute (without resolving
+/// A directory beneath which paths are resolved: the one capability this
+/// crate opens files through, by the rules of the [crate](self).
+///
+/// It holds the path as given, that path made absolute (without resolving
 /// links) when the root was made, and a descriptor of the directory from
 /// which every name under it is resolved, so a root renamed or replaced
 /// meanwhile changes nothing.
@@ -224,8 +229,10 @@ pub struct Open {
 }
 
 impl Open {
-    /// Returns an open for reading. A directory is opened too (its read fails, naming
-    /// it); a FIFO, socket or device is refused.
+    /// Returns an open for reading.
+    ///
+    /// A directory is opened too (its read fails, naming it); a FIFO, a
+    /// socket or a device is refused.
     pub fn read() -> Self {
         Open {
             write: false,
@@ -385,7 +392,7 @@ impl Opened {
     /// the limit is held.
     ///
     /// # Errors
-    /// A read that fails (a directory: "Is a directory").
+    /// When a read fails (of a directory: "Is a directory").
     pub fn read_bounded(self, limit: u64) -> io::Result<Option<Vec<u8>>> {
         read_bounded(self.file, limit)
     }
@@ -395,7 +402,7 @@ impl Opened {
     /// holding more than `limit` bytes whatever the file's size.
     ///
     /// # Errors
-    /// A read that fails (a directory: "Is a directory").
+    /// When a read fails (of a directory: "Is a directory").
     pub fn read_head(self, limit: u64) -> io::Result<Vec<u8>> {
         let mut bytes = Vec::new();
         self.file.take(limit).read_to_end(&mut bytes)?;
@@ -422,6 +429,8 @@ fn read_bounded(mut file: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> 
 }
 
 /// Why a file could not be reached beneath the root.
+///
+/// Its `Display` says the whole of it, and `source()` returns nothing.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -555,10 +564,12 @@ impl Root {
         }
     }
 
-    /// Names a top-level entry of the root (as `.io`) whose whole tree is
-    /// the program's own state: reached with no symbolic link, and never
-    /// through one from elsewhere. A name matches in any ASCII case, since a
-    /// file system that folds case opens `.IO` as `.io`.
+    /// Returns this root with `name`, a top-level entry of it (as `.io`),
+    /// as the program's own state.
+    ///
+    /// Its whole tree is reached with no symbolic link, and never through
+    /// one from elsewhere. A name matches in any ASCII case, since a file
+    /// system that folds case opens `.IO` as `.io`.
     pub fn own(mut self, name: impl Into<OsString>) -> Self {
         self.owned.push(name.into());
         self

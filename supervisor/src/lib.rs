@@ -118,11 +118,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// Runs an argv on a [`Supervisor`] of its own: never through a shell, the
-/// program found as [`resolve_program`] finds it, in `root`, with `input` on
-/// stdin then EOF, stderr to null, in a process group of its own that is
-/// killed, and reaped, if it is still running at `timeout`. Only stdout is
-/// the caller's choice.
+/// Runs an argv on a [`Supervisor`] of its own, and returns once the child
+/// has exited and been reaped.
+///
+/// Never through a shell: the program is found as [`resolve_program`] finds
+/// it and runs in `root`, with `input` on stdin then EOF and stderr to null,
+/// in a process group of its own that is killed, and reaped, if it is still
+/// running at `timeout`. Only stdout is the caller's choice.
 ///
 /// [`Supervisor::run_argv`] is the same with the child in flight on a
 /// shared [`Supervisor`], for a host that ends its children on Ctrl-C.
@@ -168,12 +170,14 @@ pub fn resolve_program(program: &str, root: &Path) -> Result<PathBuf, ProcessErr
     resolve_program_in(program, root, std::env::var_os("PATH").as_deref())
 }
 
-/// Runs a `Command` the caller has set up (program, arguments, working
-/// directory, environment, stdout, stderr) on a [`Supervisor`] of its own,
-/// as [`run_argv`] runs an argv: `input` on stdin then EOF, in a process
-/// group of its own that is killed and reaped if it is still running at
-/// `timeout`, waited on with a pidfd and no `SIGCHLD` handler. Only exit
-/// status 0 is success.
+/// Runs a `Command` the caller has set up on a [`Supervisor`] of its own,
+/// as [`run_argv`] runs an argv.
+///
+/// The caller sets the program, the arguments, the working directory, the
+/// environment, stdout and stderr; the child gets `input` on stdin then EOF,
+/// leads a process group of its own that is killed and reaped if it is
+/// still running at `timeout`, and is waited on with a pidfd and no
+/// `SIGCHLD` handler. Only exit status 0 is success.
 ///
 /// For a caller that must shape the child's environment (say, a `git` run
 /// with the repository's `GIT_*` variables removed). The program should be an

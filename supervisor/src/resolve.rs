@@ -30,10 +30,13 @@ pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
     kept
 }
 
-/// Returns the program `program` names as [`resolve_program`](crate::resolve_program)
-/// finds it, with `path_var` standing for `PATH` (`None`: unset, and
-/// `/bin:/usr/bin` searched), for a caller that reads `PATH` once for
-/// several programs. An absolute path when `root` is one.
+/// Returns the program `program` names, as
+/// [`resolve_program`](crate::resolve_program) finds it, with `path_var`
+/// for `PATH`.
+///
+/// For a caller that reads `PATH` once for several programs; `None` is an
+/// unset `PATH`, and then `/bin:/usr/bin` is searched. The path returned is
+/// absolute when `root` is.
 ///
 /// A name containing `/` is `root` joined with it (an absolute path stays
 /// as it is). A bare name is searched for in the absolute entries of

@@ -76,10 +76,12 @@ impl Supervisor {
     }
 
     /// Runs an argv as [`run_argv`](Self::run_argv) does with stdout to
-    /// null, and, with `stderr` given, keeps the last bytes the child wrote
-    /// to its stderr there (its stderr is drained on a thread of its own
-    /// while it runs, so a child writing megabytes never blocks); without,
-    /// its stderr is null. What io-hooks' `run` hook runs each event with.
+    /// null, keeping the end of its stderr in `stderr` when given.
+    ///
+    /// With a tail, the child's stderr is drained on a thread of its own
+    /// while it runs, so a child writing megabytes never blocks, and its
+    /// last bytes are kept; without, its stderr is null. io-hooks' `run`
+    /// hook runs each event with it.
     ///
     /// `root` should be absolute, as a hook's root is: a relative one is
     /// the child's working directory, and the program a relative path from

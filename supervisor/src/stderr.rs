@@ -9,10 +9,11 @@ use rustix::io::Errno;
 
 use super::wait::set_nonblocking;
 
-/// The end of what a child wrote to its stderr: at most `limit` bytes, the
-/// last ones, filled by
-/// [`Supervisor::run_argv_keeping_stderr`](crate::Supervisor::run_argv_keeping_stderr).
-/// Opt-in: by default a child's stderr is null.
+/// The last bytes a child wrote to its stderr, at most `limit` of them.
+///
+/// Filled by
+/// [`Supervisor::run_argv_keeping_stderr`](crate::Supervisor::run_argv_keeping_stderr);
+/// opt-in: by default a child's stderr is null.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StderrTail {
     pub(super) limit: usize,

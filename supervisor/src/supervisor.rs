@@ -14,11 +14,13 @@ use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::error::ProcessError;
 
-/// A cloneable handle on every child spawned through it and not yet reaped:
-/// what is run with [`run_argv`](Self::run_argv),
+/// A cloneable handle on the children spawned through it and not yet
+/// reaped.
+///
+/// Those are what is run with [`run_argv`](Self::run_argv),
 /// [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr) (io-hooks'
-/// `run` hooks) or [`run_command`](Self::run_command), or registered with
-/// [`track`](Self::track).
+/// `run` hooks) or [`run_command`](Self::run_command), and what is
+/// registered with [`track`](Self::track).
 ///
 /// [`interrupt`](Self::interrupt) kills the process group of each (every
 /// child leads its own) and makes every later spawn through the handle
@@ -106,8 +108,8 @@ impl Supervisor {
         self.lock().in_flight
     }
 
-    /// Waits up to `limit` until no child spawned through this handle
-    /// (tracked ones aside) is left unreaped. Returns whether none is.
+    /// Returns whether every child spawned through this handle (tracked
+    /// ones aside) is reaped, waiting up to `limit` for it.
     pub fn wait_reaped(&self, limit: Duration) -> bool {
         let deadline = Instant::now().checked_add(limit);
         let mut state = self.lock();
@@ -129,9 +131,11 @@ impl Supervisor {
         true
     }
 
-    /// Returns a [`Tracked`] holding a child the caller spawned itself,
-    /// leading a process group of its own (`process_group(0)`), as a
-    /// background process is: an interrupt kills its group for as long as the [`Tracked`] holds it
+    /// Returns a [`Tracked`] holding `child`, which the caller spawned
+    /// itself leading a process group of its own (`process_group(0)`), as
+    /// a background process is.
+    ///
+    /// An interrupt kills its group for as long as the [`Tracked`] holds it
     /// unreaped. The caller still decides when it is polled and reaped,
     /// through [`Tracked`]; [`wait_reaped`](Self::wait_reaped) does not
     /// wait for it.
@@ -188,12 +192,14 @@ impl Supervisor {
     }
 }
 
-/// A child leading its own process group, held for [`Supervisor::track`]:
-/// its group is killed by an interrupt until it is reaped, and it is only
+/// A child leading its own process group, held for [`Supervisor::track`].
+///
+/// Its group is killed by an interrupt until it is reaped, and it is only
 /// ever reaped here, after its group is no longer a target, so an interrupt
 /// never signals an id that may have been reused.
 ///
-/// Dropped unreaped, it stays registered no longer, and is left running.
+/// Dropped unreaped, it is no longer registered, and the child is left
+/// running.
 #[derive(Debug)]
 pub struct Tracked {
     supervisor: Supervisor,
