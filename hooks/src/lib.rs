@@ -99,7 +99,7 @@
 //! - that action, its executor ([`Execute`]): `describe`, [`Effects`],
 //!   `prepare`, which tells a [`Prepare`] what will make the hook fail each
 //!   time (a problem of its own type, reached with
-//!   [`ProblemKind::downcast_ref`]), and `execute`, given a [`Fire`] with
+//!   [`Problem::downcast_ref`]), and `execute`, given a [`Fire`] with
 //!   the event's tag and line, the root, the deadline and the
 //!   [`Supervisor`](io_supervisor::Supervisor), failing with a type of its own through
 //!   [`HookFailure::Action`].
@@ -227,7 +227,9 @@
 //!
 //! One convention for every error type here ([`TableError`],
 //! [`UnknownEvent`], [`HookFailure`], [`ProcessError`](io_supervisor::ProcessError),
-//! [`AppendFailure`], [`Problem`], [`TagCheckError`]):
+//! [`Problem`], [`TagCheckError`], and the built-in actions' own problems
+//! and failures, which an embedder reads through [`Problem`] and
+//! [`HookFailure`]):
 //!
 //! - it implements [`std::error::Error`], and its `Display` is one whole
 //!   message an operator can act on: what failed, where (file, key path
@@ -243,9 +245,10 @@
 //!   returning `Result<(), Box<dyn Error>>` prints what an operator reads;
 //!   the others derive it over their public fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
-//!   on ([`TableErrorKind`], [`ProblemKind`], which is an error too, so that
-//!   it can stand on its own, as is each action's own problem type,
-//!   [`RunProblem`] and [`AppendProblem`]);
+//!   on ([`TableErrorKind`], [`WhereError`]); a [`Problem`] says its
+//!   action ([`Problem::action`]), its message and its hint, and an
+//!   embedder's action's own problem type is reached with
+//!   [`Problem::downcast_ref`];
 //! - no message names a file, a section or an event the embedder did not
 //!   give: files and sections come from its [`Layout`], events from its enum.
 //!
@@ -383,8 +386,8 @@ mod tag_check;
 mod r#where;
 
 pub use action::{
-    Action, ActionKind, ActionTable, AppendAction, AppendFailure, AppendProblem, DEFAULT_TIMEOUT,
-    Effects, Execute, Fire, Prepare, ProblemKind, RunAction, RunProblem,
+    Action, ActionKind, ActionTable, AppendAction, DEFAULT_TIMEOUT, Effects, Execute, Fire,
+    Prepare, RunAction,
 };
 pub use failure::HookFailure;
 pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};

@@ -591,7 +591,8 @@ impl Prepare<'_> {
     /// Tells the engine of something that will make this hook fail each
     /// time it fires, in the action's words: `problem` says what is wrong
     /// (a type of the action's own, which a host reaches with
-    /// [`ProblemKind::downcast_ref`], or a `String`), `hint` what the
+    /// [`Problem::downcast_ref`](crate::Problem::downcast_ref), or a
+    /// `String`), `hint` what the
     /// operator can do about it. The hook is kept, and the problem is said
     /// at load ([`Hooks::problems`](crate::Hooks::problems)).
     pub fn problem(

@@ -9,8 +9,7 @@ mod file;
 mod keys;
 pub(crate) mod problem;
 
-pub use failure::AppendFailure;
-pub use problem::AppendProblem;
+pub(crate) use problem::AppendProblem;
 
 use std::path::{Path, PathBuf};
 

@@ -10,8 +10,6 @@ mod check;
 mod keys;
 pub(crate) mod problem;
 
-pub use problem::RunProblem;
-
 use std::path::Path;
 
 use crate::action::interface::{
