@@ -3,8 +3,9 @@
 //! what each hook did with an event ([`HookRun`]).
 //!
 //! The top of the crate's layers: it prepares and executes the actions
-//! (`action/`), which use the process runner (`process/`), the hooks' root
-//! (an `io_beneath::Root`) and the failure types (`failure.rs`); none of
+//! (`action/`), which use the process supervisor (`io_supervisor`), the
+//! hooks' root (an `io_beneath::Root`) and the failure types
+//! (`hook_failure.rs`); none of
 //! those names this module (`hooks/tests/layers.rs` checks that the modules
 //! name one another in no circle).
 
@@ -13,7 +14,7 @@ mod background;
 pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
 use background::{Report, Start, Worker};
 use io_beneath::Root;

@@ -65,14 +65,14 @@
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
-//! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
+//! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
 //! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
-//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
+//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problem building one finds, as a hook's [`Problem`] holds it (`problem_kind.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
 //! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
@@ -190,8 +190,9 @@
 //! ```
 //!
 //! Inside the crate, the built-in actions are modules of `action/` that
-//! implement the same two traits (`append/`, `run/`: `keys.rs`,
-//! `problem.rs`, and their mechanism, `file.rs` and `failure.rs` or
+//! implement the same two traits (`append/`: `append_key.rs`,
+//! `append_problem.rs`, and its mechanism, the log file `log.rs` and
+//! `append_failure.rs`; `run/`: `run_key.rs`, `run_problem.rs` and
 //! `check.rs`), each one line of the one list of built-in kinds
 //! (`action::BUILT_IN`), from which the key table ([`schema::HOOK_KEYS`])
 //! is computed; `hooks/tests/layers.rs` checks that none names the list.
@@ -370,7 +371,7 @@ compile_error!(
 );
 
 mod action;
-mod failure;
+mod hook_failure;
 mod hooks;
 mod key;
 mod layout;
@@ -389,7 +390,7 @@ pub use action::{
     Action, ActionKind, ActionTable, AppendAction, DEFAULT_TIMEOUT, Effects, Execute, Fire,
     Prepare, RunAction,
 };
-pub use failure::HookFailure;
+pub use hook_failure::HookFailure;
 pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;

@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
-use super::problem::ProblemKind;
+use super::problem_kind::ProblemKind;
 use super::value;
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey, ON_FAILURE, TIMEOUT_MS};
 use crate::raw::{Cx, RawHook, RawValue};
 use crate::table_error::TableError;

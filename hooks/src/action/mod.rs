@@ -21,7 +21,7 @@
 
 mod append;
 mod interface;
-mod problem;
+mod problem_kind;
 mod run;
 mod shell;
 mod value;
@@ -32,7 +32,7 @@ pub(crate) use interface::DynAction;
 pub use interface::{
     Action, ActionKind, ActionTable, DEFAULT_TIMEOUT, Effects, Execute, Fire, Prepare,
 };
-pub(crate) use problem::ProblemKind;
+pub(crate) use problem_kind::ProblemKind;
 pub use run::RunAction;
 pub(crate) use run::RunKind;
 
@@ -216,7 +216,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::append::AppendProblem;
-    use super::run::problem::RunProblem;
+    use super::run::run_problem::RunProblem;
 
     /// A problem about a path in the kernel's trees gets no hint, whichever
     /// action's it is: no command there makes a hook work.

@@ -13,8 +13,8 @@ use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 use toml::de::DeTable;
 
+use super::key_table::HOOK_KEYS;
 use super::keypath;
-use super::keys::HOOK_KEYS;
 use super::placement::hidden_hook;
 use super::read::{self, HookTable};
 use super::scope::{self, Scope};

@@ -174,7 +174,7 @@ impl RunProblem {
     /// What the operator can do about it, none in the kernel's trees
     /// ([`Problem::hint`](crate::Problem::hint)).
     pub(crate) fn operator_hint(&self) -> Option<String> {
-        crate::action::problem::hint(self.path(), self.hint())
+        crate::action::problem_kind::hint(self.path(), self.hint())
     }
 
     /// The file the problem is about, when it is about one.

@@ -61,7 +61,7 @@ mod tests {
     use std::error::Error as _;
 
     use super::*;
-    use crate::failure::HookFailure;
+    use crate::hook_failure::HookFailure;
 
     /// As every failure of the crate: an OS cause is said once, in the
     /// operator's words, and `source()` gives nothing, so a chain printer

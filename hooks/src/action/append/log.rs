@@ -12,8 +12,8 @@ use rustix::io::Errno;
 
 use io_beneath::{Kind, Open, Opened, Root};
 
-use super::failure::AppendFailure;
-use super::problem::AppendProblem;
+use super::append_failure::AppendFailure;
+use super::append_problem::AppendProblem;
 use crate::action::shell::shell_would_expand;
 use crate::message::OsMessage;
 
