@@ -52,7 +52,6 @@ mod event;
 mod event_schema;
 mod hook_schema;
 mod observer;
-mod os_message;
 mod raw_json;
 pub mod replay;
 pub mod run;
@@ -88,7 +87,6 @@ pub use io_hooks::{
 /// same reason.
 pub use io_supervisor::{ProcessError, Supervisor};
 pub use observer::Observer;
-pub use os_message::OsMessage;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 pub use supervisor::process_supervisor;

@@ -64,7 +64,7 @@
 //! | --- | --- | --- |
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
-//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
+//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`text::os_error`), text from a file, invisible characters |
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
@@ -428,10 +428,11 @@ pub mod schema {
 /// configuration errors should read the same way: a "did you mean"
 /// suggestion, a key written as TOML writes it, a table that refuses an
 /// array of tables with the same message a hook table does, the source
-/// line an error points into, cut to a bounded width, and the characters
-/// a terminal shows as nothing, which outside text must have escaped.
+/// line an error points into, cut to a bounded width, an OS error without
+/// std's " (os error N)", and the characters a terminal shows as nothing,
+/// which outside text must have escaped.
 pub mod text {
-    pub use crate::message::is_invisible;
+    pub use crate::message::{is_invisible, os_error};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::message::OsMessage;
+use crate::message::os_error;
 
 /// Why an `append` hook failed, as its module says it. A hook's failure
 /// carries it as [`HookFailure::Action`](crate::HookFailure::Action) with
@@ -41,7 +41,7 @@ impl fmt::Display for AppendFailure {
                 f,
                 "could not append to `{}`: {}",
                 path.display(),
-                OsMessage(cause)
+                os_error(cause)
             ),
             AppendFailure::ShortWrite { path, written, len } => write!(
                 f,
