@@ -52,7 +52,6 @@ mod event;
 mod event_schema;
 mod hook_schema;
 mod observer;
-mod os_message;
 mod raw_json;
 pub mod replay;
 pub mod run;
@@ -80,15 +79,14 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// The engine's types that this crate's API hands out or takes, so that a
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
-    Action, AppendAction, AppendFailure, AppendProblem, Effects, Flow, HookEvents, HookFailure,
-    HookFilter, HookRun, HookSpec, Kind, OnFailure, Origin, Problem, ProblemKind, RunAction,
-    RunProblem, TableError, TableErrorKind, UnknownEvent, text::SourceLine,
+    Action, AppendAction, Effects, Flow, HookEvents, HookFailure, HookFilter, HookRun, HookSpec,
+    Kind, OnFailure, Origin, Problem, RunAction, TableError, TableErrorKind, UnknownEvent,
+    text::SourceLine,
 };
 /// The supervisor's types that this crate's API hands out or takes, for the
 /// same reason.
 pub use io_supervisor::{ProcessError, Supervisor};
 pub use observer::Observer;
-pub use os_message::OsMessage;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 pub use supervisor::process_supervisor;

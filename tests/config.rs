@@ -776,7 +776,7 @@ fn a_symlink_loop_is_an_error_naming_the_loop() {
         format!(
             "{}: cannot be read: {}",
             f.local_file().display(),
-            io_harness::OsMessage(&cause)
+            io_hooks::text::os_error(&cause)
         )
     );
 }

@@ -11,7 +11,7 @@
 //!   folder of a workspace member (`hooks/src/hooks.rs`, `tests/docs.rs`,
 //!   `src/cli/`, `.ci/run`): it must exist as written;
 //! - a word ending in `.rs` that holds a `/` but starts elsewhere
-//!   (`action/append/file.rs`, written relative to a crate's `src/`): it
+//!   (`action/append/log.rs`, written relative to a crate's `src/`): it
 //!   must exist under some member's `src/` or `tests/`;
 //! - in a member's README, either of these may also be written from the
 //!   member's folder (`tests/run.rs` in outside/ci-runner/README.md);
@@ -295,7 +295,7 @@ fn the_scan_finds_paths_where_the_docs_write_them() {
     assert_eq!(judge("hooks/src/lib.rs", &tops, &bases), Some(true));
     assert_eq!(judge("src/cli/", &tops, &bases), Some(true));
     // Relative to a crate's `src/`.
-    assert_eq!(judge("action/append/file.rs", &tops, &bases), Some(true));
+    assert_eq!(judge("action/append/log.rs", &tops, &bases), Some(true));
     assert_eq!(judge("exec/run.rs", &tops, &bases), Some(false));
     // Placeholders cut the path; what a build makes, URLs and words that
     // are no path are not judged.

@@ -25,7 +25,7 @@ fn chain(error: &dyn Error) -> Vec<String> {
 }
 
 /// A message without std's " (os error N)" suffix, so a cause an outer
-/// message quotes through `OsMessage` is still recognised.
+/// message quotes through `io_hooks::text::os_error` is still recognised.
 fn without_os_code(text: &str) -> &str {
     match text.rfind(" (os error ") {
         Some(at) if text.ends_with(')') => &text[..at],

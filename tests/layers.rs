@@ -16,7 +16,7 @@
 //! starts with a child the file declares, outside comments and the
 //! `#[cfg(test)] mod tests` at a file's end. A path names the deepest
 //! module it reaches; inside a crate a module is named by its path, not
-//! through the crate root's re-exports (`crate::OsMessage`), which would
+//! through the crate root's re-exports (`crate::RawJson`), which would
 //! hide which module it is.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,12 +26,10 @@ use std::path::{Path, PathBuf};
 /// The library's layers, bottom to top: each top-level module of
 /// `lib.rs`, and the layer it sits in.
 const LIBRARY: &[(usize, &[&str])] = &[
-    // The words: the events, an OS error as read, free-form JSON, the
-    // tools' names; and the process's one interrupt.
-    (
-        1,
-        &["event", "os_message", "raw_json", "tool_name", "supervisor"],
-    ),
+    // The words: the events, free-form JSON, the tools' names; and the
+    // process's one interrupt. (An OS error as read is io-hooks'
+    // `text::os_error`.)
+    (1, &["event", "raw_json", "tool_name", "supervisor"]),
     // What is built on the events: the config, the observer, the events'
     // schema and docs, the hook tables' schema.
     (2, &["config", "observer", "event_schema", "hook_schema"]),

@@ -3,9 +3,8 @@
 //! own: this file names each one through `io_harness` alone.
 
 use io_harness::{
-    Action, AppendFailure, AppendProblem, Config, ConfigError, Cost, Effects, EventKind,
-    HookFailure, HookFilter, Kind, Origin, ProblemKind, ProcessError, RunProblem, SourceLine,
-    Supervisor, TableErrorKind, UnknownEvent,
+    Action, Config, ConfigError, Cost, Effects, EventKind, HookFailure, HookFilter, Kind, Origin,
+    Problem, ProcessError, SourceLine, Supervisor, TableErrorKind, UnknownEvent,
 };
 
 #[test]
@@ -20,22 +19,13 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     let supervisor: &Supervisor = io_harness::process_supervisor();
     assert_eq!(supervisor.in_flight(), 0);
 
-    // A hook's failure carries the process runner's error, or an action's
-    // own (`append`'s), both named through `io_harness`.
+    // A hook's failure carries the process runner's error, named through
+    // `io_harness` (an action's own failure is read by its message).
     let failure = HookFailure::from(ProcessError::Exit { code: 3 });
     assert!(matches!(
         failure,
         HookFailure::Process(ProcessError::Exit { code: 3 })
     ));
-    let short = AppendFailure::ShortWrite {
-        path: "log".into(),
-        written: 1,
-        len: 2,
-    };
-    assert_eq!(
-        HookFailure::action("append", short).to_string(),
-        "could not append to `log`: wrote 1 of 2 bytes"
-    );
 
     let e = Config::from_toml("model = 1\nx = ?\n").expect_err("not TOML");
     let ConfigError::Table(table) = &e else {
@@ -46,22 +36,29 @@ fn the_engine_types_in_the_api_are_reachable_through_io_harness() {
     let line: Option<&SourceLine> = e.source_line();
     assert_eq!(line.map(|l| l.line), Some(2));
 
-    // A problem is one action's own, each named through `io_harness`.
+    // A problem says its action, its message and its hint, named through
+    // `io_harness`.
     let dir = tempfile::tempdir().expect("a temporary directory");
     let specs = vec![
         io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::run(["no-such-x"])),
         io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::append(dir.path())),
     ];
     let problems = io_hooks::Hooks::check(&specs, dir.path());
-    let kinds: Vec<&ProblemKind> = problems.iter().map(|p| &p.kind).collect();
-    let run = kinds[0].downcast_ref::<RunProblem>();
-    assert!(matches!(run, Some(RunProblem::NotInPath { .. })), "{run:?}");
-    let append = kinds[1].downcast_ref::<AppendProblem>();
+    let problems: Vec<&Problem> = problems.iter().collect();
+    assert_eq!(problems[0].action(), "run");
     assert!(
-        matches!(append, Some(AppendProblem::IsDirectory { .. })),
-        "{append:?}"
+        problems[0]
+            .message()
+            .starts_with("`no-such-x` is not an executable file in any absolute `PATH` entry"),
+        "{}",
+        problems[0]
     );
-    assert!(kinds[0].hint().is_some() && kinds[1].hint().is_some());
+    assert_eq!(problems[1].action(), "append");
+    assert_eq!(
+        problems[1].message(),
+        format!("append: `{}` is a directory", dir.path().display())
+    );
+    assert!(problems[0].hint().is_some() && problems[1].hint().is_some());
 
     // Where a hook was written, named through `io_harness`.
     let spec = io_harness::HookSpec::<EventKind>::new(HookFilter::ALL, Action::run(["true"]))

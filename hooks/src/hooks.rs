@@ -3,8 +3,9 @@
 //! what each hook did with an event ([`HookRun`]).
 //!
 //! The top of the crate's layers: it prepares and executes the actions
-//! (`action/`), which use the process runner (`process/`), the hooks' root
-//! (an `io_beneath::Root`) and the failure types (`failure.rs`); none of
+//! (`action/`), which use the process supervisor (`io_supervisor`), the
+//! hooks' root (an `io_beneath::Root`) and the failure types
+//! (`hook_failure.rs`); none of
 //! those names this module (`hooks/tests/layers.rs` checks that the modules
 //! name one another in no circle).
 
@@ -13,7 +14,7 @@ mod background;
 pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
 
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
 use background::{Report, Start, Worker};
 use io_beneath::Root;
@@ -172,9 +173,8 @@ impl<E: HookEvents> Hooks<E> {
     /// with a root too, against which their relative `append` paths were
     /// resolved: it must be this one, the same directory however spelt
     /// (`""`, `.` and the working directory are one). An `append` hook read
-    /// with another is a problem
-    /// ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)), and
-    /// nothing is created for it.
+    /// with another is a problem (which names both roots), and nothing is
+    /// created for it.
     ///
     /// Every `append` file is created here, empty and with mode 0600, when
     /// it does not exist yet (an existing file is never truncated), so an
@@ -286,7 +286,7 @@ impl<E: HookEvents> Hooks<E> {
     /// dry run, or a checker that must leave the disk as it found it.
     ///
     /// ```
-    /// use io_hooks::{Action, AppendProblem, HookFilter, HookSpec, Hooks};
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
@@ -296,8 +296,15 @@ impl<E: HookEvents> Hooks<E> {
     ///     Action::append(dir.path().join("nope/audit.jsonl")),
     /// )];
     /// let problems = Hooks::check(&specs, dir.path());
-    /// let problem = problems[0].kind.downcast_ref::<AppendProblem>();
-    /// assert!(matches!(problem, Some(AppendProblem::NoParent { .. })));
+    /// assert_eq!(problems[0].action(), "append");
+    /// assert_eq!(
+    ///     problems[0].message(),
+    ///     format!(
+    ///         "append: `{}` cannot be created: there is no directory `{}`",
+    ///         dir.path().join("nope/audit.jsonl").display(),
+    ///         dir.path().join("nope").display()
+    ///     )
+    /// );
     /// assert_eq!(problems[0].number(), 1);
     /// assert_eq!(problems[0].origin.key(), "hook[1]"); // built in code: no file
     /// assert!(problems[0].hint().unwrap().starts_with("create it: mkdir -p "));
@@ -732,8 +739,8 @@ pub struct Problem {
     /// (`index + 1`) with no file for a hook built in code: what its
     /// messages name it.
     pub origin: Origin,
-    /// What is wrong.
-    pub kind: ProblemKind,
+    /// What is wrong, as the action says it, and the hint.
+    kind: ProblemKind,
 }
 
 impl Problem {
@@ -744,9 +751,31 @@ impl Problem {
         self.index + 1
     }
 
-    /// What the operator can do about it, when there is something to say.
+    /// Returns the key of the hook's action (`append`).
+    pub fn action(&self) -> &'static str {
+        self.kind.action()
+    }
+
+    /// Returns what is wrong, as the action says it: the
+    /// [`Display`](fmt::Display) without the origin in front.
+    pub fn message(&self) -> String {
+        self.kind.to_string()
+    }
+
+    /// Returns what the operator can do about it: a command or an edit that
+    /// fixes it, or `None` when there is none to give. A path under
+    /// `/proc`, `/sys` or `/dev` (but `/dev/shm`, an ordinary file system)
+    /// gets none from a built-in action: the kernel owns those, and no
+    /// `mkdir` or `chmod` there makes a hook work.
     pub fn hint(&self) -> Option<String> {
         self.kind.hint()
+    }
+
+    /// Returns the problem as its action's own type, when it is a `T`: the
+    /// type an embedder's action gave
+    /// [`Prepare::problem`](crate::Prepare::problem).
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.kind.downcast_ref()
     }
 }
 
@@ -757,9 +786,10 @@ impl fmt::Display for Problem {
 }
 
 /// An error, so that a host may return it with `?`. As for the crate's
-/// errors, `Display` says all of it (the kind's text after the origin)
-/// and `source()` returns nothing, so a chain printer says nothing twice;
-/// the kind is the public [`kind`](Self::kind) field.
+/// errors, `Display` says all of it (the action's message after the
+/// origin) and `source()` returns nothing, so a chain printer says nothing
+/// twice; the action's own problem is reached with
+/// [`downcast_ref`](Problem::downcast_ref).
 impl std::error::Error for Problem {}
 
 /// What one matching hook did with one event, as given to the `report` of

@@ -64,15 +64,15 @@
 //! | --- | --- | --- |
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
-//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`OsMessage`), text from a file, invisible characters |
-//! | 2 | `failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
+//! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`text::os_error`), text from a file, invisible characters |
+//! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
 //! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
-//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problems building them finds (`problem.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
+//! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problem building one finds, as a hook's [`Problem`] holds it (`problem_kind.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
 //! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
@@ -99,7 +99,7 @@
 //! - that action, its executor ([`Execute`]): `describe`, [`Effects`],
 //!   `prepare`, which tells a [`Prepare`] what will make the hook fail each
 //!   time (a problem of its own type, reached with
-//!   [`ProblemKind::downcast_ref`]), and `execute`, given a [`Fire`] with
+//!   [`Problem::downcast_ref`]), and `execute`, given a [`Fire`] with
 //!   the event's tag and line, the root, the deadline and the
 //!   [`Supervisor`](io_supervisor::Supervisor), failing with a type of its own through
 //!   [`HookFailure::Action`].
@@ -190,8 +190,9 @@
 //! ```
 //!
 //! Inside the crate, the built-in actions are modules of `action/` that
-//! implement the same two traits (`append/`, `run/`: `keys.rs`,
-//! `problem.rs`, and their mechanism, `file.rs` and `failure.rs` or
+//! implement the same two traits (`append/`: `append_key.rs`,
+//! `append_problem.rs`, and its mechanism, the log file `log.rs` and
+//! `append_failure.rs`; `run/`: `run_key.rs`, `run_problem.rs` and
 //! `check.rs`), each one line of the one list of built-in kinds
 //! (`action::BUILT_IN`), from which the key table ([`schema::HOOK_KEYS`])
 //! is computed; `hooks/tests/layers.rs` checks that none names the list.
@@ -227,7 +228,9 @@
 //!
 //! One convention for every error type here ([`TableError`],
 //! [`UnknownEvent`], [`HookFailure`], [`ProcessError`](io_supervisor::ProcessError),
-//! [`AppendFailure`], [`Problem`], [`TagCheckError`]):
+//! [`Problem`], [`TagCheckError`], and the built-in actions' own problems
+//! and failures, which an embedder reads through [`Problem`] and
+//! [`HookFailure`]):
 //!
 //! - it implements [`std::error::Error`], and its `Display` is one whole
 //!   message an operator can act on: what failed, where (file, key path
@@ -243,9 +246,10 @@
 //!   returning `Result<(), Box<dyn Error>>` prints what an operator reads;
 //!   the others derive it over their public fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
-//!   on ([`TableErrorKind`], [`ProblemKind`], which is an error too, so that
-//!   it can stand on its own, as is each action's own problem type,
-//!   [`RunProblem`] and [`AppendProblem`]);
+//!   on ([`TableErrorKind`], [`WhereError`]); a [`Problem`] says its
+//!   action ([`Problem::action`]), its message and its hint, and an
+//!   embedder's action's own problem type is reached with
+//!   [`Problem::downcast_ref`];
 //! - no message names a file, a section or an event the embedder did not
 //!   give: files and sections come from its [`Layout`], events from its enum.
 //!
@@ -367,7 +371,7 @@ compile_error!(
 );
 
 mod action;
-mod failure;
+mod hook_failure;
 mod hooks;
 mod key;
 mod layout;
@@ -383,10 +387,10 @@ mod tag_check;
 mod r#where;
 
 pub use action::{
-    Action, ActionKind, ActionTable, AppendAction, AppendFailure, AppendProblem, DEFAULT_TIMEOUT,
-    Effects, Execute, Fire, Prepare, ProblemKind, RunAction, RunProblem,
+    Action, ActionKind, ActionTable, AppendAction, DEFAULT_TIMEOUT, Effects, Execute, Fire,
+    Prepare, RunAction,
 };
-pub use failure::HookFailure;
+pub use hook_failure::HookFailure;
 pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
@@ -424,10 +428,11 @@ pub mod schema {
 /// configuration errors should read the same way: a "did you mean"
 /// suggestion, a key written as TOML writes it, a table that refuses an
 /// array of tables with the same message a hook table does, the source
-/// line an error points into, cut to a bounded width, and the characters
-/// a terminal shows as nothing, which outside text must have escaped.
+/// line an error points into, cut to a bounded width, an OS error without
+/// std's " (os error N)", and the characters a terminal shows as nothing,
+/// which outside text must have escaped.
 pub mod text {
-    pub use crate::message::is_invisible;
+    pub use crate::message::{is_invisible, os_error};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;

@@ -1,16 +1,30 @@
 //! How a message quotes what it did not write: an OS error without std's
-//! error code ([`OsMessage`]), text read from a file escaped and cut
+//! error code ([`os_error`]), text read from a file escaped and cut
 //! ([`Shown`]), and the characters a terminal shows as something else, or
 //! as nothing ([`is_bidi`], [`is_invisible`]).
 
 use std::fmt;
 use std::io;
 
-/// An `io::Error` as an operator reads it: "Permission denied", without
-/// std's " (os error 13)". Every message of this crate that quotes an OS
-/// error writes it through this.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct OsMessage<'a>(pub(crate) &'a io::Error);
+/// Returns `e` as an operator reads it: "Permission denied", without std's
+/// " (os error 13)", which says the same again as a number. Every message
+/// of this crate that quotes an OS error writes it through this, and so do
+/// the `io` program's.
+///
+/// ```
+/// use io_hooks::text::os_error;
+///
+/// let e = std::io::Error::from_raw_os_error(13);
+/// assert_eq!(os_error(&e).to_string(), "Permission denied");
+/// let e = std::io::Error::other("no answer");
+/// assert_eq!(os_error(&e).to_string(), "no answer");
+/// ```
+pub fn os_error(e: &io::Error) -> impl fmt::Display + '_ {
+    OsMessage(e)
+}
+
+/// [`os_error`]'s `Display`.
+struct OsMessage<'a>(&'a io::Error);
 
 impl fmt::Display for OsMessage<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -9,8 +9,8 @@ use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{Typed, typed};
-use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure};
+use common::{Typed, said, typed};
+use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
 
 use common::{append, mkfifo, step, within};
 
@@ -28,7 +28,7 @@ fn clone_with_a_link_out() -> (tempfile::TempDir, PathBuf, PathBuf) {
 fn kinds(specs: &[io_hooks::HookSpec<common::Ev>], root: &std::path::Path) -> Vec<Typed> {
     Hooks::check(specs, root)
         .into_iter()
-        .map(|p| typed(&p.kind))
+        .map(|p| typed(&p))
         .collect()
 }
 
@@ -43,13 +43,7 @@ fn an_append_through_a_link_out_of_the_root_is_a_problem_and_writes_nothing() {
     let specs = vec![append(&log, &[], OnFailure::Cancel)];
     let problems = Hooks::check(&specs, &root);
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert_eq!(
-        typed(&problems[0].kind),
-        Typed::Append(AppendProblem::LeavesRoot {
-            path: log.clone(),
-            through: Some("logs".to_owned())
-        })
-    );
+    assert_eq!(typed(&problems[0]), said::leaves_root(&log, Some("logs")));
     assert_eq!(
         problems[0].to_string(),
         format!(
@@ -97,14 +91,8 @@ fn dot_dot_and_a_relative_path_are_beneath_the_root() {
     assert_eq!(
         kinds(&specs, &root),
         [
-            Typed::Append(AppendProblem::LeavesRoot {
-                path: up,
-                through: None
-            }),
-            Typed::Append(AppendProblem::LeavesRoot {
-                path: relative,
-                through: Some("logs".to_owned())
-            }),
+            said::leaves_root(&up, None),
+            said::leaves_root(&relative, Some("logs")),
         ]
     );
     let hooks = Hooks::new(specs, &root);
@@ -162,14 +150,8 @@ fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
     assert_eq!(
         kinds(&specs, &root),
         [
-            Typed::Append(AppendProblem::LeavesRoot {
-                path: deep,
-                through: Some("alias/out".to_owned())
-            }),
-            Typed::Append(AppendProblem::NoParent {
-                path: under_a_file,
-                parent: root.join("file")
-            }),
+            said::leaves_root(&deep, Some("alias/out")),
+            said::no_parent(&under_a_file, &root.join("file")),
         ]
     );
 }
@@ -191,13 +173,7 @@ fn a_fifo_where_a_directory_should_be_is_no_directory_and_nothing_waits_on_it() 
             kinds(&specs, &root)
         })
     };
-    assert_eq!(
-        found,
-        [Typed::Append(AppendProblem::NoParent {
-            path: log,
-            parent: root.join("pipe")
-        })]
-    );
+    assert_eq!(found, [said::no_parent(&log, &root.join("pipe"))]);
     let failed = within(Duration::from_secs(20), "an event", move || {
         let hooks = Hooks::new(specs, &root);
         let mut failed = 0;

@@ -34,7 +34,7 @@ const LAYERS: &[(usize, &[&str])] = &[
     // The failure types (the root is io-beneath's, and the process
     // supervisor is io-supervisor's: crates of their own, beneath all of
     // these).
-    (2, &["failure"]),
+    (2, &["hook_failure"]),
     // The parsing vocabulary: positions, where a hook was written, the key
     // table's rows, the raw table, `where`, the table error.
     (
@@ -73,7 +73,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The module a file is: `action::run` for `action/run/mod.rs`,
-/// `action::run::keys` for `action/run/keys.rs`, `` for `lib.rs`.
+/// `action::run::run_key` for `action/run/run_key.rs`, `` for `lib.rs`.
 fn module_of(file: &Path) -> String {
     let rel = file.strip_prefix(src()).expect("a file under src");
     let mut parts: Vec<String> = rel
@@ -505,8 +505,8 @@ fn the_reader_sees_paths_groups_children_and_skips_comments_and_tests() {
     );
     assert_eq!(module_of(&src().join("action/run/mod.rs")), "action::run");
     assert_eq!(
-        module_of(&src().join("action/run/keys.rs")),
-        "action::run::keys"
+        module_of(&src().join("action/run/run_key.rs")),
+        "action::run::run_key"
     );
     assert_eq!(module_of(&src().join("hooks.rs")), "hooks");
     let mut edges = BTreeMap::new();

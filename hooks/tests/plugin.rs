@@ -430,7 +430,7 @@ fn an_added_action_is_prepared_and_fired_with_what_the_hooks_know() {
     };
     let specs = read("[[hook]]\nmute = true\n").unwrap();
     let said = |problems: &[io_hooks::Problem]| -> Vec<String> {
-        problems.iter().map(|p| p.kind.to_string()).collect()
+        problems.iter().map(io_hooks::Problem::message).collect()
     };
     assert_eq!(
         said(&Hooks::check(&specs, dir.path())),

@@ -5,14 +5,14 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 
-use common::{Ev, Typed, append, run, typed};
-use io_hooks::{AppendProblem, Flow, HookFailure, Hooks, OnFailure, RunProblem};
+use common::{Ev, Typed, append, run, said, typed};
+use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
 
 fn kinds(hooks: &Hooks<Ev>) -> Vec<(usize, Typed)> {
     hooks
         .problems()
         .iter()
-        .map(|p| (p.number(), typed(&p.kind)))
+        .map(|p| (p.number(), typed(p)))
         .collect()
 }
 
@@ -33,14 +33,16 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
     ];
     let hooks = Hooks::new(specs, root);
     let got = kinds(&hooks);
-    let numbered = |number, problem| (number, Typed::Run(problem));
-    let not_in_path = RunProblem::NotInPath {
-        program: "notify-sendx-no-such".into(),
-        in_root: None,
-    };
-    assert_eq!(got[0], numbered(1, not_in_path));
+    assert_eq!(got[0], (1, said::not_in_path("notify-sendx-no-such")));
+    assert_eq!(
+        hooks.problems()[0].hint().as_deref(),
+        Some(
+            "install `notify-sendx-no-such`, or name it by its path \
+             (`/usr/local/bin/notify-sendx-no-such`, `./scripts/notify-sendx-no-such`)"
+        )
+    );
     assert!(
-        matches!(&got[1], (2, Typed::Run(RunProblem::NotExecutable { .. }))),
+        matches!(&got[1], (2, Typed::Run(text)) if text.starts_with("`./scripts/x.sh`: `") && text.ends_with("` is not executable")),
         "{got:?}"
     );
     assert_eq!(
@@ -50,23 +52,16 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
             root.join("scripts/x.sh").display()
         )
     );
-    let not_in_path = RunProblem::NotInPath {
-        program: "myhook".into(),
-        in_root: Some("./myhook".into()),
-    };
-    assert_eq!(got[2], numbered(3, not_in_path));
+    assert_eq!(got[2], (3, said::not_in_path("myhook")));
     assert_eq!(
         hooks.problems()[2].hint().as_deref(),
         Some("to run the file in the hooks' root, write `./myhook`")
     );
-    let not_expanded = RunProblem::NotExpanded {
-        text: "$HOME/bin/notify".into(),
-    };
-    assert_eq!(got[3], numbered(4, not_expanded));
+    assert_eq!(got[3], (4, said::run_not_expanded("$HOME/bin/notify")));
     // Nothing else is said of a program no shell will expand: `root/$HOME`
     // is a path nobody meant.
     assert!(
-        matches!(&got[4], (5, Typed::Run(RunProblem::IsDirectory { .. }))),
+        matches!(&got[4], (5, Typed::Run(text)) if text.starts_with("`./scripts`: `") && text.ends_with("` is a directory")),
         "{got:?}"
     );
     assert_eq!(got.len(), 5, "hook[6] can run: {got:?}");
@@ -101,16 +96,8 @@ fn a_shell_line_in_one_element_is_told_to_split_into_an_array() {
     ];
     let hooks = Hooks::new(specs, root);
     let got = kinds(&hooks);
-    assert_eq!(
-        got[0],
-        (
-            1,
-            Typed::Run(RunProblem::ShellLine {
-                argv: vec!["notify-send hello".into()]
-            })
-        )
-    );
     let problems = hooks.problems();
+    assert_eq!(problems[0].action(), "run");
     assert_eq!(
         problems[0].to_string(),
         "hook[1]: `run[1]` = `notify-send hello` looks like a shell line: a hook runs no \
@@ -184,10 +171,8 @@ fn an_unexpanded_append_path_is_shown_as_written_whatever_the_roots_spelling() {
             .expect("the table is valid");
         let problems = Hooks::check(&specs, root);
         assert_eq!(
-            typed(&problems[0].kind),
-            Typed::Append(AppendProblem::NotExpanded {
-                text: "$HOME/x".into()
-            }),
+            typed(&problems[0]),
+            said::append_not_expanded("$HOME/x"),
             "root {root:?}"
         );
         assert_eq!(
@@ -222,32 +207,18 @@ fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() 
     );
     assert!(root.join("fine.jsonl").exists(), "new creates the good one");
     let got = kinds(&hooks);
-    assert_eq!(
-        got[0],
-        (
-            1,
-            Typed::Append(AppendProblem::NotExpanded {
-                text: "~/audit.jsonl".into()
-            })
-        )
-    );
+    assert_eq!(got[0], (1, said::append_not_expanded("~/audit.jsonl")));
     // Nothing else is said of a path no shell will expand: `mkdir -p
     // root/~` would fix nothing anyone meant.
-    assert!(
-        matches!(
-            &got[1],
-            (2, Typed::Append(AppendProblem::IsDirectory { .. }))
-        ),
-        "{got:?}"
+    assert_eq!(got[1], (2, said::is_directory(&root.join("logs"))));
+    assert_eq!(
+        got[2],
+        (
+            3,
+            said::no_parent(&root.join("nope/audit.jsonl"), &root.join("nope"))
+        )
     );
-    assert!(
-        matches!(&got[2], (3, Typed::Append(AppendProblem::NoParent { parent, .. })) if parent == &root.join("nope")),
-        "{got:?}"
-    );
-    assert!(
-        matches!(&got[3], (4, Typed::Append(AppendProblem::IsSymlink { .. }))),
-        "{got:?}"
-    );
+    assert_eq!(got[3], (4, said::is_symlink(&root.join("link.jsonl"))));
     assert_eq!(got.len(), 4, "{got:?}");
     assert!(
         !root.join("elsewhere").exists(),
@@ -270,10 +241,7 @@ fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
     let hooks = Hooks::new(specs, root);
     assert_eq!(hooks.problems(), checked.as_slice());
     let got = kinds(&hooks);
-    assert!(
-        matches!(&got[..], [(1, Typed::Append(AppendProblem::NotRegular { path }))] if path == &fifo),
-        "{got:?}"
-    );
+    assert_eq!(got, [(1, said::not_regular(&fifo))]);
 }
 
 /// A path outside the hooks' root is checked as written, and finds what
@@ -302,35 +270,17 @@ fn an_append_path_outside_the_root_is_checked_as_written() {
     .collect();
     let checked: Vec<_> = Hooks::check(&specs, root.path())
         .into_iter()
-        .map(|p| (p.number(), typed(&p.kind)))
+        .map(|p| (p.number(), typed(&p)))
         .collect();
     assert_eq!(
         checked,
         [
-            (
-                1,
-                Typed::Append(AppendProblem::IsDirectory {
-                    path: out.join("logs")
-                })
-            ),
-            (
-                2,
-                Typed::Append(AppendProblem::IsSymlink {
-                    path: out.join("link.jsonl")
-                })
-            ),
-            (
-                3,
-                Typed::Append(AppendProblem::NotRegular {
-                    path: out.join("fifo.jsonl")
-                })
-            ),
+            (1, said::is_directory(&out.join("logs"))),
+            (2, said::is_symlink(&out.join("link.jsonl"))),
+            (3, said::not_regular(&out.join("fifo.jsonl"))),
             (
                 4,
-                Typed::Append(AppendProblem::NoParent {
-                    path: out.join("nope/audit.jsonl"),
-                    parent: out.join("nope"),
-                })
+                said::no_parent(&out.join("nope/audit.jsonl"), &out.join("nope"))
             ),
         ]
     );
@@ -411,12 +361,8 @@ fn an_append_path_read_with_another_root_than_the_hooks_is_a_problem() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(problems[0].index, 0, "an absolute path is no root's");
     assert_eq!(
-        typed(&problems[0].kind),
-        Typed::Append(AppendProblem::OtherRoot {
-            path: read.path().join("a.jsonl"),
-            read_with: read.path().to_path_buf(),
-            root: built.path().to_path_buf(),
-        })
+        typed(&problems[0]),
+        said::other_root(&read.path().join("a.jsonl"), read.path(), built.path())
     );
     assert_eq!(
         problems[0].to_string(),
@@ -451,8 +397,9 @@ fn an_append_path_read_with_another_root_than_the_hooks_is_a_problem() {
         let problems = Hooks::check(&specs, std::path::Path::new(built_with));
         assert!(
             matches!(
-                problems.iter().map(|p| typed(&p.kind)).collect::<Vec<_>>()[..],
-                [Typed::Append(AppendProblem::NotExpanded { .. })]
+                problems.iter().map(typed).collect::<Vec<_>>()[..],
+                [Typed::Append(ref text)] if text.starts_with("`append` = `")
+                    && text.ends_with("$HOME/x`: the `~` or `$` is taken literally, because there is no shell")
             ),
             "{read_with:?} then {built_with:?}: {problems:?}"
         );

@@ -325,7 +325,7 @@ fn what_building_a_webhook_finds_wrong_is_a_problem_with_its_hint() {
     let specs = load(text).unwrap();
     let problems = Hooks::check(&specs, dir.path());
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert_eq!(problems[0].kind.action(), "webhook");
+    assert_eq!(problems[0].action(), "webhook");
     assert!(
         problems[0].to_string().starts_with(
             "deploy.local.toml: hook[1]: the `webhook` host `no-such-host.invalid` does not \

@@ -186,7 +186,7 @@ pub(crate) fn print_problems(hooks: &Hooks) {
     let mut text = String::new();
     for problem in hooks.problems() {
         let key = problem.origin.key();
-        text.push_str(&format!("io: {key}: {}\n", problem.kind));
+        text.push_str(&format!("io: {key}: {}\n", problem.message()));
         if let Some(hint) = problem.hint() {
             text.push_str(&format!("      hint: {hint}\n"));
         }

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use io_harness::{Config, ConfigError, OsMessage};
+use io_harness::{Config, ConfigError};
+use io_hooks::text::os_error;
 
 use super::discovery_root::DiscoveryRoot;
 use super::output::safe;
@@ -26,7 +27,7 @@ pub(crate) fn load_at(
         },
         None => DiscoveryRoot::find(
             &std::env::current_dir()
-                .map_err(|e| format!("cannot tell the current directory: {}", OsMessage(&e)))?,
+                .map_err(|e| format!("cannot tell the current directory: {}", os_error(&e)))?,
         ),
     };
     let config = Config::discover(&root.path).map_err(|e| with_source_line(&e))?;

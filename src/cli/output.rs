@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use io_harness::OsMessage;
 use io_hooks::text::is_invisible;
+use io_hooks::text::os_error;
 
 use super::exit::CmdResult;
 
@@ -130,7 +130,7 @@ pub(crate) fn out(text: &str) -> Result<(), String> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("could not write to stdout: {}", OsMessage(&e))),
+        Err(e) => Err(format!("could not write to stdout: {}", os_error(&e))),
     }
 }
 

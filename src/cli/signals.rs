@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use io_harness::OsMessage;
+use io_hooks::text::os_error;
 
 use super::output::err;
 
@@ -58,7 +58,7 @@ pub(crate) fn start_process() -> &'static AtomicBool {
         if let Err(e) = signal_hook::flag::register(signal, &CAUGHT) {
             err(&format!(
                 "io: could not catch signal {signal}: {}\n",
-                OsMessage(&e)
+                os_error(&e)
             ));
         }
     }
@@ -96,7 +96,7 @@ pub(crate) fn start_process() -> &'static AtomicBool {
         }
         Err(e) => err(&format!(
             "io: could not receive SIGINT/SIGTERM/SIGHUP/SIGQUIT: {}\n",
-            OsMessage(&e)
+            os_error(&e)
         )),
     }
     &SIGNALLED
@@ -107,7 +107,7 @@ pub(crate) fn start_process() -> &'static AtomicBool {
 fn no_thread(e: &std::io::Error) -> String {
     format!(
         "io: cannot start a thread: {}; is the process limit (`ulimit -u`, RLIMIT_NPROC) too low for this user?\n",
-        OsMessage(e)
+        os_error(e)
     )
 }
 

@@ -158,7 +158,7 @@ fn report_json(
             let problems: Vec<serde_json::Value> = problems
                 .iter()
                 .filter(|p| p.index == i)
-                .map(|p| json!({ "problem": p.kind.to_string(), "hint": p.hint() }))
+                .map(|p| json!({ "problem": p.message(), "hint": p.hint() }))
                 .collect();
             json!({
                 "hook": i + 1,
@@ -298,7 +298,7 @@ fn hook_lines(
 /// A problem and its hint, indented under its hook and made [`safe`]: a
 /// program or path may hold anything the file's author typed.
 pub(crate) fn problem_lines(problem: &Problem) -> String {
-    let mut text = format!("    problem: {}\n", problem.kind);
+    let mut text = format!("    problem: {}\n", problem.message());
     if let Some(hint) = problem.hint() {
         text.push_str(&format!("      hint: {hint}\n"));
     }

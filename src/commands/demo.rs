@@ -7,8 +7,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use io_harness::OsMessage;
 use io_harness::run::RunOutcome;
+use io_hooks::text::os_error;
 
 use super::check;
 use super::run::{Start, run_in};
@@ -84,7 +84,7 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
             err(&safe(&format!(
                 "io: could not remove the demo's directory {}: {}\n",
                 base.display(),
-                OsMessage(&e)
+                os_error(&e)
             )));
         } else if shown.is_ok() {
             out(&safe(&format!(
@@ -170,7 +170,7 @@ fn fresh_dir() -> Result<PathBuf, String> {
         reason = "a new directory under the system's temporary one, made by this call: \
                   `create_dir` fails on anything already there"
     )]
-    fs::create_dir(&dir).map_err(|e| format!("{}: {}", dir.display(), OsMessage(&e)))?;
+    fs::create_dir(&dir).map_err(|e| format!("{}: {}", dir.display(), os_error(&e)))?;
     Ok(dir)
 }
 
@@ -197,7 +197,7 @@ fn refuse_unsafe(base: &Path) -> Result<(), String> {
         }
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("--dir {}: {}", base.display(), OsMessage(&e))),
+        Err(e) => return Err(format!("--dir {}: {}", base.display(), os_error(&e))),
     }
     let there: Vec<String> = TOP
         .iter()
@@ -228,7 +228,7 @@ const DIRS: [&str; 3] = ["workspace", "workspace/src", "workspace/scripts"];
               (`create_dir`, `O_EXCL`), never opened where something already is"
 )]
 fn lay_out(base: &Path) -> Result<(), String> {
-    let fail = |path: &Path, e: std::io::Error| format!("{}: {}", path.display(), OsMessage(&e));
+    let fail = |path: &Path, e: std::io::Error| format!("{}: {}", path.display(), os_error(&e));
     fs::create_dir_all(base).map_err(|e| fail(base, e))?;
     for dir in DIRS {
         let dir = base.join(dir);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use io_hooks::TableError;
 use io_hooks::text::SourceLine;
 
-use crate::os_message::OsMessage;
+use io_hooks::text::os_error;
 
 /// Why a configuration could not be loaded. Each `Display` about a file
 /// names the file first, then the key, then the reason; an unknown profile
@@ -125,15 +125,10 @@ impl fmt::Display for ConfigError {
                 f,
                 "{}: cannot be the discovery root, which must be a directory: {}",
                 root.display(),
-                OsMessage(cause)
+                os_error(cause)
             ),
             ConfigError::Read { path, cause } => {
-                write!(
-                    f,
-                    "{}: cannot be read: {}",
-                    path.display(),
-                    OsMessage(cause)
-                )
+                write!(f, "{}: cannot be read: {}", path.display(), os_error(cause))
             }
             ConfigError::TooLarge { path, limit } => write!(
                 f,

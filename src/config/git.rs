@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::os_message::OsMessage;
+use io_hooks::text::os_error;
 use io_supervisor::ProcessError;
 
 /// How long git may take to answer. `ls-files` on one path answers in
@@ -54,7 +54,7 @@ fn tracks_within(root: &Path, name: &str, limit: Duration) -> Result<bool, Strin
         format!(
             "the root `{}` cannot be resolved: {}",
             root.display(),
-            OsMessage(&e)
+            os_error(&e)
         )
     })?;
     let repositories: Vec<&Path> = real_root
@@ -134,7 +134,7 @@ fn readable(dir: &Path) -> Result<(), String> {
             "`{}` exists but cannot be read ({}): run `io` as the user who owns the \
              checkout, or make its `.git` readable",
             dot_git.display(),
-            OsMessage(&e)
+            os_error(&e)
         )
     })
 }
@@ -157,9 +157,9 @@ fn ls_files(
         }
     }
     let (out_read, out_write) =
-        io::pipe().map_err(|e| format!("no pipe for git: {}", OsMessage(&e)))?;
+        io::pipe().map_err(|e| format!("no pipe for git: {}", os_error(&e)))?;
     let (err_read, err_write) =
-        io::pipe().map_err(|e| format!("no pipe for git: {}", OsMessage(&e)))?;
+        io::pipe().map_err(|e| format!("no pipe for git: {}", os_error(&e)))?;
     command
         // Nothing is fetched for a partial clone's missing objects (a
         // fetch would run the transport a hostile config names).
@@ -203,7 +203,7 @@ fn ls_files(
     // early drops them, and a reader already started sees end of file.
     let (status, stdout, stderr) = std::thread::scope(|s| {
         let reader = |pipe| std::thread::Builder::new().spawn_scoped(s, || read_capped(pipe));
-        let no_thread = |e: io::Error| format!("no thread to read git's answer: {}", OsMessage(&e));
+        let no_thread = |e: io::Error| format!("no thread to read git's answer: {}", os_error(&e));
         let stdout = reader(out_read).map_err(no_thread)?;
         let stderr = reader(err_read).map_err(no_thread)?;
         let status = crate::supervisor::process_supervisor().run_command(command, b"", limit);
@@ -213,7 +213,7 @@ fn ls_files(
         };
         Ok::<_, String>((status, join(stdout), join(stderr)))
     })?;
-    let unreadable = |e: io::Error| format!("git's output could not be read: {}", OsMessage(&e));
+    let unreadable = |e: io::Error| format!("git's output could not be read: {}", os_error(&e));
     let stdout = stdout.map_err(unreadable)?;
     let stderr = stderr.map_err(unreadable)?;
     match status {

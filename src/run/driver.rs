@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
-use crate::os_message::OsMessage;
+use io_hooks::text::os_error;
 use io_hooks::{Flow, HookEvents};
 use io_supervisor::Tracked;
 
@@ -657,7 +657,7 @@ impl<'e, 'a> Run<'e, 'a> {
                         .map_err(|e| {
                             format!(
                                 "[spawn failed] no thread for the child run: {}",
-                                OsMessage(&e)
+                                os_error(&e)
                             )
                         })
                 })

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::os_message::OsMessage;
 use io_beneath::Via;
+use io_hooks::text::os_error;
 use io_hooks::{TableError, TomlFile};
 use serde::Deserialize;
 
@@ -151,7 +151,7 @@ impl fmt::Display for ProviderError {
                 Ok(())
             }
             ProviderError::Read { path, cause } => {
-                write!(f, "{}: {}", path.display(), OsMessage(cause))
+                write!(f, "{}: {}", path.display(), os_error(cause))
             }
             ProviderError::Script(error) => write!(f, "{error}"),
             ProviderError::Parse { origin, cause } => write!(f, "{origin}: {cause}"),

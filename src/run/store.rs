@@ -8,8 +8,8 @@ use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-use crate::os_message::OsMessage;
 use io_beneath::{Links, Open, Root};
+use io_hooks::text::os_error;
 use rustix::fd::OwnedFd;
 use serde::{Deserialize, Serialize};
 
@@ -174,7 +174,7 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.path().display())?;
         match self {
-            StoreError::Io { source, .. } => write!(f, "{}", OsMessage(source)),
+            StoreError::Io { source, .. } => write!(f, "{}", os_error(source)),
             StoreError::Outside { .. } => f.write_str(
                 "refused: the journal's path leads outside the workspace through a symbolic link",
             ),
@@ -197,7 +197,7 @@ impl fmt::Display for StoreError {
             ),
             StoreError::Encode { source, .. } => write!(f, "{source}"),
             StoreError::Truncate { source, .. } => {
-                write!(f, "cannot drop the torn last record: {}", OsMessage(source))
+                write!(f, "cannot drop the torn last record: {}", os_error(source))
             }
             StoreError::Corrupt {
                 line,

@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
-use super::problem::ProblemKind;
+use super::problem_kind::ProblemKind;
 use super::value;
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey, ON_FAILURE, TIMEOUT_MS};
 use crate::raw::{Cx, RawHook, RawValue};
 use crate::table_error::TableError;
@@ -591,7 +591,8 @@ impl Prepare<'_> {
     /// Tells the engine of something that will make this hook fail each
     /// time it fires, in the action's words: `problem` says what is wrong
     /// (a type of the action's own, which a host reaches with
-    /// [`ProblemKind::downcast_ref`], or a `String`), `hint` what the
+    /// [`Problem::downcast_ref`](crate::Problem::downcast_ref), or a
+    /// `String`), `hint` what the
     /// operator can do about it. The hook is kept, and the problem is said
     /// at load ([`Hooks::problems`](crate::Hooks::problems)).
     pub fn problem(

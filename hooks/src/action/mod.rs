@@ -15,25 +15,26 @@
 //! ([`ActionTable::refuse`]), fails in a way of its own with
 //! [`HookFailure::Action`](crate::HookFailure::Action) and a failure type of
 //! its own, and tells what building the hooks finds wrong with
-//! [`Prepare::problem`], with a problem type of its own ([`AppendProblem`],
-//! [`RunProblem`]).
+//! [`Prepare::problem`], with a problem type of its own (`AppendProblem`,
+//! `RunProblem`, crate-private: an embedder reads their words through
+//! [`Problem`](crate::Problem)).
 
 mod append;
 mod interface;
-mod problem;
+mod problem_kind;
 mod run;
 mod shell;
 mod value;
 
+pub use append::AppendAction;
 pub(crate) use append::AppendKind;
-pub use append::{AppendAction, AppendFailure, AppendProblem};
 pub(crate) use interface::DynAction;
 pub use interface::{
     Action, ActionKind, ActionTable, DEFAULT_TIMEOUT, Effects, Execute, Fire, Prepare,
 };
-pub use problem::ProblemKind;
+pub(crate) use problem_kind::ProblemKind;
+pub use run::RunAction;
 pub(crate) use run::RunKind;
-pub use run::{RunAction, RunProblem};
 
 use std::fmt;
 use std::sync::Arc;
@@ -214,7 +215,8 @@ impl Action {
 mod tests {
     use std::path::PathBuf;
 
-    use super::*;
+    use super::append::AppendProblem;
+    use super::run::run_problem::RunProblem;
 
     /// A problem about a path in the kernel's trees gets no hint, whichever
     /// action's it is: no command there makes a hook work.

@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::action::{DynAction, Fire};
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
 use io_beneath::Root;
 use io_supervisor::{StderrTail, Supervisor};

@@ -21,25 +21,25 @@
 //! counts them.
 //!
 //! The files of this module: loading a file and its `hook` arrays
-//! (`file.rs`), reading a table's keys and the type of each value
-//! (`read.rs`, from the key table, `keys.rs`), checking them against each
+//! (`toml_file.rs`), reading a table's keys and the type of each value
+//! (`read.rs`, from the key table, `key_table.rs`), checking them against each
 //! other and the event enum (`validate.rs`, and `where` in
 //! `compile_where.rs`), the refusals of hooks a file may not declare
 //! (`scope.rs`) or declares where none are read (`placement.rs`), key paths
 //! serde could not name (`keypath.rs`), and the JSON Schema (`schema.rs`).
 
 mod compile_where;
-mod file;
+mod key_table;
 mod keypath;
-mod keys;
 mod placement;
 mod read;
 mod schema;
 mod scope;
+mod toml_file;
 mod validate;
 
-pub use file::{HookTables, TomlFile};
-pub use keys::HOOK_KEYS;
+pub use key_table::HOOK_KEYS;
 pub use read::deserialize_table;
 pub use schema::{hook_file_schema, hook_table_schema};
 pub use scope::Scope;
+pub use toml_file::{HookTables, TomlFile};

@@ -2,7 +2,7 @@
 //! keys a table has and the type of each value, and nothing else.
 //!
 //! Which keys exist, and what each accepts, is read from the key table
-//! ([`super::keys::KEYS`]); nothing here names a key.
+//! ([`super::key_table::KEYS`]); nothing here names a key.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, Expected, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 
-use super::keys::{HOOK_KEYS, KEYS};
+use super::key_table::{HOOK_KEYS, KEYS};
 use crate::action;
 use crate::key::{HookKey, Shape};
 use crate::position::{TOML_PRIVATE, write_or_list};

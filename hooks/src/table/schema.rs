@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::keys::KEYS;
+use super::key_table::KEYS;
 use super::placement::near_miss_pattern;
 use crate::action::{ActionSet, DynKind};
 use crate::key::HookKey;

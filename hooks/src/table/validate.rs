@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::keys::on_failure;
+use super::key_table::on_failure;
 use super::read::HookTable;
 use crate::action::{ActionSet, ActionTable, DynKind};
 use crate::key::{BACKGROUND, ON, ON_FAILURE, TIMEOUT_MS, WHERE};

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use io_hooks::{
-    Action, AppendProblem, HookEvents, HookFilter, HookSpec, OnFailure, ProblemKind, RunProblem,
-};
+use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure, Problem};
 use serde::Serialize;
 
 pub(crate) mod capture;
@@ -166,25 +164,108 @@ pub(crate) fn assert_child_passed(out: &Output) {
     );
 }
 
-/// A problem as its action's own type, for a test to match and compare:
-/// what `ProblemKind::downcast_ref` reaches.
+/// A problem as the operator reads it, under its action's key: what a
+/// test compares (`Problem::action` and `Problem::message`). The built-in
+/// actions' problem types are the crate's own; their words are the
+/// interface, and each constructor below is one of them, as printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Typed {
     /// An `append` hook's.
-    Append(AppendProblem),
+    Append(String),
     /// A `run` hook's.
-    Run(RunProblem),
+    Run(String),
     /// Another action's, as it reads.
     Other(String),
 }
 
-/// `kind` as its action's own type.
-pub(crate) fn typed(kind: &ProblemKind) -> Typed {
-    if let Some(problem) = kind.downcast_ref::<AppendProblem>() {
-        Typed::Append(problem.clone())
-    } else if let Some(problem) = kind.downcast_ref::<RunProblem>() {
-        Typed::Run(problem.clone())
-    } else {
-        Typed::Other(kind.to_string())
+/// `problem`'s message under its action.
+pub(crate) fn typed(problem: &Problem) -> Typed {
+    match problem.action() {
+        "append" => Typed::Append(problem.message()),
+        "run" => Typed::Run(problem.message()),
+        _ => Typed::Other(problem.message()),
+    }
+}
+
+/// The built-in actions' problems, in their words.
+pub(crate) mod said {
+    use std::path::Path;
+
+    use super::Typed;
+
+    /// `append`: the path is a directory.
+    pub(crate) fn is_directory(path: &Path) -> Typed {
+        Typed::Append(format!("append: `{}` is a directory", path.display()))
+    }
+
+    /// `append`: the path is a symbolic link.
+    pub(crate) fn is_symlink(path: &Path) -> Typed {
+        Typed::Append(format!(
+            "append: `{}` is a symbolic link, which an append hook never follows",
+            path.display()
+        ))
+    }
+
+    /// `append`: the path is not a regular file.
+    pub(crate) fn not_regular(path: &Path) -> Typed {
+        Typed::Append(format!(
+            "append: `{}` is not a regular file",
+            path.display()
+        ))
+    }
+
+    /// `append`: the file's directory does not exist.
+    pub(crate) fn no_parent(path: &Path, parent: &Path) -> Typed {
+        Typed::Append(format!(
+            "append: `{}` cannot be created: there is no directory `{}`",
+            path.display(),
+            parent.display()
+        ))
+    }
+
+    /// `append`: the path leads out of the root, through a named link or not.
+    pub(crate) fn leaves_root(path: &Path, through: Option<&str>) -> Typed {
+        let how = match through {
+            Some(link) => format!(" through the symbolic link `{link}`"),
+            None => " (through `..` or a symbolic link)".to_owned(),
+        };
+        Typed::Append(format!(
+            "append: `{}` leads out of the hooks' root{how}",
+            path.display()
+        ))
+    }
+
+    /// `append`: a `~` or `$` no shell expands.
+    pub(crate) fn append_not_expanded(text: &str) -> Typed {
+        Typed::Append(format!(
+            "`append` = `{text}`: the `~` or `$` is taken literally, because there is no shell"
+        ))
+    }
+
+    /// `append`: read with one root, built with another.
+    pub(crate) fn other_root(path: &Path, read_with: &Path, root: &Path) -> Typed {
+        Typed::Append(format!(
+            "append: `{}` was resolved against `{}` when its file was read, and the hooks' \
+             root is `{}`",
+            path.display(),
+            read_with.display(),
+            root.display()
+        ))
+    }
+
+    /// `run`: a bare name in no `PATH` entry.
+    pub(crate) fn not_in_path(program: &str) -> Typed {
+        Typed::Run(format!(
+            "`{program}` is not an executable file in any absolute `PATH` entry (a bare name \
+             is looked up in `PATH` only, never in the hooks' root, and relative entries such \
+             as `.` are skipped)"
+        ))
+    }
+
+    /// `run`: a `~` or `$` no shell expands.
+    pub(crate) fn run_not_expanded(text: &str) -> Typed {
+        Typed::Run(format!(
+            "`run[1]` = `{text}`: the `~` or `$` is taken literally, because there is no shell"
+        ))
     }
 }

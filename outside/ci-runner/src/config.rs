@@ -89,7 +89,7 @@ impl fmt::Display for ConfigError {
                 f,
                 "{}: could not be read: {}",
                 path.display(),
-                os_message(cause)
+                io_hooks::text::os_error(cause)
             ),
             ConfigError::Table(e) => write!(f, "{e}"),
         }
@@ -266,17 +266,4 @@ fn read_project(file: &TomlFile<'_>) -> Result<BTreeMap<String, Vec<Job>>, Confi
         pipelines.insert(name, jobs);
     }
     Ok(pipelines)
-}
-
-/// An OS error without std's " (os error N)", as io-hooks' messages quote
-/// one.
-fn os_message(cause: &io::Error) -> String {
-    let text = cause.to_string();
-    match cause.raw_os_error() {
-        Some(code) => text
-            .strip_suffix(&format!(" (os error {code})"))
-            .map(str::to_owned)
-            .unwrap_or(text),
-        None => text,
-    }
 }

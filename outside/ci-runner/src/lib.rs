@@ -150,7 +150,8 @@ impl Ci {
         self.all_hooks()
             .flat_map(|(key, hooks)| {
                 hooks.problems().iter().map(move |p| {
-                    let mut line = format!("{OPERATOR_FILE}: `{key}[{}]`: {}", p.number(), p.kind);
+                    let mut line =
+                        format!("{OPERATOR_FILE}: `{key}[{}]`: {}", p.number(), p.message());
                     if let Some(hint) = p.hint() {
                         line.push_str(&format!("; {hint}"));
                     }

@@ -4,9 +4,9 @@
 
 use std::io::{BufRead, Read};
 
-use io_harness::OsMessage;
 use io_harness::schema::{FieldDoc, envelope_docs, event_docs};
 use io_harness::{EventKind, RawJson, RunEvent};
+use io_hooks::text::os_error;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -47,7 +47,7 @@ pub(super) fn read_line(reader: &mut impl BufRead, max: u64) -> Option<Result<Li
         .read_until(b'\n', &mut bytes);
     match read {
         Ok(0) => None,
-        Err(e) => Some(Err(format!("could not be read: {}", OsMessage(&e)))),
+        Err(e) => Some(Err(format!("could not be read: {}", os_error(&e)))),
         Ok(_) => {
             let complete = bytes.ends_with(b"\n");
             if complete {

@@ -11,11 +11,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use io_harness::OsMessage;
 use io_harness::{
     RunEvent,
     replay::{ReplayOutcome, replay},
 };
+use io_hooks::text::os_error;
 use serde_json::json;
 
 use input::Parsed;
@@ -268,7 +268,7 @@ fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
         reason = "the operator's own path from the command line, opened as their shell would \
                   (a FIFO such as `<(…)` included); it names no file beneath a root"
     )]
-    let opened = File::open(file).map_err(|e| format!("{file}: {}", OsMessage(&e)))?;
+    let opened = File::open(file).map_err(|e| format!("{file}: {}", os_error(&e)))?;
     if opened.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(format!(
             "{file}: is a directory; `io replay` reads a file of event lines (or `-` for stdin)"

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Mutex;
 
-use io_harness::OsMessage;
 use io_harness::{
     EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent, run::now_rfc3339,
 };
+use io_hooks::text::os_error;
 use serde::Serialize;
 use serde_json::json;
 
@@ -104,7 +104,7 @@ impl<'h> Printer<'h> {
             match written {
                 // A closed pipe (`io replay … | head`) is not an error.
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    *error = Some(format!("could not write to stdout: {}", OsMessage(&e)));
+                    *error = Some(format!("could not write to stdout: {}", os_error(&e)));
                 }
                 _ => {}
             }

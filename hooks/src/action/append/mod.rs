@@ -1,31 +1,31 @@
 //! The `append` action: one JSON line per matching event, to a file.
 //!
-//! Its key and its validation are `keys.rs`; the file, what building the
-//! hooks finds wrong with it and the one `write` per event, `file.rs`, in
-//! the words of `problem.rs`; its own ways of failing, `failure.rs`.
+//! Its key and its validation are `append_key.rs`; the log file, what
+//! building the hooks finds wrong with it and the one `write` per event,
+//! `log.rs`, in the words of `append_problem.rs`; its own ways of failing,
+//! `append_failure.rs`.
 
-mod failure;
-mod file;
-mod keys;
-pub(crate) mod problem;
+mod append_failure;
+mod append_key;
+pub(crate) mod append_problem;
+mod log;
 
-pub use failure::AppendFailure;
-pub use problem::AppendProblem;
+pub(crate) use append_problem::AppendProblem;
 
 use std::path::{Path, PathBuf};
 
 use crate::action::interface::{ActionKind, ActionTable, Effects, Execute, Fire, Prepare};
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey};
 use crate::table_error::TableError;
-use keys::KEY;
+use append_key::KEY;
 
 /// The `append` action's kind.
 pub(crate) struct AppendKind;
 
 impl ActionKind for AppendKind {
     type Action = AppendAction;
-    const KEY: HookKey = keys::ROW;
+    const KEY: HookKey = append_key::ROW;
     const VERB: &'static str = "appends";
     const WHY_NOT: &'static [(&'static str, &'static str)] = &[(
         BACKGROUND,
@@ -33,7 +33,7 @@ impl ActionKind for AppendKind {
     )];
 
     fn validate(&self, table: &mut ActionTable<'_>) -> Result<AppendAction, TableError> {
-        keys::validate(table).map(AppendAction::new)
+        append_key::validate(table).map(AppendAction::new)
     }
 }
 
@@ -49,7 +49,7 @@ pub struct AppendAction {
     /// The file, resolved against the hooks' root when it was relative.
     pub path: PathBuf,
     /// What its appends know of the file, once the hooks are built.
-    log: Option<std::sync::Arc<file::Log>>,
+    log: Option<std::sync::Arc<log::Log>>,
 }
 
 impl AppendAction {
@@ -91,7 +91,7 @@ impl Execute for AppendAction {
     /// file is created when nothing is wrong.
     fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
         let path = &self.path;
-        let log = Some(std::sync::Arc::new(file::Log::new(path, cx.root)));
+        let log = Some(std::sync::Arc::new(log::Log::new(path, cx.root)));
         let prepared = AppendAction {
             path: path.clone(),
             log,
@@ -111,9 +111,9 @@ impl Execute for AppendAction {
             tell(cx, problem);
             return prepared;
         }
-        let mut problems = file::check(path, cx.root);
+        let mut problems = log::check(path, cx.root);
         if cx.create && problems.is_empty() {
-            problems.extend(file::create(path, cx.root));
+            problems.extend(log::create(path, cx.root));
         }
         for problem in problems {
             tell(cx, problem);
@@ -129,11 +129,11 @@ impl Execute for AppendAction {
             // Not prepared (never by the engine, which prepares every hook
             // when it builds them): what the file is, learned now.
             None => {
-                fresh = file::Log::new(&self.path, fire.root);
+                fresh = log::Log::new(&self.path, fire.root);
                 &fresh
             }
         };
-        file::append(&self.path, log, fire.root, fire.line).map_err(|e| HookFailure::action(KEY, e))
+        log::append(&self.path, log, fire.root, fire.line).map_err(|e| HookFailure::action(KEY, e))
     }
 }
 

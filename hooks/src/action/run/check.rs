@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use io_beneath::{Open, Root};
 
-use super::problem::{RunProblem, WORD_GAP};
+use super::run_problem::{RunProblem, WORD_GAP};
 use crate::action::shell::shell_would_expand;
 use io_supervisor::{is_executable, resolve_program_in as resolve};
 

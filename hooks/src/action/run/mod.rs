@@ -1,23 +1,21 @@
 //! The `run` action: spawn an argv with the event's JSON line on stdin,
 //! through the process supervisor ([`io_supervisor`]).
 //!
-//! Its keys and their validation are `keys.rs`; what building the hooks
-//! finds wrong with a program, `check.rs`, in the words of `problem.rs`.
+//! Its key and its validation are `run_key.rs`; what building the hooks
+//! finds wrong with a program, `check.rs`, in the words of `run_problem.rs`.
 //! Its failures are the supervisor's own
 //! ([`HookFailure::Process`]).
 
 mod check;
-mod keys;
-pub(crate) mod problem;
-
-pub use problem::RunProblem;
+mod run_key;
+pub(crate) mod run_problem;
 
 use std::path::Path;
 
 use crate::action::interface::{
     ActionKind, ActionTable, DEFAULT_TIMEOUT, Effects, Execute, Fire, Prepare,
 };
-use crate::failure::HookFailure;
+use crate::hook_failure::HookFailure;
 use crate::key::HookKey;
 use crate::table_error::TableError;
 
@@ -27,13 +25,13 @@ pub(crate) struct RunKind;
 
 impl ActionKind for RunKind {
     type Action = RunAction;
-    const KEY: HookKey = keys::ROW;
+    const KEY: HookKey = run_key::ROW;
     const VERB: &'static str = "runs a program";
     const TIMEOUT: bool = true;
     const BACKGROUND: bool = true;
 
     fn validate(&self, table: &mut ActionTable<'_>) -> Result<RunAction, TableError> {
-        keys::validate(table).map(|argv| RunAction { argv })
+        run_key::validate(table).map(|argv| RunAction { argv })
     }
 }
 

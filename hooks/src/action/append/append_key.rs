@@ -10,7 +10,7 @@ use crate::action::interface::ActionTable;
 use crate::key::{HookKey, Shape};
 use crate::table_error::TableError;
 
-pub(crate) use super::problem::KEY;
+pub(crate) use super::append_problem::KEY;
 
 /// `append`'s row of the key table.
 pub(crate) const ROW: HookKey = HookKey {

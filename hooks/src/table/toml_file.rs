@@ -13,8 +13,8 @@ use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 use toml::de::DeTable;
 
+use super::key_table::HOOK_KEYS;
 use super::keypath;
-use super::keys::HOOK_KEYS;
 use super::placement::hidden_hook;
 use super::read::{self, HookTable};
 use super::scope::{self, Scope};
@@ -163,9 +163,8 @@ impl<'a> TomlFile<'a> {
     /// `root` is the directory a relative `append` path is resolved
     /// against; an absolute one is kept. It is the hooks' root: give
     /// [`Hooks::new`](crate::Hooks::new) the same one (it reports a hook
-    /// read with another as
-    /// [`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot), and
-    /// creates nothing for it).
+    /// read with another as a [`Problem`](crate::Problem) naming both
+    /// roots, and creates nothing for it).
     ///
     /// A [`project`](Self::project) file is refused first
     /// ([`check_scope`](Self::check_scope)) if it declares `hook` anywhere,
@@ -531,7 +530,7 @@ impl HookTables {
     /// directory that relative `append` paths are resolved against: the
     /// hooks' root, the one given to
     /// [`Hooks::new`](crate::Hooks::new), which reports a hook read with
-    /// another ([`AppendProblem::OtherRoot`](crate::AppendProblem::OtherRoot)).
+    /// another as a [`Problem`](crate::Problem).
     ///
     /// # Errors
     /// The first table that fails, as a [`TableError`].

@@ -9,10 +9,10 @@ pub(crate) const KEY: &str = "append";
 use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
 
 /// Something that will make an `append` hook fail each time it fires, found
-/// when the hooks were built ([`ProblemKind::downcast_ref`](crate::ProblemKind::downcast_ref)).
+/// when the hooks were built, in the words a [`Problem`](crate::Problem) says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum AppendProblem {
+pub(crate) enum AppendProblem {
     /// The path is a directory.
     IsDirectory {
         /// The path.
@@ -75,7 +75,7 @@ pub enum AppendProblem {
 }
 
 impl AppendProblem {
-    /// What the operator can do about it (see [`ProblemKind::hint`](crate::ProblemKind::hint)).
+    /// What the operator can do about it (see [`Problem::hint`](crate::Problem::hint)).
     pub(crate) fn hint(&self) -> Option<String> {
         Some(match self {
             AppendProblem::IsDirectory { .. } => {
@@ -96,9 +96,9 @@ impl AppendProblem {
     }
 
     /// What the operator can do about it, none in the kernel's trees
-    /// ([`ProblemKind::hint`](crate::ProblemKind::hint)).
+    /// ([`Problem::hint`](crate::Problem::hint)).
     pub(crate) fn operator_hint(&self) -> Option<String> {
-        crate::action::problem::hint(self.path(), self.hint())
+        crate::action::problem_kind::hint(self.path(), self.hint())
     }
 
     /// The file the problem is about, when it is about one.

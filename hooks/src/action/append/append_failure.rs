@@ -5,29 +5,14 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::message::OsMessage;
+use crate::message::os_error;
 
 /// Why an `append` hook failed, as its module says it. A hook's failure
 /// carries it as [`HookFailure::Action`](crate::HookFailure::Action) with
-/// `action` `"append"`; reach it with `downcast_ref`:
-///
-/// ```
-/// use io_hooks::{Action, AppendFailure, HookFailure, HookFilter, HookSpec, Hooks};
-/// # #[derive(io_hooks::HookEvents, serde::Serialize)]
-/// # #[serde(tag = "event")]
-/// # enum Ev { #[serde(rename = "job_started")] JobStarted }
-/// let dir = tempfile::tempdir()?;
-/// let log = dir.path().join("no/such/dir/log");
-/// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(&log))], dir.path());
-/// hooks.fire_with(&Ev::JobStarted, &Ev::JobStarted, |run| {
-///     let Err(HookFailure::Action { cause, .. }) = run.result else { panic!("{:?}", run.result) };
-///     assert!(matches!(cause.downcast_ref::<AppendFailure>(), Some(AppendFailure::Io { path, .. }) if *path == log));
-/// });
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
+/// `action` `"append"`, whose message is this one's.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum AppendFailure {
+pub(crate) enum AppendFailure {
     /// The file could not be opened or written.
     Io {
         /// The file.
@@ -56,7 +41,7 @@ impl fmt::Display for AppendFailure {
                 f,
                 "could not append to `{}`: {}",
                 path.display(),
-                OsMessage(cause)
+                os_error(cause)
             ),
             AppendFailure::ShortWrite { path, written, len } => write!(
                 f,
@@ -70,3 +55,41 @@ impl fmt::Display for AppendFailure {
 /// Its `Display` states the cause (an OS error, without std's " (os error N)"), so
 /// `source()` returns nothing, as for every error of the crate.
 impl std::error::Error for AppendFailure {}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+    use crate::hook_failure::HookFailure;
+
+    /// As every failure of the crate: an OS cause is said once, in the
+    /// operator's words, and `source()` gives nothing, so a chain printer
+    /// never says it twice.
+    #[test]
+    fn a_failure_with_an_os_cause_says_it_once_in_its_message_and_has_no_source() {
+        let io = HookFailure::action(
+            "append",
+            AppendFailure::Io {
+                path: PathBuf::from("log"),
+                cause: io::Error::from_raw_os_error(13),
+            },
+        );
+        assert!(io.source().is_none(), "{io:?}");
+        let text = io.to_string();
+        assert_eq!(text, "could not append to `log`: Permission denied");
+        let short = HookFailure::action(
+            "append",
+            AppendFailure::ShortWrite {
+                path: PathBuf::from("log"),
+                written: 1,
+                len: 2,
+            },
+        );
+        assert!(short.source().is_none(), "{short:?}");
+        assert_eq!(
+            short.to_string(),
+            "could not append to `log`: wrote 1 of 2 bytes"
+        );
+    }
+}

@@ -31,7 +31,7 @@ pub enum HookFailure {
     /// Its `Display` is the process error's.
     Process(ProcessError),
     /// An action failed in a way of its own, which its module declares as a
-    /// type of its own: `append`'s is [`AppendFailure`](crate::AppendFailure),
+    /// type of its own (`append`'s is its module's `AppendFailure`),
     /// and an action added to the engine fails this way without an edit
     /// here. Its `Display` is the cause's, and `source()` the cause's own
     /// `source()`.

@@ -10,10 +10,10 @@ use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
 use crate::message::Shown;
 
 /// Something that will make a `run` hook fail each time it fires, found
-/// when the hooks were built ([`ProblemKind::downcast_ref`](crate::ProblemKind::downcast_ref)).
+/// when the hooks were built, in the words a [`Problem`](crate::Problem) says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum RunProblem {
+pub(crate) enum RunProblem {
     /// A bare program name (no `/`) is not an executable file in any
     /// absolute `PATH` entry.
     NotInPath {
@@ -120,7 +120,7 @@ pub enum RunProblem {
 }
 
 impl RunProblem {
-    /// What the operator can do about it (see [`ProblemKind::hint`](crate::ProblemKind::hint)).
+    /// What the operator can do about it (see [`Problem::hint`](crate::Problem::hint)).
     pub(crate) fn hint(&self) -> Option<String> {
         Some(match self {
             RunProblem::NotInPath {
@@ -172,9 +172,9 @@ impl RunProblem {
     }
 
     /// What the operator can do about it, none in the kernel's trees
-    /// ([`ProblemKind::hint`](crate::ProblemKind::hint)).
+    /// ([`Problem::hint`](crate::Problem::hint)).
     pub(crate) fn operator_hint(&self) -> Option<String> {
-        crate::action::problem::hint(self.path(), self.hint())
+        crate::action::problem_kind::hint(self.path(), self.hint())
     }
 
     /// The file the problem is about, when it is about one.

@@ -12,10 +12,10 @@ use rustix::io::Errno;
 
 use io_beneath::{Kind, Open, Opened, Root};
 
-use super::failure::AppendFailure;
-use super::problem::AppendProblem;
+use super::append_failure::AppendFailure;
+use super::append_problem::AppendProblem;
 use crate::action::shell::shell_would_expand;
-use crate::message::OsMessage;
+use crate::message::os_error;
 
 /// Where an `append` hook's file is opened from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -347,7 +347,7 @@ pub(crate) fn create(path: &Path, root: &Root) -> Option<AppendProblem> {
     match open(path, &target(root, path), root) {
         Err(e) => Some(AppendProblem::CannotCreate {
             path: path.to_path_buf(),
-            cause: OsMessage(&e).to_string(),
+            cause: os_error(&e).to_string(),
         }),
         // Raced into something else since `check` looked.
         Ok(file) if file.metadata().is_ok_and(|meta| !meta.is_file()) => {
