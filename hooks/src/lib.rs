@@ -400,7 +400,7 @@ pub use registry::{
     Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
 };
 pub use spec::{Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Scope, TomlFile};
+pub use table::{HookTables, Provenance, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
 pub use r#where::{Where, WhereError};

@@ -25,21 +25,21 @@
 //! (`read.rs`, from the key table, `key_table.rs`), checking them against each
 //! other and the event enum (`validate.rs`, and `where` in
 //! `compile_where.rs`), the refusals of hooks a file may not declare
-//! (`scope.rs`) or declares where none are read (`placement.rs`), key paths
+//! (`provenance.rs`) or declares where none are read (`placement.rs`), key paths
 //! serde could not name (`keypath.rs`), and the JSON Schema (`schema.rs`).
 
 mod compile_where;
 mod key_table;
 mod keypath;
 mod placement;
+mod provenance;
 mod read;
 mod schema;
-mod scope;
 mod toml_file;
 mod validate;
 
 pub use key_table::HOOK_KEYS;
+pub use provenance::Provenance;
 pub use read::deserialize_table;
 pub use schema::{hook_file_schema, hook_table_schema};
-pub use scope::Scope;
 pub use toml_file::{HookTables, TomlFile};

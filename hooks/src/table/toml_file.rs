@@ -16,8 +16,8 @@ use toml::de::DeTable;
 use super::key_table::HOOK_KEYS;
 use super::keypath;
 use super::placement::hidden_hook;
+use super::provenance::{self, Provenance};
 use super::read::{self, HookTable};
-use super::scope::{self, Scope};
 use super::validate;
 use crate::key::{HOOK, WHERE};
 use crate::layout::Layout;
@@ -38,7 +38,7 @@ use crate::table_error::{ErrorInner, TableError, TableErrorKind};
 /// writes a file on this machine, so hooks read from a repository's own
 /// files let whoever wrote the repository run code on every machine that
 /// clones it. Make such a file with [`TomlFile::project`], which refuses
-/// `hook` in every form (see [`Scope`]).
+/// `hook` in every form (see [`Provenance`]).
 ///
 /// ```
 /// use io_hooks::{HookEvents, TomlFile};
@@ -72,7 +72,7 @@ use crate::table_error::{ErrorInner, TableError, TableErrorKind};
 pub struct TomlFile<'a> {
     name: &'a str,
     text: &'a str,
-    scope: Scope,
+    provenance: Provenance,
     layout: &'a Layout,
 }
 
@@ -84,7 +84,7 @@ impl<'a> TomlFile<'a> {
         TomlFile {
             name,
             text,
-            scope: Scope::Operator,
+            provenance: Provenance::Operator,
             layout: &crate::layout::DEFAULT,
         }
     }
@@ -296,15 +296,15 @@ impl<'a> TomlFile<'a> {
     /// ```
     pub fn project(name: &'a str, text: &'a str) -> Self {
         TomlFile {
-            scope: Scope::Project,
+            provenance: Provenance::Project,
             ..TomlFile::new(name, text)
         }
     }
 
-    /// Where this file comes from: [`Scope::Project`] when made with
-    /// [`project`](Self::project), else [`Scope::Operator`].
-    pub fn scope(&self) -> Scope {
-        self.scope
+    /// Where this file comes from: [`Provenance::Project`] when made with
+    /// [`project`](Self::project), else [`Provenance::Operator`].
+    pub fn provenance(&self) -> Provenance {
+        self.provenance
     }
 
     /// The `hook` keys the file declares, as key paths (`hook`,
@@ -316,7 +316,7 @@ impl<'a> TomlFile<'a> {
     /// A [`TableError`] when the text is not TOML.
     pub fn hook_keys(&self) -> Result<Vec<String>, TableError> {
         let document: toml::Table = self.deserialize()?;
-        Ok(scope::hook_keys(&document, self.layout))
+        Ok(provenance::hook_keys(&document, self.layout))
     }
 
     /// Refuses a project-scope file that declares `hook` in any form; any
@@ -343,7 +343,7 @@ impl<'a> TomlFile<'a> {
     /// the first hidden one, by position), or a [`TableError`] when a
     /// project file's text is not TOML.
     pub fn check_scope(&self) -> Result<(), TableError> {
-        if self.scope == Scope::Operator {
+        if self.provenance == Provenance::Operator {
             return Ok(());
         }
         if let Some(key) = self.hook_keys()?.into_iter().next() {

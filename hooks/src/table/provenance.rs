@@ -17,7 +17,7 @@ use crate::position::toml_key;
 /// Where a file comes from, and so whether it may declare hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Scope {
+pub enum Provenance {
     /// A file the operator wrote on this machine (in their home directory, or a
     /// git-ignored local file): it may declare hooks.
     Operator,
