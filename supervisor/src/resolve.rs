@@ -30,6 +30,15 @@ pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
     kept
 }
 
+/// Whether every entry of `path_var` is absolute: [`absolute_entries`]
+/// would return it unchanged. (An empty `path_var` is one empty entry.)
+pub(super) fn only_absolute_entries(path_var: &OsStr) -> bool {
+    path_var
+        .as_encoded_bytes()
+        .split(|&b| b == b':')
+        .all(|entry| entry.first() == Some(&b'/'))
+}
+
 /// Returns the program `program` names, as
 /// [`resolve_program`](crate::resolve_program) finds it, with `path_var`
 /// for `PATH`.
@@ -62,11 +71,27 @@ pub fn resolve_program_in(
         return Ok(root.join(program));
     }
     let path_var = path_var.unwrap_or(OsStr::new(DEFAULT_PATH));
-    std::env::split_paths(path_var)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-        .ok_or_else(not_found)
+    // Each candidate is written into one buffer, in place: a `PathBuf` per
+    // entry was most of a `run` hook's own instructions.
+    let mut candidate = Vec::with_capacity(path_var.len() + 1 + program.len());
+    for dir in path_var
+        .as_encoded_bytes()
+        .split(|&b| b == b':')
+        .filter(|dir| dir.first() == Some(&b'/'))
+    {
+        candidate.clear();
+        candidate.extend_from_slice(dir);
+        if !dir.ends_with(b"/") {
+            candidate.push(b'/');
+        }
+        candidate.extend_from_slice(program.as_bytes());
+        // Split at an ASCII byte and joined with UTF-8: a whole `OsStr`.
+        let path = Path::new(OsStr::from_bytes(&candidate));
+        if is_executable(path) {
+            return Ok(path.to_path_buf());
+        }
+    }
+    Err(not_found())
 }
 
 /// Returns whether `path` is, after following links, a regular file that
@@ -97,6 +122,9 @@ mod tests {
 
         let found = resolve_program_in("tool", r, path(format!(".::bin:{abs}")).as_deref());
         assert_eq!(found.unwrap(), bin.path().join("tool"));
+        // An entry ending in `/` names the same directory.
+        let found = resolve_program_in("tool", r, path(format!("{abs}/")).as_deref()).unwrap();
+        assert_eq!(found.as_os_str(), bin.path().join("tool").as_os_str());
         for only_relative in [".", "", ":", "bin:.", "./"] {
             let got = resolve_program_in("tool", r, path(only_relative.to_owned()).as_deref());
             assert!(
@@ -117,5 +145,27 @@ mod tests {
         );
         // Unset PATH: the absolute default.
         assert!(resolve_program_in("sh", r, None).unwrap().is_absolute());
+    }
+
+    /// The child's `PATH` is left as inherited exactly when filtering it
+    /// would change nothing.
+    #[test]
+    fn only_absolute_entries_says_whether_filtering_changes_path() {
+        for (path, only_absolute) in [
+            ("/usr/bin:/bin", true),
+            ("/bin", true),
+            ("/a::/b", false),
+            ("/usr/bin:", false),
+            (":/usr/bin", false),
+            (".:/usr/bin:/bin", false),
+            ("/usr/bin:bin", false),
+        ] {
+            let path = OsStr::new(path);
+            assert_eq!(only_absolute_entries(path), only_absolute, "{path:?}");
+            assert_eq!(absolute_entries(path) == path, only_absolute, "{path:?}");
+        }
+        // Empty, it is set to itself: one empty entry, dropped.
+        assert!(!only_absolute_entries(OsStr::new("")));
+        assert_eq!(absolute_entries(OsStr::new("")), "");
     }
 }

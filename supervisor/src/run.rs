@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::error::ProcessError;
-use super::resolve::{absolute_entries, resolve_program_in};
+use super::resolve::{absolute_entries, only_absolute_entries, resolve_program_in};
 use super::stderr::{Drainer, StderrTail};
 use super::supervisor::Supervisor;
 use super::wait::{WaitMode, Waiter, feed_and_wait, set_nonblocking};
@@ -156,8 +156,10 @@ fn spawn_and_wait(
         .stdout(stdout)
         .stderr(Stdio::null());
     // The child searches `PATH` as we do: a script's bare `ls` must not
-    // run a `./ls` planted in the repository either.
-    if let Some(path_var) = &path_var {
+    // run a `./ls` planted in the repository either. Set only when some
+    // entry is not absolute: setting any variable makes std copy the whole
+    // environment for the child, which was most of a `run` hook's own cost.
+    if let Some(path_var) = path_var.as_deref().filter(|p| !only_absolute_entries(p)) {
         command.env("PATH", absolute_entries(path_var));
     }
     wait_for(command, program, line, timeout, watch)

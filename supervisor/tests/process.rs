@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{script, within};
+use common::{assert_child_passed, is_reexec, reexec_with, script, within};
 use io_supervisor::{ProcessError, resolve_program, run_argv, run_command};
 
 /// Far above every timeout here, far below "forever".
@@ -148,4 +148,29 @@ fn run_command_runs_the_callers_command_with_its_environment() {
         "{:?}",
         r.2
     );
+}
+
+/// A child's `PATH` keeps only the absolute entries of ours, in order: as
+/// given when every entry is absolute (it is then inherited, not rebuilt),
+/// without `.`, an empty entry or a relative one otherwise. Run in a child
+/// with each `PATH`.
+#[test]
+fn a_childs_path_keeps_only_the_absolute_entries() {
+    const NAME: &str = "a_childs_path_keeps_only_the_absolute_entries";
+    if is_reexec(NAME) {
+        let dir = std::env::current_dir().unwrap();
+        let echo = argv(&["/bin/sh", "-c", "printf %s \"$PATH\" > path.txt"]);
+        run_argv(&echo, &dir, b"", Stdio::null(), Duration::from_secs(20)).unwrap();
+        return;
+    }
+    for (ours, theirs) in [
+        ("/usr/bin:/bin", "/usr/bin:/bin"),
+        (".::bin:/usr/bin:/bin:", "/usr/bin:/bin"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = reexec_with(NAME, dir.path(), &[("PATH", ours.as_ref())]);
+        assert_child_passed(&out);
+        let got = fs::read_to_string(dir.path().join("path.txt")).unwrap();
+        assert_eq!(got, theirs, "PATH={ours:?}");
+    }
 }

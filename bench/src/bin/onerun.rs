@@ -9,11 +9,14 @@
 //! ```
 //!
 //! `none` runs with no observer, `hooks` with an `append` hook on `step` and
-//! `finished`; the number is how many runs (default 5). Instructions per run
+//! `finished`, `floor` with the raw open+write+close of those events
+//! ([`RawAppendObserver`]); the number is how many runs (default 5). Instructions per run
 //! are the difference between two counts over the difference in runs, which
 //! takes the start-up out.
 
-use io_bench::{NullStore, append_hook, token_contract, token_script};
+use io_bench::{
+    NullStore, RawAppendObserver, append_hook, envelope, json_line, token_contract, token_script,
+};
 use io_harness::{
     ApproveAll, Observer,
     run::{Policy, ScriptedProvider},
@@ -41,10 +44,20 @@ fn main() {
         )],
         dir.path(),
     );
+    let step = envelope(io_harness::EventKind::Step {
+        step: 3,
+        moved_the_workspace: true,
+    });
+    let floor = RawAppendObserver::new(
+        &["step", "finished"],
+        dir.path().join("floor.jsonl"),
+        json_line(&step),
+    );
     let observer: &dyn Observer = match mode.as_str() {
         "hooks" => &hooks,
+        "floor" => &floor,
         "none" => &(),
-        other => panic!("`{other}`: expected `none` or `hooks`"),
+        other => panic!("`{other}`: expected `none`, `hooks` or `floor`"),
     };
     for _ in 0..runs {
         let result = pollster::block_on(run_with_observed(

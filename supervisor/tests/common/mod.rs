@@ -2,6 +2,7 @@
 //! and re-executing one test in a child.
 #![allow(dead_code)] // each test binary uses its own subset
 
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -39,9 +40,15 @@ pub(crate) fn is_reexec(test: &str) -> bool {
 /// set and `cwd` as its working directory. A child still running after a
 /// minute fails the test and is killed.
 pub(crate) fn reexec(test: &str, cwd: &Path) -> Output {
+    reexec_with(test, cwd, &[])
+}
+
+/// [`reexec`] with `env` set for the child too.
+pub(crate) fn reexec_with(test: &str, cwd: &Path, env: &[(&str, &OsStr)]) -> Output {
     let exe = std::env::current_exe().expect("the test binary's path");
     let child = Command::new(exe)
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .envs(env.iter().copied())
         .env(REEXEC, test)
         .current_dir(cwd)
         .stdout(std::process::Stdio::piped())
