@@ -13,18 +13,22 @@
 //! top-level module also sits in one of the layers of the crate's docs,
 //! and names only its own layer and those below.
 //!
-//! The check reads the source: every `crate::…`, `super::…` and `self::…`
-//! path, the paths of their `{…}` groups, and every path that starts with
-//! a child the file declares (`mod keys;` then `keys::KEY`), outside
-//! comments and the `#[cfg(test)] mod tests` at a file's end (a test may
-//! use the whole crate; a `tests.rs` file is one). A path names the deepest
-//! module it reaches. Inside the crate a module is named by its path, not
+//! The check's reader is `common/module_graph.rs` (io-harness's layer test
+//! shares it): it reads every `crate::…`, `super::…` and `self::…` path,
+//! the paths of their `{…}` groups, and every path that starts with a
+//! child the file declares (`mod keys;` then `keys::KEY`), outside comments
+//! and the `#[cfg(test)] mod tests` at a file's end (a test may use the
+//! whole crate; a `tests.rs` file is one). A path names the deepest module
+//! it reaches. Inside the crate a module is named by its path, not
 //! through the crate root's re-exports (`crate::Hooks`,
 //! `crate::text::toml_key`), which would hide which module it is.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
+
+#[path = "common/module_graph.rs"]
+mod module_graph;
+use module_graph::{circle, code, declared, module_of, named, shown, top, top_edges};
 
 /// The layers of the crate's documentation, bottom to top: each top-level
 /// module, and the layer it sits in.
@@ -54,304 +58,14 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// Each `.rs` file under `dir`, at any depth.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .expect("read a source directory")
-        .map(|e| e.expect("read a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            out.extend(files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    out
-}
-
-/// The module a file is: `action::run` for `action/run/mod.rs`,
-/// `action::run::run_key` for `action/run/run_key.rs`, `` for `lib.rs`.
-fn module_of(file: &Path) -> String {
-    let rel = file.strip_prefix(src()).expect("a file under src");
-    let mut parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let last = parts.pop().expect("a file name");
-    let stem = last.strip_suffix(".rs").unwrap_or(&last);
-    if stem != "mod" && stem != "lib" {
-        parts.push(stem.to_owned());
-    }
-    parts.join("::")
-}
-
-/// The top-level module `module` is in.
-fn top(module: &str) -> &str {
-    module.split("::").next().unwrap_or(module)
-}
-
-/// The file's code: without comment lines and without the `mod tests` a
-/// file ends with.
-fn code(text: &str) -> String {
-    let mut end = text.len();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("#[cfg(test)]") {
-        let at = from + at;
-        let rest = text[at + "#[cfg(test)]".len()..].trim_start();
-        if rest.starts_with("mod tests") {
-            end = at;
-            break;
-        }
-        from = at + 1;
-    }
-    text[..end]
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// The identifier at the start of `text`, a raw one (`r#where`) with its
-/// `r#`.
-fn ident(text: &str) -> &str {
-    let raw = if text.starts_with("r#") { 2 } else { 0 };
-    let end = text[raw..]
-        .find(|c: char| !is_ident(c))
-        .map_or(text.len(), |end| raw + end);
-    &text[..end]
-}
-
-/// A module's name as its file is named: `where` for `r#where`.
-fn unraw(name: &str) -> &str {
-    name.strip_prefix("r#").unwrap_or(name)
-}
-
-/// The path that starts at `text` (after its first `::`), with each path of
-/// a `{…}` group spelt out: `a::b::{C, d::E}` is `a::b::C` and `a::b::d::E`.
-fn paths(text: &str) -> Vec<Vec<String>> {
-    let mut prefix = Vec::new();
-    let mut rest = text;
-    loop {
-        let name = ident(rest);
-        if name.is_empty() {
-            break;
-        }
-        prefix.push(unraw(name).to_owned());
-        rest = &rest[name.len()..];
-        match rest.strip_prefix("::") {
-            Some(more) => rest = more,
-            None => return vec![prefix],
-        }
-    }
-    let Some(group) = rest.strip_prefix('{') else {
-        return vec![prefix];
-    };
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in group.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' | ',' if depth == 0 => {
-                let item = group[start..i].trim();
-                if !item.is_empty() {
-                    for tail in paths(item) {
-                        let mut path = prefix.clone();
-                        path.extend(tail);
-                        out.push(path);
-                    }
-                }
-                if c == '}' {
-                    break;
-                }
-                start = i + 1;
-            }
-            '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Every path a file's code names, made absolute (from the crate root,
-/// without `crate`): its `crate::…`, `super::…` and `self::…` paths, and
-/// those that start with one of `children`, the modules it declares.
-/// `module` is the file's own module.
-fn named(code: &str, module: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
-    let here: Vec<String> = module
-        .split("::")
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    let mut out = Vec::new();
-    for (at, _) in code.match_indices("::") {
-        let before = &code[..at];
-        let mut start = before.rfind(|c: char| !is_ident(c)).map_or(0, |i| i + 1);
-        if code[..start].ends_with("r#") {
-            start -= 2;
-        }
-        // The first segment of a path, not a later one.
-        if code[..start].ends_with("::") {
-            continue;
-        }
-        let first = unraw(&code[start..at]);
-        let base: Vec<String> = match first {
-            "crate" => Vec::new(),
-            "self" => here.clone(),
-            "super" => {
-                let mut up = here.clone();
-                up.pop();
-                up
-            }
-            child if children.contains(child) => here.clone(),
-            _ => continue,
-        };
-        let from = if matches!(first, "crate" | "self" | "super") {
-            at + 2
-        } else {
-            start
-        };
-        for tail in paths(&code[from..]) {
-            let mut path = base.clone();
-            let mut tail = tail.into_iter().peekable();
-            // `super::super::x`.
-            while tail.peek().is_some_and(|s| s == "super") {
-                tail.next();
-                path.pop();
-            }
-            path.extend(tail);
-            out.push(path);
-        }
-    }
-    out
-}
-
-/// The modules `mod name;` declares in `code`.
-fn declared(code: &str) -> BTreeSet<String> {
-    code.lines()
-        .filter_map(|line| {
-            let line = line.trim_start();
-            let line = line
-                .strip_prefix("pub(crate) ")
-                .or_else(|| line.strip_prefix("pub "))
-                .unwrap_or(line);
-            let name = line.strip_prefix("mod ")?.strip_suffix(';')?;
-            Some(unraw(name.trim()).to_owned())
-        })
-        .collect()
-}
-
-/// Every module, at any depth, by the files under `src`.
-fn modules() -> BTreeSet<String> {
-    files(&src())
-        .iter()
-        .map(|f| module_of(f))
-        .filter(|m| !m.is_empty() && !m.ends_with("tests"))
-        .collect()
-}
-
-/// Module → the modules it names (at every depth), and any path through
-/// the crate root that names no module.
+/// The crate's module graph, as `common/module_graph.rs` reads it.
 fn graph() -> (BTreeMap<String, BTreeSet<String>>, Vec<String>) {
-    let root = src();
-    let modules = modules();
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut strays = Vec::new();
-    for file in files(&root) {
-        let from = module_of(&file);
-        if from.is_empty() || from.ends_with("tests") {
-            continue;
-        }
-        let text = fs::read_to_string(&file).expect("read a source file");
-        let code = code(&text);
-        for path in named(&code, &from, &declared(&code)) {
-            // The deepest module the path reaches.
-            let reached = (1..=path.len())
-                .rev()
-                .map(|n| path[..n].join("::"))
-                .find(|m| modules.contains(m));
-            match reached {
-                Some(to) if to != from => {
-                    edges.entry(from.clone()).or_default().insert(to);
-                }
-                Some(_) => {}
-                None => {
-                    let rel = file.strip_prefix(&root).unwrap_or(&file);
-                    strays.push(format!("{}: crate::{}", rel.display(), path.join("::")));
-                }
-            }
-        }
-    }
-    (edges, strays)
+    module_graph::graph(&src(), "lib.rs")
 }
 
-/// The edges between top-level modules.
-fn top_edges(edges: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (from, to) in edges {
-        for to in to {
-            if top(from) != top(to) {
-                out.entry(top(from).to_owned())
-                    .or_default()
-                    .insert(top(to).to_owned());
-            }
-        }
-    }
-    out
-}
-
-/// A circle of `edges`, as the modules along it, when there is one.
-fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        at: &str,
-        edges: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(i) = path.iter().position(|m| m == at) {
-            let mut found = path[i..].to_vec();
-            found.push(at.to_owned());
-            return Some(found);
-        }
-        if done.contains(at) {
-            return None;
-        }
-        path.push(at.to_owned());
-        for next in edges.get(at).into_iter().flatten() {
-            if let Some(found) = visit(next, edges, path, done) {
-                return Some(found);
-            }
-        }
-        path.pop();
-        done.insert(at.to_owned());
-        None
-    }
-    let mut done = BTreeSet::new();
-    for start in edges.keys() {
-        if let Some(found) = visit(start, edges, &mut Vec::new(), &mut done) {
-            return Some(found);
-        }
-    }
-    None
-}
-
-fn shown(edges: &BTreeMap<String, BTreeSet<String>>) -> String {
-    edges
-        .iter()
-        .map(|(from, to)| {
-            format!(
-                "  {from} -> {}",
-                to.iter().cloned().collect::<Vec<_>>().join(", ")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// Every module of the crate, at any depth.
+fn modules() -> BTreeSet<String> {
+    module_graph::modules(&src(), "lib.rs")
 }
 
 #[test]
@@ -503,12 +217,15 @@ fn the_reader_sees_paths_groups_children_and_skips_comments_and_tests() {
             "m::n::where::M"
         ]
     );
-    assert_eq!(module_of(&src().join("action/run/mod.rs")), "action::run");
     assert_eq!(
-        module_of(&src().join("action/run/run_key.rs")),
+        module_of(&src(), &src().join("action/run/mod.rs")),
+        "action::run"
+    );
+    assert_eq!(
+        module_of(&src(), &src().join("action/run/run_key.rs")),
         "action::run::run_key"
     );
-    assert_eq!(module_of(&src().join("hooks.rs")), "hooks");
+    assert_eq!(module_of(&src(), &src().join("hooks.rs")), "hooks");
     let mut edges = BTreeMap::new();
     edges.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
     edges.insert("b".to_owned(), BTreeSet::from(["c".to_owned()]));
