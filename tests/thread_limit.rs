@@ -54,8 +54,12 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
     }
     // A copy beside the workspace: the uid `io` drops to may not reach the
     // build's own directory (a checkout under a private home).
+    // A hard link where it can be made: it opens nothing for writing. A
+    // copy's descriptor, open for writing, is inherited by any child another
+    // test thread forks meanwhile, until that child execs; executing the copy
+    // then fails with ETXTBSY ("Text file busy"), which is retried.
     let io = dir.parent().expect("a parent").join("io");
-    if !io.exists() {
+    if !io.exists() && std::fs::hard_link(env!("CARGO_BIN_EXE_io"), &io).is_err() {
         std::fs::copy(env!("CARGO_BIN_EXE_io"), &io).expect("copy io");
     }
     command
@@ -64,11 +68,15 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
         .current_dir(dir)
         .env("IO_CONFIG_HOME", dir.join("user"))
         .env("HOME", dir);
-    Some(io_output(
-        &mut command,
-        Duration::from_secs(60),
-        &format!("io {args:?} under RLIMIT_NPROC={limit}"),
-    ))
+    let what = format!("io {args:?} under RLIMIT_NPROC={limit}");
+    let mut out = io_output(&mut command, Duration::from_secs(60), &what);
+    for _ in 0..20 {
+        if !text(&out.stderr).contains("Text file busy") {
+            break;
+        }
+        out = io_output(&mut command, Duration::from_secs(60), &what);
+    }
+    Some(out)
 }
 
 /// A workspace another uid may use: `io`, dropped to it, writes there.
