@@ -728,7 +728,9 @@ impl At<'_> {
             (Some(_), false) => path_only(),
             _ => how.flags(),
         };
-        match self.resolve(&rel, direct, how.mode(), Links::None) {
+        let direct = self.resolve(&rel, direct, how.mode(), Links::None);
+        between(Step::Resolved);
+        match direct {
             Ok(fd) => return self.finish(fd, Via::Direct, how, proc.as_ref()),
             Err(Miss::Errno(Errno::NOENT)) if how.dirs.is_some() && !parents.is_empty() => {
                 return self.create_in(parents, last, how, links, proc.as_ref());
@@ -1089,7 +1091,9 @@ fn walk(root: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode) -> Result<O
     }
     prefix.push(last);
     let at = dir.as_ref().map_or(root, AsFd::as_fd);
-    match rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW, mode) {
+    let opened = rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW, mode);
+    between(Step::Walked);
+    match opened {
         Err(Errno::LOOP) if is_link(at, *last) => Err(Miss::Link(prefix)),
         // `O_PATH | O_NOFOLLOW` reaches the link itself.
         Ok(fd)
@@ -1347,6 +1351,24 @@ fn stays_beneath(name: &Path) -> bool {
     // path of an unjudged open.
     name.components()
         .all(|c| matches!(c, Component::CurDir | Component::Normal(_)))
+}
+
+/// A point between two steps of an open, where a race could change what
+/// a name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// `open`'s first resolution has answered.
+    Resolved,
+    /// The walk's open of the last name has answered.
+    Walked,
+}
+
+/// Where a test acts as a race would, at `step`; nothing outside the tests.
+#[inline(always)]
+fn between(step: Step) {
+    #[cfg(test)]
+    tests::between(step);
+    let _ = step;
 }
 
 #[cfg(test)]

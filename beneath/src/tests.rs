@@ -1007,3 +1007,192 @@ fn the_walk_names_a_link_at_the_end() {
         );
     }
 }
+
+/// What a test does at a [`Step`].
+type Act = Box<dyn FnMut(Step)>;
+
+thread_local! {
+    /// What this thread's test does at a [`Step`]: a test's own thread only.
+    static BETWEEN: std::cell::RefCell<Option<Act>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Called by the crate at each [`Step`].
+pub(super) fn between(step: Step) {
+    let act = BETWEEN.with(|b| b.borrow_mut().take());
+    if let Some(mut act) = act {
+        act(step);
+        BETWEEN.with(|b| *b.borrow_mut() = Some(act));
+    }
+}
+
+/// Runs `f` with `act` done at `step` (at each time it is reached), as a
+/// race would do it there.
+fn racing<T>(step: Step, act: impl FnMut() + 'static, f: impl FnOnce() -> T) -> T {
+    let mut act = act;
+    BETWEEN.with(|b| {
+        *b.borrow_mut() = Some(Box::new(move |at| {
+            if at == step {
+                act();
+            }
+        }));
+    });
+    let got = f();
+    BETWEEN.with(|b| *b.borrow_mut() = None);
+    got
+}
+
+/// A name missing at the first resolution and there a moment later is still
+/// missing for an open that makes no directories: only `dirs` goes on to
+/// create, and a read creates nothing.
+#[test]
+fn a_name_that_appears_after_the_first_miss_is_not_opened_without_dirs() {
+    for walk in BOTH {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = root(tmp.path(), walk);
+        let dir = tmp.path().join("d");
+        let appear = move || {
+            let _ = std::fs::create_dir(&dir);
+            let _ = std::fs::write(dir.join("f"), "x");
+        };
+        let got = racing(Step::Resolved, appear, || {
+            root.open_file("d/f", &Open::read())
+        });
+        assert_eq!(
+            io_kind(&got),
+            Some(io::ErrorKind::NotFound),
+            "walk {walk}: {got:?}"
+        );
+    }
+}
+
+/// A directory on the way that is a link, where no link may be (the state a
+/// link made after the first resolution leaves): refused, not followed,
+/// and nothing is created through it.
+#[test]
+fn a_directory_on_the_way_that_became_a_link_is_refused_where_no_link_may_be() {
+    for walk in BOTH {
+        let (_tmp, path, _outside) = hostile();
+        let root = root(&path, walk);
+        let at = At {
+            root: &root,
+            fd: fd_of(&root),
+        };
+        let proc = Proc::open();
+        // `openat2` tells a link beneath (`Link`); the walk names it.
+        let refused = |got: Option<&Error>, link: &str| match walk {
+            false => matches!(got, Some(Error::Link)),
+            true => {
+                matches!(got, Some(Error::Outside { through: Some(l) }) if l == Path::new(link))
+            }
+        };
+        let got = at.dir(Path::new("in"), Links::None, proc.as_ref());
+        assert!(refused(got.as_ref().err(), "in"), "walk {walk}: {got:?}");
+        // And by an open, the link made between its two steps.
+        let appear = {
+            let path = path.clone();
+            move || {
+                let _ = symlink("real", path.join("late"));
+            }
+        };
+        let how = write().links(Links::None);
+        let got = racing(Step::Resolved, appear, || root.open_file("late/f", &how));
+        assert!(refused(got.as_ref().err(), "late"), "walk {walk}: {got:?}");
+        assert!(!path.join("real/f").exists(), "walk {walk}");
+    }
+}
+
+/// A file opened for real (a write, or a create) is judged and kept as it
+/// is, never opened a second time through `/proc`.
+#[test]
+fn a_file_opened_for_real_is_kept_not_opened_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f"), "abcdef").unwrap();
+    let root = root(tmp.path(), false);
+    let at = At {
+        root: &root,
+        fd: fd_of(&root),
+    };
+    let mut file = File::open(tmp.path().join("f")).unwrap();
+    let mut head = [0; 3];
+    file.read_exact(&mut head).unwrap();
+    let proc = Proc::open();
+    let opened = at
+        .finish(file.into(), Via::Direct, &Open::read(), proc.as_ref())
+        .unwrap();
+    // The same open file, at the offset it was left at.
+    let mut rest = String::new();
+    opened.into_file().read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "def");
+}
+
+/// A link on the way found by the walk after `openat2` said `ELOOP` is
+/// named, as the walk names it.
+#[test]
+fn a_link_the_walk_meets_after_openat2_missed_is_named() {
+    let (_tmp, path, _outside) = hostile();
+    let root = root(&path, true);
+    let at = At {
+        root: &root,
+        fd: fd_of(&root),
+    };
+    let got = at.missed(
+        Path::new("out/secret"),
+        Miss::Errno(Errno::LOOP),
+        Links::None,
+    );
+    assert!(
+        matches!(&got, Error::Outside { through: Some(link) } if link == Path::new("out")),
+        "{got:?}"
+    );
+}
+
+/// The walk's `ELOOP` at the last name is a link only when that name is a
+/// link: one replaced by a file between the open and the look is the
+/// system's `ELOOP`.
+#[test]
+fn the_walks_eloop_at_the_end_is_a_link_only_when_the_name_is_one() {
+    let (_tmp, path, _outside) = hostile();
+    let root = Root::open(&path).unwrap();
+    let fd = fd_of(&root);
+    let got = walk(fd, Path::new("in"), OFlags::RDONLY, Mode::empty());
+    assert!(
+        matches!(&got, Err(Miss::Link(link)) if link == Path::new("in")),
+        "{got:?}"
+    );
+    let replace = {
+        let path = path.clone();
+        move || {
+            let _ = std::fs::remove_file(path.join("in"));
+            let _ = std::fs::write(path.join("in"), "now a file");
+        }
+    };
+    let got = racing(Step::Walked, replace, || {
+        walk(fd, Path::new("in"), OFlags::RDONLY, Mode::empty())
+    });
+    assert!(matches!(got, Err(Miss::Errno(Errno::LOOP))), "{got:?}");
+}
+
+/// `ENXIO` is a FIFO or a socket; any other error is itself.
+#[test]
+fn only_enxio_is_a_fifo_or_a_socket() {
+    let nx = nxio(Error::Io(io::Error::from_raw_os_error(
+        Errno::NXIO.raw_os_error(),
+    )));
+    assert!(
+        matches!(
+            nx,
+            Error::NotRegular {
+                kind: "a FIFO or a socket"
+            }
+        ),
+        "{nx:?}"
+    );
+    let other = nxio(Error::Io(io::Error::from_raw_os_error(
+        Errno::NOENT.raw_os_error(),
+    )));
+    assert!(
+        matches!(&other, Error::Io(e) if e.kind() == io::ErrorKind::NotFound),
+        "{other:?}"
+    );
+    assert!(matches!(nxio(Error::Link), Error::Link));
+}
