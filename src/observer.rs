@@ -57,7 +57,7 @@ impl<O: Observer + ?Sized> Observer for &O {
 /// through [`wants`](Observer::wants): one mask test.
 ///
 /// # Blocking
-/// [`event`](Observer::event) is [`io_hooks::Hooks::fire`]: it returns when
+/// [`event`](Observer::event) is [`io_hooks::Hooks::fire_line`] with [`RunEvent::json_line`]: it returns when
 /// every matching hook has finished, a `run` hook's process included (up to
 /// its `timeout_ms`), and the run waits with it; but a `background = true`
 /// hook, which is handed the event and runs on its own worker. The run does
@@ -68,7 +68,7 @@ impl<O: Observer + ?Sized> Observer for &O {
 impl Observer for io_hooks::Hooks<EventKind> {
     #[inline]
     fn event(&self, event: &RunEvent) -> Flow {
-        self.fire(&event.kind, event)
+        self.fire_line(&event.kind, || event.json_line().map_err(|e| e.to_string()))
     }
 
     #[inline]

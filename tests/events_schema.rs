@@ -175,12 +175,28 @@ fn the_bytes_are_the_flattened_shapes_for_every_variant_and_read_back() {
             .lines()
             .map(|l| serde_json::from_str::<RunEvent>(l).expect("a RunEvent")),
     );
+    // A run id and a time an embedder set, which need escaping.
+    let odd: Vec<RunEvent> = events
+        .iter()
+        .map(|event| RunEvent {
+            run_id: "r-\"odd\"\\\n\u{1}é".to_owned(),
+            at: event.at.as_ref().map(|at| format!("{at}\"\t")),
+            ..event.clone()
+        })
+        .collect();
+    events.extend(odd);
     for event in &events {
         let ours = serde_json::to_vec(event).expect("serialisable");
         let theirs = serde_json::to_vec(&Flattened::from(event)).expect("serialisable");
         assert_eq!(
             String::from_utf8_lossy(&ours),
             String::from_utf8_lossy(&theirs)
+        );
+        // What the hooks write: the same bytes, by the envelope's literals.
+        let line = event.json_line().expect("serialisable");
+        assert_eq!(
+            String::from_utf8_lossy(&line),
+            String::from_utf8_lossy(&ours)
         );
         let pretty = serde_json::to_string_pretty(event).expect("serialisable");
         let theirs = serde_json::to_string_pretty(&Flattened::from(event)).expect("serialisable");

@@ -158,6 +158,23 @@ fn dot_dot_and_absolute_paths_are_refused_before_any_open() {
     assert!(!stays_beneath(Path::new("a/../b")));
 }
 
+/// `stays_beneath` reads the bytes; it says what `components()` says: only
+/// `.` and plain names.
+#[test]
+fn stays_beneath_is_components() {
+    let cases = [
+        "", ".", "..", "/", "//a", "a", "a/", "a//b", "./a", "a/.", "a/./b", ".a", "..a", "a..",
+        "a/..", "../a", "a/../b", "a/..b", "a/b../c", "./..", "/a", "a/ ..", "...", "a/...",
+    ];
+    for case in cases {
+        let path = Path::new(case);
+        let by_components = path
+            .components()
+            .all(|c| matches!(c, Component::CurDir | Component::Normal(_)));
+        assert_eq!(stays_beneath(path), by_components, "{case:?}");
+    }
+}
+
 /// The walk cannot tell where a link leads, so it follows none and names
 /// it; `openat2` follows a link that stays under the root.
 #[test]

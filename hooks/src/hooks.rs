@@ -382,7 +382,47 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(event, payload, None)
+        self.fire_matched(event, || serialize_line(payload), None)
+    }
+
+    /// [`fire`](Self::fire) with the payload's JSON line made by `line`
+    /// rather than by `serde_json`: for an embedder whose payload has a
+    /// writer of its own that puts the same bytes faster (`io`'s `RunEvent`
+    /// writes its envelope's keys as literals). `line` is called once, at
+    /// the first hook whose `where` lets the event through, never when
+    /// every filter turns it away; it returns the object without its
+    /// newline, which is added here, or why it cannot be written.
+    ///
+    /// ```
+    /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
+    /// # #[derive(HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
+    /// # let dir = tempfile::tempdir()?;
+    /// let log = dir.path().join("log");
+    /// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(&log))], dir.path());
+    /// let flow = hooks.fire_line(&Ev::JobStarted, || Ok(br#"{"event":"job_started"}"#.to_vec()));
+    /// assert_eq!(flow, Flow::Continue);
+    /// assert_eq!(std::fs::read_to_string(&log)?, "{\"event\":\"job_started\"}\n");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Blocking
+    /// As [`fire`](Self::fire).
+    #[inline]
+    pub fn fire_line<L>(&self, event: &E, line: L) -> Flow
+    where
+        L: FnOnce() -> Result<Vec<u8>, String>,
+    {
+        if !self.wanted.contains(event) {
+            return Flow::Continue;
+        }
+        let line = || {
+            let mut line = line()?;
+            line.push(b'\n');
+            Ok(line)
+        };
+        self.fire_matched(event, line, None)
     }
 
     /// [`fire`](Self::fire), calling `report` once per matching hook, in
@@ -425,7 +465,7 @@ impl<E: HookEvents> Hooks<E> {
         if !self.wanted.contains(event) {
             return Flow::Continue;
         }
-        self.fire_matched(event, payload, Some(&mut report))
+        self.fire_matched(event, || serialize_line(payload), Some(&mut report))
     }
 
     /// [`fire`](Self::fire) for an enum that is itself what hooks receive.
@@ -449,10 +489,10 @@ impl<E: HookEvents> Hooks<E> {
     // all that inlines into the caller.
     #[cold]
     #[inline(never)]
-    fn fire_matched<T: Serialize + ?Sized>(
+    fn fire_matched<L: FnOnce() -> Result<Vec<u8>, String>>(
         &self,
         event: &E,
-        payload: &T,
+        make_line: L,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
@@ -462,12 +502,16 @@ impl<E: HookEvents> Hooks<E> {
         // Serialised at the first hook whose `where` lets the event through:
         // an event every filter turns away is never serialised.
         let mut line = None;
+        let mut make_line = Some(make_line);
         let mut flow = Flow::Continue;
         for (index, hook) in self.hooks.iter().enumerate() {
             if !hook.spec.on.contains_kind(kind) || !hook.spec.r#where.passes(event) {
                 continue;
             }
-            let line = line.get_or_insert_with(|| serialize_line(payload));
+            let line = line.get_or_insert_with(|| match make_line.take() {
+                Some(make) => make(),
+                None => unreachable!("the line is made once, when `line` is empty"),
+            });
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(StderrTail::new);
             let (result, queued) = self.execute(index, hook, line, tag, capture.as_mut());

@@ -14,7 +14,7 @@ use super::error::ProcessError;
 use super::resolve::{absolute_entries, only_absolute_entries, resolve_program_in};
 use super::stderr::{Drainer, StderrTail};
 use super::supervisor::Supervisor;
-use super::wait::{WaitMode, Waiter, feed_and_wait, set_nonblocking};
+use super::wait::{WaitMode, Waiter, feed_and_wait, set_fresh_pipe_nonblocking};
 
 #[cfg(test)]
 pub(super) fn run_with(
@@ -189,8 +189,9 @@ fn wait_for(
     let (reader, writer) = std::io::pipe().map_err(spawn_failed)?;
     let (reader, writer) = (OwnedFd::from(reader), OwnedFd::from(writer));
     // Non-blocking on the write end only: the read end is a separate open
-    // file description, so the child still reads a blocking stdin.
-    set_nonblocking(&writer).map_err(|e| spawn_failed(e.into()))?;
+    // file description, so the child still reads a blocking stdin. Fresh:
+    // one `fcntl`, no `F_GETFL` first.
+    set_fresh_pipe_nonblocking(&writer).map_err(|e| spawn_failed(e.into()))?;
     let child_stdin = reader.try_clone().map_err(spawn_failed)?;
 
     command.stdin(Stdio::from(child_stdin)).process_group(0);

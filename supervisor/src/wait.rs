@@ -33,6 +33,14 @@ pub(super) fn set_nonblocking(fd: &OwnedFd) -> rustix::io::Result<()> {
     fcntl_setfl(fd, flags | OFlags::NONBLOCK)
 }
 
+/// Makes `fd`, an end of a pipe just made, non-blocking in one system call
+/// where [`set_nonblocking`] makes two: a fresh pipe end's status flags are
+/// its access mode alone, which `F_SETFL` ignores, so there is nothing to
+/// read first and keep (`F_GETFL`). A `run` hook makes one a fire.
+pub(super) fn set_fresh_pipe_nonblocking(fd: &OwnedFd) -> rustix::io::Result<()> {
+    fcntl_setfl(fd, OFlags::NONBLOCK)
+}
+
 /// Writes `line` to the child's stdin then closes it, while waiting for the
 /// child to exit. Returns whether it exited before `deadline`.
 ///
@@ -191,6 +199,26 @@ mod tests {
         let mut buf = [0u8; 1];
         assert_eq!(rustix::io::read(&reader, &mut buf), Err(Errno::AGAIN));
         drop(writer);
+    }
+
+    /// On a fresh pipe end, the one call leaves the flags the two would.
+    #[test]
+    fn a_fresh_pipe_end_is_made_non_blocking_as_by_get_and_set() {
+        let (_r1, w1) = std::io::pipe().unwrap();
+        let (_r2, w2) = std::io::pipe().unwrap();
+        let (w1, w2) = (OwnedFd::from(w1), OwnedFd::from(w2));
+        set_nonblocking(&w1).unwrap();
+        set_fresh_pipe_nonblocking(&w2).unwrap();
+        assert_eq!(fcntl_getfl(&w2).unwrap(), fcntl_getfl(&w1).unwrap());
+        assert!(
+            fcntl_getfl(&w2)
+                .unwrap()
+                .contains(OFlags::NONBLOCK | OFlags::WRONLY)
+        );
+        assert_eq!(
+            rustix::io::fcntl_getfd(&w2).unwrap(),
+            rustix::io::fcntl_getfd(&w1).unwrap()
+        );
     }
 
     #[test]
