@@ -391,7 +391,9 @@ impl<E: HookEvents> Hooks<E> {
     /// writes its envelope's keys as literals). `line` is called once, at
     /// the first hook whose `where` lets the event through, never when
     /// every filter turns it away; it returns the object without its
-    /// newline, which is added here, or why it cannot be written.
+    /// newline, which is added here, or why it cannot be written. A line
+    /// that holds a newline is refused as one that cannot be written: each
+    /// hook fails, and nothing is appended.
     ///
     /// ```
     /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
@@ -419,6 +421,14 @@ impl<E: HookEvents> Hooks<E> {
         }
         let line = || {
             let mut line = line()?;
+            // One event, one line, by construction: a writer of the
+            // embedder's own that let a newline through would split the
+            // event in two in every file it is appended to.
+            if line.contains(&b'\n') {
+                return Err(
+                    "the line holds a newline, which would split the event in two".to_owned(),
+                );
+            }
             line.push(b'\n');
             Ok(line)
         };

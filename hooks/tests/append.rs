@@ -260,3 +260,20 @@ fn concurrent_appends_keep_every_line_whole() {
     assert_eq!(text.lines().count() as u64, THREADS * EVENTS);
     assert!(text.ends_with('\n'));
 }
+
+#[test]
+fn a_line_of_the_embedders_own_that_holds_a_newline_is_refused_and_nothing_is_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+    let torn = || Ok(b"{\"event\":\"started\"}\n{\"event\":\"finished\"}".to_vec());
+    assert_eq!(hooks.fire_line(&started("g"), torn), Flow::Cancel);
+    assert_eq!(
+        fs::read(&log).unwrap(),
+        b"",
+        "no part of the line is written"
+    );
+    let whole = || Ok(b"{\"event\":\"started\"}".to_vec());
+    assert_eq!(hooks.fire_line(&started("g"), whole), Flow::Continue);
+    assert_eq!(fs::read(&log).unwrap(), b"{\"event\":\"started\"}\n");
+}
