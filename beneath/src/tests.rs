@@ -1214,3 +1214,21 @@ fn only_enxio_is_a_fifo_or_a_socket() {
     );
     assert!(matches!(nxio(Error::Link), Error::Link));
 }
+
+/// The walk names the link it met by its whole path from the root, at any
+/// depth: a link two names down is `a/in`, not `a`.
+#[test]
+fn the_walk_names_a_link_deeper_than_the_first_name_by_its_whole_path() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("root");
+    std::fs::create_dir_all(path.join("a/b/real")).expect("dirs");
+    symlink("real", path.join("a/b/in")).expect("link");
+    let through = |rel: &str| match root(&path, true).open_file(rel, &write()) {
+        Err(Error::Outside {
+            through: Some(link),
+        }) => link,
+        other => panic!("{rel}: {other:?}"),
+    };
+    assert_eq!(through("a/b/in/f"), Path::new("a/b/in"));
+    assert_eq!(through("a/b/in"), Path::new("a/b/in"));
+}
