@@ -12,15 +12,25 @@ use super::error::ProcessError;
 /// entries are both absolute.
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
+/// Whether an entry of `PATH` is absolute: the one test the search and the
+/// child's `PATH` both use, so the child never searches where we did not.
+fn is_absolute_entry(entry: &[u8]) -> bool {
+    entry.first() == Some(&b'/')
+}
+
+/// The absolute entries of `path_var`, in order, as bytes.
+fn absolute_dirs(path_var: &OsStr) -> impl Iterator<Item = &[u8]> {
+    path_var
+        .as_encoded_bytes()
+        .split(|&b| b == b':')
+        .filter(|entry| is_absolute_entry(entry))
+}
+
 /// `path_var` with only its absolute entries, in order: what a child gets
 /// as its `PATH`.
 pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
     let mut kept = OsString::with_capacity(path_var.len());
-    for entry in path_var
-        .as_encoded_bytes()
-        .split(|&b| b == b':')
-        .filter(|entry| entry.first() == Some(&b'/'))
-    {
+    for entry in absolute_dirs(path_var) {
         if !kept.is_empty() {
             kept.push(":");
         }
@@ -36,7 +46,7 @@ pub(super) fn only_absolute_entries(path_var: &OsStr) -> bool {
     path_var
         .as_encoded_bytes()
         .split(|&b| b == b':')
-        .all(|entry| entry.first() == Some(&b'/'))
+        .all(is_absolute_entry)
 }
 
 /// Returns the program `program` names, as
@@ -74,11 +84,7 @@ pub fn resolve_program_in(
     // Each candidate is written into one buffer, in place: a `PathBuf` per
     // entry was most of a `run` hook's own instructions.
     let mut candidate = Vec::with_capacity(path_var.len() + 1 + program.len());
-    for dir in path_var
-        .as_encoded_bytes()
-        .split(|&b| b == b':')
-        .filter(|dir| dir.first() == Some(&b'/'))
-    {
+    for dir in absolute_dirs(path_var) {
         candidate.clear();
         candidate.extend_from_slice(dir);
         if !dir.ends_with(b"/") {
