@@ -3,9 +3,9 @@
 //! waits on a condition, never a bare `sleep`; and what a test needs to
 //! tell that a process it started is gone, and to end it if not.
 //!
-//! Shared by both crates' test binaries (`tests/common/mod.rs` includes
-//! this file by path, as do `io-hooks`'s own unit tests), so there is one
-//! copy.
+//! Shared by the test binaries of `io-hooks` and of `io-harness` (each
+//! crate's `tests/common/mod.rs` includes this file by path). The published
+//! crates below keep their own (`docs/decisions.md`, "The tests' watchdog").
 
 use std::path::Path;
 use std::time::{Duration, Instant};
