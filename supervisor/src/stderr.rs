@@ -53,69 +53,56 @@ const FINAL_READ: usize = 1 << 20;
 ///
 /// [`finish`]: Drainer::finish
 pub(super) struct Drainer {
-    tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
     /// Dropped to tell the thread that the child has ended.
     stop: OwnedFd,
-    thread: std::thread::JoinHandle<()>,
+    /// The thread, which owns the tail and returns it: nothing reads the
+    /// tail before the thread is joined, so it needs no lock.
+    thread: std::thread::JoinHandle<Vec<u8>>,
 }
 
-/// Where the drainer copies to: keeps the last `limit` bytes written.
-struct Tail {
-    shared: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
-    limit: usize,
-}
-
-impl Tail {
-    fn keep(&mut self, bytes: &[u8]) {
-        let mut tail = self
-            .shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        tail.extend_from_slice(bytes);
-        let excess = tail.len().saturating_sub(self.limit);
-        tail.drain(..excess);
-    }
+/// Appends `bytes` to `tail`, keeping only its last `limit` bytes.
+fn keep(tail: &mut Vec<u8>, limit: usize, bytes: &[u8]) {
+    tail.extend_from_slice(bytes);
+    let excess = tail.len().saturating_sub(limit);
+    tail.drain(..excess);
 }
 
 impl Drainer {
     /// `None` when no thread could be started; the pipe is then closed, and
     /// the child's writes to stderr fail rather than block.
     pub(super) fn start(pipe: std::process::ChildStderr, limit: usize) -> Option<Drainer> {
-        let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         // std's pipe is close-on-exec on every Unix (rustix's `pipe_with`
         // is missing on macOS), so no hook inherits the stop pipe.
         let (stopped, stop) = std::io::pipe().ok()?;
         let (stopped, stop) = (OwnedFd::from(stopped), OwnedFd::from(stop));
-        let mut sink = Tail {
-            shared: std::sync::Arc::clone(&tail),
-            limit,
-        };
         let thread = std::thread::Builder::new()
             .name("hook-stderr".to_owned())
-            .spawn(move || drain(&OwnedFd::from(pipe), &stopped, &mut sink))
+            .spawn(move || {
+                let mut tail = Vec::new();
+                drain(&OwnedFd::from(pipe), &stopped, &mut |bytes| {
+                    keep(&mut tail, limit, bytes);
+                });
+                tail
+            })
             .ok()?;
-        Some(Drainer { tail, stop, thread })
+        Some(Drainer { stop, thread })
     }
 
     /// Returns the tail: the thread is told the child has ended, reads what is left
     /// in the pipe, and is joined.
     pub(super) fn finish(self) -> Vec<u8> {
         drop(self.stop);
-        // A panic on the thread would only have cut the tail short.
-        let _ = self.thread.join();
-        let tail = self
-            .tail
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        tail.clone()
+        // The thread does not panic (it reads, appends and trims); were it
+        // to, the run would report no stderr rather than fail.
+        self.thread.join().unwrap_or_default()
     }
 }
 
-/// The drainer's thread: copies `pipe` into `sink` until its end of file,
-/// an error, or `stopped` becoming readable (its write end dropped), after
-/// which it reads at most [`FINAL_READ`] more without waiting, and returns,
-/// closing the pipe.
-fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut Tail) {
+/// The drainer's thread: hands what it reads from `pipe` to `sink` until
+/// its end of file, an error, or `stopped` becoming readable (its write end
+/// dropped), after which it reads at most [`FINAL_READ`] more without
+/// waiting, and returns, closing the pipe.
+fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut impl FnMut(&[u8])) {
     let mut buf = [0u8; 8192];
     loop {
         let mut fds = [
@@ -132,7 +119,7 @@ fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut Tail) {
         }
         match rustix::io::read(pipe, &mut buf) {
             Ok(0) => return,
-            Ok(n) => sink.keep(&buf[..n]),
+            Ok(n) => sink(&buf[..n]),
             Err(Errno::INTR | Errno::AGAIN) => {}
             Err(_) => return,
         }
@@ -145,7 +132,7 @@ fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut Tail) {
         match rustix::io::read(pipe, &mut buf) {
             Ok(0) => return,
             Ok(n) => {
-                sink.keep(&buf[..n]);
+                sink(&buf[..n]);
                 left = left.saturating_sub(n);
             }
             Err(Errno::INTR) => {}
@@ -166,13 +153,14 @@ mod tests {
     /// Far above every timeout here, far below "forever".
     const HUNG: Duration = Duration::from_secs(20);
 
+    /// What a test's sink kept, readable while the drain runs.
+    type Kept = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
+
     /// A sink for [`drain`], and what it kept.
-    fn sink() -> (Tail, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    fn sink() -> (impl FnMut(&[u8]) + Send + 'static, Kept) {
         let shared = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let tail = Tail {
-            shared: std::sync::Arc::clone(&shared),
-            limit: 1 << 30,
-        };
+        let kept = std::sync::Arc::clone(&shared);
+        let tail = move |bytes: &[u8]| keep(&mut kept.lock().unwrap(), 1 << 30, bytes);
         (tail, shared)
     }
 
