@@ -127,8 +127,6 @@ struct Hook<E> {
     /// Its action as its module prepared it to execute; shared with its
     /// background worker.
     ready: Arc<dyn DynAction>,
-    /// Its timeout, when its action honours `timeout_ms`.
-    timeout: Option<Duration>,
     /// Whether its events go to its worker: its action says `background`
     /// and its failure does not cancel (a cancel from the background would
     /// come late).
@@ -202,7 +200,6 @@ impl<E: HookEvents> Hooks<E> {
             .zip(ready)
             .map(|((spec, origin), ready)| Hook {
                 background: spec.action.background() && spec.on_failure != OnFailure::Cancel,
-                timeout: spec.action.timeout(),
                 spec,
                 origin,
                 ready,
@@ -575,7 +572,7 @@ impl<E: HookEvents> Hooks<E> {
                     tag,
                     line,
                     root: &self.root,
-                    limit: hook.timeout.map(|t| (t, Instant::now() + t)),
+                    limit: hook.spec.action.timeout().map(|t| (t, Instant::now() + t)),
                     supervisor: &self.supervisor,
                     capture,
                 };
@@ -591,7 +588,7 @@ impl<E: HookEvents> Hooks<E> {
         let worker = hook.worker.get_or_init(|| {
             let start = Start {
                 ready: Arc::clone(&hook.ready),
-                timeout: hook.timeout,
+                timeout: hook.spec.action.timeout(),
                 index,
                 origin: hook.origin.clone(),
                 root: Arc::clone(&self.root),
