@@ -20,6 +20,7 @@ use background::{Report, Start, Worker};
 use io_beneath::Root;
 use io_supervisor::{StderrTail, Supervisor};
 
+use std::cell::LazyCell;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -508,17 +509,13 @@ impl<E: HookEvents> Hooks<E> {
         let tag = kind.tag();
         // Serialised at the first hook whose `where` lets the event through:
         // an event every filter turns away is never serialised.
-        let mut line = None;
-        let mut make_line = Some(make_line);
+        let line = LazyCell::new(make_line);
         let mut flow = Flow::Continue;
         for (index, hook) in self.hooks.iter().enumerate() {
             if !hook.spec.on.contains_kind(kind) || !hook.spec.r#where.passes(event) {
                 continue;
             }
-            let line = line.get_or_insert_with(|| match make_line.take() {
-                Some(make) => make(),
-                None => unreachable!("the line is made once, when `line` is empty"),
-            });
+            let line = LazyCell::force(&line);
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(StderrTail::new);
             let (result, queued) = self.execute(index, hook, line, tag, capture.as_mut());
