@@ -20,6 +20,7 @@ use background::{Report, Start, Worker};
 use io_beneath::Root;
 use io_supervisor::{StderrTail, Supervisor};
 
+use std::cell::LazyCell;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -127,8 +128,6 @@ struct Hook<E> {
     /// Its action as its module prepared it to execute; shared with its
     /// background worker.
     ready: Arc<dyn DynAction>,
-    /// Its timeout, when its action honours `timeout_ms`.
-    timeout: Option<Duration>,
     /// Whether its events go to its worker: its action says `background`
     /// and its failure does not cancel (a cancel from the background would
     /// come late).
@@ -202,7 +201,6 @@ impl<E: HookEvents> Hooks<E> {
             .zip(ready)
             .map(|((spec, origin), ready)| Hook {
                 background: spec.action.background() && spec.on_failure != OnFailure::Cancel,
-                timeout: spec.action.timeout(),
                 spec,
                 origin,
                 ready,
@@ -511,17 +509,13 @@ impl<E: HookEvents> Hooks<E> {
         let tag = kind.tag();
         // Serialised at the first hook whose `where` lets the event through:
         // an event every filter turns away is never serialised.
-        let mut line = None;
-        let mut make_line = Some(make_line);
+        let line = LazyCell::new(make_line);
         let mut flow = Flow::Continue;
         for (index, hook) in self.hooks.iter().enumerate() {
             if !hook.spec.on.contains_kind(kind) || !hook.spec.r#where.passes(event) {
                 continue;
             }
-            let line = line.get_or_insert_with(|| match make_line.take() {
-                Some(make) => make(),
-                None => unreachable!("the line is made once, when `line` is empty"),
-            });
+            let line = LazyCell::force(&line);
             let start = report.is_some().then(Instant::now);
             let mut capture = self.stderr_tail.map(StderrTail::new);
             let (result, queued) = self.execute(index, hook, line, tag, capture.as_mut());
@@ -575,7 +569,7 @@ impl<E: HookEvents> Hooks<E> {
                     tag,
                     line,
                     root: &self.root,
-                    limit: hook.timeout.map(|t| (t, Instant::now() + t)),
+                    limit: hook.spec.action.timeout().map(|t| (t, Instant::now() + t)),
                     supervisor: &self.supervisor,
                     capture,
                 };
@@ -591,7 +585,7 @@ impl<E: HookEvents> Hooks<E> {
         let worker = hook.worker.get_or_init(|| {
             let start = Start {
                 ready: Arc::clone(&hook.ready),
-                timeout: hook.timeout,
+                timeout: hook.spec.action.timeout(),
                 index,
                 origin: hook.origin.clone(),
                 root: Arc::clone(&self.root),

@@ -198,6 +198,12 @@ impl Worker {
     /// when the worker has ended and the caller must execute the event
     /// itself.
     pub(crate) fn push(&self, line: &[u8], event: &'static str) -> bool {
+        // Copied before the lock, so that the worker, which takes the lock
+        // between events, never waits for an allocation and a copy.
+        let job = Job {
+            line: line.to_vec(),
+            event,
+        };
         let mut state = self.queue.lock();
         if state.full(line.len()) && !self.queue.full_said.swap(true, Ordering::Relaxed) {
             let origin = &self.origin;
@@ -220,10 +226,7 @@ impl Worker {
             return false;
         }
         state.bytes += line.len();
-        state.jobs.push_back(Job {
-            line: line.to_vec(),
-            event,
-        });
+        state.jobs.push_back(job);
         drop(state);
         self.queue.changed.notify_all();
         true
