@@ -279,6 +279,7 @@ impl Execute for Careless {
         "mute".to_owned()
     }
     fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
+        assert!(cx.beneath().is_open() && cx.beneath().path() == cx.root());
         let said = format!("creates {}, cancels {}", cx.creates(), cx.cancels());
         cx.problem(said, None);
         self.clone()
@@ -288,6 +289,8 @@ impl Execute for Careless {
             (fire.tag(), fire.timeout(), fire.deadline()),
             ("tick", None, None)
         );
+        // The root the engine holds open, not one the action opens again.
+        assert!(fire.beneath().is_open() && fire.beneath().path() == fire.root());
         match fire.supervisor().is_interrupted() {
             true => Err(HookFailure::action("mute", "interrupted")),
             false => Ok(()),

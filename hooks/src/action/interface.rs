@@ -576,6 +576,14 @@ impl Prepare<'_> {
         self.root.path()
     }
 
+    /// Returns the hooks' root as the engine holds it open, to open what
+    /// the action reads or writes beneath it as `append` does
+    /// ([`io_beneath::Root::open_file`]): no second descriptor of its own,
+    /// and the same rules for a path a clone may shape.
+    pub fn beneath(&self) -> &Root {
+        self.root
+    }
+
     /// Returns whether to create what the action writes to when nothing is
     /// wrong ([`Hooks::new`](crate::Hooks::new)), or only to look
     /// ([`Hooks::check`](crate::Hooks::check)), leaving the disk as it was.
@@ -638,6 +646,13 @@ impl Fire<'_> {
     /// Returns the hooks' root, absolute.
     pub fn root(&self) -> &Path {
         self.root.path()
+    }
+
+    /// Returns the hooks' root as the engine holds it open: what the action
+    /// writes beneath it is opened through it ([`io_beneath::Root::open_file`]),
+    /// as `append`'s file is.
+    pub fn beneath(&self) -> &Root {
+        self.root
     }
 
     /// Returns the hook's `timeout_ms`, when its action honours it

@@ -13,7 +13,6 @@
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use io_beneath::{Open, Root};
 use io_hooks::{
@@ -55,20 +54,16 @@ impl ActionKind for StatusKind {
         };
         match refusal {
             Some(why) => Err(table.refuse(KEY, why)),
-            None => Ok(Status {
-                path: rel,
-                root: None,
-            }),
+            None => Ok(Status { path: rel }),
         }
     }
 }
 
-/// A `status` hook: its file, relative to the checkout, and the checkout,
-/// held open once the hooks are built.
+/// A `status` hook: its file, relative to the checkout, which it opens
+/// through the root the hooks hold open.
 #[derive(Debug, Clone)]
 pub struct Status {
     path: PathBuf,
-    root: Option<Arc<Root>>,
 }
 
 impl Execute for Status {
@@ -83,21 +78,14 @@ impl Execute for Status {
     /// A checkout that cannot be opened fails every write: said when the
     /// hooks are built.
     fn prepare(&self, cx: &mut Prepare<'_>) -> Self {
-        let root = match Root::open(cx.root()) {
-            Ok(root) => Some(Arc::new(root)),
-            Err(e) => {
-                cx.problem(format!("the checkout cannot be opened: {e}"), None);
-                None
-            }
-        };
-        Status {
-            path: self.path.clone(),
-            root,
+        if !cx.beneath().is_open() {
+            cx.problem("the checkout cannot be opened".to_owned(), None);
         }
+        self.clone()
     }
 
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
-        self.write(fire.tag())
+        self.write(fire.beneath(), fire.tag())
             .map_err(|cause| HookFailure::action(KEY, cause))
     }
 }
@@ -105,8 +93,6 @@ impl Execute for Status {
 /// How writing the status fails.
 #[derive(Debug)]
 pub enum StatusFailure {
-    /// The checkout could not be opened when the hooks were built.
-    NoCheckout,
     /// The file could not be opened beneath the checkout (a link out of
     /// it, a directory in its place).
     Open(io_beneath::Error),
@@ -117,7 +103,6 @@ pub enum StatusFailure {
 impl fmt::Display for StatusFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StatusFailure::NoCheckout => f.write_str("the checkout could not be opened"),
             StatusFailure::Open(e) => write!(f, "the status file could not be opened: {e}"),
             StatusFailure::Write(e) => write!(f, "the status file could not be written: {e}"),
         }
@@ -127,9 +112,9 @@ impl fmt::Display for StatusFailure {
 impl std::error::Error for StatusFailure {}
 
 impl Status {
-    /// Writes `tag`, the event's, and a newline as the whole file.
-    fn write(&self, tag: &str) -> Result<(), StatusFailure> {
-        let root = self.root.as_ref().ok_or(StatusFailure::NoCheckout)?;
+    /// Writes `tag`, the event's, and a newline as the whole file, beneath
+    /// `root`.
+    fn write(&self, root: &Root, tag: &str) -> Result<(), StatusFailure> {
         let how = Open::write().create(0o644).truncate();
         let opened = root
             .open_file(&self.path, &how)
