@@ -327,10 +327,7 @@ impl<'h> Progress<'h> {
     }
 
     fn finish(&self) {
-        let mut streaming = self
-            .streaming
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut streaming = lock(&self.streaming);
         if streaming.take().is_some() {
             let _ = out("\n");
         }
@@ -375,10 +372,7 @@ impl Observer for Progress<'_> {
                 ));
             }
         });
-        let mut streaming = self
-            .streaming
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut streaming = lock(&self.streaming);
         let mut text = String::new();
         if let EventKind::Token { text: token, .. } = &event.kind {
             if streaming.as_deref() != Some(event.run_id.as_str()) {
