@@ -79,6 +79,11 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
     if temporary {
         // Removed however the run ended, so demos do not pile up in the
         // temporary directory; `--dir` keeps them.
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the fresh directory `fresh_dir` made under the system's temporary one, \
+                      never a `--dir`"
+        )]
         let removed = fs::remove_dir_all(&base);
         if let Err(e) = removed {
             err(&safe(&format!(
