@@ -57,10 +57,11 @@ impl<O: Observer + ?Sized> Observer for &O {
 /// through [`wants`](Observer::wants): one mask test.
 ///
 /// # Blocking
-/// [`event`](Observer::event) is [`io_hooks::Hooks::fire_line`] with [`RunEvent::json_line`]: it returns when
-/// every matching hook has finished, a `run` hook's process included (up to
-/// its `timeout_ms`), and the run waits with it; but a `background = true`
-/// hook, which is handed the event and runs on its own worker. The run does
+/// [`event`](Observer::event) is [`io_hooks::Hooks::fire_line`] with
+/// [`RunEvent::json_line`]: it returns when every matching hook has
+/// finished, a `run` hook's process included (up to its `timeout_ms`), and
+/// the run waits with it; but a `background = true` hook, which is handed
+/// the event and runs on its own worker. The run does
 /// not wait for those: call [`io_hooks::Hooks::wait_background`] after the
 /// run returns (as `io run` does, before it reports), or drop the hooks,
 /// which waits too. Their failures never cancel the run; they are logged,

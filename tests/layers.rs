@@ -8,7 +8,7 @@
 //! top-level module sits in one of the layers below and names only its own
 //! layer and those beneath. A module low down that named one above it (the
 //! events naming the run loop for its tools' names, the config naming the
-//! crate's root for the process's interrupt) would tie the bottom of the
+//! crate's root for the process's supervisor) would tie the bottom of the
 //! crate to its top, so that neither can be read or changed alone.
 //!
 //! The reader is `hooks/tests/common/module_graph.rs`, which
@@ -31,7 +31,7 @@ use module_graph::{circle, code, declared, module_of, named, shown, top_edges};
 /// `lib.rs`, and the layer it sits in.
 const LIBRARY: &[(usize, &[&str])] = &[
     // The words: the events, free-form JSON, the tools' names; and the
-    // process's one interrupt. (An OS error as read is io-hooks'
+    // process's one supervisor. (An OS error as read is io-hooks'
     // `text::os_error`.)
     (1, &["event", "raw_json", "tool_name", "supervisor"]),
     // What is built on the events: the config, the observer, the events'

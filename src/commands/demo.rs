@@ -79,6 +79,11 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
     if temporary {
         // Removed however the run ended, so demos do not pile up in the
         // temporary directory; `--dir` keeps them.
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the fresh directory `fresh_dir` made under the system's temporary one, \
+                      never a `--dir`"
+        )]
         let removed = fs::remove_dir_all(&base);
         if let Err(e) = removed {
             err(&safe(&format!(
@@ -131,23 +136,18 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
     }
 
     out("\n== what the hooks left behind\n")?;
-    // The demo's own files, beneath the fresh directory this process made
-    // (`fresh_dir`): no clone's and no model's path.
-    #[allow(clippy::disallowed_methods, reason = "the demo's own fresh directory")]
-    let audit = fs::read_to_string(root.join("audit.jsonl")).unwrap_or_default();
+    let audit = own_file(&root, "audit.jsonl");
     let mut text = format!(
         "audit.jsonl: {} lines; the last:\n  {}\n",
         audit.lines().count(),
         audit.lines().last().unwrap_or("")
     );
-    #[allow(clippy::disallowed_methods, reason = "the demo's own fresh directory")]
-    let notes = fs::read_to_string(root.join("notifications.log")).unwrap_or_default();
+    let notes = own_file(&root, "notifications.log");
     text.push_str("notifications.log (the notify hook's stdin):\n");
     for line in notes.lines() {
         text.push_str(&format!("  {line}\n"));
     }
-    #[allow(clippy::disallowed_methods, reason = "the demo's own fresh directory")]
-    let greet = fs::read_to_string(root.join("src/greet.rs")).unwrap_or_default();
+    let greet = own_file(&root, "src/greet.rs");
     text.push_str(&format!("src/greet.rs after the formatter hook:\n{greet}"));
     // What the run and its hooks wrote is printed as any outside text is.
     out(&safe(&text))?;
@@ -172,6 +172,18 @@ fn fresh_dir() -> Result<PathBuf, String> {
     )]
     fs::create_dir(&dir).map_err(|e| format!("{}: {}", dir.display(), os_error(&e)))?;
     Ok(dir)
+}
+
+/// The text of `rel` beneath the demo's workspace `root`, or nothing when
+/// it cannot be read: a file the demo's own run and hooks wrote.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the demo's own directory (a fresh one under the system's temporary one, or the \
+              operator's `--dir`), laid out anew by `lay_out` and run on by the demo's own \
+              script: no clone's and no model's path"
+)]
+fn own_file(root: &Path, rel: &str) -> String {
+    fs::read_to_string(root.join(rel)).unwrap_or_default()
 }
 
 /// The top-level names the demo writes in its directory: everything it

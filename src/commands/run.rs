@@ -81,10 +81,10 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     Ok(exit_code(&result))
 }
 
-/// The directory `io run` keeps its journals in, under `root`: what `io
-/// runs` lists.
-pub(crate) fn store_dir(root: &Path) -> PathBuf {
-    root.join(".io").join("runs")
+/// The store `io run` keeps its journals in, `.io/runs` beneath `root`:
+/// what `io runs` lists.
+pub(crate) fn store(root: &Path) -> FileStore {
+    FileStore::beneath(root, Path::new(".io").join("runs"))
 }
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
@@ -92,7 +92,7 @@ pub(crate) fn store_dir(root: &Path) -> PathBuf {
 /// tail under its report.
 pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
     let root = config.root();
-    let store = FileStore::beneath(root, store_dir(Path::new("")));
+    let store = store(root);
     let hooks = config.hooks();
     print_problems(&hooks);
     cancel_hooks_can_run(&hooks)?;
@@ -327,10 +327,7 @@ impl<'h> Progress<'h> {
     }
 
     fn finish(&self) {
-        let mut streaming = self
-            .streaming
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut streaming = lock(&self.streaming);
         if streaming.take().is_some() {
             let _ = out("\n");
         }
@@ -375,10 +372,7 @@ impl Observer for Progress<'_> {
                 ));
             }
         });
-        let mut streaming = self
-            .streaming
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut streaming = lock(&self.streaming);
         let mut text = String::new();
         if let EventKind::Token { text: token, .. } = &event.kind {
             if streaming.as_deref() != Some(event.run_id.as_str()) {

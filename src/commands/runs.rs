@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use io_harness::Outcome;
-use io_harness::run::{FileStore, RunSummary};
+use io_harness::run::RunSummary;
 
-use super::run::store_dir;
+use super::run::store;
 use crate::cli::exit::CmdResult;
-use crate::cli::load::load_at;
+use crate::cli::load::load;
 use crate::cli::output::{out, safe, safe_line};
 
 /// List the root's runs, newest first: how each last ended, and the
@@ -32,9 +32,9 @@ const GOAL_SHOWN: usize = 60;
 /// Returns 0; an error when the config cannot be loaded, the store cannot
 /// be listed or stdout cannot be written.
 pub(crate) fn exec(args: &Args) -> CmdResult {
-    let (config, _) = load_at(args.root.as_deref(), None)?;
+    let config = load(args.root.as_deref(), None)?;
     let root = config.root();
-    let store = FileStore::beneath(root, store_dir(Path::new("")));
+    let store = store(root);
     let mut listed: Vec<Result<RunSummary, String>> = Vec::new();
     for run_id in store.runs().map_err(|e| e.to_string())? {
         let journal = store.journal(&run_id).map_err(|e| e.to_string())?;

@@ -301,6 +301,11 @@ impl FileStore {
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
         let mode: u32 = PRIVATE_DIR;
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the embedder's own directory, named by its caller and beneath no root: \
+                      a store in a workspace a clone or a model shapes is `FileStore::beneath`"
+        )]
         fs::DirBuilder::new()
             .recursive(true)
             .mode(mode)

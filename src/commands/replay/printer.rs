@@ -118,7 +118,6 @@ impl<'h> Printer<'h> {
         let mut fired = Fired::default();
         let flow = hooks.fire_with(&event.kind, event, |run| {
             let number = self.selection.number(run.index);
-            fired.text.push(report(&run));
             if run.result.is_err()
                 && hooks
                     .spec(run.index)
@@ -127,10 +126,14 @@ impl<'h> Printer<'h> {
             {
                 set.insert(number, run.origin.key().to_owned());
             }
-            if let Some(tail) = run.stderr {
-                fired
-                    .tails
-                    .push_str(&stderr_tail(run.origin.key(), tail, "       "));
+            if !self.json {
+                fired.text.push(report(&run));
+                if let Some(tail) = run.stderr {
+                    fired
+                        .tails
+                        .push_str(&stderr_tail(run.origin.key(), tail, "       "));
+                }
+                return;
             }
             let mut report = json!({
                 "hook": number,
@@ -154,43 +157,47 @@ impl<'h> Printer<'h> {
     /// A dry run: the hooks that would fire on `event`, counted.
     fn would(&self, event: &RunEvent) -> Fired {
         let mut fired = Fired::default();
-        for (index, background) in self.selection.would_fire(&event.kind) {
-            let (number, key) = (self.selection.number(index), self.selection.key(index));
-            if background {
-                fired
-                    .text
-                    .push(format!("{key} would fire in the background"));
-                fired
-                    .json
-                    .push(json!({ "hook": number, "key": key, "background": true }));
-            } else {
-                fired.text.push(format!("{key} would fire"));
-                fired.json.push(json!({ "hook": number, "key": key }));
-            }
-        }
+        let would = self.selection.would_fire(&event.kind);
         if let Ok(mut n) = self.would_fire.lock() {
-            *n += fired.json.len();
+            *n += would.len();
+        }
+        for (index, background) in would {
+            let (number, key) = (self.selection.number(index), self.selection.key(index));
+            match (self.json, background) {
+                (false, true) => fired
+                    .text
+                    .push(format!("{key} would fire in the background")),
+                (false, false) => fired.text.push(format!("{key} would fire")),
+                (true, true) => fired
+                    .json
+                    .push(json!({ "hook": number, "key": key, "background": true })),
+                (true, false) => fired.json.push(json!({ "hook": number, "key": key })),
+            }
         }
         for (index, field) in self.selection.turned_away(&event.kind) {
             let (number, key) = (self.selection.number(index), self.selection.key(index));
-            fired
-                .text
-                .push(format!("{key} turned away by `where.{field}`"));
-            fired.json.push(
-                json!({ "hook": number, "key": key, "turned_away": format!("where.{field}") }),
-            );
+            if self.json {
+                fired.json.push(
+                    json!({ "hook": number, "key": key, "turned_away": format!("where.{field}") }),
+                );
+            } else {
+                fired
+                    .text
+                    .push(format!("{key} turned away by `where.{field}`"));
+            }
         }
         fired
     }
 }
 
-/// What the hooks did with one event, as its text line and its `--json`
-/// line say it.
+/// What the hooks did with one event, as its text line or, with `--json`,
+/// its JSON line says it: only the form the replay prints is made.
 #[derive(Default)]
 struct Fired {
-    /// Per hook, what its text line says (`hook[2] ok 3ms`).
+    /// Per hook, what its text line says (`hook[2] ok 3ms`); empty with
+    /// `--json`.
     text: Vec<String>,
-    /// Per hook, its object in the `--json` line.
+    /// Per hook, its object in the `--json` line; empty without it.
     json: Vec<serde_json::Value>,
     /// The failed hooks' stderr, under the text line (`--stderr`).
     tails: String,
