@@ -77,18 +77,33 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    base_dir_from(var, "IO_CONFIG_HOME", "XDG_CONFIG_HOME", ".config")
+}
+
+pub(super) fn data_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    base_dir_from(var, "IO_DATA_HOME", "XDG_DATA_HOME", ".local/share")
+}
+
+/// `$OWN` if set, else `$XDG/io`, else `$HOME/<under_home>/io`: the XDG base
+/// directory rule, with io's own variable first.
+fn base_dir_from(
+    var: impl Fn(&str) -> Option<OsString>,
+    own: &str,
+    xdg: &str,
+    under_home: &str,
+) -> Option<PathBuf> {
     // An empty or relative variable counts as unset. A relative one would be
     // resolved against the working directory, which is usually the
     // repository: `IO_CONFIG_HOME=.` made a cloned `io.toml` the user-scope
     // file, whose hooks then ran.
     let set = |name: &str| var(name).map(PathBuf::from).filter(|dir| dir.is_absolute());
-    if let Some(dir) = set("IO_CONFIG_HOME") {
+    if let Some(dir) = set(own) {
         return Some(dir);
     }
-    if let Some(dir) = set("XDG_CONFIG_HOME") {
+    if let Some(dir) = set(xdg) {
         return Some(dir.join("io"));
     }
-    set("HOME").map(|home| home.join(".config").join("io"))
+    set("HOME").map(|home| home.join(under_home).join("io"))
 }
 
 /// The file at `path`, looked for in `dir` and reached `via`, as loaded:
@@ -166,5 +181,23 @@ mod tests {
             );
             assert_eq!(user_dir_from(env(&[("HOME", rel)])), None, "HOME={rel}");
         }
+    }
+
+    #[test]
+    fn the_data_directory_follows_the_same_rule() {
+        let vars = [
+            ("IO_DATA_HOME", "/data"),
+            ("XDG_DATA_HOME", "/xdg"),
+            ("HOME", "/h"),
+        ];
+        assert_eq!(data_dir_from(env(&vars)), Some(PathBuf::from("/data")));
+        let vars = [("IO_DATA_HOME", "rel"), ("XDG_DATA_HOME", "/xdg")];
+        assert_eq!(data_dir_from(env(&vars)), Some(PathBuf::from("/xdg/io")));
+        let vars = [("XDG_DATA_HOME", ""), ("HOME", "/h")];
+        assert_eq!(
+            data_dir_from(env(&vars)),
+            Some(PathBuf::from("/h/.local/share/io"))
+        );
+        assert_eq!(data_dir_from(env(&[("HOME", ".")])), None);
     }
 }

@@ -244,6 +244,15 @@ impl Config {
         discover::user_dir_from(|name| std::env::var_os(name))
     }
 
+    /// The operator's data directory, where `io` keeps what is the operator's
+    /// alone (the files they trusted, the key that authenticates journals):
+    /// `$IO_DATA_HOME` if set, else `$XDG_DATA_HOME/io`, else
+    /// `$HOME/.local/share/io`, each counted only when absolute, as for
+    /// [`Config::user_dir`]. `None` when none applies.
+    pub fn data_dir() -> Option<PathBuf> {
+        discover::data_dir_from(|name| std::env::var_os(name))
+    }
+
     /// Project-scope text, as if it were `io.toml`: it may not declare
     /// hooks, at the top level or in any profile.
     ///
