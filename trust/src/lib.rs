@@ -17,3 +17,11 @@
 //!   data directory);
 //! - for a journal: a keyed MAC with a key only this user's program holds.
 #![forbid(unsafe_code)]
+
+mod decision;
+pub mod index;
+pub mod owner;
+mod read;
+pub mod store;
+
+pub use decision::{Doubt, Evidence, Place, Refusal, Verdict, judge};
