@@ -64,7 +64,7 @@ const POLICY_SCRIPT: &str = "#!/bin/sh\nread -r event\ncase \"$event\" in\n  *'\
 
 /// A project directory for one block, set up as its README section says.
 fn project(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::checkout();
     fs::write(dir.path().join("io.local.toml"), config).expect("io.local.toml");
     let events = repo().join("examples/events.jsonl");
     fs::create_dir(dir.path().join("examples")).expect("examples/");

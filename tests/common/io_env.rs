@@ -8,8 +8,11 @@ use std::time::Duration;
 
 use super::output_within;
 
-/// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`) and a
-/// discovery root (`root/`, the working directory); removed when dropped.
+/// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`), a
+/// data directory (`data/`, `IO_DATA_HOME`, made by `io trust`) and a
+/// discovery root (`root/`, the working directory) that is an empty git
+/// work tree ([`work_tree`](super::work_tree)), as an operator's checkout
+/// is: an `io.local.toml` written there is theirs; removed when dropped.
 pub(crate) struct IoEnv {
     dir: tempfile::TempDir,
 }
@@ -19,6 +22,7 @@ impl IoEnv {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("user")).expect("user scope");
         std::fs::create_dir(dir.path().join("root")).expect("root");
+        super::work_tree(&dir.path().join("root"));
         IoEnv { dir }
     }
 
@@ -30,6 +34,11 @@ impl IoEnv {
     /// The user scope (`IO_CONFIG_HOME`), empty unless a test writes to it.
     pub(crate) fn user(&self) -> PathBuf {
         self.dir.path().join("user")
+    }
+
+    /// The data directory (`IO_DATA_HOME`): where `io trust` records.
+    pub(crate) fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
     }
 
     /// The discovery root, where `io` runs.
@@ -64,6 +73,7 @@ impl IoEnv {
             .args(args)
             .current_dir(self.root())
             .env("IO_CONFIG_HOME", self.user())
+            .env("IO_DATA_HOME", self.data())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -157,8 +157,8 @@ fn check_git_dir(git_dir: &Path) -> Result<(), String> {
     let missing = |what: &str, e: &io::Error| match e.kind() {
         io::ErrorKind::NotFound => format!("is not a git directory: it has no {what}"),
         _ => format!(
-            "cannot be read ({}): run the program as the user who owns the checkout, or make \
-             its `.git` readable",
+            "exists but cannot be read ({}): run the program as the user who owns the \
+             checkout, or make its `.git` readable",
             read::os_error(e)
         ),
     };
