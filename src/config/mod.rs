@@ -97,6 +97,9 @@ pub struct Source {
     /// so that its words may be printed: the names of its profiles are not
     /// listed otherwise.
     shown: bool,
+    /// Whether its hooks load only because the operator trusted this very
+    /// content with `io trust`.
+    trusted: bool,
 }
 
 impl Source {
@@ -129,6 +132,14 @@ impl Source {
     /// config answers `true`.
     pub fn in_force(&self) -> bool {
         self.in_force
+    }
+
+    /// Whether its hooks load only because the operator trusted this very
+    /// content (`io trust`, the [`io_trust::store`]): nothing else showed
+    /// it is theirs (no git work tree, another owner, a directory others
+    /// may write, an index that cannot be read).
+    pub fn trusted(&self) -> bool {
+        self.trusted
     }
 
     /// The file's top-level hooks, checked; `None` when it declares none.

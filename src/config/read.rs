@@ -172,10 +172,11 @@ pub(super) fn load(
         TableErrorKind::ProjectHooks { .. } => ConfigError::ProjectHooks(e),
         _ => ConfigError::Table(e),
     })?;
+    let mut trusted = false;
     if scope != Scope::Project
         && let Some(key) = file.hook_keys()?.into_iter().next()
     {
-        judged(path, scope, text, key, data_dir)?;
+        trusted = judged(path, scope, text, key, data_dir)?;
     }
 
     let raw: RawDocument = file.deserialize()?;
@@ -206,20 +207,22 @@ pub(super) fn load(
         profiles,
         in_force: false,
         shown: true,
+        trusted,
     })
 }
 
 /// Whether `path`, of `scope`, holding `text` and declaring hooks at
 /// `key`, is the operator's: [`io_trust::judge`] decides, with the trust
-/// store in `data_dir`; an error when it is not.
+/// store in `data_dir`; an error when it is not. `true` when it is theirs
+/// only because they trusted this content.
 fn judged(
     path: &Path,
     scope: Scope,
     text: &str,
     key: String,
     data_dir: Option<&Path>,
-) -> Result<(), ConfigError> {
-    use io_trust::{Place, Refusal, Verdict};
+) -> Result<bool, ConfigError> {
+    use io_trust::{Evidence, Place, Refusal, Verdict};
     let place = match scope {
         Scope::User => Place::UserScope,
         _ => Place::Local,
@@ -234,7 +237,7 @@ fn judged(
     })?;
     let path = path.to_path_buf();
     match verdict {
-        Verdict::Operators(_) => Ok(()),
+        Verdict::Operators(evidence) => Ok(matches!(evidence, Evidence::Trusted { .. })),
         Verdict::NotOperators(Refusal::Tracked { .. }) => {
             Err(ConfigError::TrackedLocal { path, key })
         }
