@@ -71,7 +71,7 @@ fn refused(env: &IoEnv, out: &Output, said: &str) {
 }
 
 #[test]
-fn an_archive_runs_its_hooks_only_once_trusted_and_not_after_an_edit() {
+fn an_archive_is_refused_by_check_run_and_replay_naming_io_trust() {
     // A ZIP download, a `git archive`, a package tarball: no `.git`, so no
     // index says the file came with the project, and nothing says it did
     // not. `io check`, `io run` and `io replay` refuse, naming the command.
@@ -99,7 +99,13 @@ fn an_archive_runs_its_hooks_only_once_trusted_and_not_after_an_edit() {
         "io check",
     );
     refused(&env, &out, &said);
+}
 
+#[test]
+fn an_archive_runs_its_hooks_only_once_trusted_and_not_after_an_edit() {
+    let env = IoEnv::new();
+    archive(&env);
+    let root = env.root();
     // `io trust`, as the refusal says: recorded, and the hooks run.
     let out = env.io(&["trust"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -304,7 +304,8 @@ impl Store {
             reason = "the operator's own data directory, just judged writable by no one else, \
                       and io-beneath has no rename"
         )]
-        fs::rename(&tmp_path, self.file()).map_err(io_error(&self.file()))
+        let renamed = fs::rename(&tmp_path, self.file());
+        renamed.map_err(io_error(&self.file()))
     }
 
     /// The store's lock, held until the returned file is dropped: an
@@ -351,10 +352,11 @@ fn make_dir(dir: &Path) -> io::Result<()> {
         reason = "the operator's data directory, named by the embedder from the environment, \
                   not a path a clone shapes; judged writable by no one else before any use"
     )]
-    fs::DirBuilder::new()
+    let made = fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir)
+        .create(dir);
+    made
 }
 
 fn beneath_error(e: io_beneath::Error) -> io::Error {
