@@ -200,10 +200,8 @@ fn directories_above(path: &Path, me: u32) -> Option<OthersMayWrite> {
     };
     for walk in [given, real] {
         let mut child = walk.as_path();
+        // Both walks are absolute: they end at `/`, never at "".
         while let Some(dir) = child.parent() {
-            if dir.as_os_str().is_empty() {
-                break;
-            }
             let how = match std::fs::metadata(dir) {
                 Ok(meta) => judge_dir(dir, &meta, me, Some(child)),
                 Err(e) => Some(unknown(&e)),
@@ -373,4 +371,168 @@ pub(crate) fn parse_acl(bytes: &[u8], me: u32) -> Result<AclWrite, String> {
         true => AclWrite::OwningGroup,
         false => AclWrite::Nobody,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ACL's bytes: the version, then each (tag, permissions, id).
+    fn acl(entries: &[(u16, u16, u32)]) -> Vec<u8> {
+        let mut bytes = 2u32.to_le_bytes().to_vec();
+        for (tag, perm, id) in entries {
+            bytes.extend(tag.to_le_bytes());
+            bytes.extend(perm.to_le_bytes());
+            bytes.extend(id.to_le_bytes());
+        }
+        bytes
+    }
+
+    #[test]
+    fn an_acl_that_does_not_parse_is_said_so() {
+        assert_eq!(
+            parse_acl(&[2, 0, 0], 1000),
+            Err("its ACL is shorter than its header".to_owned())
+        );
+        assert_eq!(
+            parse_acl(&1u32.to_le_bytes(), 1000),
+            Err("its ACL is not of version 2".to_owned())
+        );
+        let mut short = acl(&[(ACL_USER_OBJ, 6, 0)]);
+        short.pop();
+        assert_eq!(
+            parse_acl(&short, 1000),
+            Err("its ACL ends in the middle of an entry".to_owned())
+        );
+        assert_eq!(
+            parse_acl(&acl(&[(0x40, 6, 0)]), 1000),
+            Err("its ACL has an entry of unknown tag 0x40".to_owned())
+        );
+        assert_eq!(parse_acl(&acl(&[]), 1000), Ok(AclWrite::Nobody));
+    }
+
+    #[test]
+    fn named_users_but_this_one_and_root_and_every_named_group_are_others() {
+        let with = |tag, perm, id, mask: Option<u16>| {
+            let mut entries = vec![(ACL_USER_OBJ, 6, 0), (tag, perm, id), (ACL_OTHER, 4, 0)];
+            entries.extend(mask.map(|m| (ACL_MASK, m, 0)));
+            parse_acl(&acl(&entries), 1000)
+        };
+        let user = |uid| Ok(AclWrite::Named(Writer::AclUser { uid }));
+        assert_eq!(with(ACL_USER, 6, 5, Some(7)), user(5));
+        assert_eq!(
+            with(ACL_USER, 2, 5, None),
+            user(5),
+            "no mask: nothing masked"
+        );
+        assert_eq!(with(ACL_USER, 6, 5, Some(5)), Ok(AclWrite::Nobody));
+        assert_eq!(with(ACL_USER, 4, 5, Some(7)), Ok(AclWrite::Nobody));
+        assert_eq!(with(ACL_USER, 6, 1000, Some(7)), Ok(AclWrite::Nobody));
+        assert_eq!(with(ACL_USER, 6, 0, Some(7)), Ok(AclWrite::Nobody));
+        assert_eq!(
+            with(ACL_GROUP, 2, 1000, Some(6)),
+            Ok(AclWrite::Named(Writer::AclGroup { gid: 1000 }))
+        );
+        assert_eq!(with(ACL_GROUP, 6, 7, Some(4)), Ok(AclWrite::Nobody));
+        assert_eq!(
+            with(ACL_GROUP_OBJ, 6, 0, Some(6)),
+            Ok(AclWrite::OwningGroup)
+        );
+        assert_eq!(with(ACL_GROUP_OBJ, 6, 0, Some(4)), Ok(AclWrite::Nobody));
+        assert_eq!(with(ACL_GROUP_OBJ, 4, 0, Some(6)), Ok(AclWrite::Nobody));
+        // Others' entry and the owner's are the mode's, judged there.
+        assert_eq!(with(ACL_OTHER, 6, 0, Some(7)), Ok(AclWrite::Nobody));
+        assert_eq!(with(ACL_USER_OBJ, 7, 0, Some(7)), Ok(AclWrite::Nobody));
+    }
+
+    /// A directory of its own, 0755, and its metadata.
+    fn dir(mode: u32) -> (tempfile::TempDir, std::fs::Metadata) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+        let meta = std::fs::metadata(dir.path()).unwrap();
+        (dir, meta)
+    }
+
+    #[test]
+    fn a_directory_is_judged_for_the_user_given_root_being_no_one_else() {
+        let (d, meta) = dir(0o755);
+        let owner = meta.uid();
+        // Owned by the user judged for, or by root: no one else's.
+        assert_eq!(judge_dir(d.path(), &meta, owner, None), None);
+        let other = owner.wrapping_add(1);
+        let expected = (owner != 0).then_some(Writer::Owner {
+            uid: owner,
+            me: other,
+        });
+        assert_eq!(judge_dir(d.path(), &meta, other, None), expected);
+    }
+
+    #[test]
+    fn a_sticky_directory_protects_an_entry_of_the_user_or_of_root_only() {
+        let (d, meta) = dir(0o1777);
+        let owner = meta.uid();
+        let child = d.path().join("child");
+        std::fs::create_dir(&child).unwrap();
+        let anyone = Some(Writer::Anyone { mode: 0o1777 });
+        assert_eq!(judge_dir(d.path(), &meta, owner, Some(&child)), None);
+        assert_eq!(judge_dir(d.path(), &meta, owner, None), anyone);
+        assert_eq!(
+            judge_dir(d.path(), &meta, owner, Some(&d.path().join("gone"))),
+            anyone
+        );
+        if !rustix::process::geteuid().is_root() {
+            return;
+        }
+        // Judged for uid 1000: root's entry is protected, 1000's too, and
+        // 1001's is not.
+        let uid = |n| Some(rustix::fs::Uid::from_raw(n));
+        let me = 1000;
+        assert_eq!(judge_dir(d.path(), &meta, me, Some(&child)), None);
+        rustix::fs::chown(&child, uid(1000), None).unwrap();
+        assert_eq!(judge_dir(d.path(), &meta, me, Some(&child)), None);
+        rustix::fs::chown(&child, uid(1001), None).unwrap();
+        assert_eq!(judge_dir(d.path(), &meta, me, Some(&child)), anyone);
+        // Without the sticky bit nothing is protected.
+        let (d, meta) = dir(0o777);
+        assert_eq!(
+            judge_dir(d.path(), &meta, meta.uid(), Some(d.path())),
+            Some(Writer::Anyone { mode: 0o777 })
+        );
+    }
+
+    #[test]
+    fn every_way_of_writing_is_said_in_words() {
+        let at = |how, is_file| OthersMayWrite {
+            path: PathBuf::from("/p"),
+            is_file,
+            how,
+        };
+        let said = [
+            (
+                at(Writer::AclGroup { gid: 7 }, true),
+                "a POSIX ACL on it lets a group (gid 7) write it",
+            ),
+            (
+                at(
+                    Writer::Unknown {
+                        cause: "x".to_owned(),
+                    },
+                    false,
+                ),
+                "who may write the directory /p above it cannot be told (x)",
+            ),
+            (
+                at(Writer::Owner { uid: 1, me: 2 }, false),
+                "another user (uid 1) owns the directory /p above it, not you (uid 2)",
+            ),
+            (
+                at(Writer::Anyone { mode: 0o777 }, false),
+                "anyone may write the directory /p above it (mode 777)",
+            ),
+        ];
+        for (found, words) in said {
+            assert_eq!(found.to_string(), words);
+        }
+    }
 }

@@ -274,7 +274,7 @@ impl Store {
             });
         }
         let root = Root::open(&self.dir).map_err(io_error(&self.dir))?;
-        let _lock = self.lock(&root)?;
+        let _lock = self.lock(&root, LOCK_WAIT)?;
         let mut records = self.read()?;
         if !edit(&mut records) {
             return Ok(());
@@ -309,9 +309,9 @@ impl Store {
     }
 
     /// The store's lock, held until the returned file is dropped: an
-    /// exclusive `flock` on `trusted-files.lock`, waited for at most
-    /// [`LOCK_WAIT`].
-    fn lock(&self, root: &Root) -> Result<fs::File, StoreError> {
+    /// exclusive `flock` on `trusted-files.lock`, waited for at most `wait`
+    /// ([`LOCK_WAIT`]).
+    fn lock(&self, root: &Root, wait: Duration) -> Result<fs::File, StoreError> {
         use rustix::fs::FlockOperation;
         let name = format!("{}.lock", Self::FILE_NAME);
         let path = self.dir.join(&name);
@@ -324,7 +324,7 @@ impl Store {
                 cause,
             })?
             .into_file();
-        let deadline = Instant::now() + LOCK_WAIT;
+        let deadline = Instant::now() + wait;
         loop {
             match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
                 Ok(()) => return Ok(file),
@@ -444,9 +444,10 @@ fn unescape(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut rest = bytes;
     while let Some((&b, tail)) = rest.split_first() {
         if b == b'%' {
-            let hex = tail.get(..2)?;
-            let hex = std::str::from_utf8(hex).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            let hex = tail
+                .get(..2)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             rest = &tail[2..];
         } else {
             out.push(b);
@@ -554,3 +555,72 @@ impl fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_that_holds_the_lock_past_the_wait_makes_the_store_busy() {
+        let data = tempfile::tempdir().unwrap();
+        let store = Store::new(data.path());
+        let root = Root::open(data.path()).unwrap();
+        let held = store.lock(&root, Duration::ZERO).unwrap();
+        let started = Instant::now();
+        let e = store.lock(&root, Duration::from_millis(60)).unwrap_err();
+        assert!(started.elapsed() >= Duration::from_millis(60));
+        assert!(
+            matches!(&e, StoreError::Busy { lock } if *lock == data.path().join("trusted-files.lock")),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "the trust store is being changed by another program (it holds {} past 10 \
+                 seconds); try again",
+                data.path().join("trusted-files.lock").display()
+            )
+        );
+        drop(held);
+        assert!(store.lock(&root, Duration::ZERO).is_ok());
+    }
+
+    #[test]
+    fn a_path_is_recorded_by_its_directorys_real_path_relative_or_not() {
+        let here = fs::canonicalize(".").unwrap();
+        assert_eq!(key(Path::new("x.toml")).unwrap(), here.join("x.toml"));
+        assert_eq!(key(Path::new("./x.toml")).unwrap(), here.join("x.toml"));
+        let e = key(Path::new("/")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/: its directory cannot be resolved to its real path: it names no file"
+        );
+        let e = key(Path::new("/no/such/dir/x")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("/no/such/dir/x: its directory cannot be resolved"),
+            "{e}"
+        );
+        let e = StoreError::Io {
+            path: PathBuf::from("/d/trusted-files"),
+            cause: io::Error::from(io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(
+            e.to_string(),
+            "the trust store's /d/trusted-files cannot be used: permission denied"
+        );
+    }
+
+    #[test]
+    fn escaping_is_undone_exactly() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let escaped = escape(&bytes);
+        assert!(!escaped.iter().any(|&b| b < 0x20 || b == 0x7f));
+        assert_eq!(unescape(&escaped), Some(bytes));
+        assert_eq!(escape(b"a%\n\x1f \x7f~"), b"a%25%0A%1F %7F~".to_vec());
+        assert_eq!(unescape(b"%"), None);
+        assert_eq!(unescape(b"%2"), None);
+        assert_eq!(unescape(b"%+1"), None);
+        assert_eq!(unescape(b"%e9x"), Some(vec![0xe9, b'x']));
+    }
+}

@@ -552,3 +552,339 @@ fn the_callers_git_environment_changes_nothing_child() {
     let got = tracking(&Path::new(&root).join("io.local.toml")).unwrap();
     assert!(matches!(got, Tracking::Tracked { .. }), "{got:?}");
 }
+
+/// An index of `version` holding `entries` (each already made), before its
+/// checksum.
+fn index_of_entries(version: u32, entries: &[Vec<u8>]) -> Vec<u8> {
+    let mut body = b"DIRC".to_vec();
+    body.extend(version.to_be_bytes());
+    body.extend(u32::try_from(entries.len()).unwrap().to_be_bytes());
+    for entry in entries {
+        body.extend(entry);
+    }
+    body
+}
+
+/// One entry's bytes: stat (with `mode`), a zero object name, `flags`,
+/// `extended` when given, then `name` as given (a v4 entry's prefix length
+/// and suffix, or a v2/v3 name, which is padded with NULs to 8).
+fn entry_bytes(name: &[u8], flags: u16, extended: Option<u16>, mode: u32, pad: bool) -> Vec<u8> {
+    let mut e = vec![0u8; 40];
+    e[24..28].copy_from_slice(&mode.to_be_bytes());
+    e.extend([0u8; 20]);
+    e.extend(flags.to_be_bytes());
+    if let Some(extended) = extended {
+        e.extend(extended.to_be_bytes());
+    }
+    e.extend(name);
+    if pad {
+        let size = (e.len() + 8) & !7;
+        e.resize(size, 0);
+    } else {
+        e.push(0);
+    }
+    e
+}
+
+const FILE: u32 = 0o100644;
+const DIR: u32 = 0o040000;
+
+#[test]
+fn an_index_is_as_short_as_its_header_and_checksum() {
+    assert_eq!(
+        Index::parse(b"DIRC\0\0\0\x02\0\0\0").unwrap_err(),
+        IndexProblem::Truncated
+    );
+    assert_eq!(
+        Index::parse(b"DIRC\0\0\0\x02\0\0\0\0").unwrap_err(),
+        IndexProblem::Checksum
+    );
+    let empty = Index::parse(&sealed(b"DIRC\0\0\0\x02\0\0\0\0")).unwrap();
+    assert!(empty.is_empty());
+    assert_eq!(empty.len(), 0);
+    assert_eq!(empty.paths().count(), 0);
+}
+
+#[test]
+fn a_count_is_refused_as_soon_as_the_bytes_cannot_hold_it() {
+    // One entry (64 bytes) and an optional extension of 48 bytes: 112
+    // bytes after the header, less than two entries' least (2 x 64).
+    let mut body = index_of_entries(2, &[entry_bytes(b"a", 1, None, FILE, true)]);
+    body[11] = 2;
+    body.extend(b"TREE\0\0\0\x28");
+    body.extend([0u8; 40]);
+    assert_eq!(
+        Index::parse(&sealed(&body)).unwrap_err(),
+        IndexProblem::Count(2)
+    );
+    // At 128 bytes two entries could fit: the second is read, and the
+    // extension is no entry.
+    body.extend([0u8; 16]);
+    body[12 + 64 + 7] = 0x38;
+    assert!(matches!(
+        Index::parse(&sealed(&body)).unwrap_err(),
+        IndexProblem::Entry { .. } | IndexProblem::Truncated
+    ));
+}
+
+#[test]
+fn a_name_length_in_the_flags_must_be_the_names() {
+    let long = vec![b'n'; 0xfff];
+    let index = Index::parse(&sealed(&index_of_entries(
+        2,
+        &[entry_bytes(&long, 0xfff, None, FILE, true)],
+    )))
+    .unwrap();
+    assert!(index.lists(Path::new(std::str::from_utf8(&long).unwrap())));
+    let shorter = vec![b'n'; 0xffe];
+    let index = Index::parse(&sealed(&index_of_entries(
+        2,
+        &[entry_bytes(&shorter, 0xffe, None, FILE, true)],
+    )))
+    .unwrap();
+    assert_eq!(index.len(), 1);
+    let bad = IndexProblem::Entry {
+        at: 12,
+        what: "gives a name length its name does not have",
+    };
+    for (name, flags) in [(&b"a"[..], 0xfff), (&shorter[..], 0xfff), (&b"ab"[..], 1)] {
+        let body = index_of_entries(2, &[entry_bytes(name, flags, None, FILE, true)]);
+        assert_eq!(
+            Index::parse(&sealed(&body)).unwrap_err(),
+            bad,
+            "{} {flags:#x}",
+            name.len()
+        );
+    }
+}
+
+#[test]
+fn version_3_extended_flags_and_sparse_directories_are_checked() {
+    let skip = Some(0x4000);
+    let v3 = |name: &[u8], ext: Option<u16>, mode| {
+        let extended = if ext.is_some() { 0x4000 } else { 0 };
+        entry_bytes(
+            name,
+            extended | u16::try_from(name.len()).unwrap(),
+            ext,
+            mode,
+            true,
+        )
+    };
+    let entry = |what| IndexProblem::Entry { at: 12, what };
+    let parse = |entries: &[Vec<u8>], sparse: bool| {
+        let mut body = index_of_entries(3, entries);
+        if sparse {
+            body.extend(b"sdir\0\0\0\0");
+        }
+        Index::parse(&sealed(&body))
+    };
+    assert_eq!(
+        parse(&[v3(b"a", Some(0x1000), FILE)], false).unwrap_err(),
+        entry("has extended flags that are not defined")
+    );
+    assert_eq!(
+        parse(&[v3(b"d", skip, DIR)], true).unwrap_err(),
+        entry("is a directory but not a sparse one (skip-worktree, `dir/`)")
+    );
+    assert_eq!(
+        parse(&[v3(b"d/", Some(0x2000), DIR)], true).unwrap_err(),
+        entry("is a directory but not a sparse one (skip-worktree, `dir/`)")
+    );
+    assert_eq!(
+        parse(&[v3(b"a", None, FILE), v3(b"d/", skip, DIR)], false).unwrap_err(),
+        IndexProblem::Entry {
+            at: 12 + 64,
+            what: "is a directory, in an index that is not sparse (no `sdir` extension)"
+        }
+    );
+    let index = parse(&[v3(b"d/", skip, DIR)], true).unwrap();
+    assert!(index.lists("d/x") && index.lists("d/e/f"));
+    assert!(!index.lists("d/") && !index.lists("d") && !index.lists("dx"));
+    // A skip-worktree file is listed like any other.
+    assert!(parse(&[v3(b"f", skip, FILE)], false).unwrap().lists("f"));
+}
+
+/// A version 4 entry: `strip` (as its varint bytes) and `suffix`.
+fn v4(strip: &[u8], suffix: &[u8]) -> Vec<u8> {
+    let name: Vec<u8> = strip.iter().chain(suffix).copied().collect();
+    let len = u16::try_from(suffix.len()).unwrap();
+    entry_bytes(&name, len, None, FILE, false)
+}
+
+#[test]
+fn version_4_prefixes_are_bounded_by_the_path_before() {
+    // "abc", then strip 1 and add "d": "abd" (its flags say 3 bytes).
+    let mut second = v4(&[1], b"d");
+    second[61] = 3;
+    let index = Index::parse(&sealed(&index_of_entries(4, &[v4(&[0], b"abc"), second]))).unwrap();
+    assert!(index.lists("abc") && index.lists("abd"));
+    assert_eq!(index.version(), 4);
+    let too_long = |at| IndexProblem::Entry {
+        at,
+        what: "strips more of the previous path than it has",
+    };
+    // Stripping more than there is, in one byte and in several.
+    let body = index_of_entries(4, &[v4(&[0], b"abc"), v4(&[4], b"d")]);
+    assert_eq!(Index::parse(&sealed(&body)).unwrap_err(), too_long(12 + 67));
+    // 0x81 0x00 is (1 + 1) * 128 + 0 = 256.
+    let body = index_of_entries(4, &[v4(&[0x81, 0], b"d")]);
+    assert_eq!(Index::parse(&sealed(&body)).unwrap_err(), too_long(12));
+    // A varint past u32::MAX.
+    let body = index_of_entries(4, &[v4(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], b"d")]);
+    assert_eq!(Index::parse(&sealed(&body)).unwrap_err(), too_long(12));
+}
+
+#[test]
+fn index_files_git_directories_and_paths_that_cannot_be_read_are_named() {
+    let Some(dir) = committed() else { return };
+    // An index over the bound is refused by its size, never read (a sparse
+    // file: no disk is used).
+    let index = dir.path().join(".git/index");
+    let saved = fs::read(&index).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&index)
+        .unwrap()
+        .set_len(io_trust::index::MAX_INDEX + 1)
+        .unwrap();
+    let e = index_of(dir.path()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the git index `{}` holds {} bytes, more than the 256 MiB it is read up to",
+            index.display(),
+            io_trust::index::MAX_INDEX + 1
+        )
+    );
+    // A link to nothing is not "no index".
+    fs::remove_file(&index).unwrap();
+    std::os::unix::fs::symlink("gone", &index).unwrap();
+    assert!(matches!(
+        index_of(dir.path()).unwrap_err(),
+        IndexError::Read { .. }
+    ));
+    fs::remove_file(&index).unwrap();
+    fs::write(&index, saved).unwrap();
+    // A directory that does not exist cannot be placed in any work tree.
+    let gone = dir.path().join("gone/io.local.toml");
+    let e = tracking(&gone).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "`{}` cannot be resolved to its real path: ",
+            dir.path().join("gone").display()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_gitdir_file_is_read_as_git_writes_it_and_a_git_directory_needs_its_parts() {
+    let Some(dir) = committed() else { return };
+    let real = dir.path().join("real.git");
+    fs::rename(dir.path().join(".git"), &real).unwrap();
+    let dot_git = dir.path().join(".git");
+    for text in ["gitdir: real.git\r\n", "gitdir: real.git"] {
+        fs::write(&dot_git, text).unwrap();
+        let tree = WorkTree::at(dir.path()).unwrap().unwrap();
+        assert_eq!(tree.git_dir(), dir.path().join("real.git"), "{text:?}");
+        assert_eq!(tree.dir(), dir.path());
+        assert_eq!(tree.index_path(), dir.path().join("real.git/index"));
+        assert!(tree.index().unwrap().lists("io.local.toml"));
+    }
+    fs::write(&dot_git, "gitdir: \n").unwrap();
+    assert!(
+        WorkTree::at(dir.path())
+            .unwrap_err()
+            .to_string()
+            .contains("does not start `gitdir: `")
+    );
+    fs::write(&dot_git, "gitdir: real.git\n").unwrap();
+    fs::remove_dir_all(real.join("objects")).unwrap();
+    fs::write(real.join("objects"), "").unwrap();
+    assert_eq!(
+        WorkTree::at(dir.path()).unwrap_err().to_string(),
+        format!(
+            "`{}` names `{}`, which is not a git directory: its `objects` is not a directory",
+            dot_git.display(),
+            real.display()
+        )
+    );
+    fs::remove_file(real.join("objects")).unwrap();
+    assert!(
+        WorkTree::at(dir.path())
+            .unwrap_err()
+            .to_string()
+            .ends_with("it has no objects")
+    );
+}
+
+#[test]
+fn a_sparse_directory_in_another_case_counts_without_a_look() {
+    let Some(dir) = committed() else { return };
+    let sparse = git(
+        dir.path(),
+        &["sparse-checkout", "init", "--cone", "--sparse-index"],
+    ) && git(dir.path(), &["sparse-checkout", "set", "docs"]);
+    if !common::prerequisite("a git with sparse index (2.32 or later)", sparse) {
+        return;
+    }
+    // `SRC/` is another directory on this file system; where case folds it
+    // is `src/`, whose files are not in the work tree to compare.
+    fs::create_dir(dir.path().join("SRC")).unwrap();
+    fs::write(dir.path().join("SRC/io.local.toml"), "").unwrap();
+    assert_eq!(
+        tracking(&dir.path().join("SRC/io.local.toml")).unwrap(),
+        Tracking::Tracked {
+            work_tree: fs::canonicalize(dir.path()).unwrap(),
+            listed: PathBuf::from("src/"),
+        }
+    );
+    fs::create_dir(dir.path().join("other")).unwrap();
+    fs::write(dir.path().join("other/io.local.toml"), "").unwrap();
+    assert!(matches!(
+        tracking(&dir.path().join("other/io.local.toml")).unwrap(),
+        Tracking::Untracked { .. }
+    ));
+}
+
+#[test]
+fn each_problem_reads_as_a_clause_after_the_files_name() {
+    let said = [
+        (
+            IndexProblem::Signature,
+            "is not a git index (no `DIRC` signature)",
+        ),
+        (
+            IndexProblem::Version(9),
+            "has version 9; the versions read are 2, 3 and 4 (`git update-index --index-version 4` rewrites it)",
+        ),
+        (IndexProblem::Truncated, "ends in the middle of its content"),
+        (
+            IndexProblem::Count(7),
+            "counts 7 entries, more than its bytes could hold",
+        ),
+        (
+            IndexProblem::Entry {
+                at: 76,
+                what: "has an empty path",
+            },
+            "has an entry at byte 76 that has an empty path",
+        ),
+        (
+            IndexProblem::Split,
+            "is split (`core.splitIndex`), and a split index is not read: `git update-index --no-split-index` joins it",
+        ),
+        (
+            IndexProblem::Extension(*b"ab\x01d"),
+            "has a required extension `ab\\x01d` that is not understood",
+        ),
+        (
+            IndexProblem::ChecksumSkipped,
+            "has no checksum (written with `index.skipHash`, which `feature.manyFiles` sets), so nothing says it is whole",
+        ),
+    ];
+    for (problem, words) in said {
+        assert_eq!(problem.to_string(), words);
+    }
+}

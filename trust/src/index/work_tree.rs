@@ -296,10 +296,11 @@ fn listing(index: &Index, top: &Path, file: &Path, target: Option<&Path>) -> Opt
     if index.lists(rel) {
         return Some(rel.to_path_buf());
     }
-    let same = index
-        .listed_ignoring_case(rel)
-        .into_iter()
-        .find(|listed| same_file(&top.join(listed), file));
+    // A sparse directory in another case counts without a look: its files
+    // are not in the work tree to compare, so the answer leans to "listed".
+    let same = index.listed_ignoring_case(rel).into_iter().find(|listed| {
+        listed.as_os_str().as_bytes().ends_with(b"/") || same_file(&top.join(listed), file)
+    });
     if let Some(listed) = same {
         return Some(listed.to_path_buf());
     }
@@ -307,12 +308,8 @@ fn listing(index: &Index, top: &Path, file: &Path, target: Option<&Path>) -> Opt
     (index.lists(rel) && same_file(&top.join(rel), file)).then(|| rel.to_path_buf())
 }
 
-/// Whether `a` and `b` lead to the same file (device and inode); a sparse
-/// directory entry's path (`dir/`) is judged by whether `b` is under it.
+/// Whether `a` and `b` lead to the same file (device and inode).
 fn same_file(a: &Path, b: &Path) -> bool {
-    if a.as_os_str().as_bytes().ends_with(b"/") {
-        return b.ancestors().skip(1).any(|dir| same_file(dir, a));
-    }
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
         _ => false,
