@@ -373,16 +373,13 @@ fn key(path: &Path) -> Result<PathBuf, StoreError> {
         path: path.to_path_buf(),
         cause,
     };
-    let name = path.file_name().ok_or_else(|| {
-        resolve(io::Error::new(
+    if path.file_name().is_none() {
+        return Err(resolve(io::Error::new(
             io::ErrorKind::InvalidInput,
             "it names no file",
-        ))
-    })?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+        )));
+    }
+    let (dir, name) = read::split(path);
     Ok(fs::canonicalize(dir).map_err(resolve)?.join(name))
 }
 

@@ -70,6 +70,7 @@ fn a_version_2_index_lists_what_git_added_and_nothing_else() {
     let Some(dir) = committed() else { return };
     let index = index_of(dir.path()).unwrap();
     assert_eq!(index.version(), 2);
+    assert!(!index.is_empty());
     assert_eq!(index.object_format(), ObjectFormat::Sha1);
     assert_lists_the_files(&index, 0);
     let mut paths: Vec<PathBuf> = index.paths().map(Path::to_path_buf).collect();
@@ -508,6 +509,14 @@ fn a_link_to_a_listed_file_in_the_work_tree_counts_as_listed() {
             listed: PathBuf::from("io.local.toml"),
         }
     );
+    // A link to a file of the work tree that its index does not list.
+    fs::write(dir.path().join("mine.toml"), "").unwrap();
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("../mine.toml", &link).unwrap();
+    assert!(matches!(
+        tracking(&link).unwrap(),
+        Tracking::Untracked { .. }
+    ));
     // A link out of the work tree leads to no file its index lists.
     let outside = tempfile::tempdir().unwrap();
     fs::write(outside.path().join("hooks.toml"), "").unwrap();
@@ -792,6 +801,27 @@ fn a_gitdir_file_is_read_as_git_writes_it_and_a_git_directory_needs_its_parts() 
         assert_eq!(tree.index_path(), dir.path().join("real.git/index"));
         assert!(tree.index().unwrap().lists("io.local.toml"));
     }
+    // A long path (git writes an absolute one) is read whole; a file past
+    // 64 KiB is no `gitdir:` file.
+    let long = format!("gitdir: {}real.git\n", "./".repeat(1500));
+    fs::write(&dot_git, &long).unwrap();
+    assert!(
+        WorkTree::at(dir.path())
+            .unwrap()
+            .unwrap()
+            .index()
+            .unwrap()
+            .lists("io.local.toml")
+    );
+    fs::write(
+        &dot_git,
+        format!("gitdir: {}real.git\n", "./".repeat(33_000)),
+    )
+    .unwrap();
+    assert_eq!(
+        WorkTree::at(dir.path()).unwrap_err().to_string(),
+        format!("`{}` is too long to be a `gitdir:` file", dot_git.display())
+    );
     fs::write(&dot_git, "gitdir: \n").unwrap();
     assert!(
         WorkTree::at(dir.path())

@@ -302,3 +302,18 @@ fn a_hash_is_64_lower_case_hex_digits() {
         0xa9
     );
 }
+
+#[test]
+fn a_data_directory_that_is_a_file_is_an_error_not_an_empty_store() {
+    let (dir, _store, project) = dirs();
+    let not_a_dir = dir.path().join("data");
+    fs::write(&not_a_dir, "").unwrap();
+    let store = Store::new(&not_a_dir);
+    let e = store.list().unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Io { path, .. } if *path == not_a_dir.join("trusted-files")),
+        "{e}"
+    );
+    assert!(store.lookup(&project.join("f"), b"x").is_err());
+    assert!(store.trust(&project.join("f"), b"x").is_err());
+}

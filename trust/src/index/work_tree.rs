@@ -117,12 +117,12 @@ impl WorkTree {
         };
         let opened = match read::open(&path, io_beneath::Links::Anywhere) {
             Ok(opened) => opened,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                // A link to nothing is not "no index".
-                return match std::fs::symlink_metadata(&path) {
-                    Ok(_) => Err(read_error(e)),
-                    Err(_) => Ok(Index::empty()),
-                };
+            // No index at all; a link to nothing is not that.
+            Err(e)
+                if e.kind() == io::ErrorKind::NotFound
+                    && std::fs::symlink_metadata(&path).is_err() =>
+            {
+                return Ok(Index::empty());
             }
             Err(e) => return Err(read_error(e)),
         };
@@ -131,7 +131,7 @@ impl WorkTree {
             path: path.clone(),
             size,
         };
-        if size > MAX_INDEX {
+        if over_bound(size) {
             return Err(too_large(size));
         }
         let bytes = opened
@@ -143,6 +143,11 @@ impl WorkTree {
             problem,
         })
     }
+}
+
+/// Whether an index of `size` bytes is more than is read.
+fn over_bound(size: u64) -> bool {
+    size > MAX_INDEX
 }
 
 /// A file's bytes without the line end git writes after a path.
@@ -245,11 +250,7 @@ pub enum Tracking {
 /// [`IndexError`] when a `.git` or an index on the way cannot be read and
 /// no other index lists the file: never taken for "untracked".
 pub fn tracking(file: &Path) -> Result<Tracking, IndexError> {
-    let (parent, name) = match (file.parent(), file.file_name()) {
-        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => (parent, name),
-        (_, Some(name)) => (Path::new("."), name),
-        _ => (file, OsStr::new(".")),
-    };
+    let (parent, name) = read::split(file);
     let real_parent = std::fs::canonicalize(parent).map_err(|cause| IndexError::Resolve {
         path: parent.to_path_buf(),
         cause,
@@ -313,5 +314,26 @@ fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_of_the_bound_is_read_and_one_byte_more_is_not() {
+        assert!(!over_bound(0));
+        assert!(!over_bound(MAX_INDEX));
+        assert!(over_bound(MAX_INDEX + 1));
+    }
+
+    #[test]
+    fn a_line_end_git_writes_is_taken_off_once() {
+        assert_eq!(trim_line(b"a\r\n"), b"a");
+        assert_eq!(trim_line(b"a\n"), b"a");
+        assert_eq!(trim_line(b"a\r"), b"a");
+        assert_eq!(trim_line(b"a\n\n"), b"a\n");
+        assert_eq!(trim_line(b"a"), b"a");
     }
 }
