@@ -41,7 +41,7 @@ pub(crate) struct Args {
     /// the hooks append to it meanwhile is not replayed; a hook whose
     /// `append` file is the input is left out, and refused if `--hook`
     /// names it.
-    file: String,
+    file: PathBuf,
     /// The discovery root [default: the nearest directory at or above
     /// the working directory holding io.local.toml, io.toml or .git,
     /// else the working directory].

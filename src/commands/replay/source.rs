@@ -34,22 +34,27 @@ pub(super) struct Source {
 ///
 /// # Errors
 /// The file cannot be opened, or is a directory.
-pub(super) fn open(file: &str) -> Result<Source, String> {
-    if file == "-" {
+pub(super) fn open(file: &Path) -> Result<Source, String> {
+    if file == Path::new("-") {
         return Ok(stdin());
     }
+    // Its name in messages; one that is not UTF-8 is opened as it is and
+    // shown as `Path::display` shows it.
+    let name = file.display().to_string();
+    let file_name = &name;
     #[allow(
         clippy::disallowed_methods,
         reason = "the operator's own path from the command line, opened as their shell would \
                   (a FIFO such as `<(…)` included); it names no file beneath a root"
     )]
-    let opened = File::open(file).map_err(|e| format!("{file}: {}", os_error(&e)))?;
+    let opened = File::open(file).map_err(|e| format!("{file_name}: {}", os_error(&e)))?;
     if opened.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(format!(
-            "{file}: is a directory; `io replay` reads a file of event lines (or `-` for stdin)"
+            "{file_name}: is a directory; `io replay` reads a file of event lines (or `-` for \
+             stdin)"
         ));
     }
-    Ok(bounded(file.to_owned(), opened))
+    Ok(bounded(name, opened))
 }
 
 /// Stdin as a [`Source`]: read through a duplicate of its descriptor, so
