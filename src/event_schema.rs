@@ -25,7 +25,8 @@ const EXAMPLES: &str = include_str!("../examples/events.jsonl");
 /// An object with the envelope (`run_id` and `depth` always, `seq` and `at`
 /// when known) and exactly one of the 27 events: a `oneOf` whose branches
 /// each hold `event` to one tag, so a line with an unknown tag matches none.
-/// Every variant and field carries its doc comment as `description`.
+/// Every variant and field carries its doc comment as `description`; `$id`
+/// names the program's version (`urn:io-harness:events:` and the version).
 ///
 /// ```
 /// let schema = io_harness::schema::events_schema();
@@ -45,7 +46,10 @@ pub fn events_schema() -> Value {
             "$schema".into(),
             "https://json-schema.org/draft/2020-12/schema".into(),
         );
-        root.insert("$id".into(), "urn:io-harness:events".into());
+        root.insert(
+            "$id".into(),
+            format!("urn:io-harness:events:{}", env!("CARGO_PKG_VERSION")).into(),
+        );
         root.insert("title".into(), "io-harness event line".into());
         root.insert(
             "description".into(),

@@ -20,7 +20,15 @@ pub(crate) fn load_at(
     root: Option<&Path>,
     profile: Option<&str>,
 ) -> Result<(Config, DiscoveryRoot), String> {
-    let root = match root {
+    let root = find_root(root)?;
+    let config = config_at(&root, profile).map_err(|e| with_source_line(&e))?;
+    Ok((config, root))
+}
+
+/// The discovery root: `root` when given (`--root`), else the one found
+/// from the working directory; an error when that cannot be told.
+pub(crate) fn find_root(root: Option<&Path>) -> Result<DiscoveryRoot, String> {
+    Ok(match root {
         Some(root) => DiscoveryRoot {
             path: root.to_path_buf(),
             why: "given with --root".to_owned(),
@@ -29,13 +37,21 @@ pub(crate) fn load_at(
             &std::env::current_dir()
                 .map_err(|e| format!("cannot tell the current directory: {}", os_error(&e)))?,
         ),
-    };
-    let config = Config::discover(&root.path).map_err(|e| with_source_line(&e))?;
-    let config = match profile {
-        Some(name) => config.with_profile(name).map_err(|e| e.to_string())?,
-        None => config,
-    };
-    Ok((config, root))
+    })
+}
+
+/// The config discovered at `root`, with `profile` applied: the error as
+/// it is, for a caller that reports its parts ([`with_source_line`] makes
+/// the paragraph).
+pub(crate) fn config_at(
+    root: &DiscoveryRoot,
+    profile: Option<&str>,
+) -> Result<Config, ConfigError> {
+    let config = Config::discover(&root.path)?;
+    match profile {
+        Some(name) => config.with_profile(name),
+        None => Ok(config),
+    }
 }
 
 /// A config error's message, then, when it has a position in a file that
@@ -43,7 +59,7 @@ pub(crate) fn load_at(
 /// [`safe`]) with a caret under the column, as toml's own errors show it.
 /// The first line is the message alone, unchanged. The line comes from the
 /// text that was parsed, never from reading the file again.
-fn with_source_line(error: &ConfigError) -> String {
+pub(crate) fn with_source_line(error: &ConfigError) -> String {
     with_line(error.to_string(), error.source_line())
 }
 

@@ -74,6 +74,20 @@ impl Selection {
         &self.numbers
     }
 
+    /// The same selection without the hooks at `indexes` in
+    /// [`Self::specs`]: the others keep their numbers and names.
+    pub(crate) fn without(self, indexes: &[usize]) -> Self {
+        let (specs, numbers) = self
+            .specs
+            .into_iter()
+            .zip(self.numbers)
+            .enumerate()
+            .filter(|(index, _)| !indexes.contains(index))
+            .map(|(_, kept)| kept)
+            .unzip();
+        Selection { specs, numbers }
+    }
+
     /// The key path of the hook at `index` in [`Self::specs`]
     /// ([`hook_key`]).
     pub(crate) fn key(&self, index: usize) -> String {

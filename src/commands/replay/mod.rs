@@ -4,8 +4,8 @@
 
 mod input;
 mod printer;
+mod source;
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,7 +15,6 @@ use io_harness::{
     RunEvent,
     replay::{ReplayOutcome, replay},
 };
-use io_hooks::text::os_error;
 use serde_json::json;
 
 use input::Parsed;
@@ -37,8 +36,12 @@ use crate::cli::selection::Selection;
     after_help = "Example:\n  io replay audit.jsonl\n  io replay - --json < events.jsonl\n  io replay audit.jsonl --dry-run --hook 2\n  io replay audit.jsonl --hook 3 --stderr"
 )]
 pub(crate) struct Args {
-    /// The events file, or `-` for stdin.
-    file: String,
+    /// The events file, or `-` for stdin. A file (named, or redirected to
+    /// stdin) is read to the end it has when the replay begins, so what
+    /// the hooks append to it meanwhile is not replayed; a hook whose
+    /// `append` file is the input is left out, and refused if `--hook`
+    /// names it.
+    file: PathBuf,
     /// The discovery root [default: the nearest directory at or above
     /// the working directory holding io.local.toml, io.toml or .git,
     /// else the working directory].
@@ -79,15 +82,18 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     let config = load(args.root.as_deref(), args.profile.as_deref())?;
     let selection = match Selection::new(config.hook_specs(), &args.hooks) {
         Ok(selection) => selection,
-        Err(message) => {
-            err(&safe(&format!("io: {message}\n")));
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
+        Err(message) => return Ok(usage(&message)),
     };
-    let (name, source) = open(&args.file)?;
+    let source = source::open(&args.file)?;
+    let chosen = !args.hooks.is_empty();
+    let (selection, left_out) = match source::without_own_appends(selection, &source, chosen) {
+        Ok(kept) => kept,
+        Err(message) => return Ok(usage(&message)),
+    };
     log_to_stderr(verbosity, &config, &selection);
     if !verbosity.quiet {
         say_hooks_in_force(&config);
+        err(&safe(&left_out.concat()));
     }
     // A background hook's failures, told on its worker's thread: printed
     // once the replay's last event has reached every hook.
@@ -103,7 +109,7 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         hooks.on_background(told_late(Arc::clone(&late), &selection, args.json))
     });
     let printer = Printer::new(hooks.as_ref(), &selection, args.json);
-    let mut events = Events::new(name, source, args.max_line);
+    let mut events = Events::new(source.name, source.reader, args.max_line);
     let outcome = replay(&mut events, &printer);
     if let Some(hooks) = &hooks {
         hooks.wait_background();
@@ -148,6 +154,13 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         .map(|set| set.iter().map(|(n, key)| (*n, key.clone())).collect())
         .unwrap_or_default();
     print_outcome(outcome, &cancelled_by, args.json)
+}
+
+/// Says `message` on stderr; the exit code of a command line that asks for
+/// what cannot be done.
+fn usage(message: &str) -> ExitCode {
+    err(&safe(&format!("io: {message}\n")));
+    ExitCode::from(EXIT_USAGE)
 }
 
 /// What a background hook's failure is told as, pushed on `late`: a text
@@ -256,25 +269,6 @@ impl Iterator for Events {
             return Some(event);
         }
     }
-}
-
-/// The events file by the name messages give it, or stdin for `-`.
-fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
-    if file == "-" {
-        return Ok(("stdin".to_owned(), Box::new(std::io::stdin().lock())));
-    }
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "the operator's own path from the command line, opened as their shell would \
-                  (a FIFO such as `<(…)` included); it names no file beneath a root"
-    )]
-    let opened = File::open(file).map_err(|e| format!("{file}: {}", os_error(&e)))?;
-    if opened.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(format!(
-            "{file}: is a directory; `io replay` reads a file of event lines (or `-` for stdin)"
-        ));
-    }
-    Ok((file.to_owned(), Box::new(opened)))
 }
 
 /// What a torn line most likely is, in the warning that skips it.
