@@ -65,6 +65,7 @@
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`text::os_error`), text from a file, invisible characters |
+//! | 1 | `paste.rs` | a command printed for the operator to paste: each word quoted for a POSIX shell (`text::shell_word`) |
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
@@ -377,6 +378,7 @@ mod key;
 mod layout;
 mod message;
 mod origin;
+mod paste;
 mod position;
 mod raw;
 mod registry;
@@ -429,10 +431,12 @@ pub mod schema {
 /// suggestion, a key written as TOML writes it, a table that refuses an
 /// array of tables with the same message a hook table does, the source
 /// line an error points into, cut to a bounded width, an OS error without
-/// std's " (os error N)", and the characters a terminal shows as nothing,
-/// which outside text must have escaped.
+/// std's " (os error N)", the characters a terminal shows as nothing,
+/// which outside text must have escaped, and a word of a command printed
+/// for the operator to paste, quoted for a POSIX shell.
 pub mod text {
     pub use crate::message::{is_invisible, os_error};
+    pub use crate::paste::{NotPasteable, pasteable_word, shell_word};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;

@@ -2,6 +2,7 @@
 //! progress as it goes.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -14,6 +15,7 @@ use io_harness::{
     },
     run_with_observed,
 };
+use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
@@ -21,7 +23,7 @@ use crate::cli::hook_report::{
 };
 use crate::cli::load::{load, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
-use crate::cli::output::{out, safe, safe_line};
+use crate::cli::output::{out, pasteable, safe, safe_line};
 use crate::cli::selection::Selection;
 use crate::cli::signals::on_signal;
 
@@ -113,7 +115,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
             }
         })
     };
-    let progress = Progress::new(&hooks, root, late);
+    let progress = Progress::new(&hooks, root, config.profile(), late);
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
@@ -166,9 +168,8 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     let hint = match &result.outcome {
         RunOutcome::Completed { .. } => String::new(),
         _ => format!(
-            "\n  resume with: io run --resume {} --root {}",
-            result.run_id,
-            root.display()
+            "\n  resume with: {}",
+            resume_command(&result.run_id, root, config.profile())
         ),
     };
     // The outcome carries the model's final answer: outside input, kept on
@@ -214,6 +215,52 @@ pub(crate) fn exit_code(result: &RunResult) -> ExitCode {
         RunOutcome::Cancelled { .. } => ExitCode::from(EXIT_CANCELLED),
         RunOutcome::Failed { .. } => ExitCode::from(1),
     }
+}
+
+/// Returns the command that resumes `run_id` in `root` with `profile` (a
+/// profile's policy check is part of what the run was), each word quoted
+/// to paste into a POSIX shell ([`pasteable`]): `io run --resume r-1 --root
+/// '/w $x' --profile ci`. When the root's name cannot be printed as it is
+/// (not UTF-8, a control character), the same with `--root .` and the root
+/// to run it in, shown escaped; when the id or the profile cannot, why no
+/// command is printed.
+pub(crate) fn resume_command(run_id: &str, root: &Path, profile: Option<&str>) -> String {
+    let mut words: Vec<&OsStr> = vec![
+        OsStr::new("io"),
+        OsStr::new("run"),
+        OsStr::new("--resume"),
+        OsStr::new(run_id),
+        OsStr::new("--root"),
+        root.as_os_str(),
+    ];
+    if let Some(profile) = profile {
+        words.extend([OsStr::new("--profile"), OsStr::new(profile)]);
+    }
+    let root_at = 5;
+    let bad_root = match pasteable(&words) {
+        Ok(command) => return command,
+        Err((at, why)) if at == root_at => why,
+        Err((at, why)) => return unprinted(at, why),
+    };
+    words[root_at] = OsStr::new(".");
+    match pasteable(&words) {
+        Ok(command) => format!(
+            "{command}, run in the root, {} (its name {bad_root}, so it is not printed to paste)",
+            root.display()
+        ),
+        Err((at, why)) => unprinted(at, why),
+    }
+}
+
+/// Why [`resume_command`] prints no command: word `at` (the run's id, or
+/// the profile's name) cannot be printed as it is.
+fn unprinted(at: usize, why: NotPasteable) -> String {
+    let what = if at == 3 {
+        "run's id"
+    } else {
+        "profile's name"
+    };
+    format!("`io run --resume` (no command to paste is printed: the {what} {why})")
 }
 
 /// The MCP servers of the config's `[[mcp]]` tables (`name` and `command`,
@@ -310,6 +357,8 @@ struct Progress<'h> {
     hooks: &'h Hooks,
     /// The root the run acts on, for the resume command a signal prints.
     root: &'h Path,
+    /// The profile the run was started with, which its resume needs too.
+    profile: Option<&'h str>,
     /// The run whose streamed text is on the current line, if any.
     streaming: Mutex<Option<String>>,
     /// Background hooks' failures not yet printed.
@@ -317,10 +366,16 @@ struct Progress<'h> {
 }
 
 impl<'h> Progress<'h> {
-    fn new(hooks: &'h Hooks, root: &'h Path, late: Arc<Mutex<String>>) -> Self {
+    fn new(
+        hooks: &'h Hooks,
+        root: &'h Path,
+        profile: Option<&'h str>,
+        late: Arc<Mutex<String>>,
+    ) -> Self {
         Progress {
             hooks,
             root,
+            profile,
             streaming: Mutex::new(None),
             late,
         }
@@ -348,11 +403,7 @@ impl Observer for Progress<'_> {
         if event.depth == 0 && matches!(event.kind, EventKind::Started { .. }) {
             // From the run's first event on, a signal that ends `io` says
             // which run it interrupted and how to go on with it.
-            let resume = format!(
-                "io run --resume {} --root {}",
-                event.run_id,
-                self.root.display()
-            );
+            let resume = resume_command(&event.run_id, self.root, self.profile);
             on_signal(Some(format!(
                 "io: run {} interrupted; resume it with: {}\n",
                 safe_line(&event.run_id),

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use io_harness::Outcome;
 use io_harness::run::RunSummary;
 
-use super::run::store;
+use super::run::{resume_command, store};
 use crate::cli::exit::CmdResult;
 use crate::cli::load::load;
 use crate::cli::output::{out, safe, safe_line};
@@ -117,9 +117,8 @@ fn run_lines(run: &RunSummary, root: &Path) -> String {
     );
     if run.depth == 0 && run.outcome != Some(Outcome::Completed) {
         lines.push_str(&format!(
-            "      resume: io run --resume {} --root {}\n",
-            safe_line(&run.run_id),
-            root.display()
+            "      resume: {}\n",
+            safe_line(&resume_command(&run.run_id, root, None))
         ));
     }
     lines

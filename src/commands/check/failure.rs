@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::cli::discovery_root::DiscoveryRoot;
 use crate::cli::exit::CmdResult;
 use crate::cli::json_path::path_json;
-use crate::cli::load::{config_at, find_root, with_source_line};
+use crate::cli::load::{config_at, find_root, not_displaced, with_source_line};
 use crate::cli::output::{out, write_safe_json};
 
 /// What `io check` checks: the config, the root it was found at, and the
@@ -72,6 +72,17 @@ pub(super) fn load<'a>(
         Ok(config) => config,
         Err(e) => return Err(Box::new(of_config_error(&e, root))),
     };
+    if let Err(message) = not_displaced(&config, &root) {
+        return Err(Box::new(Failure {
+            root: Some(root),
+            error: "displaced_root",
+            file: None,
+            key: None,
+            position: None,
+            paragraph: message.clone(),
+            message,
+        }));
+    }
     let Some(tag) = event else {
         return Ok(Loaded {
             config,
