@@ -56,7 +56,7 @@ fn listing(dir: &Path) -> Vec<String> {
 fn fire_failures(hooks: &Hooks<common::Ev>) -> (Flow, Vec<String>) {
     let mut failures = Vec::new();
     let flow = hooks.fire_with(&step(1), &step(1), |run| {
-        failures.push(run.result.err().map_or_else(String::new, |e| e.to_string()));
+        failures.push(run.result.err().map_or_else(String::new, |e| ToString::to_string(&e)));
     });
     (flow, failures)
 }
@@ -99,7 +99,7 @@ fn an_append_into_the_embedders_own_state_is_a_problem_and_a_failure() {
         .map(|(rel, _)| append(&root.join(rel), &[], OnFailure::Cancel))
         .collect();
     let problems = Hooks::check_beneath(&specs, &owning(&root));
-    let said: Vec<String> = problems.iter().map(|p| p.message()).collect();
+    let said: Vec<String> = problems.iter().map(io_hooks::Problem::message).collect();
     let expected: Vec<String> = cases
         .iter()
         .map(|(rel, why)| format!("append: `{}` is refused: {why}", root.join(rel).display()))
@@ -173,7 +173,7 @@ fn state_made_after_the_hooks_were_built_is_refused_through_a_link() {
         append(&late, &[], OnFailure::Continue),
     ];
     let hooks = Hooks::beneath(specs, owning(root));
-    let said: Vec<String> = hooks.problems().iter().map(|p| p.message()).collect();
+    let said: Vec<String> = hooks.problems().iter().map(io_hooks::Problem::message).collect();
     assert_eq!(
         said,
         [
