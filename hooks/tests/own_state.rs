@@ -56,7 +56,11 @@ fn listing(dir: &Path) -> Vec<String> {
 fn fire_failures(hooks: &Hooks<common::Ev>) -> (Flow, Vec<String>) {
     let mut failures = Vec::new();
     let flow = hooks.fire_with(&step(1), &step(1), |run| {
-        failures.push(run.result.err().map_or_else(String::new, |e| ToString::to_string(&e)));
+        failures.push(
+            run.result
+                .err()
+                .map_or_else(String::new, |e| ToString::to_string(&e)),
+        );
     });
     (flow, failures)
 }
@@ -173,7 +177,11 @@ fn state_made_after_the_hooks_were_built_is_refused_through_a_link() {
         append(&late, &[], OnFailure::Continue),
     ];
     let hooks = Hooks::beneath(specs, owning(root));
-    let said: Vec<String> = hooks.problems().iter().map(io_hooks::Problem::message).collect();
+    let said: Vec<String> = hooks
+        .problems()
+        .iter()
+        .map(io_hooks::Problem::message)
+        .collect();
     assert_eq!(
         said,
         [
