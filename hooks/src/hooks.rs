@@ -188,11 +188,56 @@ impl<E: HookEvents> Hooks<E> {
     /// default `tracing` feature) for an embedder that does not ask. The hook
     /// is kept, and fails (subject to its `on_failure`) each time it fires
     /// and the cause persists.
+    ///
+    /// The root is held as [`Root::lazy`] makes it, owning nothing: an
+    /// embedder with state of its own under the root builds the hooks with
+    /// [`beneath`](Self::beneath).
     pub fn new(specs: Vec<HookSpec<E>>, root: &Path) -> Self {
+        Self::beneath(specs, Root::lazy(root))
+    }
+
+    /// Builds the hooks of `specs` as [`new`](Self::new) does, in `root`: a
+    /// root the embedder made, which names the embedder's own state with
+    /// [`Root::own`] (io's `.io`, its journals and notes).
+    ///
+    /// No action reaches that state: every open an action makes through
+    /// the root ([`Fire::beneath`](crate::Fire::beneath),
+    /// [`Prepare::beneath`](crate::Prepare::beneath)), `append`'s
+    /// included, refuses a path that reaches it, by its name, through `..`
+    /// or through a symbolic link ([`io_beneath::Error::Owned`]); an
+    /// `append` hook whose file does is a [problem](Self::problems) when the
+    /// hooks are built, and fails each time it fires.
+    ///
+    /// ```
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+    /// use io_beneath::Root;
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir(dir.path().join(".state"))?;
+    /// std::os::unix::fs::symlink(".state", dir.path().join("logs"))?;
+    /// let specs = vec![HookSpec::<Ev>::new(
+    ///     HookFilter::ALL,
+    ///     Action::append(dir.path().join("logs/audit.jsonl")),
+    /// )];
+    /// let hooks = Hooks::beneath(specs, Root::lazy(dir.path()).own(".state"));
+    /// assert_eq!(
+    ///     hooks.problems()[0].message(),
+    ///     format!(
+    ///         "append: `{}` is refused: it reaches `.state`, the program's own state, through \
+    ///          the symbolic link `logs`, and that state is never reached through a link",
+    ///         dir.path().join("logs/audit.jsonl").display()
+    ///     )
+    /// );
+    /// assert!(!dir.path().join(".state/audit.jsonl").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn beneath(specs: Vec<HookSpec<E>>, root: Root) -> Self {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
-        let root = Arc::new(Root::lazy(root));
+        let root = Arc::new(root);
         let origins = origins(&specs);
         let (ready, problems) = prepare(&specs, &origins, &root, true);
         let hooks = specs
@@ -309,7 +354,15 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        prepare(specs, &origins(specs), &Root::lazy(root), false).1
+        Self::check_beneath(specs, &Root::lazy(root))
+    }
+
+    /// What [`beneath`](Self::beneath) would find wrong with `specs` in
+    /// `root`, without building anything: [`check`](Self::check) in a root
+    /// the embedder made, so that a hook that reaches the embedder's own
+    /// state ([`Root::own`]) is a problem here as it is there.
+    pub fn check_beneath(specs: &[HookSpec<E>], root: &Root) -> Vec<Problem> {
+        prepare(specs, &origins(specs), root, false).1
     }
 
     /// What building these hooks found wrong, in hook order: each problem

@@ -62,7 +62,7 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
         Err(failure) => return failure.report(args.json, args.profile.as_deref()),
     };
     let specs = config.hook_specs();
-    let problems = Hooks::check(specs, config.root());
+    let problems = Hooks::check_beneath(specs, &config.hooks_root());
     let broken = {
         let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
         hooks.dedup();

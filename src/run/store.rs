@@ -567,7 +567,7 @@ impl FileStore {
             },
             io_beneath::Error::Link
             | io_beneath::Error::LinkToNothing
-            | io_beneath::Error::Owned => StoreError::Link {
+            | io_beneath::Error::Owned { .. } => StoreError::Link {
                 path: self.root.join(rel),
             },
             other => self.fail(

@@ -304,6 +304,9 @@ fn check_beneath(path: &Path, name: &Path, root: &Root, problems: &mut Vec<Appen
         Ok(Some(Kind::Directory)) => problems.push(AppendProblem::IsDirectory { path }),
         Ok(Some(_)) => problems.push(AppendProblem::NotRegular { path }),
         Err(io_beneath::Error::Outside { .. }) => leaves(problems),
+        Err(io_beneath::Error::Owned { name, way }) => {
+            problems.push(AppendProblem::Owned { path, name, way });
+        }
         // A FIFO or a device on the way is no directory, and is not opened.
         Err(io_beneath::Error::NotRegular { .. }) => no_parent(problems, path),
         Err(io_beneath::Error::Io(e))
