@@ -47,7 +47,7 @@ impl Tag {
         }
         let mut bytes = [0; Tag::LEN];
         for (byte, pair) in bytes.iter_mut().zip(text.chunks_exact(2)) {
-            *byte = (digit(pair[0])? << 4) | digit(pair[1])?;
+            *byte = 16 * digit(pair[0])? + digit(pair[1])?;
         }
         Some(Tag(bytes))
     }

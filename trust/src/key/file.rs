@@ -29,8 +29,19 @@ const DIR_MODE: u32 = 0o700;
 /// Returns the key in `dir`'s [`KEY_FILE`], making `dir` (0700) and the
 /// key (0600) when they are missing.
 pub(super) fn load_or_create(dir: &Path) -> Result<Bytes, KeyError> {
-    make_dir(dir)?;
-    let dir_fd = open_dir(dir)?;
+    let dir_fd = match open_dir(dir)? {
+        Some(fd) => fd,
+        None => {
+            make_dir(dir)?;
+            open_dir(dir)?.ok_or_else(|| {
+                KeyError::io(
+                    dir,
+                    "open the key's directory",
+                    io::ErrorKind::NotFound.into(),
+                )
+            })?
+        }
+    };
     if let Some(key) = read(&dir_fd, dir)? {
         return Ok(key);
     }
@@ -54,24 +65,28 @@ fn make_dir(dir: &Path) -> Result<(), KeyError> {
 }
 
 /// Opens `dir` and judges it: a directory of this user's that no one else
-/// may write in, so no one else can put a key of theirs in it.
-fn open_dir(dir: &Path) -> Result<OwnedFd, KeyError> {
+/// may write in, so no one else can put a key of theirs in it; `None` when
+/// there is no such directory.
+fn open_dir(dir: &Path) -> Result<Option<OwnedFd>, KeyError> {
     #[allow(
         clippy::disallowed_methods,
         reason = "the embedder's own data directory (a link to it is the embedder's choice), \
                   judged on the descriptor opened"
     )]
-    let fd = rustix::fs::open(
+    let fd = match rustix::fs::open(
         dir,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
-    )
-    .map_err(|e| KeyError::io(dir, "open the key's directory", e.into()))?;
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(e) => return Err(KeyError::io(dir, "open the key's directory", e.into())),
+    };
     let stat = rustix::fs::fstat(&fd)
         .map_err(|e| KeyError::io(dir, "look at the key's directory", e.into()))?;
     match judge_dir(stat.st_uid, mode_of(&stat), me()) {
         Some(refusal) => Err(KeyError::refused(dir, refusal)),
-        None => Ok(fd),
+        None => Ok(Some(fd)),
     }
 }
 
@@ -111,13 +126,13 @@ fn read(dir_fd: &OwnedFd, dir: &Path) -> Result<Option<Bytes>, KeyError> {
     let path = dir.join(KEY_FILE);
     // O_NONBLOCK: a FIFO put there must not hold the open; it is refused
     // on its descriptor below.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     #[allow(
         clippy::disallowed_methods,
         reason = "the key in the embedder's own data directory, opened without following a link \
                   and judged on its descriptor before it is read"
     )]
-    let fd = match rustix::fs::openat(dir_fd, KEY_FILE, flags | OFlags::CLOEXEC, Mode::empty()) {
+    let fd = match rustix::fs::openat(dir_fd, KEY_FILE, flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(None),
         // O_NOFOLLOW on a link: ELOOP on Linux and macOS, EMLINK on FreeBSD.
@@ -153,25 +168,36 @@ fn read(dir_fd: &OwnedFd, dir: &Path) -> Result<Option<Bytes>, KeyError> {
 /// (`O_EXCL`, 0600), synced, then linked to its name, which fails when the
 /// name exists: two processes making the key at once agree on the one
 /// linked first, and no reader ever sees a key half written.
-pub(super) fn install(dir_fd: &OwnedFd, dir: &Path, key: &Bytes) -> Result<Bytes, KeyError> {
-    let temp = temp_name(dir)?;
-    let path = dir.join(&temp);
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
-    let private = Mode::RUSR | Mode::WUSR;
+fn install(dir_fd: &OwnedFd, dir: &Path, key: &Bytes) -> Result<Bytes, KeyError> {
+    install_as(dir_fd, dir, key, &temp_name(dir)?)
+}
+
+/// [`install`], with `temp` as the key's name until it is whole.
+pub(super) fn install_as(
+    dir_fd: &OwnedFd,
+    dir: &Path,
+    key: &Bytes,
+    temp: &str,
+) -> Result<Bytes, KeyError> {
+    let path = dir.join(temp);
+    // O_EXCL: a name already there (a file, or a link, which is not
+    // followed) fails the open. Made with no permission at all, then given
+    // exactly 0600 by `write_key`, whatever the umask.
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC;
     #[allow(
         clippy::disallowed_methods,
         reason = "a new file in the embedder's own data directory, made exclusively"
     )]
-    let fd = rustix::fs::openat(dir_fd, temp.as_str(), flags | OFlags::CLOEXEC, private)
+    let fd = rustix::fs::openat(dir_fd, temp, flags, Mode::empty())
         .map_err(|e| KeyError::io(&path, "make the key file", e.into()))?;
     let linked = write_key(fd, key)
         .map_err(|cause| KeyError::io(&path, "write the key file", cause))
-        .and_then(|()| link(dir_fd, &temp, dir));
+        .and_then(|()| link(dir_fd, temp, dir));
     #[allow(
         clippy::disallowed_methods,
         reason = "the temporary name of the key just made, in the embedder's own data directory"
     )]
-    let _ = rustix::fs::unlinkat(dir_fd, temp.as_str(), AtFlags::empty());
+    let _ = rustix::fs::unlinkat(dir_fd, temp, AtFlags::empty());
     match linked? {
         true => {
             // The name lasts a crash too; a directory that cannot be synced
@@ -211,7 +237,7 @@ fn link(dir_fd: &OwnedFd, temp: &str, dir: &Path) -> Result<bool, KeyError> {
 /// Writes `key` to the new file `fd`, makes it exactly 0600 whatever the
 /// umask, and syncs it.
 pub(super) fn write_key(fd: OwnedFd, key: &Bytes) -> io::Result<()> {
-    rustix::fs::fchmod(&fd, Mode::RUSR | Mode::WUSR)?;
+    rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o600))?;
     let mut file = File::from(fd);
     file.write_all(key)?;
     file.sync_all()

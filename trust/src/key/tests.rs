@@ -153,10 +153,45 @@ fn the_loser_of_a_race_takes_the_winners_key_and_leaves_no_file_behind() {
     )
     .expect("dir");
     let mine = [9; 32];
-    let got = file::install(&dir, &data, &mine).expect("the name's key");
+    let got = file::install_as(&dir, &data, &mine, ".mine.tmp").expect("the name's key");
     assert_eq!(fingerprint(&Key::from_bytes(got)), fingerprint(&winner));
     assert_ne!(got, mine);
     assert_eq!(std::fs::read_dir(&data).expect("dir").count(), 1);
+}
+
+#[test]
+fn a_temporary_name_already_taken_by_a_file_or_a_link_is_never_written_through() {
+    let (_tmp, data) = temp();
+    std::fs::create_dir(&data).expect("dir");
+    chmod(&data, 0o700);
+    let elsewhere = data.join("elsewhere");
+    std::fs::write(&elsewhere, "kept").expect("a file");
+    std::fs::write(data.join(".taken.tmp"), "kept").expect("a file");
+    symlink(&elsewhere, data.join(".link.tmp")).expect("link");
+    symlink(data.join("nothing"), data.join(".dangling.tmp")).expect("link");
+    let dir = rustix::fs::open(
+        &data,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
+        rustix::fs::Mode::empty(),
+    )
+    .expect("dir");
+    for temp in [".taken.tmp", ".link.tmp", ".dangling.tmp"] {
+        let e = file::install_as(&dir, &data, &[9; 32], temp).expect_err("taken");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: cannot make the key file: File exists",
+                data.join(temp).display()
+            )
+        );
+    }
+    assert_eq!(std::fs::read(&elsewhere).expect("kept"), b"kept");
+    assert_eq!(
+        std::fs::read(data.join(".taken.tmp")).expect("kept"),
+        b"kept"
+    );
+    assert!(!data.join("nothing").exists());
+    assert!(!data.join(KEY_FILE).exists());
 }
 
 #[test]
@@ -388,25 +423,31 @@ fn a_directory_others_may_write_in_or_another_user_owns_is_refused() {
 }
 
 #[test]
-fn a_directory_that_cannot_be_made_is_an_error_naming_it_and_the_cause() {
-    let (_tmp, data) = temp();
+fn a_directory_that_cannot_be_opened_or_made_is_an_error_naming_it_and_the_cause() {
+    let (tmp, data) = temp();
     std::fs::write(&data, "a file").expect("file");
-    let e = Key::load_or_create(data.join("io")).expect_err("beneath a file");
-    assert!(matches!(e, KeyError::Io { .. }), "{e:?}");
-    assert_eq!(e.path(), data.join("io"));
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: cannot make the key's directory: Not a directory",
-            data.join("io").display()
-        )
-    );
-    let e = Key::load_or_create(&data).expect_err("a file");
+    chmod(&data, 0o600);
+    for dir in [data.clone(), data.join("io")] {
+        let e = Key::load_or_create(&dir).expect_err("a file, or beneath one");
+        assert!(matches!(e, KeyError::Io { .. }), "{e:?}");
+        assert_eq!(e.path(), dir);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: cannot open the key's directory: Not a directory",
+                dir.display()
+            )
+        );
+    }
+    // A directory to make beneath a link to nothing.
+    let dangling = tmp.path().join("dangling");
+    symlink(tmp.path().join("nothing"), &dangling).expect("link");
+    let e = Key::load_or_create(dangling.join("io")).expect_err("beneath a dangling link");
     assert_eq!(
         e.to_string(),
         format!(
             "{}: cannot make the key's directory: File exists",
-            data.display()
+            dangling.join("io").display()
         )
     );
 }
