@@ -529,3 +529,56 @@ fn the_key_is_made_0600_in_a_0700_directory_and_one_others_may_read_is_refused()
         both(&out)
     );
 }
+
+/// The store itself, as an embedder holds it: a sealed store goes on from
+/// a journal another store (another process) sealed, a store without a
+/// key reads records as written, another key's store refuses them until it
+/// adopts the journal, and then only that key's store reads it.
+#[test]
+fn a_sealed_store_goes_on_from_where_another_left_and_adopts_under_its_own_key() {
+    use io_harness::run::{FileStore, Key, Record, SealFault, Store, StoreError};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runs = dir.path().join("runs");
+    let ours = Key::from_bytes([3; 32]);
+    let theirs = Key::from_bytes([4; 32]);
+    let store = |key: &Key| FileStore::new(&runs).expect("store").sealed(key.clone());
+    let reserve = |next_seq| Record::Reserve { next_seq };
+    store(&ours).append("r-1", &reserve(1024)).expect("first");
+    // A store that never saw the journal reads it to know where its chain is.
+    store(&ours).append("r-1", &reserve(2048)).expect("second");
+    let read = store(&ours).load("r-1").expect("verified").expect("there");
+    assert_eq!(read, [reserve(1024), reserve(2048)]);
+    let as_written = FileStore::new(&runs).expect("store").load("r-1");
+    assert_eq!(
+        as_written.expect("read").expect("there"),
+        [reserve(1024), reserve(2048)]
+    );
+    match store(&theirs).load("r-1") {
+        Err(StoreError::Unsealed {
+            line: 1,
+            fault: SealFault::Mismatch,
+            ..
+        }) => {}
+        other => panic!("refused at line 1, not {other:?}"),
+    }
+    assert!(
+        store(&theirs).append("r-1", &reserve(3072)).is_err(),
+        "a journal this key did not seal is not written on"
+    );
+    let adopted = store(&theirs).adopt("r-1").expect("adopted");
+    assert_eq!(adopted, Some(vec![reserve(1024), reserve(2048)]));
+    assert_eq!(store(&theirs).adopt("r-1").expect("nothing to do"), None);
+    assert_eq!(
+        store(&theirs).load("r-1").expect("theirs").map(|r| r.len()),
+        Some(2)
+    );
+    assert!(store(&ours).load("r-1").is_err(), "no longer ours");
+    assert_eq!(store(&theirs).adopt("r-none").expect("no journal"), None);
+    assert_eq!(
+        FileStore::new(&runs)
+            .expect("store")
+            .adopt("r-1")
+            .expect("no key"),
+        None
+    );
+}

@@ -640,9 +640,7 @@ impl FileStore {
         file.write_all(text).map_err(|e| self.fail(&temp, e))?;
         file.sync_data().map_err(|e| self.fail(&temp, e))?;
         drop(file);
-        let dir = self
-            .open(&self.rel, Open::read())
-            .map_err(|e| self.refused(&self.rel, e))?;
+        let dir = self.dir_fd()?;
         #[allow(
             clippy::disallowed_methods,
             reason = "both names are in the journals' directory, opened beneath the root through \
@@ -654,6 +652,31 @@ impl FileStore {
         // directory.
         let _ = rustix::fs::fsync(&dir);
         Ok(())
+    }
+
+    /// The journals' directory, opened: beneath the root through no link,
+    /// or, for a store in a directory of the embedder's own
+    /// ([`FileStore::new`]), that directory itself.
+    fn dir_fd(&self) -> Result<OwnedFd, StoreError> {
+        if !self.rel.as_os_str().is_empty() {
+            return self
+                .open(&self.rel, Open::read())
+                .map(OwnedFd::from)
+                .map_err(|e| self.refused(&self.rel, e));
+        }
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the embedder's own directory, named by its caller and beneath no root, as \
+                      `FileStore::new` makes it"
+        )]
+        let dir = rustix::fs::open(
+            &self.root,
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        );
+        dir.map_err(|e| self.fail(Path::new(""), e.into()))
     }
 
     /// The records of `whole`, the journal `rel`'s lines up to its last

@@ -1,60 +1,6 @@
 //! A key only this user's program holds, and the MAC it puts on each
-//! record a program writes, so that a record the program reads back is one
-//! it wrote: [`Key`], [`Chain`], [`Tag`].
-//!
-//! A program that keeps records where others can write (a journal in a
-//! directory a cloned repository shapes) and acts on them later must know
-//! they are its own. Ownership and mode bits say who wrote a file last,
-//! not who composed it: a clone can ship a journal, and a file copied from
-//! another machine is the copier's. A keyed MAC says it: the key is 32
-//! random bytes in the user's data directory that no one else may read,
-//! and every record carries a tag only that key makes.
-//!
-//! The key is made on first use ([`Key::load_or_create`]): 32 bytes from
-//! the operating system's generator, in a file [`KEY_FILE`], 0600, in a
-//! directory of the embedder's naming (made 0700), written whole before it
-//! takes its name, so that two processes making it at once agree on one.
-//! An existing key file that others may read or write, that is not this
-//! user's or not a regular file, or that is not exactly 32 bytes, is an
-//! error saying what to do ([`KeyError`]), never replaced.
-//!
-//! Records are sealed as a chain ([`Chain`]): the first tag covers the
-//! sequence's id, each next one the tag before it and the record. A record
-//! verifies only in the sequence it was written for, after the very records
-//! it followed; a prefix of a sealed sequence verifies, as a crash leaves
-//! one.
-//!
-//! ```
-//! use io_trust::{Key, Tag};
-//!
-//! let data = tempfile::tempdir()?;
-//! let key = Key::load_or_create(data.path())?;
-//!
-//! // A writer seals each record in order and writes its tag beside it.
-//! let records: [&[u8]; 3] = [b"begin", b"step 1", b"end"];
-//! let mut seal = key.chain(b"run-42");
-//! let tags: Vec<Tag> = records.iter().map(|r| seal.seal(r)).collect();
-//! let written: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
-//!
-//! // A reader verifies each record, in order, before it uses it; the key is
-//! // read back from the same file.
-//! let key = Key::load_or_create(data.path())?;
-//! let mut check = key.chain(b"run-42");
-//! for (record, tag) in records.iter().zip(&written) {
-//!     let tag = Tag::from_hex(tag).expect("a tag as written");
-//!     check.verify(record, &tag)?;
-//! }
-//!
-//! // Out of order, in another sequence, or changed, a record does not verify.
-//! let tag = |i: usize| Tag::from_hex(&written[i]).expect("a tag");
-//! assert!(key.chain(b"run-42").verify(records[1], &tag(1)).is_err());
-//! assert!(key.chain(b"run-7").verify(records[0], &tag(0)).is_err());
-//! assert!(key.chain(b"run-42").verify(b"begin!", &tag(0)).is_err());
-//! // Another key (another user, another machine) makes other tags.
-//! let theirs = Key::from_bytes([7; 32]);
-//! assert_eq!(theirs.chain(b"run-42").verify(records[0], &tag(0)).unwrap_err().record(), 1);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! record a program writes ([`Key`], [`Chain`], [`Tag`]): the key's file in
+//! `file.rs`, the chain in `chain.rs`, their errors in `key_error.rs`.
 
 mod chain;
 mod file;
@@ -73,9 +19,62 @@ pub use key_error::{KeyError, Refusal};
 pub const KEY_FILE: &str = "records.key";
 
 /// A secret key only this user's program holds: the MAC key of every
-/// [`Chain`] it seals or verifies.
+/// [`Chain`] it seals or verifies, so that a record the program reads back
+/// is one it wrote. Its `Debug` shows nothing of it.
 ///
-/// Its `Debug` shows nothing of it.
+/// A program that keeps records where others can write (a journal in a
+/// directory a cloned repository shapes) and acts on them later must know
+/// they are its own. Ownership and mode bits say who wrote a file last,
+/// not who composed it: a clone can ship a journal, and a file copied from
+/// another machine is the copier's. A keyed MAC says it: the key is 32
+/// random bytes in the user's data directory that no one else may read,
+/// and every record carries a tag only that key makes.
+///
+/// The key is made on first use ([`Key::load_or_create`]): 32 bytes from
+/// the operating system's generator, in a file [`KEY_FILE`], 0600, in a
+/// directory of the embedder's naming (made 0700), written whole before it
+/// takes its name, so that two processes making it at once agree on one.
+/// An existing key file that others may read or write, that is not this
+/// user's or not a regular file, or that is not exactly 32 bytes, is an
+/// error saying what to do ([`KeyError`]), never replaced.
+///
+/// Records are sealed as a chain ([`Chain`]): the first tag covers the
+/// sequence's id, each next one the tag before it and the record. A record
+/// verifies only in the sequence it was written for, after the very records
+/// it followed; a prefix of a sealed sequence verifies, as a crash leaves
+/// one.
+///
+/// ```
+/// use io_trust::{Key, Tag};
+///
+/// let data = tempfile::tempdir()?;
+/// let key = Key::load_or_create(data.path())?;
+///
+/// // A writer seals each record in order and writes its tag beside it.
+/// let records: [&[u8]; 3] = [b"begin", b"step 1", b"end"];
+/// let mut seal = key.chain(b"run-42");
+/// let tags: Vec<Tag> = records.iter().map(|r| seal.seal(r)).collect();
+/// let written: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
+///
+/// // A reader verifies each record, in order, before it uses it; the key is
+/// // read back from the same file.
+/// let key = Key::load_or_create(data.path())?;
+/// let mut check = key.chain(b"run-42");
+/// for (record, tag) in records.iter().zip(&written) {
+///     let tag = Tag::from_hex(tag).expect("a tag as written");
+///     check.verify(record, &tag)?;
+/// }
+///
+/// // Out of order, in another sequence, or changed, a record does not verify.
+/// let tag = |i: usize| Tag::from_hex(&written[i]).expect("a tag");
+/// assert!(key.chain(b"run-42").verify(records[1], &tag(1)).is_err());
+/// assert!(key.chain(b"run-7").verify(records[0], &tag(0)).is_err());
+/// assert!(key.chain(b"run-42").verify(b"begin!", &tag(0)).is_err());
+/// // Another key (another user, another machine) makes other tags.
+/// let theirs = Key::from_bytes([7; 32]);
+/// assert_eq!(theirs.chain(b"run-42").verify(records[0], &tag(0)).unwrap_err().record(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Key {
     mac: chain::Keyed,
