@@ -295,7 +295,7 @@ fn a_journal_a_submodule_ships_is_passed_over_by_io_runs_and_refused() {
     assert!(
         listed.ends_with(
             "passed over 1 journal: 1 not written by this user's io (no valid MAC); `io run \
-             --resume ID` says why of one\n"
+             --resume ID` says why for one\n"
         ),
         "{listed}"
     );

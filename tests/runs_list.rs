@@ -153,7 +153,7 @@ fn a_journal_that_may_not_be_trusted_is_passed_over_unread_and_counted() {
         lines.last().copied(),
         Some(
             "passed over 2 journals: 1 not written by this user's io (no valid MAC), 1 not yours \
-             alone (another user's, or others may write it); `io run --resume ID` says why of one"
+             alone (another user's, or others may write it); `io run --resume ID` says why for one"
         ),
         "{text}"
     );
@@ -182,7 +182,7 @@ fn a_journal_that_may_not_be_trusted_is_passed_over_unread_and_counted() {
     assert!(
         text.ends_with(
             "passed over 2 journals: 1 tracked by git (it came with the clone), 1 not written by \
-             this user's io (no valid MAC); `io run --resume ID` says why of one\n"
+             this user's io (no valid MAC); `io run --resume ID` says why for one\n"
         ),
         "{text}{}",
         stderr(&out)

@@ -131,7 +131,7 @@ fn passed_over_line(mut passed_over: Vec<PassedOver>) -> String {
         whys.push(format!("{} {}", chunk.len(), chunk[0].why()));
     }
     format!(
-        "passed over {total} {}: {}; `io run --resume ID` says why of one\n",
+        "passed over {total} {}: {}; `io run --resume ID` says why for one\n",
         if total == 1 { "journal" } else { "journals" },
         whys.join(", ")
     )
@@ -175,4 +175,32 @@ fn run_lines(run: &RunSummary, root: &Path) -> String {
         ));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PassedOver, passed_over_line};
+
+    #[test]
+    fn the_passed_over_line_counts_by_why_in_one_order_and_is_absent_when_none_was() {
+        assert_eq!(passed_over_line(Vec::new()), "");
+        assert_eq!(
+            passed_over_line(vec![PassedOver::Unreadable]),
+            "passed over 1 journal: 1 unreadable; `io run --resume ID` says why for one\n"
+        );
+        assert_eq!(
+            passed_over_line(vec![
+                PassedOver::Unreadable,
+                PassedOver::Unsealed,
+                PassedOver::NotYours,
+                PassedOver::Unsealed,
+                PassedOver::Unchecked,
+                PassedOver::Tracked,
+            ]),
+            "passed over 6 journals: 1 tracked by git (it came with the clone), 2 not written by \
+             this user's io (no valid MAC), 1 not yours alone (another user's, or others may write \
+             it), 1 not checked (whether git tracks it could not be told), 1 unreadable; `io run \
+             --resume ID` says why for one\n"
+        );
+    }
 }
