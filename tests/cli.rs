@@ -48,7 +48,8 @@ impl Env {
         command
             .args(args)
             .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"));
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .env("IO_DATA_HOME", self.dir.path().join("data"));
         command
     }
 

@@ -145,6 +145,7 @@ fn io_as_shown(dir: &Path, args: &[&str]) -> String {
         .args(args)
         .current_dir(dir)
         .env("IO_CONFIG_HOME", dir)
+        .env("IO_DATA_HOME", dir.join(".io-data"))
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(writer.try_clone().expect("pipe"))

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use io_harness::{
     Config, EventKind, Flow, Hooks, Observer, OnFailure, RunEvent,
     run::{
-        Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
-        resume_in_observed,
+        Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
+        StoreError, resume_in_observed,
     },
     run_with_observed,
 };
@@ -23,7 +23,7 @@ use crate::cli::hook_report::{
 };
 use crate::cli::load::{load, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
-use crate::cli::output::{out, pasteable, safe, safe_line};
+use crate::cli::output::{err, out, pasteable, safe, safe_line};
 use crate::cli::selection::Selection;
 use crate::cli::signals::on_signal;
 
@@ -33,7 +33,8 @@ use crate::cli::signals::on_signal;
 #[command(after_help = "\
 Example:
   io run examples/demo/script.toml --root /tmp/ws
-  io run --resume r-0123456789ab --root /tmp/ws")]
+  io run --resume r-0123456789ab --root /tmp/ws
+  io run --resume r-0123456789ab --adopt-journal")]
 pub(crate) struct Args {
     /// The script of model turns.
     #[arg(required_unless_present = "resume", conflicts_with = "resume")]
@@ -41,6 +42,12 @@ pub(crate) struct Args {
     /// Resume this run from its last committed step.
     #[arg(long, value_name = "RUN_ID")]
     resume: Option<String>,
+    /// With --resume: the journal is yours though no `io` of yours sealed
+    /// it (copied from another machine, or begun by an `io` older than
+    /// sealed journals); say what it will run, re-seal it with your key,
+    /// and resume it.
+    #[arg(long, requires = "resume", conflicts_with = "script")]
+    adopt_journal: bool,
     /// The workspace and discovery root [default: the nearest directory
     /// at or above the working directory holding io.local.toml, io.toml
     /// or .git, else the working directory].
@@ -60,6 +67,8 @@ pub(crate) struct Args {
 pub(crate) enum Start<'a> {
     Script(&'a Path),
     Resume(&'a str),
+    /// A resume of a journal the operator adopts (`--adopt-journal`).
+    Adopt(&'a str),
 }
 
 /// Runs `io run` at `verbosity`.
@@ -69,6 +78,7 @@ pub(crate) enum Start<'a> {
 /// run cannot start.
 pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     let start = match (&args.script, &args.resume) {
+        (_, Some(run_id)) if args.adopt_journal => Start::Adopt(run_id),
         (_, Some(run_id)) => Start::Resume(run_id),
         (Some(script), None) => Start::Script(script),
         // clap requires one of the two.
@@ -83,10 +93,25 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     Ok(exit_code(&result))
 }
 
-/// The store `io run` keeps its journals in, `.io/runs` beneath `root`:
-/// what `io runs` lists.
-pub(crate) fn store(root: &Path) -> FileStore {
-    FileStore::beneath(root, Path::new(".io").join("runs"))
+/// The store `io run` keeps its journals in, `.io/runs` beneath `root`,
+/// each record sealed and verified with `key`: what `io runs` lists.
+pub(crate) fn store(root: &Path, key: Key) -> FileStore {
+    FileStore::beneath(root, Path::new(".io").join("runs")).sealed(key)
+}
+
+/// The key that seals this user's journals: [`io_harness::run::Key`]'s
+/// file in the data directory ([`Config::data_dir`]), made on first use.
+///
+/// # Errors
+/// No data directory, or a key file or directory that may not be
+/// trusted (the message says why and what to do).
+pub(crate) fn journal_key() -> Result<Key, String> {
+    let dir = Config::data_dir().ok_or_else(|| {
+        "no data directory for the key that seals run journals: set IO_DATA_HOME (or \
+         XDG_DATA_HOME, or HOME) to an absolute path"
+            .to_owned()
+    })?;
+    Key::load_or_create(&dir).map_err(|e| e.to_string())
 }
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
@@ -94,7 +119,7 @@ pub(crate) fn store(root: &Path) -> FileStore {
 /// tail under its report.
 pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
     let root = config.root();
-    let store = store(root);
+    let store = store(root, journal_key()?);
     let hooks = config.hooks();
     print_problems(&hooks);
     cancel_hooks_can_run(&hooks)?;
@@ -135,8 +160,9 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
                 &progress,
             ))
         }
-        Start::Resume(run_id) => {
-            let (origin, script) = origin(config, &store, run_id)?;
+        Start::Resume(run_id) | Start::Adopt(run_id) => {
+            let adopt = matches!(start, Start::Adopt(_));
+            let (origin, script) = origin(config, &store, run_id, adopt)?;
             let provider =
                 ScriptedProvider::from_toml(&origin, &script).map_err(|e| script_error(&e))?;
             // The journal names what the run was, never where it acts or
@@ -305,10 +331,16 @@ fn mcp_servers(config: &Config) -> Result<BTreeMap<String, Vec<String>>, String>
 /// The name and the text of the script a stored run was started from, as
 /// its journal pinned them, from a journal that may be trusted: not tracked
 /// by git (a clone's), reached through no symbolic link, owned by this user
-/// and writable by nobody else (checked by [`FileStore::begin`]). No file
-/// is read: a resume runs the script its run began with, never one the
+/// and writable by nobody else, and sealed with this user's key (checked by
+/// [`FileStore::begin`]), or adopted by the operator first (`adopt`). No
+/// file is read: a resume runs the script its run began with, never one the
 /// journal merely names.
-fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, String), String> {
+fn origin(
+    config: &Config,
+    store: &FileStore,
+    run_id: &str,
+    adopt: bool,
+) -> Result<(String, String), String> {
     let journal = store.journal(run_id).map_err(|e| e.to_string())?;
     let path = store.dir().join(journal.file_name().unwrap_or_default());
     match config.tracks(&journal) {
@@ -327,7 +359,18 @@ fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, S
             ));
         }
     }
-    match store.begin(run_id).map_err(|e| e.to_string())? {
+    if adopt {
+        adopt_journal(store, run_id, &path)?;
+    }
+    let begin = store.begin(run_id).map_err(|e| match e {
+        StoreError::Unsealed { line: 1, .. } => format!(
+            "{e}. If the run is yours (its journal copied from another machine, or begun by an \
+             `io` from before journals were sealed), add `--adopt-journal` to this command: it \
+             says what the run will do, seals the journal with your key and resumes it"
+        ),
+        e => e.to_string(),
+    })?;
+    match begin {
         None => Err(format!("no run `{run_id}` in {}", store.dir().display())),
         Some(Record::Begin {
             origin,
@@ -348,6 +391,45 @@ fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, S
             "run `{run_id}` does not say which script it came from, so it cannot be resumed here"
         )),
     }
+}
+
+/// How much of a goal the adoption's notice shows.
+const GOAL_SHOWN: usize = 60;
+
+/// Adopts `run_id`'s journal (at `path`): seals it with this user's key
+/// when no `io` of theirs did, saying first what the run is and what it
+/// will do (on stderr, before the run's first line). Nothing is said of a
+/// journal the key already verifies.
+fn adopt_journal(store: &FileStore, run_id: &str, path: &Path) -> Result<(), String> {
+    let Some(records) = store.adopt(run_id).map_err(|e| e.to_string())? else {
+        return Ok(());
+    };
+    let (goal, origin) = match records.first() {
+        Some(Record::Begin { goal, origin, .. }) => (goal.as_str(), origin.as_deref()),
+        _ => ("", None),
+    };
+    let steps = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Step { step, .. } => Some(*step),
+            Record::End { steps, .. } => Some(*steps),
+            _ => None,
+        })
+        .next_back()
+        .unwrap_or(0);
+    let mut shown: String = goal.chars().take(GOAL_SHOWN).collect();
+    if goal.chars().count() > GOAL_SHOWN {
+        shown.push('…');
+    }
+    let from = origin.map_or_else(String::new, |o| format!(", begun from {o}"));
+    err(&safe(&format!(
+        "io: adopted {}: no `io` of yours had sealed it; it is sealed with your key now, and run \
+         {run_id} resumes after step {steps} with the script its journal pinned{}: {}\n",
+        path.display(),
+        safe_line(&from),
+        safe_line(&shown)
+    )));
+    Ok(())
 }
 
 /// Fires each event at the hooks and prints a line of progress for it:

@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use super::output_within;
 
-/// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`) and a
-/// discovery root (`root/`, the working directory); removed when dropped.
+/// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`), a
+/// data directory (`data/`, `IO_DATA_HOME`, made by `io` when it needs it)
+/// and a discovery root (`root/`, the working directory); removed when
+/// dropped.
 pub(crate) struct IoEnv {
     dir: tempfile::TempDir,
 }
@@ -30,6 +32,12 @@ impl IoEnv {
     /// The user scope (`IO_CONFIG_HOME`), empty unless a test writes to it.
     pub(crate) fn user(&self) -> PathBuf {
         self.dir.path().join("user")
+    }
+
+    /// The data directory (`IO_DATA_HOME`): where `io` keeps the key that
+    /// seals journals.
+    pub(crate) fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
     }
 
     /// The discovery root, where `io` runs.
@@ -56,14 +64,15 @@ impl IoEnv {
         path
     }
 
-    /// `io` with `args`, in the root, with the empty user scope; stdin
-    /// empty, stdout and stderr piped.
+    /// `io` with `args`, in the root, with the empty user scope and the
+    /// data directory; stdin empty, stdout and stderr piped.
     pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
         command
             .args(args)
             .current_dir(self.root())
             .env("IO_CONFIG_HOME", self.user())
+            .env("IO_DATA_HOME", self.data())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

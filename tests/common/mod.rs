@@ -59,9 +59,11 @@ pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// `io args…`, run in `cwd` with `user` as its user scope (`IO_CONFIG_HOME`)
-/// and stdin closed; its output, collected under a watchdog that fails the
-/// test after 120 s. `env` adds variables (`TMPDIR`, `RUST_LOG`).
+/// `io args…`, run in `cwd` with `user` as its user scope (`IO_CONFIG_HOME`),
+/// `user/.io-data` as its data directory (`IO_DATA_HOME`, where the key that
+/// seals journals is made) and stdin closed; its output, collected under a
+/// watchdog that fails the test after 120 s. `env` adds variables
+/// (`TMPDIR`, `RUST_LOG`).
 pub(crate) fn run_io(
     cwd: &std::path::Path,
     user: &std::path::Path,
@@ -73,6 +75,7 @@ pub(crate) fn run_io(
         .args(args)
         .current_dir(cwd)
         .env("IO_CONFIG_HOME", user)
+        .env("IO_DATA_HOME", user.join(".io-data"))
         .env_remove("RUST_LOG")
         .envs(env.iter().copied());
     io_output(

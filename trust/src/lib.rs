@@ -17,3 +17,7 @@
 //!   data directory);
 //! - for a journal: a keyed MAC with a key only this user's program holds.
 #![forbid(unsafe_code)]
+
+mod key;
+
+pub use key::{Chain, KEY_FILE, Key, KeyError, Mismatch, Refusal, Tag};
