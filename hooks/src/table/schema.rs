@@ -8,7 +8,7 @@ use crate::action::{ActionSet, DynKind};
 use crate::key::HookKey;
 use crate::key::{BACKGROUND, HOOK, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
 use crate::layout::Layout;
-use crate::registry::{Field, FieldKind, HookEvents, Kind};
+use crate::registry::{Field, FieldKind, HookEvents, HookFilter, Kind};
 
 /// The JSON Schema (draft 2020-12) of one `[[hook]]` table for events `E`:
 /// every key of the key table with what it accepts, exactly one action, and
@@ -83,6 +83,7 @@ fn table_schema<E: HookEvents>(
         }
         exclusions.extend(actions.kinds().flat_map(DynKind::rules));
         exclusions.push(cancel_in_background());
+        exclusions.extend(cancel_on_last::<E>());
         exclusions.extend(where_rules::<E>());
         object.insert("allOf".to_owned(), Value::Array(exclusions));
     }
@@ -104,21 +105,59 @@ fn cancel_in_background() -> Value {
     })
 }
 
+/// The engine's rule for events marked `#[hook(last)]`: never
+/// `on_failure = "cancel"` on a hook whose every event is one (an absent
+/// `on` is every event). `None` when `E` marks none.
+fn cancel_on_last<E: HookEvents>() -> Option<Value> {
+    let last = HookFilter::<E>::LAST;
+    if last.is_empty() {
+        return None;
+    }
+    let cancel = json!({ "const": "cancel" });
+    if last.is_all() {
+        return Some(json!({
+            "not": { "required": [ON_FAILURE], "properties": { ON_FAILURE: cancel } }
+        }));
+    }
+    let tags: Vec<&str> = last.tags().collect();
+    Some(json!({
+        "not": {
+            "required": [ON, ON_FAILURE],
+            "properties": { ON_FAILURE: cancel, ON: { "items": { "enum": tags } } }
+        }
+    }))
+}
+
 /// The rules of `where`, in keywords every editor's validator applies
 /// (draft 7's `if` and `then`, which taplo, the engine of Even Better TOML,
 /// applies where it skips 2019-09's `dependentSchemas`): a hook table with
-/// `where` has `on`; and for each event `on` may hold, `where` names only
-/// that event's fields a filter reads, each with a value of its type
+/// `where` has `on`, unless `where` names only the envelope's fields
+/// ([`HookEvents::ENVELOPE`]), which every event has; and for each event
+/// `on` may hold, `where` names only that event's fields a filter reads and
+/// the envelope's, each with a value of its type
 /// ([`value_schema`]). A glob that matches none of a field's values, and
 /// "did you mean", are the loader's alone.
 fn where_rules<E: HookEvents>() -> Vec<Value> {
-    let mut rules = vec![json!({
-        "if": { "required": [WHERE] },
-        "then": { "required": [ON] }
-    })];
+    // The envelope's fields: on every event, and without `on`.
+    let envelope: Vec<&str> = E::ENVELOPE.iter().map(|f| f.name).collect();
+    let envelope_values: Map<String, Value> = E::ENVELOPE
+        .iter()
+        .map(|field| (field.name.to_owned(), value_schema(field, &[], &[])))
+        .collect();
+    let needs_on = match envelope.is_empty() {
+        true => json!({ "required": [WHERE] }),
+        false => json!({
+            "required": [WHERE],
+            "properties": { WHERE: { "not": { "propertyNames": { "enum": envelope } } } }
+        }),
+    };
+    let mut rules = vec![json!({ "if": needs_on, "then": { "required": [ON] } })];
+    if !envelope.is_empty() {
+        rules.push(json!({ "properties": { WHERE: { "properties": envelope_values.clone() } } }));
+    }
     for kind in Kind::<E>::all() {
-        let mut names = Vec::new();
-        let mut values = Map::new();
+        let mut names = envelope.clone();
+        let mut values = envelope_values.clone();
         for (index, field) in kind.fields().iter().enumerate() {
             if !field.is_filterable() {
                 continue;
@@ -305,8 +344,8 @@ fn number(n: i128) -> Option<Value> {
 /// arrays at the top level and in each body of each of `layout`'s sections
 /// (`array_description` describes one array), and the same refusals as
 /// [`TomlFile::check_placement`](super::TomlFile::check_placement): a near
-/// miss of `hook` in those places, and `hook` or a near miss holding a
-/// table or an array anywhere else. Every other key is allowed, as the
+/// miss of `hook` in those places, or a key of a hook table outside any,
+/// and `hook` or a near miss holding a table or an array anywhere else. Every other key is allowed, as the
 /// loader keeps it for its owner. The caller adds `$schema`, `$id` and its
 /// own title, and may describe each section (`properties.<key>`) in its
 /// own words.
@@ -335,8 +374,20 @@ pub fn hook_file_schema<E: HookEvents>(
         "description": array_description,
         "items": { "$ref": "#/$defs/hook" }
     });
-    // At the top level and in a section's body: `hook`, or no near miss.
-    let names = json!({ "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }] });
+    // At the top level and in a section's body: `hook`, or no near miss;
+    // and no key of a hook table, outside any (a `[[hook]]` header left
+    // out). A section is named by its own key.
+    let own = layout.actions().own_keys();
+    let stray: Vec<&str> = super::key_table::HOOK_KEYS
+        .iter()
+        .copied()
+        .chain(own.iter().map(|key| key.name))
+        .filter(|key| !layout.is_section(key))
+        .collect();
+    let names = json!({
+        "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }],
+        "not": { "enum": stray }
+    });
     let mut properties = Map::new();
     properties.insert(HOOK.to_owned(), hooks.clone());
     for section in layout.get_sections() {
