@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use io_harness::{
     Config, EventKind, Flow, Hooks, Observer, OnFailure, RunEvent,
@@ -19,13 +19,13 @@ use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, background_report, print_problems, report, say_hooks_in_force, stderr_tail,
+    STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, stderr_tail,
 };
 use crate::cli::load::{load, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, pasteable, safe, safe_line};
 use crate::cli::selection::Selection;
-use crate::cli::signals::on_signal;
+use crate::cli::signals::{on_signal, on_signal_backlog};
 
 /// Run a scripted session in ROOT with the config's hooks installed, or
 /// resume a stored run.
@@ -128,19 +128,12 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     } else {
         hooks
     };
-    // A background hook's failure, told on its worker's thread, is printed
-    // with the next event's line (or at the run's end), never in the middle
-    // of another line.
-    let late = Arc::new(Mutex::new(String::new()));
-    let hooks = {
-        let late = Arc::clone(&late);
-        hooks.on_background(move |run| {
-            if let Some(text) = background_report(&run, "  ") {
-                lock(&late).push_str(&text);
-            }
-        })
-    };
-    let progress = Progress::new(&hooks, root, config.profile(), late);
+    // A background hook's failure is printed on stderr by its worker as it
+    // happens, one whole line: nothing is held for later, so a signal loses
+    // none and a long run holds none.
+    let hooks = hooks.on_background(|run| print_background(&run, "  "));
+    on_signal_backlog(Some(hooks.backlog()));
+    let progress = Progress::new(&hooks, root, config.profile());
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
@@ -189,6 +182,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     hooks.wait_background();
     // The run has returned: a signal now ends no run.
     on_signal(None);
+    on_signal_backlog(None);
     let result = result?;
     progress.finish();
     let hint = match &result.outcome {
@@ -443,23 +437,15 @@ struct Progress<'h> {
     profile: Option<&'h str>,
     /// The run whose streamed text is on the current line, if any.
     streaming: Mutex<Option<String>>,
-    /// Background hooks' failures not yet printed.
-    late: Arc<Mutex<String>>,
 }
 
 impl<'h> Progress<'h> {
-    fn new(
-        hooks: &'h Hooks,
-        root: &'h Path,
-        profile: Option<&'h str>,
-        late: Arc<Mutex<String>>,
-    ) -> Self {
+    fn new(hooks: &'h Hooks, root: &'h Path, profile: Option<&'h str>) -> Self {
         Progress {
             hooks,
             root,
             profile,
             streaming: Mutex::new(None),
-            late,
         }
     }
 
@@ -468,8 +454,6 @@ impl<'h> Progress<'h> {
         if streaming.take().is_some() {
             let _ = out("\n");
         }
-        let late = std::mem::take(&mut *lock(&self.late));
-        let _ = out(&safe(&late));
     }
 }
 
@@ -492,10 +476,24 @@ impl Observer for Progress<'_> {
                 safe_line(&resume)
             )));
         }
+        if event.depth == 0
+            && let EventKind::Finished {
+                outcome: io_harness::Outcome::Completed,
+                ..
+            } = event.kind
+        {
+            // Its end is journaled: a signal while its last events reach
+            // the background hooks interrupts no run, and there is
+            // nothing to resume.
+            on_signal(Some(format!(
+                "io: run {} had completed; the signal ended only its hooks' work\n",
+                safe_line(&event.run_id)
+            )));
+        }
         let mut fired = Vec::new();
         let indent = "  ".repeat(event.depth as usize + 1);
         let mut tails = String::new();
-        let flow = self.hooks.fire_with(&event.kind, event, |run| {
+        let flow = self.hooks.fire_with(event, event, |run| {
             fired.push(report(&run));
             if let Some(tail) = run.stderr {
                 tails.push_str(&stderr_tail(
@@ -526,7 +524,6 @@ impl Observer for Progress<'_> {
             if streaming.take().is_some() {
                 text.push('\n');
             }
-            text.push_str(&std::mem::take(&mut *lock(&self.late)));
             text.push_str(&format!("{indent}{}", safe_line(&summary(event))));
         }
         if !fired.is_empty() {

@@ -9,7 +9,6 @@ mod source;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 use io_harness::{
     RunEvent,
@@ -22,11 +21,14 @@ use input::{DEFAULT_MAX_LINE, MAX_LINE};
 use printer::Printer;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
-use crate::cli::hook_report::{STDERR_TAIL, background_report, print_problems, say_hooks_in_force};
+use crate::cli::hook_report::{
+    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force,
+};
 use crate::cli::load::load;
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, safe, write_safe_json};
 use crate::cli::selection::Selection;
+use crate::cli::signals::on_signal_backlog;
 
 /// Replay a recorded run (JSON lines, as an `append` hook writes them)
 /// through the configured hooks, cancelling at the next step boundary as
@@ -95,9 +97,6 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         say_hooks_in_force(&config);
         err(&safe(&left_out.concat()));
     }
-    // A background hook's failures, told on its worker's thread: printed
-    // once the replay's last event has reached every hook.
-    let late = Arc::new(Mutex::new(Vec::new()));
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
         print_problems(&hooks);
@@ -106,19 +105,16 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         } else {
             hooks
         };
-        hooks.on_background(told_late(Arc::clone(&late), &selection, args.json))
+        hooks.on_background(told_late(&selection, args.json))
     });
+    on_signal_backlog(hooks.as_ref().map(io_harness::Hooks::backlog));
     let printer = Printer::new(hooks.as_ref(), &selection, args.json);
     let mut events = Events::new(source.name, source.reader, args.max_line);
     let outcome = replay(&mut events, &printer);
     if let Some(hooks) = &hooks {
         hooks.wait_background();
     }
-    let late = late
-        .lock()
-        .map(|mut l| std::mem::take(&mut *l))
-        .unwrap_or_default();
-    out(&late.concat())?;
+    on_signal_backlog(None);
     if let ReplayOutcome::Cancelled { steps } = outcome {
         printer.finish(steps);
     }
@@ -163,19 +159,25 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// What a background hook's failure is told as, pushed on `late`: a text
-/// line (`hook[2] FAILED in the background on …`, the hook named by its key
-/// path) or, with `--json`, an
-/// object `{"background": {…}}` on a line of its own.
+/// What a background hook's failure is told as, by its worker, as it
+/// happens (nothing is held): a text line on stderr (`hook[2] FAILED in
+/// the background on …`, the hook named by its key path) or, with
+/// `--json`, an object `{"background": {…}}` on a line of its own on
+/// stdout, written whole.
 fn told_late(
-    late: Arc<Mutex<Vec<String>>>,
     selection: &Selection,
     json: bool,
 ) -> impl Fn(io_hooks::BackgroundRun<'_>) + Send + Sync + 'static {
     let numbers = selection.numbers().to_vec();
     move |run| {
+        if !json {
+            print_background(&run, "");
+            return;
+        }
         let number = numbers.get(run.index).copied().unwrap_or(run.number());
-        let report = if json {
+        let report = if interrupted(&run) {
+            None
+        } else {
             run.result.err().map(|failure| {
                 let value = json!({ "background": {
                     "hook": number,
@@ -190,11 +192,11 @@ fn told_late(
                 let _ = write_safe_json(&mut line, &value);
                 String::from_utf8_lossy(&line).into_owned() + "\n"
             })
-        } else {
-            background_report(&run, "").map(|text| safe(&text))
         };
-        if let (Some(report), Ok(mut late)) = (report, late.lock()) {
-            late.push(report);
+        if let Some(report) = report {
+            // A write that fails is the printer's to report, on its own
+            // line's write.
+            let _ = out(&report);
         }
     }
 }
