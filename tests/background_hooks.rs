@@ -360,10 +360,15 @@ fn peak_of_replaying_failures(n: u32) -> u64 {
         stdin
     });
     let done = env.root().join("done");
-    let all = common::wait_until(Duration::from_secs(600), || {
+    let executed = common::wait_until(Duration::from_secs(600), || {
         std::fs::metadata(&done).is_ok_and(|m| m.len() == u64::from(n))
-            && failed.load(Ordering::SeqCst) == n as usize
     });
+    // Each failure is printed by the worker as it ends: at most a moment
+    // after the hook's last one.
+    let all = executed
+        && common::wait_until(Duration::from_secs(20), || {
+            failed.load(Ordering::SeqCst) == n as usize
+        });
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     drop(writer.join().unwrap());
     let output = common::output_within(child, Duration::from_secs(120), "io replay -");
