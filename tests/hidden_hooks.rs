@@ -151,6 +151,23 @@ fn files() -> Vec<String> {
         "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"a\"\n",
         "[[hook]]\non = [\"tool_call\"]\nwhere.args = \"x\"\nappend = \"a\"\n",
         "[[hook]]\non = [\"tool_call\"]\nwhere = {}\nappend = \"a\"\n",
+        // A hook table's keys with no `[[hook]]` header (issue 45).
+        "on = [\"step\"]\nappend = \"a\"\n",
+        "append = \"a\"\n[[hook]]\nappend = \"b\"\n",
+        "timeout_ms = 5\n",
+        "background = true\n",
+        "where = 1\n",
+        "on_failure = \"cancel\"\n",
+        "[profile.ci]\nappend = \"a\"\n",
+        "[profile.ci]\non = [\"step\"]\n[[profile.ci.hook]]\nappend = \"a\"\n",
+        "[ci]\non = [\"step\"]\nappend = \"a\"\n",
+        // A cancel that can never stop anything (issue 45).
+        "[[hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\non = [\"handle_orphaned\", \"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\non = [\"step\", \"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"continue\"\n",
+        "[profile.ci]\n[[profile.ci.hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
     ] {
         files.push(text.to_owned());
     }
@@ -217,6 +234,25 @@ fn where_files() -> Vec<String> {
         "on = [\"handle_exited\"]\nwhere.code = { min = 0, max = -1 }",
         "on = [\"handle_exited\"]\nwhere.code = -2147483649",
         "on = [\"retry\"]\nwhere.attempt = { max = 0 }",
+        // The envelope, on every event (issue 45, deliverable 6).
+        "where.depth = 0",
+        "where.depth = \"0\"",
+        "where.depth = -1",
+        "where.depth = 4294967296",
+        "where.depth = { min = 0, max = 1 }",
+        "where.depth = { min = 1, max = 0 }",
+        "where.depth = [0, 1]",
+        "on = [\"finished\"]\nwhere.depth = 0",
+        "on = [\"finished\"]\nwhere.depth = 0\nwhere.outcome = \"completed\"",
+        "where.depth = 0\nwhere.outcome = \"completed\"",
+        "where.run_id = { glob = \"r-*\" }",
+        "where.run_id = 3",
+        "on = [\"tool_call\"]\nwhere.run_id = \"r-1\"\nwhere.tool = \"exec\"",
+        "where.seq = { min = 3 }",
+        "where.seq = 1.5",
+        "where.seq = -1",
+        "where.at = \"x\"",
+        "on = [\"step\"]\nwhere.dept = 0",
     ]
     .iter()
     .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
