@@ -25,11 +25,11 @@ fn every_mistake_in_where_is_refused_at_load_naming_the_file_key_and_position() 
     let cases = [
         (
             "where.tool = \"exec\"",
-            "`hook[1].where`: `where` filters on fields of the events in `on`",
+            "`hook[1].where.tool`: `tool` is not a field every event has, and this hook has no `on`; add `on`",
         ),
         (
             "on = [\"tool_call\"]\nwhere.tol = \"exec\"",
-            "`hook[1].where.tol`: event `tool_call` has no field `tol` (did you mean `tool`?); a filter on it may name `step`, `tool` (line 3, column 7)",
+            "`hook[1].where.tol`: event `tool_call` has no field `tol` (did you mean `tool`?); a filter on it may name `step`, `tool`, `run_id`, `depth`, `seq` (line 3, column 7)",
         ),
         (
             "on = [\"tool_call\"]\nwhere.args = \"x\"",
