@@ -290,6 +290,15 @@ pub fn events_markdown() -> String {
          \n",
     );
     md.push_str(&field_table(&envelope_docs()));
+    let envelope: Vec<String> = EventKind::ENVELOPE
+        .iter()
+        .map(|f| format!("`{}`", f.name))
+        .collect();
+    md.push_str(&format!(
+        "\nA hook's `where` may name {} on every event, with `on` or without:\n\
+         `where.depth = 0` keeps a top-level run's events only.\n",
+        envelope.join(", ")
+    ));
     md.push_str("\n## The events\n\n| event | cost | when |\n| --- | --- | --- |\n");
     for event in &events {
         md.push_str(&format!(
@@ -316,6 +325,13 @@ pub fn events_markdown() -> String {
         } else {
             md.push_str(&field_table(&event.fields));
             md.push_str(&format!("\n{}\n", where_fields_line(event.tag)));
+        }
+        if EventKind::from_tag(event.tag).is_some_and(Kind::is_last) {
+            md.push_str(
+                "\nNo step boundary follows it, so a cancel answered to it stops nothing: \
+                 a hook whose `on` holds only such events may not say \
+                 `on_failure = \"cancel\"`.\n",
+            );
         }
         if let Some(line) = event.example {
             md.push_str(&format!(

@@ -1073,7 +1073,10 @@ fn a_listings_fingerprint_follows_its_changelog_section_and_is_not_compared() {
         fingerprint(&section_of(&edited, "0.28.0"))
     );
     // A change written under `## [Unreleased]` counts for the version too.
-    let unreleased = changelog.replace("\n\n## [0.29.0]", "\n\n## [Unreleased]\n\n- w\n\n## [0.29.0]");
+    let unreleased = changelog.replace(
+        "\n\n## [0.29.0]",
+        "\n\n## [Unreleased]\n\n- w\n\n## [0.29.0]",
+    );
     assert_ne!(
         fingerprint(&changes_of(changelog, "0.29.0")),
         fingerprint(&changes_of(&unreleased, "0.29.0"))
