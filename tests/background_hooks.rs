@@ -423,3 +423,54 @@ fn two_hundred_thousand_background_failures_take_bounded_memory() {
         baseline >> 10
     );
 }
+
+/// Issue 45: Ctrl-C after "finished: completed", while a background hook
+/// still had the run's last event, said "run interrupted; resume it with
+/// …", and the resume answered "already completed". The run had ended and
+/// its end is journaled: the signal says so, and what the hook did not
+/// receive.
+#[test]
+fn a_signal_after_the_run_completed_says_it_completed_not_how_to_resume() {
+    let env = IoEnv::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"finished\"]\nbackground = true\ntimeout_ms = 60000\n\
+         run = [\"/bin/sh\", \"-c\", \"echo $$ > pid; exec sleep 60\"]\n",
+    );
+    env.write("script.toml", SCRIPT);
+    let mut command = env.command(&["run", "script.toml"]);
+    command
+        .env("IO_DATA_HOME", env.dir().join("data"))
+        .env("HOME", env.dir());
+    let child = common::with_ending_signals_at_default(&mut command)
+        .spawn()
+        .expect("io runs");
+    let io_pid = rustix::process::Pid::from_child(&child);
+    let pid = common::read_pid(&env.root().join("pid"));
+    rustix::process::kill_process(io_pid, rustix::process::Signal::TERM).unwrap();
+    let out = common::output_within(child, Duration::from_secs(60), "io run");
+    assert!(pid.is_some(), "the hook never got `finished`");
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        stdout(&out).contains("finished: completed after 4 steps"),
+        "{}",
+        stdout(&out)
+    );
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("io: run "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.ends_with(" had completed; the signal ended only its hooks' work"),
+        "{err}"
+    );
+    assert!(!err.contains("resume"), "{err}");
+    assert!(
+        err.contains(
+            "io: hook[1] (background): 1 of the 1 event(s) it was given were not delivered: 1 \
+             cut short in flight by the signal, 0 never handed to it\n"
+        ),
+        "{err}"
+    );
+}

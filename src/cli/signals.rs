@@ -125,6 +125,10 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                 .spawn(move || {
                     if let Some(signal) = signals.forever().next() {
                         SIGNALLED.store(true, Ordering::SeqCst);
+                        // What the signal ends, as it was when it came: the
+                        // interrupt below lets the main thread go on, and
+                        // clear it, before this one prints.
+                        let line = signal_line();
                         let supervisor = io_harness::process_supervisor();
                         supervisor.interrupt();
                         // Counted at once, before any worker takes another
@@ -132,7 +136,7 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                         let undelivered = backlog_lines();
                         supervisor.wait_reaped(REAP_WITHIN);
                         err(&undelivered);
-                        if let Some(line) = signal_line() {
+                        if let Some(line) = line {
                             err(&line);
                         }
                         std::process::exit(128 + signal);
