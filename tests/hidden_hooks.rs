@@ -151,6 +151,19 @@ fn files() -> Vec<String> {
         "[[hook]]\non = [\"finished\"]\nwhere.outcome = \"cancelled\"\nappend = \"a\"\n",
         "[[hook]]\non = [\"tool_call\"]\nwhere.args = \"x\"\nappend = \"a\"\n",
         "[[hook]]\non = [\"tool_call\"]\nwhere = {}\nappend = \"a\"\n",
+    ] {
+        files.push(text.to_owned());
+    }
+    files.extend(where_files());
+    files.extend(outside_a_table_and_cancels());
+    files.extend(envelope_files());
+    files
+}
+
+/// Hook keys with no `[[hook]]` header, and a cancel that can never stop
+/// anything (issue 45).
+fn outside_a_table_and_cancels() -> Vec<String> {
+    [
         // A hook table's keys with no `[[hook]]` header (issue 45).
         "on = [\"step\"]\nappend = \"a\"\n",
         "append = \"a\"\n[[hook]]\nappend = \"b\"\n",
@@ -168,11 +181,10 @@ fn files() -> Vec<String> {
         "[[hook]]\nappend = \"a\"\non_failure = \"cancel\"\n",
         "[[hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"continue\"\n",
         "[profile.ci]\n[[profile.ci.hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
-    ] {
-        files.push(text.to_owned());
-    }
-    files.extend(where_files());
-    files
+    ]
+    .iter()
+    .map(|text| (*text).to_owned())
+    .collect()
 }
 
 /// `where`'s values: a type, an integer's bounds, a string field's declared
@@ -234,7 +246,20 @@ fn where_files() -> Vec<String> {
         "on = [\"handle_exited\"]\nwhere.code = { min = 0, max = -1 }",
         "on = [\"handle_exited\"]\nwhere.code = -2147483649",
         "on = [\"retry\"]\nwhere.attempt = { max = 0 }",
-        // The envelope, on every event (issue 45, deliverable 6).
+    ]
+    .iter()
+    .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
+    .collect();
+    files.push(
+        "[[profile.ci.hook]]\non = [\"tool_call\"]\nwhere.tool = \"exce\"\nappend = \"a\"\n"
+            .to_owned(),
+    );
+    files
+}
+
+/// `where` on the envelope, on every event (issue 45, deliverable 6).
+fn envelope_files() -> Vec<String> {
+    [
         "where.depth = 0",
         "where.depth = \"0\"",
         "where.depth = -1",
@@ -256,12 +281,7 @@ fn where_files() -> Vec<String> {
     ]
     .iter()
     .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
-    .collect();
-    files.push(
-        "[[profile.ci.hook]]\non = [\"tool_call\"]\nwhere.tool = \"exce\"\nappend = \"a\"\n"
-            .to_owned(),
-    );
-    files
+    .collect()
 }
 
 /// Whether `judge` (a schema validator) gives `io check`'s verdict on

@@ -36,6 +36,7 @@ fn the_derive_marks_the_last_events() {
     );
     assert!(!Ev::Step { step: 1 }.kind().is_last());
     assert!(Ev::Finished.kind().is_last());
+    assert!(Ev::Orphaned.kind().is_last());
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::path::Path;
 use io_hooks::{HookEvents, Layout, TableErrorKind, TomlFile};
 
 #[derive(HookEvents)]
+#[allow(dead_code)] // only its tags are read
 enum Ev {
     #[hook(tag = "done")]
     Done,

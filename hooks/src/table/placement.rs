@@ -162,13 +162,7 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
                         Place::Body => table_keys.contains(&name),
                         _ => false,
                     };
-                    let hidden = stray
-                        || match place {
-                            Place::Top | Place::Body => is_near_miss(name),
-                            Place::Section => false,
-                            Place::Elsewhere => holds && (name == HOOK || is_near_miss(name)),
-                        };
-                    if hidden {
+                    if stray || hides(place, name, holds) {
                         let at = key.span().start;
                         if found.as_ref().is_none_or(|f| at < f.at) {
                             found = Some(Hidden {
@@ -205,6 +199,18 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
         }
     }
     found
+}
+
+/// Whether the key `name`, at `place`, holding a table or an array when
+/// `holds`, would hide hooks by its spelling or its place: a near miss of
+/// `hook` where hooks are read, `hook` or a near miss holding tables
+/// anywhere else.
+fn hides(place: Place, name: &str, holds: bool) -> bool {
+    match place {
+        Place::Top | Place::Body => is_near_miss(name),
+        Place::Section => false,
+        Place::Elsewhere => holds && (name == HOOK || is_near_miss(name)),
+    }
 }
 
 #[cfg(test)]

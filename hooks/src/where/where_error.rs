@@ -127,16 +127,7 @@ impl fmt::Display for WhereError {
                 "`where` filters on fields of the events in `on`, and this hook has no `on`; \
                  add `on`, naming the events whose fields it filters",
             ),
-            WhereError::NoOnFor { field, envelope } => {
-                write!(
-                    f,
-                    "`{}` is not a field every event has, and this hook has no `on`; add `on`, \
-                     naming the events whose field it is (without `on`, `where` names only ",
-                    clipped(field, SHOWN)
-                )?;
-                write_one_of(f, envelope)?;
-                f.write_str(", which every event has)")
-            }
+            WhereError::NoOnFor { field, envelope } => write_no_on_for(f, field, envelope),
             WhereError::NoField => f.write_str(
                 "`where = {}` names no field; name one or more, as in \
                  `where.<field> = \"value\"`, or leave `where` out",
@@ -282,6 +273,19 @@ fn write_holds(
         write!(f, "{joint}a string starting with `{prefix}`")?;
     }
     f.write_str("; ")
+}
+
+/// A field that is not the envelope's, in a `where` without `on`; the
+/// envelope's fields, which every event has.
+fn write_no_on_for(f: &mut fmt::Formatter<'_>, field: &str, envelope: &[&str]) -> fmt::Result {
+    write!(
+        f,
+        "`{}` is not a field every event has, and this hook has no `on`; add `on`, naming the \
+         events whose field it is (without `on`, `where` names only ",
+        clipped(field, SHOWN)
+    )?;
+    write_one_of(f, envelope)?;
+    f.write_str(", which every event has)")
 }
 
 /// "field `f` of `e`", or "envelope field `f`" for a field of the
