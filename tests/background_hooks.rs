@@ -319,8 +319,9 @@ fn five_background_failures_then_sigterm_prints_all_five_and_counts_the_rest() {
         assert_eq!(failed.load(Ordering::SeqCst), 5, "attempt {attempt}: {err}");
         assert!(
             err.contains(
-                "io: hook[1] (background): 3 of the 8 event(s) it was given were not delivered: \
-                 1 cut short in flight by the signal, 2 never handed to it\n"
+                "io: hook[1] (background): 3 of the 8 event(s) it was given were not delivered \
+                 whole: 1 in flight when the signal came (its child ended with it), 2 never \
+                 handed to it\n"
             ),
             "attempt {attempt}: {err}"
         );
@@ -468,8 +469,9 @@ fn a_signal_after_the_run_completed_says_it_completed_not_how_to_resume() {
     assert!(!err.contains("resume"), "{err}");
     assert!(
         err.contains(
-            "io: hook[1] (background): 1 of the 1 event(s) it was given were not delivered: 1 \
-             cut short in flight by the signal, 0 never handed to it\n"
+            "io: hook[1] (background): 1 of the 1 event(s) it was given were not delivered \
+             whole: 1 in flight when the signal came (its child ended with it), 0 never handed \
+             to it\n"
         ),
         "{err}"
     );

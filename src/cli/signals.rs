@@ -57,7 +57,8 @@ fn backlog_lines() -> String {
             ),
             (n, in_flight) => format!(
                 "io: {key} (background): {n} of the {} event(s) it was given were not \
-                 delivered: {} cut short in flight by the signal, {} never handed to it\n",
+                 delivered whole: {} in flight when the signal came (its child ended with \
+                 it), {} never handed to it\n",
                 hook.given,
                 u64::from(in_flight),
                 hook.dropped
@@ -129,11 +130,13 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                         // interrupt below lets the main thread go on, and
                         // clear it, before this one prints.
                         let line = signal_line();
+                        // Counted first, while the event a worker runs is
+                        // still in flight (the interrupt ends it, and the
+                        // worker would then drop the rest itself), and
+                        // before any worker takes another.
+                        let undelivered = backlog_lines();
                         let supervisor = io_harness::process_supervisor();
                         supervisor.interrupt();
-                        // Counted at once, before any worker takes another
-                        // event or the process exits under it.
-                        let undelivered = backlog_lines();
                         supervisor.wait_reaped(REAP_WITHIN);
                         err(&undelivered);
                         if let Some(line) = line {
