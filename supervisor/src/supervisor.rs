@@ -192,7 +192,7 @@ impl Supervisor {
     }
 
     /// Returns the program `program` names, as
-    /// [`resolve_program_in`](crate::resolve_program_in) finds it, a bare
+    /// [`resolve_program_in`] finds it, a bare
     /// name found on `PATH` once for this handle and its clones (see
     /// [`Found`]).
     pub(super) fn resolve(
