@@ -18,6 +18,9 @@ use io_hooks::{HookEvents, Kind};
 /// and how often; `io events` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, HookEvents, schemars::JsonSchema)]
 #[serde(tag = "event")]
+// The envelope every line carries beside the event's own fields
+// (`RunEvent`'s): a hook's `where` may name these on every event.
+#[hook(envelope(run_id: String, depth: u32, seq: Option<u64>))]
 pub enum EventKind {
     /// A run began, or was resumed; once per run, and once more per resume, which carries `resumed: true`. Carries the goal.
     #[serde(rename = "started")]
@@ -291,14 +294,17 @@ pub enum EventKind {
     },
     /// A handle was still running when its run ended (it is then killed); when it happens, rarely.
     #[serde(rename = "handle_orphaned")]
-    #[hook(cost = "rare")]
+    // Emitted as the run ends, after its last step boundary: a cancel
+    // answered to it stops nothing.
+    #[hook(cost = "rare", last)]
     HandleOrphaned {
         /// The handle's id.
         handle: String,
     },
     /// A run ended, or a resume of it did; once per run, and once more per resume, which carries `resumed: true`. Carries the outcome and the step count.
     #[serde(rename = "finished")]
-    #[hook(cost = "per_invocation")]
+    // No step boundary follows it: a cancel answered to it stops nothing.
+    #[hook(cost = "per_invocation", last)]
     Finished {
         /// How the run ended.
         #[hook(unit_enum)]
@@ -444,6 +450,44 @@ impl RunEvent {
     /// This event's wire tag.
     pub fn tag(&self) -> &'static str {
         self.kind.tag()
+    }
+}
+
+/// The envelope a hook's `where` reads, field by field in the order
+/// `EventKind`'s `#[hook(envelope(run_id, depth, seq))]` declares them:
+/// `where.depth = 0` holds for a top-level run's events, whatever the
+/// event.
+///
+/// ```
+/// use io_harness::{Enveloped, EventKind, FieldValue, HookEvents, Outcome, RunEvent};
+///
+/// let names: Vec<&str> = EventKind::ENVELOPE.iter().map(|f| f.name).collect();
+/// assert_eq!(names, ["run_id", "depth", "seq"]);
+/// let ev = RunEvent {
+///     run_id: "r-1.2.1".into(),
+///     depth: 1,
+///     seq: None,
+///     at: None,
+///     kind: EventKind::Finished { outcome: Outcome::Completed, steps: 2, resumed: false },
+/// };
+/// assert_eq!(ev.envelope_field(0), Some(FieldValue::Str("r-1.2.1")));
+/// assert_eq!(ev.envelope_field(1), Some(FieldValue::UInt(1)));
+/// assert_eq!(ev.envelope_field(2), None);
+/// ```
+impl io_hooks::Enveloped<EventKind> for RunEvent {
+    #[inline]
+    fn event(&self) -> &EventKind {
+        &self.kind
+    }
+
+    #[inline]
+    fn envelope_field(&self, index: usize) -> Option<io_hooks::FieldValue<'_>> {
+        match index {
+            0 => Some(io_hooks::FieldValue::Str(&self.run_id)),
+            1 => Some(io_hooks::FieldValue::UInt(self.depth.into())),
+            2 => self.seq.map(io_hooks::FieldValue::UInt),
+            _ => None,
+        }
     }
 }
 

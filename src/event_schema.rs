@@ -25,7 +25,8 @@ const EXAMPLES: &str = include_str!("../examples/events.jsonl");
 /// An object with the envelope (`run_id` and `depth` always, `seq` and `at`
 /// when known) and exactly one of the 27 events: a `oneOf` whose branches
 /// each hold `event` to one tag, so a line with an unknown tag matches none.
-/// Every variant and field carries its doc comment as `description`.
+/// Every variant and field carries its doc comment as `description`; `$id`
+/// names the program's version (`urn:io-harness:events:` and the version).
 ///
 /// ```
 /// let schema = io_harness::schema::events_schema();
@@ -45,7 +46,10 @@ pub fn events_schema() -> Value {
             "$schema".into(),
             "https://json-schema.org/draft/2020-12/schema".into(),
         );
-        root.insert("$id".into(), "urn:io-harness:events".into());
+        root.insert(
+            "$id".into(),
+            format!("urn:io-harness:events:{}", env!("CARGO_PKG_VERSION")).into(),
+        );
         root.insert("title".into(), "io-harness event line".into());
         root.insert(
             "description".into(),
@@ -286,6 +290,15 @@ pub fn events_markdown() -> String {
          \n",
     );
     md.push_str(&field_table(&envelope_docs()));
+    let envelope: Vec<String> = EventKind::ENVELOPE
+        .iter()
+        .map(|f| format!("`{}`", f.name))
+        .collect();
+    md.push_str(&format!(
+        "\nA hook's `where` may name {} on every event, with `on` or without:\n\
+         `where.depth = 0` keeps a top-level run's events only.\n",
+        envelope.join(", ")
+    ));
     md.push_str("\n## The events\n\n| event | cost | when |\n| --- | --- | --- |\n");
     for event in &events {
         md.push_str(&format!(
@@ -312,6 +325,13 @@ pub fn events_markdown() -> String {
         } else {
             md.push_str(&field_table(&event.fields));
             md.push_str(&format!("\n{}\n", where_fields_line(event.tag)));
+        }
+        if EventKind::from_tag(event.tag).is_some_and(Kind::is_last) {
+            md.push_str(
+                "\nNo step boundary follows it, so a cancel answered to it stops nothing: \
+                 a hook whose `on` holds only such events may not say \
+                 `on_failure = \"cancel\"`.\n",
+            );
         }
         if let Some(line) = event.example {
             md.push_str(&format!(

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use crate::event::EventKind;
 
 /// The JSON Schema (draft 2020-12) of an `io.local.toml` or user-scope file,
-/// as far as hooks go: [`io_hooks::schema::hook_file_schema`], so `[[hook]]`
+/// named by the program's version (`$id` is `urn:io-harness:hooks:` and the
+/// version `io --version` prints), as far as hooks go: [`io_hooks::schema::hook_file_schema`], so `[[hook]]`
 /// tables and `[profile.<name>]` bodies, and the same refusal of a `hook`
 /// hidden anywhere else, or misspelt, as `io check`. Other keys are allowed,
 /// as the loader keeps them.
@@ -36,7 +37,7 @@ pub fn hook_schema() -> Value {
     );
     let mut schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "urn:io-harness:hooks:0.28",
+        "$id": format!("urn:io-harness:hooks:{}", env!("CARGO_PKG_VERSION")),
         "title": "io-harness hooks",
         "description": "[[hook]] tables of io.local.toml or the user-scope io.toml. A project-scoped io.toml may not declare hooks.",
     });

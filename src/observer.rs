@@ -69,7 +69,7 @@ impl<O: Observer + ?Sized> Observer for &O {
 impl Observer for io_hooks::Hooks<EventKind> {
     #[inline]
     fn event(&self, event: &RunEvent) -> Flow {
-        self.fire_line(&event.kind, || event.json_line().map_err(|e| e.to_string()))
+        self.fire_line(event, || event.json_line().map_err(|e| e.to_string()))
     }
 
     #[inline]

@@ -50,7 +50,8 @@ impl Env {
         command
             .args(args)
             .current_dir(self.root())
-            .env("IO_CONFIG_HOME", self.dir.path().join("user"));
+            .env("IO_CONFIG_HOME", self.dir.path().join("user"))
+            .env("IO_DATA_HOME", self.dir.path().join("data"));
         command
     }
 
@@ -1541,11 +1542,14 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
     assert_eq!(report["ok"], true);
     assert_eq!(report["hooks"], serde_json::json!([]));
     assert_eq!(report["looked_at"].as_array().map(Vec::len), Some(3));
-    // A config error is the same paragraph on stderr as without --json.
+    // A config error is the same paragraph on stderr as without --json,
+    // and one object on stdout (tests/check_json.rs has each kind).
     empty.write("io.local.toml", "[[hook]]\ntimout_ms = 1\n");
     let out = empty.io(&["check", "--json"]);
     assert_eq!(code(&out), 1);
-    assert_eq!(stdout(&out), "");
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["key"], "hook[1].timout_ms");
     assert!(
         stderr(&out).contains("unknown key `timout_ms`"),
         "{}",

@@ -155,7 +155,36 @@ fn files() -> Vec<String> {
         files.push(text.to_owned());
     }
     files.extend(where_files());
+    files.extend(outside_a_table_and_cancels());
+    files.extend(envelope_files());
     files
+}
+
+/// Hook keys with no `[[hook]]` header, and a cancel that can never stop
+/// anything (issue 45).
+fn outside_a_table_and_cancels() -> Vec<String> {
+    [
+        // A hook table's keys with no `[[hook]]` header (issue 45).
+        "on = [\"step\"]\nappend = \"a\"\n",
+        "append = \"a\"\n[[hook]]\nappend = \"b\"\n",
+        "timeout_ms = 5\n",
+        "background = true\n",
+        "where = 1\n",
+        "on_failure = \"cancel\"\n",
+        "[profile.ci]\nappend = \"a\"\n",
+        "[profile.ci]\non = [\"step\"]\n[[profile.ci.hook]]\nappend = \"a\"\n",
+        "[ci]\non = [\"step\"]\nappend = \"a\"\n",
+        // A cancel that can never stop anything (issue 45).
+        "[[hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\non = [\"handle_orphaned\", \"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\non = [\"step\", \"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\nappend = \"a\"\non_failure = \"cancel\"\n",
+        "[[hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"continue\"\n",
+        "[profile.ci]\n[[profile.ci.hook]]\non = [\"finished\"]\nappend = \"a\"\non_failure = \"cancel\"\n",
+    ]
+    .iter()
+    .map(|text| (*text).to_owned())
+    .collect()
 }
 
 /// `where`'s values: a type, an integer's bounds, a string field's declared
@@ -186,6 +215,37 @@ fn where_files() -> Vec<String> {
         "on = [\"spend_draw\"]\nwhere.tokens = { min = 1000 }",
         "on = [\"spend_draw\"]\nwhere.tokens = -5",
         "on = [\"tool_call\", \"refused\"]\nwhere.tool = \"exec\"\nwhere.step = 1",
+        // Ranges (issue 45, deliverable 8): in order or not, integer bounds
+        // on an integer field, and no other form.
+        "on = [\"tool_call\"]\nwhere.step = { min = 10, max = 2 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 3, max = 2 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 2, max = 2 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 128, max = -128 }",
+        "on = [\"tool_call\"]\nwhere.step = [{ min = 5, max = 1 }]",
+        "on = [\"tool_call\"]\nwhere.step = [1, { min = 9, max = 8 }]",
+        "on = [\"spend_draw\"]\nwhere.tokens = { min = 5000, max = 1000 }",
+        "on = [\"spend_draw\"]\nwhere.tokens = { min = 1000, max = 5000 }",
+        "on = [\"spend_draw\"]\nwhere.tokens = { min = 9223372036854775807, max = 0 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 1.5 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 1, max = 9.5 }",
+        "on = [\"tool_call\"]\nwhere.step = [{ max = 2.5 }]",
+        "on = [\"tool_call\"]\nwhere.step = 1.5",
+        "on = [\"tool_call\"]\nwhere.step = { min = \"3\" }",
+        "on = [\"tool_call\"]\nwhere.step = { min = true }",
+        "on = [\"tool_call\"]\nwhere.step = { mim = 3 }",
+        "on = [\"tool_call\"]\nwhere.step = { min = 1, glob = \"1*\" }",
+        "on = [\"tool_call\"]\nwhere.step = {}",
+        "on = [\"tool_call\"]\nwhere.step = { glob = \"1*\" }",
+        "on = [\"tool_call\"]\nwhere.step = true",
+        "on = [\"tool_call\"]\nwhere.step = [[1]]",
+        "on = [\"tool_call\"]\nwhere.tool = { min = 1 }",
+        "on = [\"tool_call\"]\nwhere.tool = { glob = 3 }",
+        "on = [\"finished\"]\nwhere.resumed = { min = 0 }",
+        "on = [\"finished\"]\nwhere.resumed = [true, false]",
+        "on = [\"handle_exited\"]\nwhere.code = { min = -1, max = 255 }",
+        "on = [\"handle_exited\"]\nwhere.code = { min = 0, max = -1 }",
+        "on = [\"handle_exited\"]\nwhere.code = -2147483649",
+        "on = [\"retry\"]\nwhere.attempt = { max = 0 }",
     ]
     .iter()
     .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
@@ -195,6 +255,33 @@ fn where_files() -> Vec<String> {
             .to_owned(),
     );
     files
+}
+
+/// `where` on the envelope, on every event (issue 45, deliverable 6).
+fn envelope_files() -> Vec<String> {
+    [
+        "where.depth = 0",
+        "where.depth = \"0\"",
+        "where.depth = -1",
+        "where.depth = 4294967296",
+        "where.depth = { min = 0, max = 1 }",
+        "where.depth = { min = 1, max = 0 }",
+        "where.depth = [0, 1]",
+        "on = [\"finished\"]\nwhere.depth = 0",
+        "on = [\"finished\"]\nwhere.depth = 0\nwhere.outcome = \"completed\"",
+        "where.depth = 0\nwhere.outcome = \"completed\"",
+        "where.run_id = { glob = \"r-*\" }",
+        "where.run_id = 3",
+        "on = [\"tool_call\"]\nwhere.run_id = \"r-1\"\nwhere.tool = \"exec\"",
+        "where.seq = { min = 3 }",
+        "where.seq = 1.5",
+        "where.seq = -1",
+        "where.at = \"x\"",
+        "on = [\"step\"]\nwhere.dept = 0",
+    ]
+    .iter()
+    .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
+    .collect()
 }
 
 /// Whether `judge` (a schema validator) gives `io check`'s verdict on

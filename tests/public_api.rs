@@ -63,7 +63,7 @@ fn each_published_crates_public_api_matches_its_listing() {
         let generated = listing_of(&json, krate, &version);
         let path = root().join(listing);
         let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
-        let section = fingerprint(&section_of(&changelog, &version));
+        let section = fingerprint(&changes_of(&changelog, &version));
         if without_fingerprint(&checked_in) == generated {
             // The API as listed: a rewrite only records the section as it
             // is now, the mark the next change of the API is measured by.
@@ -163,6 +163,17 @@ fn workspace_version() -> String {
 /// it was when the listing was last rewritten, so that the next rewrite can
 /// ask for the section to have changed with the API. Not compared.
 const FINGERPRINT: &str = "# CHANGELOG.md's section for this version, when this was written: ";
+
+/// What the changelog says is changing in `version`: its `## [Unreleased]`
+/// section, where changes are written while the version is being made,
+/// and the version's own.
+fn changes_of(changelog: &str, version: &str) -> String {
+    format!(
+        "{}\n{}",
+        section_of(changelog, "Unreleased"),
+        section_of(changelog, version)
+    )
+}
 
 /// `version`'s section of the changelog: its heading to the next.
 fn section_of(changelog: &str, version: &str) -> String {
@@ -1060,6 +1071,15 @@ fn a_listings_fingerprint_follows_its_changelog_section_and_is_not_compared() {
     assert_eq!(
         fingerprint(&section_of(changelog, "0.28.0")),
         fingerprint(&section_of(&edited, "0.28.0"))
+    );
+    // A change written under `## [Unreleased]` counts for the version too.
+    let unreleased = changelog.replace(
+        "\n\n## [0.29.0]",
+        "\n\n## [Unreleased]\n\n- w\n\n## [0.29.0]",
+    );
+    assert_ne!(
+        fingerprint(&changes_of(changelog, "0.29.0")),
+        fingerprint(&changes_of(&unreleased, "0.29.0"))
     );
     let listing = "# a\n# b\nfn x()\n";
     let written = with_fingerprint(listing, "00ff");

@@ -61,6 +61,10 @@ const HIDDEN_TABLE: &str =
 /// shell's: the section on programs that must be able to start.
 const CANNOT_START: &str = "[[hook]]\non = [\"finished\"]\nrun = [\"./scripts/notify\"]\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"./scripts/check-tool-call\"]\non_failure = \"cancel\"\n\n[[hook]]\non = [\"step\"]\nrun = [\"sh\", \"-c\", \"echo \\\"$HOME\\\" >> seen.txt\"]\n";
 
+/// A catch-all `append` hook whose file is the one the replay section
+/// replays.
+const OWN_FILE: &str = "[[hook]]\nappend = \"events.jsonl\"\n";
+
 /// "Write a hook" plus a policy check on `tool_call` that refuses `exec`
 /// and cancels: the setup of the `--dry-run` and `--stderr` excerpts.
 const WITH_POLICY: &str = "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"./check-tool-call\"]\non_failure = \"cancel\"\n";
@@ -146,7 +150,7 @@ fn io_as_shown(dir: &Path, args: &[&str]) -> String {
         .args(args)
         .current_dir(dir)
         .env("IO_CONFIG_HOME", dir)
-        .env("IO_DATA_HOME", dir.join(".data"))
+        .env("IO_DATA_HOME", dir.join(".io-data"))
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(writer.try_clone().expect("pipe"))
@@ -267,6 +271,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
             "docs/io.md: $ io check",
             "docs/io.md: $ io check",
             "docs/io.md: $ io check",
+            "docs/io.md: $ io replay events.jsonl",
             "docs/io.md: $ io replay bad.jsonl",
             "docs/io.md: $ io replay events.jsonl --dry-run",
             "docs/io.md: $ io replay events.jsonl --stderr",
@@ -275,7 +280,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
     );
     let shown = "/tmp/readme/myproject";
     // Each block's setup, the demo's (set up below) left out.
-    let setups: [&str; 12] = [
+    let setups: [&str; 13] = [
         WRITE_A_HOOK,
         "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
         ARCHIVE,
@@ -285,6 +290,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         NETRC_LINK,
         "[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"logs/audit.jsonl\"\n\n[[hook]]\non = [\"tool_call\"]\nrun = [\"check-tool-call\"]\non_failure = \"cancel\"\n",
         CANNOT_START,
+        OWN_FILE,
         WRITE_A_HOOK,
         WITH_POLICY,
         WITH_POLICY,

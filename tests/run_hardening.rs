@@ -359,6 +359,10 @@ fn garbage_after_the_last_record_without_a_newline_is_dropped_on_resume() {
     resumes_to_completion(&env, &run_id);
 }
 
+/// A bad line before the last is not a crash's doing: refused, naming its
+/// line. Its bytes are not what `io` sealed there, so the MAC check
+/// (issue 44) names it before any parse ("is not a whole record" is said
+/// of a line a store without a key reads, `error_chains.rs`).
 #[test]
 fn a_bad_record_before_the_last_is_corruption_and_refused_with_its_line() {
     let env = Env::new();
@@ -366,7 +370,6 @@ fn a_bad_record_before_the_last_is_corruption_and_refused_with_its_line() {
     let path = env.journal_path(&run_id);
     let text_before = std::fs::read_to_string(&path).expect("journal");
     let mut lines: Vec<&str> = text_before.lines().collect();
-    let count = lines.len();
     lines[1] = "{\"reserve\":{\"next_se";
     std::fs::write(&path, lines.join("\n") + "\n").expect("corrupt");
     let out = env.io(&["run", "--resume", &run_id]);
@@ -374,10 +377,9 @@ fn a_bad_record_before_the_last_is_corruption_and_refused_with_its_line() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "{}: line 2 of {count} is not a whole record",
+            "{}: refused: line 2 carries no MAC, though the lines before it verify",
             path.display()
         )),
         "{stderr}"
     );
-    assert!(stderr.contains("the journal is corrupt"), "{stderr}");
 }

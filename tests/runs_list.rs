@@ -1,6 +1,7 @@
 //! `io runs` (issue 33 item 5): the root's runs, newest first, each with
 //! how it last ended and the command that resumes it; a journal that may
-//! not be trusted is listed as refused, unread, never left out.
+//! not be trusted (issue 44: not sealed with the user's key, tracked by
+//! git, another user's) is passed over unread, and counted by why.
 
 mod common;
 mod run_support;
@@ -67,14 +68,14 @@ fn each_run_is_listed_with_its_ending_and_how_to_resume_it() {
     let cancelled = run_id_in(&out);
     // Others as the loop writes them: completed, one with no ending (a run
     // ended by SIGKILL), a child run, and a goal of many lines.
-    env.plant_journal(
+    env.seal_journal(
         "r-000000000001",
         &journal("finished one", 0, 2, Some("completed")),
     );
-    env.plant_journal("r-000000000002", &journal("killed one", 0, 3, None));
-    env.plant_journal("r-000000000003", &journal("the docs", 1, 1, Some("failed")));
+    env.seal_journal("r-000000000002", &journal("killed one", 0, 3, None));
+    env.seal_journal("r-000000000003", &journal("the docs", 1, 1, Some("failed")));
     let long = format!("line one\nline two {}", "x".repeat(100));
-    env.plant_journal("r-000000000004", &journal(&long, 0, 0, Some("failed")));
+    env.seal_journal("r-000000000004", &journal(&long, 0, 0, Some("failed")));
 
     let out = env.io(&["runs"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -131,27 +132,46 @@ fn each_run_is_listed_with_its_ending_and_how_to_resume_it() {
 }
 
 #[test]
-fn a_journal_that_may_not_be_trusted_is_listed_as_refused_and_never_read() {
+fn a_journal_that_may_not_be_trusted_is_passed_over_unread_and_counted() {
     let env = Env::new();
-    let planted = env.plant_journal(
+    let shared = env.seal_journal(
         "r-00000000000a",
         &journal("\u{1b}[2Jsecret goal", 0, 1, None),
     );
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o666)).expect("0666");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o666)).expect("0666");
+    env.plant_journal("r-00000000000b", &journal("planted goal", 0, 1, None));
+    env.seal_journal("r-00000000000c", &journal("mine", 0, 1, None));
     let out = env.io(&["runs"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(
-        text.contains("  r-00000000000a  refused: ") && text.contains("writable by anyone"),
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        entry(&lines, "r-00000000000c").0,
+        "no ending after 1 step (running now, or ended by a signal or a crash): mine"
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "passed over 2 journals: 1 not written by this user's io (no valid MAC), 1 not yours \
+             alone (another user's, or others may write it); `io run --resume ID` says why for one"
+        ),
         "{text}"
     );
-    assert!(!text.contains("secret goal"), "{text}");
+    for unread in [
+        "secret goal",
+        "planted goal",
+        "r-00000000000a",
+        "r-00000000000b",
+    ] {
+        assert!(!text.contains(unread), "{unread}: {text}");
+    }
 
-    // One git tracks came with a clone: refused before it is opened.
+    // One git tracks came with a clone: passed over before it is opened,
+    // sealed or not.
     if !common::prerequisite("git", common::git(&env.root(), &["--version"])) {
         return;
     }
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o600)).expect("0600");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o600)).expect("0600");
     assert!(common::git(&env.root(), &["init", "-q"]));
     assert!(common::git(
         &env.root(),
@@ -160,8 +180,9 @@ fn a_journal_that_may_not_be_trusted_is_listed_as_refused_and_never_read() {
     let out = env.io(&["runs"]);
     let text = stdout(&out);
     assert!(
-        text.contains(
-            "  r-00000000000a  refused: git tracks this journal, so it came with the clone"
+        text.ends_with(
+            "passed over 2 journals: 1 tracked by git (it came with the clone), 1 not written by \
+             this user's io (no valid MAC); `io run --resume ID` says why for one\n"
         ),
         "{text}{}",
         stderr(&out)

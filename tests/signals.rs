@@ -45,6 +45,7 @@ fn io_reexecuted(
         .args(["exec_io_with_sigchld_ignored", "--exact", "--nocapture"])
         .env(EXEC_IO, args.join("\u{1f}"))
         .env("IO_CONFIG_HOME", user)
+        .env("IO_DATA_HOME", user.join(".io-data"))
         .current_dir(root);
     io_output(
         &mut command,
@@ -110,6 +111,7 @@ fn signal_io(
         .args(args)
         .current_dir(root)
         .env("IO_CONFIG_HOME", user)
+        .env("IO_DATA_HOME", user.join(".io-data"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -49,7 +49,7 @@ fn refusal(root: &Path, reason: &str) -> String {
     format!(
         "io: {}/io.local.toml: key `hook`: this `io.local.toml` is not known to be yours \
          ({reason}, and you have not trusted it), so its hooks are not loaded. Read it, then \
-         run `io trust --root '{}'` to trust it as it is now, or move the hooks to the \
+         run `io trust --root {}` to trust it as it is now, or move the hooks to the \
          user-scope file.\n",
         root.display(),
         root.display()
@@ -119,7 +119,7 @@ fn an_archive_runs_its_hooks_only_once_trusted_and_not_after_an_edit() {
     );
     assert!(
         stdout(&out).ends_with(&format!(
-            "Its hooks run until it changes. To take it back: io untrust --root '{}'\n",
+            "Its hooks run until it changes. To take it back: io untrust --root {}\n",
             root.display()
         )),
         "{}",
@@ -153,7 +153,7 @@ fn an_archive_runs_its_hooks_only_once_trusted_and_not_after_an_edit() {
         format!(
             "io: {}/io.local.toml: key `hook`: this `io.local.toml` is not known to be yours \
              (no git work tree holds it, and it changed since you trusted it), so its hooks \
-             are not loaded. Read what changed, then run `io trust --root '{}'` again to \
+             are not loaded. Read what changed, then run `io trust --root {}` again to \
              trust it as it is now.\n",
             root.display(),
             root.display()

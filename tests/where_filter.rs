@@ -25,11 +25,11 @@ fn every_mistake_in_where_is_refused_at_load_naming_the_file_key_and_position() 
     let cases = [
         (
             "where.tool = \"exec\"",
-            "`hook[1].where`: `where` filters on fields of the events in `on`",
+            "`hook[1].where.tool`: `tool` is not a field every event has, and this hook has no `on`; add `on`",
         ),
         (
             "on = [\"tool_call\"]\nwhere.tol = \"exec\"",
-            "`hook[1].where.tol`: event `tool_call` has no field `tol` (did you mean `tool`?); a filter on it may name `step`, `tool` (line 3, column 7)",
+            "`hook[1].where.tol`: event `tool_call` has no field `tol` (did you mean `tool`?); a filter on it may name `step`, `tool`, `run_id`, `depth`, `seq` (line 3, column 7)",
         ),
         (
             "on = [\"tool_call\"]\nwhere.args = \"x\"",
@@ -300,11 +300,14 @@ fn the_where_examples_in_docs_hooks_md_load() {
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .collect();
-    assert_eq!(blocks.len(), 3);
-    for (block, filter) in blocks.into_iter().zip(["tool", "tool", "outcome"]) {
+    // The last two filter on the envelope (issue 45).
+    assert_eq!(blocks.len(), 5);
+    let filters = ["tool", "tool", "outcome", "depth", "run_id"];
+    for (block, filter) in blocks.into_iter().zip(filters) {
         let env = IoEnv::new();
         env.file("scripts/check-exec", b"#!/bin/sh\nexit 0\n", 0o755);
         env.file("scripts/notify-cancelled", b"#!/bin/sh\nexit 0\n", 0o755);
+        env.file("scripts/notify", b"#!/bin/sh\nexit 0\n", 0o755);
         env.write("io.local.toml", block);
         let out = env.io(&["check"]);
         assert_eq!(code(&out), 0, "{block}\n{}{}", stdout(&out), stderr(&out));

@@ -7,7 +7,7 @@
 //! to open a file (clippy's `disallowed-methods` keeps the rest to it).
 //!
 //! ```
-//! use io_beneath::{Error, Open, Root};
+//! use io_beneath::{Error, Open, Root, Way};
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::create_dir(dir.path().join("state"))?;
@@ -22,12 +22,19 @@
 //! // A link out of the root, and a link into what the program owns.
 //! assert!(matches!(root.open_file("etc/passwd", &Open::read()), Err(Error::Outside { .. })));
 //! let into_state = root.open_file("cache/x", &Open::write().create(0o600));
-//! assert!(matches!(into_state, Err(Error::Owned)));
+//! assert_eq!(
+//!     into_state.unwrap_err().to_string(),
+//!     "it reaches `state`, the program's own state, through the symbolic link `cache`, and that \
+//!      state is never reached through a link"
+//! );
 //! assert!(!dir.path().join("state/x").exists());
 //!
-//! // The program's own state, by its name, with no link on the way.
-//! let file = root.open_file("state/run.jsonl", &Open::append().create(0o600).dirs(0o700))?;
-//! drop(file);
+//! // Owned state by its name: refused to any open but one of that state,
+//! // which reaches it with no link on the way.
+//! let by_name = root.open_file("state/x", &Open::write().create(0o600));
+//! assert!(matches!(by_name, Err(Error::Owned { way: Way::Name, .. })));
+//! let journal = Open::append().create(0o600).dirs(0o700).own_state();
+//! drop(root.open_file("state/run.jsonl", &journal)?);
 //! assert!(dir.path().join("state/run.jsonl").is_file());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -42,10 +49,20 @@
 //! one the operator's own run wrote. So:
 //!
 //! 1. **State the program owns** (the names given to [`Root::own`], such as
-//!    a `.io` directory, and everything under them; or any path opened with
-//!    [`Links::None`]) is reached with **no symbolic link at all**, neither on
-//!    the way nor at the end. A path that is not owned but leads into owned
-//!    state through a link is refused too ([`Error::Owned`]).
+//!    a `.io` directory, and everything under them) is **out of every
+//!    other open's reach**: only an open marked as one of that state
+//!    ([`Open::own_state`]) reaches it, by its names and with **no
+//!    symbolic link at all**, neither on the way nor at the end (as is any
+//!    path opened with [`Links::None`]). Every other open through the root
+//!    (an action's, a plug-in's, a model's tool's) refuses a path that
+//!    reaches it ([`Error::Owned`], which names the owned name and the
+//!    way): by its name (in any ASCII case, and with the code points HFS+
+//!    ignores left out, as macOS opens `.IO` and `.i\u{200c}o` as `.io`),
+//!    through `..`, or through a symbolic link, or a chain of them, to it
+//!    or to anything in it. Where a link leads is judged on the descriptor
+//!    the kernel resolved beneath the root, before anything is created or
+//!    opened for real, at every open: owned state made after a first look
+//!    is refused as well.
 //! 2. **Any other path** is resolved beneath the root: a link is followed
 //!    only while it stays under it ([`Links::Beneath`], the default). A
 //!    reader of the operator's own file, such as a config file, may let a
@@ -65,20 +82,25 @@
 //!    refused ([`Error::LinkToNothing`]), never made into a file.
 //!
 //! An [unjudged](Open::unjudged) open, for a file opened at every event
-//! and judged once beforehand, keeps rules 1 (a root that owns state is
-//! always judged) and 2, and refuses a link at the end with
-//! [`Open::nofollow`]; it skips the judging of rules 3 and 4.
+//! and judged once beforehand, keeps rules 1 (on a root that owns state a
+//! path with a link on the way is judged) and 2, and refuses a link at the
+//! end with [`Open::nofollow`]; it skips the judging of rules 3 and 4.
 //!
 //! # How
 //!
 //! On Linux the kernel resolves each path with `openat2`:
 //! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` first (one call, the common
 //! case), and only when that meets a link, `RESOLVE_BENEATH |
-//! RESOLVE_NO_MAGICLINKS`, after which where the file lies is read back
-//! from `/proc/self/fd` to refuse owned state. Where `openat2` is missing
-//! (`ENOSYS`: a kernel before 5.6; `EPERM`: a seccomp filter; every other
-//! system) the path is walked one component at a time, each opened with
-//! `O_NOFOLLOW`, so no link under the root is followed at all. An `openat2`
+//! RESOLVE_NO_MAGICLINKS`. Where that led is read back from
+//! `/proc/self/fd`, for the file or for the directory a file is to be
+//! created in, before anything is created or opened for real, to refuse
+//! owned state. A path with `..` (never resolved) or through a link to a
+//! name not there yet is read as words, each link replaced by its text,
+//! only to name the owned state it reaches in its refusal. Where `openat2`
+//! is missing (`ENOSYS`: a kernel before 5.6; `EPERM`: a seccomp filter;
+//! every other system) the path is walked one component at a time, each
+//! opened with `O_NOFOLLOW`, so no link under the root is followed at all
+//! and owned state is reached by its names alone. An `openat2`
 //! that answers `EAGAIN` (a rename anywhere on the host raced it) is asked
 //! again, at most four times in all as cap-std does, and the path is then
 //! walked for that open.
@@ -223,7 +245,7 @@ pub struct Open {
     create: Option<u32>,
     dirs: Option<u32>,
     links: Links,
-    not_owned: bool,
+    own: bool,
     nofollow: bool,
     unjudged: bool,
 }
@@ -241,7 +263,7 @@ impl Open {
             create: None,
             dirs: None,
             links: Links::Beneath,
-            not_owned: false,
+            own: false,
             nofollow: false,
             unjudged: false,
         }
@@ -290,12 +312,17 @@ impl Open {
         self
     }
 
-    /// Returns this open, refusing owned state, by its name or through a
-    /// link ([`Error::Owned`]): for an open on someone else's behalf (a
-    /// model's `write_file`), which must never reach the program's own
-    /// files.
-    pub fn not_owned(mut self) -> Self {
-        self.not_owned = true;
+    /// Returns this open, as one of the program's own state: a path whose
+    /// first name a [`Root::own`] names (in any case) is reached, with no
+    /// symbolic link at all.
+    ///
+    /// Without it, every open refuses such a path ([`Error::Owned`]), so
+    /// that an action, a plug-in or a model's tool that opens through the
+    /// root never reaches the program's own files by their names. With it
+    /// or not, a path that reaches owned state through `..` or a symbolic
+    /// link is refused.
+    pub fn own_state(mut self) -> Self {
+        self.own = true;
         self
     }
 
@@ -318,8 +345,9 @@ impl Open {
     /// refused, and nothing else is checked: a FIFO or a device is opened
     /// as the flags say (non-blocking), [`Opened::via`] is
     /// [`Via::Untold`], and no directory is made. On a root that
-    /// [owns](Root::own) state the open is judged anyway, so that owned
-    /// state is never reached through a link.
+    /// [owns](Root::own) state, the path is first resolved with no link at
+    /// all (one call still), and only one with a link on the way is judged,
+    /// so that owned state is never reached through a link.
     pub fn unjudged(mut self) -> Self {
         self.unjudged = true;
         self
@@ -444,9 +472,16 @@ pub enum Error {
     /// A symbolic link where none may be: on the way to owned state, or to
     /// a file opened with [`Links::None`]. It stays under the root.
     Link,
-    /// The path is (by its name), or leads to (through a link), the
-    /// program's own state, which this open may not reach.
-    Owned,
+    /// The path reaches the program's own state (a name given to
+    /// [`Root::own`]): by its name, in an open that is not one of that
+    /// state ([`Open::own_state`]), or through `..` or a symbolic link,
+    /// which no open may.
+    Owned {
+        /// The owned name it reaches, as given to [`Root::own`].
+        name: OsString,
+        /// How it reaches it.
+        way: Way,
+    },
     /// The path ends in a symbolic link to nothing, through which no file
     /// is created.
     LinkToNothing,
@@ -464,6 +499,20 @@ pub enum Error {
     },
     /// Any other failure, as the system reported it.
     Io(io::Error),
+}
+
+/// How a path reaches the program's own state ([`Error::Owned`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Way {
+    /// By its name: its first name is the owned one, in any case.
+    Name,
+    /// Through `..`: its names, read as words, climb back into it
+    /// (`a/../.io/x`).
+    Up,
+    /// Through a symbolic link on the way: the first one, relative to the
+    /// root, when it could be told.
+    Link(Option<PathBuf>),
 }
 
 impl From<Errno> for Error {
@@ -495,7 +544,7 @@ impl fmt::Display for Error {
             Error::Link => f.write_str(
                 "it goes through a symbolic link, and this file is reached through none",
             ),
-            Error::Owned => f.write_str("it is, or leads into, the program's own state"),
+            Error::Owned { name, way } => owned_message(f, Path::new(name), way),
             Error::LinkToNothing => f.write_str(
                 "it is a symbolic link to a file that does not exist, and no file is created \
                  through a link",
@@ -513,6 +562,30 @@ impl fmt::Display for Error {
 
 /// `Display` says all of it; `source()` returns nothing.
 impl std::error::Error for Error {}
+
+/// [`Error::Owned`]'s message: the owned name and the way it was reached.
+fn owned_message(f: &mut fmt::Formatter<'_>, name: &Path, way: &Way) -> fmt::Result {
+    let name = name.display();
+    match way {
+        Way::Name => write!(
+            f,
+            "it is in `{name}`, the program's own state, which only the program itself opens"
+        ),
+        Way::Up => write!(
+            f,
+            "it reaches `{name}`, the program's own state, through `..`, and that state is \
+             reached by its own names alone"
+        ),
+        Way::Link(link) => {
+            write!(f, "it reaches `{name}`, the program's own state, through ")?;
+            match link {
+                Some(link) => write!(f, "the symbolic link `{}`", link.display())?,
+                None => f.write_str("a symbolic link")?,
+            }
+            f.write_str(", and that state is never reached through a link")
+        }
+    }
+}
 
 /// `e` as an operator reads it: "Permission denied", without std's " (os
 /// error 13)".
@@ -567,9 +640,14 @@ impl Root {
     /// Returns this root with `name`, a top-level entry of it (as `.io`),
     /// as the program's own state.
     ///
-    /// Its whole tree is reached with no symbolic link, and never through
-    /// one from elsewhere. A name matches in any ASCII case, since a file
-    /// system that folds case opens `.IO` as `.io`.
+    /// Its whole tree is reached only by an open of that state
+    /// ([`Open::own_state`]), by its names and with no symbolic link; every
+    /// other open through the root refuses a path that reaches it, by its
+    /// name, through `..` or through a link ([`Error::Owned`]). A name
+    /// matches in any ASCII case and with the code points HFS+ ignores
+    /// left out (as git matches `.git`), since a file system that folds
+    /// case opens `.IO` as `.io`, and macOS's HFS+ opens `.i\u{200c}o` as
+    /// `.io` too.
     pub fn own(mut self, name: impl Into<OsString>) -> Self {
         self.owned.push(name.into());
         self
@@ -605,14 +683,15 @@ impl Root {
             Component::Normal(name) => Some(name),
             _ => None,
         });
-        first.is_some_and(|name| self.owns(name))
+        first.is_some_and(|name| self.owner(name).is_some())
     }
 
-    /// Whether `name` is one of the owned top-level names.
-    fn owns(&self, name: &OsStr) -> bool {
+    /// The owned top-level name, as given, that `name` is.
+    fn owner(&self, name: &OsStr) -> Option<&OsStr> {
         self.owned
             .iter()
-            .any(|owned| owned.eq_ignore_ascii_case(name))
+            .find(|owned| same_name(owned, name))
+            .map(OsString::as_os_str)
     }
 
     /// Opens `rel`, a relative path without `..`, beneath the root as `how`
@@ -624,6 +703,44 @@ impl Root {
     /// directory's open does (`Error::Io`).
     pub fn open_file(&self, rel: impl AsRef<Path>, how: &Open) -> Result<Opened, Error> {
         let rel = rel.as_ref();
+        self.at(|at| match how.unjudged {
+            true => at.unjudged(rel, how),
+            false => at.open(rel, how),
+        })
+        .map_err(|e| self.told(rel, e))
+    }
+
+    /// `e`, the error of an open of `rel`, as it is told: owned state
+    /// reached through a link names the first link on the way, once here
+    /// for every place that finds it; a name missing beyond a link whose
+    /// words lead into owned state (`logs -> .io/runs` before `.io` is
+    /// made) is refused as owned state's, not as missing.
+    fn told(&self, rel: &Path, e: Error) -> Error {
+        match e {
+            Error::Owned {
+                name,
+                way: Way::Link(None),
+            } => Error::Owned {
+                name,
+                way: Way::Link(self.at(|at| Ok(at.first_link(rel))).ok().flatten()),
+            },
+            Error::Io(missing) if missing.kind() == io::ErrorKind::NotFound => {
+                match self.at(|at| Ok(at.by_words(rel))) {
+                    Ok(Some(
+                        owned @ Error::Owned {
+                            way: Way::Link(_), ..
+                        },
+                    )) => owned,
+                    _ => Error::Io(missing),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// `act` with the root's descriptor: the one held, or one opened now
+    /// for a lazy root.
+    fn at<T>(&self, act: impl FnOnce(At<'_>) -> Result<T, Error>) -> Result<T, Error> {
         let opened_now;
         let fd = match &self.fd {
             Some(fd) => fd.as_fd(),
@@ -632,11 +749,7 @@ impl Root {
                 opened_now.as_fd()
             }
         };
-        let at = At { root: self, fd };
-        match how.unjudged && self.owned.is_empty() {
-            true => at.unjudged(rel, how),
-            false => at.open(rel, how),
-        }
+        act(At { root: self, fd })
     }
 
     /// Returns what `rel`'s last name is, without following it (a link is
@@ -651,7 +764,10 @@ impl Root {
     /// `Error::Io` of `ENOTDIR`), or the look fails.
     pub fn kind_of(&self, rel: impl AsRef<Path>) -> Result<Option<Kind>, Error> {
         let rel = rel.as_ref();
-        let names = names(rel)?;
+        let names = match names(rel) {
+            Ok(names) => names,
+            Err(refused) => return self.at(|at| Err(at.climbing(rel, refused))),
+        };
         let Some((last, parents)) = names.split_last() else {
             return Err(no_file());
         };
@@ -662,10 +778,13 @@ impl Root {
                 Err(e) => Err(e.into()),
             };
         if parents.is_empty() {
-            return match &self.fd {
-                Some(fd) => look(fd.as_fd()),
-                None => look(open_dir(&self.path)?.as_fd()),
-            };
+            if let Some(name) = self.owner(last) {
+                return Err(Error::Owned {
+                    name: name.to_os_string(),
+                    way: Way::Name,
+                });
+            }
+            return self.at(|at| look(at.fd));
         }
         let dir: PathBuf = parents.iter().collect();
         let dir = self.open_file(dir, &Open::read())?.into_file();
@@ -712,15 +831,20 @@ struct At<'r> {
 impl At<'_> {
     /// [`Root::open_file`], judged: by the rules of the [crate](self).
     fn open(&self, rel: &Path, how: &Open) -> Result<Opened, Error> {
-        let names = names(rel)?;
+        let names = names(rel).map_err(|refused| self.climbing(rel, refused))?;
         let Some((last, parents)) = names.split_last() else {
             return Err(no_file());
         };
-        let owned = self.root.owns(names[0]);
-        if owned && how.not_owned {
-            return Err(Error::Owned);
+        let owned = self.root.owner(names[0]);
+        if let Some(name) = owned
+            && !how.own
+        {
+            return Err(Error::Owned {
+                name: name.to_os_string(),
+                way: Way::Name,
+            });
         }
-        let links = how.links_for(owned);
+        let links = how.links_for(owned.is_some());
         let rel: PathBuf = names.iter().collect();
         let proc = (!self.root.no_proc).then(Proc::open).flatten();
         // Without any link: one call.
@@ -851,8 +975,8 @@ impl At<'_> {
         let fd = self
             .resolve(prefix, flags, Mode::empty(), Links::Beneath)
             .map_err(|miss| self.missed(prefix, miss, Links::Beneath))?;
-        if self.lies_in_owned(&fd, proc) {
-            return Err(Error::Owned);
+        if let Some(name) = self.lies_in_owned(&fd, proc) {
+            return Err(through_link(name));
         }
         Ok((fd, Via::LinkBeneath))
     }
@@ -880,9 +1004,9 @@ impl At<'_> {
         }
         if via == Via::LinkBeneath
             && let Some(proc) = proc
-            && self.lies_in_owned(&fd, proc)
+            && let Some(name) = self.lies_in_owned(&fd, proc)
         {
-            return Err(Error::Owned);
+            return Err(through_link(name));
         }
         let opened = match proc {
             Some(proc) if is_path_only(&fd) => {
@@ -902,20 +1026,80 @@ impl At<'_> {
         })
     }
 
-    /// Whether the file open as `fd` lies in owned state, as the kernel
-    /// names where it is.
-    fn lies_in_owned(&self, fd: &OwnedFd, proc: &Proc) -> bool {
-        if self.root.owned.is_empty() {
-            return false;
-        }
+    /// The owned name the file open as `fd` lies in, as the kernel names
+    /// where it is, or `None` when it lies in none.
+    ///
+    /// Judged on the descriptor that is then opened or created in, so a
+    /// name changed meanwhile changes nothing of what was judged. Where it
+    /// lies cannot be told (no answer from `/proc`, or a path that is not
+    /// under the root's, which a resolution beneath the root gives only
+    /// when a rename raced it): refused, as if it lay in the first owned
+    /// name.
+    fn lies_in_owned(&self, fd: &OwnedFd, proc: &Proc) -> Option<OsString> {
+        let first = self.root.owned.first()?;
         let (Ok(root), Ok(file)) = (proc.path_of(self.fd), proc.path_of(fd.as_fd())) else {
-            // Where it is cannot be told: refused, as if it were.
-            return true;
+            return Some(first.clone());
         };
-        file.strip_prefix(&root)
-            .ok()
-            .and_then(|rel| rel.iter().next())
-            .is_some_and(|first| self.root.owns(first))
+        let Ok(rel) = file.strip_prefix(&root) else {
+            return Some(first.clone());
+        };
+        let top = rel.iter().next()?;
+        self.root.owner(top).map(OsStr::to_os_string)
+    }
+
+    /// The error for `rel`, which `names` or `stays_beneath` refused as
+    /// `refused` (an absolute path, or one with `..`): [`Error::Owned`]
+    /// when its words reach owned state, else `refused`.
+    fn climbing(&self, rel: &Path, refused: Error) -> Error {
+        self.by_words(rel).unwrap_or(refused)
+    }
+
+    /// Where `rel` leads, read as words from the root, with nothing
+    /// opened: each symbolic link on the way replaced by the text it holds
+    /// (at most [`WORD_LINKS`] of them, as the kernel follows at most 40),
+    /// and each `..` taking back the name before it. Returns
+    /// [`Error::Owned`] when the words end in owned state; `None` when they
+    /// do not, climb out of the root, or meet an absolute link or too many
+    /// links.
+    ///
+    /// For a path no descriptor is judged for: one with `..`, which is
+    /// never resolved, or one through a link to a name that does not exist
+    /// yet (`logs -> .io/runs` before `.io` is made). It is a reading, not
+    /// a resolution: a race can make it say other than an open would meet,
+    /// and it only ever turns one refusal into a more precise one.
+    fn by_words(&self, rel: &Path) -> Option<Error> {
+        if self.root.owned.is_empty() {
+            return None;
+        }
+        let mut todo = Vec::new();
+        push_words(&mut todo, rel)?;
+        let climbed = todo.iter().any(|name| name == "..");
+        let (mut led, mut link, mut links) = (PathBuf::new(), None, 0);
+        while let Some(name) = todo.pop() {
+            if name == ".." {
+                if !led.pop() {
+                    return None;
+                }
+                continue;
+            }
+            led.push(&name);
+            if let Ok(text) = rustix::fs::readlinkat(self.fd, &led, Vec::new()) {
+                links += 1;
+                if links > WORD_LINKS {
+                    return None;
+                }
+                link.get_or_insert_with(|| led.clone());
+                led.pop();
+                push_words(&mut todo, &path_from(text.into_bytes()))?;
+            }
+        }
+        let name = self.root.owner(led.iter().next()?)?.to_os_string();
+        let way = match (link, climbed) {
+            (Some(link), _) => Way::Link(Some(link)),
+            (None, true) => Way::Up,
+            (None, false) => Way::Name,
+        };
+        Some(Error::Owned { name, way })
     }
 
     /// What a link at `last` in `dir` that leads to nothing is: owned
@@ -948,9 +1132,9 @@ impl At<'_> {
                 _ => {}
             }
         }
-        match led.first() {
-            Some(first) if self.root.owns(first) => Error::Owned,
-            _ => Error::LinkToNothing,
+        match led.first().and_then(|first| self.root.owner(first)) {
+            Some(name) => through_link(name.to_os_string()),
+            None => Error::LinkToNothing,
         }
     }
 
@@ -1030,28 +1214,134 @@ impl At<'_> {
     /// No `fstat`, no `/proc`: what the file is was judged beforehand.
     fn unjudged(&self, rel: &Path, how: &Open) -> Result<Opened, Error> {
         if !stays_beneath(rel) {
-            return Err(Error::Outside { through: None });
+            return Err(self.climbing(rel, Error::Outside { through: None }));
+        }
+        if !self.root.owned.is_empty() {
+            return self.unjudged_owning(rel, how);
         }
         let (flags, mode) = (how.flags(), how.mode());
-        let fd = match self.resolve(rel, flags, mode, Links::Beneath) {
-            Ok(fd) => fd,
-            Err(Miss::Errno(Errno::XDEV)) => return Err(Error::Outside { through: None }),
-            // The last name is the flags' business: `O_NOFOLLOW`'s `ELOOP`.
-            Err(Miss::Link(link)) if how.nofollow && link.iter().count() == depth(rel) => {
-                return Err(Errno::LOOP.into());
-            }
-            Err(Miss::Link(link)) => {
-                return Err(Error::Outside {
-                    through: Some(link),
-                });
-            }
-            Err(Miss::Errno(e)) => return Err(e.into()),
-        };
-        Ok(Opened {
-            file: File::from(fd),
-            via: Via::Untold,
-        })
+        match self.resolve(rel, flags, mode, Links::Beneath) {
+            Ok(fd) => Ok(Opened {
+                file: File::from(fd),
+                via: Via::Untold,
+            }),
+            Err(miss) => Err(unjudged_miss(rel, how, miss)),
+        }
     }
+}
+
+/// The error of an unjudged open of `rel` whose resolution missed as
+/// `miss`.
+fn unjudged_miss(rel: &Path, how: &Open, miss: Miss) -> Error {
+    match miss {
+        Miss::Errno(Errno::XDEV) => Error::Outside { through: None },
+        // The last name is the flags' business: `O_NOFOLLOW`'s `ELOOP`.
+        Miss::Link(link) if how.nofollow && link.iter().count() == depth(rel) => Errno::LOOP.into(),
+        Miss::Link(link) => Error::Outside {
+            through: Some(link),
+        },
+        Miss::Errno(e) => e.into(),
+    }
+}
+
+impl At<'_> {
+    /// [`At::unjudged`] on a root that owns state: a path owned by its
+    /// name is refused, or judged for an open of that state; any other is
+    /// resolved with no link at all, in one call, which by its names alone
+    /// cannot reach owned state. Only a path with a link on the way is
+    /// judged ([`At::open`]), where the link leads checked on the
+    /// descriptor; a link as its last name is `ELOOP` for a
+    /// [`nofollow`](Open::nofollow) open, as an unjudged open says it.
+    fn unjudged_owning(&self, rel: &Path, how: &Open) -> Result<Opened, Error> {
+        if let Some(name) = first_name(rel).and_then(|first| self.root.owner(first)) {
+            return match how.own {
+                true => self.open(rel, how),
+                false => Err(Error::Owned {
+                    name: name.to_os_string(),
+                    way: Way::Name,
+                }),
+            };
+        }
+        match self.resolve(rel, how.flags(), how.mode(), Links::None) {
+            Ok(fd) => Ok(Opened {
+                file: File::from(fd),
+                via: Via::Untold,
+            }),
+            Err(miss @ (Miss::Errno(Errno::LOOP | Errno::NOTDIR) | Miss::Link(_))) => {
+                match self.first_link(rel) {
+                    Some(link) if how.nofollow && depth(&link) == depth(rel) => {
+                        Err(Errno::LOOP.into())
+                    }
+                    Some(_) => self.open(rel, how),
+                    None => Err(unjudged_miss(rel, how, miss)),
+                }
+            }
+            Err(miss) => Err(unjudged_miss(rel, how, miss)),
+        }
+    }
+}
+
+/// [`Error::Owned`] through a link on the way, named at the door
+/// ([`Root::open_file`]).
+fn through_link(name: OsString) -> Error {
+    Error::Owned {
+        name,
+        way: Way::Link(None),
+    }
+}
+
+/// The first name of `rel`, `.` and empty names aside, read on its bytes
+/// as [`stays_beneath`] reads them: on the per-event path of an unjudged
+/// open.
+fn first_name(rel: &Path) -> Option<&OsStr> {
+    use std::os::unix::ffi::OsStrExt;
+    rel.as_os_str()
+        .as_bytes()
+        .split(|b| *b == b'/')
+        .find(|part| !part.is_empty() && *part != b".")
+        .map(OsStr::from_bytes)
+}
+
+/// Whether `name` is the owned name `owned` as a file system that folds
+/// ASCII case would open it, with the code points HFS+ ignores left out
+/// (git's list for `.git`, `is_hfs_dotgit`): `.IO` and `.i\u{200c}o` are
+/// `.io` on macOS.
+fn same_name(owned: &OsStr, name: &OsStr) -> bool {
+    let (owned, bytes) = (owned.as_encoded_bytes(), name.as_encoded_bytes());
+    if bytes.is_ascii() {
+        return owned.eq_ignore_ascii_case(bytes);
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let kept: String = text.chars().filter(|c| !hfs_ignores(*c)).collect();
+    owned.eq_ignore_ascii_case(kept.as_bytes())
+}
+
+/// Whether HFS+ leaves `c` out of a name it compares: the joiners,
+/// direction marks and formatting characters git's `next_hfs_char` skips.
+fn hfs_ignores(c: char) -> bool {
+    matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
+}
+
+/// How many symbolic links [`At::by_words`] replaces by their text before
+/// it gives up, as the kernel follows at most 40.
+const WORD_LINKS: usize = 40;
+
+/// Puts `path`'s names on `todo` last first, so that they are taken in
+/// order, `.` left out and `..` kept; `None` for an absolute path.
+fn push_words(todo: &mut Vec<OsString>, path: &Path) -> Option<()> {
+    let mut words = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::Normal(name) => words.push(name.to_os_string()),
+            Component::ParentDir => words.push(OsString::from("..")),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    todo.extend(words.into_iter().rev());
+    Some(())
 }
 
 /// How many names `rel` is made of, `.` aside.

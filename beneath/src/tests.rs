@@ -210,7 +210,7 @@ fn owned_state_is_reached_with_no_link_at_all() {
         let (_tmp, path, outside) = hostile();
         let root = root(&path, walk);
         // By its name: made, written, read back, nothing through a link.
-        let how = Open::append().create(0o600).dirs(0o700);
+        let how = Open::append().create(0o600).dirs(0o700).own_state();
         let opened = root.open_file("state/runs/r.jsonl", &how).unwrap();
         assert_eq!(opened.via(), Via::Direct);
         assert!(root.is_owned(Path::new("./STATE/x")));
@@ -219,8 +219,8 @@ fn owned_state_is_reached_with_no_link_at_all() {
         // refused; one that leads out says so.
         symlink("../../real", path.join("state/runs/back")).unwrap();
         symlink(&outside, path.join("state/out")).unwrap();
-        let inside = root.open_file("state/runs/back/x", &Open::read());
-        let out = root.open_file("state/out/secret", &Open::read());
+        let inside = root.open_file("state/runs/back/x", &Open::read().own_state());
+        let out = root.open_file("state/out/secret", &Open::read().own_state());
         if walk {
             assert!(
                 matches!(inside, Err(Error::Outside { through: Some(_) })),
@@ -230,10 +230,16 @@ fn owned_state_is_reached_with_no_link_at_all() {
             assert!(matches!(inside, Err(Error::Link)), "{inside:?}");
         }
         assert!(matches!(out, Err(Error::Outside { .. })), "{out:?}");
-        // And `not_owned` refuses it by name, in any case.
+        // And any open but one of owned state refuses it by name, in any
+        // case.
         for rel in ["state/runs/r.jsonl", "./STATE/new", "State/runs/x"] {
-            let got = root.open_file(rel, &write().not_owned());
-            assert!(matches!(got, Err(Error::Owned)), "{rel}: {got:?}");
+            for how in [write(), Open::read(), per_event()] {
+                let got = root.open_file(rel, &how);
+                assert!(
+                    matches!(&got, Err(Error::Owned { name, way: Way::Name }) if name == "state"),
+                    "walk {walk} {rel} {how:?}: {got:?}"
+                );
+            }
         }
     }
 }
@@ -261,7 +267,10 @@ fn owned_state_is_never_reached_through_a_link_from_elsewhere() {
         ("fresh", write()),
     ] {
         let got = root.open_file(rel, &how);
-        assert!(matches!(got, Err(Error::Owned)), "{rel} {how:?}: {got:?}");
+        assert!(
+            matches!(&got, Err(Error::Owned { name, way: Way::Link(Some(_)) }) if name == "state"),
+            "{rel} {how:?}: {got:?}"
+        );
     }
     let nothing = root.open_file("nothing", &write());
     assert!(matches!(nothing, Err(Error::LinkToNothing)), "{nothing:?}");
@@ -702,14 +711,24 @@ fn nofollow_refuses_a_last_link_and_unjudged_tells_nothing() {
             .unwrap();
         assert_eq!(unjudged.via(), Via::Untold);
         assert!(Via::Untold.through_link());
+        // On a root that owns state, a path with no link is still the one
+        // resolution, and one with a link on the way is judged.
         let owning = root(&path, walk);
-        let judged = owning
+        let direct = owning
             .open_file("real/file", &Open::read().unjudged())
             .unwrap();
-        assert_eq!(judged.via(), Via::Direct);
+        assert_eq!(direct.via(), Via::Untold);
+        let linked = owning.open_file("in/file", &Open::read().unjudged());
+        match walk || !kernel_resolves() {
+            true => assert!(
+                matches!(&linked, Err(Error::Outside { through: Some(l) }) if l == Path::new("in")),
+                "{linked:?}"
+            ),
+            false => assert_eq!(linked.unwrap().via(), Via::LinkBeneath),
+        }
         assert!(matches!(
             owning.open_file("into-state/x", &Open::read().unjudged()),
-            Err(Error::Owned | Error::Outside { .. })
+            Err(Error::Owned { .. } | Error::Outside { .. })
         ));
         if !walk && kernel_resolves() {
             let through = plain
@@ -976,7 +995,10 @@ fn a_link_to_nothing_is_named_by_where_its_words_lead() {
     let dang = root.open_file("in/dang", &how);
     assert!(matches!(dang, Err(Error::LinkToNothing)), "{dang:?}");
     let owned = root.open_file("in/to-state", &how);
-    assert!(matches!(owned, Err(Error::Owned)), "{owned:?}");
+    assert!(
+        matches!(&owned, Err(Error::Owned { way: Way::Link(Some(link)), .. }) if link == Path::new("in")),
+        "{owned:?}"
+    );
     assert!(!path.join("real/nothing").exists() && !path.join("state/new").exists());
 }
 
@@ -990,7 +1012,7 @@ fn a_file_on_the_way_is_not_a_directory_not_a_link() {
     for walk in BOTH {
         let root = root(&path, walk);
         for (rel, how) in [
-            ("state/file/x", Open::read()),
+            ("state/file/x", Open::read().own_state()),
             ("real/file/x", Open::read().links(Links::None)),
             ("real/file/x", Open::read()),
         ] {
@@ -1232,3 +1254,5 @@ fn the_walk_names_a_link_deeper_than_the_first_name_by_its_whole_path() {
     assert_eq!(through("a/b/in/f"), Path::new("a/b/in"));
     assert_eq!(through("a/b/in"), Path::new("a/b/in"));
 }
+
+mod owned;

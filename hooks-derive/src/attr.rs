@@ -16,6 +16,8 @@ const TAG: &str = "tag";
 const COST: &str = "cost";
 const CONTENT: &str = "content";
 const CRATE: &str = "crate";
+const ENVELOPE: &str = "envelope";
+const LAST: &str = "last";
 const UNIT_ENUM: &str = "unit_enum";
 const VALUES: &str = "values";
 const PREFIX: &str = "prefix";
@@ -62,10 +64,22 @@ impl<'c, T> Attr<'c, T> {
     }
 }
 
+/// One field of `#[hook(envelope(run_id: String, depth: u32))]`: a field
+/// every event's line carries beside the event's own.
+pub(crate) struct EnvelopeField {
+    /// Its name, as serde writes it on the line.
+    pub name: syn::Ident,
+    /// Its type, read as a variant's field's is.
+    pub ty: syn::Type,
+}
+
 /// What the enum's own attributes say.
 pub(crate) struct Container {
     /// `#[hook(crate = "…")]`: the path generated code uses for `io_hooks`.
     pub crate_path: Option<syn::Path>,
+    /// `#[hook(envelope(…))]`: the fields of the envelope every event is
+    /// delivered in, in the order written.
+    pub envelope: Vec<EnvelopeField>,
     /// Whether `#[serde(rename_all = …)]` is present, to explain why it does
     /// not supply a tag.
     pub has_rename_all: bool,
@@ -83,6 +97,7 @@ pub(crate) struct Container {
 impl Container {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut crate_path = Attr::none(cx, CRATE);
+        let mut envelope = Attr::none(cx, ENVELOPE);
         let mut serde = SerdeContainer::default();
         let mut has_serde = false;
         let mut derives_serialize = false;
@@ -107,7 +122,13 @@ impl Container {
                             )
                         })?;
                         crate_path.set(&meta.path, path);
-                    } else if meta.path.is_ident(TAG) || meta.path.is_ident(COST) {
+                    } else if meta.path.is_ident(ENVELOPE) {
+                        // #[hook(envelope(run_id: String, depth: u32))]
+                        envelope.set(&meta.path, envelope_fields(&meta)?);
+                    } else if meta.path.is_ident(TAG)
+                        || meta.path.is_ident(COST)
+                        || meta.path.is_ident(LAST)
+                    {
                         cx.syn_error(meta.error(format!(
                             "`{}` belongs on a variant, not on the enum",
                             path_string(&meta.path)
@@ -115,7 +136,8 @@ impl Container {
                         skip_value(&meta)?;
                     } else {
                         cx.syn_error(meta.error(format!(
-                            "unknown hook attribute `{}` on an enum; expected `crate`",
+                            "unknown hook attribute `{}` on an enum; expected `crate` or \
+                             `envelope`",
                             path_string(&meta.path)
                         )));
                         skip_value(&meta)?;
@@ -136,6 +158,7 @@ impl Container {
         }
         Container {
             crate_path: crate_path.get(),
+            envelope: envelope.get().unwrap_or_default(),
             has_rename_all: serde.has_rename_all,
             has_serde,
             derives_serialize,
@@ -197,6 +220,9 @@ pub(crate) struct Variant {
     pub aliases: Vec<LitStr>,
     /// `#[hook(cost = "per_unit")]`: the `io_hooks::Cost` variant it names.
     pub cost: Option<syn::Ident>,
+    /// `#[hook(last)]`: nothing follows this event that a cancel could
+    /// stop.
+    pub last: Option<syn::Path>,
     /// The `skip` or `skip_serializing` path, when serde never writes this
     /// variant.
     pub skipped: Option<syn::Path>,
@@ -215,6 +241,7 @@ impl Variant {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut hook_tag = Attr::none(cx, TAG);
         let mut cost = Attr::none(cx, COST);
+        let mut last = Attr::none(cx, LAST);
         let mut serde = SerdeVariant::default();
         let mut has_serde = false;
         let mut hook_unreadable = false;
@@ -234,12 +261,25 @@ impl Variant {
                             Ok(class) => cost.set(&meta.path, class),
                             Err(err) => cx.syn_error(err),
                         }
-                    } else if meta.path.is_ident(CRATE) {
-                        cx.syn_error(meta.error("`crate` belongs on the enum, not on a variant"));
+                    } else if meta.path.is_ident(LAST) {
+                        // #[hook(last)]
+                        if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
+                            cx.syn_error(
+                                meta.error("`last` takes no value; write `#[hook(last)]`"),
+                            );
+                            skip_value(&meta)?;
+                        }
+                        last.set(&meta.path, meta.path.clone());
+                    } else if meta.path.is_ident(CRATE) || meta.path.is_ident(ENVELOPE) {
+                        cx.syn_error(meta.error(format!(
+                            "`{}` belongs on the enum, not on a variant",
+                            path_string(&meta.path)
+                        )));
                         skip_value(&meta)?;
                     } else {
                         cx.syn_error(meta.error(format!(
-                            "unknown hook attribute `{}` on a variant; expected `tag` or `cost`",
+                            "unknown hook attribute `{}` on a variant; expected `tag`, `cost` or \
+                             `last`",
                             path_string(&meta.path)
                         )));
                         skip_value(&meta)?;
@@ -267,6 +307,7 @@ impl Variant {
             aliases: serde.aliases,
             hook_tag: hook_tag.get(),
             cost: cost.get(),
+            last: last.get(),
             skipped: serde.skipped,
             untagged: serde.untagged,
             has_serde,
@@ -403,6 +444,37 @@ pub(crate) fn field_hook(attrs: &[Attribute], mut error: impl FnMut(syn::Error))
         ));
     }
     out
+}
+
+/// The fields of `envelope(name: Type, …)`: named fields, as a struct's
+/// are written, at least one.
+fn envelope_fields(meta: &ParseNestedMeta) -> syn::Result<Vec<EnvelopeField>> {
+    const EXAMPLE: &str = "#[hook(envelope(run_id: String, depth: u32))]";
+    if !meta.input.peek(token::Paren) {
+        return Err(meta.error(format!(
+            "`envelope` lists the fields every event's line carries, as `{EXAMPLE}`"
+        )));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let fields = Punctuated::<syn::Field, Token![,]>::parse_terminated_with(
+        &content,
+        syn::Field::parse_named,
+    )?;
+    if fields.is_empty() {
+        return Err(meta.error(format!(
+            "`envelope()` names no field; name one or more, as `{EXAMPLE}`, or remove it"
+        )));
+    }
+    Ok(fields
+        .into_iter()
+        .filter_map(|field| {
+            Some(EnvelopeField {
+                name: field.ident?,
+                ty: field.ty,
+            })
+        })
+        .collect())
 }
 
 /// The string literal after `=` in a `#[hook(key = "…")]`, or an error

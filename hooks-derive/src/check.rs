@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::{Fields, Ident, LitStr, Type};
 
 use crate::attr;
@@ -22,6 +23,7 @@ pub(crate) fn check(cx: &Ctxt, plan: &Plan) {
     check_tags_distinct(cx, plan);
     check_aliases(cx, plan);
     check_internal_newtypes(cx, plan);
+    check_envelope(cx, plan);
 }
 
 /// The variants this check judges: those serde writes with a tag. One that
@@ -323,5 +325,62 @@ fn not_a_map(ty: &Type) -> Option<&'static str> {
             }
         }
         _ => None,
+    }
+}
+
+/// The envelope's fields: each of a type a `where` filter reads, each named
+/// once, and none named as the tag or a field of an event, which would put
+/// the key on the event's line twice.
+fn check_envelope(cx: &Ctxt, plan: &Plan) {
+    let envelope = &plan.container.envelope;
+    let enum_renames = crate::fields::serde_has(plan.original_attrs, "rename_all_fields");
+    for (i, field) in envelope.iter().enumerate() {
+        let name = field.name.unraw().to_string();
+        if crate::fields::readable_as(&field.ty).is_none() {
+            cx.error_spanned_by(
+                &field.ty,
+                format!(
+                    "envelope field `{name}` is not a string, an integer, a number or a bool (or \
+                     an `Option` of one), so no `where` filter could read it; declare only the \
+                     fields a filter may name"
+                ),
+            );
+        }
+        if let Some(first) = envelope[..i].iter().find(|f| f.name.unraw() == name) {
+            let mut err = syn::Error::new_spanned(
+                &field.name,
+                format!("envelope field `{name}` is declared twice; declare each field once"),
+            );
+            err.combine(syn::Error::new_spanned(&first.name, "first one here"));
+            cx.syn_error(err);
+        }
+        if plan
+            .container
+            .internal_tag
+            .as_ref()
+            .is_some_and(|tag| tag.value() == name)
+        {
+            cx.error_spanned_by(
+                &field.name,
+                format!("envelope field `{name}` has the name of the tag serde writes; rename it"),
+            );
+        }
+        for v in &plan.variants {
+            let clash = crate::fields::written_names(v.original, enum_renames)
+                .into_iter()
+                .find(|(written, _)| *written == name);
+            if let Some((_, member)) = clash {
+                let mut err = syn::Error::new_spanned(
+                    member,
+                    format!(
+                        "field `{name}` of variant `{}` has the name of an envelope field, so \
+                         the event's line would hold the key `{name}` twice; rename one",
+                        v.original.ident
+                    ),
+                );
+                err.combine(syn::Error::new_spanned(&field.name, "the envelope field"));
+                cx.syn_error(err);
+            }
+        }
     }
 }

@@ -42,6 +42,7 @@ fn generate(plan: &Plan) -> TokenStream {
         None => quote!(::core::option::Option::None),
     });
     let fields = crate::fields::generate(plan);
+    let last = plan.variants.iter().map(|v| v.attrs.last.is_some());
     let count = plan.variants.len();
     let max_events = MAX_EVENTS;
     // Each kind is built from its tag in an inline `const`, so the lookup
@@ -68,6 +69,7 @@ fn generate(plan: &Plan) -> TokenStream {
                 const TAGS: &'static [&'static str] = &[#(#tags),*];
                 const DOCS: &'static [&'static str] = &[#(#docs),*];
                 const COSTS: &'static [::core::option::Option<#krate::Cost>] = &[#(#costs),*];
+                const LAST: &'static [bool] = &[#(#last),*];
 
                 #fields
 

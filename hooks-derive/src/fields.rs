@@ -98,6 +98,18 @@ fn variant_fields<'a>(variant: &'a syn::Variant, enum_renames: bool) -> Vec<Plan
         .collect()
 }
 
+/// The names serde writes `variant`'s fields under, with each one's
+/// ident: what an envelope field may not be named.
+pub(crate) fn written_names(
+    variant: &syn::Variant,
+    enum_renames: bool,
+) -> Vec<(String, &syn::Ident)> {
+    variant_fields(variant, enum_renames)
+        .into_iter()
+        .map(|f| (f.name, f.member))
+        .collect()
+}
+
 /// Whether `field` of `variant` is in the field table: serde writes it
 /// under a name of its own, which the derive knows.
 pub(crate) fn is_listed(variant: &syn::Variant, field: &syn::Field, enum_renames: bool) -> bool {
@@ -265,26 +277,9 @@ pub(crate) fn generate(plan: &Plan) -> TokenStream {
         .map(|v| variant_fields(v.original, enum_renames))
         .collect();
     let tables = per_variant.iter().map(|fields| {
-        let rows = fields.iter().map(|f| {
-            let name = &f.name;
-            let optional = f.optional;
-            let kind = match f.class {
-                Class::Str => quote!(Str),
-                Class::Integer => quote!(Integer),
-                Class::Float => quote!(Float),
-                Class::Bool => quote!(Bool),
-                Class::Other => quote!(Other),
-            };
-            let row = quote!(#krate::Field::new(#name, #krate::FieldKind::#kind, #optional));
-            match &f.integer {
-                // The type's own bounds, as the compiler knows them.
-                Some(int) => quote!(#row.bounded(
-                    ::core::primitive::#int::MIN as i128,
-                    ::core::primitive::#int::MAX as i128,
-                )),
-                None => row,
-            }
-        });
+        let rows = fields
+            .iter()
+            .map(|f| field_row(krate, &f.name, f.class, f.optional, f.integer.as_ref()));
         quote!(&[#(#rows),*])
     });
     let arms: Vec<TokenStream> = plan
@@ -312,14 +307,55 @@ pub(crate) fn generate(plan: &Plan) -> TokenStream {
         })
     };
     let choices = choices_fn(krate, &per_variant);
+    let envelope = plan.container.envelope.iter().map(|f| {
+        let (class, optional) = classify(&f.ty);
+        let integer = (class == Class::Integer)
+            .then(|| integer_of(&f.ty))
+            .flatten();
+        field_row(
+            krate,
+            &f.name.unraw().to_string(),
+            class,
+            optional,
+            integer.as_ref(),
+        )
+    });
     quote! {
         const FIELDS: &'static [&'static [#krate::Field]] = &[#(#tables),*];
+        const ENVELOPE: &'static [#krate::Field] = &[#(#envelope),*];
 
         #choices
 
         #[inline]
         fn field(&self, __index: usize) -> ::core::option::Option<#krate::FieldValue<'_>>
             #body
+    }
+}
+
+/// One row of a field table: `Field::new(name, kind, optional)`, bounded
+/// by its integer type's own `MIN` and `MAX` when it has one.
+fn field_row(
+    krate: &syn::Path,
+    name: &str,
+    class: Class,
+    optional: bool,
+    integer: Option<&syn::Ident>,
+) -> TokenStream {
+    let kind = match class {
+        Class::Str => quote!(Str),
+        Class::Integer => quote!(Integer),
+        Class::Float => quote!(Float),
+        Class::Bool => quote!(Bool),
+        Class::Other => quote!(Other),
+    };
+    let row = quote!(#krate::Field::new(#name, #krate::FieldKind::#kind, #optional));
+    match integer {
+        // The type's own bounds, as the compiler knows them.
+        Some(int) => quote!(#row.bounded(
+            ::core::primitive::#int::MIN as i128,
+            ::core::primitive::#int::MAX as i128,
+        )),
+        None => row,
     }
 }
 

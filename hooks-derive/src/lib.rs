@@ -74,6 +74,15 @@ use proc_macro::TokenStream;
 ///   engine by, `::io_hooks` by default. For a crate that re-exports
 ///   `io_hooks` under another name (`#[hook(crate = "my_app::hooks")]`).
 ///   Given once at most.
+/// - `#[hook(envelope(run_id: String, depth: u32, seq: Option<u64>))]`:
+///   the fields every event's line carries beside its own (the envelope
+///   the embedder serialises each event in), as named fields are written,
+///   in `HookEvents::ENVELOPE`: a hook's `where` may name them on every
+///   event, with `on` or without, checked with their types and bounds as an
+///   event's own fields are; the values come from the embedder's
+///   `io_hooks::Enveloped` impl. Each a string, an integer, a float or a
+///   bool (or an `Option` of one), each named once, and none named as the
+///   tag or as a field of an event. Given once at most.
 ///
 /// On a variant:
 ///
@@ -87,6 +96,10 @@ use proc_macro::TokenStream;
 /// - `#[hook(cost = "class")]`: the variant's cost class, one of
 ///   `per_item`, `per_unit`, `per_invocation` or `rare`, reported by
 ///   `HookEvents::COSTS` (`None` for a variant without one). Optional.
+/// - `#[hook(last)]`: nothing follows this event that a cancel could stop
+///   (a run's `finished`), in `HookEvents::LAST`: a hook whose every event
+///   is such may not say `on_failure = "cancel"`, and a cancelling hook's
+///   failure on one answers `Flow::Continue`. Takes no value.
 ///
 /// On a named field:
 ///
@@ -136,7 +149,8 @@ use proc_macro::TokenStream;
 ///
 /// A variant without a literal tag, two variants with one tag, an empty
 /// tag, a variant serde never writes or writes untagged, an unknown key in
-/// `#[hook(...)]`, more than 64 variants (`MAX_EVENTS`), and a derive on a
+/// `#[hook(...)]`, an envelope field of a type no filter reads, declared
+/// twice, or named as the tag or an event's field, more than 64 variants (`MAX_EVENTS`), and a derive on a
 /// struct or union: each an error pointing at the offending token, all
 /// reported in one compile. The crate docs say more on each.
 #[proc_macro_derive(HookEvents, attributes(hook))]

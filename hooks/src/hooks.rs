@@ -11,12 +11,12 @@
 
 mod background;
 
-pub use background::{BackgroundRun, QUEUE_BYTES, QUEUE_EVENTS};
+pub use background::{BackgroundRun, Backlog, QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
 
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
-use background::{Report, Start, Worker};
+use background::{Queues, Report, Start, Worker};
 use io_beneath::Root;
 use io_supervisor::{StderrTail, Supervisor};
 
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::registry::{HookEvents, HookFilter};
+use crate::registry::{Enveloped, HookEvents, HookFilter};
 use crate::spec::{Flow, HookSpec, OnFailure};
 
 /// Every hook of one config, ready to receive events.
@@ -108,6 +108,9 @@ pub struct Hooks<E> {
     root: Arc<Root>,
     /// What the host is told of each event a background hook finished.
     report_background: Option<Report>,
+    /// Every background worker's queue, once started: what a
+    /// [`Backlog`] reads.
+    queues: Arc<Queues>,
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
     problems: Vec<Problem>,
@@ -188,11 +191,56 @@ impl<E: HookEvents> Hooks<E> {
     /// default `tracing` feature) for an embedder that does not ask. The hook
     /// is kept, and fails (subject to its `on_failure`) each time it fires
     /// and the cause persists.
+    ///
+    /// The root is held as [`Root::lazy`] makes it, owning nothing: an
+    /// embedder with state of its own under the root builds the hooks with
+    /// [`beneath`](Self::beneath).
     pub fn new(specs: Vec<HookSpec<E>>, root: &Path) -> Self {
+        Self::beneath(specs, Root::lazy(root))
+    }
+
+    /// Builds the hooks of `specs` as [`new`](Self::new) does, in `root`: a
+    /// root the embedder made, which names the embedder's own state with
+    /// [`Root::own`] (io's `.io`, its journals and notes).
+    ///
+    /// No action reaches that state: every open an action makes through
+    /// the root ([`Fire::beneath`](crate::Fire::beneath),
+    /// [`Prepare::beneath`](crate::Prepare::beneath)), `append`'s
+    /// included, refuses a path that reaches it, by its name, through `..`
+    /// or through a symbolic link ([`io_beneath::Error::Owned`]); an
+    /// `append` hook whose file does is a [problem](Self::problems) when the
+    /// hooks are built, and fails each time it fires.
+    ///
+    /// ```
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+    /// use io_beneath::Root;
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir(dir.path().join(".state"))?;
+    /// std::os::unix::fs::symlink(".state", dir.path().join("logs"))?;
+    /// let specs = vec![HookSpec::<Ev>::new(
+    ///     HookFilter::ALL,
+    ///     Action::append(dir.path().join("logs/audit.jsonl")),
+    /// )];
+    /// let hooks = Hooks::beneath(specs, Root::lazy(dir.path()).own(".state"));
+    /// assert_eq!(
+    ///     hooks.problems()[0].message(),
+    ///     format!(
+    ///         "append: `{}` is refused: it reaches `.state`, the program's own state, through \
+    ///          the symbolic link `logs`, and that state is never reached through a link",
+    ///         dir.path().join("logs/audit.jsonl").display()
+    ///     )
+    /// );
+    /// assert!(!dir.path().join(".state/audit.jsonl").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn beneath(specs: Vec<HookSpec<E>>, root: Root) -> Self {
         let wanted = specs
             .iter()
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
-        let root = Arc::new(Root::lazy(root));
+        let root = Arc::new(root);
         let origins = origins(&specs);
         let (ready, problems) = prepare(&specs, &origins, &root, true);
         let hooks = specs
@@ -219,6 +267,7 @@ impl<E: HookEvents> Hooks<E> {
             hooks,
             root,
             report_background: None,
+            queues: Arc::default(),
             wanted,
             problems,
             stderr_tail: None,
@@ -309,7 +358,15 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check(specs: &[HookSpec<E>], root: &Path) -> Vec<Problem> {
-        prepare(specs, &origins(specs), &Root::lazy(root), false).1
+        Self::check_beneath(specs, &Root::lazy(root))
+    }
+
+    /// What [`beneath`](Self::beneath) would find wrong with `specs` in
+    /// `root`, without building anything: [`check`](Self::check) in a root
+    /// the embedder made, so that a hook that reaches the embedder's own
+    /// state ([`Root::own`]) is a problem here as it is there.
+    pub fn check_beneath(specs: &[HookSpec<E>], root: &Root) -> Vec<Problem> {
+        prepare(specs, &origins(specs), root, false).1
     }
 
     /// What building these hooks found wrong, in hook order: each problem
@@ -364,7 +421,10 @@ impl<E: HookEvents> Hooks<E> {
     /// hook built in code), the event's tag and the cause, never the
     /// event's contents. The
     /// answer is [`Flow::Cancel`] when any failed hook has
-    /// [`OnFailure::Cancel`].
+    /// [`OnFailure::Cancel`], but on an event marked `#[hook(last)]`
+    /// ([`Kind::is_last`](crate::Kind::is_last)), which nothing follows
+    /// that a cancel could stop: that failure is reported and logged as
+    /// any other, and the answer is [`Flow::Continue`].
     ///
     /// # Blocking
     /// Runs on the calling thread and returns when every matching hook has
@@ -375,9 +435,18 @@ impl<E: HookEvents> Hooks<E> {
     /// (this crate's `examples/tokio.rs` does, for tasks on a multi-thread
     /// runtime, with Ctrl-C ending the hooks in flight through
     /// [`Supervisor::interrupt`]). An event no hook wants returns at once.
+    ///
+    /// `event` may be the event in its envelope ([`Enveloped`]), so that a
+    /// hook's `where` may name the envelope's fields
+    /// ([`HookEvents::ENVELOPE`]); given the event alone, a condition on one
+    /// of those never holds.
     #[inline]
-    pub fn fire<T: Serialize + ?Sized>(&self, event: &E, payload: &T) -> Flow {
-        if !self.wanted.contains(event) {
+    pub fn fire<V, T>(&self, event: &V, payload: &T) -> Flow
+    where
+        V: Enveloped<E> + ?Sized,
+        T: Serialize + ?Sized,
+    {
+        if !self.wanted.contains(event.event()) {
             return Flow::Continue;
         }
         self.fire_matched(event, || serialize_line(payload), None)
@@ -410,11 +479,12 @@ impl<E: HookEvents> Hooks<E> {
     /// # Blocking
     /// As [`fire`](Self::fire).
     #[inline]
-    pub fn fire_line<L>(&self, event: &E, line: L) -> Flow
+    pub fn fire_line<V, L>(&self, event: &V, line: L) -> Flow
     where
+        V: Enveloped<E> + ?Sized,
         L: FnOnce() -> Result<Vec<u8>, String>,
     {
-        if !self.wanted.contains(event) {
+        if !self.wanted.contains(event.event()) {
             return Flow::Continue;
         }
         let line = || {
@@ -465,12 +535,13 @@ impl<E: HookEvents> Hooks<E> {
     /// As [`fire`](Self::fire): returns when every matching hook has
     /// finished, `report` having been called on this thread.
     #[inline]
-    pub fn fire_with<T, F>(&self, event: &E, payload: &T, mut report: F) -> Flow
+    pub fn fire_with<V, T, F>(&self, event: &V, payload: &T, mut report: F) -> Flow
     where
+        V: Enveloped<E> + ?Sized,
         T: Serialize + ?Sized,
         F: FnMut(HookRun<'_>),
     {
-        if !self.wanted.contains(event) {
+        if !self.wanted.contains(event.event()) {
             return Flow::Continue;
         }
         self.fire_matched(event, || serialize_line(payload), Some(&mut report))
@@ -497,16 +568,22 @@ impl<E: HookEvents> Hooks<E> {
     // all that inlines into the caller.
     #[cold]
     #[inline(never)]
-    fn fire_matched<L: FnOnce() -> Result<Vec<u8>, String>>(
+    fn fire_matched<V, L>(
         &self,
-        event: &E,
+        event: &V,
         make_line: L,
         // `None` from `fire`: nobody reads the elapsed time, so the clock is
         // not read (two reads are a tenth of an `append` hook's own cost).
         mut report: Option<&mut dyn FnMut(HookRun<'_>)>,
-    ) -> Flow {
-        let kind = event.kind();
+    ) -> Flow
+    where
+        V: Enveloped<E> + ?Sized,
+        L: FnOnce() -> Result<Vec<u8>, String>,
+    {
+        let kind = event.event().kind();
         let tag = kind.tag();
+        // Nothing follows a last event that a cancel could stop.
+        let last = kind.is_last();
         // Serialised at the first hook whose `where` lets the event through:
         // an event every filter turns away is never serialised.
         let line = LazyCell::new(make_line);
@@ -521,7 +598,7 @@ impl<E: HookEvents> Hooks<E> {
             let (result, queued) = self.execute(index, hook, line, tag, capture.as_mut());
             let elapsed = start.map_or(Duration::ZERO, |start| start.elapsed());
             if let Err(failure) = &result
-                && hook.failed(failure, tag) == Flow::Cancel
+                && hook.failed(failure, tag, last) == Flow::Cancel
             {
                 flow = Flow::Cancel;
             }
@@ -593,7 +670,7 @@ impl<E: HookEvents> Hooks<E> {
                 stderr_tail: self.stderr_tail,
                 report: self.report_background.clone(),
             };
-            match Worker::start(start) {
+            match Worker::start(start, &self.queues) {
                 Ok(worker) => Some(worker),
                 Err(cause) => {
                     #[cfg(feature = "tracing")]
@@ -636,8 +713,17 @@ impl<E: HookEvents> Hooks<E> {
         }
     }
 
+    /// Returns a handle on these hooks' background queues, for a host's
+    /// signal handler: [`Backlog::abandon`] says at once what each
+    /// background hook was given and did not receive, and drops the rest.
+    /// It sees every worker, those started after it was made too.
+    pub fn backlog(&self) -> Backlog {
+        Backlog(Arc::clone(&self.queues))
+    }
+
     /// Tells `report` what each background hook did with each event, on the
-    /// hook's worker thread, once it is done: a host's way to show a
+    /// hook's worker thread, as soon as it is done (so a host may print a
+    /// failure as it happens, and hold nothing of it): a host's way to show a
     /// background hook's failure beside the run it belongs to (the failure
     /// is also logged at warn level with the `tracing` feature). Set before
     /// the first event is fired; a worker already started keeps what it was
@@ -677,10 +763,15 @@ impl<E: HookEvents> Hooks<E> {
 impl<E> Hook<E> {
     /// Logs this hook's `failure` on the event `tag` at warn level, with
     /// what it does to the run: [`Flow::Cancel`] when the hook's failure
-    /// cancels.
-    fn failed(&self, failure: &HookFailure, tag: &'static str) -> Flow {
+    /// cancels and the event is not `last` (nothing follows a last event
+    /// that a cancel could stop).
+    fn failed(&self, failure: &HookFailure, tag: &'static str, last: bool) -> Flow {
         let (flow, verdict) = match self.spec.on_failure {
             OnFailure::Continue => (Flow::Continue, "the run goes on"),
+            OnFailure::Cancel if last => (
+                Flow::Continue,
+                "nothing follows this event that a cancel could stop",
+            ),
             OnFailure::Cancel => (Flow::Cancel, "cancelling the run"),
         };
         let origin = &self.origin;

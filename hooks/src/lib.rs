@@ -65,6 +65,7 @@
 //! | 1 | `registry/` | the event registry: [`HookEvents`], [`Kind`], [`HookFilter`] (a hook's `on`, the one thing "filter" names), the derive's field tables |
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`text::os_error`), text from a file, invisible characters |
+//! | 1 | `paste.rs` | a command printed for the operator to paste: each word quoted for a POSIX shell (`text::shell_word`) |
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
@@ -77,7 +78,7 @@
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
-//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`] |
+//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`], [`Backlog`] |
 //!
 //! Beneath them all, a crate of its own: the process supervisor,
 //! [`io_supervisor`] (a `run` hook's spawn, deadline and interrupt, its
@@ -377,6 +378,7 @@ mod key;
 mod layout;
 mod message;
 mod origin;
+mod paste;
 mod position;
 mod raw;
 mod registry;
@@ -391,13 +393,16 @@ pub use action::{
     Prepare, RunAction,
 };
 pub use hook_failure::HookFailure;
-pub use hooks::{BackgroundRun, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS};
+pub use hooks::{
+    BackgroundRun, Backlog, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS, Undelivered,
+};
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
 pub use layout::{Layout, Section};
 pub use origin::Origin;
 pub use registry::{
-    Cost, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS, UnknownEvent,
+    Cost, Enveloped, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS,
+    UnknownEvent,
 };
 pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Provenance, TomlFile};
@@ -429,10 +434,12 @@ pub mod schema {
 /// suggestion, a key written as TOML writes it, a table that refuses an
 /// array of tables with the same message a hook table does, the source
 /// line an error points into, cut to a bounded width, an OS error without
-/// std's " (os error N)", and the characters a terminal shows as nothing,
-/// which outside text must have escaped.
+/// std's " (os error N)", the characters a terminal shows as nothing,
+/// which outside text must have escaped, and a word of a command printed
+/// for the operator to paste, quoted for a POSIX shell.
 pub mod text {
     pub use crate::message::{is_invisible, os_error};
+    pub use crate::paste::{NotPasteable, pasteable_word, shell_word};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;

@@ -145,7 +145,8 @@ fn array_of(key: &str, kind: &TableErrorKind) -> Option<String> {
             written,
             placed: true,
             ..
-        } => match key.strip_suffix(written.as_str())? {
+        }
+        | TableErrorKind::StrayHookKey { written } => match key.strip_suffix(written.as_str())? {
             "" => Some(HOOK.to_owned()),
             section => Some(format!("{}.{HOOK}", section.strip_suffix('.')?)),
         },
@@ -284,6 +285,23 @@ pub enum TableErrorKind {
         /// lists.
         sections: Vec<Section>,
     },
+    /// `on_failure = "cancel"` on a hook whose every event is marked
+    /// `#[hook(last)]` ([`HookEvents::LAST`](crate::HookEvents::LAST)):
+    /// nothing follows them that a cancel could stop.
+    #[non_exhaustive]
+    CancelStopsNothing {
+        /// The hook's events, every one of them last.
+        events: Vec<&'static str>,
+    },
+    /// A key of a hook table (`on`, `append`) at the top level or in a
+    /// body of one of the [`Layout`](crate::Layout)'s sections, outside any
+    /// `[[hook]]` table: its header was left out, and the keys would
+    /// declare no hook.
+    #[non_exhaustive]
+    StrayHookKey {
+        /// The key alone, as written.
+        written: String,
+    },
     /// An event named twice in one `on`.
     RepeatedEvent(String),
     /// A `where` that is refused: why.
@@ -380,6 +398,8 @@ impl TableErrorKind {
                 placed,
                 sections,
             } => write_hidden_hooks(f, written, *placed, sections, array),
+            TableErrorKind::CancelStopsNothing { events } => write_cancel_stops_nothing(f, events),
+            TableErrorKind::StrayHookKey { written } => write_stray_key(f, written, array),
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
@@ -388,6 +408,32 @@ impl TableErrorKind {
             TableErrorKind::Action { reason, .. } => f.write_str(reason),
         }
     }
+}
+
+/// A cancel on events nothing follows: which, and the two ways out.
+fn write_cancel_stops_nothing(f: &mut fmt::Formatter<'_>, events: &[&str]) -> fmt::Result {
+    f.write_str("`on_failure = \"cancel\"` could never stop anything: nothing follows ")?;
+    write_or_list(f, events, "`", "`")?;
+    f.write_str(match events.len() {
+        1 => ", the one event in `on`,",
+        _ => ", the events in `on`,",
+    })?;
+    f.write_str(
+        " that a cancel could stop; write `on_failure = \"continue\"` (or leave it out) to \
+         have its failure reported, or name in `on` an event that comes before the work a \
+         cancel should stop",
+    )
+}
+
+/// A hook table's key `written` outside any table, and the header of
+/// `array` to write above it.
+fn write_stray_key(f: &mut fmt::Formatter<'_>, written: &str, array: &str) -> fmt::Result {
+    write!(
+        f,
+        "`{written}` is a key of a hook table, and it is written outside any, so it declares no \
+         hook and the file would load as no hooks at all; write `[[{array}]]` on the line above \
+         it"
+    )
 }
 
 /// A key a hook table does not have, the nearest one, and every one.

@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashSet;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::sync::Arc;
 
 use common::{
@@ -87,20 +87,42 @@ fn a_file_that_could_not_be_created_fails_each_append_until_it_can() {
     assert_eq!(mode(&log), 0o600);
 }
 
+/// A write the kernel refuses (here a file at the process's size limit:
+/// `EFBIG`, its `SIGXFSZ` caught) is a failure naming the file and the
+/// cause. Run in a child: the limit is process-wide.
 #[test]
 fn a_write_error_is_a_failure_naming_the_file_and_cause() {
+    const NAME: &str = "a_write_error_is_a_failure_naming_the_file_and_cause";
+    if is_reexec(NAME) {
+        let dir = std::env::current_dir().unwrap();
+        let log = dir.join("log");
+        fs::write(&log, [b'{', b'}', b'\n']).unwrap();
+        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], &dir);
+        // Caught, so the write fails instead of the process ending.
+        let caught = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::clone(&caught)).unwrap();
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let hard = getrlimit(Resource::Fsize).maximum;
+        let at_the_limit = Rlimit {
+            current: Some(3),
+            maximum: hard,
+        };
+        setrlimit(Resource::Fsize, at_the_limit).unwrap();
+        let mut failure = None;
+        let flow = hooks.fire_with(&step(1), &step(1), |r| {
+            failure = r.result.err().map(HookFailure::to_string);
+        });
+        assert_eq!(flow, Flow::Continue, "on_failure = continue");
+        assert_eq!(
+            failure.unwrap(),
+            format!("could not append to `{}`: File too large", log.display())
+        );
+        assert_eq!(fs::read(&log).unwrap(), b"{}\n", "nothing written");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
-    let full = std::path::Path::new("/dev/full");
-    let hooks = Hooks::new(vec![append(full, &[], OnFailure::Continue)], dir.path());
-    let mut failure = None;
-    let flow = hooks.fire_with(&step(1), &step(1), |r| {
-        failure = r.result.err().map(HookFailure::to_string);
-    });
-    assert_eq!(flow, Flow::Continue, "on_failure = continue");
-    assert_eq!(
-        failure.unwrap(),
-        "could not append to `/dev/full`: No space left on device"
-    );
+    let out = reexec(NAME, &[], dir.path());
+    assert_child_passed(&out);
 }
 
 /// A repository can commit `audit.jsonl -> ~/.bashrc`; an append hook whose
@@ -157,6 +179,51 @@ fn a_fifo_fails_at_once_instead_of_blocking_the_run() {
     )
     .expect("the hook failed");
     assert!(failure.starts_with("could not append to `"), "{failure}");
+}
+
+/// A FIFO at the log's path, with a reader at its other end: the problems
+/// flag it when the hooks are built, and no event reaches the reader,
+/// however many fire (the open of a FIFO that has a reader succeeds, so the
+/// kind is judged on what was opened).
+#[test]
+fn a_fifo_with_a_reader_gets_no_event_and_each_fire_fails() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    common::mkfifo(&log);
+    // The reader, open without waiting for a writer: the hook's open then
+    // finds one, as a `cat` at the other end would be.
+    let mut reader = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(&log)
+        .unwrap();
+    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    assert_eq!(hooks.problems().len(), 1, "{:?}", hooks.problems());
+    for n in 1..=3 {
+        let mut failures = Vec::new();
+        let _ = hooks.fire_with(&step(n), &step(n), |r| {
+            failures.extend(r.result.err().map(HookFailure::to_string));
+        });
+        assert_eq!(failures.len(), 1, "event {n}: {failures:?}");
+        assert!(
+            failures[0].ends_with(
+                "it is not a regular file (a FIFO, a socket or a device), and an append hook \
+                 writes only to a file"
+            ),
+            "{}",
+            failures[0]
+        );
+    }
+    let mut got = Vec::new();
+    // Non-blocking: no writer holds it now, so this reads to the end at once.
+    let _ = reader.read_to_end(&mut got);
+    assert_eq!(
+        got,
+        b"",
+        "the FIFO's reader got {}",
+        String::from_utf8_lossy(&got)
+    );
 }
 
 /// A file size limit makes the kernel write only part of a line; that is a

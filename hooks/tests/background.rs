@@ -508,3 +508,61 @@ fn a_background_failure_comes_with_its_stderr_when_it_is_kept() {
         [Some(b"chat service said 503\n".to_vec())]
     );
 }
+
+/// Issue 45: a host's signal handler asks what was not delivered, and the
+/// answer is there at once, whatever the worker is doing: the event in
+/// flight and those queued, counted; no event fired afterwards is queued
+/// or run; a hook with nothing missing says so.
+#[test]
+fn the_backlog_says_at_once_what_each_background_hook_was_not_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let out = dir.path().join("slow.jsonl");
+    let script = format!(
+        "cat >> '{}'; echo $$ > '{}'; exec sleep 60",
+        out.display(),
+        pid_file.display()
+    );
+    let (quick, tee_out) = tee(dir.path());
+    let hooks = Hooks::new(
+        vec![quick, background(&["/bin/sh", "-c", &script], &["step"])],
+        dir.path(),
+    );
+    let backlog = hooks.backlog();
+    assert!(backlog.abandon().is_empty(), "no worker has started");
+    for n in 1..=4 {
+        assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
+    }
+    assert!(
+        wait_until(PATIENCE, || common::read_pid(&pid_file).is_some()
+            && lines(&tee_out).len() == 4),
+        "the first event's child never started"
+    );
+    let undelivered = backlog.abandon();
+    let counts: Vec<_> = undelivered
+        .iter()
+        .map(|u| {
+            (
+                u.origin.key().to_owned(),
+                u.given,
+                u.dropped,
+                u.in_flight,
+                u.not_delivered(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("hook[1]".to_owned(), 4, 0, false, 0),
+            ("hook[2]".to_owned(), 4, 3, true, 4)
+        ]
+    );
+    // Fired after: given to no one, and counted.
+    assert_eq!(hooks.fire_event(&step(5)), Flow::Continue);
+    assert_eq!(backlog.abandon()[1].dropped, 4);
+    hooks.supervisor().interrupt();
+    within(PATIENCE, "the interrupted hooks", move || drop(hooks));
+    assert_eq!(lines(&out), [step_line(1)], "a dropped event ran");
+    assert_eq!(lines(&tee_out).len(), 4);
+}

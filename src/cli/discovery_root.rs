@@ -19,9 +19,23 @@ pub(crate) struct DiscoveryRoot {
     pub(crate) path: PathBuf,
     /// Why it is the root: given with `--root`, or what the search found.
     pub(crate) why: String,
+    /// The nearest directory above a root the search found that holds an
+    /// `io.local.toml`, looked for under the same rule as a marker: the
+    /// operator's hooks there, which the nearer marker would leave out
+    /// (`load` refuses that). `None` for a root given with `--root`.
+    pub(crate) above: Option<PathBuf>,
 }
 
 impl DiscoveryRoot {
+    /// The root `--root` gave: the operator's word, searched no further.
+    pub(crate) fn given(path: &Path) -> DiscoveryRoot {
+        DiscoveryRoot {
+            path: path.to_path_buf(),
+            why: "given with --root".to_owned(),
+            above: None,
+        }
+    }
+
     /// Returns the nearest directory at or above `cwd` that holds `io.local.toml`,
     /// `io.toml` or `.git` (any kind of file, a link too: its presence is
     /// the operator's project saying where its top is), so that a run
@@ -31,35 +45,36 @@ impl DiscoveryRoot {
     /// writable by others, or by a group that is not this user's own): a
     /// `/tmp/io.local.toml` another user wrote must not become the hooks of
     /// everyone who runs `io` under `/tmp`. With none found, the root is
-    /// `cwd`, as before.
+    /// `cwd`, as before. Above the root found, it goes on, under the same
+    /// rule, to the nearest `io.local.toml` ([`DiscoveryRoot::above`]).
     pub(crate) fn find(cwd: &Path) -> DiscoveryRoot {
-        let mut dir = cwd;
-        let stopped = loop {
-            if let Some(marker) = ROOT_MARKERS
+        let (searched, stopped) = searchable(cwd);
+        let found = searched.iter().enumerate().find_map(|(at, dir)| {
+            ROOT_MARKERS
                 .iter()
                 .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
-            {
-                let why = if dir == cwd {
-                    format!("the working directory, which holds `{marker}`")
-                } else {
-                    format!(
-                        "it holds `{marker}`; found from the working directory, {}",
-                        cwd.display()
-                    )
-                };
-                return DiscoveryRoot {
-                    path: dir.to_path_buf(),
-                    why,
-                };
-            }
-            let Some(parent) = dir.parent() else {
-                break None;
+                .map(|marker| (at, marker))
+        });
+        if let Some((at, marker)) = found {
+            let dir = searched[at];
+            let why = if dir == cwd {
+                format!("the working directory, which holds `{marker}`")
+            } else {
+                format!(
+                    "it holds `{marker}`; found from the working directory, {}",
+                    cwd.display()
+                )
             };
-            if let Some(reason) = untrusted(parent) {
-                break Some((parent, reason));
-            }
-            dir = parent;
-        };
+            let above = searched[at + 1..]
+                .iter()
+                .find(|d| std::fs::symlink_metadata(d.join(LOCAL_FILE)).is_ok())
+                .map(|d| d.to_path_buf());
+            return DiscoveryRoot {
+                path: dir.to_path_buf(),
+                why,
+                above,
+            };
+        }
         let mut why = format!(
             "the working directory; no `{LOCAL_FILE}`, `{PROJECT_FILE}` or `.git` in it or above it"
         );
@@ -72,8 +87,25 @@ impl DiscoveryRoot {
         DiscoveryRoot {
             path: cwd.to_path_buf(),
             why,
+            above: None,
         }
     }
+}
+
+/// `cwd` and each directory above it the search may take a file from,
+/// nearest first, and where and why it stopped short of the filesystem's
+/// top, if it did ([`untrusted`]).
+fn searchable(cwd: &Path) -> (Vec<&Path>, Option<(&Path, &'static str)>) {
+    let mut dirs = vec![cwd];
+    let mut dir = cwd;
+    while let Some(parent) = dir.parent() {
+        if let Some(reason) = untrusted(parent) {
+            return (dirs, Some((parent, reason)));
+        }
+        dirs.push(parent);
+        dir = parent;
+    }
+    (dirs, None)
 }
 
 /// Why the root search may not take a file from `dir`: another user could

@@ -179,6 +179,28 @@ pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str)
     Some(text)
 }
 
+/// Whether a background hook's `run` failed because `io`'s own interrupt
+/// ended it: the line a signal prints counts that one, as cut short.
+pub(crate) fn interrupted(run: &io_hooks::BackgroundRun<'_>) -> bool {
+    matches!(
+        run.result,
+        Err(HookFailure::Process(ProcessError::Interrupted))
+    )
+}
+
+/// Prints on stderr, from the background hook's worker, what it did with
+/// an event when it failed ([`background_report`], indented by `indent`),
+/// as it happens: one whole line, held nowhere. A failure the interrupt
+/// caused is left to the line a signal prints ([`interrupted`]).
+pub(crate) fn print_background(run: &io_hooks::BackgroundRun<'_>, indent: &str) {
+    if interrupted(run) {
+        return;
+    }
+    if let Some(text) = background_report(run, indent) {
+        err(&safe(&text));
+    }
+}
+
 /// Prints on stderr, once each, what building `hooks` found wrong, with
 /// hints: `io run` and `io replay` show them before the first event. Each
 /// names its hook by its key path in the file in force.

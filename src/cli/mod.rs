@@ -9,6 +9,7 @@
 pub(crate) mod discovery_root;
 pub(crate) mod exit;
 pub(crate) mod hook_report;
+pub(crate) mod json_path;
 pub(crate) mod load;
 pub(crate) mod log;
 pub(crate) mod output;

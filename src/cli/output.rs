@@ -2,11 +2,13 @@
 //! and stderr that never panic, the escaping of every line and every JSON
 //! value it prints.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::process::ExitCode;
 
 use io_hooks::text::is_invisible;
 use io_hooks::text::os_error;
+use io_hooks::text::{NotPasteable, pasteable_word};
 
 use super::exit::CmdResult;
 
@@ -60,6 +62,28 @@ fn escape(text: &str, lines: bool) -> String {
         }
     }
     out
+}
+
+/// Returns a command for the operator to paste (a resume hint, a fix):
+/// `words`, each one word to a POSIX shell
+/// ([`shell_word`](io_hooks::text::shell_word): bare when plain, else in
+/// single quotes), joined by spaces. Every command `io` prints to be
+/// pasted is built here, so none holds an unquoted word a clone or the
+/// model chose (a root named `w$(touch${IFS}PWNED)`).
+///
+/// # Errors
+/// The index of the first word that cannot be printed as it is, and why
+/// ([`pasteable_word`]: not UTF-8, or a character a terminal does not show
+/// as it is): the caller prints no command then, and says why.
+pub(crate) fn pasteable(words: &[&OsStr]) -> Result<String, (usize, NotPasteable)> {
+    let mut line = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        line.push_str(&pasteable_word(word).map_err(|why| (i, why))?);
+    }
+    Ok(line)
 }
 
 /// Writes `value` as compact JSON that is safe to print on a terminal and
@@ -193,6 +217,25 @@ mod tests {
         let once = safe("\u{1b}[2J\r\u{9b}\u{202e}");
         assert_eq!(once, "\\x1b[2J\\r\\x9b\\u{202e}");
         assert_eq!(safe(&once), once, "applying it twice changes nothing more");
+    }
+
+    #[test]
+    fn a_command_to_paste_quotes_each_word_or_names_the_one_it_cannot_print() {
+        use std::os::unix::ffi::OsStrExt;
+        fn words(w: &[&'static str]) -> Vec<&'static OsStr> {
+            w.iter().map(|s| OsStr::new(*s)).collect()
+        }
+        assert_eq!(
+            pasteable(&words(&["io", "run", "--root", "/a b/w$(x)", "it's"])),
+            Ok("io run --root '/a b/w$(x)' 'it'\\''s'".to_owned())
+        );
+        let mut bad = words(&["io", "--root", "x"]);
+        bad[2] = OsStr::from_bytes(b"/r\xff");
+        assert_eq!(pasteable(&bad), Err((2, NotPasteable::NotUtf8)));
+        assert_eq!(
+            pasteable(&words(&["io", "a\nb"])),
+            Err((1, NotPasteable::NotShown))
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The hooks a command runs: all of the config's, or those `--hook` chose,
 //! each named as the file in force names it.
 
-use io_harness::{EventKind, HookSpec, OnFailure};
+use io_harness::{EventKind, HookSpec, OnFailure, RunEvent};
 
 use super::hook_report::hook_key;
 
@@ -74,6 +74,20 @@ impl Selection {
         &self.numbers
     }
 
+    /// The same selection without the hooks at `indexes` in
+    /// [`Self::specs`]: the others keep their numbers and names.
+    pub(crate) fn without(self, indexes: &[usize]) -> Self {
+        let (specs, numbers) = self
+            .specs
+            .into_iter()
+            .zip(self.numbers)
+            .enumerate()
+            .filter(|(index, _)| !indexes.contains(index))
+            .map(|(_, kept)| kept)
+            .unzip();
+        Selection { specs, numbers }
+    }
+
     /// The key path of the hook at `index` in [`Self::specs`]
     /// ([`hook_key`]).
     pub(crate) fn key(&self, index: usize) -> String {
@@ -97,14 +111,14 @@ fn named(spec: &HookSpec<EventKind>, index: usize) -> HookSpec<EventKind> {
 }
 
 impl Selection {
-    /// The index in [`Self::specs`] of each hook that `kind` would fire:
-    /// those whose `on` holds it and whose `where` lets it through; and
-    /// whether it would run in the background.
-    pub(crate) fn would_fire(&self, kind: &EventKind) -> Vec<(usize, bool)> {
+    /// The index in [`Self::specs`] of each hook that `event` would fire:
+    /// those whose `on` holds it and whose `where` lets it through (its
+    /// envelope's fields too); and whether it would run in the background.
+    pub(crate) fn would_fire(&self, event: &RunEvent) -> Vec<(usize, bool)> {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind) && s.r#where.passes(kind))
+            .filter(|(_, s)| s.on.contains(&event.kind) && s.r#where.passes(event))
             .map(|(i, s)| {
                 let background = s.action.background() && s.on_failure == OnFailure::Continue;
                 (i, background)
@@ -112,14 +126,14 @@ impl Selection {
             .collect()
     }
 
-    /// The index in [`Self::specs`] of each hook whose `on` holds `kind`
+    /// The index in [`Self::specs`] of each hook whose `on` holds `event`
     /// and whose `where` turns it away, with the first field it fails on.
-    pub(crate) fn turned_away<'s>(&'s self, kind: &EventKind) -> Vec<(usize, &'s str)> {
+    pub(crate) fn turned_away<'s>(&'s self, event: &RunEvent) -> Vec<(usize, &'s str)> {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(kind))
-            .filter_map(|(i, s)| s.r#where.turned_away(kind).map(|f| (i, f)))
+            .filter(|(_, s)| s.on.contains(&event.kind))
+            .filter_map(|(i, s)| s.r#where.turned_away(event).map(|f| (i, f)))
             .collect()
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use io_hooks::text::os_error;
 
-use super::output::err;
+use super::output::{err, safe};
 
 /// What `io` prints if a signal ends it now: the run in flight and the
 /// command that resumes it, set while `io run` runs one.
@@ -19,6 +19,54 @@ pub(crate) fn on_signal(line: Option<String>) {
     *ON_SIGNAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = line;
+}
+
+/// The background queues of the hooks `io run` or `io replay` fires, set
+/// while they fire: what a signal that ends `io` says was not delivered.
+static BACKLOG: std::sync::Mutex<Option<io_hooks::Backlog>> = std::sync::Mutex::new(None);
+
+/// Sets (or, with `None`, clears) the hooks whose background queues a
+/// signal that ends `io` gives up on and reports.
+pub(crate) fn on_signal_backlog(backlog: Option<io_hooks::Backlog>) {
+    *BACKLOG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = backlog;
+}
+
+/// What a signal that ends `io` says of each background hook that was
+/// given an event: how many it did not receive (the one cut short in
+/// flight, those still queued), or that it received every one. Said
+/// always, and from the queues themselves, so a worker that has not yet
+/// woken up cannot make it missing.
+fn backlog_lines() -> String {
+    let backlog = BACKLOG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let Some(backlog) = backlog else {
+        return String::new();
+    };
+    let mut text = String::new();
+    for hook in backlog.abandon() {
+        let key = hook.origin.key();
+        let line = match (hook.not_delivered(), hook.in_flight) {
+            (0, _) => format!(
+                "io: {key} (background): the signal came after it had received all {} event(s) \
+                 it was given\n",
+                hook.given
+            ),
+            (n, in_flight) => format!(
+                "io: {key} (background): {n} of the {} event(s) it was given were not \
+                 delivered whole: {} in flight when the signal came (its child ended with \
+                 it), {} never handed to it\n",
+                hook.given,
+                u64::from(in_flight),
+                hook.dropped
+            ),
+        };
+        text.push_str(&safe(&line));
+    }
+    text
 }
 
 /// The line a signal that ends `io` now prints, if any ([`on_signal`]).
@@ -78,10 +126,20 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                 .spawn(move || {
                     if let Some(signal) = signals.forever().next() {
                         SIGNALLED.store(true, Ordering::SeqCst);
+                        // What the signal ends, as it was when it came: the
+                        // interrupt below lets the main thread go on, and
+                        // clear it, before this one prints.
+                        let line = signal_line();
+                        // Counted first, while the event a worker runs is
+                        // still in flight (the interrupt ends it, and the
+                        // worker would then drop the rest itself), and
+                        // before any worker takes another.
+                        let undelivered = backlog_lines();
                         let supervisor = io_harness::process_supervisor();
                         supervisor.interrupt();
                         supervisor.wait_reaped(REAP_WITHIN);
-                        if let Some(line) = signal_line() {
+                        err(&undelivered);
+                        if let Some(line) = line {
                             err(&line);
                         }
                         std::process::exit(128 + signal);

@@ -1,5 +1,8 @@
 //! `io check`: load the config as a run would, and say what it does, what
 //! will not work as written, and what costs more than it may seem to.
+//! What it says when it cannot check at all is `check/failure.rs`'s.
+
+mod failure;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -7,12 +10,12 @@ use std::process::ExitCode;
 use io_harness::{
     Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
 };
-use io_hooks::{Kind, UnknownEvent};
+use io_hooks::Kind;
 
 use crate::cli::discovery_root::DiscoveryRoot;
 use crate::cli::exit::CmdResult;
 use crate::cli::hook_report::{describe, hook_key, replaced};
-use crate::cli::load::load_at;
+use crate::cli::json_path::path_json;
 use crate::cli::output::{out, safe, write_safe_json};
 
 /// Load the config as a run would and say what its hooks do.
@@ -22,7 +25,7 @@ use crate::cli::output::{out, safe, write_safe_json};
 /// ROOT/io.toml, then ROOT/io.local.toml.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exits 1 when a hook cannot work as written.\n\nExample:\n  io check --root . --profile ci\n  io check --event finished\n  io check --json | jq '.hooks[] | select(.problems != [])'"
+    after_help = "Exits 1 when a hook cannot work as written.\n\nWith --json, a check that cannot be made (a config error, an unknown\n--profile or --event) is one object too: {\"ok\": false, \"error\", \"file\",\n\"key\", \"line\", \"column\", \"message\", ...}, with no \"hooks\".\n\nExample:\n  io check --root . --profile ci\n  io check --event finished\n  io check --json | jq '.hooks[] | select(.problems != [])'\n  io check --json | jq -r 'select(.error) | \"\\(.file):\\(.line): \\(.message)\"'"
 )]
 pub(crate) struct Args {
     /// The discovery root [default: the nearest directory at or above
@@ -48,19 +51,18 @@ pub(crate) struct Args {
 /// Returns 0 when every hook can work as written, else 1; an error when
 /// the config cannot be loaded or `--event` names no event.
 pub(crate) fn exec(args: &Args) -> CmdResult {
-    let (config, root) = load_at(args.root.as_deref(), args.profile.as_deref())?;
-    // Checked before anything is printed: an unknown tag is an error.
-    let event = args
-        .event
-        .as_deref()
-        .map(|tag| {
-            let kind = EventKind::from_tag(tag)
-                .ok_or_else(|| format!("--event: {}", UnknownEvent::new::<EventKind>(tag)))?;
-            Ok::<_, String>((tag, kind))
-        })
-        .transpose()?;
+    // Checked before anything else is printed: an unknown tag is an error.
+    let loaded = failure::load(
+        args.root.as_deref(),
+        args.profile.as_deref(),
+        args.event.as_deref(),
+    );
+    let (config, root, event) = match loaded {
+        Ok(loaded) => (loaded.config, loaded.root, loaded.event),
+        Err(failure) => return failure.report(args.json, args.profile.as_deref()),
+    };
     let specs = config.hook_specs();
-    let problems = Hooks::check(specs, config.root());
+    let problems = Hooks::check_beneath(specs, &config.hooks_root());
     let broken = {
         let mut hooks: Vec<usize> = problems.iter().map(Problem::number).collect();
         hooks.dedup();
@@ -140,14 +142,14 @@ fn report_json(
         .iter()
         .map(|source| {
             json!({
-                "path": source.path(),
+                "path": path_json(source.path()),
                 "scope": source.scope().as_str(),
                 "hooks_in_force": source.in_force(),
             })
         })
         .collect();
-    let looked_at = if config.sources().is_empty() {
-        looked_at(config)
+    let looked_at: Vec<serde_json::Value> = if config.sources().is_empty() {
+        looked_at(config).iter().map(|p| path_json(p)).collect()
     } else {
         Vec::new()
     };
@@ -190,7 +192,7 @@ fn report_json(
         })
     });
     json!({
-        "root": root.path,
+        "root": path_json(&root.path),
         "root_why": root.why,
         "files": files,
         "looked_at": looked_at,

@@ -2,28 +2,30 @@
 //! progress as it goes.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use io_harness::{
     Config, EventKind, Flow, Hooks, Observer, OnFailure, RunEvent,
     run::{
-        Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
-        resume_in_observed,
+        Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
+        StoreError, resume_in_observed,
     },
     run_with_observed,
 };
+use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, background_report, print_problems, report, say_hooks_in_force, stderr_tail,
+    STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, stderr_tail,
 };
 use crate::cli::load::{load, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
-use crate::cli::output::{out, safe, safe_line};
+use crate::cli::output::{err, out, pasteable, safe, safe_line};
 use crate::cli::selection::Selection;
-use crate::cli::signals::on_signal;
+use crate::cli::signals::{on_signal, on_signal_backlog};
 
 /// Run a scripted session in ROOT with the config's hooks installed, or
 /// resume a stored run.
@@ -31,7 +33,8 @@ use crate::cli::signals::on_signal;
 #[command(after_help = "\
 Example:
   io run examples/demo/script.toml --root /tmp/ws
-  io run --resume r-0123456789ab --root /tmp/ws")]
+  io run --resume r-0123456789ab --root /tmp/ws
+  io run --resume r-0123456789ab --adopt-journal")]
 pub(crate) struct Args {
     /// The script of model turns.
     #[arg(required_unless_present = "resume", conflicts_with = "resume")]
@@ -39,6 +42,12 @@ pub(crate) struct Args {
     /// Resume this run from its last committed step.
     #[arg(long, value_name = "RUN_ID")]
     resume: Option<String>,
+    /// With --resume: the journal is yours though no `io` of yours sealed
+    /// it (copied from another machine, or begun by an `io` older than
+    /// sealed journals); say what it will run, re-seal it with your key,
+    /// and resume it.
+    #[arg(long, requires = "resume", conflicts_with = "script")]
+    adopt_journal: bool,
     /// The workspace and discovery root [default: the nearest directory
     /// at or above the working directory holding io.local.toml, io.toml
     /// or .git, else the working directory].
@@ -58,6 +67,8 @@ pub(crate) struct Args {
 pub(crate) enum Start<'a> {
     Script(&'a Path),
     Resume(&'a str),
+    /// A resume of a journal the operator adopts (`--adopt-journal`).
+    Adopt(&'a str),
 }
 
 /// Runs `io run` at `verbosity`.
@@ -67,6 +78,7 @@ pub(crate) enum Start<'a> {
 /// run cannot start.
 pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     let start = match (&args.script, &args.resume) {
+        (_, Some(run_id)) if args.adopt_journal => Start::Adopt(run_id),
         (_, Some(run_id)) => Start::Resume(run_id),
         (Some(script), None) => Start::Script(script),
         // clap requires one of the two.
@@ -81,10 +93,25 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     Ok(exit_code(&result))
 }
 
-/// The store `io run` keeps its journals in, `.io/runs` beneath `root`:
-/// what `io runs` lists.
-pub(crate) fn store(root: &Path) -> FileStore {
-    FileStore::beneath(root, Path::new(".io").join("runs"))
+/// The store `io run` keeps its journals in, `.io/runs` beneath `root`,
+/// each record sealed and verified with `key`: what `io runs` lists.
+pub(crate) fn store(root: &Path, key: Key) -> FileStore {
+    FileStore::beneath(root, Path::new(".io").join("runs")).sealed(key)
+}
+
+/// The key that seals this user's journals: [`io_harness::run::Key`]'s
+/// file in the data directory ([`Config::data_dir`]), made on first use.
+///
+/// # Errors
+/// No data directory, or a key file or directory that may not be
+/// trusted (the message says why and what to do).
+pub(crate) fn journal_key() -> Result<Key, String> {
+    let dir = Config::data_dir().ok_or_else(|| {
+        "no data directory for the key that seals run journals: set IO_DATA_HOME (or \
+         XDG_DATA_HOME, or HOME) to an absolute path"
+            .to_owned()
+    })?;
+    Key::load_or_create(&dir).map_err(|e| e.to_string())
 }
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result
@@ -92,7 +119,7 @@ pub(crate) fn store(root: &Path) -> FileStore {
 /// tail under its report.
 pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
     let root = config.root();
-    let store = store(root);
+    let store = store(root, journal_key()?);
     let hooks = config.hooks();
     print_problems(&hooks);
     cancel_hooks_can_run(&hooks)?;
@@ -101,19 +128,12 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     } else {
         hooks
     };
-    // A background hook's failure, told on its worker's thread, is printed
-    // with the next event's line (or at the run's end), never in the middle
-    // of another line.
-    let late = Arc::new(Mutex::new(String::new()));
-    let hooks = {
-        let late = Arc::clone(&late);
-        hooks.on_background(move |run| {
-            if let Some(text) = background_report(&run, "  ") {
-                lock(&late).push_str(&text);
-            }
-        })
-    };
-    let progress = Progress::new(&hooks, root, late);
+    // A background hook's failure is printed on stderr by its worker as it
+    // happens, one whole line: nothing is held for later, so a signal loses
+    // none and a long run holds none.
+    let hooks = hooks.on_background(|run| print_background(&run, "  "));
+    on_signal_backlog(Some(hooks.backlog()));
+    let progress = Progress::new(&hooks, root, config.profile());
     let result = match start {
         Start::Script(script) => {
             let script = std::path::absolute(script).unwrap_or_else(|_| script.to_path_buf());
@@ -133,8 +153,9 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
                 &progress,
             ))
         }
-        Start::Resume(run_id) => {
-            let (origin, script) = origin(config, &store, run_id)?;
+        Start::Resume(run_id) | Start::Adopt(run_id) => {
+            let adopt = matches!(start, Start::Adopt(_));
+            let (origin, script) = origin(config, &store, run_id, adopt)?;
             let provider =
                 ScriptedProvider::from_toml(&origin, &script).map_err(|e| script_error(&e))?;
             // The journal names what the run was, never where it acts or
@@ -161,14 +182,14 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     hooks.wait_background();
     // The run has returned: a signal now ends no run.
     on_signal(None);
+    on_signal_backlog(None);
     let result = result?;
     progress.finish();
     let hint = match &result.outcome {
         RunOutcome::Completed { .. } => String::new(),
         _ => format!(
-            "\n  resume with: io run --resume {} --root {}",
-            result.run_id,
-            root.display()
+            "\n  resume with: {}",
+            resume_command(&result.run_id, root, config.profile())
         ),
     };
     // The outcome carries the model's final answer: outside input, kept on
@@ -216,6 +237,52 @@ pub(crate) fn exit_code(result: &RunResult) -> ExitCode {
     }
 }
 
+/// Returns the command that resumes `run_id` in `root` with `profile` (a
+/// profile's policy check is part of what the run was), each word quoted
+/// to paste into a POSIX shell ([`pasteable`]): `io run --resume r-1 --root
+/// '/w $x' --profile ci`. When the root's name cannot be printed as it is
+/// (not UTF-8, a control character), the same with `--root .` and the root
+/// to run it in, shown escaped; when the id or the profile cannot, why no
+/// command is printed.
+pub(crate) fn resume_command(run_id: &str, root: &Path, profile: Option<&str>) -> String {
+    let mut words: Vec<&OsStr> = vec![
+        OsStr::new("io"),
+        OsStr::new("run"),
+        OsStr::new("--resume"),
+        OsStr::new(run_id),
+        OsStr::new("--root"),
+        root.as_os_str(),
+    ];
+    if let Some(profile) = profile {
+        words.extend([OsStr::new("--profile"), OsStr::new(profile)]);
+    }
+    let root_at = 5;
+    let bad_root = match pasteable(&words) {
+        Ok(command) => return command,
+        Err((at, why)) if at == root_at => why,
+        Err((at, why)) => return unprinted(at, why),
+    };
+    words[root_at] = OsStr::new(".");
+    match pasteable(&words) {
+        Ok(command) => format!(
+            "{command}, run in the root, {} (its name {bad_root}, so it is not printed to paste)",
+            root.display()
+        ),
+        Err((at, why)) => unprinted(at, why),
+    }
+}
+
+/// Why [`resume_command`] prints no command: word `at` (the run's id, or
+/// the profile's name) cannot be printed as it is.
+fn unprinted(at: usize, why: NotPasteable) -> String {
+    let what = if at == 3 {
+        "run's id"
+    } else {
+        "profile's name"
+    };
+    format!("`io run --resume` (no command to paste is printed: the {what} {why})")
+}
+
 /// The MCP servers of the config's `[[mcp]]` tables (`name` and `command`,
 /// an argv), from the last scope that declares `mcp`, as hooks are. Other
 /// keys of those tables belong to whoever owns `[[mcp]]` and are left alone.
@@ -258,10 +325,16 @@ fn mcp_servers(config: &Config) -> Result<BTreeMap<String, Vec<String>>, String>
 /// The name and the text of the script a stored run was started from, as
 /// its journal pinned them, from a journal that may be trusted: not tracked
 /// by git (a clone's), reached through no symbolic link, owned by this user
-/// and writable by nobody else (checked by [`FileStore::begin`]). No file
-/// is read: a resume runs the script its run began with, never one the
+/// and writable by nobody else, and sealed with this user's key (checked by
+/// [`FileStore::begin`]), or adopted by the operator first (`adopt`). No
+/// file is read: a resume runs the script its run began with, never one the
 /// journal merely names.
-fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, String), String> {
+fn origin(
+    config: &Config,
+    store: &FileStore,
+    run_id: &str,
+    adopt: bool,
+) -> Result<(String, String), String> {
     let journal = store.journal(run_id).map_err(|e| e.to_string())?;
     let path = store.dir().join(journal.file_name().unwrap_or_default());
     match config.tracks(&journal) {
@@ -280,7 +353,18 @@ fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, S
             ));
         }
     }
-    match store.begin(run_id).map_err(|e| e.to_string())? {
+    if adopt {
+        adopt_journal(store, run_id, &path)?;
+    }
+    let begin = store.begin(run_id).map_err(|e| match e {
+        StoreError::Unsealed { line: 1, .. } => format!(
+            "{e}. If the run is yours (its journal copied from another machine, or begun by an \
+             `io` from before journals were sealed), add `--adopt-journal` to this command: it \
+             says what the run will do, seals the journal with your key and resumes it"
+        ),
+        e => e.to_string(),
+    })?;
+    match begin {
         None => Err(format!("no run `{run_id}` in {}", store.dir().display())),
         Some(Record::Begin {
             origin,
@@ -303,6 +387,45 @@ fn origin(config: &Config, store: &FileStore, run_id: &str) -> Result<(String, S
     }
 }
 
+/// How much of a goal the adoption's notice shows.
+const GOAL_SHOWN: usize = 60;
+
+/// Adopts `run_id`'s journal (at `path`): seals it with this user's key
+/// when no `io` of theirs did, saying first what the run is and what it
+/// will do (on stderr, before the run's first line). Nothing is said of a
+/// journal the key already verifies.
+fn adopt_journal(store: &FileStore, run_id: &str, path: &Path) -> Result<(), String> {
+    let Some(records) = store.adopt(run_id).map_err(|e| e.to_string())? else {
+        return Ok(());
+    };
+    let (goal, origin) = match records.first() {
+        Some(Record::Begin { goal, origin, .. }) => (goal.as_str(), origin.as_deref()),
+        _ => ("", None),
+    };
+    let steps = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Step { step, .. } => Some(*step),
+            Record::End { steps, .. } => Some(*steps),
+            _ => None,
+        })
+        .next_back()
+        .unwrap_or(0);
+    let mut shown: String = goal.chars().take(GOAL_SHOWN).collect();
+    if goal.chars().count() > GOAL_SHOWN {
+        shown.push('…');
+    }
+    let from = origin.map_or_else(String::new, |o| format!(", begun from {o}"));
+    err(&safe(&format!(
+        "io: adopted {}: no `io` of yours had sealed it; it is sealed with your key now, and run \
+         {run_id} resumes after step {steps} with the script its journal pinned{}: {}\n",
+        path.display(),
+        safe_line(&from),
+        safe_line(&shown)
+    )));
+    Ok(())
+}
+
 /// Fires each event at the hooks and prints a line of progress for it:
 /// streamed text as it arrives, then each other event with what its hooks
 /// did.
@@ -310,19 +433,19 @@ struct Progress<'h> {
     hooks: &'h Hooks,
     /// The root the run acts on, for the resume command a signal prints.
     root: &'h Path,
+    /// The profile the run was started with, which its resume needs too.
+    profile: Option<&'h str>,
     /// The run whose streamed text is on the current line, if any.
     streaming: Mutex<Option<String>>,
-    /// Background hooks' failures not yet printed.
-    late: Arc<Mutex<String>>,
 }
 
 impl<'h> Progress<'h> {
-    fn new(hooks: &'h Hooks, root: &'h Path, late: Arc<Mutex<String>>) -> Self {
+    fn new(hooks: &'h Hooks, root: &'h Path, profile: Option<&'h str>) -> Self {
         Progress {
             hooks,
             root,
+            profile,
             streaming: Mutex::new(None),
-            late,
         }
     }
 
@@ -331,8 +454,6 @@ impl<'h> Progress<'h> {
         if streaming.take().is_some() {
             let _ = out("\n");
         }
-        let late = std::mem::take(&mut *lock(&self.late));
-        let _ = out(&safe(&late));
     }
 }
 
@@ -348,21 +469,31 @@ impl Observer for Progress<'_> {
         if event.depth == 0 && matches!(event.kind, EventKind::Started { .. }) {
             // From the run's first event on, a signal that ends `io` says
             // which run it interrupted and how to go on with it.
-            let resume = format!(
-                "io run --resume {} --root {}",
-                event.run_id,
-                self.root.display()
-            );
+            let resume = resume_command(&event.run_id, self.root, self.profile);
             on_signal(Some(format!(
                 "io: run {} interrupted; resume it with: {}\n",
                 safe_line(&event.run_id),
                 safe_line(&resume)
             )));
         }
+        if event.depth == 0
+            && let EventKind::Finished {
+                outcome: io_harness::Outcome::Completed,
+                ..
+            } = event.kind
+        {
+            // Its end is journaled: a signal while its last events reach
+            // the background hooks interrupts no run, and there is
+            // nothing to resume.
+            on_signal(Some(format!(
+                "io: run {} had completed; the signal ended only its hooks' work\n",
+                safe_line(&event.run_id)
+            )));
+        }
         let mut fired = Vec::new();
         let indent = "  ".repeat(event.depth as usize + 1);
         let mut tails = String::new();
-        let flow = self.hooks.fire_with(&event.kind, event, |run| {
+        let flow = self.hooks.fire_with(event, event, |run| {
             fired.push(report(&run));
             if let Some(tail) = run.stderr {
                 tails.push_str(&stderr_tail(
@@ -393,7 +524,6 @@ impl Observer for Progress<'_> {
             if streaming.take().is_some() {
                 text.push('\n');
             }
-            text.push_str(&std::mem::take(&mut *lock(&self.late)));
             text.push_str(&format!("{indent}{}", safe_line(&summary(event))));
         }
         if !fired.is_empty() {

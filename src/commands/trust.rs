@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use io_beneath::{Links, Open, Root};
 use io_harness::{Config, LOCAL_FILE};
-use io_hooks::text::os_error;
+use io_hooks::text::{os_error, pasteable_word};
 use io_trust::store::{ContentHash, Store, Trusted};
-use io_trust::{Place, Refusal, Verdict};
+use io_trust::{Place, Rejection, Verdict};
 
 use crate::cli::discovery_root::DiscoveryRoot;
 use crate::cli::exit::CmdResult;
@@ -85,7 +85,7 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
     })?;
     let verdict = io_trust::judge(&file, &content, Place::Local, None)
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    if let Verdict::NotOperators(Refusal::Tracked { .. }) = verdict {
+    if let Verdict::NotOperators(Rejection::Tracked { .. }) = verdict {
         return Err(format!(
             "{}: not trusted: {verdict}. Trust cannot load its hooks: a tracked io.local.toml \
              may not declare any. Untrack it with `git rm --cached io.local.toml` (and list it \
@@ -107,8 +107,8 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
         text.push_str(&format!("  (it needs no trust today: {verdict})\n"));
     }
     text.push_str(&format!(
-        "Its hooks run until it changes. To take it back: io untrust --root {}\n",
-        quoted(root)
+        "Its hooks run until it changes. To take it back: {}\n",
+        untrust_command(root)
     ));
     out(&safe(&text))?;
     Ok(ExitCode::SUCCESS)
@@ -227,9 +227,15 @@ fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
         })
 }
 
-/// `path` in single quotes for a POSIX shell (a `'` in it written
-/// `'\''`), so that the printed command names this very directory. A
-/// private helper until the program's shared one lands in `cli::output`.
-fn quoted(path: &Path) -> String {
-    format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"))
+/// The command that takes `root`'s trust back, to paste: its directory
+/// quoted for a POSIX shell, or, when its name cannot be pasted as it is,
+/// why no command is printed.
+fn untrust_command(root: &Path) -> String {
+    match pasteable_word(root.as_os_str()) {
+        Ok(word) => format!("io untrust --root {word}"),
+        Err(why) => format!(
+            "io untrust with --root set to this directory (whose name {why}, so no command to \
+             paste is printed)"
+        ),
+    }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use io_hooks::TableError;
 use io_hooks::text::SourceLine;
 
-use io_hooks::text::os_error;
+use io_hooks::text::{os_error, pasteable_word};
 
 /// Why a configuration could not be loaded. Each `Display` about a file
 /// names the file first, then the key, then the reason; an unknown profile
@@ -168,7 +168,8 @@ impl fmt::Display for ConfigError {
             } => write_untrusted(f, path, key, *scope, reason, (*can_trust, *changed)),
             ConfigError::TrustStore { path, key, cause } => write!(
                 f,
-                "{}: key `{key}`: whether you trusted this file cannot be told ({cause}), so its                  hooks are not loaded",
+                "{}: key `{key}`: whether you trusted this file cannot be told ({cause}), so its \
+                 hooks are not loaded",
                 path.display()
             ),
             ConfigError::NotUtf8 {
@@ -246,28 +247,29 @@ fn write_untrusted(
              your trust, or move the hooks to the user-scope file.",
         ),
         (_, true) => {
-            let root = shell_quoted(&path.parent().unwrap_or(Path::new(".")).to_string_lossy());
+            let root = path.parent().unwrap_or(Path::new("."));
+            // Quoted for a POSIX shell as every command `io` prints to paste
+            // is, or not printed when it cannot be pasted as it is.
+            let command = match pasteable_word(root.as_os_str()) {
+                Ok(word) => format!("`io trust --root {word}`"),
+                Err(why) => format!(
+                    "`io trust` with `--root` set to its directory (whose name {why}, so no \
+                     command to paste is printed)"
+                ),
+            };
             match changed {
                 true => write!(
                     f,
-                    "Read what changed, then run `io trust --root {root}` again to trust it as \
-                     it is now."
+                    "Read what changed, then run {command} again to trust it as it is now."
                 ),
                 false => write!(
                     f,
-                    "Read it, then run `io trust --root {root}` to trust it as it is now, or \
-                     move the hooks to the user-scope file."
+                    "Read it, then run {command} to trust it as it is now, or move the hooks \
+                     to the user-scope file."
                 ),
             }
         }
     }
-}
-
-/// `text` in single quotes for a POSIX shell (a `'` in it written
-/// `'\''`), so that a pasted command names this very path, whatever it
-/// holds (`$(…)`, spaces, `;`). A private copy: the program has its own.
-fn shell_quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// A file behind a link (out of `outside` when `leads_out`): its problem

@@ -24,6 +24,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use io_beneath::Root;
 use io_hooks::HookSpec;
 use io_hooks::text::did_you_mean;
 
@@ -471,7 +472,15 @@ impl Config {
     /// [`Supervisor`](io_supervisor::Supervisor), so that a signal to `io`
     /// ends them too.
     pub fn hooks_from(&self, specs: Vec<HookSpec<EventKind>>) -> Hooks {
-        Hooks::new(specs, &self.root)
+        Hooks::beneath(specs, self.hooks_root())
             .with_supervisor(crate::supervisor::process_supervisor().clone())
+    }
+
+    /// Returns the root the hooks are built in: this config's discovery
+    /// root, whose `.io` (the runs' journals, notes and todo list) is io's
+    /// own state ([`Root::own`]), which no hook's action reaches, by its
+    /// name, through `..` or through a symbolic link.
+    pub fn hooks_root(&self) -> Root {
+        Root::lazy(&self.root).own(".io")
     }
 }

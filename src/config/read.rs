@@ -222,7 +222,7 @@ fn judged(
     key: String,
     data_dir: Option<&Path>,
 ) -> Result<bool, ConfigError> {
-    use io_trust::{Evidence, Place, Refusal, Verdict};
+    use io_trust::{Evidence, Place, Rejection, Verdict};
     let place = match scope {
         Scope::User => Place::UserScope,
         _ => Place::Local,
@@ -238,7 +238,7 @@ fn judged(
     let path = path.to_path_buf();
     match verdict {
         Verdict::Operators(evidence) => Ok(matches!(evidence, Evidence::Trusted { .. })),
-        Verdict::NotOperators(Refusal::Tracked { .. }) => {
+        Verdict::NotOperators(Rejection::Tracked { .. }) => {
             Err(ConfigError::TrackedLocal { path, key })
         }
         refused => Err(ConfigError::Untrusted {
@@ -246,7 +246,7 @@ fn judged(
             key,
             scope,
             reason: refused.to_string(),
-            can_trust: !matches!(refused, Verdict::NotOperators(Refusal::NoStore { .. })),
+            can_trust: !matches!(refused, Verdict::NotOperators(Rejection::NoStore { .. })),
             changed: refused.changed(),
         }),
     }

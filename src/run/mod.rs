@@ -19,7 +19,8 @@
 //! by step (`driver.rs`) from where its journal leaves it (`state.rs`);
 //! the tools (`call.rs`, `tools.rs`, `tool_error.rs`), the policy
 //! (`policy.rs`), the provider (`provider.rs`) and the `io run` script it
-//! reads (`script.rs`), the store (`store.rs`) and
+//! reads (`script.rs`), the store (`store.rs`) and its records' MACs
+//! (`seal.rs`), and
 //! what a reader of a journal takes for its end (`boundary.rs`).
 
 pub(crate) mod boundary;
@@ -31,6 +32,7 @@ mod outcome;
 mod policy;
 mod provider;
 mod script;
+mod seal;
 mod state;
 mod store;
 mod tool_error;
@@ -45,4 +47,9 @@ pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Questio
 pub use provider::{
     Provider, ProviderError, ScriptedOperator, ScriptedProvider, ToolCall, Turn, TurnRequest,
 };
+pub use seal::SealFault;
 pub use store::{FileStore, Record, RunSummary, Store, StoreError, StoreLock};
+
+/// The key a [`FileStore::sealed`] store seals its journals with
+/// (`io_trust::Key`), named through `io_harness`.
+pub use io_trust::Key;

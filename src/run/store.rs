@@ -1,18 +1,21 @@
 //! Where a run's progress is kept so every ending is resumable: the
 //! [`Store`] trait and [`FileStore`], an append-only journal per run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs;
 use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use io_beneath::{Links, Open, Root};
 use io_hooks::text::os_error;
+use io_trust::{Chain, Key};
 use rustix::fd::OwnedFd;
 use serde::{Deserialize, Serialize};
 
+use super::seal::{self, SealFault};
 use super::tools::{PRIVATE_DIR, PRIVATE_FILE};
 use crate::event::Outcome;
 
@@ -140,6 +143,19 @@ pub enum StoreError {
         /// The journal.
         path: PathBuf,
     },
+    /// A line of the journal does not carry the MAC this user's key makes
+    /// for it there ([`FileStore::sealed`]): the journal, or that line, is
+    /// not as this user's `io` wrote it. Nothing of it is used.
+    Unsealed {
+        /// The journal.
+        path: PathBuf,
+        /// The line, from 1: 1 when the journal was sealed with another key
+        /// or not at all (or its first line was changed), more when the
+        /// lines before it verify.
+        line: usize,
+        /// What is wrong with its MAC.
+        fault: SealFault,
+    },
     /// A record before the last is not a whole record.
     Corrupt {
         /// The journal.
@@ -164,6 +180,7 @@ impl StoreError {
             | StoreError::Busy { path }
             | StoreError::Encode { path, .. }
             | StoreError::Truncate { path, .. }
+            | StoreError::Unsealed { path, .. }
             | StoreError::Corrupt { path, .. } => path,
             StoreError::BadRunId { dir, .. } => dir,
         }
@@ -199,6 +216,26 @@ impl fmt::Display for StoreError {
             StoreError::Truncate { source, .. } => {
                 write!(f, "cannot drop the torn last record: {}", os_error(source))
             }
+            StoreError::Unsealed {
+                line: 1,
+                fault: SealFault::Missing,
+                ..
+            } => f.write_str(
+                "refused: the journal carries no MAC, so it is not one your `io` wrote: an `io` \
+                 older than this one wrote it, or a hand did; a run is resumed only from a \
+                 journal its own user's `io` wrote",
+            ),
+            StoreError::Unsealed { line: 1, .. } => f.write_str(
+                "refused: the journal's MAC does not verify with your key, so it is not one your \
+                 `io` wrote as it is: it was sealed with another key (on another machine, by \
+                 another user's `io`, or before your key was replaced), or changed since; a run \
+                 is resumed only from a journal its own user's `io` wrote",
+            ),
+            StoreError::Unsealed { line, fault, .. } => write!(
+                f,
+                "refused: line {line} {fault}, though the lines before it verify: a record was \
+                 changed, moved, dropped or put in after your `io` wrote it"
+            ),
             StoreError::Corrupt {
                 line,
                 lines,
@@ -285,12 +322,64 @@ impl fmt::Debug for StoreLock {
 /// a crash cut short), truncating the journal back to its last whole
 /// record, as a write-ahead log does; a bad record before the last is
 /// corruption and an error.
+///
+/// A store [`sealed`](FileStore::sealed) with the user's key puts a MAC on
+/// every record it writes (`{"mac":"…","step":{…}}`, a chain seeded with
+/// the run id: [`io_trust::Chain`]) and verifies every record it reads
+/// before a byte of it is used: a journal this user's program did not
+/// write, or one changed, reordered or cut in the middle since, is refused
+/// ([`StoreError::Unsealed`]), whoever owns the file. A store without a
+/// key (an embedder's own directory, which only it writes) reads a
+/// record as written, sealed or not.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     /// Every journal is opened beneath this directory.
     root: PathBuf,
     /// The journals' directory, relative to `root`.
     rel: PathBuf,
+    /// The key that seals and verifies every record, and each run's chain.
+    seal: Option<Seal>,
+}
+
+/// A store's key, and where each run's chain is: after the last record
+/// this process wrote or verified in its journal.
+#[derive(Clone)]
+struct Seal {
+    key: Key,
+    /// By run id; a run's entry is locked for the whole of an append, so
+    /// its records are sealed and written in one order. `None` when the
+    /// journal must be read (and verified) to know it.
+    chains: Arc<Mutex<HashMap<String, RunChain>>>,
+}
+
+/// Where one run's chain is, locked for the whole of an append; `None`
+/// until it is known.
+type RunChain = Arc<Mutex<Option<Chain>>>;
+
+impl fmt::Debug for Seal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Seal").finish_non_exhaustive()
+    }
+}
+
+impl Seal {
+    /// The place of `run_id`'s chain, made empty the first time.
+    fn entry(&self, run_id: &str) -> RunChain {
+        Arc::clone(guard(&self.chains).entry(run_id.to_owned()).or_default())
+    }
+}
+
+/// `bytes` up to and including its last newline: a journal's whole
+/// records, without a torn last one.
+fn whole(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    &bytes[..end]
+}
+
+/// `mutex`'s guard; a thread that panicked holding it left the value whole
+/// (a chain is put back only once its record is written).
+fn guard<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl FileStore {
@@ -317,6 +406,7 @@ impl FileStore {
         Ok(FileStore {
             root: dir,
             rel: PathBuf::new(),
+            seal: None,
         })
     }
 
@@ -331,7 +421,20 @@ impl FileStore {
         FileStore {
             root: root.into(),
             rel: rel.into(),
+            seal: None,
         }
+    }
+
+    /// Returns this store sealing every record it writes with `key`, and
+    /// refusing every record it reads that `key` did not seal there: a
+    /// journal is then used only when this user's program wrote it
+    /// (`io` passes the key in its data directory, [`Key::load_or_create`]).
+    pub fn sealed(mut self, key: Key) -> Self {
+        self.seal = Some(Seal {
+            key,
+            chains: Arc::default(),
+        });
+        self
     }
 
     /// The directory.
@@ -362,12 +465,14 @@ impl FileStore {
     }
 
     /// The first record of `run_id`'s journal, read without writing
-    /// anything, from a journal that may be trusted (see [`FileStore`]);
-    /// `None` for a run the store has never seen.
+    /// anything, from a journal that may be trusted (see [`FileStore`]) and,
+    /// for a [sealed](FileStore::sealed) store, verified; `None` for a run
+    /// the store has never seen, or whose first record is torn (a crash
+    /// during the run's first write).
     ///
     /// # Errors
-    /// An untrusted or unreadable journal, or a first line that is not a
-    /// record.
+    /// An untrusted or unreadable journal, a first line that does not
+    /// verify, or one that is not a record.
     pub fn begin(&self, run_id: &str) -> Result<Option<Record>, StoreError> {
         let rel = self.journal(run_id)?;
         let Some(fd) = self.trusted(&rel)? else {
@@ -378,13 +483,14 @@ impl FileStore {
             .take(MAX_BEGIN)
             .read_until(b'\n', &mut first)
             .map_err(|e| self.fail(&rel, e))?;
-        let record =
-            serde_json::from_slice(first.trim_ascii()).map_err(|source| StoreError::Corrupt {
-                path: self.root.join(&rel),
-                line: 1,
-                lines: 1,
-                source,
-            })?;
+        let line = match first.strip_suffix(b"\n") {
+            Some(line) => line,
+            None if (first.len() as u64) < MAX_BEGIN => return Ok(None),
+            // Over the bound: not a record, as its parse says.
+            None => &first,
+        };
+        let mut chain = self.chain(run_id);
+        let record = self.record(&rel, chain.as_mut(), line, 1, 1)?;
         Ok(Some(record))
     }
 
@@ -420,12 +526,15 @@ impl FileStore {
     }
 
     /// What `run_id`'s journal says of its run, read without writing
-    /// anything, from a journal that may be trusted (see [`FileStore`]):
-    /// its goal, its steps, its last ending; `None` for a run the store has
-    /// never seen. A torn last record is left out, as a load drops it.
+    /// anything, from a journal that may be trusted (see [`FileStore`]) and,
+    /// for a [sealed](FileStore::sealed) store, every record of it
+    /// verified: its goal, its steps, its last ending; `None` for a run the
+    /// store has never seen. A torn last record is left out, as a load
+    /// drops it.
     ///
     /// # Errors
-    /// An untrusted or unreadable journal, or a record that is not one.
+    /// An untrusted or unreadable journal, a line that does not verify, or
+    /// a record that is not one.
     pub fn summary(&self, run_id: &str) -> Result<Option<RunSummary>, StoreError> {
         let rel = self.journal(run_id)?;
         let Some(fd) = self.trusted(&rel)? else {
@@ -450,8 +559,8 @@ impl FileStore {
             .read_to_end(&mut bytes)
             .map_err(|e| self.fail(&rel, e))?;
         // What follows the last newline is a torn record, as `load` says.
-        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        for record in self.records(&rel, &bytes[..whole])? {
+        let (records, _) = self.records(&rel, self.chain(run_id), whole(&bytes))?;
+        for record in records {
             match record {
                 Record::Begin { goal, depth, .. } => {
                     summary.goal = goal;
@@ -471,10 +580,115 @@ impl FileStore {
         Ok(Some(summary))
     }
 
+    /// Re-seals `run_id`'s journal with this store's key, when it was
+    /// sealed with another key or not at all (a journal copied from
+    /// another machine, or written by an `io` from before journals were
+    /// sealed): for the operator's explicit word that the run is theirs
+    /// (`io run --resume ID --adopt-journal`). Every other check holds
+    /// first: the journal is reached through no link, is this user's and
+    /// writable by no one else ([`Store::lock`], held meanwhile), and each
+    /// line is a record. The records are written anew, each sealed, to a
+    /// file beside it that then takes its name, so a crash leaves the
+    /// journal as it was or as adopted.
+    ///
+    /// Returns the records adopted; `None` when there was nothing to adopt:
+    /// no such journal, one this key already verifies, or a store without
+    /// a key.
+    ///
+    /// # Errors
+    /// A journal whose first lines verify with this key but a later one
+    /// does not ([`StoreError::Unsealed`] past line 1): this user's `io`
+    /// wrote it and it was changed since, so it is not adopted. An
+    /// untrusted, busy, unreadable or corrupt journal, or a failed write.
+    pub fn adopt(&self, run_id: &str) -> Result<Option<Vec<Record>>, StoreError> {
+        let Some(seal) = &self.seal else {
+            return Ok(None);
+        };
+        let rel = self.journal(run_id)?;
+        let _held = self.lock(run_id)?;
+        let Some(bytes) = self.read(&rel)? else {
+            return Ok(None);
+        };
+        match self.records(&rel, self.chain(run_id), whole(&bytes)) {
+            Ok(_) => return Ok(None),
+            Err(StoreError::Unsealed { line: 1, .. }) => {}
+            Err(e) => return Err(e),
+        }
+        let (records, _) = self.records(&rel, None, whole(&bytes))?;
+        let mut chain = seal.key.chain(run_id.as_bytes());
+        let mut text = Vec::new();
+        for record in &records {
+            text.extend(self.sealed_line(&rel, &mut chain, record)?);
+        }
+        self.replace(&rel, &text)?;
+        *guard(&seal.entry(run_id)) = Some(chain);
+        Ok(Some(records))
+    }
+
+    /// Writes `text` to a file beside the journal `rel` and gives it the
+    /// journal's name: the journal is then either as it was or `text`.
+    fn replace(&self, rel: &Path, text: &[u8]) -> Result<(), StoreError> {
+        let name = rel.file_name().unwrap_or_default();
+        let mut temp_name = name.to_owned();
+        temp_name.push(".adopting");
+        let temp = rel.with_file_name(&temp_name);
+        let how = Open::write()
+            .create(PRIVATE_FILE)
+            .truncate()
+            .links(Links::None);
+        let mut file = self.open(&temp, how).map_err(|e| self.refused(&temp, e))?;
+        file.write_all(text).map_err(|e| self.fail(&temp, e))?;
+        file.sync_data().map_err(|e| self.fail(&temp, e))?;
+        drop(file);
+        let dir = self.dir_fd()?;
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "both names are in the journals' directory, opened beneath the root through \
+                      no link just above; io-beneath has no rename"
+        )]
+        rustix::fs::renameat(&dir, temp_name.as_os_str(), &dir, name)
+            .map_err(|e| self.fail(rel, e.into()))?;
+        // The new name lasts a crash too, where the file system syncs a
+        // directory.
+        let _ = rustix::fs::fsync(&dir);
+        Ok(())
+    }
+
+    /// The journals' directory, opened: beneath the root through no link,
+    /// or, for a store in a directory of the embedder's own
+    /// ([`FileStore::new`]), that directory itself.
+    fn dir_fd(&self) -> Result<OwnedFd, StoreError> {
+        if !self.rel.as_os_str().is_empty() {
+            return self
+                .open(&self.rel, Open::read())
+                .map(OwnedFd::from)
+                .map_err(|e| self.refused(&self.rel, e));
+        }
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the embedder's own directory, named by its caller and beneath no root, as \
+                      `FileStore::new` makes it"
+        )]
+        let dir = rustix::fs::open(
+            &self.root,
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        );
+        dir.map_err(|e| self.fail(Path::new(""), e.into()))
+    }
+
     /// The records of `whole`, the journal `rel`'s lines up to its last
-    /// newline: blank lines skipped, any other line that is not a record
-    /// an error naming it.
-    fn records(&self, rel: &Path, whole: &[u8]) -> Result<Vec<Record>, StoreError> {
+    /// newline, each verified as the next record of `chain` when there is
+    /// one: blank lines skipped, any other line that does not verify or is
+    /// not a record an error naming it. Returns the chain past the last.
+    fn records(
+        &self,
+        rel: &Path,
+        mut chain: Option<Chain>,
+        whole: &[u8],
+    ) -> Result<(Vec<Record>, Option<Chain>), StoreError> {
         let lines: Vec<&[u8]> = whole.split(|&b| b == b'\n').collect();
         // `split` leaves an empty piece after the final newline.
         let count = lines.len().saturating_sub(1);
@@ -483,15 +697,73 @@ impl FileStore {
             if line.trim_ascii().is_empty() {
                 continue;
             }
-            let record = serde_json::from_slice(line).map_err(|source| StoreError::Corrupt {
-                path: self.root.join(rel),
-                line: n + 1,
-                lines: count,
-                source,
-            })?;
-            records.push(record);
+            records.push(self.record(rel, chain.as_mut(), line, n + 1, count)?);
         }
-        Ok(records)
+        Ok((records, chain))
+    }
+
+    /// The record on `line` (line `n` of `lines` of the journal `rel`),
+    /// verified as the next record of `chain` when there is one.
+    fn record(
+        &self,
+        rel: &Path,
+        chain: Option<&mut Chain>,
+        line: &[u8],
+        n: usize,
+        lines: usize,
+    ) -> Result<Record, StoreError> {
+        let json = seal::record_of(chain, line).map_err(|fault| StoreError::Unsealed {
+            path: self.root.join(rel),
+            line: n,
+            fault,
+        })?;
+        serde_json::from_slice(&json).map_err(|source| StoreError::Corrupt {
+            path: self.root.join(rel),
+            line: n,
+            lines,
+            source,
+        })
+    }
+
+    /// The chain `run_id`'s journal is sealed with, at its start; `None`
+    /// for a store without a key.
+    fn chain(&self, run_id: &str) -> Option<Chain> {
+        self.seal.as_ref().map(|s| s.key.chain(run_id.as_bytes()))
+    }
+
+    /// `record` as a line of the journal `rel`, sealed as the next record
+    /// of `chain`: its JSON with its MAC, and a newline.
+    fn sealed_line(
+        &self,
+        rel: &Path,
+        chain: &mut Chain,
+        record: &Record,
+    ) -> Result<Vec<u8>, StoreError> {
+        let encode = |source| StoreError::Encode {
+            path: self.root.join(rel),
+            source,
+        };
+        let json = serde_json::to_vec(record).map_err(encode)?;
+        seal::sealed_line(chain, &json).ok_or_else(|| {
+            encode(<serde_json::Error as serde::ser::Error>::custom(
+                "a record must be a JSON object with a key",
+            ))
+        })
+    }
+
+    /// The whole of the journal `rel`; `None` when there is none.
+    fn read(&self, rel: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut bytes = Vec::new();
+        match self.open(rel, Open::read()) {
+            Ok(mut file) => file
+                .read_to_end(&mut bytes)
+                .map_err(|e| self.fail(rel, e))?,
+            Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(self.refused(rel, e)),
+        };
+        Ok(Some(bytes))
     }
 
     /// Opens the journal `rel` as `how` says, beneath the root through no
@@ -542,6 +814,29 @@ impl FileStore {
         }
     }
 
+    /// Appends `line`, a whole record and its newline, to the journal
+    /// `rel` in one write, and syncs it.
+    fn write_line(&self, rel: &Path, line: &[u8]) -> Result<(), StoreError> {
+        let how = Open::append().create(PRIVATE_FILE).dirs(PRIVATE_DIR);
+        let mut file = self.open(rel, how).map_err(|e| self.refused(rel, e))?;
+        file.write_all(line).map_err(|e| self.fail(rel, e))?;
+        file.sync_data().map_err(|e| self.fail(rel, e))
+    }
+
+    /// The chain of `run_id`'s journal `rel` past its last whole record,
+    /// every record verified, for a store sealed with `seal`; at its start
+    /// when there is no journal.
+    fn chain_at_end(&self, rel: &Path, run_id: &str, seal: &Seal) -> Result<Chain, StoreError> {
+        let start = seal.key.chain(run_id.as_bytes());
+        match self.read(rel)? {
+            Some(bytes) => {
+                let (_, chain) = self.records(rel, Some(start), whole(&bytes))?;
+                Ok(chain.unwrap_or_else(|| seal.key.chain(run_id.as_bytes())))
+            }
+            None => Ok(start),
+        }
+    }
+
     /// The error for `rel`'s journal when the system refused it.
     fn fail(&self, rel: &Path, source: io::Error) -> StoreError {
         StoreError::Io {
@@ -567,7 +862,7 @@ impl FileStore {
             },
             io_beneath::Error::Link
             | io_beneath::Error::LinkToNothing
-            | io_beneath::Error::Owned => StoreError::Link {
+            | io_beneath::Error::Owned { .. } => StoreError::Link {
                 path: self.root.join(rel),
             },
             other => self.fail(
@@ -581,48 +876,57 @@ impl FileStore {
 impl Store for FileStore {
     fn append(&self, run_id: &str, record: &Record) -> Result<(), StoreError> {
         let rel = self.journal(run_id)?;
-        let mut line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
-            path: self.root.join(&rel),
-            source,
-        })?;
-        line.push(b'\n');
-        let how = Open::append().create(PRIVATE_FILE).dirs(PRIVATE_DIR);
-        let mut file = self.open(&rel, how).map_err(|e| self.refused(&rel, e))?;
-        file.write_all(&line).map_err(|e| self.fail(&rel, e))?;
-        file.sync_data().map_err(|e| self.fail(&rel, e))
+        let Some(seal) = &self.seal else {
+            let mut line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
+                path: self.root.join(&rel),
+                source,
+            })?;
+            line.push(b'\n');
+            return self.write_line(&rel, &line);
+        };
+        // The run's chain is taken for the write: a write that fails leaves
+        // none, and the next append reads the journal to know where it is.
+        let entry = seal.entry(run_id);
+        let mut held = guard(&entry);
+        let mut chain = match held.take() {
+            Some(chain) => chain,
+            None => self.chain_at_end(&rel, run_id, seal)?,
+        };
+        let line = self.sealed_line(&rel, &mut chain, record)?;
+        self.write_line(&rel, &line)?;
+        *held = Some(chain);
+        Ok(())
     }
 
     fn load(&self, run_id: &str) -> Result<Option<Vec<Record>>, StoreError> {
         let rel = self.journal(run_id)?;
-        let mut bytes = Vec::new();
-        match self.open(&rel, Open::read()) {
-            Ok(mut file) => file
-                .read_to_end(&mut bytes)
-                .map_err(|e| self.fail(&rel, e))?,
-            Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(None);
-            }
-            Err(e) => return Err(self.refused(&rel, e)),
+        let Some(bytes) = self.read(&rel)? else {
+            return Ok(None);
         };
+        // Every whole record is verified before anything is written.
+        let whole = whole(&bytes);
+        let (records, chain) = self.records(&rel, self.chain(run_id), whole)?;
         // Everything after the last newline is a torn record: dropped, and
         // cut off so the next append starts a whole line.
-        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if whole < bytes.len() {
+        if whole.len() < bytes.len() {
             tracing::warn!(
                 "{}: dropped a torn last record ({} bytes without a newline), as a crash leaves it",
                 self.root.join(&rel).display(),
-                bytes.len() - whole
+                bytes.len() - whole.len()
             );
             let file = self
                 .open(&rel, Open::write())
                 .map_err(|e| self.refused(&rel, e))?;
-            file.set_len(whole as u64)
+            file.set_len(whole.len() as u64)
                 .map_err(|source| StoreError::Truncate {
                     path: self.root.join(&rel),
                     source,
                 })?;
         }
-        self.records(&rel, &bytes[..whole]).map(Some)
+        if let Some(seal) = &self.seal {
+            *guard(&seal.entry(run_id)) = chain;
+        }
+        Ok(Some(records))
     }
 
     fn lock(&self, run_id: &str) -> Result<StoreLock, StoreError> {

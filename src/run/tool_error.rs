@@ -164,7 +164,7 @@ fn describe(
             f,
             "refused: `{rel}` goes through a symbolic link in `.io`, the run's own files, which are reached through none"
         ),
-        io_beneath::Error::Owned => write!(
+        io_beneath::Error::Owned { .. } => write!(
             f,
             "refused: `{rel}` leads into `.io`, the run's own files, through a symbolic link"
         ),

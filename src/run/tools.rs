@@ -69,9 +69,11 @@ impl Workspace<'_> {
     fn read(&self, op: &'static str, rel: &str) -> Result<Vec<u8>, ToolError> {
         let path = Self::resolve(rel)?;
         let failed = |e| file_error(op, rel, e);
+        // The model may read the run's own files by their names (its todo
+        // list), never through a link.
         let opened = self
             .files()
-            .and_then(|root| root.open_file(path, &Open::read()));
+            .and_then(|root| root.open_file(path, &Open::read().own_state()));
         let mut bytes = Vec::new();
         opened
             .map_err(failed)?
@@ -151,10 +153,13 @@ impl Workspace<'_> {
         let path = Self::resolve(rel)?;
         let refused = |e| file_error(op, rel, e);
         if Self::in_run_files(rel) {
-            return Err(refused(io_beneath::Error::Owned));
+            return Err(refused(io_beneath::Error::Owned {
+                name: STATE_DIR.into(),
+                way: io_beneath::Way::Name,
+            }));
         }
         let root = self.files().map_err(refused)?;
-        let before = match root.open_file(path, &Open::read().not_owned()) {
+        let before = match root.open_file(path, &Open::read()) {
             Ok(opened) => {
                 let mut before = Vec::new();
                 opened
@@ -169,8 +174,7 @@ impl Workspace<'_> {
         let how = Open::write()
             .create(SHARED_FILE)
             .truncate()
-            .dirs(SHARED_DIR)
-            .not_owned();
+            .dirs(SHARED_DIR);
         root.open_file(path, &how)
             .map_err(refused)?
             .into_file()
@@ -332,7 +336,7 @@ impl Workspace<'_> {
             .truncate()
             .dirs(PRIVATE_DIR);
         self.files()?
-            .open_file(rel, &how)?
+            .open_file(rel, &how.own_state())?
             .into_file()
             .write_all(bytes)
             .map_err(io_beneath::Error::from)
@@ -355,7 +359,7 @@ const SHARED_DIR: u32 = 0o777;
 /// root. A write or an edit that would reach the run's own files is told
 /// so in those words.
 fn file_error(op: &'static str, rel: &str, error: io_beneath::Error) -> ToolError {
-    if matches!(error, io_beneath::Error::Owned) && op != "read" {
+    if matches!(error, io_beneath::Error::Owned { .. }) && op != "read" {
         return ToolError::RunFiles {
             op,
             rel: rel.to_owned(),

@@ -100,6 +100,54 @@ pub fn resolve_program_in(
     Err(not_found())
 }
 
+/// Bare names already found on `PATH`, remembered as a shell's `hash`
+/// remembers them: a name is looked up in `PATH` once, and again only when
+/// `PATH` changes or the file found is no longer an executable file. One
+/// check of that file replaces a look in every directory before it (nine
+/// on this project's machines, about 2% of a `run` hook on `true`).
+///
+/// As with `hash`, a program installed later in an earlier directory of an
+/// unchanged `PATH` is not seen while the one found still runs.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    /// The `PATH` the names were found on (`None`: unset).
+    path_var: Option<OsString>,
+    names: Vec<(String, PathBuf)>,
+}
+
+/// The most names [`Found`] keeps; past it, it starts again.
+const FOUND_MAX: usize = 64;
+
+impl Found {
+    /// Returns the file `program` was found as on `path_var`, when it is
+    /// remembered and still an executable file; forgets every name when
+    /// `path_var` is not the `PATH` they were found on.
+    pub(super) fn get(&mut self, program: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+        if self.path_var.as_deref() != path_var {
+            self.names.clear();
+            self.path_var = path_var.map(OsStr::to_os_string);
+            return None;
+        }
+        let at = self.names.iter().position(|(name, _)| name == program)?;
+        if is_executable(&self.names[at].1) {
+            return Some(self.names[at].1.clone());
+        }
+        self.names.swap_remove(at);
+        None
+    }
+
+    /// Remembers that `program` was found as `exe` on `path_var`.
+    pub(super) fn put(&mut self, program: &str, path_var: Option<&OsStr>, exe: &Path) {
+        if self.path_var.as_deref() != path_var {
+            return;
+        }
+        if self.names.len() >= FOUND_MAX {
+            self.names.clear();
+        }
+        self.names.push((program.to_owned(), exe.to_path_buf()));
+    }
+}
+
 /// Returns whether `path` is, after following links, a regular file that
 /// someone may execute (any of its execute bits set): what the search of
 /// `PATH` takes for a program.
@@ -173,5 +221,82 @@ mod tests {
         // Empty, it is set to itself: one empty entry, dropped.
         assert!(!only_absolute_entries(OsStr::new("")));
         assert_eq!(absolute_entries(OsStr::new("")), "");
+    }
+
+    /// An executable `name` in `dir`.
+    fn tool(dir: &Path, name: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_found_name_is_kept_while_its_file_runs_and_path_is_unchanged() {
+        let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let path_var = OsString::from(format!(
+            "{}:{}",
+            first.path().display(),
+            second.path().display()
+        ));
+        let path_var = Some(path_var.as_os_str());
+        let in_second = tool(second.path(), "tool");
+        let mut found = Found::default();
+        assert_eq!(found.get("tool", path_var), None, "nothing found yet");
+        found.put("tool", path_var, &in_second);
+        assert_eq!(found.get("tool", path_var), Some(in_second.clone()));
+        // As a shell's `hash`: one installed earlier on the same PATH is
+        // not seen while the one found still runs.
+        tool(first.path(), "tool");
+        assert_eq!(found.get("tool", path_var), Some(in_second.clone()));
+        assert_eq!(found.get("other", path_var), None);
+
+        // Gone, or no longer executable: looked up again.
+        std::fs::set_permissions(&in_second, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(found.get("tool", path_var), None);
+        found.put("tool", path_var, &in_second);
+        std::fs::remove_file(&in_second).unwrap();
+        assert_eq!(found.get("tool", path_var), None);
+        assert!(found.names.is_empty(), "{:?}", found.names);
+    }
+
+    #[test]
+    fn another_path_forgets_every_name_and_is_not_filled_from_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = tool(dir.path(), "tool");
+        let (one, two) = (OsString::from("/one"), OsString::from("/two"));
+        let mut found = Found::default();
+        assert_eq!(found.get("tool", Some(&one)), None);
+        found.put("tool", Some(&one), &exe);
+        assert_eq!(found.get("tool", Some(&one)), Some(exe.clone()));
+        assert_eq!(found.get("tool", Some(&two)), None, "found on another PATH");
+        assert_eq!(
+            found.get("tool", Some(&one)),
+            None,
+            "forgotten with the change"
+        );
+        // A search made on the old PATH, finishing after the change, is
+        // not kept for the new one.
+        assert_eq!(found.get("tool", None), None);
+        found.put("tool", Some(&one), &exe);
+        assert_eq!(found.get("tool", None), None);
+        found.put("tool", None, &exe);
+        assert_eq!(found.get("tool", None), Some(exe));
+    }
+
+    #[test]
+    fn past_its_bound_it_starts_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = tool(dir.path(), "tool");
+        let mut found = Found::default();
+        assert_eq!(found.get("t0", None), None);
+        for n in 0..FOUND_MAX {
+            found.put(&format!("t{n}"), None, &exe);
+        }
+        assert_eq!(found.names.len(), FOUND_MAX);
+        assert_eq!(found.get("t0", None), Some(exe.clone()));
+        found.put("one more", None, &exe);
+        assert_eq!(found.names.len(), 1);
+        assert_eq!(found.get("one more", None), Some(exe));
     }
 }

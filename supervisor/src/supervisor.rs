@@ -6,6 +6,8 @@
 //! call [`Supervisor::interrupt`], typically from a thread that receives
 //! `SIGINT`, `SIGTERM` and `SIGHUP`.
 
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -13,6 +15,7 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::error::ProcessError;
+use super::resolve::{Found, resolve_program_in};
 
 /// A cloneable handle on the children spawned through it and not yet
 /// reaped.
@@ -64,6 +67,8 @@ struct Shared {
     state: Mutex<State>,
     /// Notified each time a child in flight is reaped.
     reaped: Condvar,
+    /// The programs found on `PATH` for the children spawned here.
+    found: Mutex<Found>,
 }
 
 #[derive(Debug, Default)]
@@ -75,6 +80,9 @@ struct State {
     /// unreaped. Keyed by a number of our own, never by pid.
     groups: Vec<(u64, Pid)>,
     next: u64,
+    /// Threads in [`Supervisor::wait_reaped`]: a reaping wakes them only
+    /// when there are some (a wake is a system call on every hook's spawn).
+    waiting: usize,
 }
 
 impl Supervisor {
@@ -113,13 +121,17 @@ impl Supervisor {
     pub fn wait_reaped(&self, limit: Duration) -> bool {
         let deadline = Instant::now().checked_add(limit);
         let mut state = self.lock();
-        while state.in_flight > 0 {
+        state.waiting += 1;
+        let reaped = loop {
+            if state.in_flight == 0 {
+                break true;
+            }
             let left = match deadline {
                 Some(deadline) => deadline.saturating_duration_since(Instant::now()),
                 None => Duration::MAX,
             };
             if left.is_zero() {
-                return false;
+                break false;
             }
             state = self
                 .shared
@@ -127,8 +139,9 @@ impl Supervisor {
                 .wait_timeout(state, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
-        }
-        true
+        };
+        state.waiting -= 1;
+        reaped
     }
 
     /// Returns a [`Tracked`] holding `child`, which the caller spawned
@@ -176,6 +189,34 @@ impl Supervisor {
             supervisor: self,
             id,
         })
+    }
+
+    /// Returns the program `program` names, as
+    /// [`resolve_program_in`] finds it, a bare
+    /// name found on `PATH` once for this handle and its clones (see
+    /// [`Found`]).
+    pub(super) fn resolve(
+        &self,
+        program: &str,
+        root: &Path,
+        path_var: Option<&OsStr>,
+    ) -> Result<PathBuf, ProcessError> {
+        if program.contains('/') {
+            return resolve_program_in(program, root, path_var);
+        }
+        let found = || {
+            self.shared
+                .found
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        if let Some(exe) = found().get(program, path_var) {
+            return Ok(exe);
+        }
+        // Searched without the lock: another hook's spawn need not wait.
+        let exe = resolve_program_in(program, root, path_var)?;
+        found().put(program, path_var, &exe);
+        Ok(exe)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -281,7 +322,10 @@ impl Drop for Slot<'_> {
         let mut state = self.supervisor.lock();
         Supervisor::forget(&mut state, self.id);
         state.in_flight -= 1;
+        let waiting = state.waiting > 0;
         drop(state);
-        self.supervisor.shared.reaped.notify_all();
+        if waiting {
+            self.supervisor.shared.reaped.notify_all();
+        }
     }
 }

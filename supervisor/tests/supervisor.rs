@@ -8,6 +8,7 @@ mod common;
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -204,4 +205,31 @@ fn kill_and_reap_ends_the_whole_group_and_reaps_its_leader() {
         wait_until(LIMIT, || !alive(grandchild)),
         "the grandchild in the leader's group survived"
     );
+}
+
+/// An executable script `name` in `dir` that exits with `code`.
+fn exits(dir: &Path, name: &str, code: i32) {
+    let path = dir.join(name);
+    fs::write(&path, format!("#!/bin/sh\nexit {code}\n")).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_handle_runs_each_roots_own_program_for_a_name_with_a_slash() {
+    // Bare names found on PATH are remembered per handle; a name with a
+    // `/` is the root's file, so the same name in two roots is two
+    // programs, never the first one remembered.
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    exits(one.path(), "tool", 3);
+    exits(two.path(), "tool", 4);
+    let supervisor = Supervisor::new();
+    let argv = ["./tool".to_owned()];
+    let run = |root: &Path| {
+        supervisor
+            .run_argv(&argv, root, b"", Stdio::null(), Duration::from_secs(20))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(run(one.path()), "exited with status 3");
+    assert_eq!(run(two.path()), "exited with status 4");
 }

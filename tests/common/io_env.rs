@@ -9,10 +9,11 @@ use std::time::Duration;
 use super::output_within;
 
 /// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`), a
-/// data directory (`data/`, `IO_DATA_HOME`, made by `io trust`) and a
-/// discovery root (`root/`, the working directory) that is an empty git
-/// work tree ([`work_tree`](super::work_tree)), as an operator's checkout
-/// is: an `io.local.toml` written there is theirs; removed when dropped.
+/// data directory (`data/`, `IO_DATA_HOME`: the journal key, the trust
+/// store) and a discovery root (`root/`, the working directory) that is an
+/// empty git work tree ([`work_tree`](super::work_tree)), as an operator's
+/// checkout is: an `io.local.toml` written there is theirs; removed when
+/// dropped.
 pub(crate) struct IoEnv {
     dir: tempfile::TempDir,
 }
@@ -36,7 +37,8 @@ impl IoEnv {
         self.dir.path().join("user")
     }
 
-    /// The data directory (`IO_DATA_HOME`): where `io trust` records.
+    /// The data directory (`IO_DATA_HOME`): where `io` keeps the key that
+    /// seals journals, and where `io trust` records.
     pub(crate) fn data(&self) -> PathBuf {
         self.dir.path().join("data")
     }
@@ -65,8 +67,8 @@ impl IoEnv {
         path
     }
 
-    /// `io` with `args`, in the root, with the empty user scope; stdin
-    /// empty, stdout and stderr piped.
+    /// `io` with `args`, in the root, with the empty user scope and the
+    /// data directory; stdin empty, stdout and stderr piped.
     pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_io"));
         command

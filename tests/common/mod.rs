@@ -82,9 +82,11 @@ pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// `io args…`, run in `cwd` with `user` as its user scope (`IO_CONFIG_HOME`)
-/// and stdin closed; its output, collected under a watchdog that fails the
-/// test after 120 s. `env` adds variables (`TMPDIR`, `RUST_LOG`).
+/// `io args…`, run in `cwd` with `user` as its user scope (`IO_CONFIG_HOME`),
+/// `user/.io-data` as its data directory (`IO_DATA_HOME`, where the key that
+/// seals journals is made) and stdin closed; its output, collected under a
+/// watchdog that fails the test after 120 s. `env` adds variables
+/// (`TMPDIR`, `RUST_LOG`).
 pub(crate) fn run_io(
     cwd: &std::path::Path,
     user: &std::path::Path,
@@ -96,6 +98,7 @@ pub(crate) fn run_io(
         .args(args)
         .current_dir(cwd)
         .env("IO_CONFIG_HOME", user)
+        .env("IO_DATA_HOME", user.join(".io-data"))
         .env_remove("RUST_LOG")
         .envs(env.iter().copied());
     io_output(
@@ -141,7 +144,7 @@ pub(crate) fn index_unreadable(root: &std::path::Path, reason: &str, others: &st
     format!(
         "io: {}: key `hook`: this `io.local.toml` is not known to be yours (whether git \
          tracks it cannot be told: {reason}{others}, and you have not trusted it), so its hooks \
-         are not loaded. Read it, then run `io trust --root '{}'` to trust it as it is now, \
+         are not loaded. Read it, then run `io trust --root {}` to trust it as it is now, \
          or move the hooks to the user-scope file.\n",
         root.join("io.local.toml").display(),
         root.display()

@@ -47,15 +47,41 @@ impl Env {
     }
 
     /// Writes a journal as a clone or a model would: `records`, one a
-    /// line, the file 0600 (as `io` makes it) unless changed after.
+    /// line, the file 0600 (as `io` makes it) unless changed after. It
+    /// carries no MAC, so `io` uses none of it.
     pub(crate) fn plant_journal(&self, run_id: &str, records: &[serde_json::Value]) -> PathBuf {
+        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+        self.write_journal(run_id, &text)
+    }
+
+    /// Writes a journal as this user's `io` would: `records`, each sealed
+    /// with the key in the data directory (made if missing) as
+    /// docs/run-script.md says, the file 0600. For a journal that passes
+    /// the MAC check, to show what the checks behind it hold.
+    pub(crate) fn seal_journal(&self, run_id: &str, records: &[serde_json::Value]) -> PathBuf {
+        let key = io_trust::Key::load_or_create(self.data()).expect("the key");
+        let mut chain = key.chain(run_id.as_bytes());
+        let text: String = records.iter().map(|r| sealed_line(&mut chain, r)).collect();
+        self.write_journal(run_id, &text)
+    }
+
+    /// Writes `text` as `run_id`'s journal, 0600.
+    pub(crate) fn write_journal(&self, run_id: &str, text: &str) -> PathBuf {
         let path = self.journal_path(run_id);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect(".io/runs");
-        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
         std::fs::write(&path, text).expect("journal");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("0600");
         path
     }
+}
+
+/// `record` as a sealed journal line, the next of `chain`: the record's
+/// JSON with a first key `mac`, the chain's tag over the record's JSON as
+/// written without it (docs/run-script.md, "The journal").
+pub(crate) fn sealed_line(chain: &mut io_trust::Chain, record: &serde_json::Value) -> String {
+    let json = record.to_string();
+    let tag = chain.seal(json.as_bytes());
+    format!("{{\"mac\":\"{tag}\",{}\n", &json[1..])
 }
 
 pub(crate) fn text(bytes: &[u8]) -> String {

@@ -32,7 +32,7 @@ pub enum Verdict {
     /// The operator's: what it declares may act.
     Operators(Evidence),
     /// Not the operator's: what it declares must not act.
-    NotOperators(Refusal),
+    NotOperators(Rejection),
 }
 
 /// The evidence that a file is the operator's.
@@ -58,7 +58,7 @@ pub enum Evidence {
 /// Why a file is not the operator's.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum Refusal {
+pub enum Rejection {
     /// A git index lists it: it came with the clone, as the project's own
     /// files do. Trust does not change that.
     Tracked {
@@ -109,7 +109,7 @@ impl Verdict {
     pub fn changed(&self) -> bool {
         matches!(
             self,
-            Verdict::NotOperators(Refusal::NotTrusted { changed: true, .. })
+            Verdict::NotOperators(Rejection::NotTrusted { changed: true, .. })
         )
     }
 
@@ -118,7 +118,7 @@ impl Verdict {
     pub fn trust_would_help(&self) -> bool {
         matches!(
             self,
-            Verdict::NotOperators(Refusal::NotTrusted { .. } | Refusal::NoStore { .. })
+            Verdict::NotOperators(Rejection::NotTrusted { .. } | Rejection::NoStore { .. })
         )
     }
 }
@@ -162,21 +162,21 @@ impl fmt::Display for Verdict {
                 doubts(f, d)?;
                 f.write_str(")")
             }
-            Verdict::NotOperators(Refusal::Tracked { work_tree, listed }) => write!(
+            Verdict::NotOperators(Rejection::Tracked { work_tree, listed }) => write!(
                 f,
                 "the git index of the work tree {} lists it (as `{}`), so it came with the \
                  clone",
                 work_tree.display(),
                 listed.display()
             ),
-            Verdict::NotOperators(Refusal::NotTrusted { doubts: d, changed }) => {
+            Verdict::NotOperators(Rejection::NotTrusted { doubts: d, changed }) => {
                 doubts(f, d)?;
                 match changed {
                     true => f.write_str(", and it changed since you trusted it"),
                     false => f.write_str(", and you have not trusted it"),
                 }
             }
-            Verdict::NotOperators(Refusal::NoStore { doubts: d }) => {
+            Verdict::NotOperators(Rejection::NoStore { doubts: d }) => {
                 doubts(f, d)?;
                 f.write_str(", and there is no data directory to record your trust in")
             }
@@ -242,7 +242,7 @@ pub fn judge(
     if place == Place::Local {
         match index::tracking(path) {
             Ok(Tracking::Tracked { work_tree, listed }) => {
-                return Ok(Verdict::NotOperators(Refusal::Tracked {
+                return Ok(Verdict::NotOperators(Rejection::Tracked {
                     work_tree,
                     listed,
                 }));
@@ -262,15 +262,15 @@ pub fn judge(
         }));
     }
     let Some(store) = store else {
-        return Ok(Verdict::NotOperators(Refusal::NoStore { doubts: found }));
+        return Ok(Verdict::NotOperators(Rejection::NoStore { doubts: found }));
     };
     Ok(match store.lookup(path, content)? {
         Lookup::Trusted => Verdict::Operators(Evidence::Trusted { doubts: found }),
-        Lookup::Changed { .. } => Verdict::NotOperators(Refusal::NotTrusted {
+        Lookup::Changed { .. } => Verdict::NotOperators(Rejection::NotTrusted {
             doubts: found,
             changed: true,
         }),
-        Lookup::Unknown => Verdict::NotOperators(Refusal::NotTrusted {
+        Lookup::Unknown => Verdict::NotOperators(Rejection::NotTrusted {
             doubts: found,
             changed: false,
         }),

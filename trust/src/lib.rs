@@ -44,8 +44,10 @@
 
 mod decision;
 pub mod index;
+mod key;
 pub mod owner;
 mod read;
 pub mod store;
 
-pub use decision::{Doubt, Evidence, Place, Refusal, Verdict, judge};
+pub use decision::{Doubt, Evidence, Place, Rejection, Verdict, judge};
+pub use key::{Chain, KEY_FILE, Key, KeyError, Mismatch, Refusal, Tag};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use common::{commit, git, is_root, prerequisite, repo};
 use io_trust::owner::Writer;
 use io_trust::store::{Store, StoreError};
-use io_trust::{Doubt, Evidence, Place, Refusal, Verdict, judge};
+use io_trust::{Doubt, Evidence, Place, Rejection, Verdict, judge};
 
 const CONTENT: &[u8] = b"[[hook]]\nrun = [\"true\"]\n";
 
@@ -41,7 +41,9 @@ fn verdict(file: &Path, store: &Store) -> Verdict {
 
 fn doubts(verdict: &Verdict) -> &[Doubt] {
     match verdict {
-        Verdict::NotOperators(Refusal::NotTrusted { doubts, .. } | Refusal::NoStore { doubts })
+        Verdict::NotOperators(
+            Rejection::NotTrusted { doubts, .. } | Rejection::NoStore { doubts },
+        )
         | Verdict::Operators(Evidence::Trusted { doubts }) => doubts,
         other => panic!("no doubts: {other:?}"),
     }
@@ -134,7 +136,7 @@ fn an_archive_without_a_work_tree_needs_the_operators_trust_of_this_content() {
     let got = judge(&file, CONTENT, Place::Local, None).unwrap();
     assert!(matches!(
         got,
-        Verdict::NotOperators(Refusal::NoStore { .. })
+        Verdict::NotOperators(Rejection::NoStore { .. })
     ));
     assert!(got.trust_would_help());
     assert_eq!(

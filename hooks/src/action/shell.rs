@@ -1,7 +1,7 @@
 //! A hook has no shell, and its problems' hints are written for one: what a
 //! shell would have expanded in a program or a path (and a hook takes
-//! literally), a path as one word of a command to paste, and the trees no
-//! command fixes.
+//! literally), and the trees no command fixes. A command to paste is
+//! `crate::paste`'s.
 
 use std::fmt;
 use std::path::Path;
@@ -44,45 +44,9 @@ pub(crate) fn is_kernels(path: &Path) -> bool {
         && !path.starts_with("/dev/shm")
 }
 
-/// A path as a POSIX shell reads it back as one word: as it is when it
-/// holds only characters no shell treats specially, else in single quotes
-/// (a `'` in it written `'\''`). A hint's command is meant to be pasted.
-pub(crate) struct Quoted<'a>(pub(crate) &'a Path);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = self.0.to_string_lossy();
-        let plain = !text.is_empty()
-            && text
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@".contains(&b));
-        if plain {
-            return f.write_str(&text);
-        }
-        f.write_str("'")?;
-        for (i, part) in text.split('\'').enumerate() {
-            if i > 0 {
-                f.write_str("'\\''")?;
-            }
-            f.write_str(part)?;
-        }
-        f.write_str("'")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_hint_path_is_one_word_to_a_shell() {
-        let shown = |p: &str| Quoted(Path::new(p)).to_string();
-        assert_eq!(shown("/a/b-c_d.e+f,g:h@i"), "/a/b-c_d.e+f,g:h@i");
-        assert_eq!(shown("/my logs"), "'/my logs'");
-        assert_eq!(shown("/it's"), "'/it'\\''s'");
-        assert_eq!(shown("/$HOME/`x`"), "'/$HOME/`x`'");
-        assert_eq!(shown(""), "''");
-    }
 
     #[test]
     fn the_kernels_trees_are_told_apart() {

@@ -116,6 +116,14 @@ struct State {
     gone: bool,
     /// Events the worker has taken, for each one's `seq`.
     taken: u64,
+    /// Events handed to the hook, queued or executed.
+    given: u64,
+    /// Events given to the hook and never executed: dropped after the
+    /// host's interrupt.
+    dropped: u64,
+    /// The host gave up on the hook's queue ([`Backlog::abandon`]): no
+    /// event is queued or executed any more; one fired is counted dropped.
+    abandoned: bool,
 }
 
 impl State {
@@ -160,6 +168,117 @@ fn thread_name(origin: &Origin, index: usize) -> String {
     }
 }
 
+/// Every background hook's queue that has been started, with the hook's
+/// position and name: what a [`Backlog`] reads.
+#[derive(Default)]
+pub(crate) struct Queues(Mutex<Vec<(usize, Origin, Arc<Queue>)>>);
+
+impl Queues {
+    fn add(&self, index: usize, origin: Origin, queue: Arc<Queue>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((index, origin, queue));
+    }
+}
+
+/// A handle on the background queues of one [`Hooks`](crate::Hooks)
+/// ([`Hooks::backlog`](crate::Hooks::backlog)), for a host's signal
+/// handler: it may be kept beyond the hooks, on another thread, and says
+/// at once, without waiting for a worker, what was not delivered.
+///
+/// ```
+/// use std::time::Duration;
+/// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+/// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+/// # #[serde(tag = "event")]
+/// # enum Ev { #[serde(rename = "step")] Step }
+/// let dir = tempfile::tempdir()?;
+/// let notify = Action::run_in_background(["true"], Duration::from_secs(5));
+/// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, notify)], dir.path());
+/// let backlog = hooks.backlog();
+/// assert!(backlog.abandon().is_empty(), "no background hook has been given an event");
+/// hooks.fire_event(&Ev::Step);
+/// hooks.wait_background();
+/// let undelivered = backlog.abandon();
+/// assert_eq!((undelivered[0].given, undelivered[0].not_delivered()), (1, 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Backlog(pub(crate) Arc<Queues>);
+
+impl std::fmt::Debug for Backlog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backlog").finish_non_exhaustive()
+    }
+}
+
+impl Backlog {
+    /// Gives up on every background hook's queue, for a host that is
+    /// ending (after its interrupt, [`Supervisor::interrupt`]): the events
+    /// still queued are dropped, no event fired from now on is queued or
+    /// executed, and what each hook that was given an event did not
+    /// receive is returned, in hook order. The event a worker is executing
+    /// is left to its deadline or the interrupt, and counted as cut short.
+    /// Never waits for a worker: the queue's lock is held only between two
+    /// events.
+    pub fn abandon(&self) -> Vec<Undelivered> {
+        let queues = self.0.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out: Vec<Undelivered> = queues
+            .iter()
+            .map(|(index, origin, queue)| {
+                let mut state = queue.lock();
+                let queued = state.jobs.len() as u64;
+                state.jobs.clear();
+                state.bytes = 0;
+                state.dropped += queued;
+                state.abandoned = true;
+                let undelivered = Undelivered {
+                    index: *index,
+                    origin: origin.clone(),
+                    given: state.given,
+                    dropped: state.dropped,
+                    in_flight: state.busy,
+                };
+                drop(state);
+                queue.changed.notify_all();
+                undelivered
+            })
+            .collect();
+        out.sort_by_key(|u| u.index);
+        out
+    }
+}
+
+/// What one background hook was given and did not receive, from
+/// [`Backlog::abandon`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Undelivered {
+    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs), from
+    /// 0.
+    pub index: usize,
+    /// Where the hook was written, or `hook[index + 1]`: what messages name
+    /// it.
+    pub origin: Origin,
+    /// How many events it was given.
+    pub given: u64,
+    /// How many of those it was never handed: still queued at the host's
+    /// interrupt, or fired after it.
+    pub dropped: u64,
+    /// Whether it was executing one when it was abandoned: that event is
+    /// cut short by the interrupt.
+    pub in_flight: bool,
+}
+
+impl Undelivered {
+    /// How many events it was given and did not finish receiving: those
+    /// dropped, and the one in flight.
+    pub fn not_delivered(&self) -> u64 {
+        self.dropped + u64::from(self.in_flight)
+    }
+}
+
 /// One background hook's queue and worker thread.
 pub(crate) struct Worker {
     queue: Arc<Queue>,
@@ -172,9 +291,10 @@ impl Worker {
     /// Starts the worker of hook `start.index`, on a thread of its own.
     /// With the `tracing` feature, the thread logs to the subscriber of the
     /// thread that starts it.
-    pub(crate) fn start(start: Start) -> std::io::Result<Worker> {
+    pub(crate) fn start(start: Start, queues: &Queues) -> std::io::Result<Worker> {
         let queue = Arc::new(Queue::default());
         let origin = start.origin.clone();
+        queues.add(start.index, origin.clone(), Arc::clone(&queue));
         let theirs = Arc::clone(&queue);
         #[cfg(feature = "tracing")]
         let dispatch = tracing::dispatcher::get_default(Clone::clone);
@@ -219,12 +339,20 @@ impl Worker {
             #[cfg(not(feature = "tracing"))]
             let _ = origin;
         }
-        while state.full(line.len()) && !state.gone {
+        while state.full(line.len()) && !state.gone && !state.abandoned {
             state = self.queue.wait(state);
+        }
+        if state.abandoned {
+            // The host is ending: the event is given to no one, and
+            // counted so.
+            state.given += 1;
+            state.dropped += 1;
+            return true;
         }
         if state.gone {
             return false;
         }
+        state.given += 1;
         state.bytes += line.len();
         state.jobs.push_back(job);
         drop(state);
@@ -280,7 +408,7 @@ fn work(queue: &Queue, start: &Start) {
         while state.jobs.is_empty() && !state.closed {
             state = queue.wait(state);
         }
-        let Some(job) = state.jobs.pop_front() else {
+        let Some(job) = state.jobs.pop_front().filter(|_| !state.abandoned) else {
             return;
         };
         state.bytes -= job.line.len();
@@ -355,9 +483,12 @@ fn drop_interrupted(state: &mut State, origin: &Origin) {
     let dropped = state.jobs.len();
     state.jobs.clear();
     state.bytes = 0;
+    state.dropped += dropped as u64;
+    // Logged under the module's own target: a host that reports what was
+    // not delivered itself ([`Backlog::abandon`]) filters it with the
+    // engine's per-hook lines.
     #[cfg(feature = "tracing")]
     tracing::warn!(
-        target: "io_hooks::background",
         hook = origin.key(),
         file = origin.file(),
         "{origin} was interrupted with {dropped} event(s) still queued for it in the \

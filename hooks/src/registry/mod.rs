@@ -61,6 +61,21 @@ pub trait HookEvents: Sized {
     /// table is loaded ([`Kind::fields`]). Empty for an impl without them.
     const FIELDS: &'static [&'static [Field]] = &[];
 
+    /// Whether each variant is marked `#[hook(last)]`, in the same order as
+    /// [`TAGS`](Self::TAGS): nothing follows such an event that a cancel
+    /// could stop (a run's `finished`), so a hook whose `on` holds only
+    /// such events may not cancel, and a cancelling hook's failure on one
+    /// answers [`Flow::Continue`](crate::Flow::Continue) ([`Kind::is_last`],
+    /// [`HookFilter::LAST`]). Empty, or shorter than `TAGS`, for none.
+    const LAST: &'static [bool] = &[];
+
+    /// The fields of the envelope every event is delivered in, beside its
+    /// own (a run's id, its depth), as `#[hook(envelope(run_id: String,
+    /// depth: u32))]` declares them on the enum: a `where` filter may name
+    /// them on every event, and reads them through [`Enveloped`]. Empty for
+    /// none.
+    const ENVELOPE: &'static [Field] = &[];
+
     /// This event's [`Kind`]: a `match` on the variant, with no string work.
     fn kind(&self) -> Kind<Self>;
 
@@ -103,6 +118,83 @@ pub trait HookEvents: Sized {
     #[inline]
     fn tag(&self) -> &'static str {
         self.kind().tag()
+    }
+}
+
+/// An event in the envelope it is delivered in: what
+/// [`Hooks::fire`](crate::Hooks::fire) is given, and what a `where` filter
+/// reads, the event's own fields from [`event`](Self::event) and the
+/// envelope's ([`HookEvents::ENVELOPE`]) from
+/// [`envelope_field`](Self::envelope_field).
+///
+/// Every event enum is its own, with no envelope value: a condition on an
+/// envelope field never holds for an event fired without its envelope.
+/// An embedder whose lines carry an envelope implements it for the type it
+/// serialises, reading each field at its position in `ENVELOPE`:
+///
+/// ```
+/// use io_hooks::{Enveloped, FieldValue, HookEvents, TomlFile};
+///
+/// #[derive(HookEvents, serde::Serialize)]
+/// #[serde(tag = "event")]
+/// #[hook(envelope(job: String, attempt: u32))]
+/// enum Ev {
+///     #[serde(rename = "finished")]
+///     #[hook(last)]
+///     Finished { ok: bool },
+/// }
+///
+/// #[derive(serde::Serialize)]
+/// struct Line {
+///     #[serde(flatten)]
+///     event: Ev,
+///     job: String,
+///     attempt: u32,
+/// }
+///
+/// impl Enveloped<Ev> for Line {
+///     fn event(&self) -> &Ev {
+///         &self.event
+///     }
+///     fn envelope_field(&self, index: usize) -> Option<FieldValue<'_>> {
+///         match index {
+///             0 => Some(FieldValue::Str(&self.job)),
+///             1 => Some(FieldValue::UInt(self.attempt.into())),
+///             _ => None,
+///         }
+///     }
+/// }
+///
+/// assert_eq!(Ev::ENVELOPE.iter().map(|f| f.name).collect::<Vec<_>>(), ["job", "attempt"]);
+/// // An envelope field on every event, with no `on`.
+/// let text = "[[hook]]\nwhere.attempt = { min = 2 }\nappend = \"retries.jsonl\"\n";
+/// let specs = TomlFile::new("ci.toml", text).hooks::<Ev>("/p".as_ref())?;
+/// let line = |attempt| Line { event: Ev::Finished { ok: true }, job: "lint".into(), attempt };
+/// assert!(!specs[0].r#where.passes(&line(1)));
+/// assert!(specs[0].r#where.passes(&line(2)));
+/// // Fired without its envelope, the event has no `attempt` to match.
+/// assert!(!specs[0].r#where.passes(&Ev::Finished { ok: true }));
+/// # Ok::<(), io_hooks::TableError>(())
+/// ```
+pub trait Enveloped<E> {
+    /// The event itself: what its kind and its own fields are read from.
+    fn event(&self) -> &E;
+
+    /// The value of envelope field `index` (a position in
+    /// [`HookEvents::ENVELOPE`]): `None` for no value (an `Option` that is
+    /// `None`, an index past the end), which no condition matches.
+    #[inline]
+    fn envelope_field(&self, index: usize) -> Option<FieldValue<'_>> {
+        let _ = index;
+        None
+    }
+}
+
+/// An event is its own envelope, with no value in it.
+impl<E: HookEvents> Enveloped<E> for E {
+    #[inline]
+    fn event(&self) -> &E {
+        self
     }
 }
 
@@ -228,6 +320,13 @@ impl<E: HookEvents> Kind<E> {
     #[inline]
     pub fn cost(self) -> Option<Cost> {
         E::COSTS[self.index]
+    }
+
+    /// Whether the variant is marked `#[hook(last)]`: nothing follows it
+    /// that a cancel could stop ([`HookEvents::LAST`]).
+    #[inline]
+    pub fn is_last(self) -> bool {
+        E::LAST.get(self.index).copied().unwrap_or(false)
     }
 }
 
@@ -437,6 +536,36 @@ impl<E: HookEvents> HookFilter<E> {
     /// No event at all.
     pub const EMPTY: Self = Self::from_bits(0);
 
+    /// The events marked `#[hook(last)]` ([`HookEvents::LAST`]): nothing
+    /// follows them that a cancel could stop.
+    ///
+    /// ```
+    /// use io_hooks::{HookEvents, HookFilter};
+    ///
+    /// #[derive(HookEvents)]
+    /// enum Ev {
+    ///     #[hook(tag = "step")]
+    ///     Step,
+    ///     #[hook(tag = "finished", last)]
+    ///     Finished,
+    /// }
+    /// assert_eq!(HookFilter::<Ev>::LAST.tags().collect::<Vec<_>>(), ["finished"]);
+    /// let on = HookFilter::<Ev>::from_names(["finished"])?;
+    /// assert!(on.without(HookFilter::LAST).is_empty());
+    /// # Ok::<(), io_hooks::UnknownEvent>(())
+    /// ```
+    pub const LAST: Self = Self::from_bits({
+        let mut bits = 0u64;
+        let mut i = 0;
+        while i < E::LAST.len() && i < MAX_EVENTS {
+            if E::LAST[i] {
+                bits |= 1u64 << i;
+            }
+            i += 1;
+        }
+        bits
+    });
+
     const fn from_bits(bits: u64) -> Self {
         HookFilter {
             bits,
@@ -488,6 +617,13 @@ impl<E: HookEvents> HookFilter<E> {
     #[must_use]
     pub const fn union(self, other: Self) -> Self {
         Self::from_bits(self.bits | other.bits)
+    }
+
+    /// The events in this set and not in `other`.
+    #[inline]
+    #[must_use]
+    pub const fn without(self, other: Self) -> Self {
+        Self::from_bits(self.bits & !other.bits)
     }
 
     /// Whether the set holds no event.

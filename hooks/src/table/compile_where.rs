@@ -3,8 +3,11 @@
 //! the field table of each event in `on` and compiled into a
 //! [`Where`].
 //!
-//! Every mistake is refused here, at load: `where` without `on`, a field an
-//! event of `on` lacks, a field that is free-form or nested, a value of the
+//! A field of the envelope every event is delivered in
+//! ([`HookEvents::ENVELOPE`]) is found on every event, and needs no `on`.
+//!
+//! Every mistake is refused here, at load: `where` without `on` (but on the
+//! envelope's fields), a field an event of `on` lacks, a field that is free-form or nested, a value of the
 //! wrong type, an empty list, a glob that does not compile, a table that is
 //! neither `{ glob = … }` nor `{ min = …, max = … }`.
 
@@ -18,11 +21,12 @@ use crate::raw::Cx;
 use crate::registry::{Field, FieldKind, HookEvents, HookFilter, Kind, did_you_mean};
 use crate::table_error::{TableError, TableErrorKind};
 use crate::r#where::glob::Glob;
-use crate::r#where::matcher::{Condition, NOT_IN_ON, Number, Scalar, Test, Where};
+use crate::r#where::matcher::{Condition, ENVELOPE_SLOT, NOT_IN_ON, Number, Scalar, Test, Where};
 use crate::r#where::{Entries, Node, RawWhere, WhereError};
 
 /// One field of `where` for one event of `on`: the event and the field.
 struct Target {
+    /// The event; empty for a field of the envelope, which every event has.
     event: &'static str,
     field: Field,
     /// The strings the field holds, when they are known
@@ -43,7 +47,8 @@ pub(super) fn compile<E: HookEvents>(
     let Some(raw) = raw else {
         return Ok(Where::none());
     };
-    if !on_written {
+    // Without `on`, only the envelope's fields, which every event has.
+    if !on_written && E::ENVELOPE.is_empty() {
         return Err(cx.error(WHERE, raw.span(), WhereError::NoOn.into()));
     }
     let span = raw.span();
@@ -58,19 +63,17 @@ pub(super) fn compile<E: HookEvents>(
     for (name, value) in entries {
         let key = format!("{WHERE}.{}", toml_key(name.get_ref()));
         let at = |span: Range<usize>, e: WhereError| cx.error(&key, span, e.into());
-        let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
-        let mut targets = Vec::new();
-        for kind in Kind::<E>::all().filter(|k| on.contains_kind(*k)) {
-            let (index, field) =
-                find_field(kind, name.get_ref()).map_err(|e| at(name.span(), e))?;
-            slots[kind.index()] = u16::try_from(index).unwrap_or(NOT_IN_ON);
-            targets.push(Target {
-                event: kind.tag(),
-                field,
-                choices: kind.field_choices(index),
-                prefixes: kind.field_prefixes(index),
-            });
-        }
+        let (slots, targets) = match envelope_field::<E>(name.get_ref()) {
+            Some(envelope) => envelope_targets(on, envelope),
+            None if !on_written => {
+                let e = WhereError::NoOnFor {
+                    field: name.get_ref().clone(),
+                    envelope: E::ENVELOPE.iter().map(|f| f.name).collect(),
+                };
+                return Err(at(name.span(), e));
+            }
+            None => event_targets(on, name.get_ref()).map_err(|e| at(name.span(), e))?,
+        };
         let test = test_of(value, &targets, true).map_err(|refusal| {
             let (span, e) = *refusal;
             at(span, e)
@@ -84,13 +87,67 @@ pub(super) fn compile<E: HookEvents>(
     Ok(Where::new(conditions))
 }
 
+/// Each kind's slot for a field (by position in `E::TAGS`), and the
+/// fields a condition's value is checked against.
+type Targets = (Box<[u16]>, Vec<Target>);
+
+/// The envelope's field named `name`, with its position, when `E`'s
+/// envelope has one.
+fn envelope_field<E: HookEvents>(name: &str) -> Option<(usize, Field)> {
+    E::ENVELOPE
+        .iter()
+        .position(|f| f.name == name)
+        .map(|index| (index, E::ENVELOPE[index]))
+}
+
+/// Envelope field `index`, the same on every event of `on`: one target,
+/// named for no event.
+fn envelope_targets<E: HookEvents>(on: HookFilter<E>, (index, field): (usize, Field)) -> Targets {
+    let slot = u16::try_from(index)
+        .ok()
+        .filter(|i| *i < ENVELOPE_SLOT)
+        .map_or(NOT_IN_ON, |i| i | ENVELOPE_SLOT);
+    let slots = Kind::<E>::all()
+        .map(|kind| match on.contains_kind(kind) {
+            true => slot,
+            false => NOT_IN_ON,
+        })
+        .collect();
+    let target = Target {
+        event: "",
+        field,
+        choices: None,
+        prefixes: &[],
+    };
+    (slots, vec![target])
+}
+
+/// The field `name` of each event of `on`.
+fn event_targets<E: HookEvents>(on: HookFilter<E>, name: &str) -> Result<Targets, WhereError> {
+    let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
+    let mut targets = Vec::new();
+    for kind in Kind::<E>::all().filter(|k| on.contains_kind(*k)) {
+        let (index, field) = find_field(kind, name)?;
+        slots[kind.index()] = u16::try_from(index).unwrap_or(NOT_IN_ON);
+        targets.push(Target {
+            event: kind.tag(),
+            field,
+            choices: kind.field_choices(index),
+            prefixes: kind.field_prefixes(index),
+        });
+    }
+    Ok((slots, targets))
+}
+
 /// The field `name` of `kind`, with its position, when a filter may name
-/// it.
+/// it. The fields a message lists end with the envelope's, which a filter
+/// may name too.
 fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field), WhereError> {
     let fields = kind.fields();
     let filterable: Vec<&'static str> = fields
         .iter()
         .filter(|f| f.is_filterable())
+        .chain(E::ENVELOPE)
         .map(|f| f.name)
         .collect();
     match fields.iter().position(|f| f.name == name) {

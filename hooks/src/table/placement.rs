@@ -10,7 +10,11 @@
 //!   whatever its value;
 //! - `hook`, or a near miss of it, holding a table or an array anywhere
 //!   else (`[[targets.ci.hook]]`, `[[ci.hook]]`, `[tool.hook]`). A string
-//!   or a number there is some other part's business and is left alone.
+//!   or a number there is some other part's business and is left alone;
+//! - a key of a hook table (`on`, `where`, `append`, `run`, `on_failure`,
+//!   `timeout_ms`, `background`, an embedder's action's key) at the top
+//!   level or in a section's body: a `[[hook]]` header left out, which
+//!   would leave the keys in no table.
 //!
 //! A near miss is decided by [`is_near_miss`]; [`near_miss_pattern`] is the
 //! same rule as a regular expression, for the JSON Schema, so that an
@@ -21,6 +25,7 @@ use std::fmt::Write as _;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::key_table::HOOK_KEYS;
 use crate::key::HOOK;
 use crate::layout::Layout;
 use crate::position::toml_key;
@@ -92,6 +97,10 @@ pub(super) struct Hidden {
     /// Whether it sits where hooks are read (the top level, a section's
     /// body), and so is wrong only by its spelling.
     pub(super) placed: bool,
+    /// Whether it is a key of a hook table (`on`, `append`) written where
+    /// hooks are read but outside any `[[hook]]` table: a table header
+    /// left out.
+    pub(super) stray: bool,
 }
 
 /// Where a table sits, which decides what its keys may be.
@@ -117,6 +126,14 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
         Table(&'a DeTable<'i>, Place),
         Array(&'a [Spanned<DeValue<'i>>]),
     }
+    // A hook table's keys: where hooks are read, one of them outside any
+    // table is a `[[hook]]` header left out.
+    let own = layout.actions().own_keys();
+    let table_keys: Vec<&str> = HOOK_KEYS
+        .iter()
+        .copied()
+        .chain(own.iter().map(|key| key.name))
+        .collect();
     let mut found: Option<Hidden> = None;
     let mut stack = vec![(Node::Table(document, Place::Top), String::new())];
     while let Some((node, prefix)) = stack.pop() {
@@ -140,12 +157,12 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
                         format!("{prefix}.{}", toml_key(name))
                     };
                     let holds = matches!(value.get_ref(), DeValue::Table(_) | DeValue::Array(_));
-                    let hidden = match place {
-                        Place::Top | Place::Body => is_near_miss(name),
-                        Place::Section => false,
-                        Place::Elsewhere => holds && (name == HOOK || is_near_miss(name)),
+                    let stray = match place {
+                        Place::Top => !layout.is_section(name) && table_keys.contains(&name),
+                        Place::Body => table_keys.contains(&name),
+                        _ => false,
                     };
-                    if hidden {
+                    if stray || hides(place, name, holds) {
                         let at = key.span().start;
                         if found.as_ref().is_none_or(|f| at < f.at) {
                             found = Some(Hidden {
@@ -153,6 +170,7 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
                                 written: toml_key(name).into_owned(),
                                 at,
                                 placed: place != Place::Elsewhere,
+                                stray,
                             });
                         }
                         continue;
@@ -181,6 +199,18 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
         }
     }
     found
+}
+
+/// Whether the key `name`, at `place`, holding a table or an array when
+/// `holds`, would hide hooks by its spelling or its place: a near miss of
+/// `hook` where hooks are read, `hook` or a near miss holding tables
+/// anywhere else.
+fn hides(place: Place, name: &str, holds: bool) -> bool {
+    match place {
+        Place::Top | Place::Body => is_near_miss(name),
+        Place::Section => false,
+        Place::Elsewhere => holds && (name == HOOK || is_near_miss(name)),
+    }
 }
 
 #[cfg(test)]

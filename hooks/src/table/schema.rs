@@ -8,11 +8,14 @@ use crate::action::{ActionSet, DynKind};
 use crate::key::HookKey;
 use crate::key::{BACKGROUND, HOOK, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
 use crate::layout::Layout;
-use crate::registry::{Field, FieldKind, HookEvents, Kind};
+use crate::registry::{Field, FieldKind, HookEvents, HookFilter, Kind};
 
 /// The JSON Schema (draft 2020-12) of one `[[hook]]` table for events `E`:
 /// every key of the key table with what it accepts, exactly one action, and
 /// no option of another action. `describe_event(kind)` describes one event.
+/// Its `$defs` hold what its rules refer to (`#/$defs/range_in_order`, the
+/// rule that a `where` range's `min` is not above its `max`);
+/// [`hook_file_schema`] moves them to the file's own `$defs`.
 ///
 /// The keys of each object are in the order written here ([`HOOK_KEYS`](super::HOOK_KEYS)'s,
 /// for `properties`) when serde_json's `preserve_order` feature is on in the
@@ -64,6 +67,7 @@ fn table_schema<E: HookEvents>(
         "additionalProperties": false,
         "properties": properties,
         "oneOf": one_of,
+        "$defs": { RANGE_IN_ORDER: range_in_order() },
     });
     let mut exclusions: Vec<Value> = actions
         .kinds()
@@ -79,6 +83,7 @@ fn table_schema<E: HookEvents>(
         }
         exclusions.extend(actions.kinds().flat_map(DynKind::rules));
         exclusions.push(cancel_in_background());
+        exclusions.extend(cancel_on_last::<E>());
         exclusions.extend(where_rules::<E>());
         object.insert("allOf".to_owned(), Value::Array(exclusions));
     }
@@ -100,21 +105,59 @@ fn cancel_in_background() -> Value {
     })
 }
 
+/// The engine's rule for events marked `#[hook(last)]`: never
+/// `on_failure = "cancel"` on a hook whose every event is one (an absent
+/// `on` is every event). `None` when `E` marks none.
+fn cancel_on_last<E: HookEvents>() -> Option<Value> {
+    let last = HookFilter::<E>::LAST;
+    if last.is_empty() {
+        return None;
+    }
+    let cancel = json!({ "const": "cancel" });
+    if last.is_all() {
+        return Some(json!({
+            "not": { "required": [ON_FAILURE], "properties": { ON_FAILURE: cancel } }
+        }));
+    }
+    let tags: Vec<&str> = last.tags().collect();
+    Some(json!({
+        "not": {
+            "required": [ON, ON_FAILURE],
+            "properties": { ON_FAILURE: cancel, ON: { "items": { "enum": tags } } }
+        }
+    }))
+}
+
 /// The rules of `where`, in keywords every editor's validator applies
 /// (draft 7's `if` and `then`, which taplo, the engine of Even Better TOML,
 /// applies where it skips 2019-09's `dependentSchemas`): a hook table with
-/// `where` has `on`; and for each event `on` may hold, `where` names only
-/// that event's fields a filter reads, each with a value of its type
+/// `where` has `on`, unless `where` names only the envelope's fields
+/// ([`HookEvents::ENVELOPE`]), which every event has; and for each event
+/// `on` may hold, `where` names only that event's fields a filter reads and
+/// the envelope's, each with a value of its type
 /// ([`value_schema`]). A glob that matches none of a field's values, and
 /// "did you mean", are the loader's alone.
 fn where_rules<E: HookEvents>() -> Vec<Value> {
-    let mut rules = vec![json!({
-        "if": { "required": [WHERE] },
-        "then": { "required": [ON] }
-    })];
+    // The envelope's fields: on every event, and without `on`.
+    let envelope: Vec<&str> = E::ENVELOPE.iter().map(|f| f.name).collect();
+    let envelope_values: Map<String, Value> = E::ENVELOPE
+        .iter()
+        .map(|field| (field.name.to_owned(), value_schema(field, &[], &[])))
+        .collect();
+    let needs_on = match envelope.is_empty() {
+        true => json!({ "required": [WHERE] }),
+        false => json!({
+            "required": [WHERE],
+            "properties": { WHERE: { "not": { "propertyNames": { "enum": envelope } } } }
+        }),
+    };
+    let mut rules = vec![json!({ "if": needs_on, "then": { "required": [ON] } })];
+    if !envelope.is_empty() {
+        rules.push(json!({ "properties": { WHERE: { "properties": envelope_values.clone() } } }));
+    }
     for kind in Kind::<E>::all() {
-        let mut names = Vec::new();
-        let mut values = Map::new();
+        let mut names = envelope.clone();
+        let mut values = envelope_values.clone();
         for (index, field) in kind.fields().iter().enumerate() {
             if !field.is_filterable() {
                 continue;
@@ -147,8 +190,9 @@ fn where_rules<E: HookEvents>() -> Vec<Value> {
 /// What `where.<field>` may be for `field`: a value of its type (within an
 /// integer's bounds; one of a string's declared `values`, or starting with
 /// one of its `prefixes`, when it declares any), a glob for a string, a
-/// range for a number (reaching into an integer's bounds), or a list of one
-/// or more of those.
+/// range for a number (integer bounds for an integer field, reaching into
+/// its bounds, and no `min` above its `max`: [`range_in_order`]), or a
+/// list of one or more of those.
 fn value_schema(field: &Field, values: &[&str], prefixes: &[&str]) -> Value {
     let glob = json!({
         "type": "object",
@@ -156,16 +200,23 @@ fn value_schema(field: &Field, values: &[&str], prefixes: &[&str]) -> Value {
         "required": ["glob"],
         "additionalProperties": false
     });
+    // A float bound reaches no integer field, as the loader's type check
+    // says.
+    let of_type = match field.kind {
+        FieldKind::Integer => "integer",
+        _ => "number",
+    };
     let range = |lo: Option<Value>, hi: Option<Value>| {
         let bound = |limit: &str, at: Option<Value>| match at {
-            Some(at) => json!({ "type": "number", limit: at }),
-            None => json!({ "type": "number" }),
+            Some(at) => json!({ "type": of_type, limit: at }),
+            None => json!({ "type": of_type }),
         };
         json!({
             "type": "object",
             "properties": { "min": bound("maximum", hi), "max": bound("minimum", lo) },
             "minProperties": 1,
-            "additionalProperties": false
+            "additionalProperties": false,
+            "allOf": [{ "$ref": format!("#/$defs/{RANGE_IN_ORDER}") }]
         })
     };
     let one: Vec<Value> = match field.kind {
@@ -189,6 +240,65 @@ fn value_schema(field: &Field, values: &[&str], prefixes: &[&str]) -> Value {
     let mut any = one;
     any.push(list);
     json!({ "anyOf": any })
+}
+
+/// The name in `$defs` of [`range_in_order`]'s rule.
+const RANGE_IN_ORDER: &str = "range_in_order";
+
+/// Every integer from `-ORDER_BAND` to `ORDER_BAND` is a threshold of
+/// [`range_in_order`]: within it, every range whose `min` is above its
+/// `max` is refused.
+const ORDER_BAND: i128 = 128;
+
+/// The rule that a range's `min` is not above its `max`, which the loader
+/// refuses (`{ min = 10, max = 2 }` is a filter no value passes), as far
+/// as JSON Schema can say it. No keyword compares two values of one
+/// instance, so the rule is a list of thresholds `t`, each saying "not
+/// `min >= t` with `max < t`": an inverted range is refused when a
+/// threshold lies in `(max, min]`. The thresholds ([`order_thresholds`])
+/// are every integer within [`ORDER_BAND`] of 0 and, beyond it, each power
+/// of two and the number halfway to the next, of either sign, to the
+/// bounds of a 64-bit integer. So every inverted range with a bound within
+/// the band is refused, and one beyond it whose bounds lie in one step
+/// (`{ min = 301, max = 300 }`, or `{ min = 0.7, max = 0.5 }` on a float
+/// field) is left to the loader. A range in order is never refused: each
+/// rule holds for it.
+fn range_in_order() -> Value {
+    let rules: Vec<Value> = order_thresholds()
+        .into_iter()
+        .filter_map(number)
+        .map(|t| {
+            json!({ "not": {
+                "properties": { "min": { "minimum": t }, "max": { "exclusiveMaximum": t } }
+            } })
+        })
+        .collect();
+    json!({
+        "description": "No `min` above its `max`: such a range lets no value through.",
+        "if": { "required": ["min", "max"] },
+        "then": { "allOf": rules }
+    })
+}
+
+/// [`range_in_order`]'s thresholds, ascending: every integer within
+/// [`ORDER_BAND`] of 0, then, beyond it, `2^k` and `3 * 2^(k-1)` of either
+/// sign, up to the bounds of `i64` and `u64`.
+fn order_thresholds() -> Vec<i128> {
+    let mut beyond: Vec<i128> = (0..64)
+        .flat_map(|k| [1_i128 << k, 3_i128 << k])
+        .filter(|t| *t > ORDER_BAND && *t <= i128::from(u64::MAX))
+        .collect();
+    beyond.sort_unstable();
+    beyond.dedup();
+    let below = beyond
+        .iter()
+        .rev()
+        .map(|t| -t)
+        .filter(|t| *t >= i128::from(i64::MIN));
+    below
+        .chain(-ORDER_BAND..=ORDER_BAND)
+        .chain(beyond.iter().copied())
+        .collect()
 }
 
 /// A string a field may hold: any, or one of `values`, or one starting
@@ -234,8 +344,8 @@ fn number(n: i128) -> Option<Value> {
 /// arrays at the top level and in each body of each of `layout`'s sections
 /// (`array_description` describes one array), and the same refusals as
 /// [`TomlFile::check_placement`](super::TomlFile::check_placement): a near
-/// miss of `hook` in those places, and `hook` or a near miss holding a
-/// table or an array anywhere else. Every other key is allowed, as the
+/// miss of `hook` in those places, or a key of a hook table outside any,
+/// and `hook` or a near miss holding a table or an array anywhere else. Every other key is allowed, as the
 /// loader keeps it for its owner. The caller adds `$schema`, `$id` and its
 /// own title, and may describe each section (`properties.<key>`) in its
 /// own words.
@@ -264,8 +374,20 @@ pub fn hook_file_schema<E: HookEvents>(
         "description": array_description,
         "items": { "$ref": "#/$defs/hook" }
     });
-    // At the top level and in a section's body: `hook`, or no near miss.
-    let names = json!({ "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }] });
+    // At the top level and in a section's body: `hook`, or no near miss;
+    // and no key of a hook table, outside any (a `[[hook]]` header left
+    // out). A section is named by its own key.
+    let own = layout.actions().own_keys();
+    let stray: Vec<&str> = super::key_table::HOOK_KEYS
+        .iter()
+        .copied()
+        .chain(own.iter().map(|key| key.name))
+        .filter(|key| !layout.is_section(key))
+        .collect();
+    let names = json!({
+        "anyOf": [{ "const": HOOK }, { "not": { "pattern": near_miss } }],
+        "not": { "enum": stray }
+    });
     let mut properties = Map::new();
     properties.insert(HOOK.to_owned(), hooks.clone());
     for section in layout.get_sections() {
@@ -282,13 +404,19 @@ pub fn hook_file_schema<E: HookEvents>(
             }),
         );
     }
-    json!({
+    // The table's own `$defs` (what its rules refer to as `#/$defs/…`)
+    // move to the file's, where those references then point.
+    let mut table = table_schema::<E>(describe_event, layout.actions());
+    let table_defs = table
+        .as_object_mut()
+        .and_then(|table| table.remove("$defs"));
+    let mut file = json!({
         "type": "object",
         "properties": properties,
         "propertyNames": names,
         "additionalProperties": { "$ref": "#/$defs/elsewhere" },
         "$defs": {
-            HOOK: table_schema::<E>(describe_event, layout.actions()),
+            HOOK: table,
             "body": {
                 "type": "object",
                 "properties": { HOOK: hooks },
@@ -302,7 +430,13 @@ pub fn hook_file_schema<E: HookEvents>(
                 "items": { "$ref": "#/$defs/elsewhere" }
             }
         }
-    })
+    });
+    if let (Some(Value::Object(defs)), Some(Value::Object(table_defs))) =
+        (file.get_mut("$defs"), table_defs)
+    {
+        defs.extend(table_defs);
+    }
+    file
 }
 
 /// "If `kind`'s key is present, no other action's option is": `None` when
@@ -352,6 +486,29 @@ mod tests {
             .hooks::<Ev>(std::path::Path::new("/p"))
             .expect_err("no one-key table with an integer is a hook");
         err.kind().clone()
+    }
+
+    #[test]
+    fn the_order_thresholds_are_the_band_then_two_an_octave_each_way() {
+        let thresholds = order_thresholds();
+        assert!(thresholds.windows(2).all(|w| w[0] < w[1]));
+        assert!((-ORDER_BAND..=ORDER_BAND).all(|n| thresholds.contains(&n)));
+        let beyond: Vec<i128> = thresholds
+            .iter()
+            .copied()
+            .filter(|t| *t > ORDER_BAND)
+            .collect();
+        assert_eq!(&beyond[..4], [192, 256, 384, 512]);
+        assert_eq!(thresholds.first(), Some(&i128::from(i64::MIN)));
+        assert_eq!(thresholds.last(), Some(&(3_i128 << 62)));
+        // Each one is a JSON number, so each is a rule.
+        let rules = range_in_order();
+        let rules = rules["then"]["allOf"].as_array().expect("the rules");
+        assert_eq!(rules.len(), thresholds.len());
+        assert_eq!(
+            rules[0]["not"]["properties"]["max"]["exclusiveMaximum"],
+            i64::MIN
+        );
     }
 
     #[test]

@@ -375,7 +375,24 @@ impl<'a> TomlFile<'a> {
     /// Refuses a key that would declare hooks where none are read (see
     /// [`TableErrorKind::HiddenHooks`]): a near miss of `hook` at the top
     /// level or in a body of a [`Layout`]'s section, or
-    /// `hook` (or a near miss) holding a table or an array anywhere else.
+    /// `hook` (or a near miss) holding a table or an array anywhere else;
+    /// and a key of a hook table written there outside any table
+    /// ([`TableErrorKind::StrayHookKey`]: `on = […]` and `append = "…"`
+    /// with no `[[hook]]` above them), which in a
+    /// [`project`](Self::project) file is refused as a hook it may not
+    /// declare.
+    ///
+    /// ```
+    /// let err = io_hooks::TomlFile::new("app.toml", "on = [\"done\"]\nappend = \"a.jsonl\"\n")
+    ///     .check_placement()
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "app.toml: key `on`: `on` is a key of a hook table, and it is written outside \
+    ///      any, so it declares no hook and the file would load as no hooks at all; write \
+    ///      `[[hook]]` on the line above it (line 1, column 1)"
+    /// );
+    /// ```
     /// [`hooks`](Self::hooks) calls it after
     /// [`check_scope`](Self::check_scope), which refuses all of these in a
     /// project file as hooks it may not declare: in a project file, call
@@ -397,6 +414,18 @@ impl<'a> TomlFile<'a> {
         let document = DeTable::parse(self.text).map_err(|e| self.syntax_error(&e))?;
         match hidden_hook(document.get_ref(), self.layout) {
             None => Ok(()),
+            // A project file may declare no hook: it is told where hooks
+            // go, not which header to write.
+            Some(hidden) if hidden.stray && self.provenance == Provenance::Project => {
+                Err(self.project_refusal(&hidden.key))
+            }
+            Some(hidden) if hidden.stray => Err(self.error(
+                hidden.key,
+                hidden.at..hidden.at,
+                TableErrorKind::StrayHookKey {
+                    written: hidden.written,
+                },
+            )),
             Some(hidden) => Err(self.error(
                 hidden.key,
                 hidden.at..hidden.at,

@@ -27,6 +27,7 @@ pub(super) fn validate<E: HookEvents>(
 ) -> Result<HookSpec<E>, TableError> {
     let on_written = raw.span(ON).is_some();
     let on = events::<E>(&mut raw, cx)?;
+    cancel_stops_something(&raw, on, cx)?;
     let r#where = super::compile_where::compile(raw.take_where(WHERE), on, on_written, cx)?;
     let (kind, value) = chosen_action(&mut raw, cx, actions)?;
     let key = kind.key();
@@ -83,6 +84,26 @@ fn events<E: HookEvents>(raw: &mut RawHook, cx: &Cx<'_>) -> Result<HookFilter<E>
         }
     }
     Ok(filter)
+}
+
+/// Refuses `on_failure = "cancel"` on a hook whose every event is marked
+/// `#[hook(last)]`: nothing follows those that a cancel could stop, so the
+/// policy check would look like one and stop nothing. A hook with other
+/// events too is kept: its cancel stops what follows those, and on a last
+/// event its failure is reported and answers `Flow::Continue`.
+fn cancel_stops_something<E: HookEvents>(
+    raw: &RawHook,
+    on: HookFilter<E>,
+    cx: &Cx<'_>,
+) -> Result<(), TableError> {
+    if raw.choice(ON_FAILURE) != Some("cancel") || !on.without(HookFilter::LAST).is_empty() {
+        return Ok(());
+    }
+    let span = raw.span(ON_FAILURE).unwrap_or_else(|| cx.span.clone());
+    let kind = TableErrorKind::CancelStopsNothing {
+        events: on.tags().collect(),
+    };
+    Err(cx.error(ON_FAILURE, span, kind))
 }
 
 /// The type error for an `on` that is not an array, in serde's words, with

@@ -7,7 +7,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::position::toml_key;
-use crate::registry::{FieldValue, HookEvents};
+use crate::registry::{Enveloped, FieldValue, HookEvents};
 
 /// A hook's `where`: conditions on named fields of its events, all of which
 /// must hold (AND). Empty when the table has no `where`: every event of
@@ -56,6 +56,10 @@ pub(crate) struct Condition {
 
 /// The slot of a kind the hook's `on` does not hold.
 pub(crate) const NOT_IN_ON: u16 = u16::MAX;
+
+/// The bit of a slot that says the field is the envelope's: the rest is
+/// its position in [`HookEvents::ENVELOPE`] (below [`NOT_IN_ON`]).
+pub(crate) const ENVELOPE_SLOT: u16 = 0x8000;
 
 /// What a field's value must be.
 #[derive(Debug, Clone)]
@@ -117,25 +121,31 @@ impl<E> Where<E> {
 
 impl<E: HookEvents> Where<E> {
     /// Whether `event` (of a kind in the hook's `on`) passes every
-    /// condition.
+    /// condition: an event of `E`, or one in its envelope ([`Enveloped`]),
+    /// whose envelope fields a condition may name.
     #[inline]
-    pub fn passes(&self, event: &E) -> bool {
+    pub fn passes<V: Enveloped<E> + ?Sized>(&self, event: &V) -> bool {
         self.conditions.is_empty() || self.turned_away(event).is_none()
     }
 
     /// The first field whose condition `event` fails, or `None` when it
     /// passes them all: what a checker or a dry run reports. An
     /// event of a kind not in the hook's `on` passes (`on` turns it away).
-    pub fn turned_away(&self, event: &E) -> Option<&str> {
-        let kind = event.kind().index();
+    /// A condition on an envelope field fails for an event fired without
+    /// its envelope, which holds no value.
+    pub fn turned_away<V: Enveloped<E> + ?Sized>(&self, event: &V) -> Option<&str> {
+        let own = event.event();
+        let kind = own.kind().index();
         self.conditions.iter().find_map(|c| {
             let slot = *c.slots.get(kind)?;
-            if slot == NOT_IN_ON {
-                return None;
-            }
-            let passes = event
-                .field(usize::from(slot))
-                .is_some_and(|value| c.test.matches(value));
+            let value = match slot {
+                NOT_IN_ON => return None,
+                s if s & ENVELOPE_SLOT != 0 => {
+                    event.envelope_field(usize::from(s & !ENVELOPE_SLOT))
+                }
+                s => own.field(usize::from(s)),
+            };
+            let passes = value.is_some_and(|value| c.test.matches(value));
             (!passes).then_some(&*c.name)
         })
     }

@@ -10,11 +10,23 @@ const SHOWN: usize = 80;
 
 /// Why a `where` is refused: the reason half of a [`TableError`](crate::TableError) at
 /// `hook[N].where` or `hook[N].where.<field>`.
+///
+/// A variant's `event` is empty for a field of the envelope, which every
+/// event has ([`HookEvents::ENVELOPE`](crate::HookEvents::ENVELOPE)): its
+/// message names it as `envelope field `depth``.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WhereError {
     /// `where` in a table without `on`.
     NoOn,
+    /// `where` in a table without `on`, naming a field that is not the
+    /// envelope's (which every event has, and needs no `on`).
+    NoOnFor {
+        /// The field as written.
+        field: String,
+        /// The envelope's fields, which `where` may name without `on`.
+        envelope: Vec<&'static str>,
+    },
     /// `where = {}`: a filter that names no field.
     NoField,
     /// An event of `on` has no field of that name.
@@ -115,6 +127,7 @@ impl fmt::Display for WhereError {
                 "`where` filters on fields of the events in `on`, and this hook has no `on`; \
                  add `on`, naming the events whose fields it filters",
             ),
+            WhereError::NoOnFor { field, envelope } => write_no_on_for(f, field, envelope),
             WhereError::NoField => f.write_str(
                 "`where = {}` names no field; name one or more, as in \
                  `where.<field> = \"value\"`, or leave `where` out",
@@ -136,10 +149,10 @@ impl fmt::Display for WhereError {
                 field,
                 fields,
             } => {
-                write!(
-                    f,
-                    "field `{field}` of `{event}` is free-form or nested, and a filter names only \
-                     a field holding a string, a number or a bool"
+                write_field(f, field, event)?;
+                f.write_str(
+                    " is free-form or nested, and a filter names only a field holding a \
+                     string, a number or a bool",
                 )?;
                 write_filterable(f, fields)
             }
@@ -149,9 +162,10 @@ impl fmt::Display for WhereError {
                 kind,
                 found,
             } => {
+                write_field(f, field, event)?;
                 write!(
                     f,
-                    "field `{field}` of `{event}` is {}, and this is {found}; write {}",
+                    " is {}, and this is {found}; write {}",
                     kind.as_str(),
                     accepted(*kind)
                 )
@@ -193,12 +207,15 @@ impl WhereError {
                 written,
                 min,
                 max,
-            } => write!(
-                f,
-                "field `{field}` of `{event}` holds an integer from {min} to {max}, and `{}` is \
-                 outside that range, so the hook could never fire",
-                clipped(written, SHOWN)
-            ),
+            } => {
+                write_field(f, field, event)?;
+                write!(
+                    f,
+                    " holds an integer from {min} to {max}, and `{}` is outside that range, so \
+                     the hook could never fire",
+                    clipped(written, SHOWN)
+                )
+            }
             WhereError::NoSuchValue {
                 event,
                 field,
@@ -241,7 +258,8 @@ fn write_holds(
     values: &[&str],
     prefixes: &[&str],
 ) -> fmt::Result {
-    write!(f, "field `{field}` of `{event}` holds ")?;
+    write_field(f, field, event)?;
+    f.write_str(" holds ")?;
     if !values.is_empty() {
         f.write_str("one of ")?;
         write_one_of(f, values)?;
@@ -255,6 +273,28 @@ fn write_holds(
         write!(f, "{joint}a string starting with `{prefix}`")?;
     }
     f.write_str("; ")
+}
+
+/// A field that is not the envelope's, in a `where` without `on`; the
+/// envelope's fields, which every event has.
+fn write_no_on_for(f: &mut fmt::Formatter<'_>, field: &str, envelope: &[&str]) -> fmt::Result {
+    write!(
+        f,
+        "`{}` is not a field every event has, and this hook has no `on`; add `on`, naming the \
+         events whose field it is (without `on`, `where` names only ",
+        clipped(field, SHOWN)
+    )?;
+    write_one_of(f, envelope)?;
+    f.write_str(", which every event has)")
+}
+
+/// "field `f` of `e`", or "envelope field `f`" for a field of the
+/// envelope (`event` empty), which every event has.
+fn write_field(f: &mut fmt::Formatter<'_>, field: &str, event: &str) -> fmt::Result {
+    match event {
+        "" => write!(f, "envelope field `{field}`"),
+        event => write!(f, "field `{field}` of `{event}`"),
+    }
 }
 
 /// "; a filter on it may name `a`, `b`", or that it may name none.

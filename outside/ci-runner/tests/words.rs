@@ -97,6 +97,9 @@ const BAD_OPERATOR: &[&str] = &[
     "[[hook]]\nstatus = 3\n",
     "[[hook]]\nstatus = \"s\"\ntimeout_ms = 5\n",
     "[[hook]]\nstatis = \"s\"\n",
+    // A hook table's keys with no header above them: in no table at all.
+    "on = [\"job_started\"]\nstatus = \"s\"\n",
+    "[pipeline.check]\nstatus = \"s\"\n",
 ];
 
 #[test]
@@ -126,7 +129,7 @@ fn no_config_error_names_another_programs_words() {
     // runner's own checks (`Custom`) among them; an action's own refusals
     // (`append`'s empty path, `run`'s empty argv, NUL and bad `timeout_ms`)
     // are one, `Action`.
-    assert_eq!(table_kinds.len(), 13);
+    assert_eq!(table_kinds.len(), 14);
 }
 
 #[test]
@@ -169,6 +172,14 @@ fn the_refusals_speak_of_this_runners_files_and_events() {
         "ci.local.toml: key `jobs.check.hook`: hooks are declared only at the top level \
          (`[[hook]]`) or in a pipeline (`[[pipeline.<name>.hook]]`), so `hook` here would load \
          as no hooks at all (line 1, column 14)"
+    );
+    // The runner's own action's key, outside any table, names the header
+    // for its place.
+    assert_eq!(
+        err(PROJECT, Some(BAD_OPERATOR[36])),
+        "ci.local.toml: key `pipeline.check.status`: `status` is a key of a hook table, and \
+         it is written outside any, so it declares no hook and the file would load as no hooks \
+         at all; write `[[pipeline.check.hook]]` on the line above it (line 2, column 1)"
     );
     assert_eq!(
         err(PROJECT, Some(BAD_OPERATOR[26])),

@@ -4,18 +4,16 @@
 
 mod input;
 mod printer;
+mod source;
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 use io_harness::{
     RunEvent,
     replay::{ReplayOutcome, replay},
 };
-use io_hooks::text::os_error;
 use serde_json::json;
 
 use input::Parsed;
@@ -23,11 +21,14 @@ use input::{DEFAULT_MAX_LINE, MAX_LINE};
 use printer::Printer;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
-use crate::cli::hook_report::{STDERR_TAIL, background_report, print_problems, say_hooks_in_force};
+use crate::cli::hook_report::{
+    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force,
+};
 use crate::cli::load::load;
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, safe, write_safe_json};
 use crate::cli::selection::Selection;
+use crate::cli::signals::on_signal_backlog;
 
 /// Replay a recorded run (JSON lines, as an `append` hook writes them)
 /// through the configured hooks, cancelling at the next step boundary as
@@ -37,8 +38,12 @@ use crate::cli::selection::Selection;
     after_help = "Example:\n  io replay audit.jsonl\n  io replay - --json < events.jsonl\n  io replay audit.jsonl --dry-run --hook 2\n  io replay audit.jsonl --hook 3 --stderr"
 )]
 pub(crate) struct Args {
-    /// The events file, or `-` for stdin.
-    file: String,
+    /// The events file, or `-` for stdin. A file (named, or redirected to
+    /// stdin) is read to the end it has when the replay begins, so what
+    /// the hooks append to it meanwhile is not replayed; a hook whose
+    /// `append` file is the input is left out, and refused if `--hook`
+    /// names it.
+    file: PathBuf,
     /// The discovery root [default: the nearest directory at or above
     /// the working directory holding io.local.toml, io.toml or .git,
     /// else the working directory].
@@ -79,19 +84,19 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     let config = load(args.root.as_deref(), args.profile.as_deref())?;
     let selection = match Selection::new(config.hook_specs(), &args.hooks) {
         Ok(selection) => selection,
-        Err(message) => {
-            err(&safe(&format!("io: {message}\n")));
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
+        Err(message) => return Ok(usage(&message)),
     };
-    let (name, source) = open(&args.file)?;
+    let source = source::open(&args.file)?;
+    let chosen = !args.hooks.is_empty();
+    let (selection, left_out) = match source::without_own_appends(selection, &source, chosen) {
+        Ok(kept) => kept,
+        Err(message) => return Ok(usage(&message)),
+    };
     log_to_stderr(verbosity, &config, &selection);
     if !verbosity.quiet {
         say_hooks_in_force(&config);
+        err(&safe(&left_out.concat()));
     }
-    // A background hook's failures, told on its worker's thread: printed
-    // once the replay's last event has reached every hook.
-    let late = Arc::new(Mutex::new(Vec::new()));
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
         print_problems(&hooks);
@@ -100,19 +105,16 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         } else {
             hooks
         };
-        hooks.on_background(told_late(Arc::clone(&late), &selection, args.json))
+        hooks.on_background(told_late(&selection, args.json))
     });
+    on_signal_backlog(hooks.as_ref().map(io_harness::Hooks::backlog));
     let printer = Printer::new(hooks.as_ref(), &selection, args.json);
-    let mut events = Events::new(name, source, args.max_line);
+    let mut events = Events::new(source.name, source.reader, args.max_line);
     let outcome = replay(&mut events, &printer);
     if let Some(hooks) = &hooks {
         hooks.wait_background();
     }
-    let late = late
-        .lock()
-        .map(|mut l| std::mem::take(&mut *l))
-        .unwrap_or_default();
-    out(&late.concat())?;
+    on_signal_backlog(None);
     if let ReplayOutcome::Cancelled { steps } = outcome {
         printer.finish(steps);
     }
@@ -150,19 +152,32 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     print_outcome(outcome, &cancelled_by, args.json)
 }
 
-/// What a background hook's failure is told as, pushed on `late`: a text
-/// line (`hook[2] FAILED in the background on …`, the hook named by its key
-/// path) or, with `--json`, an
-/// object `{"background": {…}}` on a line of its own.
+/// Says `message` on stderr; the exit code of a command line that asks for
+/// what cannot be done.
+fn usage(message: &str) -> ExitCode {
+    err(&safe(&format!("io: {message}\n")));
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// What a background hook's failure is told as, by its worker, as it
+/// happens (nothing is held): a text line on stderr (`hook[2] FAILED in
+/// the background on …`, the hook named by its key path) or, with
+/// `--json`, an object `{"background": {…}}` on a line of its own on
+/// stdout, written whole.
 fn told_late(
-    late: Arc<Mutex<Vec<String>>>,
     selection: &Selection,
     json: bool,
 ) -> impl Fn(io_hooks::BackgroundRun<'_>) + Send + Sync + 'static {
     let numbers = selection.numbers().to_vec();
     move |run| {
+        if !json {
+            print_background(&run, "");
+            return;
+        }
         let number = numbers.get(run.index).copied().unwrap_or(run.number());
-        let report = if json {
+        let report = if interrupted(&run) {
+            None
+        } else {
             run.result.err().map(|failure| {
                 let value = json!({ "background": {
                     "hook": number,
@@ -177,11 +192,11 @@ fn told_late(
                 let _ = write_safe_json(&mut line, &value);
                 String::from_utf8_lossy(&line).into_owned() + "\n"
             })
-        } else {
-            background_report(&run, "").map(|text| safe(&text))
         };
-        if let (Some(report), Ok(mut late)) = (report, late.lock()) {
-            late.push(report);
+        if let Some(report) = report {
+            // A write that fails is the printer's to report, on its own
+            // line's write.
+            let _ = out(&report);
         }
     }
 }
@@ -256,25 +271,6 @@ impl Iterator for Events {
             return Some(event);
         }
     }
-}
-
-/// The events file by the name messages give it, or stdin for `-`.
-fn open(file: &str) -> Result<(String, Box<dyn Read>), String> {
-    if file == "-" {
-        return Ok(("stdin".to_owned(), Box::new(std::io::stdin().lock())));
-    }
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "the operator's own path from the command line, opened as their shell would \
-                  (a FIFO such as `<(…)` included); it names no file beneath a root"
-    )]
-    let opened = File::open(file).map_err(|e| format!("{file}: {}", os_error(&e)))?;
-    if opened.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(format!(
-            "{file}: is a directory; `io replay` reads a file of event lines (or `-` for stdin)"
-        ));
-    }
-    Ok((file.to_owned(), Box::new(opened)))
 }
 
 /// What a torn line most likely is, in the warning that skips it.

@@ -116,7 +116,7 @@ impl<'h> Printer<'h> {
     /// `on_failure = "cancel"`, and says what each did.
     fn fire(&self, hooks: &Hooks, event: &RunEvent) -> (Flow, Fired) {
         let mut fired = Fired::default();
-        let flow = hooks.fire_with(&event.kind, event, |run| {
+        let flow = hooks.fire_with(event, event, |run| {
             let number = self.selection.number(run.index);
             if run.result.is_err()
                 && hooks
@@ -157,7 +157,7 @@ impl<'h> Printer<'h> {
     /// A dry run: the hooks that would fire on `event`, counted.
     fn would(&self, event: &RunEvent) -> Fired {
         let mut fired = Fired::default();
-        let would = self.selection.would_fire(&event.kind);
+        let would = self.selection.would_fire(event);
         if let Ok(mut n) = self.would_fire.lock() {
             *n += would.len();
         }
@@ -174,7 +174,7 @@ impl<'h> Printer<'h> {
                 (true, false) => fired.json.push(json!({ "hook": number, "key": key })),
             }
         }
-        for (index, field) in self.selection.turned_away(&event.kind) {
+        for (index, field) in self.selection.turned_away(event) {
             let (number, key) = (self.selection.number(index), self.selection.key(index));
             if self.json {
                 fired.json.push(

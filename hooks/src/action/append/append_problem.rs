@@ -1,12 +1,16 @@
 //! What building the hooks finds wrong with an `append` hook's file
 //! ([`AppendProblem`]), in words for an operator, with what to do about it.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use io_beneath::Way;
+
 /// The key that chooses the action, which its problems name.
 pub(crate) const KEY: &str = "append";
-use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
+use crate::action::shell::{not_expanded_hint, write_not_expanded};
+use crate::paste::command_on;
 
 /// Something that will make an `append` hook fail each time it fires, found
 /// when the hooks were built, in the words a [`Problem`](crate::Problem) says.
@@ -44,6 +48,18 @@ pub(crate) enum AppendProblem {
         path: PathBuf,
         /// The link, as written under the root, when one was found.
         through: Option<String>,
+    },
+    /// The path reaches the embedder's own state under the hooks' root (a
+    /// name it gave [`io_beneath::Root::own`], as io's `.io`): by its name,
+    /// through `..` or through a symbolic link (a clone's `logs ->
+    /// .io/runs`).
+    Owned {
+        /// The path.
+        path: PathBuf,
+        /// The owned name it reaches.
+        name: OsString,
+        /// How it reaches it.
+        way: Way,
     },
     /// The file could not be created for another reason.
     CannotCreate {
@@ -84,9 +100,10 @@ impl AppendProblem {
             AppendProblem::IsSymlink { .. } => "name the file the link points to".to_owned(),
             AppendProblem::NotRegular { .. } => "name a regular file".to_owned(),
             AppendProblem::NoParent { parent, .. } => {
-                format!("create it: mkdir -p {}", Quoted(parent))
+                format!("create it: {}", command_on("mkdir -p", parent))
             }
             AppendProblem::LeavesRoot { .. } => leaves_root_hint(),
+            AppendProblem::Owned { name, way, .. } => owned_hint(Path::new(name), way),
             AppendProblem::CannotCreate { .. } => return None,
             AppendProblem::NotExpanded { .. } => not_expanded_hint(),
             AppendProblem::OtherRoot { .. } => {
@@ -110,6 +127,7 @@ impl AppendProblem {
             | AppendProblem::NotRegular { path }
             | AppendProblem::NoParent { path, .. }
             | AppendProblem::LeavesRoot { path, .. }
+            | AppendProblem::Owned { path, .. }
             | AppendProblem::CannotCreate { path, .. }
             | AppendProblem::OtherRoot { path, .. } => Some(path),
         }
@@ -137,6 +155,13 @@ impl fmt::Display for AppendProblem {
                 parent.display()
             ),
             AppendProblem::LeavesRoot { path, through } => leaves_root(f, path, through),
+            AppendProblem::Owned { path, name, way } => {
+                let refusal = io_beneath::Error::Owned {
+                    name: name.clone(),
+                    way: way.clone(),
+                };
+                write!(f, "append: `{}` is refused: {refusal}", path.display())
+            }
             AppendProblem::CannotCreate { path, cause } => {
                 write!(f, "append: `{}` cannot be created: {cause}", path.display())
             }
@@ -175,6 +200,22 @@ fn leaves_root_hint() -> String {
     "a relative `append` path is opened beneath the hooks' root and follows no link out \
      of it; name a file under that root, or write an absolute path to append outside it"
         .to_owned()
+}
+
+/// [`AppendProblem::Owned`]'s hint.
+fn owned_hint(name: &Path, way: &Way) -> String {
+    let name = name.display();
+    let mut hint = format!(
+        "an append hook never writes `{name}`, which holds the program's own state; name a \
+         file outside it"
+    );
+    if let Way::Link(Some(link)) = way {
+        hint.push_str(&format!(
+            ", by a path that does not go through the symbolic link `{}`",
+            link.display()
+        ));
+    }
+    hint
 }
 
 /// An error, so that it can stand on its own; its `Display` says all of it,

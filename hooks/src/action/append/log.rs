@@ -159,7 +159,8 @@ impl Log {
 /// (`O_NONBLOCK`, which changes nothing for a regular file) for a FIFO's
 /// reader. All of it is flags on the one `open`, free on the per-event
 /// path; that the file is a regular one is checked when the hooks are
-/// built ([`create`]), where an extra `fstat` costs nothing that matters.
+/// built ([`create`]), where an extra `fstat` costs nothing that matters,
+/// and at each hook's first append ([`append`]'s look).
 fn open(path: &Path, target: &Target, root: &Root) -> io::Result<File> {
     open_as(path, target, root, true)
 }
@@ -304,6 +305,9 @@ fn check_beneath(path: &Path, name: &Path, root: &Root, problems: &mut Vec<Appen
         Ok(Some(Kind::Directory)) => problems.push(AppendProblem::IsDirectory { path }),
         Ok(Some(_)) => problems.push(AppendProblem::NotRegular { path }),
         Err(io_beneath::Error::Outside { .. }) => leaves(problems),
+        Err(io_beneath::Error::Owned { name, way }) => {
+            problems.push(AppendProblem::Owned { path, name, way });
+        }
         // A FIFO or a device on the way is no directory, and is not opened.
         Err(io_beneath::Error::NotRegular { .. }) => no_parent(problems, path),
         Err(io_beneath::Error::Io(e))
@@ -414,6 +418,10 @@ fn unglue(mut file: &File, written: usize) -> bool {
         && matches!(rustix::io::pwrite(file, b"\n", end - 1), Ok(1))
 }
 
+/// Why an append refused what it opened.
+const NOT_A_FILE: &str = "it is not a regular file (a FIFO, a socket or a device), and an \
+    append hook writes only to a file";
+
 /// Appends `line` (which ends with its newline) to the log `path` of one
 /// hook: open, exactly one `write`, close. The first append after the hooks
 /// were built also looks at the log's last byte, and puts a newline before
@@ -435,6 +443,13 @@ pub(crate) fn append(
         Some(turn) => (turn, None),
         None => {
             let (id, stat) = identity(&file).map_err(failed)?;
+            // Judged at this look, from the `fstat` it makes anyway: a FIFO,
+            // a socket or a device (one the problems flagged when the hooks
+            // were built, with a reader at its other end) gets no event,
+            // and is looked at again at the next.
+            if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+                return Err(failed(io::Error::other(NOT_A_FILE)));
+            }
             (turn_of(id), Some(stat))
         }
     };

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 /// The key that chooses the action, which its problems name.
 pub(crate) const KEY: &str = "run";
-use crate::action::shell::{Quoted, not_expanded_hint, write_not_expanded};
+use crate::action::shell::{not_expanded_hint, write_not_expanded};
 use crate::message::Shown;
+use crate::paste::command_on;
 
 /// Something that will make a `run` hook fail each time it fires, found
 /// when the hooks were built, in the words a [`Problem`](crate::Problem) says.
@@ -134,7 +135,7 @@ impl RunProblem {
                  hooks' root: write its path from there (`./scripts/NAME`) or in full"
                 .to_owned(),
             RunProblem::NotExecutable { path, .. } => {
-                format!("make it executable: chmod +x {}", Quoted(path))
+                format!("make it executable: {}", command_on("chmod +x", path))
             }
             RunProblem::LinkNotExecutable {
                 out_of_root: true, ..
@@ -142,7 +143,7 @@ impl RunProblem {
                   hook at a program in the root, or name the program by its own path"
                 .to_owned(),
             RunProblem::LinkNotExecutable { target, .. } => {
-                format!("make it executable: chmod +x {}", Quoted(target))
+                format!("make it executable: {}", command_on("chmod +x", target))
             }
             RunProblem::NotRegular { .. } => {
                 "name a program: a regular file, executable, that the hook runs".to_owned()
@@ -154,8 +155,8 @@ impl RunProblem {
                  that runs it, as in `#!/bin/sh`"
                 .to_owned(),
             RunProblem::ShebangCarriageReturn { path, .. } => format!(
-                "save it with Unix line endings: sed -i 's/\\r$//' {}",
-                Quoted(path)
+                "save it with Unix line endings: {}",
+                command_on(r"sed -i 's/\r$//'", path)
             ),
             RunProblem::NoInterpreter {
                 interpreter,

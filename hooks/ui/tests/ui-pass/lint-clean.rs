@@ -29,6 +29,17 @@ enum Event<'a, T> {
 #[derive(HookEvents)]
 enum Nothing {}
 
+/// An envelope every event travels in, and an event nothing follows that a
+/// cancel could stop.
+#[derive(HookEvents)]
+#[hook(envelope(job: String, attempt: u32, seq: Option<u64>))]
+enum Enveloped {
+    #[hook(tag = "started")]
+    Started,
+    #[hook(tag = "finished", last)]
+    Finished,
+}
+
 /// Every variant has a field a filter reads, so the field accessor's match
 /// has an arm for each and no rest.
 #[derive(HookEvents)]
@@ -96,6 +107,11 @@ fn main() {
     assert_eq!(io_hooks::Kind::all().position(|k| k == Event::<'static, u32>::Started.kind()), Some(0));
     assert_eq!(io_hooks::Kind::all().position(|k| k == Event::<'static, u32>::Step(1).kind()), Some(1));
     assert!(Nothing::TAGS.is_empty());
+    assert_eq!(Enveloped::LAST, [false, true]);
+    assert_eq!(Enveloped::Started.tag(), "started");
+    assert_eq!(Enveloped::ENVELOPE[1].bounds, Some((0, u32::MAX.into())));
+    assert!(Enveloped::ENVELOPE[2].optional);
+    assert!(io_hooks::Kind::<Enveloped>::named("finished").is_last());
     assert_eq!(Nothing::from_tag("x"), None);
     assert_eq!(Full::A { n: 1 }.tag(), "a");
     assert_eq!(Full::B { text: "t" }.tag(), "b");

@@ -1,0 +1,178 @@
+//! A command printed for an operator to paste: each word quoted for a POSIX
+//! shell ([`shell_word`]), and printed only when it can be printed as it is
+//! ([`pasteable_word`]).
+
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::Path;
+
+use crate::message::is_invisible;
+
+/// Returns `word` as a POSIX shell reads it back as one word, unchanged: as
+/// it is when it is not empty and holds only `A-Z a-z 0-9 _ @ % + = : , . /
+/// -` (and does not begin with `=`, which zsh expands as `=cmd`), else in
+/// single quotes, a `'` in it written `'\''`. Inside single quotes a POSIX
+/// shell expands nothing (`$`, `` ` ``, `\`, `!` under `sh`, a newline), so
+/// a word a clone named `w$(touch${IFS}PWNED)` arrives as those bytes.
+///
+/// A word is an argument, not a command's first word, where a bare
+/// `NAME=value` would be an assignment. A NUL cannot be in any argument.
+///
+/// ```
+/// use io_hooks::text::shell_word;
+///
+/// assert_eq!(shell_word("/tmp/ws"), "/tmp/ws");
+/// assert_eq!(shell_word("w$(touch${IFS}PWNED)"), "'w$(touch${IFS}PWNED)'");
+/// assert_eq!(shell_word("it's"), r"'it'\''s'");
+/// assert_eq!(shell_word(""), "''");
+/// ```
+pub fn shell_word(word: &str) -> Cow<'_, str> {
+    let bare = |b: u8| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b);
+    if !word.is_empty() && !word.starts_with('=') && word.bytes().all(bare) {
+        return Cow::Borrowed(word);
+    }
+    let mut quoted = String::with_capacity(word.len() + 2);
+    quoted.push('\'');
+    for (i, part) in word.split('\'').enumerate() {
+        if i > 0 {
+            quoted.push_str("'\\''");
+        }
+        quoted.push_str(part);
+    }
+    quoted.push('\'');
+    Cow::Owned(quoted)
+}
+
+/// Why a word is not printed as part of a command to paste
+/// ([`pasteable_word`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotPasteable {
+    /// It is not UTF-8: the terminal would show other characters than its
+    /// bytes, and a shell would read back what was shown, not the word.
+    /// (`$'\xff'` would say it, but is not POSIX `sh`.)
+    NotUtf8,
+    /// It holds a control or an invisible character ([`is_invisible`]),
+    /// which `io` prints escaped (`\n`, `\u{202e}`) or which shows as
+    /// nothing: what is pasted is then not the word.
+    NotShown,
+}
+
+impl fmt::Display for NotPasteable {
+    /// `is not UTF-8`, or `holds a control or invisible character`: what
+    /// follows the word's name in a sentence.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotPasteable::NotUtf8 => "is not UTF-8",
+            NotPasteable::NotShown => {
+                "holds a control or invisible character, which a terminal does not show as it is"
+            }
+        })
+    }
+}
+
+impl std::error::Error for NotPasteable {}
+
+/// Returns `word` quoted by [`shell_word`] when it can be printed as it
+/// is, so that what an operator copies from the terminal and pastes is the
+/// word: UTF-8, with no control character (a newline, an escape) and no
+/// invisible one ([`is_invisible`]). A POSIX shell has no quoting that shows
+/// other bytes as text (`$'…'` is bash's and zsh's), so such a word is
+/// never half-printed: the caller says why instead (the error's `Display`).
+///
+/// ```
+/// use std::ffi::OsStr;
+/// use std::os::unix::ffi::OsStrExt;
+/// use io_hooks::text::{NotPasteable, pasteable_word};
+///
+/// assert_eq!(pasteable_word(OsStr::new("/my logs")).unwrap(), "'/my logs'");
+/// assert_eq!(pasteable_word(OsStr::from_bytes(b"/a\xff")), Err(NotPasteable::NotUtf8));
+/// assert_eq!(pasteable_word(OsStr::new("a\nb")), Err(NotPasteable::NotShown));
+/// ```
+///
+/// # Errors
+/// [`NotPasteable`]: the word is not UTF-8, or holds a character a
+/// terminal does not show as it is.
+pub fn pasteable_word(word: &OsStr) -> Result<Cow<'_, str>, NotPasteable> {
+    let text = word.to_str().ok_or(NotPasteable::NotUtf8)?;
+    if text.chars().any(|c| c.is_control() || is_invisible(c)) {
+        return Err(NotPasteable::NotShown);
+    }
+    Ok(shell_word(text))
+}
+
+/// A hint's command on `path`: `chmod +x /a/b` (`command`, then the path
+/// as one word), or, when the path cannot be printed to paste
+/// ([`pasteable_word`]), `chmod +x on it (its name is not UTF-8, so no
+/// command to paste is printed)`. The problem the hint follows names the
+/// path, escaped.
+pub(crate) fn command_on(command: &str, path: &Path) -> String {
+    match pasteable_word(path.as_os_str()) {
+        Ok(word) => format!("{command} {word}"),
+        Err(why) => format!("{command} on it (its name {why}, so no command to paste is printed)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::ffi::OsStrExt;
+
+    use super::*;
+
+    #[test]
+    fn a_plain_word_stays_bare_and_anything_else_is_single_quoted() {
+        for bare in [
+            "/a/b-c_d.e+f,g:h@i",
+            "r-0123456789ab",
+            "ci",
+            "100%",
+            "a=b",
+            "-",
+        ] {
+            assert_eq!(shell_word(bare), bare);
+        }
+        for (word, quoted) in [
+            ("/my logs", "'/my logs'"),
+            ("/it's", r"'/it'\''s'"),
+            ("/$HOME/`x`", "'/$HOME/`x`'"),
+            ("", "''"),
+            ("~", "'~'"),
+            ("a*b?[c]", "'a*b?[c]'"),
+            ("=ls", "'=ls'"),
+            ("a\\b!c", "'a\\b!c'"),
+            ("'", r"''\'''"),
+            ("é", "'é'"),
+        ] {
+            assert_eq!(shell_word(word), quoted, "{word}");
+        }
+    }
+
+    #[test]
+    fn a_word_not_shown_as_it_is_is_not_pasteable() {
+        assert_eq!(
+            pasteable_word(OsStr::from_bytes(b"/r\xffoot")),
+            Err(NotPasteable::NotUtf8)
+        );
+        for shown_otherwise in ["a\nb", "a\tb", "\u{1b}[2J", "a\u{202e}b", "\u{feff}", "a\0"] {
+            assert_eq!(
+                pasteable_word(OsStr::new(shown_otherwise)),
+                Err(NotPasteable::NotShown),
+                "{shown_otherwise:?}"
+            );
+        }
+        assert_eq!(
+            pasteable_word(OsStr::new("w$(touch${IFS}PWNED)")).as_deref(),
+            Ok("'w$(touch${IFS}PWNED)'")
+        );
+    }
+
+    #[test]
+    fn a_hint_says_why_it_prints_no_command() {
+        assert_eq!(command_on("chmod +x", Path::new("/a b")), "chmod +x '/a b'");
+        assert_eq!(
+            command_on("mkdir -p", Path::new(OsStr::from_bytes(b"/x\xff"))),
+            "mkdir -p on it (its name is not UTF-8, so no command to paste is printed)"
+        );
+    }
+}
