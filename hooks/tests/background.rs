@@ -8,7 +8,7 @@
 mod common;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -524,10 +524,20 @@ fn the_backlog_says_at_once_what_each_background_hook_was_not_given() {
         pid_file.display()
     );
     let (quick, tee_out) = tee(dir.path());
+    // The quick hook's reports: made once its event is delivered, so after
+    // the fourth it has nothing in flight (its lines alone come before its
+    // `tee` has ended).
+    let reported = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&reported);
     let hooks = Hooks::new(
         vec![quick, background(&["/bin/sh", "-c", &script], &["step"])],
         dir.path(),
-    );
+    )
+    .on_background(move |run| {
+        if run.index == 0 {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }
+    });
     let backlog = hooks.backlog();
     assert!(backlog.abandon().is_empty(), "no worker has started");
     for n in 1..=4 {
@@ -535,9 +545,10 @@ fn the_backlog_says_at_once_what_each_background_hook_was_not_given() {
     }
     assert!(
         wait_until(PATIENCE, || common::read_pid(&pid_file).is_some()
-            && lines(&tee_out).len() == 4),
-        "the first event's child never started"
+            && reported.load(Ordering::SeqCst) == 4),
+        "the first event's child never started, or the quick hook never reported its fourth"
     );
+    assert_eq!(lines(&tee_out).len(), 4);
     let undelivered = backlog.abandon();
     let counts: Vec<_> = undelivered
         .iter()

@@ -109,6 +109,10 @@ struct State {
     bytes: usize,
     /// Whether the worker is executing an event it took.
     busy: bool,
+    /// Whether the worker is giving the host the report of an event it
+    /// executed: no longer in flight, but not yet idle, so that a host that
+    /// waits for the hooks sees every report made first.
+    reporting: bool,
     /// No more events will come: the worker ends once `jobs` is empty.
     closed: bool,
     /// The worker has ended (a report that panicked, say): an event is
@@ -364,7 +368,7 @@ impl Worker {
     /// worker has ended).
     pub(crate) fn wait_idle(&self) {
         let mut state = self.queue.lock();
-        while (state.busy || !state.jobs.is_empty()) && !state.gone {
+        while (state.busy || state.reporting || !state.jobs.is_empty()) && !state.gone {
             state = self.queue.wait(state);
         }
     }
@@ -393,6 +397,7 @@ impl Drop for Gone<'_> {
         let mut state = self.0.lock();
         state.gone = true;
         state.busy = false;
+        state.reporting = false;
         state.jobs.clear();
         state.bytes = 0;
         drop(state);
@@ -418,20 +423,56 @@ fn work(queue: &Queue, start: &Start) {
         drop(state);
         queue.changed.notify_all();
 
-        execute(start, &job, seq);
+        let ran = execute(start, &job, seq);
 
+        // Delivered: no longer in flight for a host that asks what was not
+        // ([`Backlog::abandon`]), while one that waits for the hooks waits
+        // for the report too.
         let mut state = queue.lock();
         state.busy = false;
+        state.reporting = start.report.is_some();
         if start.supervisor.is_interrupted() && !state.jobs.is_empty() {
             drop_interrupted(&mut state, &start.origin);
         }
         drop(state);
         queue.changed.notify_all();
+        if let Some(report) = &start.report {
+            ran.report(report, start, &job, seq);
+            queue.lock().reporting = false;
+            queue.changed.notify_all();
+        }
     }
 }
 
-/// Executes one event, logs a failure and reports it.
-fn execute(start: &Start, job: &Job, seq: u64) {
+/// What executing one event came to, for its report.
+struct Ran {
+    result: Result<(), HookFailure>,
+    capture: Option<StderrTail>,
+    elapsed: Duration,
+}
+
+impl Ran {
+    /// Gives the host the report of `job`, the worker's event `seq`.
+    fn report(&self, report: &Report, start: &Start, job: &Job, seq: u64) {
+        let stderr = match (&self.result, &self.capture) {
+            (Err(_), Some(capture)) => Some(capture.bytes()),
+            _ => None,
+        };
+        report(BackgroundRun {
+            index: start.index,
+            origin: &start.origin,
+            event: job.event,
+            seq,
+            line: &job.line,
+            result: self.result.as_ref().map(|_| ()),
+            elapsed: self.elapsed,
+            stderr,
+        });
+    }
+}
+
+/// Executes one event and logs a failure; the worker reports it.
+fn execute(start: &Start, job: &Job, seq: u64) -> Ran {
     let begun = Instant::now();
     let mut capture = start.stderr_tail.map(StderrTail::new);
     let result = start.ready.execute(Fire {
@@ -456,23 +497,12 @@ fn execute(start: &Start, job: &Job, seq: u64) {
              goes on"
         );
         #[cfg(not(feature = "tracing"))]
-        let _ = (origin, tag, failure);
+        let _ = (origin, tag, failure, seq);
     }
-    if let Some(report) = &start.report {
-        let stderr = match (&result, &capture) {
-            (Err(_), Some(capture)) => Some(capture.bytes()),
-            _ => None,
-        };
-        report(BackgroundRun {
-            index: start.index,
-            origin: &start.origin,
-            event: job.event,
-            seq,
-            line: &job.line,
-            result: result.as_ref().map(|_| ()),
-            elapsed,
-            stderr,
-        });
+    Ran {
+        result,
+        capture,
+        elapsed,
     }
 }
 
