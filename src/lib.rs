@@ -14,6 +14,10 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let dir = tempfile::tempdir()?;
 //! # let root = dir.path().to_path_buf();
+//! # // The operator's checkout, as `git init` leaves one: `io.local.toml`
+//! # // is untracked there, so it is theirs.
+//! # for sub in [".git/objects", ".git/refs"] { std::fs::create_dir_all(root.join(sub))?; }
+//! # std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n")?;
 //! # std::fs::write(root.join("io.local.toml"), "[[hook]]\non = [\"step\", \"finished\"]\nappend = \"audit.jsonl\"\n")?;
 //! # let provider = ScriptedProvider::from_toml("script.toml", r#"
 //! # goal = "greet"

@@ -18,8 +18,8 @@ use cli::log::Verbosity;
 use cli::output::{err, safe};
 
 const AFTER_HELP: &str = "\
-Hooks go in ROOT/io.local.toml (yours: gitignored, and refused if git tracks
-it) or in the user-scope file ($IO_CONFIG_HOME/io.toml, else
+Hooks go in ROOT/io.local.toml (yours: untracked in a git work tree, or
+trusted with io trust; refused if git tracks it) or in the user-scope file ($IO_CONFIG_HOME/io.toml, else
 $XDG_CONFIG_HOME/io/io.toml, else ~/.config/io/io.toml). A project's io.toml
 arrives with a clone and may not declare any.
 
@@ -59,6 +59,8 @@ enum Command {
     Runs(commands::runs::Args),
     Completions(commands::completions::Args),
     Demo(commands::demo::Args),
+    Trust(commands::trust::Args),
+    Untrust(commands::trust::UntrustArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +89,8 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Runs(args) => commands::runs::exec(&args),
         Command::Completions(args) => commands::completions::exec(&args, Cli::command()),
         Command::Demo(args) => commands::demo::exec(&args),
+        Command::Trust(args) => commands::trust::exec(&args),
+        Command::Untrust(args) => commands::trust::exec_untrust(&args),
     }
 }
 

@@ -233,6 +233,8 @@ fn not_utf8_dir(env: &IoEnv) -> PathBuf {
 fn a_root_whose_name_is_not_utf8_is_written_as_its_display_and_never_panics() {
     let env = IoEnv::new();
     let root = not_utf8_dir(&env);
+    // The operator's checkout, in which `io.local.toml` is untracked.
+    common::work_tree(&root);
     let shown = root.to_string_lossy().into_owned();
     assert!(shown.ends_with("r\u{fffd}"), "{shown}");
     // No file: exit 0, as anywhere else.

@@ -22,6 +22,8 @@ impl Env {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("user")).expect("user scope");
         std::fs::create_dir(dir.path().join("root")).expect("root");
+        // The operator's checkout, in which `io.local.toml` is untracked.
+        common::work_tree(&dir.path().join("root"));
         Env { dir }
     }
 
@@ -896,6 +898,8 @@ fn io_check_notes_costs_replaced_scopes_and_what_it_looked_at() {
     );
 
     let empty = Env::new();
+    // No marker at all: not even the checkout's `.git`.
+    std::fs::remove_dir_all(empty.root().join(".git")).expect("no .git");
     let out = empty.io(&["check"]);
     assert_eq!(code(&out), 0);
     let root = empty.root().canonicalize().expect("root");

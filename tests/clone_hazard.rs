@@ -1,8 +1,8 @@
 //! What a hostile repository can put in the way of loading its config: files
-//! that are not files, and a git that is asked whether `io.local.toml` is
-//! tracked. Asking must never run anything the repository chose, must not
-//! hang, and must answer for the repository at the root, whatever this
-//! process's environment says.
+//! that are not files, and the git index `io` reads to tell whether
+//! `io.local.toml` is tracked. Reading it must never run anything the
+//! repository chose, must not hang, and must answer for the repository at
+//! the root, whatever this process's environment says.
 
 mod common;
 
@@ -63,7 +63,7 @@ fn a_symlink_to_a_device_is_refused_rather_than_read_forever() {
 
 #[test]
 fn a_config_file_over_1_mib_is_refused_and_one_at_it_loads() {
-    let root = tempfile::tempdir().unwrap();
+    let root = common::checkout();
     let path = root.path().join("io.local.toml");
     // Exactly 1 MiB: a hook table padded with a comment.
     let mut text = String::from(HOOKED);
@@ -112,7 +112,7 @@ fn a_symlink_to_a_proc_file_is_not_read() {
     );
 }
 
-// ---- asking git whether `io.local.toml` is tracked ----
+// ---- reading the index: is `io.local.toml` tracked? ----
 
 /// A repository at a fresh temp dir with a hooked `io.local.toml` in its
 /// index; `None` when there is no usable git.
@@ -255,16 +255,15 @@ fn untracked_and_ignored_files_still_load() {
     assert!(git(dir.path(), &["add", ".gitignore"]));
     let ignored = Config::discover_with(dir.path(), None).unwrap();
     assert_eq!(ignored.hook_specs().len(), 1);
-    // A bare repository has no work tree, so nothing in it is checked out.
+    // A bare repository has no work tree, so nothing says whose a file in
+    // it is: refused until the operator trusts it.
     let bare = tempfile::tempdir().unwrap();
     assert!(git(bare.path(), &["init", "-q", "--bare"]));
     fs::write(bare.path().join("io.local.toml"), HOOKED).unwrap();
-    assert_eq!(
-        Config::discover_with(bare.path(), None)
-            .unwrap()
-            .hook_specs()
-            .len(),
-        1
+    let got = Config::discover_with(bare.path(), None);
+    assert!(
+        matches!(&got, Err(ConfigError::Untrusted { reason, .. }) if reason.starts_with("no git work tree holds it")),
+        "{got:?}"
     );
 }
 
@@ -322,27 +321,31 @@ fn the_callers_git_environment_does_not_change_the_answer() {
 }
 
 #[test]
-fn a_git_that_never_answers_is_given_up_on_and_the_file_refused() {
+fn an_index_that_is_a_fifo_is_refused_without_waiting_on_it() {
     // A repository whose `.git/index` is a FIFO (a tarball can hold one)
-    // blocks git's read of it forever; so would a stuck network file
-    // system. The question is bounded, and git that ran but did not answer
-    // is no answer: the hooks are refused (this loaded them, as
-    // "untracked", until issue 14).
+    // blocked git's read of it for ever, until git was given a deadline.
+    // `io` reads the index itself now, judged before it is opened: a FIFO
+    // is never opened, and an index that cannot be read is no answer, so
+    // the hooks are refused (this loaded them, as "untracked", until issue
+    // 14).
     let Some(repo) = tracked_repo() else { return };
     let index = repo.path().join(".git/index");
     fs::remove_file(&index).unwrap();
-    // Should discover wait on git for ever, the watchdog fails the test and
-    // this releases the stuck git, so nothing outlives the test.
+    // Should discover wait on it, the watchdog fails the test and this
+    // releases the reader, so nothing outlives the test.
     let _release = common::fifo(&index, true);
     let e = discover_within(repo.path(), Duration::from_secs(20)).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
-            "{}: key `hook`: could not tell whether the repository's git index tracks this \
-             `io.local.toml` (git did not answer within 5000 ms and was killed), and a tracked \
-             one may not declare hooks, so its hooks are not loaded. Make `git ls-files \
-             io.local.toml` work here, or move the hooks to the user-scope file.",
-            repo.path().join("io.local.toml").display()
+            "{}: key `hook`: this `io.local.toml` is not known to be yours (whether git tracks \
+             it cannot be told: the git index `{}` cannot be read: not a regular file (a FIFO, \
+             a socket or a device), so it is not read, and there is no data directory to \
+             record your trust in), so its hooks are not loaded. Set IO_DATA_HOME (or HOME) \
+             to a directory of yours, so that `io trust` can record your trust, or move the \
+             hooks to the user-scope file.",
+            repo.path().join("io.local.toml").display(),
+            index.display()
         )
     );
 }

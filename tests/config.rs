@@ -16,7 +16,9 @@ use io_hooks::{Action, AppendAction, HookSpec, OnFailure};
 use proptest::prelude::*;
 use tempfile::TempDir;
 
-/// A discovery root and a user-scope directory, both empty to begin with.
+/// A discovery root (an empty git work tree: the operator's checkout, in
+/// which `io.local.toml` is untracked) and a user-scope directory, both
+/// empty to begin with.
 struct Fixture {
     root: TempDir,
     home: TempDir,
@@ -24,8 +26,10 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        common::work_tree(root.path());
         Fixture {
-            root: tempfile::tempdir().unwrap(),
+            root,
             home: tempfile::tempdir().unwrap(),
         }
     }

@@ -130,7 +130,7 @@ fn io_replay_escapes_bidirectional_overrides_in_text_and_json() {
 /// went through.
 #[test]
 fn io_check_escapes_what_a_hook_names() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     fs::write(
         tmp.path().join("io.local.toml"),
         format!("[[hook]]\nrun = [\"./{HOSTILE_TOML}\"]\n"),

@@ -1,6 +1,8 @@
 //! The spec's four worked hooks ("Four hooks, worked"), loaded from a real
 //! `io.local.toml` with `Config::discover` and installed in a real run.
 
+mod common;
+
 use io_harness::{
     ApproveAll, Config, EventKind, RunEvent, resume_observed,
     run::{Contract, FileStore, Policy, RunOutcome, ScriptedProvider},
@@ -20,6 +22,8 @@ fn project(local_toml: &str, scripts: &[(&str, &str)]) -> (Project, Config) {
     let root = dir.path().join("root");
     let user = dir.path().join("user");
     std::fs::create_dir_all(&root).expect("root");
+    // The operator's checkout, in which `io.local.toml` is untracked.
+    common::work_tree(&root);
     std::fs::create_dir_all(&user).expect("user");
     std::fs::write(root.join("io.local.toml"), local_toml).expect("config");
     for (name, body) in scripts {

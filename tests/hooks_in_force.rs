@@ -83,8 +83,9 @@ fn io_check_prints_the_root_it_chose_and_why() {
 
 #[test]
 fn a_git_directory_marks_the_top_too_and_the_nearest_marker_wins() {
+    // The root is a checkout: its `.git` is there already.
     let env = IoEnv::new();
-    std::fs::create_dir(env.root().join(".git")).expect(".git");
+    assert!(env.root().join(".git").is_dir());
     let inner = env.root().join("crates/inner");
     std::fs::create_dir_all(inner.join("src")).expect("inner");
     // The nearest marker wins: an io.toml in a sub-project makes it the top.

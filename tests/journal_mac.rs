@@ -292,20 +292,18 @@ fn a_journal_a_submodule_ships_is_passed_over_by_io_runs_and_refused() {
     assert!(listed.contains(&format!("  {own}  ")), "{listed}");
     assert!(!listed.contains("r-shipped"), "{listed}");
     assert!(!listed.contains("planted"), "{listed}");
+    // The submodule's own index lists the journal (io reads the index of
+    // every work tree that holds a file, the submodule's included): it came
+    // with the clone, and is passed over before its MAC is looked at.
     assert!(
         listed.ends_with(
-            "passed over 1 journal: 1 not written by this user's io (no valid MAC); `io run \
+            "passed over 1 journal: 1 tracked by git (it came with the clone); `io run \
              --resume ID` says why for one\n"
         ),
         "{listed}"
     );
     let out = env.io(&["run", "--resume", "r-shipped"]);
-    resume_refused(
-        &env,
-        &out,
-        "r-shipped",
-        "the journal carries no MAC, so it is not one your `io` wrote",
-    );
+    resume_refused(&env, &out, "r-shipped", "git tracks this journal");
 }
 
 #[test]

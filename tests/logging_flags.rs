@@ -51,7 +51,7 @@ fn replay(dir: &Path, flags: &[&str]) -> Output {
 /// numbers, and now the engine names each hook by where it was written.
 #[test]
 fn each_level_logs_what_the_help_says_numbered_as_the_table() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     fs::write(tmp.path().join("io.local.toml"), FIVE).expect("config");
     fs::write(tmp.path().join("events.jsonl"), STARTED).expect("events");
     let local = tmp
@@ -133,7 +133,7 @@ fn each_level_logs_what_the_help_says_numbered_as_the_table() {
 /// when it resumes, is logged at the default level; `-q` leaves it out.
 #[test]
 fn the_default_logs_what_io_reports_nowhere_else_and_q_does_not() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     fs::write(
         tmp.path().join("io.local.toml"),
         "[[hook]]\non = [\"tool_call\"]\nrun = [\"/bin/false\"]\non_failure = \"cancel\"\n",
@@ -192,7 +192,7 @@ fn the_default_logs_what_io_reports_nowhere_else_and_q_does_not() {
 /// rewritten.
 #[test]
 fn a_hook_n_inside_a_message_is_shown_as_written() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     let config = "[[hook]]\non = [\"step\"]\nappend = \"a.jsonl\"\n\n\
                   [[hook]]\non = [\"started\"]\nrun = [\"./hook[1]\"]\n";
     fs::write(tmp.path().join("io.local.toml"), config).expect("config");

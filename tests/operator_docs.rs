@@ -53,7 +53,7 @@ fn the_0600_mode_of_an_append_log_is_documented_and_true() {
     assert!(guide.contains("**A new log is private: mode 0600.**"));
     assert!(guide.contains("A file\n  that is already there keeps its mode"));
 
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     fs::write(
         tmp.path().join("io.local.toml"),
         "[[hook]]\nappend = \"new.jsonl\"\n\n[[hook]]\nappend = \"old.jsonl\"\n",
@@ -88,7 +88,7 @@ fn the_0600_mode_of_an_append_log_is_documented_and_true() {
 /// file's two hooks were not in force.
 #[test]
 fn io_check_says_when_a_profile_replaced_the_files_hooks() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     fs::write(
         tmp.path().join("io.local.toml"),
         "[[hook]]\non = [\"step\"]\nappend = \"a.jsonl\"\n\n[[hook]]\non = [\"step\"]\nappend = \"b.jsonl\"\n\n[[profile.ci.hook]]\non = [\"finished\"]\nappend = \"ci.jsonl\"\n",

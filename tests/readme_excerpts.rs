@@ -48,6 +48,11 @@ const WRITE_A_HOOK: &str = "[[hook]]\non = [\"refused\", \"approval_requested\",
 /// outside the root (a `~/.netrc`): a comment, so only the link speaks.
 const NETRC_LINK: &str = "# io.toml links to a ~/.netrc outside the root\n";
 
+/// "Write a hook" unpacked from an archive: no `.git`, so `io trust` is
+/// needed ("Trust a file `io` cannot vouch for"); the comment tells it
+/// from [`WRITE_A_HOOK`] in the setup.
+const ARCHIVE: &str = "# io.local.toml\n[[hook]]\non = [\"refused\", \"approval_requested\", \"approval_decided\", \"spawned\"]\nappend = \"audit.jsonl\"\n";
+
 /// A hook table where hooks may not go: "Check it"'s refusal.
 const HIDDEN_TABLE: &str =
     "[[hook]]\nappend = \"audit.jsonl\"\n\n[[ci.hook]]\nappend = \"ci.jsonl\"\n";
@@ -68,7 +73,7 @@ const POLICY_SCRIPT: &str = "#!/bin/sh\nread -r event\ncase \"$event\" in\n  *'\
 
 /// A project directory for one block, set up as its README section says.
 fn project(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::checkout();
     fs::write(dir.path().join("io.local.toml"), config).expect("io.local.toml");
     let events = repo().join("examples/events.jsonl");
     fs::create_dir(dir.path().join("examples")).expect("examples/");
@@ -258,6 +263,7 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         [
             "README.md: $ io check",
             "README.md: $ io check",
+            "README.md: $ io check",
             "README.md: $ io replay examples/events.jsonl",
             &format!("README.md: {DEMO}"),
             "docs/io.md: $ io check --json",
@@ -274,9 +280,10 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
     );
     let shown = "/tmp/readme/myproject";
     // Each block's setup, the demo's (set up below) left out.
-    let setups: [&str; 12] = [
+    let setups: [&str; 13] = [
         WRITE_A_HOOK,
         "[[hook]]\non = [\"stalled\", \"finished\"]\nrun = [\"./scripts/notify\"]\non_failure = \"continue\"\ntimout_ms = 2000\n",
+        ARCHIVE,
         WRITE_A_HOOK,
         WRITE_A_HOOK,
         HIDDEN_TABLE,
@@ -294,6 +301,9 @@ fn every_console_excerpt_in_the_readme_is_real_output() {
         .filter(|(block, _)| !block.starts_with(DEMO));
     for ((block, name), config) in others.zip(setups) {
         let dir = project(config);
+        if config == ARCHIVE {
+            fs::remove_dir_all(dir.path().join(".git")).expect("an archive: no .git");
+        }
         let outside = tempfile::tempdir().expect("tempdir");
         if config == NETRC_LINK {
             let netrc = outside.path().join(".netrc");

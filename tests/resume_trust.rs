@@ -379,6 +379,24 @@ fn a_journal_behind_a_committed_dot_io_link_is_refused_and_runs_nothing() {
         git(&env.root(), &["add", "-A"]),
         "the clone's files are tracked"
     );
+    // The index lists the file the link leads to: it came with the clone.
+    let out = env.io(&["run", "--resume", "r-cloned"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(
+        stderr.contains(&format!(
+            "{}: refused: git tracks this journal, so it came with the clone",
+            env.journal_path("r-cloned").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!env.root().join("ran").exists(), "the journal's exec ran");
+    assert!(text(&out.stdout).is_empty(), "nothing ran: {}", both(&out));
+    // Untracked, the link on the way is refused all the same.
+    assert!(git(
+        &env.root(),
+        &["rm", "-q", "--cached", "data/runs/r-cloned.jsonl"]
+    ));
     let out = env.io(&["run", "--resume", "r-cloned"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{}", both(&out));

@@ -38,6 +38,8 @@ impl Project {
         }
         let top = dir.path().join(name);
         std::fs::create_dir_all(top.join("src")).expect("src");
+        // The operator's checkout, in which `io.local.toml` is untracked.
+        common::work_tree(&top);
         std::fs::write(top.join("io.local.toml"), POLICY).expect("io.local.toml");
         std::fs::write(top.join("script.toml"), SCRIPT).expect("script");
         Project { dir, top }

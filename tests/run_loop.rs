@@ -1,5 +1,7 @@
 //! The reference run loop, observed by a recording observer.
 
+mod common;
+
 use std::sync::Mutex;
 use std::thread::ThreadId;
 
@@ -66,6 +68,8 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
     let workspace = dir.path().join("ws");
     std::fs::create_dir(&workspace).expect("workspace");
+    // The operator's checkout, in which `io.local.toml` is untracked.
+    common::work_tree(&workspace);
     let store = FileStore::new(dir.path().join("store")).expect("store");
     Fixture {
         _dir: dir,

@@ -57,7 +57,7 @@ fn documented(doc: &str) -> BTreeSet<String> {
 
 #[test]
 fn the_example_runs_to_its_answer_through_every_key() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = common::checkout();
     fs::write(tmp.path().join("script.toml"), example()).expect("script");
     fs::write(
         tmp.path().join("io.local.toml"),

@@ -88,6 +88,8 @@ fn dirs(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let (root, user) = (dir.path().join(name), dir.path().join("user"));
     fs::create_dir_all(&root).unwrap();
+    // The operator's checkout, in which `io.local.toml` is untracked.
+    common::work_tree(&root);
     fs::create_dir_all(&user).unwrap();
     (dir, root, user)
 }

@@ -149,9 +149,10 @@ answer = "ok"
         assert!(journal.contains(said), "{said}\n{journal}");
     }
 
-    // With a `.git` the configuration's hooks are checked by git, whose
-    // answer is read on two threads: refused as an unanswered check.
-    std::fs::create_dir(env.root().join(".git")).expect(".git");
+    // Whose `io.local.toml` it is is read from the work tree's index by
+    // `io` itself: no `git` and no thread to read its answer, so the
+    // verdict is reached at the limit too. (As root, `io` runs as another
+    // user here, whose the file is not: that is the verdict.)
     env.write(
         "io.local.toml",
         "[[hook]]\non = [\"step\"]\nrun = [\"true\"]\n",
@@ -160,9 +161,18 @@ answer = "ok"
         return;
     };
     let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
     assert!(
-        stderr.contains("no thread to read git's answer: Resource temporarily unavailable"),
-        "{stderr}"
+        !stderr.contains("Resource temporarily unavailable"),
+        "{}",
+        both(&out)
     );
+    assert!(!stderr.contains("panicked"), "{}", both(&out));
+    if rustix::process::geteuid().is_root() {
+        // Refused, its hooks not loaded: root's file is not that user's,
+        // and the store in a home that user cannot enter cannot be read.
+        assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+        assert!(stderr.contains("so its hooks are not loaded"), "{stderr}");
+    } else {
+        assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    }
 }

@@ -229,10 +229,11 @@ fn files_read(config: &Config) -> String {
     }
     let mut text = "files read:\n".to_owned();
     for source in config.sources() {
-        let mark = if source.in_force() {
-            "  <- hooks in force"
-        } else {
-            ""
+        let mark = match (source.in_force(), source.trusted()) {
+            (true, true) => "  <- hooks in force (trusted with `io trust`)",
+            (true, false) => "  <- hooks in force",
+            (false, true) => "  (trusted with `io trust`)",
+            (false, false) => "",
         };
         text.push_str(&format!(
             "  {:7}  {}{mark}\n",

@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -64,6 +64,10 @@ const FILES: &[(&str, &str, bool)] = &[
         include_str!("../../examples/demo/script.toml"),
         false,
     ),
+    // The workspace is a fresh git checkout, as `git init` leaves one, in
+    // which `io.local.toml` is untracked: the operator's by evidence, with
+    // no `io trust` (docs/decisions.md, "Whose file is this").
+    ("workspace/.git/HEAD", "ref: refs/heads/main\n", false),
 ];
 
 /// Runs `io demo`.
@@ -175,9 +179,11 @@ fn fresh_dir() -> Result<PathBuf, String> {
     #[allow(
         clippy::disallowed_methods,
         reason = "a new directory under the system's temporary one, made by this call: \
-                  `create_dir` fails on anything already there"
+                  `create_dir` fails on anything already there; 0700 whatever the umask"
     )]
-    fs::create_dir(&dir).map_err(|e| format!("{}: {}", dir.display(), os_error(&e)))?;
+    fs::create_dir(&dir)
+        .and_then(|()| fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)))
+        .map_err(|e| format!("{}: {}", dir.display(), os_error(&e)))?;
     Ok(dir)
 }
 
@@ -234,8 +240,16 @@ fn refuse_unsafe(base: &Path) -> Result<(), String> {
     ))
 }
 
-/// The directories [`FILES`] go in, parents first.
-const DIRS: [&str; 3] = ["workspace", "workspace/src", "workspace/scripts"];
+/// The directories [`FILES`] go in, parents first, and the empty ones a
+/// git directory holds.
+const DIRS: [&str; 6] = [
+    "workspace",
+    "workspace/src",
+    "workspace/scripts",
+    "workspace/.git",
+    "workspace/.git/objects",
+    "workspace/.git/refs",
+];
 
 /// Writes the demo's files beneath `base`, creating each directory and file
 /// anew: `create_dir` and `O_EXCL` fail on anything already there, a
@@ -252,6 +266,9 @@ fn lay_out(base: &Path) -> Result<(), String> {
     for dir in DIRS {
         let dir = base.join(dir);
         fs::create_dir(&dir).map_err(|e| fail(&dir, e))?;
+        // 0755 whatever the umask: a directory a group may write would make
+        // the workspace's `io.local.toml` someone else's to change.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).map_err(|e| fail(&dir, e))?;
     }
     for (rel, text, executable) in FILES {
         let path = base.join(rel);
@@ -263,6 +280,8 @@ fn lay_out(base: &Path) -> Result<(), String> {
             .open(&path)
             .map_err(|e| fail(&path, e))?;
         file.write_all(text.as_bytes())
+            .map_err(|e| fail(&path, e))?;
+        file.set_permissions(fs::Permissions::from_mode(mode))
             .map_err(|e| fail(&path, e))?;
     }
     Ok(())

@@ -11,3 +11,4 @@ pub(crate) mod replay;
 pub(crate) mod run;
 pub(crate) mod runs;
 pub(crate) mod schema;
+pub(crate) mod trust;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use io_hooks::TableError;
 use io_hooks::text::SourceLine;
 
-use io_hooks::text::os_error;
+use io_hooks::text::{os_error, pasteable_word};
 
 /// Why a configuration could not be loaded. Each `Display` about a file
 /// names the file first, then the key, then the reason; an unknown profile
@@ -41,16 +41,38 @@ pub enum ConfigError {
         /// The most a config file may hold, in bytes (1 MiB).
         limit: u64,
     },
-    /// `io.local.toml` declares hooks, and git was asked whether the
-    /// repository tracks it but its answer could not be had: it failed, was
-    /// killed at its deadline, or said something that could not be read.
-    /// Unanswered is refused, not taken for "untracked".
-    GitUnanswered {
+    /// A file declares hooks, and nothing shows it is the operator's: an
+    /// `io.local.toml` outside any git work tree, owned by another user,
+    /// writable by others, or in a work tree whose index cannot be read, or
+    /// a user-scope file others may write; and the operator has not trusted
+    /// its content with `io trust` (or it changed since). Its hooks are not
+    /// loaded. The decision is [`io_trust::judge`]'s.
+    Untrusted {
         /// The file.
         path: PathBuf,
         /// `hook`, or `profile.<name>.hook`.
         key: String,
-        /// What went wrong with git.
+        /// The file's scope: [`Scope::Local`](super::Scope::Local) or
+        /// [`Scope::User`](super::Scope::User).
+        scope: super::Scope,
+        /// Why, in io-trust's words ([`io_trust::Verdict`]'s `Display`).
+        reason: String,
+        /// Whether `io trust` can record it: `false` when there is no data
+        /// directory to record it in.
+        can_trust: bool,
+        /// Whether the operator trusted another content of it: it changed
+        /// since.
+        changed: bool,
+    },
+    /// A file declares hooks, and whether the operator trusted it could not
+    /// be told: the trust store cannot be read. Never taken for "not
+    /// trusted" in silence, nor for "trusted".
+    TrustStore {
+        /// The file.
+        path: PathBuf,
+        /// `hook`, or `profile.<name>.hook`.
+        key: String,
+        /// What is wrong with the store, naming it.
         cause: String,
     },
     /// A file is not UTF-8, so it is not TOML.
@@ -136,12 +158,18 @@ impl fmt::Display for ConfigError {
                 path.display(),
                 limit / (1024 * 1024)
             ),
-            ConfigError::GitUnanswered { path, key, cause } => write!(
+            ConfigError::Untrusted {
+                path,
+                key,
+                scope,
+                reason,
+                can_trust,
+                changed,
+            } => write_untrusted(f, path, key, *scope, reason, (*can_trust, *changed)),
+            ConfigError::TrustStore { path, key, cause } => write!(
                 f,
-                "{}: key `{key}`: could not tell whether the repository's git index tracks \
-                 this `io.local.toml` ({cause}), and a tracked one may not declare hooks, so \
-                 its hooks are not loaded. Make `git ls-files io.local.toml` work here, or move \
-                 the hooks to the user-scope file.",
+                "{}: key `{key}`: whether you trusted this file cannot be told ({cause}), so its \
+                 hooks are not loaded",
                 path.display()
             ),
             ConfigError::NotUtf8 {
@@ -184,6 +212,62 @@ impl fmt::Display for ConfigError {
                 known,
                 unlisted,
             } => write_unknown_profile(f, name, suggestion.as_deref(), known, *unlisted),
+        }
+    }
+}
+
+/// A file whose hooks are not loaded because nothing shows it is the
+/// operator's: why, and the command that trusts it (or, for the user-scope
+/// file, how to make it theirs alone).
+fn write_untrusted(
+    f: &mut fmt::Formatter<'_>,
+    path: &Path,
+    key: &str,
+    scope: super::Scope,
+    reason: &str,
+    (can_trust, changed): (bool, bool),
+) -> fmt::Result {
+    let what = match scope {
+        super::Scope::User => "this user-scope file",
+        _ => "this `io.local.toml`",
+    };
+    write!(
+        f,
+        "{}: key `{key}`: {what} is not known to be yours ({reason}), so its hooks are not \
+         loaded. ",
+        path.display()
+    )?;
+    match (scope, can_trust) {
+        (super::Scope::User, _) => f.write_str(
+            "Make it and the directories above it yours alone: owned by you, with no group or \
+             other write bit and no ACL that lets anyone else write them.",
+        ),
+        (_, false) => f.write_str(
+            "Set IO_DATA_HOME (or HOME) to a directory of yours, so that `io trust` can record \
+             your trust, or move the hooks to the user-scope file.",
+        ),
+        (_, true) => {
+            let root = path.parent().unwrap_or(Path::new("."));
+            // Quoted for a POSIX shell as every command `io` prints to paste
+            // is, or not printed when it cannot be pasted as it is.
+            let command = match pasteable_word(root.as_os_str()) {
+                Ok(word) => format!("`io trust --root {word}`"),
+                Err(why) => format!(
+                    "`io trust` with `--root` set to its directory (whose name {why}, so no \
+                     command to paste is printed)"
+                ),
+            };
+            match changed {
+                true => write!(
+                    f,
+                    "Read what changed, then run {command} again to trust it as it is now."
+                ),
+                false => write!(
+                    f,
+                    "Read it, then run {command} to trust it as it is now, or move the hooks \
+                     to the user-scope file."
+                ),
+            }
         }
     }
 }

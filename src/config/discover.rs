@@ -10,9 +10,13 @@ use io_beneath::Via;
 use super::read::{load, read_if_present, withhold};
 use super::{Config, ConfigError, LOCAL_FILE, PROJECT_FILE, Scope, Source};
 
-/// [`Config::discover_with`]: checks the root, then reads the user, project
-/// and local files that exist.
-pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, ConfigError> {
+/// [`Config::discover_with_data`]: checks the root, then reads the user,
+/// project and local files that exist; the trust store is in `data_dir`.
+pub(super) fn discover(
+    root: &Path,
+    user_dir: Option<&Path>,
+    data_dir: Option<&Path>,
+) -> Result<Config, ConfigError> {
     let root = std::path::absolute(root).map_err(|cause| ConfigError::Root {
         root: root.to_path_buf(),
         cause,
@@ -39,7 +43,7 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
         if !same_file(&user, &project)
             && let Some((text, via)) = read_if_present(&user)?
         {
-            let source = load(&user, Scope::User, &text, &root);
+            let source = load(&user, Scope::User, &text, &root, data_dir);
             sources.push(placed(source, &user, dir, via)?);
         }
     }
@@ -54,11 +58,11 @@ pub(super) fn discover(root: &Path, user_dir: Option<&Path>) -> Result<Config, C
             (Some(dir), Some(_)) => (Scope::User, dir),
             _ => (Scope::Project, root.as_path()),
         };
-        let source = load(&project, scope, &text, &root);
+        let source = load(&project, scope, &text, &root, data_dir);
         sources.push(placed(source, &project, looked_in, via)?);
     }
     if let Some((text, via)) = read_if_present(&local)? {
-        let source = load(&local, Scope::Local, &text, &root);
+        let source = load(&local, Scope::Local, &text, &root, data_dir);
         sources.push(placed(source, &local, &root, via)?);
     }
     Ok(Config {

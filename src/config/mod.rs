@@ -17,7 +17,6 @@
 
 mod config_error;
 mod discover;
-mod git;
 mod read;
 mod regular;
 
@@ -99,6 +98,9 @@ pub struct Source {
     /// so that its words may be printed: the names of its profiles are not
     /// listed otherwise.
     shown: bool,
+    /// Whether its hooks load only because the operator trusted this very
+    /// content with `io trust`.
+    trusted: bool,
 }
 
 impl Source {
@@ -131,6 +133,14 @@ impl Source {
     /// config answers `true`.
     pub fn in_force(&self) -> bool {
         self.in_force
+    }
+
+    /// Whether its hooks load only because the operator trusted this very
+    /// content (`io trust`, the [`io_trust::store`]): nothing else showed
+    /// it is theirs (no git work tree, another owner, a directory others
+    /// may write, an index that cannot be read).
+    pub fn trusted(&self) -> bool {
+        self.trusted
     }
 
     /// The file's top-level hooks, checked; `None` when it declares none.
@@ -209,7 +219,11 @@ impl Config {
     /// # Errors
     /// See [`ConfigError`]; each names the file it is about.
     pub fn discover(root: impl AsRef<Path>) -> Result<Self, ConfigError> {
-        Self::discover_with(root.as_ref(), Self::user_dir().as_deref())
+        Self::discover_with_data(
+            root.as_ref(),
+            Self::user_dir().as_deref(),
+            Self::data_dir().as_deref(),
+        )
     }
 
     /// [`discover`](Self::discover) with the user-scope directory given
@@ -233,7 +247,43 @@ impl Config {
     /// # Errors
     /// As [`discover`](Self::discover).
     pub fn discover_with(root: &Path, user_dir: Option<&Path>) -> Result<Self, ConfigError> {
-        discover::discover(root, user_dir)
+        discover::discover(root, user_dir, None)
+    }
+
+    /// [`discover_with`](Self::discover_with), with the operator's data
+    /// directory given too: the trust store `io trust` records in
+    /// ([`io_trust::store::Store`]) is asked about a file that declares
+    /// hooks when the evidence does not show it is the operator's. `None`
+    /// asks no store, so such a file is refused.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use io_harness::{Config, ConfigError};
+    ///
+    /// // An unpacked archive: no git work tree says whose file it is.
+    /// let root = tempfile::tempdir()?;
+    /// let data = tempfile::tempdir()?;
+    /// let text = "[[hook]]\nappend = \"audit.jsonl\"\n";
+    /// let local = root.path().join("io.local.toml");
+    /// std::fs::write(&local, text)?;
+    /// let refused = Config::discover_with_data(root.path(), None, Some(data.path()));
+    /// assert!(matches!(refused, Err(ConfigError::Untrusted { .. })));
+    ///
+    /// // What `io trust` records.
+    /// io_trust::store::Store::new(data.path()).trust(&local, text.as_bytes())?;
+    /// let config = Config::discover_with_data(root.path(), None, Some(data.path()))?;
+    /// assert_eq!(config.hook_specs().len(), 1);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`discover`](Self::discover).
+    pub fn discover_with_data(
+        root: &Path,
+        user_dir: Option<&Path>,
+        data_dir: Option<&Path>,
+    ) -> Result<Self, ConfigError> {
+        discover::discover(root, user_dir, data_dir)
     }
 
     /// The user-scope directory the environment names: `$IO_CONFIG_HOME` if
@@ -276,7 +326,7 @@ impl Config {
     /// problem.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let root = PathBuf::from(".");
-        let source = read::load(Path::new(PROJECT_FILE), Scope::Project, text, &root)?;
+        let source = read::load(Path::new(PROJECT_FILE), Scope::Project, text, &root, None)?;
         Ok(Config {
             root,
             sources: vec![source],
@@ -344,15 +394,20 @@ impl Config {
         &self.root
     }
 
-    /// Whether git's index tracks the file `rel` under the root, asked as
-    /// it is asked of `io.local.toml` (every enclosing repository, any
-    /// case, through a link): a tracked file came with the clone. `Err`
-    /// with the reason when git ran but gave no answer.
+    /// Whether a git index tracks the file `rel` under the root, asked as
+    /// it is asked of `io.local.toml` (every enclosing work tree's index,
+    /// read by [`io_trust::index::tracking`], any case, through a link): a
+    /// tracked file came with the clone. `Err` with the reason when an
+    /// index on the way cannot be read.
     ///
     /// # Errors
-    /// When git's answer could not be had; the caller refuses the file.
+    /// When an index on the way cannot be read; the caller refuses the file.
     pub fn tracks(&self, rel: &Path) -> Result<bool, String> {
-        git::tracks(&self.root, &rel.to_string_lossy())
+        match io_trust::index::tracking(&self.root.join(rel)) {
+            Ok(io_trust::index::Tracking::Tracked { .. }) => Ok(true),
+            Ok(_) => Ok(false),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// The files read, in scope order (user, project, local).

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::regular::read_regular;
-use super::{ConfigError, LOCAL_FILE, Scope, Source, git, hook_layout};
+use super::{ConfigError, Scope, Source, hook_layout};
 
 /// The largest config file read, in bytes: 1 MiB, far above any config a
 /// person writes, and a bound on what a hostile file can make a load hold.
@@ -88,9 +88,11 @@ fn position_of(bytes: &[u8], end: usize) -> (usize, usize) {
 pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path, via: Via) -> ConfigError {
     let (problem, position) = match &error {
         _ if !via.through_link() => return error,
-        // Git's answer about the file, under the one key that quotes
-        // nothing: as it is.
-        ConfigError::TrackedLocal { key, .. } | ConfigError::GitUnanswered { key, .. }
+        // Whose file it is, under the one key that quotes nothing: as it
+        // is.
+        ConfigError::TrackedLocal { key, .. }
+        | ConfigError::Untrusted { key, .. }
+        | ConfigError::TrustStore { key, .. }
             if key == "hook" =>
         {
             return error;
@@ -117,10 +119,17 @@ pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path, via: Via) ->
                 .to_owned(),
             None,
         ),
-        ConfigError::GitUnanswered { cause, .. } => (
+        ConfigError::Untrusted { reason, .. } => (
             format!(
-                "declares hooks, and whether the repository's git index tracks it could not \
-                 be told ({cause}), so they are not loaded"
+                "declares hooks, and it is not known to be yours ({reason}), so they are not \
+                 loaded"
+            ),
+            None,
+        ),
+        ConfigError::TrustStore { cause, .. } => (
+            format!(
+                "declares hooks, and whether you trusted it cannot be told ({cause}), so they \
+                 are not loaded"
             ),
             None,
         ),
@@ -135,12 +144,15 @@ pub(super) fn withhold(error: ConfigError, path: &Path, dir: &Path, via: Via) ->
     }
 }
 
-/// Parses and checks one file of `scope`.
+/// Parses and checks one file of `scope`; the trust store, when the
+/// evidence does not show a file that declares hooks is the operator's, is
+/// in `data_dir`.
 pub(super) fn load(
     path: &Path,
     scope: Scope,
     text: &str,
     root: &Path,
+    data_dir: Option<&Path>,
 ) -> Result<Source, ConfigError> {
     let name = path.display().to_string();
     let layout = hook_layout();
@@ -160,25 +172,11 @@ pub(super) fn load(
         TableErrorKind::ProjectHooks { .. } => ConfigError::ProjectHooks(e),
         _ => ConfigError::Table(e),
     })?;
-    if scope == Scope::Local
+    let mut trusted = false;
+    if scope != Scope::Project
         && let Some(key) = file.hook_keys()?.into_iter().next()
     {
-        match git::tracks(root, LOCAL_FILE) {
-            Ok(false) => {}
-            Ok(true) => {
-                return Err(ConfigError::TrackedLocal {
-                    path: path.to_path_buf(),
-                    key,
-                });
-            }
-            Err(cause) => {
-                return Err(ConfigError::GitUnanswered {
-                    path: path.to_path_buf(),
-                    key,
-                    cause,
-                });
-            }
-        }
+        trusted = judged(path, scope, text, key, data_dir)?;
     }
 
     let raw: RawDocument = file.deserialize()?;
@@ -209,7 +207,49 @@ pub(super) fn load(
         profiles,
         in_force: false,
         shown: true,
+        trusted,
     })
+}
+
+/// Whether `path`, of `scope`, holding `text` and declaring hooks at
+/// `key`, is the operator's: [`io_trust::judge`] decides, with the trust
+/// store in `data_dir`; an error when it is not. `true` when it is theirs
+/// only because they trusted this content.
+fn judged(
+    path: &Path,
+    scope: Scope,
+    text: &str,
+    key: String,
+    data_dir: Option<&Path>,
+) -> Result<bool, ConfigError> {
+    use io_trust::{Evidence, Place, Rejection, Verdict};
+    let place = match scope {
+        Scope::User => Place::UserScope,
+        _ => Place::Local,
+    };
+    let store = data_dir.map(io_trust::store::Store::new);
+    let verdict = io_trust::judge(path, text.as_bytes(), place, store.as_ref()).map_err(|e| {
+        ConfigError::TrustStore {
+            path: path.to_path_buf(),
+            key: key.clone(),
+            cause: e.to_string(),
+        }
+    })?;
+    let path = path.to_path_buf();
+    match verdict {
+        Verdict::Operators(evidence) => Ok(matches!(evidence, Evidence::Trusted { .. })),
+        Verdict::NotOperators(Rejection::Tracked { .. }) => {
+            Err(ConfigError::TrackedLocal { path, key })
+        }
+        refused => Err(ConfigError::Untrusted {
+            path,
+            key,
+            scope,
+            reason: refused.to_string(),
+            can_trust: !matches!(refused, Verdict::NotOperators(Rejection::NoStore { .. })),
+            changed: refused.changed(),
+        }),
+    }
 }
 
 /// The keys of a config file this module owns; every other key is left to

@@ -9,8 +9,10 @@ use std::time::Duration;
 use super::output_within;
 
 /// A temp dir holding an empty user scope (`user/`, `IO_CONFIG_HOME`), a
-/// data directory (`data/`, `IO_DATA_HOME`, made by `io` when it needs it)
-/// and a discovery root (`root/`, the working directory); removed when
+/// data directory (`data/`, `IO_DATA_HOME`: the journal key, the trust
+/// store) and a discovery root (`root/`, the working directory) that is an
+/// empty git work tree ([`work_tree`](super::work_tree)), as an operator's
+/// checkout is: an `io.local.toml` written there is theirs; removed when
 /// dropped.
 pub(crate) struct IoEnv {
     dir: tempfile::TempDir,
@@ -21,6 +23,7 @@ impl IoEnv {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("user")).expect("user scope");
         std::fs::create_dir(dir.path().join("root")).expect("root");
+        super::work_tree(&dir.path().join("root"));
         IoEnv { dir }
     }
 
@@ -35,7 +38,7 @@ impl IoEnv {
     }
 
     /// The data directory (`IO_DATA_HOME`): where `io` keeps the key that
-    /// seals journals.
+    /// seals journals, and where `io trust` records.
     pub(crate) fn data(&self) -> PathBuf {
         self.dir.path().join("data")
     }

@@ -41,6 +41,29 @@ pub(crate) fn prerequisite(what: &str, here: bool) -> bool {
     false
 }
 
+/// Makes `dir` the top of an empty git work tree, as `git init` leaves
+/// one: a `.git` holding `HEAD`, `objects/` and `refs/`, and no index yet.
+/// `io` reads such a work tree's index as listing nothing, so an
+/// `io.local.toml` this user writes there (0644 or tighter, in directories
+/// no one else may write) is the operator's by evidence, with no `io
+/// trust`: the operator's own checkout, where `io.local.toml` is
+/// gitignored. Written by hand, so the tests that use it need no git;
+/// `tests/trust.rs` and io-trust's own tests build real repositories.
+pub(crate) fn work_tree(dir: &std::path::Path) {
+    let git = dir.join(".git");
+    for sub in ["objects", "refs/heads"] {
+        std::fs::create_dir_all(git.join(sub)).expect("a .git directory");
+    }
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").expect(".git/HEAD");
+}
+
+/// A fresh temp dir made [`work_tree`]: an operator's checkout.
+pub(crate) fn checkout() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    work_tree(dir.path());
+    dir
+}
+
 /// Runs `git -C dir args…` quietly, with nothing of the host's git setup
 /// (system config, `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`) leaking in;
 /// whether it succeeded.
@@ -113,15 +136,18 @@ pub(crate) fn fifo(path: &std::path::Path, for_writing: bool) -> ReleaseFifo {
     }
 }
 
-/// What `io` prints refusing `root`'s hooked `io.local.toml` because git's
-/// answer to whether it is tracked could not be had, for `reason`.
-pub(crate) fn git_unanswered(root: &std::path::Path, reason: &str) -> String {
+/// What `io` prints refusing `root`'s hooked `io.local.toml` because the
+/// git index that could list it cannot be read (`reason`), with no data
+/// directory to record trust in (`HOME` and `IO_DATA_HOME` unset or
+/// pointing nowhere) — or, with `trust`, a store that does not hold it.
+pub(crate) fn index_unreadable(root: &std::path::Path, reason: &str, others: &str) -> String {
     format!(
-        "io: {}: key `hook`: could not tell whether the repository's git index tracks this \
-         `io.local.toml` ({reason}), and a tracked one may not declare hooks, so its hooks are \
-         not loaded. Make `git ls-files io.local.toml` work here, or move the hooks to the \
-         user-scope file.\n",
-        root.join("io.local.toml").display()
+        "io: {}: key `hook`: this `io.local.toml` is not known to be yours (whether git \
+         tracks it cannot be told: {reason}{others}, and you have not trusted it), so its hooks \
+         are not loaded. Read it, then run `io trust --root {}` to trust it as it is now, \
+         or move the hooks to the user-scope file.\n",
+        root.join("io.local.toml").display(),
+        root.display()
     )
 }
 

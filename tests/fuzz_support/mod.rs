@@ -18,8 +18,22 @@ use io_harness::{
 
 // ---- config files, in every scope ----
 
-/// A discovery root (not inside any git repository) and a user-scope
-/// directory, reused across inputs; each check writes exactly one file.
+/// `dir`, made the top of an empty git work tree as `git init` leaves one
+/// (`HEAD`, `objects/`, `refs/`, no index): a local file there is the
+/// operator's (`tests/common/mod.rs`'s `work_tree`; this file is shared
+/// with the fuzz targets, which have no `common`).
+fn work_tree(dir: tempfile::TempDir) -> tempfile::TempDir {
+    let git = dir.path().join(".git");
+    for sub in ["objects", "refs"] {
+        fs::create_dir_all(git.join(sub)).expect("a .git directory");
+    }
+    fs::write(git.join("HEAD"), "ref: refs/heads/main\n").expect(".git/HEAD");
+    dir
+}
+
+/// A discovery root (an empty git work tree of its own, so that a local
+/// file's hooks are the operator's) and a user-scope directory, reused
+/// across inputs; each check writes exactly one file.
 pub(crate) struct Scratch {
     root: tempfile::TempDir,
     home: tempfile::TempDir,
@@ -34,7 +48,7 @@ impl Default for Scratch {
 impl Scratch {
     pub(crate) fn new() -> Self {
         Scratch {
-            root: tempfile::tempdir().expect("temp root"),
+            root: work_tree(tempfile::tempdir().expect("temp root")),
             home: tempfile::tempdir().expect("temp home"),
         }
     }
@@ -47,7 +61,7 @@ impl Scratch {
         let _ = fs::remove_dir_all(dir);
         fs::create_dir_all(dir).expect("scratch dir");
         Scratch {
-            root: tempfile::tempdir_in(dir).expect("temp root"),
+            root: work_tree(tempfile::tempdir_in(dir).expect("temp root")),
             home: tempfile::tempdir_in(dir).expect("temp home"),
         }
     }

@@ -118,8 +118,11 @@ fn of_config_error(error: &ConfigError, root: DiscoveryRoot) -> Failure {
         ConfigError::Root { .. } => ("root", None, None, None),
         ConfigError::Read { path: p, .. } => ("read", path(p), None, None),
         ConfigError::TooLarge { path: p, .. } => ("too_large", path(p), None, None),
-        ConfigError::GitUnanswered { path: p, key, .. } => {
-            ("git_unanswered", path(p), Some(key.clone()), None)
+        ConfigError::Untrusted { path: p, key, .. } => {
+            ("untrusted", path(p), Some(key.clone()), None)
+        }
+        ConfigError::TrustStore { path: p, key, .. } => {
+            ("trust_store", path(p), Some(key.clone()), None)
         }
         ConfigError::NotUtf8 { path: p, position } => ("not_utf8", path(p), None, Some(*position)),
         ConfigError::Nul { path: p, position } => ("nul", path(p), None, Some(*position)),
