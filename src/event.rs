@@ -398,6 +398,10 @@ pub enum Outcome {
     Cancelled,
     /// The run could not go on (a provider or store error, the step limit).
     Failed,
+    /// The host was interrupted (`io`: Ctrl-C, `SIGTERM`, `SIGHUP`,
+    /// `SIGQUIT`): the run called no further tool and committed no step
+    /// in progress; it can be resumed.
+    Interrupted,
 }
 
 /// One event as a hook receives it: the envelope that says which run and

@@ -29,7 +29,10 @@ output, not logging, and every level shows it.
 
 Exit status: 0 success; 1 a config error, bad input, a failed run, or (io
 check) a hook that cannot work as written; 2 a usage error; 3 (io replay,
-io run) a hook cancelled the run.";
+io run) a hook cancelled the run; 128 + N when signal N ended io, or stopped
+its run (130 for Ctrl-C: the run stops before its next tool call, its hooks
+get `finished`, and the last line says how to resume; a second Ctrl-C ends
+io at once).";
 
 /// Check, inspect and try the `[[hook]]` tables of an io-harness config.
 #[derive(Parser)]

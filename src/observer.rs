@@ -23,6 +23,28 @@ pub trait Observer: Send + Sync {
         let _ = kind;
         true
     }
+
+    /// Whether the host has been interrupted (for `io`: Ctrl-C, `SIGTERM`,
+    /// `SIGHUP`, `SIGQUIT`) and the run must stop. The loop asks at each
+    /// step's start, before each tool call (after the `tool_call` event's
+    /// hooks have returned, and after the approver's answer), before it
+    /// commits a step, and after. Once the answer is `true` the run calls
+    /// no further tool and commits no step it is in the middle of (a
+    /// resume does that step again), still emits the rest of a step it has
+    /// committed, and ends
+    /// [`RunOutcome::Interrupted`](crate::run::RunOutcome::Interrupted)
+    /// with `finished`, resumable. A child run asks the same observer.
+    ///
+    /// For a stop that must come between a hook's return and the next
+    /// tool call, set what this reads before ending the hook's process
+    /// (`io` sets its flag, then calls
+    /// [`Supervisor::end_in_flight`](io_supervisor::Supervisor::end_in_flight)):
+    /// a hook that returns because it was ended then finds it set. The
+    /// default is never.
+    #[inline]
+    fn interrupted(&self) -> bool {
+        false
+    }
 }
 
 /// Observing nothing: the run loop's "no observer".
@@ -47,6 +69,11 @@ impl<O: Observer + ?Sized> Observer for &O {
     #[inline]
     fn wants(&self, kind: Kind<EventKind>) -> bool {
         (**self).wants(kind)
+    }
+
+    #[inline]
+    fn interrupted(&self) -> bool {
+        (**self).interrupted()
     }
 }
 

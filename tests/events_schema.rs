@@ -284,7 +284,7 @@ fn io_events_tag_prints_the_doc_cost_fields_and_a_real_line() {
     assert_eq!(one["fields"][0]["name"], "outcome");
     assert_eq!(
         one["fields"][0]["type"],
-        r#""completed", "cancelled" or "failed""#
+        r#""completed", "cancelled", "failed" or "interrupted""#
     );
     assert_eq!(one["example"]["event"], "finished");
 }

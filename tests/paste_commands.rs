@@ -204,14 +204,49 @@ fn io_runs_lists_the_resume_command_quoted() {
     let stdout = text(&listed.stdout);
     let line = after(&stdout, "resume: ");
     let args = paste.args_of(line);
+    // With the profile the run began with (issue 45: its journal keeps
+    // it), as the command `io run` printed has it.
     assert_eq!(
         args,
         ["run", "--resume", &id, "--root"]
             .iter()
             .map(OsString::from)
             .chain([paste.clone.clone().into_os_string()])
+            .chain(["--profile", "ci"].map(OsString::from))
             .collect::<Vec<_>>()
     );
+    paste.assert_nothing_ran();
+}
+
+/// `io runs` lists the command with the profile the run began with
+/// (issue 45: kept in its journal's `begin`), quoted: a profile named as a
+/// command substitution is one word, handed to `io` as its bytes.
+#[test]
+fn io_runs_lists_the_profile_a_run_began_with_quoted() {
+    const PROFILE: &str = "c$(touch${IFS}PWNED)";
+    let paste = Paste::new(
+        OsStr::new("root-ok"),
+        &CI_CANCELS.replace("profile.ci.", "profile.\"c$(touch${IFS}PWNED)\"."),
+    );
+    let out = paste.io(&["run", "script.toml", "--profile", PROFILE]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let id = run_id(&out);
+    let listed = paste.io(&["runs"]);
+    let stdout = text(&listed.stdout);
+    let args = paste.args_of(after(&stdout, "resume: "));
+    let expected: Vec<OsString> = [
+        OsStr::new("run"),
+        OsStr::new("--resume"),
+        OsStr::new(&id),
+        OsStr::new("--root"),
+        paste.clone.as_os_str(),
+        OsStr::new("--profile"),
+        OsStr::new(PROFILE),
+    ]
+    .iter()
+    .map(|a| a.to_os_string())
+    .collect();
+    assert_eq!(args, expected);
     paste.assert_nothing_ran();
 }
 
@@ -306,7 +341,7 @@ fn a_root_whose_name_is_not_utf8_gets_a_command_to_run_in_it() {
     let listed = paste.io(&["runs"]);
     let stdout = text(&listed.stdout);
     let line = after(&stdout, "resume: ").to_owned();
-    assert_eq!(line, fallback(""));
+    assert_eq!(line, fallback(" --profile ci"));
 
     // The command, run in the root, resumes the run to its end.
     let command = line.split_once(',').expect("a comma").0;

@@ -137,7 +137,7 @@ fn a_line_that_is_not_an_event_is_described_in_the_operators_words() {
                 "{{\"event\":\"finished\",\"outcome\":\"{secret}\",\"steps\":1,\"run_id\":\"r\",\"depth\":0}}"
             ),
             "line 2: not an event: field `outcome` is an unknown string (accepted: \"completed\", \
-             \"cancelled\" or \"failed\")",
+             \"cancelled\", \"failed\" or \"interrupted\")",
         ),
         (
             format!("{{\"event\":\"{secret}\",\"run_id\":\"r\",\"depth\":0}}"),

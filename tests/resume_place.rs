@@ -73,6 +73,7 @@ impl Planted {
                         "docs".to_owned(),
                         vec!["/usr/bin/touch".to_owned(), marker],
                     )]),
+                    profile: None,
                 },
             )
             .expect("begin");

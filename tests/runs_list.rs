@@ -109,7 +109,7 @@ fn each_run_is_listed_with_its_ending_and_how_to_resume_it() {
     assert_eq!(
         line_of("r-000000000002"),
         (
-            "no ending after 3 steps (running now, or ended by a signal or a crash): killed one"
+            "no ending after 3 steps (running now, or ended by a second signal, a SIGKILL or a crash): killed one"
                 .to_owned(),
             resume("r-000000000002").as_str()
         )
@@ -147,7 +147,7 @@ fn a_journal_that_may_not_be_trusted_is_passed_over_unread_and_counted() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         entry(&lines, "r-00000000000c").0,
-        "no ending after 1 step (running now, or ended by a signal or a crash): mine"
+        "no ending after 1 step (running now, or ended by a second signal, a SIGKILL or a crash): mine"
     );
     assert_eq!(
         lines.last().copied(),

@@ -71,7 +71,7 @@ fn every_mistake_in_where_is_refused_at_load_naming_the_file_key_and_position() 
         ),
         (
             "on = [\"finished\"]\nwhere.outcome = \"canceled\"",
-            "`hook[1].where.outcome`: field `outcome` of `finished` holds one of `completed`, `cancelled`, `failed`; `canceled` is none of them (did you mean `cancelled`?) (line 3, column 17)",
+            "`hook[1].where.outcome`: field `outcome` of `finished` holds one of `completed`, `cancelled`, `failed`, `interrupted`; `canceled` is none of them (did you mean `cancelled`?) (line 3, column 17)",
         ),
     ];
     for (body, expected) in cases {
@@ -227,7 +227,7 @@ fn io_events_tag_lists_the_fields_a_filter_may_name() {
     assert!(
         stdout(&out).contains(
             "A `where` filter may name `outcome`, `steps`, `resumed`; `outcome` is one of \
-             `completed`, `cancelled`, or `failed`."
+             `completed`, `cancelled`, `failed`, or `interrupted`."
         ),
         "{}",
         stdout(&out)

@@ -1,24 +1,45 @@
 //! How `io` meets a signal: what it sets up before anything else (the
 //! descriptors a child may inherit, the signals it catches, the thread that
-//! ends every child on `SIGINT`, `SIGTERM`, `SIGHUP` or `SIGQUIT`), and the
-//! line it then prints.
+//! receives `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT`), how the first
+//! one stops a run in flight before its next tool call, and how any other
+//! ends every child and `io` at once, with the lines it then prints.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use io_hooks::text::os_error;
 
-use super::output::{err, safe};
+use super::output::{err, safe, safe_line};
 
 /// What `io` prints if a signal ends it now: the run in flight and the
 /// command that resumes it, set while `io run` runs one.
 static ON_SIGNAL: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Set by the signal thread before it ends `io` ([`end_now`]).
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
 
 /// Sets (or, with `None`, clears) the line a signal that ends `io` prints.
 pub(crate) fn on_signal(line: Option<String>) {
     *ON_SIGNAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = line;
+}
+
+/// For `io run` once its run has returned, to say how it ended itself:
+/// clears the line a signal would print and returns `true`, unless a
+/// signal is ending `io` already, whose thread then prints that line (and
+/// `io` must not print it twice): `false`, and the line is left for it.
+/// Decided under the line's lock, which the signal thread takes after it
+/// says it is ending `io`, so exactly one of them prints.
+pub(crate) fn claim_last_line() -> bool {
+    let mut line = ON_SIGNAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if SIGNALLED.load(Ordering::SeqCst) {
+        return false;
+    }
+    *line = None;
+    true
 }
 
 /// The background queues of the hooks `io run` or `io replay` fires, set
@@ -69,6 +90,79 @@ fn backlog_lines() -> String {
     text
 }
 
+/// Where `io run` is with its run: what a signal does now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Phase {
+    /// No run in flight (the config is being read, a replay runs, the run
+    /// has reached `finished`): a signal ends `io` at once.
+    Idle,
+    /// Run `.0` is in flight: the first signal stops it before its next
+    /// tool call ([`Observer::interrupted`](io_harness::Observer::interrupted)).
+    Running(String),
+    /// Signal `.0` stopped the run in flight: `io` exits with 128 + it once
+    /// the run has ended; another signal ends `io` at once.
+    Stopping(i32),
+}
+
+/// The one [`Phase`], read and changed under its lock by the main thread
+/// and the signal thread alike.
+static PHASE: std::sync::Mutex<Phase> = std::sync::Mutex::new(Phase::Idle);
+
+fn phase() -> std::sync::MutexGuard<'static, Phase> {
+    PHASE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Run `run_id` has begun (its `started`): from now until
+/// [`run_ending`], a signal stops it rather than ending `io` at once.
+pub(crate) fn run_started(run_id: &str) {
+    let mut phase = phase();
+    if *phase == Phase::Idle {
+        *phase = Phase::Running(run_id.to_owned());
+    }
+}
+
+/// The run has ended (its `finished`, or an error): a signal ends `io` at
+/// once again. A signal that stopped it is kept for [`stopped_by`].
+pub(crate) fn run_ending() {
+    let mut phase = phase();
+    if matches!(*phase, Phase::Running(_)) {
+        *phase = Phase::Idle;
+    }
+}
+
+/// The signal that stopped the run in flight, if one did: the run stops
+/// before its next tool call, and `io` exits with 128 + it.
+pub(crate) fn stopped_by() -> Option<i32> {
+    match *phase() {
+        Phase::Stopping(signal) => Some(signal),
+        _ => None,
+    }
+}
+
+/// For the signal thread: the id of the run in flight, now stopping on
+/// `signal`; `None` when no run is in flight, or one is stopping already.
+fn stop_run(signal: i32) -> Option<String> {
+    let mut phase = phase();
+    let Phase::Running(run_id) = &*phase else {
+        return None;
+    };
+    let run_id = run_id.clone();
+    *phase = Phase::Stopping(signal);
+    Some(run_id)
+}
+
+/// What `io` says when a signal stops run `run_id`.
+fn stopping_line(signal: i32, run_id: &str) -> String {
+    let name = signal_hook::low_level::signal_name(signal).unwrap_or("a signal");
+    format!(
+        "io: {name}: stopping run {} before its next tool call; its hooks still get `finished` \
+         (another signal ends io now)\n",
+        safe_line(run_id)
+    )
+}
+
 /// The line a signal that ends `io` now prints, if any ([`on_signal`]).
 pub(crate) fn signal_line() -> Option<String> {
     ON_SIGNAL
@@ -90,15 +184,19 @@ pub(crate) fn signal_line() -> Option<String> {
 ///   (Setting a disposition outright needs `unsafe`; signal-hook's handler,
 ///   which only sets a flag, is the safe way to end an inherited `SIG_IGN`.)
 /// - `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT` (those not ignored when
-///   `io` started) are received on a thread, which kills the process group of
-///   every child in flight, waits (boundedly) for them to be reaped, says
-///   which run it interrupted and how to resume it (`io run`), and exits
-///   with 128 + the signal's number.
+///   `io` started) are received on a thread. The first one while a run is
+///   in flight ([`run_started`]) stops it: the flag the run reads before
+///   each tool call is set, then the process group of every child in
+///   flight is killed (so a hook that returns because it was killed finds
+///   the flag set), and the run ends itself, `interrupted`
+///   ([`stopped_by`]). Any other kills the process group of every child
+///   in flight and refuses new ones, waits (boundedly) for them to be
+///   reaped, says which run it interrupted and how to resume it (`io
+///   run`), and exits with 128 + the signal's number.
 ///
 /// Returns the flag the signal thread sets before it starts ending things.
 pub(crate) fn start_process() -> &'static AtomicBool {
     use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGXFSZ};
-    static SIGNALLED: AtomicBool = AtomicBool::new(false);
     static CAUGHT: AtomicBool = AtomicBool::new(false);
 
     close_fds::set_fds_cloexec(3, &[]);
@@ -124,25 +222,16 @@ pub(crate) fn start_process() -> &'static AtomicBool {
             let started = std::thread::Builder::new()
                 .name("signals".to_owned())
                 .spawn(move || {
-                    if let Some(signal) = signals.forever().next() {
-                        SIGNALLED.store(true, Ordering::SeqCst);
-                        // What the signal ends, as it was when it came: the
-                        // interrupt below lets the main thread go on, and
-                        // clear it, before this one prints.
-                        let line = signal_line();
-                        // Counted first, while the event a worker runs is
-                        // still in flight (the interrupt ends it, and the
-                        // worker would then drop the rest itself), and
-                        // before any worker takes another.
-                        let undelivered = backlog_lines();
-                        let supervisor = io_harness::process_supervisor();
-                        supervisor.interrupt();
-                        supervisor.wait_reaped(REAP_WITHIN);
-                        err(&undelivered);
-                        if let Some(line) = line {
-                            err(&line);
+                    for signal in signals.forever() {
+                        if let Some(run_id) = stop_run(signal) {
+                            // After the flag, so that a hook ended here
+                            // returns to a run that sees it.
+                            io_harness::process_supervisor().end_in_flight();
+                            err(&stopping_line(signal, &run_id));
+                            continue;
                         }
-                        std::process::exit(128 + signal);
+                        SIGNALLED.store(true, Ordering::SeqCst);
+                        end_now(signal);
                     }
                 });
             // Without this thread a caught Ctrl-C would end nothing: `io`
@@ -158,6 +247,29 @@ pub(crate) fn start_process() -> &'static AtomicBool {
         )),
     }
     &SIGNALLED
+}
+
+/// Ends every child in flight and `io` with it, on `signal`: kills their
+/// process groups and refuses new ones, waits (boundedly) for them to be
+/// reaped, says what each background hook was not given and prints the
+/// line set for it ([`on_signal`]), and exits with 128 + the signal's
+/// number.
+fn end_now(signal: i32) -> ! {
+    // What the signal ends, as it was when it came: the interrupt below
+    // lets the main thread go on, and clear it, before this one prints.
+    let line = signal_line();
+    // Counted first, while the event a worker runs is still in flight
+    // (the interrupt ends it, and the worker would then drop the rest
+    // itself), and before any worker takes another.
+    let undelivered = backlog_lines();
+    let supervisor = io_harness::process_supervisor();
+    supervisor.interrupt();
+    supervisor.wait_reaped(REAP_WITHIN);
+    err(&undelivered);
+    if let Some(line) = line {
+        err(&line);
+    }
+    std::process::exit(128 + signal);
 }
 
 /// The error for a thread the system would not start: at a process limit

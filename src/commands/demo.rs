@@ -134,9 +134,16 @@ fn run_demo(base: &Path, given: bool) -> CmdResult {
     out("\n== io run script.toml: the policy check will stop it\n")?;
     let first = run_in(&config, Start::Script(&script), false)?;
     let mut last = first.clone();
-    if let RunOutcome::Cancelled { .. } = first.outcome {
+    if let RunOutcome::Cancelled { .. } = first.outcome
+        && super::run::stopped_exit_code().is_none()
+    {
         out(&format!("\n== io run --resume {}\n", first.run_id))?;
         last = run_in(&config, Start::Resume(&first.run_id), false)?;
+    }
+    // A signal stopped the run: its line, which says how to resume it, is
+    // the last.
+    if let Some(code) = super::run::stopped_exit_code() {
+        return Ok(code);
     }
 
     out("\n== what the hooks left behind\n")?;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, EventKind, Flow, Hooks, Observer, OnFailure, RunEvent,
+    Config, EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent,
     run::{
         Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
         StoreError, resume_in_observed,
@@ -25,7 +25,9 @@ use crate::cli::load::{load, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, pasteable, safe, safe_line};
 use crate::cli::selection::Selection;
-use crate::cli::signals::{on_signal, on_signal_backlog};
+use crate::cli::signals::{
+    claim_last_line, on_signal, on_signal_backlog, run_ending, run_started, stopped_by,
+};
 
 /// Run a scripted session in ROOT with the config's hooks installed, or
 /// resume a stored run.
@@ -89,8 +91,15 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     if !verbosity.quiet {
         say_hooks_in_force(&config);
     }
-    let result = run_in(&config, start, args.stderr)?;
-    Ok(exit_code(&result))
+    let result = run_in(&config, start, args.stderr);
+    // A signal stopped the run: io exits as the signal would have it.
+    if let Some(code) = stopped_exit_code() {
+        if let Err(e) = &result {
+            err(&format!("io: {}\n", safe(e)));
+        }
+        return Ok(code);
+    }
+    Ok(exit_code(&result?))
 }
 
 /// The store `io run` keeps its journals in, `.io/runs` beneath `root`,
@@ -142,6 +151,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
                 origin: Some(script.display().to_string()),
                 script: Some(text),
                 mcp_servers: mcp_servers(config)?,
+                profile: config.profile().map(str::to_owned),
                 ..Contract::new(provider.goal(), root)
             };
             pollster::block_on(run_with_observed(
@@ -156,6 +166,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
         Start::Resume(run_id) | Start::Adopt(run_id) => {
             let adopt = matches!(start, Start::Adopt(_));
             let (origin, script) = origin(config, &store, run_id, adopt)?;
+            same_profile(config, &store, run_id)?;
             let provider =
                 ScriptedProvider::from_toml(&origin, &script).map_err(|e| script_error(&e))?;
             // The journal names what the run was, never where it acts or
@@ -177,26 +188,75 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
         }
     }
     .map_err(|e| e.to_string());
+    // Ended without its `finished` (a store error): a signal now stops
+    // no run.
+    run_ending();
     // The run's last event reaches every background hook before io says
     // how the run ended (a signal meanwhile ends them, as it ends io).
     hooks.wait_background();
-    // The run has returned: a signal now ends no run.
-    on_signal(None);
+    // The run has returned: a signal now ends no run, and io says how it
+    // ended, unless a signal is ending io already and says it.
+    let last_line = claim_last_line();
     on_signal_backlog(None);
     let result = result?;
     progress.finish();
+    say_ending(&result, config, last_line)?;
+    Ok(result)
+}
+
+/// Says how the run ended: its outcome on stdout, and the command that
+/// resumes it unless it completed; then, when a signal stopped it and no
+/// signal is ending `io` already (`last_line`), the signal's last line.
+fn say_ending(result: &RunResult, config: &Config, last_line: bool) -> Result<(), String> {
+    let resume = resume_command(&result.run_id, config.root(), config.profile());
     let hint = match &result.outcome {
         RunOutcome::Completed { .. } => String::new(),
-        _ => format!(
-            "\n  resume with: {}",
-            resume_command(&result.run_id, root, config.profile())
-        ),
+        _ => format!("\n  resume with: {resume}"),
     };
     // The outcome carries the model's final answer: outside input, kept on
     // the one line, so that no line of it reads as io's own.
     let ending = format!("{} {}", result.run_id, result.outcome);
-    out(&format!("run {}{}\n", safe_line(&ending), safe(&hint)))?;
-    Ok(result)
+    let printed = out(&format!("run {}{}\n", safe_line(&ending), safe(&hint)));
+    if stopped_by().is_some() && last_line {
+        // The last line, on stderr as a signal's always is, even when
+        // stdout is gone (a closed terminal's `SIGHUP`).
+        err(&ended_line(
+            &result.run_id,
+            result.outcome.as_outcome(),
+            &resume,
+        ));
+    }
+    printed
+}
+
+/// Refuses to resume `run_id` under another profile than the one its
+/// journal says it began with: the profile's hooks (a policy check) are
+/// part of what the run was, and a resume without them would go on
+/// unchecked. A journal begun before profiles were kept says none, and is
+/// not held to one.
+fn same_profile(config: &Config, store: &FileStore, run_id: &str) -> Result<(), String> {
+    // `origin` has read and verified the record already; anything but a
+    // `begin` naming a profile holds the resume to none.
+    let Ok(Some(Record::Begin {
+        profile: Some(began),
+        ..
+    })) = store.begin(run_id)
+    else {
+        return Ok(());
+    };
+    if config.profile() == Some(began.as_str()) {
+        return Ok(());
+    }
+    let given = config.profile().map_or_else(
+        || "no `--profile`".to_owned(),
+        |p| format!("`--profile {p}`"),
+    );
+    Err(format!(
+        "run `{run_id}` began with `--profile {began}`, and this resume gives {given}: the \
+         profile's hooks (a policy check among them) are part of what the run was. Resume it \
+         with the same: {}",
+        resume_command(run_id, config.root(), Some(&began))
+    ))
 }
 
 /// A policy check that cannot run is not a policy check: a run whose
@@ -234,7 +294,16 @@ pub(crate) fn exit_code(result: &RunResult) -> ExitCode {
         RunOutcome::Completed { .. } => ExitCode::SUCCESS,
         RunOutcome::Cancelled { .. } => ExitCode::from(EXIT_CANCELLED),
         RunOutcome::Failed { .. } => ExitCode::from(1),
+        // `io`'s observer says so on a signal, whose code it is; Ctrl-C's
+        // otherwise.
+        RunOutcome::Interrupted { .. } => stopped_exit_code().unwrap_or(ExitCode::from(130)),
     }
+}
+
+/// 128 + the signal that stopped the run, when one did: `io`'s exit code
+/// then, whatever the run's ending.
+pub(crate) fn stopped_exit_code() -> Option<ExitCode> {
+    stopped_by().map(|signal| ExitCode::from(u8::try_from(128 + signal).unwrap_or(u8::MAX)))
 }
 
 /// Returns the command that resumes `run_id` in `root` with `profile` (a
@@ -457,6 +526,58 @@ impl<'h> Progress<'h> {
     }
 }
 
+impl Progress<'_> {
+    /// What a signal does from the top-level run's `started` on: it stops
+    /// the run ([`run_started`]), or, should it end `io` at once (a second
+    /// one), says which run it interrupted and how to go on with it; and
+    /// from its `finished` on, once its end is journaled, it ends `io` at
+    /// once, saying there is nothing to resume if the run completed.
+    fn follow(&self, event: &RunEvent) {
+        if event.depth != 0 {
+            return;
+        }
+        match &event.kind {
+            EventKind::Started { .. } => {
+                let resume = resume_command(&event.run_id, self.root, self.profile);
+                on_signal(Some(ended_line(
+                    &event.run_id,
+                    Outcome::Interrupted,
+                    &resume,
+                )));
+                run_started(&event.run_id);
+            }
+            EventKind::Finished { outcome, .. } => {
+                run_ending();
+                let resume = resume_command(&event.run_id, self.root, self.profile);
+                on_signal(Some(ended_line(&event.run_id, *outcome, &resume)));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The last line `io` prints when a signal ends it, or stops the run,
+/// and run `run_id` has ended with `outcome` (`interrupted` for a run the
+/// signal ends in flight): the command that resumes it; for one that had
+/// completed, that there is nothing to resume.
+fn ended_line(run_id: &str, outcome: Outcome, resume: &str) -> String {
+    let run_id = safe_line(run_id);
+    let how = match outcome {
+        Outcome::Completed => {
+            return format!(
+                "io: run {run_id} had completed; the signal ended only its hooks' work\n"
+            );
+        }
+        Outcome::Cancelled => "cancelled",
+        Outcome::Failed => "failed",
+        Outcome::Interrupted => "interrupted",
+    };
+    format!(
+        "io: run {run_id} {how}; resume it with: {}\n",
+        safe_line(resume)
+    )
+}
+
 /// `mutex`'s guard; a thread that panicked holding it left a string whole.
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
@@ -465,31 +586,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Observer for Progress<'_> {
+    /// The first signal while the run is in flight ([`run_started`]) stops
+    /// it: read here, under the lock the signal thread set it under before
+    /// it ended the hooks in flight.
+    fn interrupted(&self) -> bool {
+        stopped_by().is_some()
+    }
+
     fn event(&self, event: &RunEvent) -> Flow {
-        if event.depth == 0 && matches!(event.kind, EventKind::Started { .. }) {
-            // From the run's first event on, a signal that ends `io` says
-            // which run it interrupted and how to go on with it.
-            let resume = resume_command(&event.run_id, self.root, self.profile);
-            on_signal(Some(format!(
-                "io: run {} interrupted; resume it with: {}\n",
-                safe_line(&event.run_id),
-                safe_line(&resume)
-            )));
-        }
-        if event.depth == 0
-            && let EventKind::Finished {
-                outcome: io_harness::Outcome::Completed,
-                ..
-            } = event.kind
-        {
-            // Its end is journaled: a signal while its last events reach
-            // the background hooks interrupts no run, and there is
-            // nothing to resume.
-            on_signal(Some(format!(
-                "io: run {} had completed; the signal ended only its hooks' work\n",
-                safe_line(&event.run_id)
-            )));
-        }
+        self.follow(event);
         let mut fired = Vec::new();
         let indent = "  ".repeat(event.depth as usize + 1);
         let mut tails = String::new();

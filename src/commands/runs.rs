@@ -148,7 +148,10 @@ fn run_lines(run: &RunSummary, root: &Path) -> String {
         Some(Outcome::Completed) => format!("completed after {steps}"),
         Some(Outcome::Cancelled) => format!("cancelled after {steps}"),
         Some(Outcome::Failed) => format!("failed after {steps}"),
-        None => format!("no ending after {steps} (running now, or ended by a signal or a crash)"),
+        Some(Outcome::Interrupted) => format!("interrupted after {steps}"),
+        None => format!(
+            "no ending after {steps} (running now, or ended by a second signal, a SIGKILL or a crash)"
+        ),
     };
     let goal: String = run.goal.chars().take(GOAL_SHOWN).collect();
     let cut = if run.goal.chars().count() > GOAL_SHOWN {
@@ -170,7 +173,7 @@ fn run_lines(run: &RunSummary, root: &Path) -> String {
     if run.depth == 0 && run.outcome != Some(Outcome::Completed) {
         lines.push_str(&format!(
             "      resume: {}\n",
-            safe_line(&resume_command(&run.run_id, root, None))
+            safe_line(&resume_command(&run.run_id, root, run.profile.as_deref()))
         ));
     }
     lines

@@ -35,6 +35,12 @@ pub struct Contract {
     /// with, and reads no file the journal names (a journal's `origin`
     /// could name `~/.netrc`). A child inherits it.
     pub script: Option<String>,
+    /// The name of the configuration profile the run was started with (for
+    /// `io run`, `--profile`), kept in the journal's `begin` record: what a
+    /// command that resumes the run must name again, since the profile's
+    /// hooks (a policy check) are part of what the run was. A child
+    /// inherits it.
+    pub profile: Option<String>,
 }
 
 impl Contract {
@@ -54,6 +60,7 @@ impl Contract {
             mcp_servers: BTreeMap::new(),
             origin: None,
             script: None,
+            profile: None,
         }
     }
 }

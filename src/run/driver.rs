@@ -68,6 +68,7 @@ impl<'a> Env<'a> {
                 origin: contract.origin.clone(),
                 script: contract.script.clone(),
                 mcp_servers: contract.mcp_servers.clone(),
+                profile: contract.profile.clone(),
             },
         )?;
         let _lock = self.store.lock(&run_id)?;
@@ -94,6 +95,7 @@ impl<'a> Env<'a> {
             origin,
             script,
             mcp_servers,
+            profile,
         }) = records.first().cloned()
         else {
             return Err(RunError::Corrupt(run_id.to_owned()));
@@ -105,6 +107,7 @@ impl<'a> Env<'a> {
                 max_steps,
                 origin,
                 script,
+                profile,
                 run_id: None,
                 ..place.clone()
             },
@@ -113,6 +116,7 @@ impl<'a> Env<'a> {
                 origin,
                 script,
                 mcp_servers,
+                profile,
                 ..Contract::new(goal, workspace)
             },
         };
@@ -249,6 +253,9 @@ impl<'e, 'a> Run<'e, 'a> {
         });
         loop {
             let steps = state.observations.len() as u32;
+            if self.interrupted() {
+                return self.end(RunOutcome::Interrupted { steps });
+            }
             if steps >= self.contract.max_steps {
                 let reason = format!("reached the step limit ({})", self.contract.max_steps);
                 return self.end(RunOutcome::Failed { steps, reason });
@@ -263,9 +270,19 @@ impl<'e, 'a> Run<'e, 'a> {
                     });
                 }
             };
-            let (observation, moved) = self.take_step(step, &turn);
+            // Interrupted in the middle of the step: it is not committed,
+            // and a resume does it again.
+            let Some((observation, moved)) = self.take_step(step, &turn) else {
+                return self.end(RunOutcome::Interrupted { steps });
+            };
             self.commit(&mut state, step, observation, moved)?;
             self.store_ok()?;
+            // An interrupt during the committed step's events (its `step`
+            // hook, say) ends the run here, before the next step's first
+            // tool; like a cancel, it wins over the step's answer.
+            if self.interrupted() {
+                return self.end(RunOutcome::Interrupted { steps: step });
+            }
             // A cancel raised anywhere in this step, the last one included,
             // wins over the step's answer: the run ends `cancelled`, and a
             // resume asks the provider for the next step.
@@ -354,11 +371,23 @@ impl<'e, 'a> Run<'e, 'a> {
         }
     }
 
+    /// Whether the host was interrupted
+    /// ([`Observer::interrupted`]): asked at each step's start, before each
+    /// tool call, before a step is committed and after.
+    fn interrupted(&self) -> bool {
+        self.env.observer.interrupted()
+    }
+
     /// Streams the turn, carries out its calls; returns the observation and
-    /// whether any write changed bytes on disk.
-    fn take_step(&self, step: u32, turn: &Turn) -> (String, bool) {
+    /// whether any write changed bytes on disk, or `None` when the host was
+    /// interrupted before the step could be committed.
+    fn take_step(&self, step: u32, turn: &Turn) -> Option<(String, bool)> {
         self.stream(step, turn);
-        self.act(step, &turn.calls)
+        let done = self.act(step, &turn.calls)?;
+        // Asked once more after the step's last event: a tool the
+        // interrupt cut short (an `exec` whose group it killed) left an
+        // observation that is not the tool's.
+        (!self.interrupted()).then_some(done)
     }
 
     /// The turn's text as `token` events, then what the provider did on its
@@ -397,20 +426,34 @@ impl<'e, 'a> Run<'e, 'a> {
     }
 
     /// Carries out the turn's calls in order, then its `spawn`s together;
-    /// returns the observation and whether any write changed bytes on disk.
-    fn act(&self, step: u32, calls: &[ToolCall]) -> (String, bool) {
+    /// returns the observation and whether any write changed bytes on disk,
+    /// or `None` when the host was interrupted before a call.
+    fn act(&self, step: u32, calls: &[ToolCall]) -> Option<(String, bool)> {
         let mut observations = Vec::new();
         let mut moved = false;
         let mut spawns = Vec::new();
         for call in calls {
+            if self.interrupted() {
+                return None;
+            }
             self.emit(EventKind::ToolCall {
                 step,
                 tool: call.tool.clone(),
                 args: crate::raw_json::RawJson::from(&call.args),
             });
+            // The `tool_call` hooks have returned: an interrupt that came
+            // meanwhile (one that ended a hook's process is set before it
+            // does) is seen here, before the policy and the tool; and once
+            // more after the approver's answer, which may take as long.
+            if self.interrupted() {
+                return None;
+            }
             if let Err(refusal) = self.permit(step, call) {
                 observations.push(refusal);
                 continue;
+            }
+            if self.interrupted() {
+                return None;
             }
             let result = match Call::parse(&call.tool, &call.args) {
                 Ok(Call::Spawn(goal)) => {
@@ -428,8 +471,11 @@ impl<'e, 'a> Run<'e, 'a> {
                 Err(e) => observations.push(format!("[{} failed] {e}", call.tool)),
             }
         }
+        if !spawns.is_empty() && self.interrupted() {
+            return None;
+        }
         observations.extend(self.spawn_all(step, &spawns));
-        (observations.join("\n"), moved)
+        Some((observations.join("\n"), moved))
     }
 
     /// The policy's verdict on a call, with the approver asked when it says
@@ -725,7 +771,7 @@ impl<'e, 'a> Run<'e, 'a> {
         let detail = match &outcome {
             RunOutcome::Completed { answer, .. } => Some(answer.clone()),
             RunOutcome::Failed { reason, .. } => Some(reason.clone()),
-            RunOutcome::Cancelled { .. } => None,
+            RunOutcome::Cancelled { .. } | RunOutcome::Interrupted { .. } => None,
         };
         self.env.store.append(
             &self.run_id,

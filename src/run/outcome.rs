@@ -30,6 +30,14 @@ pub enum RunOutcome {
         /// Why.
         reason: String,
     },
+    /// The observer said the host was interrupted
+    /// ([`Observer::interrupted`](crate::Observer::interrupted)): the run
+    /// called no tool after it, and a step it was in the middle of was not
+    /// committed (a resume does that step again). It can be resumed.
+    Interrupted {
+        /// Steps committed.
+        steps: u32,
+    },
 }
 
 impl RunOutcome {
@@ -38,15 +46,18 @@ impl RunOutcome {
         match self {
             RunOutcome::Completed { steps, .. }
             | RunOutcome::Cancelled { steps }
-            | RunOutcome::Failed { steps, .. } => *steps,
+            | RunOutcome::Failed { steps, .. }
+            | RunOutcome::Interrupted { steps } => *steps,
         }
     }
 
-    pub(super) fn as_outcome(&self) -> Outcome {
+    /// Returns the ending as `finished` reports it.
+    pub fn as_outcome(&self) -> Outcome {
         match self {
             RunOutcome::Completed { .. } => Outcome::Completed,
             RunOutcome::Cancelled { .. } => Outcome::Cancelled,
             RunOutcome::Failed { .. } => Outcome::Failed,
+            RunOutcome::Interrupted { .. } => Outcome::Interrupted,
         }
     }
 }
@@ -60,6 +71,9 @@ impl fmt::Display for RunOutcome {
             RunOutcome::Cancelled { steps: n } => write!(f, "cancelled after {}", steps(*n)),
             RunOutcome::Failed { steps: n, reason } => {
                 write!(f, "failed after {}: {reason}", steps(*n))
+            }
+            RunOutcome::Interrupted { steps: n } => {
+                write!(f, "interrupted after {}", steps(*n))
             }
         }
     }

@@ -43,6 +43,11 @@ pub enum Record {
         /// The MCP servers the run may call (`Contract::mcp_servers`).
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         mcp_servers: BTreeMap<String, Vec<String>>,
+        /// The configuration profile the run was started with
+        /// (`Contract::profile`); absent when none was, and in a journal
+        /// begun before it was kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profile: Option<String>,
     },
     /// A step was committed.
     Step {
@@ -553,6 +558,7 @@ impl FileStore {
             steps: 0,
             outcome: None,
             written: crate::event::rfc3339_millis(modified),
+            profile: None,
         };
         let mut bytes = Vec::new();
         fs::File::from(fd)
@@ -562,9 +568,15 @@ impl FileStore {
         let (records, _) = self.records(&rel, self.chain(run_id), whole(&bytes))?;
         for record in records {
             match record {
-                Record::Begin { goal, depth, .. } => {
+                Record::Begin {
+                    goal,
+                    depth,
+                    profile,
+                    ..
+                } => {
                     summary.goal = goal;
                     summary.depth = depth;
+                    summary.profile = profile;
                 }
                 Record::Step { step, .. } => {
                     summary.steps = step;
@@ -962,6 +974,10 @@ pub struct RunSummary {
     /// When the journal was last written: RFC 3339, UTC, milliseconds, as
     /// an event's `at` (so that sorting the text sorts the times).
     pub written: String,
+    /// The configuration profile the run was started with, which its
+    /// resume must name too; `None` when none was, or the journal was
+    /// begun before profiles were kept.
+    pub profile: Option<String>,
 }
 
 /// A journal's `flock`, released when dropped by an explicit unlock, not by

@@ -49,9 +49,10 @@ pub enum ProcessError {
         cause: io::Error,
     },
     /// The host interrupted its children
-    /// ([`Supervisor::interrupt`](crate::Supervisor::interrupt)): the program's
-    /// process group was killed, or, after the interrupt, it was not
-    /// spawned.
+    /// ([`Supervisor::interrupt`](crate::Supervisor::interrupt), or
+    /// [`Supervisor::end_in_flight`](crate::Supervisor::end_in_flight) while
+    /// it ran): the program's process group was killed, or, after the
+    /// interrupt, it was not spawned.
     Interrupted,
 }
 

@@ -74,6 +74,10 @@ struct Shared {
 #[derive(Debug, Default)]
 struct State {
     interrupted: bool,
+    /// How many times [`Supervisor::end_in_flight`] was called: a child
+    /// whose slot was entered under an older count was in flight at one,
+    /// and is killed.
+    ended: u64,
     /// Children spawned and not yet reaped (tracked ones excluded).
     in_flight: usize,
     /// The groups that may be killed now: each leader is spawned and
@@ -99,6 +103,49 @@ impl Supervisor {
     pub fn interrupt(&self) {
         let mut state = self.lock();
         state.interrupted = true;
+        for (_, pid) in &state.groups {
+            // An error means the group has already gone.
+            let _ = kill_process_group(*pid, Signal::KILL);
+        }
+    }
+
+    /// Kills the process group of every child in flight now with
+    /// `SIGKILL`, as [`interrupt`](Self::interrupt) does, but refuses no
+    /// later spawn: for a host that stops its work at a boundary of its own
+    /// and still has children to start after it (hooks told how the work
+    /// ended). A child being spawned at this moment is killed as soon as it
+    /// is. The children so ended fail with
+    /// [`ProcessError::Interrupted`]; those spawned afterwards run as usual.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let supervisor = io_supervisor::Supervisor::new();
+    /// let root = dir.path().to_path_buf();
+    /// let run = |argv: &[&str]| {
+    ///     let (supervisor, root) = (supervisor.clone(), root.clone());
+    ///     let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
+    ///     std::thread::spawn(move || {
+    ///         supervisor.run_argv(&argv, &root, b"", std::process::Stdio::null(), Duration::from_secs(60))
+    ///     })
+    /// };
+    /// let sleeper = run(&["sleep", "30"]);
+    /// let start = Instant::now();
+    /// while supervisor.in_flight() == 0 && start.elapsed() < Duration::from_secs(10) {
+    ///     std::thread::yield_now();
+    /// }
+    /// supervisor.end_in_flight();
+    /// let ended = sleeper.join().unwrap();
+    /// assert_eq!(ended.unwrap_err().to_string(), "was interrupted, and its process group killed");
+    /// // Not refused: the next child runs.
+    /// assert!(run(&["true"]).join().unwrap().is_ok());
+    /// assert!(!supervisor.is_interrupted());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn end_in_flight(&self) {
+        let mut state = self.lock();
+        state.ended += 1;
         for (_, pid) in &state.groups {
             // An error means the group has already gone.
             let _ = kill_process_group(*pid, Signal::KILL);
@@ -188,6 +235,7 @@ impl Supervisor {
         Ok(Slot {
             supervisor: self,
             id,
+            ended: state.ended,
         })
     }
 
@@ -295,25 +343,34 @@ impl Drop for Tracked {
 pub(super) struct Slot<'a> {
     supervisor: &'a Supervisor,
     id: u64,
+    /// [`State::ended`] when the slot was entered.
+    ended: u64,
 }
 
 impl Slot<'_> {
+    /// Whether an interrupt, or an [`end_in_flight`](Supervisor::end_in_flight),
+    /// came since the slot was entered.
+    fn ended(&self, state: &State) -> bool {
+        state.interrupted || state.ended != self.ended
+    }
+
     /// The child is spawned and leads group `pid`: from now on an
     /// interrupt kills it; if one came while it was being spawned, now.
     pub(super) fn spawned(&self, pid: Pid) {
         let mut state = self.supervisor.lock();
-        if state.interrupted {
+        if self.ended(&state) {
             let _ = kill_process_group(pid, Signal::KILL);
         }
         state.groups.push((self.id, pid));
     }
 
     /// The child is about to be reaped: its id must not be signalled any
-    /// more. Returns whether an interrupt came while it ran.
+    /// more. Returns whether an interrupt (or an end of what was in
+    /// flight) came while it ran.
     pub(super) fn reaping(&self) -> bool {
         let mut state = self.supervisor.lock();
         Supervisor::forget(&mut state, self.id);
-        state.interrupted
+        self.ended(&state)
     }
 }
 

@@ -131,6 +131,44 @@ fn an_interrupt_kills_the_child_left_in_flight_after_another_ended() {
     assert!(interrupt.wait_reaped(LIMIT));
 }
 
+/// `end_in_flight` kills the children in flight then, a tracked one
+/// too, and refuses nothing after: a child started afterwards runs to its
+/// end, and a later `end_in_flight` kills only what is in flight at it.
+#[test]
+fn end_in_flight_kills_what_is_in_flight_and_lets_later_children_run() {
+    let supervisor = Supervisor::new();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (fifo(dir.path(), "a"), fifo(dir.path(), "b"));
+    let _release = ReleaseFifo {
+        path: a,
+        for_writing: true,
+    };
+    let tracked = supervisor
+        .track(background(dir.path(), "echo $$ > tracked.pid; sleep 60"))
+        .unwrap();
+    let tracked_pid = read_pid(&dir.path().join("tracked.pid")).expect("the tracked child's pid");
+    let _kill = KillOnDrop(vec![tracked_pid]);
+    let first = run_waiting(&supervisor, dir.path(), "a");
+    assert!(wait_until(LIMIT, || supervisor.in_flight() == 1));
+
+    supervisor.end_in_flight();
+    let first = joined("the child in flight, ended", first);
+    assert!(matches!(first, Err(ProcessError::Interrupted)), "{first:?}");
+    assert!(
+        wait_until(LIMIT, || !alive(tracked_pid)),
+        "the tracked child lived on"
+    );
+    tracked.kill_and_reap();
+    assert!(!supervisor.is_interrupted());
+
+    let second = run_waiting(&supervisor, dir.path(), "b");
+    assert!(wait_until(LIMIT, || supervisor.in_flight() == 1));
+    release(&b);
+    assert!(joined("a child started after it", second).is_ok());
+    supervisor.end_in_flight();
+    assert_eq!(supervisor.in_flight(), 0);
+}
+
 /// A `Tracked` dropped unreaped is let go: an interrupt no longer kills
 /// it, and still kills every other tracked child. The child let go proves
 /// it lived: released after the interrupt, it runs its script to the end.
