@@ -3,11 +3,11 @@
 //! [`RawHook`](crate::raw::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
-//! `on`, `where`, `on_failure`, `timeout_ms` and `background` are the
-//! engine's (the last two for every action that honours them); each action
+//! `name`, `enabled`, `on`, `where`, `on_failure`, `timeout_ms` and
+//! `background` are the engine's (the last two for every action that honours them); each action
 //! brings its own key and options (`action::BUILT_IN`; an embedder's own
 //! action's keys are its [`ActionKind`](crate::ActionKind)'s). The table
-//! lists `on`, `where`, then each action's key, then `on_failure`,
+//! lists `name`, `enabled`, `on`, `where`, then each action's key, then `on_failure`,
 //! `timeout_ms` and `background`, then each action's options: the order an
 //! operator reads them in.
 
@@ -102,8 +102,40 @@ pub(crate) const BACKGROUND: HookKey = HookKey {
     elsewhere: None,
 };
 
+/// `name`: what messages call the hook beside its key path.
+const NAME: HookKey = HookKey {
+    name: key::NAME,
+    shape: Shape::Text("a name, a string, as in `name = \"no-rm\"`"),
+    owner: None,
+    schema: |_| {
+        json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": super::name::MAX_NAME,
+            "pattern": super::name::PATTERN,
+            "description": "What every message calls this hook beside its key path (`hook[3] \"no-rm\"`), and what a command line may choose it by; unique in its array, printable, not all digits."
+        })
+    },
+    elsewhere: None,
+};
+
+/// `enabled`: `false` switches the hook off, and says so at every start.
+const ENABLED: HookKey = HookKey {
+    name: key::ENABLED,
+    shape: Shape::Bool("`true` or `false`, as in `enabled = false`"),
+    owner: None,
+    schema: |_| {
+        json!({
+            "type": "boolean",
+            "default": true,
+            "description": "false switches this hook off: it never fires, and the host says so at every start."
+        })
+    },
+    elsewhere: None,
+};
+
 const COUNT: usize = {
-    let mut n = 5;
+    let mut n = 7;
     let mut i = 0;
     while i < action::BUILT_IN.len() {
         n += 1 + action::BUILT_IN[i].options.len();
@@ -112,7 +144,7 @@ const COUNT: usize = {
     n
 };
 
-/// Every key: `on`, `where`, each action's key, `on_failure`,
+/// Every key: `name`, `enabled`, `on`, `where`, each action's key, `on_failure`,
 /// `timeout_ms`, `background`, each action's options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
@@ -122,6 +154,8 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
     let actions: &[Entry] = &action::BUILT_IN;
     let mut out = [ON; COUNT];
     let mut at = 0;
+    push(&mut out, &mut at, NAME);
+    push(&mut out, &mut at, ENABLED);
     push(&mut out, &mut at, ON);
     push(&mut out, &mut at, WHERE);
     let mut i = 0;
@@ -154,7 +188,8 @@ const NAMES: [&str; COUNT] = {
     out
 };
 
-/// The keys a `[[hook]]` table may hold: `on`, `where`, each built-in
+/// The keys a `[[hook]]` table may hold: `name`, `enabled`, `on`, `where`,
+/// each built-in
 /// action's key, `on_failure`, `timeout_ms`, `background`, then each
 /// built-in action's options. A
 /// [`Layout`](crate::Layout)'s own actions

@@ -23,7 +23,7 @@ use printer::Printer;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force,
+    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force, say_hooks_off,
 };
 use crate::cli::load::load;
 use crate::cli::log::{Verbosity, log_to_stderr};
@@ -62,9 +62,9 @@ pub(crate) struct Args {
     dry_run: bool,
     /// Replay through the N-th hook only, from 1 (`hook[N]`, or
     /// `profile.<name>.hook[N]` under a profile, as `io check` names
-    /// them); repeatable.
-    #[arg(long = "hook", value_name = "N")]
-    hooks: Vec<usize>,
+    /// them), or the hook with `name = "NAME"`; repeatable.
+    #[arg(long = "hook", value_name = "N|NAME")]
+    hooks: Vec<String>,
     /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
     /// its stderr, under its failure.
     #[arg(long)]
@@ -105,7 +105,9 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         Err(message) => return Ok(usage(&message)),
     };
     log_to_stderr(verbosity, &config, &selection);
-    if !verbosity.quiet {
+    if verbosity.quiet {
+        say_hooks_off(&config);
+    } else {
         say_hooks_in_force(&config);
         err(&safe(&left_out.concat()));
     }
@@ -249,6 +251,7 @@ fn told_late(
                 let value = json!({ "background": {
                     "hook": number,
                     "key": run.origin.key(),
+                    "name": run.origin.name(),
                     "event": run.event,
                     "seq": run.seq,
                     "ok": false,

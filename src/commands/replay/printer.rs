@@ -153,14 +153,14 @@ impl<'h> Printer<'h> {
                     .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
                 && let Ok(mut set) = self.cancelled_by.lock()
             {
-                set.insert(number, run.origin.key().to_owned());
+                set.insert(number, run.origin.label());
             }
             if !self.json {
                 fired.text.push(report(&run));
                 if let Some(tail) = run.stderr {
                     fired
                         .tails
-                        .push_str(&stderr_tail(run.origin.key(), tail, "       "));
+                        .push_str(&stderr_tail(&run.origin.label(), tail, "       "));
                 }
                 return;
             }
@@ -171,6 +171,9 @@ impl<'h> Printer<'h> {
                 "error": run.result.err().map(ToString::to_string),
                 "ms": run.elapsed.as_secs_f64() * 1000.0,
             });
+            if let Some(name) = run.origin.name() {
+                report["name"] = json!(name);
+            }
             if run.background {
                 report["queued"] = json!(true);
             }
@@ -192,11 +195,12 @@ impl<'h> Printer<'h> {
         }
         for (index, background) in would {
             let (number, key) = (self.selection.number(index), self.selection.key(index));
+            let label = self.selection.label(index);
             match (self.json, background) {
                 (false, true) => fired
                     .text
-                    .push(format!("{key} would fire in the background")),
-                (false, false) => fired.text.push(format!("{key} would fire")),
+                    .push(format!("{label} would fire in the background")),
+                (false, false) => fired.text.push(format!("{label} would fire")),
                 (true, true) => fired
                     .json
                     .push(json!({ "hook": number, "key": key, "background": true })),
@@ -205,6 +209,7 @@ impl<'h> Printer<'h> {
         }
         for (index, field) in self.selection.turned_away(event) {
             let (number, key) = (self.selection.number(index), self.selection.key(index));
+            let label = self.selection.label(index);
             if self.json {
                 fired.json.push(
                     json!({ "hook": number, "key": key, "turned_away": format!("where.{field}") }),
@@ -212,7 +217,7 @@ impl<'h> Printer<'h> {
             } else {
                 fired
                     .text
-                    .push(format!("{key} turned away by `where.{field}`"));
+                    .push(format!("{label} turned away by `where.{field}`"));
             }
         }
         fired
