@@ -194,6 +194,9 @@ fn name_files() -> Vec<String> {
         "[[hook]]\nname = \"a\"\nappend = \"a\"\n\n[[hook]]\nname = \"b\"\nenabled = false\nappend = \"b\"\n"
             .to_owned(),
     );
+    // At the top level, `name` and `enabled` are the document's own words,
+    // not a `[[hook]]` header left out.
+    files.push("name = \"proj\"\nenabled = true\n\n[[hook]]\nappend = \"a\"\n".to_owned());
     files
 }
 

@@ -3,13 +3,14 @@
 //! [`RawHook`](crate::raw::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
-//! `name`, `enabled`, `on`, `where`, `on_failure`, `timeout_ms` and
-//! `background` are the engine's (the last two for every action that honours them); each action
+//! `on`, `where`, `on_failure`, `timeout_ms`, `background`, `name` and
+//! `enabled` are the engine's (`timeout_ms` and `background` for every
+//! action that honours them); each action
 //! brings its own key and options (`action::BUILT_IN`; an embedder's own
 //! action's keys are its [`ActionKind`](crate::ActionKind)'s). The table
-//! lists `name`, `enabled`, `on`, `where`, then each action's key, then `on_failure`,
-//! `timeout_ms` and `background`, then each action's options: the order an
-//! operator reads them in.
+//! lists `on`, `where`, then each action's key, then `on_failure`,
+//! `timeout_ms`, `background`, `name` and `enabled`, then each action's
+//! options: the order an operator reads them in.
 
 use serde_json::json;
 
@@ -144,8 +145,8 @@ const COUNT: usize = {
     n
 };
 
-/// Every key: `name`, `enabled`, `on`, `where`, each action's key, `on_failure`,
-/// `timeout_ms`, `background`, each action's options.
+/// Every key: `on`, `where`, each action's key, `on_failure`,
+/// `timeout_ms`, `background`, `name`, `enabled`, each action's options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
         out[*at] = key;
@@ -154,8 +155,6 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
     let actions: &[Entry] = &action::BUILT_IN;
     let mut out = [ON; COUNT];
     let mut at = 0;
-    push(&mut out, &mut at, NAME);
-    push(&mut out, &mut at, ENABLED);
     push(&mut out, &mut at, ON);
     push(&mut out, &mut at, WHERE);
     let mut i = 0;
@@ -166,6 +165,8 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
     push(&mut out, &mut at, ON_FAILURE);
     push(&mut out, &mut at, TIMEOUT_MS);
     push(&mut out, &mut at, BACKGROUND);
+    push(&mut out, &mut at, NAME);
+    push(&mut out, &mut at, ENABLED);
     let mut i = 0;
     while i < actions.len() {
         let mut j = 0;
@@ -188,13 +189,23 @@ const NAMES: [&str; COUNT] = {
     out
 };
 
-/// The keys a `[[hook]]` table may hold: `name`, `enabled`, `on`, `where`,
-/// each built-in
-/// action's key, `on_failure`, `timeout_ms`, `background`, then each
-/// built-in action's options. A
+/// The keys a `[[hook]]` table may hold: `on`, `where`, each built-in
+/// action's key, `on_failure`, `timeout_ms`, `background`, `name`,
+/// `enabled`, then each built-in action's options. A
 /// [`Layout`](crate::Layout)'s own actions
 /// ([`Layout::action`](crate::Layout::action)) add theirs after these.
 pub const HOOK_KEYS: &[&str] = &NAMES;
+
+/// The keys of a hook table that, outside any (at the top level or in a
+/// section's body), are a `[[hook]]` header left out: every one of
+/// [`HOOK_KEYS`] but `name` and `enabled`, words a host's own document uses
+/// for itself (a project's `name`, a section's `enabled`).
+pub(crate) fn stray_keys() -> impl Iterator<Item = &'static str> + Clone {
+    HOOK_KEYS
+        .iter()
+        .copied()
+        .filter(|key| ![key::NAME, key::ENABLED].contains(key))
+}
 
 /// The `on_failure` a table says, or the default.
 pub(crate) fn on_failure(value: Option<&str>) -> OnFailure {
