@@ -420,16 +420,21 @@ impl TableErrorKind {
                 write!(f, "`{name}` is named twice; name each event once")
             }
             TableErrorKind::BadName { reason } => f.write_str(reason),
-            TableErrorKind::RepeatedName { name, first } => write!(
-                f,
-                "`name = \"{name}\"` is already {first}'s name; give each hook of the array a \
-                 name of its own"
-            ),
+            TableErrorKind::RepeatedName { name, first } => write_repeated_name(f, name, first),
             TableErrorKind::Where(e) => write!(f, "{e}"),
             TableErrorKind::Custom(message) => f.write_str(message),
             TableErrorKind::Action { reason, .. } => f.write_str(reason),
         }
     }
+}
+
+/// A name an earlier table of the array has: which, and whose.
+fn write_repeated_name(f: &mut fmt::Formatter<'_>, name: &str, first: &str) -> fmt::Result {
+    write!(
+        f,
+        "`name = \"{name}\"` is already {first}'s name; give each hook of the array a name of \
+         its own"
+    )
 }
 
 /// A cancel on events nothing follows: which, and the two ways out.
