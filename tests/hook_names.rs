@@ -177,3 +177,29 @@ fn a_hook_switched_off_is_said_at_every_start_and_never_fires() {
     assert_eq!(report["hooks"][1]["name"], "audit");
     assert_eq!(report["hooks"][1]["enabled"], false);
 }
+
+#[test]
+fn io_run_says_a_hook_switched_off_at_its_start_and_never_fires_it() {
+    let script = "goal = \"write a file\"\n\n[[turn]]\nsay = \"writing\"\ncalls = [{ tool = \"write_file\", args = { path = \"written.txt\", content = \"hi\\n\" } }]\n\n[[turn]]\nanswer = \"done\"\n";
+    let env = env_with(
+        "[[hook]]\nname = \"log\"\nappend = \"on.jsonl\"\n\n[[hook]]\nname = \"audit\"\nenabled = false\nappend = \"seen.jsonl\"\n",
+    );
+    env.write("script.toml", script);
+    for args in [&["run", "script.toml"][..], &["-q", "run", "script.toml"]] {
+        let out = env.io(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(OFF_LINE),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(
+        env.root().join("on.jsonl").exists(),
+        "the hook switched on fired"
+    );
+    assert!(
+        !env.root().join("seen.jsonl").exists(),
+        "the one switched off never"
+    );
+}

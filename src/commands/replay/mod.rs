@@ -251,13 +251,16 @@ fn told_late(
                 let value = json!({ "background": {
                     "hook": number,
                     "key": run.origin.key(),
-                    "name": run.origin.name(),
                     "event": run.event,
                     "seq": run.seq,
                     "ok": false,
                     "error": failure.to_string(),
                     "ms": run.elapsed.as_secs_f64() * 1000.0,
                 } });
+                let mut value = value;
+                if let Some(name) = run.origin.name() {
+                    value["background"]["name"] = json!(name);
+                }
                 let mut line = Vec::new();
                 let _ = write_safe_json(&mut line, &value);
                 String::from_utf8_lossy(&line).into_owned() + "\n"
