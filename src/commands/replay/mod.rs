@@ -248,7 +248,7 @@ fn told_late(
             None
         } else {
             run.result.err().map(|failure| {
-                let value = json!({ "background": {
+                let mut value = json!({ "background": {
                     "hook": number,
                     "key": run.origin.key(),
                     "event": run.event,
@@ -257,7 +257,6 @@ fn told_late(
                     "error": failure.to_string(),
                     "ms": run.elapsed.as_secs_f64() * 1000.0,
                 } });
-                let mut value = value;
                 if let Some(name) = run.origin.name() {
                     value["background"]["name"] = json!(name);
                 }
