@@ -118,8 +118,12 @@ impl Selection {
 /// of the hook named so.
 fn number_of(all: &[HookSpec<EventKind>], wanted: &str) -> Result<usize, String> {
     if !wanted.is_empty() && wanted.bytes().all(|b| b.is_ascii_digit()) {
-        // Too many digits is out of range, as any number past the last.
-        return Ok(wanted.parse().unwrap_or(usize::MAX));
+        return wanted.parse().map_err(|_| {
+            format!(
+                "--hook {wanted}: there is no such hook; the hooks in force are {}",
+                all.len()
+            )
+        });
     }
     if let Some(index) = all.iter().position(|s| s.name.as_deref() == Some(wanted)) {
         return Ok(index + 1);
