@@ -1502,6 +1502,8 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
                 {
                     "hook": 1,
                     "key": "hook[1]",
+                    "name": null,
+                    "enabled": true,
                     "file": local,
                     "on": ["tool_call"],
                     "where": "tool = \"exec\"",
@@ -1516,6 +1518,8 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
                 {
                     "hook": 2,
                     "key": "hook[2]",
+                    "name": null,
+                    "enabled": true,
                     "file": local,
                     "on": null,
                     "where": null,

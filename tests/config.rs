@@ -639,7 +639,7 @@ fn a_hook_error_in_any_scope_names_that_file_even_when_shadowed() {
         f.error(),
         format!(
             "{}: key `hook[1].timout_ms`: unknown key `timout_ms` (did you mean `timeout_ms`?); \
-             a hook table takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background` (line 3, column 1)",
+             a hook table takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background`, `name`, `enabled` (line 3, column 1)",
             f.user_file().display()
         )
     );
@@ -671,7 +671,7 @@ fn the_spec_error_situations_each_read_file_key_reason() {
         (
             "[[hook]]\nrun = [\"x\"]\ntimout_ms = 1\n",
             "key `hook[1].timout_ms`: unknown key `timout_ms` (did you mean `timeout_ms`?); a \
-             hook table takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background` (line 3, column 1)",
+             hook table takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background`, `name`, `enabled` (line 3, column 1)",
         ),
         (
             "[[hook]]\non = []\nrun = [\"x\"]\n",

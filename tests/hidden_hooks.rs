@@ -157,6 +157,46 @@ fn files() -> Vec<String> {
     files.extend(where_files());
     files.extend(outside_a_table_and_cancels());
     files.extend(envelope_files());
+    files.extend(name_files());
+    files
+}
+
+/// `name` and `enabled` on a hook (issue 46, deliverable 4). A name
+/// repeated in an array is refused by `io check` alone (a JSON Schema
+/// cannot say "unique by this property"), as is an invisible character
+/// (U+202E) in one: neither is here.
+fn name_files() -> Vec<String> {
+    let long = "x".repeat(64);
+    let longer = "x".repeat(65);
+    let mut files: Vec<String> = [
+        "name = \"audit\"".to_owned(),
+        "name = \"no rm: exec\"".to_owned(),
+        "name = \"3rd\"".to_owned(),
+        "name = \"é\"".to_owned(),
+        format!("name = \"{long}\""),
+        format!("name = \"{longer}\""),
+        "name = \"\"".to_owned(),
+        "name = \"12\"".to_owned(),
+        "name = \"a\\\"b\"".to_owned(),
+        "name = \"a\\\\b\"".to_owned(),
+        "name = \"a\\u001bb\"".to_owned(),
+        "name = \"a\\tb\"".to_owned(),
+        "name = 3".to_owned(),
+        "enabled = false".to_owned(),
+        "enabled = true".to_owned(),
+        "enabled = \"no\"".to_owned(),
+        "enabled = 0".to_owned(),
+    ]
+    .iter()
+    .map(|key| format!("[[hook]]\n{key}\nappend = \"a\"\n"))
+    .collect();
+    files.push(
+        "[[hook]]\nname = \"a\"\nappend = \"a\"\n\n[[hook]]\nname = \"b\"\nenabled = false\nappend = \"b\"\n"
+            .to_owned(),
+    );
+    // At the top level, `name` and `enabled` are the document's own words,
+    // not a `[[hook]]` header left out.
+    files.push("name = \"proj\"\nenabled = true\n\n[[hook]]\nappend = \"a\"\n".to_owned());
     files
 }
 

@@ -237,8 +237,10 @@ impl<E: HookEvents> Hooks<E> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn beneath(specs: Vec<HookSpec<E>>, root: Root) -> Self {
+        // A hook switched off wants nothing: it never fires.
         let wanted = specs
             .iter()
+            .filter(|s| s.enabled)
             .fold(HookFilter::EMPTY, |acc, s| acc.union(s.on));
         let root = Arc::new(root);
         let origins = origins(&specs);
@@ -259,6 +261,7 @@ impl<E: HookEvents> Hooks<E> {
         for problem in &problems {
             tracing::warn!(
                 hook = problem.origin.key(),
+                name = problem.origin.name(),
                 file = problem.origin.file(),
                 "{problem}; it fails each time it fires until this is fixed"
             );
@@ -397,6 +400,37 @@ impl<E: HookEvents> Hooks<E> {
     /// absolute when they were built).
     pub fn root(&self) -> &Path {
         self.root.given()
+    }
+
+    /// Where each hook switched off (`enabled = false`) was written, in
+    /// hook order: a host says so at every start, so that no hook is off
+    /// without a word.
+    ///
+    /// ```
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
+    /// let dir = tempfile::tempdir()?;
+    /// let specs = vec![
+    ///     HookSpec::<Ev>::new(HookFilter::ALL, Action::append("a.jsonl")),
+    ///     HookSpec::<Ev>::new(HookFilter::ALL, Action::append("b.jsonl"))
+    ///         .with_name("audit")
+    ///         .with_enabled(false),
+    /// ];
+    /// let hooks = Hooks::new(specs, dir.path());
+    /// let off: Vec<String> = hooks.off().map(|o| o.label()).collect();
+    /// assert_eq!(off, ["hook[2] \"audit\""]);
+    /// let _ = hooks.fire_event(&Ev::JobStarted);
+    /// assert!(dir.path().join("a.jsonl").exists());
+    /// assert!(!dir.path().join("b.jsonl").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn off(&self) -> impl Iterator<Item = &Origin> + '_ {
+        self.hooks
+            .iter()
+            .filter(|h| !h.spec.enabled)
+            .map(|h| &h.origin)
     }
 
     /// The union of every hook's filter.
@@ -589,7 +623,10 @@ impl<E: HookEvents> Hooks<E> {
         let line = LazyCell::new(make_line);
         let mut flow = Flow::Continue;
         for (index, hook) in self.hooks.iter().enumerate() {
-            if !hook.spec.on.contains_kind(kind) || !hook.spec.r#where.passes(event) {
+            if !hook.spec.enabled
+                || !hook.spec.on.contains_kind(kind)
+                || !hook.spec.r#where.passes(event)
+            {
                 continue;
             }
             let line = LazyCell::force(&line);
@@ -679,6 +716,7 @@ impl<E: HookEvents> Hooks<E> {
                         tracing::warn!(
                             target: "io_hooks::background",
                             hook = origin.key(),
+                            name = origin.name(),
                             file = origin.file(),
                             "{origin}'s background worker could not start ({cause}): it runs \
                              while the host waits"
@@ -778,6 +816,7 @@ impl<E> Hook<E> {
         #[cfg(feature = "tracing")]
         tracing::warn!(
             hook = origin.key(),
+            name = origin.name(),
             file = origin.file(),
             event = tag,
             on_failure = self.spec.on_failure.as_str(),
@@ -808,6 +847,7 @@ fn origins<E>(specs: &[HookSpec<E>]) -> Vec<Origin> {
             spec.origin
                 .clone()
                 .unwrap_or_else(|| Origin::new(None, format!("hook[{}]", index + 1)))
+                .named(spec.name.as_deref())
         })
         .collect()
 }
@@ -829,7 +869,8 @@ fn prepare<E: HookEvents>(
             let cancels = spec.on_failure == OnFailure::Cancel;
             let mut cx = Prepare {
                 root,
-                create,
+                // A hook switched off makes no file: it never fires.
+                create: create && spec.enabled,
                 cancels,
                 read_with: spec.read_with.as_deref(),
                 key: spec.action.key(),
@@ -842,6 +883,9 @@ fn prepare<E: HookEvents>(
                 );
             }
             let ready = spec.action.prepare(&mut cx);
+            // A hook switched off cannot fail: its problems are not its
+            // host's to report until it is switched on.
+            cx.problems.retain(|_| spec.enabled);
             problems.extend(cx.problems.into_iter().map(|kind| Problem {
                 index,
                 origin: origins[index].clone(),

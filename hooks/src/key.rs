@@ -24,6 +24,13 @@ pub(crate) const TIMEOUT_MS: &str = "timeout_ms";
 /// whose action honours it.
 pub(crate) const BACKGROUND: &str = "background";
 
+/// `name`: what every message calls the hook beside its key path, and what
+/// an embedder's command line may choose it by.
+pub(crate) const NAME: &str = "name";
+
+/// `enabled`: `false` switches the hook off, and says so.
+pub(crate) const ENABLED: &str = "enabled";
+
 /// One key of a hook table, as an action declares it: its name, and its
 /// JSON Schema, which an editor checks the value with
 /// ([`hook_file_schema`](crate::schema::hook_file_schema)).

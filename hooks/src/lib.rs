@@ -184,7 +184,7 @@
 //! assert_eq!(
 //!     read("[[hook]]\nbel = 1\n").unwrap_err().to_string(),
 //!     "app.toml: key `hook[1].bel`: unknown key `bel` (did you mean `bell`?); a hook table \
-//!      takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background`, `bell` \
+//!      takes `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background`, `name`, `enabled`, `bell` \
 //!      (line 2, column 1)"
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -15,7 +15,9 @@ use std::fmt;
 /// none, and [`Hooks`](crate::Hooks) names it by its position in the list
 /// it was given, `hook[N]` counted from 1, with no file.
 ///
-/// `Display` is `{file}: {key}`, or the key alone when there is no file:
+/// `Display` is `{file}: {label}`, or the [`label`](Origin::label) alone
+/// when there is no file (the label is the key path, then the hook's name
+/// in quotes when it has one):
 /// the order of a [`TableError`](crate::TableError)'s message. Neither part
 /// is escaped: the file name is the embedder's, and the key path is as
 /// [`toml_key`](crate::text::toml_key) writes each key, quoted and escaped
@@ -36,6 +38,7 @@ use std::fmt;
 pub struct Origin {
     file: Option<String>,
     key: String,
+    name: Option<String>,
 }
 
 impl Origin {
@@ -45,6 +48,42 @@ impl Origin {
         Origin {
             file: file.map(str::to_owned),
             key: key.into(),
+            name: None,
+        }
+    }
+
+    /// The same origin, for a hook called `name` (`name = "…"`; `None`:
+    /// none), which its [`label`](Origin::label) shows beside the key path.
+    ///
+    /// ```
+    /// use io_hooks::Origin;
+    ///
+    /// let origin = Origin::new(Some("io.local.toml"), "hook[3]").named(Some("audit"));
+    /// assert_eq!(origin.key(), "hook[3]");
+    /// assert_eq!(origin.name(), Some("audit"));
+    /// assert_eq!(origin.label(), "hook[3] \"audit\"");
+    /// assert_eq!(origin.to_string(), "io.local.toml: hook[3] \"audit\"");
+    /// ```
+    #[must_use]
+    pub fn named(mut self, name: Option<&str>) -> Self {
+        self.name = name.map(str::to_owned);
+        self
+    }
+
+    /// The hook's name, when it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Returns what a message calls the hook: its key path, then its name
+    /// in quotes when it has one (`hook[3] "audit"`). A name read from a
+    /// table prints as itself (no control, invisible, `"` or `\`
+    /// character); one given in code is the embedder's, to escape as it
+    /// prints it.
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(name) => format!("{} \"{name}\"", self.key),
+            None => self.key.clone(),
         }
     }
 
@@ -62,8 +101,8 @@ impl Origin {
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.file {
-            Some(file) => write!(f, "{file}: {}", self.key),
-            None => f.write_str(&self.key),
+            Some(file) => write!(f, "{file}: {}", self.label()),
+            None => f.write_str(&self.label()),
         }
     }
 }

@@ -153,6 +153,14 @@ impl RawHook {
     }
 
     /// `name`'s `where` table, when present (and declared [`Shape::Where`](crate::key::Shape::Where)).
+    /// `name`'s string, when present (and declared [`Shape::Text`](crate::key::Shape::Text)).
+    pub(crate) fn take_text(&mut self, name: &str) -> Option<Spanned<String>> {
+        self.take_as(name, |v| match v {
+            RawValue::Text(text) => Some(text),
+            _ => None,
+        })
+    }
+
     /// `name`'s boolean, when present (and declared [`Shape::Bool`](crate::key::Shape::Bool)).
     pub(crate) fn take_bool(&mut self, name: &str) -> Option<Spanned<bool>> {
         self.take_as(name, |v| match v {

@@ -28,6 +28,14 @@ use crate::r#where::Where;
 /// ```
 #[non_exhaustive]
 pub struct HookSpec<E> {
+    /// What every message calls it beside its key path (`name = "…"`):
+    /// printable, at most 64 characters, not digits alone, unique in its
+    /// array; `None` when the table has none.
+    pub name: Option<String>,
+    /// `false` (`enabled = false`): the hook is switched off and never
+    /// fires; [`Hooks::off`](crate::Hooks::off) lists it, for the host to
+    /// say so at every start.
+    pub enabled: bool,
     /// The events this hook wants; [`HookFilter::ALL`] when `on` was absent.
     pub on: HookFilter<E>,
     /// What the fields of an event of `on` must be (`where`); empty when
@@ -56,6 +64,8 @@ impl<E> HookSpec<E> {
     /// logged and the run goes on ([`OnFailure::Continue`]).
     pub fn new(on: HookFilter<E>, action: Action) -> Self {
         HookSpec {
+            name: None,
+            enabled: true,
             on,
             r#where: Where::none(),
             action,
@@ -69,6 +79,21 @@ impl<E> HookSpec<E> {
     #[must_use]
     pub fn with_on_failure(mut self, on_failure: OnFailure) -> Self {
         self.on_failure = on_failure;
+        self
+    }
+
+    /// The same hook, called `name` in its messages beside its key path.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The same hook, switched on or (`false`) off: one switched off never
+    /// fires.
+    #[must_use]
+    pub fn with_enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
         self
     }
 
@@ -100,6 +125,8 @@ impl<E> HookSpec<E> {
 impl<E> Clone for HookSpec<E> {
     fn clone(&self) -> Self {
         HookSpec {
+            name: self.name.clone(),
+            enabled: self.enabled,
             on: self.on,
             r#where: self.r#where.clone(),
             action: self.action.clone(),
@@ -113,6 +140,13 @@ impl<E> Clone for HookSpec<E> {
 impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut s = f.debug_struct("HookSpec");
+        // Shown only when set: most hooks have no name and are on.
+        if let Some(name) = &self.name {
+            s.field("name", name);
+        }
+        if !self.enabled {
+            s.field("enabled", &self.enabled);
+        }
         s.field("on", &self.on);
         // Shown only when there is one: most hooks have none.
         if !self.r#where.is_empty() {

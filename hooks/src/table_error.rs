@@ -304,6 +304,22 @@ pub enum TableErrorKind {
     },
     /// An event named twice in one `on`.
     RepeatedEvent(String),
+    /// A `name` that is not a hook's name: empty, longer than 64
+    /// characters, holding a character that does not print as itself (a
+    /// control or invisible one, `"`, `\`), or digits alone.
+    #[non_exhaustive]
+    BadName {
+        /// What is wrong and what is accepted; never the name itself.
+        reason: String,
+    },
+    /// A `name` an earlier table of the same array has.
+    #[non_exhaustive]
+    RepeatedName {
+        /// The name, as written.
+        name: String,
+        /// The key path of the table that has it first (`hook[1]`).
+        first: String,
+    },
     /// A `where` that is refused: why.
     Where(crate::r#where::WhereError),
     /// An embedder's own check ([`TableError::custom`]): its message, as
@@ -403,11 +419,22 @@ impl TableErrorKind {
             TableErrorKind::RepeatedEvent(name) => {
                 write!(f, "`{name}` is named twice; name each event once")
             }
+            TableErrorKind::BadName { reason } => f.write_str(reason),
+            TableErrorKind::RepeatedName { name, first } => write_repeated_name(f, name, first),
             TableErrorKind::Where(e) => write!(f, "{e}"),
             TableErrorKind::Custom(message) => f.write_str(message),
             TableErrorKind::Action { reason, .. } => f.write_str(reason),
         }
     }
+}
+
+/// A name an earlier table of the array has: which, and whose.
+fn write_repeated_name(f: &mut fmt::Formatter<'_>, name: &str, first: &str) -> fmt::Result {
+    write!(
+        f,
+        "`name = \"{name}\"` is already {first}'s name; give each hook of the array a name of \
+         its own"
+    )
 }
 
 /// A cancel on events nothing follows: which, and the two ways out.

@@ -339,7 +339,7 @@ fn a_misspelled_key_gets_a_did_you_mean() {
         err("[[hook]]\nrun = [\"x\"]\ntimout_ms = 100\n"),
         "io.local.toml: key `hook[1].timout_ms`: unknown key `timout_ms` (did you mean \
          `timeout_ms`?); a hook table takes `on`, `where`, `append`, `run`, `on_failure`, \
-         `timeout_ms`, `background` (line 3, column 1)"
+         `timeout_ms`, `background`, `name`, `enabled` (line 3, column 1)"
     );
 }
 
@@ -348,7 +348,7 @@ fn an_unknown_key_far_from_any_gets_the_list_alone() {
     assert_eq!(
         err("[[hook]]\nrun = [\"x\"]\ncommand = \"y\"\n"),
         "io.local.toml: key `hook[1].command`: unknown key `command`; a hook table takes \
-         `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background` (line 3, column 1)"
+         `on`, `where`, `append`, `run`, `on_failure`, `timeout_ms`, `background`, `name`, `enabled` (line 3, column 1)"
     );
 }
 
@@ -547,7 +547,7 @@ fn hook_must_be_an_array_of_tables() {
         err("hook = [\"a\"]\n"),
         "io.local.toml: key `hook[1]`: invalid type: string \"a\", expected a hook table, with \
          `append` or `run` and optionally `on`, `where`, `on_failure`, `timeout_ms`, \
-         `background` \
+         `background`, `name`, `enabled` \
          (line 1, column 9)"
     );
 }

@@ -276,7 +276,7 @@ fn the_engine_gives_a_webhook_its_keys_refusals_and_messages() {
         load_err("[[hook]]\nwebhok = \"http://h/\"\n"),
         "deploy.local.toml: key `hook[1].webhok`: unknown key `webhok` (did you mean \
          `webhook`?); a hook table takes `on`, `where`, `append`, `run`, `on_failure`, \
-         `timeout_ms`, `background`, `webhook` (line 2, column 1)"
+         `timeout_ms`, `background`, `name`, `enabled`, `webhook` (line 2, column 1)"
     );
     let specs =
         load("[[hook]]\nwebhook = \"http://h/\"\ntimeout_ms = 5\nbackground = true\n").unwrap();

@@ -16,16 +16,34 @@ use super::output::{err, safe};
 /// How much of a failed hook's stderr `--stderr` shows: its last 4 KiB.
 pub(crate) const STDERR_TAIL: usize = 4096;
 
-/// The one line `io run` and `io replay` print on stderr before the first
+/// The line `io run` and `io replay` print on stderr before the first
 /// event (unless `-q`, which the caller checks): how many hooks are in
 /// force and from which file, or that none is and why, with the hooks it
-/// replaced.
+/// replaced; then a line for each hook switched off ([`say_hooks_off`]).
 pub(crate) fn say_hooks_in_force(config: &Config) {
     err(&safe(&format!(
         "{}
 ",
         hooks_in_force_line(config)
     )));
+    say_hooks_off(config);
+}
+
+/// One line on stderr for each hook in force switched off (`enabled =
+/// false`): `io: hook[3] "audit" is switched off (enabled = false): it
+/// never fires`. Said at every start, `-q` included (the callers call it
+/// even then): a hook off on purpose is never silent.
+pub(crate) fn say_hooks_off(config: &Config) {
+    let mut text = String::new();
+    for (index, spec) in config.hook_specs().iter().enumerate() {
+        if !spec.enabled {
+            text.push_str(&format!(
+                "io: {} is switched off (enabled = false): it never fires\n",
+                hook_label(spec, index)
+            ));
+        }
+    }
+    err(&safe(&text));
 }
 
 /// [`say_hooks_in_force`]'s line.
@@ -134,7 +152,7 @@ pub(crate) fn describe(spec: &HookSpec<EventKind>, root: &Path) -> String {
 /// told later ([`background_report`]).
 pub(crate) fn report(run: &HookRun<'_>) -> String {
     let ms = millis(run.elapsed);
-    let key = run.origin.key();
+    let key = run.origin.label();
     if run.background {
         return format!("{key} queued");
     }
@@ -157,12 +175,23 @@ pub(crate) fn hook_key(spec: &HookSpec<EventKind>, index: usize) -> String {
         .map_or_else(|| format!("hook[{}]", index + 1), |o| o.key().to_owned())
 }
 
+/// What io's messages call the hook `spec`, at `index` of the array in
+/// force: its key path ([`hook_key`]), then its name in quotes when it has
+/// one (`hook[3] "audit"`).
+pub(crate) fn hook_label(spec: &HookSpec<EventKind>, index: usize) -> String {
+    let key = hook_key(spec, index);
+    match &spec.name {
+        Some(name) => format!("{key} \"{name}\""),
+        None => key,
+    }
+}
+
 /// What a background hook did with an event, when it failed: `hook[2]
 /// FAILED in the background on `step` (its event 3): … (20.1 ms)`, and the
 /// tail of its stderr under it when it was captured, indented by `indent`;
 /// `None` when it succeeded.
 pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str) -> Option<String> {
-    let key = run.origin.key();
+    let key = run.origin.label();
     let failure = run.result.err()?;
     let ms = millis(run.elapsed);
     let hint = match (failure, run.stderr) {
@@ -174,7 +203,7 @@ pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str)
         run.event, run.seq
     );
     if let Some(tail) = run.stderr {
-        text.push_str(&stderr_tail(key, tail, &format!("{indent}    ")));
+        text.push_str(&stderr_tail(&key, tail, &format!("{indent}    ")));
     }
     Some(text)
 }
@@ -207,7 +236,7 @@ pub(crate) fn print_background(run: &io_hooks::BackgroundRun<'_>, indent: &str) 
 pub(crate) fn print_problems(hooks: &Hooks) {
     let mut text = String::new();
     for problem in hooks.problems() {
-        let key = problem.origin.key();
+        let key = problem.origin.label();
         text.push_str(&format!("io: {key}: {}\n", problem.message()));
         if let Some(hint) = problem.hint() {
             text.push_str(&format!("      hint: {hint}\n"));

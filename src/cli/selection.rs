@@ -3,7 +3,7 @@
 
 use io_harness::{EventKind, HookSpec, OnFailure, RunEvent};
 
-use super::hook_report::hook_key;
+use super::hook_report::{hook_key, hook_label};
 
 /// The hooks a command runs: all of the config's, or those `--hook` chose.
 /// Each is named by its key path in the file in force (its spec's origin),
@@ -17,14 +17,20 @@ pub(crate) struct Selection {
 }
 
 impl Selection {
-    /// All of `all` when `wanted` is empty, else the `N`-th hooks of the
-    /// array in force for each `N` of `wanted` (from 1, as the key path
-    /// `hook[N]` or `profile.ci.hook[N]` counts them); an error names a
-    /// number out of range and the hooks there are.
-    pub(crate) fn new(all: &[HookSpec<EventKind>], wanted: &[usize]) -> Result<Self, String> {
+    /// All of `all` when `wanted` is empty, else, for each of `wanted`, the
+    /// `N`-th hook of the array in force when it is all digits (from 1, as
+    /// the key path `hook[N]` or `profile.ci.hook[N]` counts them), else
+    /// the hook with that `name` (a name is never all digits); an error
+    /// names a number out of range or a name no hook has, and the hooks
+    /// there are.
+    pub(crate) fn new(all: &[HookSpec<EventKind>], wanted: &[String]) -> Result<Self, String> {
         if wanted.is_empty() {
             return Ok(Self::all(all));
         }
+        let wanted = wanted
+            .iter()
+            .map(|w| number_of(all, w))
+            .collect::<Result<Vec<usize>, String>>()?;
         if let Some(bad) = wanted.iter().find(|n| **n == 0 || **n > all.len()) {
             let first = all.first().map(|spec| hook_key(spec, 0));
             // The array's key path, from its first table's: `profile.ci.hook`.
@@ -88,6 +94,15 @@ impl Selection {
         Selection { specs, numbers }
     }
 
+    /// What messages call the hook at `index` in [`Self::specs`]: its key
+    /// path and name ([`hook_label`]).
+    pub(crate) fn label(&self, index: usize) -> String {
+        match self.specs.get(index) {
+            Some(spec) => hook_label(spec, self.number(index) - 1),
+            None => format!("hook[{}]", self.number(index)),
+        }
+    }
+
     /// The key path of the hook at `index` in [`Self::specs`]
     /// ([`hook_key`]).
     pub(crate) fn key(&self, index: usize) -> String {
@@ -98,15 +113,48 @@ impl Selection {
     }
 }
 
+/// The place, from 1, that `--hook WANTED` names: `WANTED` itself when it
+/// is all digits (checked against the array by the caller), else the place
+/// of the hook named so.
+fn number_of(all: &[HookSpec<EventKind>], wanted: &str) -> Result<usize, String> {
+    if !wanted.is_empty() && wanted.bytes().all(|b| b.is_ascii_digit()) {
+        return wanted.parse().map_err(|_| {
+            format!(
+                "--hook {wanted}: there is no such hook; the hooks in force are {}",
+                all.len()
+            )
+        });
+    }
+    if let Some(index) = all.iter().position(|s| s.name.as_deref() == Some(wanted)) {
+        return Ok(index + 1);
+    }
+    let names: Vec<String> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.name.is_some())
+        .map(|(i, s)| hook_label(s, i))
+        .collect();
+    let known = if names.is_empty() {
+        "no hook in force has a `name`; give one a `name = \"…\"`, or choose it by its \
+         place, `--hook N`"
+            .to_owned()
+    } else {
+        format!("the named hooks are {}", names.join(", "))
+    };
+    Err(format!(
+        "--hook {wanted}: no hook in force is named \"{wanted}\"; {known}"
+    ))
+}
+
 /// `spec`, at `index` of the array in force, with an origin: its own, or
 /// for a spec read from no file `hook[N]` as the whole array numbers it,
 /// so that the engine, given a subset, names it as `io check` does.
 fn named(spec: &HookSpec<EventKind>, index: usize) -> HookSpec<EventKind> {
     match spec.origin {
         Some(_) => spec.clone(),
-        None => spec
-            .clone()
-            .with_origin(io_hooks::Origin::new(None, hook_key(spec, index))),
+        None => spec.clone().with_origin(
+            io_hooks::Origin::new(None, hook_key(spec, index)).named(spec.name.as_deref()),
+        ),
     }
 }
 
@@ -118,7 +166,7 @@ impl Selection {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(&event.kind) && s.r#where.passes(event))
+            .filter(|(_, s)| s.enabled && s.on.contains(&event.kind) && s.r#where.passes(event))
             .map(|(i, s)| {
                 let background = s.action.background() && s.on_failure == OnFailure::Continue;
                 (i, background)
@@ -132,7 +180,7 @@ impl Selection {
         self.specs
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.on.contains(&event.kind))
+            .filter(|(_, s)| s.enabled && s.on.contains(&event.kind))
             .filter_map(|(i, s)| s.r#where.turned_away(event).map(|f| (i, f)))
             .collect()
     }

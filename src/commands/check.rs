@@ -14,7 +14,7 @@ use io_hooks::Kind;
 
 use crate::cli::discovery_root::DiscoveryRoot;
 use crate::cli::exit::CmdResult;
-use crate::cli::hook_report::{describe, hook_key, replaced};
+use crate::cli::hook_report::{describe, hook_key, hook_label, replaced};
 use crate::cli::json_path::path_json;
 use crate::cli::output::{out, safe, write_safe_json};
 
@@ -165,6 +165,8 @@ fn report_json(
             json!({
                 "hook": i + 1,
                 "key": hook_key(spec, i),
+                "name": spec.name,
+                "enabled": spec.enabled,
                 "file": spec.origin.as_ref().and_then(|o| o.file()),
                 "on": (!spec.on.is_all()).then(|| spec.on.tags().collect::<Vec<_>>()),
                 "where": (!spec.r#where.is_empty()).then(|| spec.r#where.to_string()),
@@ -213,7 +215,7 @@ fn wanting(specs: &[HookSpec<EventKind>], kind: Kind<EventKind>) -> (Wanting<'_>
     specs
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.on.contains_kind(kind))
+        .filter(|(_, s)| s.enabled && s.on.contains_kind(kind))
         .partition(|(_, s)| s.r#where.is_empty())
 }
 
@@ -263,14 +265,14 @@ fn on_event(specs: &[HookSpec<EventKind>], tag: &str, kind: Kind<EventKind>) -> 
     } else if firing.is_empty() {
         format!("on `{tag}`: no hook fires whatever its fields\n")
     } else {
-        let keys: Vec<String> = firing.iter().map(|(i, s)| hook_key(s, *i)).collect();
+        let keys: Vec<String> = firing.iter().map(|(i, s)| hook_label(s, *i)).collect();
         format!("on `{tag}`: {} fire(s)\n", keys.join(", "))
     };
     for (i, spec) in filtered {
         let fields: Vec<String> = spec.r#where.fields().map(|f| format!("`{f}`")).collect();
         text.push_str(&format!(
             "on `{tag}`: {} fires only where {}; its filter turns the rest away on {}\n",
-            hook_key(spec, i),
+            hook_label(spec, i),
             spec.r#where,
             fields.join(", ")
         ));
@@ -287,7 +289,10 @@ fn hook_lines(
     problems: &[Problem],
     root: &Path,
 ) -> String {
-    let mut text = format!("  {}  {}\n", hook_key(spec, index), describe(spec, root));
+    let mut text = format!("  {}  {}\n", hook_label(spec, index), describe(spec, root));
+    if !spec.enabled {
+        text.push_str("    off: enabled = false: it never fires\n");
+    }
     text.push_str(&filter_line(spec));
     for problem in problems.iter().filter(|p| p.index == index) {
         text.push_str(&problem_lines(problem));

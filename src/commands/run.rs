@@ -19,7 +19,8 @@ use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, stderr_tail,
+    STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, say_hooks_off,
+    stderr_tail,
 };
 use crate::cli::load::{load, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
@@ -88,7 +89,9 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     };
     let config = load(args.root.as_deref(), args.profile.as_deref())?;
     log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
-    if !verbosity.quiet {
+    if verbosity.quiet {
+        say_hooks_off(&config);
+    } else {
         say_hooks_in_force(&config);
     }
     let result = run_in(&config, start, args.stderr);
@@ -273,7 +276,7 @@ fn cancel_hooks_can_run(hooks: &Hooks) -> Result<(), String> {
                 .spec(p.index)
                 .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
         })
-        .map(|p| p.origin.key().to_owned())
+        .map(|p| p.origin.label())
         .collect();
     broken.dedup();
     let (hooks, has) = match broken.as_slice() {
@@ -602,7 +605,7 @@ impl Observer for Progress<'_> {
             fired.push(report(&run));
             if let Some(tail) = run.stderr {
                 tails.push_str(&stderr_tail(
-                    run.origin.key(),
+                    &run.origin.label(),
                     tail,
                     &format!("{indent}    "),
                 ));

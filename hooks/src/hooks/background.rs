@@ -335,6 +335,7 @@ impl Worker {
             tracing::warn!(
                 target: "io_hooks::background",
                 hook = origin.key(),
+                name = origin.name(),
                 file = origin.file(),
                 "{origin}'s background queue is full ({} events): the run waits for the hook \
                  to take the next event (said once)",
@@ -490,6 +491,7 @@ fn execute(start: &Start, job: &Job, seq: u64) -> Ran {
         #[cfg(feature = "tracing")]
         tracing::warn!(
             hook = origin.key(),
+            name = origin.name(),
             file = origin.file(),
             event = tag,
             seq,
@@ -520,6 +522,7 @@ fn drop_interrupted(state: &mut State, origin: &Origin) {
     #[cfg(feature = "tracing")]
     tracing::warn!(
         hook = origin.key(),
+        name = origin.name(),
         file = origin.file(),
         "{origin} was interrupted with {dropped} event(s) still queued for it in the \
          background; they were not given to it"

@@ -3,13 +3,14 @@
 //! [`RawHook`](crate::raw::RawHook), its "expecting" text, unknown-key
 //! errors and the JSON Schema are all computed from it.
 //!
-//! `on`, `where`, `on_failure`, `timeout_ms` and `background` are the
-//! engine's (the last two for every action that honours them); each action
+//! `on`, `where`, `on_failure`, `timeout_ms`, `background`, `name` and
+//! `enabled` are the engine's (`timeout_ms` and `background` for every
+//! action that honours them); each action
 //! brings its own key and options (`action::BUILT_IN`; an embedder's own
 //! action's keys are its [`ActionKind`](crate::ActionKind)'s). The table
 //! lists `on`, `where`, then each action's key, then `on_failure`,
-//! `timeout_ms` and `background`, then each action's options: the order an
-//! operator reads them in.
+//! `timeout_ms`, `background`, `name` and `enabled`, then each action's
+//! options: the order an operator reads them in.
 
 use serde_json::json;
 
@@ -102,8 +103,40 @@ pub(crate) const BACKGROUND: HookKey = HookKey {
     elsewhere: None,
 };
 
+/// `name`: what messages call the hook beside its key path.
+const NAME: HookKey = HookKey {
+    name: key::NAME,
+    shape: Shape::Text("a name, a string, as in `name = \"no-rm\"`"),
+    owner: None,
+    schema: |_| {
+        json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": super::name::MAX_NAME,
+            "pattern": super::name::PATTERN,
+            "description": "What every message calls this hook beside its key path (`hook[3] \"no-rm\"`), and what a command line may choose it by; unique in its array, printable, not all digits."
+        })
+    },
+    elsewhere: None,
+};
+
+/// `enabled`: `false` switches the hook off, and says so at every start.
+const ENABLED: HookKey = HookKey {
+    name: key::ENABLED,
+    shape: Shape::Bool("`true` or `false`, as in `enabled = false`"),
+    owner: None,
+    schema: |_| {
+        json!({
+            "type": "boolean",
+            "default": true,
+            "description": "false switches this hook off: it never fires, and the host says so at every start."
+        })
+    },
+    elsewhere: None,
+};
+
 const COUNT: usize = {
-    let mut n = 5;
+    let mut n = 7;
     let mut i = 0;
     while i < action::BUILT_IN.len() {
         n += 1 + action::BUILT_IN[i].options.len();
@@ -113,7 +146,7 @@ const COUNT: usize = {
 };
 
 /// Every key: `on`, `where`, each action's key, `on_failure`,
-/// `timeout_ms`, `background`, each action's options.
+/// `timeout_ms`, `background`, `name`, `enabled`, each action's options.
 pub(crate) const KEYS: [HookKey; COUNT] = {
     const fn push(out: &mut [HookKey; COUNT], at: &mut usize, key: HookKey) {
         out[*at] = key;
@@ -132,6 +165,8 @@ pub(crate) const KEYS: [HookKey; COUNT] = {
     push(&mut out, &mut at, ON_FAILURE);
     push(&mut out, &mut at, TIMEOUT_MS);
     push(&mut out, &mut at, BACKGROUND);
+    push(&mut out, &mut at, NAME);
+    push(&mut out, &mut at, ENABLED);
     let mut i = 0;
     while i < actions.len() {
         let mut j = 0;
@@ -155,11 +190,22 @@ const NAMES: [&str; COUNT] = {
 };
 
 /// The keys a `[[hook]]` table may hold: `on`, `where`, each built-in
-/// action's key, `on_failure`, `timeout_ms`, `background`, then each
-/// built-in action's options. A
+/// action's key, `on_failure`, `timeout_ms`, `background`, `name`,
+/// `enabled`, then each built-in action's options. A
 /// [`Layout`](crate::Layout)'s own actions
 /// ([`Layout::action`](crate::Layout::action)) add theirs after these.
 pub const HOOK_KEYS: &[&str] = &NAMES;
+
+/// The keys of a hook table that, outside any (at the top level or in a
+/// section's body), are a `[[hook]]` header left out: every one of
+/// [`HOOK_KEYS`] but `name` and `enabled`, words a host's own document uses
+/// for itself (a project's `name`, a section's `enabled`).
+pub(crate) fn stray_keys() -> impl Iterator<Item = &'static str> + Clone {
+    HOOK_KEYS
+        .iter()
+        .copied()
+        .filter(|key| ![key::NAME, key::ENABLED].contains(key))
+}
 
 /// The `on_failure` a table says, or the default.
 pub(crate) fn on_failure(value: Option<&str>) -> OnFailure {

@@ -31,6 +31,7 @@
 mod compile_where;
 mod key_table;
 mod keypath;
+pub(crate) mod name;
 mod placement;
 mod provenance;
 mod read;

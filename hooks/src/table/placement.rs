@@ -14,7 +14,8 @@
 //! - a key of a hook table (`on`, `where`, `append`, `run`, `on_failure`,
 //!   `timeout_ms`, `background`, an embedder's action's key) at the top
 //!   level or in a section's body: a `[[hook]]` header left out, which
-//!   would leave the keys in no table.
+//!   would leave the keys in no table. `name` and `enabled` are not among
+//!   them: a host's own document uses those words for itself.
 //!
 //! A near miss is decided by [`is_near_miss`]; [`near_miss_pattern`] is the
 //! same rule as a regular expression, for the JSON Schema, so that an
@@ -25,7 +26,7 @@ use std::fmt::Write as _;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::key_table::HOOK_KEYS;
+use super::key_table::stray_keys;
 use crate::key::HOOK;
 use crate::layout::Layout;
 use crate::position::toml_key;
@@ -129,11 +130,7 @@ pub(super) fn hidden_hook(document: &DeTable<'_>, layout: &Layout) -> Option<Hid
     // A hook table's keys: where hooks are read, one of them outside any
     // table is a `[[hook]]` header left out.
     let own = layout.actions().own_keys();
-    let table_keys: Vec<&str> = HOOK_KEYS
-        .iter()
-        .copied()
-        .chain(own.iter().map(|key| key.name))
-        .collect();
+    let table_keys: Vec<&str> = stray_keys().chain(own.iter().map(|key| key.name)).collect();
     let mut found: Option<Hidden> = None;
     let mut stack = vec![(Node::Table(document, Place::Top), String::new())];
     while let Some((node, prefix)) = stack.pop() {

@@ -378,9 +378,7 @@ pub fn hook_file_schema<E: HookEvents>(
     // and no key of a hook table, outside any (a `[[hook]]` header left
     // out). A section is named by its own key.
     let own = layout.actions().own_keys();
-    let stray: Vec<&str> = super::key_table::HOOK_KEYS
-        .iter()
-        .copied()
+    let stray: Vec<&str> = super::key_table::stray_keys()
         .chain(own.iter().map(|key| key.name))
         .filter(|key| !layout.is_section(key))
         .collect();

@@ -569,6 +569,7 @@ impl HookTables {
         key: &str,
         root: &Path,
     ) -> Result<Vec<HookSpec<E>>, TableError> {
+        let mut names = std::collections::BTreeMap::new();
         self.tables
             .into_iter()
             .enumerate()
@@ -582,8 +583,10 @@ impl HookTables {
                     root,
                 };
                 let actions = file.get_layout().actions();
-                let spec = validate::validate(table.into_inner(), &cx, actions)?;
-                Ok(spec.with_origin(Origin::new(Some(file.name()), at)))
+                let spec: HookSpec<E> =
+                    validate::validate(table.into_inner(), &cx, actions, &mut names)?;
+                let origin = Origin::new(Some(file.name()), at).named(spec.name.as_deref());
+                Ok(spec.with_origin(origin))
             })
             .collect()
     }

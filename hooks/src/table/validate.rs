@@ -2,6 +2,7 @@
 //! event enum. The shape was settled by [`super::read`]; what each action
 //! means is its own module's ([`crate::action`]).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
@@ -10,13 +11,15 @@ use toml::Spanned;
 use super::key_table::on_failure;
 use super::read::HookTable;
 use crate::action::{ActionSet, ActionTable, DynKind};
-use crate::key::{BACKGROUND, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
+use crate::key::{BACKGROUND, ENABLED, ON, ON_FAILURE, TIMEOUT_MS, WHERE};
 use crate::raw::{Cx, RawHook, RawValue};
 use crate::registry::{HookEvents, HookFilter};
 use crate::spec::HookSpec;
 use crate::table_error::{TableError, TableErrorKind};
 
-/// Checks one table's keys against each other and against `E`.
+/// Checks one table's keys against each other and against `E`; `names`
+/// holds the names of the array's tables before it, with each one's key
+/// path.
 ///
 /// The order of the checks is the order an operator reads a table in: which
 /// events, then which action, then the action's details.
@@ -24,7 +27,10 @@ pub(super) fn validate<E: HookEvents>(
     HookTable(mut raw): HookTable,
     cx: &Cx<'_>,
     actions: &ActionSet,
+    names: &mut BTreeMap<String, String>,
 ) -> Result<HookSpec<E>, TableError> {
+    let name = super::name::take(&mut raw, cx, names)?;
+    let enabled = raw.take_bool(ENABLED).is_none_or(Spanned::into_inner);
     let on_written = raw.span(ON).is_some();
     let on = events::<E>(&mut raw, cx)?;
     cancel_stops_something(&raw, on, cx)?;
@@ -42,6 +48,8 @@ pub(super) fn validate<E: HookEvents>(
     let (timeout, background) = engine_keys(&mut raw, key.name, cx)?;
     unread(&raw, key.name, cx)?;
     Ok(HookSpec {
+        name,
+        enabled,
         on,
         r#where,
         action: action.with_keys(timeout, background),

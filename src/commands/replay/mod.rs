@@ -2,6 +2,7 @@
 //! `--dry-run`, say which hooks each event would fire. The lines are read
 //! and parsed in `input.rs`; what each event prints is `printer.rs`'s.
 
+mod expect;
 mod input;
 mod printer;
 mod source;
@@ -22,11 +23,11 @@ use printer::Printer;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force,
+    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force, say_hooks_off,
 };
 use crate::cli::load::load;
 use crate::cli::log::{Verbosity, log_to_stderr};
-use crate::cli::output::{err, out, safe, write_safe_json};
+use crate::cli::output::{err, out, safe, safe_line, write_safe_json};
 use crate::cli::selection::Selection;
 use crate::cli::signals::on_signal_backlog;
 
@@ -61,13 +62,20 @@ pub(crate) struct Args {
     dry_run: bool,
     /// Replay through the N-th hook only, from 1 (`hook[N]`, or
     /// `profile.<name>.hook[N]` under a profile, as `io check` names
-    /// them); repeatable.
-    #[arg(long = "hook", value_name = "N")]
-    hooks: Vec<usize>,
+    /// them), or the hook with `name = "NAME"`; repeatable.
+    #[arg(long = "hook", value_name = "N|NAME")]
+    hooks: Vec<String>,
     /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
     /// its stderr, under its failure.
     #[arg(long)]
     stderr: bool,
+    /// Compare what the hooks answered with GOLDEN, what `io replay
+    /// EVENTS --json` printed before: each event's hook verdicts and flow,
+    /// and the outcome (never timings or error text). Exits 0 when all
+    /// match, 1 naming the first event and hook that differ, 2 when GOLDEN
+    /// is not `--json`'s output.
+    #[arg(long, value_name = "GOLDEN", conflicts_with_all = ["json", "dry_run"])]
+    expect: Option<PathBuf>,
     /// The longest line to read, in bytes (newline excluded): a longer
     /// one stops the replay, naming it.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE,
@@ -86,6 +94,10 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         Ok(selection) => selection,
         Err(message) => return Ok(usage(&message)),
     };
+    let golden = match args.expect.as_deref().map(expect::read_golden).transpose() {
+        Ok(golden) => golden,
+        Err(message) => return Ok(usage(&message)),
+    };
     let source = source::open(&args.file)?;
     let chosen = !args.hooks.is_empty();
     let (selection, left_out) = match source::without_own_appends(selection, &source, chosen) {
@@ -93,7 +105,9 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         Err(message) => return Ok(usage(&message)),
     };
     log_to_stderr(verbosity, &config, &selection);
-    if !verbosity.quiet {
+    if verbosity.quiet {
+        say_hooks_off(&config);
+    } else {
         say_hooks_in_force(&config);
         err(&safe(&left_out.concat()));
     }
@@ -105,10 +119,10 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         } else {
             hooks
         };
-        hooks.on_background(told_late(&selection, args.json))
+        hooks.on_background(told_late(&selection, args.json && golden.is_none()))
     });
     on_signal_backlog(hooks.as_ref().map(io_harness::Hooks::backlog));
-    let printer = Printer::new(hooks.as_ref(), &selection, args.json);
+    let printer = Printer::new(hooks.as_ref(), &selection, args.json).capturing(golden.is_some());
     let mut events = Events::new(source.name, source.reader, args.max_line);
     let outcome = replay(&mut events, &printer);
     if let Some(hooks) = &hooks {
@@ -133,23 +147,78 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         ));
     }
     if args.dry_run {
-        let fires = printer.would_fire.lock().map_or(0, |n| *n);
-        let summary = if args.json {
-            json!({ "outcome": "dry_run", "would_fire": fires }).to_string()
-        } else {
-            format!(
-                "dry run: {fires} hook run(s) would fire; no hook was run and no file was written"
-            )
-        };
-        out(&format!("{summary}\n"))?;
-        return Ok(ExitCode::SUCCESS);
+        return dry_run_summary(&printer, args.json);
     }
     let cancelled_by: Vec<(usize, String)> = printer
         .cancelled_by
         .lock()
         .map(|set| set.iter().map(|(n, key)| (*n, key.clone())).collect())
         .unwrap_or_default();
+    if let (Some(golden), Some(path)) = (&golden, &args.expect) {
+        let lines = printer.take_captured();
+        return compare(golden, path, &lines, &outcome_json(outcome, &cancelled_by));
+    }
     print_outcome(outcome, &cancelled_by, args.json)
+}
+
+/// Prints a dry run's summary line (text, or JSON with `json`): how many
+/// hook runs would have happened.
+fn dry_run_summary(printer: &Printer<'_>, json: bool) -> CmdResult {
+    let fires = printer.would_fire.lock().map_or(0, |n| *n);
+    let summary = if json {
+        json!({ "outcome": "dry_run", "would_fire": fires }).to_string()
+    } else {
+        format!("dry run: {fires} hook run(s) would fire; no hook was run and no file was written")
+    };
+    out(&format!("{summary}\n"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--expect`: compares the replay's `--json` lines and summary with
+/// `golden`'s (read from `path`), and says whether they match on stdout.
+///
+/// Returns 0 when they match, 1 when they differ.
+fn compare(
+    golden: &expect::Compared,
+    path: &std::path::Path,
+    lines: &[serde_json::Value],
+    summary: &serde_json::Value,
+) -> CmdResult {
+    let got = expect::compared(lines, summary)?;
+    let name = path.display();
+    match expect::first_difference(golden, &got) {
+        None => {
+            out(&format!(
+                "matches {}: {} event(s), the same verdicts and flow\n",
+                safe_line(&name.to_string()),
+                lines.len()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(difference) => {
+            // One line each: a key or a tag from GOLDEN cannot start a line
+            // that reads as io's own.
+            out(&format!(
+                "differs from {} at {}:\n  expected: {}\n  got:      {}\n",
+                safe_line(&name.to_string()),
+                safe_line(&difference.at),
+                safe_line(&difference.expected),
+                safe_line(&difference.got)
+            ))?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The replay's summary as `--json` prints it last.
+fn outcome_json(outcome: ReplayOutcome, cancelled_by: &[(usize, String)]) -> serde_json::Value {
+    let numbers: Vec<usize> = cancelled_by.iter().map(|(n, _)| *n).collect();
+    match outcome {
+        ReplayOutcome::Completed { steps } => json!({ "outcome": "completed", "steps": steps }),
+        ReplayOutcome::Cancelled { steps } => {
+            json!({ "outcome": "cancelled", "steps": steps, "cancelled_by": numbers })
+        }
+    }
 }
 
 /// Says `message` on stderr; the exit code of a command line that asks for
@@ -179,7 +248,7 @@ fn told_late(
             None
         } else {
             run.result.err().map(|failure| {
-                let value = json!({ "background": {
+                let mut value = json!({ "background": {
                     "hook": number,
                     "key": run.origin.key(),
                     "event": run.event,
@@ -188,6 +257,9 @@ fn told_late(
                     "error": failure.to_string(),
                     "ms": run.elapsed.as_secs_f64() * 1000.0,
                 } });
+                if let Some(name) = run.origin.name() {
+                    value["background"]["name"] = json!(name);
+                }
                 let mut line = Vec::new();
                 let _ = write_safe_json(&mut line, &value);
                 String::from_utf8_lossy(&line).into_owned() + "\n"
@@ -286,7 +358,6 @@ fn print_outcome(
     json: bool,
 ) -> CmdResult {
     let names: Vec<&str> = cancelled_by.iter().map(|(_, key)| key.as_str()).collect();
-    let numbers: Vec<usize> = cancelled_by.iter().map(|(n, _)| *n).collect();
     let (summary, code) = match outcome {
         ReplayOutcome::Completed { steps } => (
             format!("completed after {}", io_harness::run::steps(steps)),
@@ -302,13 +373,7 @@ fn print_outcome(
         ),
     };
     let line = if json {
-        match outcome {
-            ReplayOutcome::Completed { steps } => json!({ "outcome": "completed", "steps": steps }),
-            ReplayOutcome::Cancelled { steps } => {
-                json!({ "outcome": "cancelled", "steps": steps, "cancelled_by": numbers })
-            }
-        }
-        .to_string()
+        outcome_json(outcome, cancelled_by).to_string()
     } else {
         summary
     };

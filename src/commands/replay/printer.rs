@@ -32,6 +32,9 @@ pub(super) struct Printer<'h> {
     pub(super) cancelled_by: Mutex<BTreeMap<usize, String>>,
     /// Dry run: how many hook runs would have happened.
     pub(super) would_fire: Mutex<usize>,
+    /// With `--expect`: each event's `--json` line, kept rather than
+    /// printed, for the comparison.
+    pub(super) captured: Option<Mutex<Vec<serde_json::Value>>>,
 }
 
 impl Observer for Printer<'_> {
@@ -59,7 +62,26 @@ impl<'h> Printer<'h> {
             root_run: Mutex::new(None),
             cancelled_by: Mutex::new(BTreeMap::new()),
             would_fire: Mutex::new(0),
+            captured: None,
         }
+    }
+
+    /// Returns this printer keeping, when `capture` (`--expect`), each
+    /// event's `--json` line instead of printing it.
+    pub(super) fn capturing(mut self, capture: bool) -> Self {
+        if capture {
+            self.json = true;
+            self.captured = Some(Mutex::new(Vec::new()));
+        }
+        self
+    }
+
+    /// Returns the `--json` lines kept for `--expect`, leaving none.
+    pub(super) fn take_captured(&self) -> Vec<serde_json::Value> {
+        self.captured
+            .as_ref()
+            .and_then(|c| c.lock().ok().map(|mut l| std::mem::take(&mut *l)))
+            .unwrap_or_default()
     }
 
     /// A run delivers `finished` at the boundary it stops at; so does the
@@ -90,6 +112,13 @@ impl<'h> Printer<'h> {
             Some(hooks) => self.fire(hooks, event),
             None => (Flow::Continue, self.would(event)),
         };
+        if let Some(captured) = &self.captured {
+            let line = json_line(event, &fired.json, flow, synthesized);
+            if let (Ok(value), Ok(mut lines)) = (serde_json::to_value(&line), captured.lock()) {
+                lines.push(value);
+            }
+            return flow;
+        }
         let mut error = self
             .out_error
             .lock()
@@ -124,14 +153,14 @@ impl<'h> Printer<'h> {
                     .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
                 && let Ok(mut set) = self.cancelled_by.lock()
             {
-                set.insert(number, run.origin.key().to_owned());
+                set.insert(number, run.origin.label());
             }
             if !self.json {
                 fired.text.push(report(&run));
                 if let Some(tail) = run.stderr {
                     fired
                         .tails
-                        .push_str(&stderr_tail(run.origin.key(), tail, "       "));
+                        .push_str(&stderr_tail(&run.origin.label(), tail, "       "));
                 }
                 return;
             }
@@ -142,6 +171,9 @@ impl<'h> Printer<'h> {
                 "error": run.result.err().map(ToString::to_string),
                 "ms": run.elapsed.as_secs_f64() * 1000.0,
             });
+            if let Some(name) = run.origin.name() {
+                report["name"] = json!(name);
+            }
             if run.background {
                 report["queued"] = json!(true);
             }
@@ -163,11 +195,12 @@ impl<'h> Printer<'h> {
         }
         for (index, background) in would {
             let (number, key) = (self.selection.number(index), self.selection.key(index));
+            let label = self.selection.label(index);
             match (self.json, background) {
                 (false, true) => fired
                     .text
-                    .push(format!("{key} would fire in the background")),
-                (false, false) => fired.text.push(format!("{key} would fire")),
+                    .push(format!("{label} would fire in the background")),
+                (false, false) => fired.text.push(format!("{label} would fire")),
                 (true, true) => fired
                     .json
                     .push(json!({ "hook": number, "key": key, "background": true })),
@@ -176,6 +209,7 @@ impl<'h> Printer<'h> {
         }
         for (index, field) in self.selection.turned_away(event) {
             let (number, key) = (self.selection.number(index), self.selection.key(index));
+            let label = self.selection.label(index);
             if self.json {
                 fired.json.push(
                     json!({ "hook": number, "key": key, "turned_away": format!("where.{field}") }),
@@ -183,7 +217,7 @@ impl<'h> Printer<'h> {
             } else {
                 fired
                     .text
-                    .push(format!("{key} turned away by `where.{field}`"));
+                    .push(format!("{label} turned away by `where.{field}`"));
             }
         }
         fired
@@ -226,7 +260,18 @@ fn write_json(
     flow: Flow,
     synthesized: bool,
 ) -> std::io::Result<()> {
-    let line = JsonLine {
+    write_safe_json(&mut *out, &json_line(event, fired, flow, synthesized))?;
+    out.write_all(b"\n")
+}
+
+/// `event`'s `--json` line; `fired` reports its hooks.
+fn json_line<'a>(
+    event: &'a RunEvent,
+    fired: &'a [serde_json::Value],
+    flow: Flow,
+    synthesized: bool,
+) -> JsonLine<'a> {
+    JsonLine {
         seq: event.seq,
         event: event.tag(),
         run_id: &event.run_id,
@@ -238,9 +283,7 @@ fn write_json(
             "continue"
         },
         synthesized,
-    };
-    write_safe_json(&mut *out, &line)?;
-    out.write_all(b"\n")
+    }
 }
 
 /// Writes `event`'s text line, escaped while it is written (a run id of a
