@@ -69,7 +69,7 @@ fn backlog_lines() -> String {
     };
     let mut text = String::new();
     for hook in backlog.abandon() {
-        let key = hook.origin.key();
+        let key = hook.origin.label();
         let line = match (hook.not_delivered(), hook.in_flight) {
             (0, _) => format!(
                 "io: {key} (background): the signal came after it had received all {} event(s) \
