@@ -286,3 +286,80 @@ fn a_run_whose_cancel_hook_cannot_run_is_not_started() {
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
+
+/// Issue 45: what the search for config files passed over is said on the
+/// hooks-in-force line, at every start, `-q` included: a root search that
+/// stopped below a directory anyone may write (so the project's
+/// `io.local.toml`, and its policy, were not read), and a relative
+/// `IO_CONFIG_HOME`, which is not used.
+#[test]
+fn what_the_search_passed_over_is_said_at_every_start_quiet_or_not() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    env.write(
+        "events.jsonl",
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r-1\",\"depth\":0}\n",
+    );
+    let shared = env.root().join("shared");
+    let cache = shared.join("cache");
+    std::fs::create_dir_all(&cache).expect("shared/cache");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let stopped = format!(
+        "io: no hooks in force: no config file found (looked for `io.local.toml` and `io.toml` \
+         in {}, and the user scope's); the root search stopped below {}, which anyone may \
+         write, so no `io.local.toml` at or above it was read (name the root with --root to \
+         read one)",
+        cache.display(),
+        shared.display()
+    );
+    for args in [
+        &["replay", "../../events.jsonl"][..],
+        &["-q", "replay", "../../events.jsonl"],
+        &["-q", "run", "../../script.toml"],
+    ] {
+        if args.contains(&"run") {
+            env.write("script.toml", SCRIPT);
+        }
+        let out = run_io(&cache, &env.user(), args, &[]);
+        assert_eq!(code(&out), 0, "io {args:?}: {}", stderr(&out));
+        assert_eq!(in_force(&out), stopped, "io {args:?}");
+    }
+    assert!(
+        !env.root().join("audit.jsonl").exists(),
+        "the project's hooks were not read"
+    );
+
+    // A relative IO_CONFIG_HOME is passed over (HOME is the test's own, so
+    // the lookup that goes on finds nothing of the machine's).
+    let home = env.user().join("home");
+    let vars = [
+        ("IO_CONFIG_HOME", std::ffi::OsStr::new("cfg")),
+        ("XDG_CONFIG_HOME", std::ffi::OsStr::new("")),
+        ("HOME", home.as_os_str()),
+    ];
+    let out = run_io(
+        &env.root(),
+        &env.user(),
+        &["-q", "replay", "events.jsonl"],
+        &vars,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        in_force(&out).ends_with(
+            "; IO_CONFIG_HOME=cfg is not an absolute path, so no user-scope file was looked for \
+             there (set it to an absolute one)"
+        ),
+        "{}",
+        in_force(&out)
+    );
+
+    // Nothing passed over: -q says nothing.
+    let out = run_io(
+        &env.root(),
+        &env.user(),
+        &["-q", "replay", "events.jsonl"],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}

@@ -24,6 +24,11 @@ pub(crate) struct DiscoveryRoot {
     /// operator's hooks there, which the nearer marker would leave out
     /// (`load` refuses that). `None` for a root given with `--root`.
     pub(crate) above: Option<PathBuf>,
+    /// When the search found no marker and stopped short of the
+    /// filesystem's top: the directory it did not enter and why, so that
+    /// the line that says which hooks are in force says what was passed
+    /// over.
+    pub(crate) stopped: Option<(PathBuf, &'static str)>,
 }
 
 impl DiscoveryRoot {
@@ -33,6 +38,7 @@ impl DiscoveryRoot {
             path: path.to_path_buf(),
             why: "given with --root".to_owned(),
             above: None,
+            stopped: None,
         }
     }
 
@@ -73,6 +79,7 @@ impl DiscoveryRoot {
                 path: dir.to_path_buf(),
                 why,
                 above,
+                stopped: None,
             };
         }
         let mut why = format!(
@@ -88,6 +95,7 @@ impl DiscoveryRoot {
             path: cwd.to_path_buf(),
             why,
             above: None,
+            stopped: stopped.map(|(at, reason)| (at.to_path_buf(), reason)),
         }
     }
 }

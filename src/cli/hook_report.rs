@@ -11,29 +11,59 @@ use io_harness::{
 use io_hooks::HookFailure;
 use io_supervisor::ProcessError;
 
+use super::discovery_root::DiscoveryRoot;
 use super::output::{err, safe};
 
 /// How much of a failed hook's stderr `--stderr` shows: its last 4 KiB.
 pub(crate) const STDERR_TAIL: usize = 4096;
 
 /// The line `io run` and `io replay` print on stderr before the first
-/// event (unless `-q`, which the caller checks): how many hooks are in
-/// force and from which file, or that none is and why, with the hooks it
-/// replaced; then a line for each hook switched off ([`say_hooks_off`]).
-pub(crate) fn say_hooks_in_force(config: &Config) {
-    err(&safe(&format!(
-        "{}
-",
-        hooks_in_force_line(config)
-    )));
+/// event: how many hooks are in force and from which file, or that none is
+/// and why, with the hooks it replaced and what was passed over (the root
+/// search stopped below a directory others may write, a variable naming
+/// the user-scope directory that is not absolute); then a line for each
+/// hook switched off ([`say_hooks_off`]). Under `-q` (`quiet`) the line is
+/// said only when something was passed over: a file that was not read may
+/// hold hooks the operator counts on.
+pub(crate) fn say_hooks_in_force(config: &Config, root: &DiscoveryRoot, quiet: bool) {
+    let passed = passed_over(root);
+    if !quiet || !passed.is_empty() {
+        let mut line = hooks_in_force_line(config);
+        for what in passed {
+            line.push_str("; ");
+            line.push_str(&what);
+        }
+        line.push('\n');
+        err(&safe(&line));
+    }
     say_hooks_off(config);
+}
+
+/// What the search for config files passed over, each in a phrase that
+/// says what was not read and how to have it read.
+fn passed_over(root: &DiscoveryRoot) -> Vec<String> {
+    let mut passed = Vec::new();
+    if let Some((dir, reason)) = &root.stopped {
+        passed.push(format!(
+            "the root search stopped below {}, which {reason}, so no `{LOCAL_FILE}` at or \
+             above it was read (name the root with --root to read one)",
+            dir.display()
+        ));
+    }
+    for var in Config::user_dir_passed_over() {
+        passed.push(format!(
+            "{var} is not an absolute path, so no user-scope file was looked for there (set \
+             it to an absolute one)"
+        ));
+    }
+    passed
 }
 
 /// One line on stderr for each hook in force switched off (`enabled =
 /// false`): `io: hook[3] "audit" is switched off (enabled = false): it
 /// never fires`. Said at every start, `-q` included (the callers call it
 /// even then): a hook off on purpose is never silent.
-pub(crate) fn say_hooks_off(config: &Config) {
+fn say_hooks_off(config: &Config) {
     let mut text = String::new();
     for (index, spec) in config.hook_specs().iter().enumerate() {
         if !spec.enabled {

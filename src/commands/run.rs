@@ -19,10 +19,9 @@ use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, say_hooks_off,
-    stderr_tail,
+    STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, stderr_tail,
 };
-use crate::cli::load::{load, script_error};
+use crate::cli::load::{load_at, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, pasteable, safe, safe_line};
 use crate::cli::selection::Selection;
@@ -87,13 +86,9 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         // clap requires one of the two.
         (None, None) => return Ok(ExitCode::from(EXIT_USAGE)),
     };
-    let config = load(args.root.as_deref(), args.profile.as_deref())?;
+    let (config, root) = load_at(args.root.as_deref(), args.profile.as_deref())?;
     log_to_stderr(verbosity, &config, &Selection::all(config.hook_specs()));
-    if verbosity.quiet {
-        say_hooks_off(&config);
-    } else {
-        say_hooks_in_force(&config);
-    }
+    say_hooks_in_force(&config, &root, verbosity.quiet);
     let result = run_in(&config, start, args.stderr);
     // A signal stopped the run: io exits as the signal would have it.
     if let Some(code) = stopped_exit_code() {

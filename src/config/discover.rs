@@ -84,6 +84,21 @@ pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<Pa
     base_dir_from(var, "IO_CONFIG_HOME", "XDG_CONFIG_HOME", ".config")
 }
 
+/// Each variable the user-scope lookup looked at and did not use because it
+/// is set to a relative path (`IO_CONFIG_HOME=cfg`), in the order looked
+/// at, up to the one it used: `IO_CONFIG_HOME=cfg`.
+pub(super) fn user_dir_passed_over(var: impl Fn(&str) -> Option<OsString>) -> Vec<String> {
+    let mut passed = Vec::new();
+    for name in ["IO_CONFIG_HOME", "XDG_CONFIG_HOME", "HOME"] {
+        match var(name).filter(|v| !v.is_empty()).map(PathBuf::from) {
+            Some(dir) if dir.is_absolute() => break,
+            Some(dir) => passed.push(format!("{name}={}", dir.display())),
+            None => {}
+        }
+    }
+    passed
+}
+
 pub(super) fn data_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     base_dir_from(var, "IO_DATA_HOME", "XDG_DATA_HOME", ".local/share")
 }
@@ -203,5 +218,31 @@ mod tests {
             Some(PathBuf::from("/h/.local/share/io"))
         );
         assert_eq!(data_dir_from(env(&[("HOME", ".")])), None);
+    }
+
+    #[test]
+    fn the_variables_passed_over_are_the_relative_ones_before_the_one_used() {
+        let vars = [
+            ("IO_CONFIG_HOME", "cfg"),
+            ("XDG_CONFIG_HOME", "/x"),
+            ("HOME", "h"),
+        ];
+        assert_eq!(user_dir_passed_over(env(&vars)), ["IO_CONFIG_HOME=cfg"]);
+        let vars = [
+            ("IO_CONFIG_HOME", "cfg"),
+            ("XDG_CONFIG_HOME", "x"),
+            ("HOME", "h"),
+        ];
+        assert_eq!(
+            user_dir_passed_over(env(&vars)),
+            ["IO_CONFIG_HOME=cfg", "XDG_CONFIG_HOME=x", "HOME=h"]
+        );
+        let vars = [("IO_CONFIG_HOME", "/c"), ("XDG_CONFIG_HOME", "x")];
+        assert!(user_dir_passed_over(env(&vars)).is_empty());
+        let vars = [("IO_CONFIG_HOME", ""), ("HOME", "/h")];
+        assert!(
+            user_dir_passed_over(env(&vars)).is_empty(),
+            "empty is unset"
+        );
     }
 }

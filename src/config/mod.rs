@@ -295,6 +295,14 @@ impl Config {
         discover::user_dir_from(|name| std::env::var_os(name))
     }
 
+    /// The variables [`Config::user_dir`] passed over because each holds a
+    /// relative path, as `NAME=value`, in the order it looked at them: what
+    /// the line that says which hooks are in force names, since a
+    /// user-scope file they would have led to was not read.
+    pub fn user_dir_passed_over() -> Vec<String> {
+        discover::user_dir_passed_over(|name| std::env::var_os(name))
+    }
+
     /// The operator's data directory, where `io` keeps what is the operator's
     /// alone (the files they trusted, the key that authenticates journals):
     /// `$IO_DATA_HOME` if set, else `$XDG_DATA_HOME/io`, else

@@ -23,9 +23,9 @@ use printer::Printer;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
-    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force, say_hooks_off,
+    STDERR_TAIL, interrupted, print_background, print_problems, say_hooks_in_force,
 };
-use crate::cli::load::load;
+use crate::cli::load::load_at;
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, safe, safe_line, write_safe_json};
 use crate::cli::selection::Selection;
@@ -89,7 +89,7 @@ pub(crate) struct Args {
 /// replay, 2 when `--hook` names no hook, 1 for a failed hook's event as
 /// the run would end; an error when the config or the file cannot be read.
 pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
-    let config = load(args.root.as_deref(), args.profile.as_deref())?;
+    let (config, root) = load_at(args.root.as_deref(), args.profile.as_deref())?;
     let selection = match Selection::new(config.hook_specs(), &args.hooks) {
         Ok(selection) => selection,
         Err(message) => return Ok(usage(&message)),
@@ -105,10 +105,8 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         Err(message) => return Ok(usage(&message)),
     };
     log_to_stderr(verbosity, &config, &selection);
-    if verbosity.quiet {
-        say_hooks_off(&config);
-    } else {
-        say_hooks_in_force(&config);
+    say_hooks_in_force(&config, &root, verbosity.quiet);
+    if !verbosity.quiet {
         err(&safe(&left_out.concat()));
     }
     let hooks = (!args.dry_run).then(|| {
