@@ -177,17 +177,26 @@ fn a_glob_that_does_not_compile_is_refused_with_the_reason() {
 
 #[test]
 fn a_table_that_is_neither_a_glob_nor_a_range_is_refused() {
-    for table in [
-        "{ globe = \"x\" }",
-        "{ glob = \"x\", min = 1 }",
-        "{ min = \"1\" }",
-        "{}",
-    ] {
+    for table in ["{ globe = \"x\" }", "{ glob = \"x\", min = 1 }", "{}"] {
         let err = refused(&format!("on = [\"tool_call\"]\nwhere.step = {table}"));
         assert_eq!(
             err,
             "app.toml: key `hook[1].where.step`: a field's table is `{ glob = \"…\" }` for a \
              string, or `{ min = …, max = … }` (either or both) for a number (line 3, column 14)",
+            "{table}"
+        );
+    }
+    // A bound that is not a number is named, not the whole shape again.
+    for (table, bound) in [
+        ("{ min = \"3\" }", "min"),
+        ("{ min = 1, max = true }", "max"),
+    ] {
+        assert_eq!(
+            refused(&format!("on = [\"tool_call\"]\nwhere.step = {table}")),
+            format!(
+                "app.toml: key `hook[1].where.step`: `{bound}` must be a number, as `{{ {bound} \
+                 = 3 }}`, not in quotes (line 3, column 14)"
+            ),
             "{table}"
         );
     }

@@ -327,6 +327,8 @@ fn table_test(entries: Entries) -> Result<(Test, Found), WhereError> {
             ("min", Node::Float(x)) => min = Some(Number::Float(x)),
             ("max", Node::Int(n)) => max = Some(Number::Int(n)),
             ("max", Node::Float(x)) => max = Some(Number::Float(x)),
+            ("min", _) => return Err(WhereError::BoundNotANumber { bound: "min" }),
+            ("max", _) => return Err(WhereError::BoundNotANumber { bound: "max" }),
             _ => return Err(WhereError::BadTable),
         }
     }

@@ -116,6 +116,12 @@ pub enum WhereError {
     /// An inline table that is neither `{ glob = … }` nor
     /// `{ min = …, max = … }`.
     BadTable,
+    /// `{ min = …, max = … }` with a bound that is not a number
+    /// (`{ min = "3" }`).
+    BoundNotANumber {
+        /// `min` or `max`.
+        bound: &'static str,
+    },
     /// `{ min = a, max = b }` with `a` above `b`.
     EmptyRange,
 }
@@ -188,6 +194,10 @@ impl fmt::Display for WhereError {
             WhereError::BadTable => f.write_str(
                 "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
                  (either or both) for a number",
+            ),
+            WhereError::BoundNotANumber { bound } => write!(
+                f,
+                "`{bound}` must be a number, as `{{ {bound} = 3 }}`, not in quotes"
             ),
             WhereError::EmptyRange => {
                 f.write_str("`min` is above `max`, so no value matches; swap them")
