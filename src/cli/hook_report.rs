@@ -5,9 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use io_harness::{
-    Config, EventKind, HookRun, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
-};
+use io_harness::{Config, EventKind, HookRun, HookSpec, LOCAL_FILE, OnFailure, PROJECT_FILE};
 use io_hooks::HookFailure;
 use io_supervisor::ProcessError;
 
@@ -263,9 +261,9 @@ pub(crate) fn print_background(run: &io_hooks::BackgroundRun<'_>, indent: &str) 
 /// Prints on stderr, once each, what building `hooks` found wrong, with
 /// hints: `io run` and `io replay` show them before the first event. Each
 /// names its hook by its key path in the file in force.
-pub(crate) fn print_problems(hooks: &Hooks) {
+pub(crate) fn print_problems(problems: &[io_hooks::Problem]) {
     let mut text = String::new();
-    for problem in hooks.problems() {
+    for problem in problems {
         let key = problem.origin.label();
         text.push_str(&format!("io: {key}: {}\n", problem.message()));
         if let Some(hint) = problem.hint() {

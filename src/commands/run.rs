@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent,
+    Config, EventKind, Flow, HookSpec, Hooks, Observer, OnFailure, Outcome, RunEvent,
     run::{
         Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
         StoreError, resume_in_observed,
@@ -127,9 +127,16 @@ pub(crate) fn journal_key() -> Result<Key, String> {
 pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<RunResult, String> {
     let root = config.root();
     let store = store(root, journal_key()?);
+    // Judged before the hooks are built: a run refused here leaves no file
+    // behind (an `append` hook's file, made when it is built, would say
+    // the hook had been installed).
+    let problems = Hooks::check_beneath(config.hook_specs(), &config.hooks_root());
+    if let Err(refused) = cancel_hooks_can_run(config.hook_specs(), &problems) {
+        print_problems(&problems);
+        return Err(refused);
+    }
     let hooks = config.hooks();
-    print_problems(&hooks);
-    cancel_hooks_can_run(&hooks)?;
+    print_problems(hooks.problems());
     let hooks = if stderr {
         hooks.capture_stderr(STDERR_TAIL)
     } else {
@@ -262,13 +269,15 @@ fn same_profile(config: &Config, store: &FileStore, run_id: &str) -> Result<(), 
 /// be cancelled at that hook's first event, after the step's tools had run.
 /// So the run is not started, and the error names each such hook and the
 /// way out. A `continue` hook's problem is only warned about.
-fn cancel_hooks_can_run(hooks: &Hooks) -> Result<(), String> {
-    let mut broken: Vec<String> = hooks
-        .problems()
+fn cancel_hooks_can_run(
+    specs: &[HookSpec<EventKind>],
+    problems: &[io_hooks::Problem],
+) -> Result<(), String> {
+    let mut broken: Vec<String> = problems
         .iter()
         .filter(|p| {
-            hooks
-                .spec(p.index)
+            specs
+                .get(p.index)
                 .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
         })
         .map(|p| p.origin.label())

@@ -111,7 +111,7 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
     }
     let hooks = (!args.dry_run).then(|| {
         let hooks = config.hooks_from(selection.specs.clone());
-        print_problems(&hooks);
+        print_problems(hooks.problems());
         let hooks = if args.stderr {
             hooks.capture_stderr(STDERR_TAIL)
         } else {
