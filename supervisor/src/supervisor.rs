@@ -386,3 +386,44 @@ impl Drop for Slot<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `wait_reaped` leaves no waiter counted behind, whether it found
+    /// nothing in flight, waited for a reaping, or gave up: a waiter left
+    /// counted would make every later reaping wake nobody with a system
+    /// call.
+    #[test]
+    fn a_wait_leaves_no_waiter_counted() {
+        let supervisor = Supervisor::new();
+        assert!(supervisor.wait_reaped(Duration::from_millis(1)));
+        assert_eq!(supervisor.lock().waiting, 0);
+
+        let slot = supervisor.enter().unwrap();
+        assert!(
+            !supervisor.wait_reaped(Duration::from_millis(1)),
+            "one in flight"
+        );
+        assert_eq!(supervisor.lock().waiting, 0);
+
+        let waiter = {
+            let supervisor = supervisor.clone();
+            std::thread::spawn(move || supervisor.wait_reaped(Duration::from_secs(60)))
+        };
+        let start = Instant::now();
+        while supervisor.lock().waiting == 0 && start.elapsed() < Duration::from_secs(20) {
+            std::thread::yield_now();
+        }
+        assert_eq!(supervisor.lock().waiting, 1, "the thread is waiting");
+        let reaped = Instant::now();
+        drop(slot);
+        assert!(waiter.join().unwrap());
+        assert!(
+            reaped.elapsed() < Duration::from_secs(20),
+            "woken by the reaping, not by its own deadline"
+        );
+        assert_eq!(supervisor.lock().waiting, 0);
+    }
+}
