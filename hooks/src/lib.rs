@@ -408,7 +408,7 @@ pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Provenance, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
-pub use r#where::{Where, WhereError};
+pub use r#where::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable, Where, WhereError};
 
 #[doc(hidden)]
 pub mod __private {

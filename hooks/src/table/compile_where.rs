@@ -25,15 +25,15 @@ use crate::r#where::matcher::{Condition, ENVELOPE_SLOT, NOT_IN_ON, Number, Scala
 use crate::r#where::{Entries, Node, RawWhere, WhereError};
 
 /// One field of `where` for one event of `on`: the event and the field.
-struct Target {
+pub(super) struct Target {
     /// The event; empty for a field of the envelope, which every event has.
-    event: &'static str,
-    field: Field,
+    pub(super) event: &'static str,
+    pub(super) field: Field,
     /// The strings the field holds, when they are known
     /// ([`Kind::field_choices`]).
-    choices: Option<&'static [&'static str]>,
+    pub(super) choices: Option<&'static [&'static str]>,
     /// The prefixes of the other strings it holds ([`Kind::field_prefixes`]).
-    prefixes: &'static [&'static str],
+    pub(super) prefixes: &'static [&'static str],
 }
 
 /// Checks `raw` (the table's `where`, at `span`) against each event of
@@ -60,7 +60,15 @@ pub(super) fn compile<E: HookEvents>(
         return Err(cx.error(WHERE, span, WhereError::NoField.into()));
     }
     let mut conditions = Vec::new();
+    let mut args = None;
     for (name, value) in entries {
+        if let (Some(tools), Node::Table(_)) = (cx.tools, value.get_ref())
+            && *name.get_ref() == tools.args_field
+            && on_written
+        {
+            args = Some((tools, name.span().start, value));
+            continue;
+        }
         let key = format!("{WHERE}.{}", toml_key(name.get_ref()));
         let at = |span: Range<usize>, e: WhereError| cx.error(&key, span, e.into());
         let (slots, targets) = match envelope_field::<E>(name.get_ref()) {
@@ -78,13 +86,33 @@ pub(super) fn compile<E: HookEvents>(
             let (span, e) = *refusal;
             at(span, e)
         })?;
-        conditions.push(Condition {
-            name: name.into_inner().into_boxed_str(),
-            slots,
-            test,
-        });
+        conditions.push((
+            name.span().start,
+            Condition {
+                name: name.into_inner().into_boxed_str(),
+                slots,
+                test,
+                arg: None,
+            },
+        ));
     }
-    Ok(Where::new(conditions))
+    if let Some((tools, at, value)) = args {
+        let Node::Table(entries) = value.into_inner() else {
+            return Err(cx.error(WHERE, span, WhereError::BadTable.into()));
+        };
+        let tool = conditions
+            .iter()
+            .find(|(_, c)| *c.name == *tools.tool_field)
+            .map(|(_, c)| &c.test);
+        let compiled = super::compile_args::compile(tools, entries, on, tool).map_err(|r| {
+            let (span, key, e) = *r;
+            cx.error(&key, span, e.into())
+        })?;
+        conditions.extend(compiled.into_iter().map(|c| (at, c)));
+    }
+    // As written: `where.args` is compiled last, once `where.tool` is known.
+    conditions.sort_by_key(|(at, _)| *at);
+    Ok(Where::new(conditions.into_iter().map(|(_, c)| c).collect()))
 }
 
 /// Each kind's slot for a field (by position in `E::TAGS`), and the
@@ -172,7 +200,11 @@ type Refusal = Box<(Range<usize>, WhereError)>;
 
 /// The test `value` says, checked against the field of every target;
 /// `top` is false inside a list.
-fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, Refusal> {
+pub(super) fn test_of(
+    value: Spanned<Node>,
+    targets: &[Target],
+    top: bool,
+) -> Result<Test, Refusal> {
     let span = value.span();
     let refuse = |e: WhereError| Box::new((span.clone(), e));
     let (test, found) = match value.into_inner() {
@@ -180,7 +212,10 @@ fn test_of(value: Spanned<Node>, targets: &[Target], top: bool) -> Result<Test, 
         Node::Bool(b) => (Test::Is(Scalar::Bool(b)), FOUND_BOOL),
         Node::Int(n) => (Test::Is(Scalar::Number(Number::Int(n))), FOUND_INT),
         Node::Float(x) => (Test::Is(Scalar::Number(Number::Float(x))), FOUND_FLOAT),
-        Node::DateTime => return Err(refuse(wrong_type(&targets[..1], "a date-time"))),
+        Node::DateTime => {
+            let first = targets.get(..1).unwrap_or_default();
+            return Err(refuse(wrong_type(first, "a date-time")));
+        }
         Node::List(_) if !top => return Err(refuse(WhereError::NestedList)),
         Node::List(items) if items.is_empty() => return Err(refuse(WhereError::EmptyList)),
         Node::List(items) => {
@@ -297,7 +332,7 @@ fn check_choices(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
 /// matches differs from every string of that form at some position, so the
 /// glob matches none of them; when they do, it may (the check refuses only
 /// what can never match).
-fn may_share(glob: &str, prefix: &str) -> bool {
+pub(super) fn may_share(glob: &str, prefix: &str) -> bool {
     let literal = glob.find(['*', '?', '[']).map_or(glob, |end| &glob[..end]);
     literal.starts_with(prefix) || prefix.starts_with(literal)
 }

@@ -580,6 +580,7 @@ impl HookTables {
                     at: &at,
                     span: table.span(),
                     root,
+                    tools: file.get_layout().get_tools(),
                 };
                 let actions = file.get_layout().actions();
                 let spec = validate::validate(table.into_inner(), &cx, actions)?;

@@ -118,6 +118,33 @@ pub enum WhereError {
     BadTable,
     /// `{ min = a, max = b }` with `a` above `b`.
     EmptyRange,
+    /// `where.args.<name>`, and a tool the hook's `where.tool` names (or,
+    /// without it, some tool) takes no argument of that name.
+    UnknownArg {
+        /// A tool that takes no such argument.
+        tool: &'static str,
+        /// The argument as written.
+        arg: String,
+        /// The nearest argument the tool takes, when one is close.
+        suggestion: Option<&'static str>,
+        /// The arguments the tool takes.
+        args: Vec<&'static str>,
+        /// Whether the hook names its tools (`where.tool`); without it the
+        /// argument must be one every tool takes.
+        named: bool,
+        /// The tools that take the argument.
+        takers: Vec<&'static str>,
+    },
+    /// `where.args.<name>` on a tool whose arguments, or this argument,
+    /// are free-form: nothing declares their names and types.
+    FreeFormArgs {
+        /// The tool, or `prefix…` for the tools known only at run time.
+        tool: String,
+        /// The argument, for a tool that declares it free-form.
+        arg: Option<&'static str>,
+        /// Why, in the embedder's words.
+        why: &'static str,
+    },
 }
 
 impl fmt::Display for WhereError {
@@ -192,11 +219,56 @@ impl fmt::Display for WhereError {
             WhereError::EmptyRange => {
                 f.write_str("`min` is above `max`, so no value matches; swap them")
             }
+            WhereError::UnknownArg { .. } => self.fmt_unknown_arg(f),
+            WhereError::FreeFormArgs { tool, arg, why } => {
+                match arg {
+                    Some(arg) => write!(f, "argument `{arg}` of `{tool}` is free-form")?,
+                    None => write!(f, "the arguments of `{tool}` are free-form")?,
+                }
+                write!(
+                    f,
+                    " ({why}), and a filter names only an argument a tool declares with its \
+                     type; narrow `where.tool` to tools that declare theirs, or read the \
+                     arguments in a `run` hook's script"
+                )
+            }
         }
     }
 }
 
 impl WhereError {
+    /// The message of an argument a tool does not take.
+    fn fmt_unknown_arg(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let WhereError::UnknownArg {
+            tool,
+            arg,
+            suggestion,
+            args,
+            named,
+            takers,
+        } = self
+        else {
+            return Ok(());
+        };
+        let arg = clipped(arg, SHOWN);
+        write!(f, "tool `{tool}` takes no argument `{arg}`")?;
+        if let Some(s) = suggestion {
+            write!(f, " (did you mean `{s}`?)")?;
+        }
+        f.write_str("; its arguments are ")?;
+        write_one_of(f, args)?;
+        if !named {
+            f.write_str(
+                "; without `where.tool`, `where.args` names only an argument every tool takes",
+            )?;
+        }
+        if !takers.is_empty() {
+            f.write_str("; name the tools that take it in `where.tool`: ")?;
+            write_one_of(f, takers)?;
+        }
+        Ok(())
+    }
+
     /// The message of a value the field can never hold: none of its known
     /// strings, or outside its integer type.
     fn fmt_values(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
