@@ -105,9 +105,14 @@ fn an_argument_no_named_tool_takes_is_refused_at_load_with_the_nearest() {
         "{err}"
     );
     let err = refusal(&env, "where.tool = \"exec\"\nwhere.args.path = \"a\"");
-    assert!(err.contains("tool `exec` takes no argument `path`"), "{err}");
     assert!(
-        err.contains("name the tools that take it in `where.tool`: `read_file`, `write_file`, `edit_file`"),
+        err.contains("tool `exec` takes no argument `path`"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "name the tools that take it in `where.tool`: `read_file`, `write_file`, `edit_file`"
+        ),
         "{err}"
     );
     // Without `where.tool`, only an argument every tool takes: none is.
@@ -116,23 +121,46 @@ fn an_argument_no_named_tool_takes_is_refused_at_load_with_the_nearest() {
         err.contains("without `where.tool`, `where.args` names only an argument every tool takes"),
         "{err}"
     );
+    let err = refusal(&env, "where.tool = \"exec\"\nwhere.args = {}");
+    assert!(
+        err.contains("key `hook[1].where.args`: `{}` names no argument"),
+        "{err}"
+    );
     // The argument's type.
     let err = refusal(&env, "where.tool = \"write_file\"\nwhere.args.path = 3");
     assert!(err.contains("is a string, and this is an integer"), "{err}");
     let err = refusal(&env, "where.tool = \"exec\"\nwhere.args.argv = { min = 1 }");
-    assert!(err.contains("is a string, and this is a range of integers"), "{err}");
+    assert!(
+        err.contains("is a string, and this is a range of integers"),
+        "{err}"
+    );
 }
 
 #[test]
 fn an_mcp_tools_free_form_arguments_are_refused_with_the_reason() {
     let env = IoEnv::new();
-    let err = refusal(&env, "where.tool = \"mcp__fs__write\"\nwhere.args.path = \"a\"");
-    assert!(err.contains("the arguments of `mcp__…` are free-form"), "{err}");
-    assert!(err.contains("each MCP server declares its tools' arguments when it starts"), "{err}");
+    let err = refusal(
+        &env,
+        "where.tool = \"mcp__fs__write\"\nwhere.args.path = \"a\"",
+    );
+    assert!(
+        err.contains("the arguments of `mcp__…` are free-form"),
+        "{err}"
+    );
+    assert!(
+        err.contains("each MCP server declares its tools' arguments when it starts"),
+        "{err}"
+    );
     let err = refusal(&env, "where.tool = \"mcp\"\nwhere.args.params = \"a\"");
-    assert!(err.contains("argument `params` of `mcp` is free-form"), "{err}");
+    assert!(
+        err.contains("argument `params` of `mcp` is free-form"),
+        "{err}"
+    );
     // A glob that may name an MCP server's tool names its free-form arguments.
-    let err = refusal(&env, "where.tool = { glob = \"*\" }\nwhere.args.path = \"a\"");
+    let err = refusal(
+        &env,
+        "where.tool = { glob = \"*\" }\nwhere.args.path = \"a\"",
+    );
     assert!(err.contains("takes no argument `path`"), "{err}");
 }
 
@@ -152,7 +180,10 @@ fn io_check_says_which_tools_a_policy_on_where_tool_lets_through() {
         text.contains("where: tool = \"exec\", args.argv = { glob = \"rm *\" }"),
         "{text}"
     );
-    let unseen: Vec<&str> = text.lines().filter(|l| l.contains("does not see:")).collect();
+    let unseen: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("does not see:"))
+        .collect();
     // Only the cancelling hook is a policy; the `append` one is not.
     assert_eq!(unseen.len(), 1, "{text}");
     for tool in [

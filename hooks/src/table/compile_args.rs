@@ -52,11 +52,15 @@ pub(crate) fn may_admit_prefix(test: &Test, prefix: &str) -> bool {
 /// `on`, whose `where.<tool>` condition is `tool`.
 pub(super) fn compile<E: HookEvents>(
     table: &ToolTable,
-    entries: Entries,
+    (entries, span): (Entries, Range<usize>),
     on: HookFilter<E>,
     tool: Option<&Test>,
 ) -> Result<Vec<Condition>, Box<ArgRefusal>> {
     let args_key = crate::position::toml_key(table.args_field);
+    if entries.is_empty() {
+        let key = format!("{}.{args_key}", crate::key::WHERE);
+        return Err(Box::new((span, key, WhereError::NoArg)));
+    }
     let mut conditions = Vec::new();
     for (name, value) in entries {
         let key = format!(
@@ -173,10 +177,118 @@ fn takers(table: &ToolTable, name: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// Adds `where.<args>` to a hook table's JSON Schema (`table`, from
+/// `table_schema`), as far as JSON Schema can say the loader's rules, in
+/// draft 7's keywords: on each event whose arguments field is free-form,
+/// `where` may name it, holding the arguments some tool declares
+/// ([`args_schema`]); a single `where.<tool>` string narrows them to that
+/// tool's, a `where.<tool>` naming a tool known by a prefix refuses them,
+/// and without `where.<tool>` only an argument every tool takes is named.
+/// A list or a glob in `where.<tool>` is the loader's alone to check.
+pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: &ToolTable) {
+    use serde_json::{Value, json};
+    let (args, tool, where_key) = (tools.args_field, tools.tool_field, crate::key::WHERE);
+    let args_schema = args_schema(tools);
+    if let Some(Value::Object(r#where)) = table.pointer_mut(&format!("/properties/{where_key}")) {
+        r#where.insert(
+            "properties".to_owned(),
+            json!({ args: args_schema.clone() }),
+        );
+    }
+    let Some(Value::Array(rules)) = table.get_mut("allOf") else {
+        return;
+    };
+    for kind in Kind::<E>::all() {
+        let has_args = kind
+            .fields()
+            .iter()
+            .any(|f| f.name == args && f.kind == FieldKind::Other);
+        let is_its_rule = |rule: &Value| {
+            rule.pointer(&format!("/if/properties/{}/contains/const", crate::key::ON))
+                == Some(&json!(kind.tag()))
+        };
+        let Some(rule) = rules.iter_mut().find(|r| is_its_rule(r)) else {
+            continue;
+        };
+        let then = rule.pointer_mut(&format!("/then/properties/{where_key}"));
+        if let (true, Some(Value::Object(then))) = (has_args, then) {
+            if let Some(Value::Array(names)) = then
+                .get_mut("propertyNames")
+                .and_then(|p| p.get_mut("enum"))
+            {
+                names.push(json!(args));
+            }
+            if let Some(Value::Object(values)) = then.get_mut("properties") {
+                values.insert(args.to_owned(), args_schema.clone());
+            }
+        }
+    }
+    // `where` names `args` only with `tool`, but for the arguments every
+    // tool takes.
+    let every: Vec<&str> = match tools.open.is_empty() {
+        true => tools.tools.first().map_or_else(Vec::new, |first| {
+            first
+                .args
+                .iter()
+                .filter(|a| a.kind != ArgKind::FreeForm)
+                .map(|a| a.name)
+                .filter(|name| {
+                    tools
+                        .tools
+                        .iter()
+                        .all(|t| t.arg(name).is_some_and(|a| a.kind != ArgKind::FreeForm))
+                })
+                .collect()
+        }),
+        false => Vec::new(),
+    };
+    let refuse = |r#where: Value| json!({ "not": { "required": [where_key], "properties": { where_key: r#where } } });
+    rules.push(refuse(json!({
+        "required": [args],
+        "not": { "required": [tool] },
+        "properties": { args: { "not": { "propertyNames": { "enum": every } } } }
+    })));
+    for spec in tools.tools {
+        let names: Vec<&str> = spec
+            .args
+            .iter()
+            .filter(|a| a.kind != ArgKind::FreeForm)
+            .map(|a| a.name)
+            .collect();
+        rules.push(refuse(json!({
+            "required": [tool, args],
+            "properties": {
+                tool: { "const": spec.name },
+                args: { "not": { "propertyNames": { "enum": names } } }
+            }
+        })));
+    }
+    for open in tools.open {
+        let pattern = format!("^{}", regex_escape(open.prefix));
+        rules.push(refuse(json!({
+            "required": [tool, args],
+            "properties": { tool: { "type": "string", "pattern": pattern } }
+        })));
+    }
+}
+
+/// `text` with every character a regular expression would read as syntax
+/// escaped.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_punctuation() && c != '_' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The JSON Schema of `where.<args>`, for an editor: the arguments some
 /// tool declares, each with the shapes of its type (`where.<tool>`, which
 /// narrows them, is the loader's to check).
-pub(super) fn schema(table: &ToolTable) -> serde_json::Value {
+fn args_schema(table: &ToolTable) -> serde_json::Value {
     let string = serde_json::json!([
         { "type": "string" },
         {

@@ -97,6 +97,7 @@ pub(super) fn compile<E: HookEvents>(
         ));
     }
     if let Some((tools, at, value)) = args {
+        let at_value = value.span();
         let Node::Table(entries) = value.into_inner() else {
             return Err(cx.error(WHERE, span, WhereError::BadTable.into()));
         };
@@ -104,10 +105,11 @@ pub(super) fn compile<E: HookEvents>(
             .iter()
             .find(|(_, c)| *c.name == *tools.tool_field)
             .map(|(_, c)| &c.test);
-        let compiled = super::compile_args::compile(tools, entries, on, tool).map_err(|r| {
-            let (span, key, e) = *r;
-            cx.error(&key, span, e.into())
-        })?;
+        let compiled =
+            super::compile_args::compile(tools, (entries, at_value), on, tool).map_err(|r| {
+                let (span, key, e) = *r;
+                cx.error(&key, span, e.into())
+            })?;
         conditions.extend(compiled.into_iter().map(|c| (at, c)));
     }
     // As written: `where.args` is compiled last, once `where.tool` is known.

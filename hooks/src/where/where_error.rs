@@ -118,6 +118,9 @@ pub enum WhereError {
     BadTable,
     /// `{ min = a, max = b }` with `a` above `b`.
     EmptyRange,
+    /// `where.args = {}`: a filter on a tool call's arguments that names
+    /// none.
+    NoArg,
     /// `where.args.<name>`, and a tool the hook's `where.tool` names (or,
     /// without it, some tool) takes no argument of that name.
     UnknownArg {
@@ -219,6 +222,10 @@ impl fmt::Display for WhereError {
             WhereError::EmptyRange => {
                 f.write_str("`min` is above `max`, so no value matches; swap them")
             }
+            WhereError::NoArg => f.write_str(
+                "`{}` names no argument; name one or more, as in `where.args.path = \"…\"`, \
+                 or leave it out",
+            ),
             WhereError::UnknownArg { .. } => self.fmt_unknown_arg(f),
             WhereError::FreeFormArgs { tool, arg, why } => {
                 match arg {
