@@ -1,0 +1,202 @@
+//! `where.<args>.<name>` through the engine (issue 46), with an embedder's
+//! own tools: the engine names none, learns them from the embedder's
+//! [`ToolTable`] through [`Layout::tools`], checks a filter on a call's
+//! arguments at load against the tools `where.<tool>` names, reads the
+//! argument at fire time through [`Enveloped::free_form`], and says which
+//! tools a filter on the tool's name lets through.
+
+use std::path::Path;
+
+use io_hooks::{
+    ArgKind, Enveloped, HookEvents, HookSpec, Layout, OpenTools, TableError, TomlFile, ToolArg,
+    ToolClass, ToolSpec, ToolTable,
+};
+use serde::Serialize;
+
+/// A miniature agent's events: a job invokes a command with options, a
+/// map: a free-form field for the derive, whose JSON text the line holds.
+#[derive(HookEvents, Serialize, Debug, Clone)]
+#[serde(tag = "event")]
+enum Ev2 {
+    #[serde(rename = "invoke")]
+    Invoke {
+        command: String,
+        options: std::collections::BTreeMap<String, String>,
+    },
+    #[serde(rename = "done")]
+    Done { ok: bool },
+}
+
+/// An event in a line that also holds its options' JSON text.
+struct Line {
+    event: Ev2,
+    json: String,
+}
+
+impl Enveloped<Ev2> for Line {
+    fn event(&self) -> &Ev2 {
+        &self.event
+    }
+    fn free_form(&self, index: usize) -> Option<&str> {
+        (index == 1).then_some(self.json.as_str())
+    }
+}
+
+static COMMANDS: ToolTable = ToolTable {
+    tool_field: "command",
+    args_field: "options",
+    tools: &[
+        ToolSpec {
+            name: "copy",
+            class: ToolClass::WritesFiles,
+            args: &[
+                ToolArg::new("from", ArgKind::Str),
+                ToolArg::new("to", ArgKind::Str),
+                ToolArg::new("force", ArgKind::Bool),
+            ],
+        },
+        ToolSpec {
+            name: "shell",
+            class: ToolClass::RunsCommands,
+            args: &[
+                ToolArg::new("argv", ArgKind::Strings),
+                ToolArg::new("retries", ArgKind::Integer),
+            ],
+        },
+        ToolSpec {
+            name: "look",
+            class: ToolClass::Contained,
+            args: &[ToolArg::new("to", ArgKind::Str)],
+        },
+    ],
+    open: &[OpenTools {
+        prefix: "plugin:",
+        class: ToolClass::Opaque,
+        why_free_form: "a plugin declares its own",
+    }],
+};
+
+fn load(text: &str) -> Result<Vec<HookSpec<Ev2>>, TableError> {
+    let layout = Layout::new().tools(&COMMANDS);
+    TomlFile::new("agent.toml", text)
+        .layout(&layout)
+        .hooks::<Ev2>(Path::new("/p"))
+}
+
+fn hook(filter: &str) -> String {
+    format!("[[hook]]\non = [\"invoke\"]\n{filter}\nappend = \"a.jsonl\"\n")
+}
+
+fn line(command: &str, json: &str) -> Line {
+    Line {
+        event: Ev2::Invoke {
+            command: command.into(),
+            options: Default::default(),
+        },
+        json: json.into(),
+    }
+}
+
+#[test]
+fn a_filter_on_an_argument_matches_the_calls_json_by_type() {
+    let specs = load(&hook(
+        "where.command = [\"copy\", \"look\"]\nwhere.options.to = { glob = \"/etc/*\" }",
+    ))
+    .expect("loads");
+    let filter = &specs[0].r#where;
+    assert_eq!(
+        filter.to_string(),
+        "command = [\"copy\", \"look\"], options.to = { glob = \"/etc/*\" }"
+    );
+    assert!(filter.passes(&line("copy", r#"{"from":"a","to":"/etc/passwd"}"#)));
+    assert!(!filter.passes(&line("copy", r#"{"from":"a","to":"/tmp/x"}"#)));
+    assert_eq!(
+        filter.turned_away(&line("copy", r#"{"from":"/etc/x"}"#)),
+        Some("options.to")
+    );
+    // Fired without the JSON, the event has no argument to match.
+    let bare = Ev2::Invoke {
+        command: "copy".into(),
+        options: Default::default(),
+    };
+    assert!(!filter.passes(&bare));
+    let specs = load(&hook(
+        "where.command = \"shell\"\nwhere.options.argv = { glob = \"rm -rf *\" }\nwhere.options.retries = { min = 2 }",
+    ))
+    .expect("loads");
+    let filter = &specs[0].r#where;
+    assert!(filter.passes(&line("shell", r#"{"argv":["rm","-rf","/"],"retries":3}"#)));
+    assert!(!filter.passes(&line("shell", r#"{"argv":["rm","-rf","/"],"retries":1}"#)));
+    assert!(!filter.passes(&line("shell", r#"{"argv":["rm","-r","/"],"retries":3}"#)));
+    assert!(!filter.passes(&line("shell", "not json")));
+}
+
+#[test]
+fn an_argument_is_checked_at_load_against_the_tools_named() {
+    let err = |filter: &str| {
+        load(&hook(filter))
+            .map(|_| ())
+            .expect_err(filter)
+            .to_string()
+    };
+    let e = err("where.command = \"copy\"\nwhere.options.too = \"x\"");
+    assert!(
+        e.contains("key `hook[1].where.options.too`: tool `copy` takes no argument `too` (did you mean `to`?); its arguments are `from`, `to`, `force`"),
+        "{e}"
+    );
+    // `to` is taken by `copy` and `look`, not `shell`.
+    let e = err("where.command = { glob = \"*\" }\nwhere.options.to = \"x\"");
+    assert!(e.contains("tool `shell` takes no argument `to`"), "{e}");
+    assert!(
+        e.contains("name the tools that take it in `where.tool`: `copy`, `look`"),
+        "{e}"
+    );
+    let e = err("where.options.to = \"x\"");
+    assert!(e.contains("without `where.tool`"), "{e}");
+    let e = err("where.command = \"copy\"\nwhere.options.force = \"yes\"");
+    assert!(e.contains("is a bool, and this is a string"), "{e}");
+    let e = err("where.command = \"plugin:zip\"\nwhere.options.level = 3");
+    assert!(
+        e.contains("the arguments of `plugin:…` are free-form (a plugin declares its own)"),
+        "{e}"
+    );
+    // Every event of `on` carries the arguments.
+    let e =
+        load("[[hook]]\non = [\"invoke\", \"done\"]\nwhere.options.to = \"x\"\nappend = \"a\"\n")
+            .map(|_| ())
+            .expect_err("done has no options")
+            .to_string();
+    assert!(e.contains("event `done` has no field `options`"), "{e}");
+    let _ = Ev2::Done { ok: true };
+    // Without the table, the field is free-form, as it always was.
+    let plain = TomlFile::new(
+        "agent.toml",
+        &hook("where.command = \"copy\"\nwhere.options.to = \"x\""),
+    )
+    .hooks::<Ev2>(Path::new("/p"));
+    let e = plain.map(|_| ()).expect_err("no table").to_string();
+    assert!(e.contains("is free-form or nested"), "{e}");
+}
+
+#[test]
+fn lets_through_names_the_reaching_tools_a_filter_on_the_name_misses() {
+    let specs = load(&hook("where.command = \"copy\"")).expect("loads");
+    let unseen = specs[0].r#where.lets_through(&COMMANDS).expect("filtered");
+    assert_eq!(
+        unseen,
+        [
+            ("shell".to_owned(), ToolClass::RunsCommands),
+            ("plugin:…".to_owned(), ToolClass::Opaque)
+        ]
+    );
+    let specs = load(&hook(
+        "where.command = [\"copy\", \"shell\", { glob = \"plugin:*\" }]",
+    ))
+    .expect("loads");
+    assert_eq!(specs[0].r#where.lets_through(&COMMANDS), Some(Vec::new()));
+    let specs = load(&hook("where.options.to = \"x\"\nwhere.command = \"look\"")).expect("loads");
+    assert_eq!(
+        specs[0].r#where.lets_through(&COMMANDS).map(|u| u.len()),
+        Some(3)
+    );
+}
