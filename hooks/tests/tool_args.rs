@@ -152,7 +152,10 @@ fn an_argument_is_checked_at_load_against_the_tools_named() {
         "{e}"
     );
     let e = err("where.options.to = \"x\"");
-    assert!(e.contains("without `where.tool`"), "{e}");
+    assert!(
+        e.contains("without `where.command`, `where.options` names only"),
+        "{e}"
+    );
     let e = err("where.command = \"copy\"\nwhere.options.force = \"yes\"");
     assert!(e.contains("is a bool, and this is a string"), "{e}");
     let e = err("where.command = \"plugin:zip\"\nwhere.options.level = 3");

@@ -51,7 +51,7 @@ pub(crate) fn may_admit_prefix(test: &Test, prefix: &str) -> bool {
 /// Compiles `where.<args> = { <name> = … }` (its `entries`) for a hook on
 /// `on`, whose `where.<tool>` condition is `tool`.
 pub(super) fn compile<E: HookEvents>(
-    table: &ToolTable,
+    table: &'static ToolTable,
     (entries, span): (Entries, Range<usize>),
     on: HookFilter<E>,
     tool: Option<&Test>,
@@ -59,7 +59,13 @@ pub(super) fn compile<E: HookEvents>(
     let args_key = crate::position::toml_key(table.args_field);
     if entries.is_empty() {
         let key = format!("{}.{args_key}", crate::key::WHERE);
-        return Err(Box::new((span, key, WhereError::NoArg)));
+        return Err(Box::new((
+            span,
+            key,
+            WhereError::NoArg {
+                args_field: table.args_field,
+            },
+        )));
     }
     let mut conditions = Vec::new();
     for (name, value) in entries {
@@ -118,7 +124,7 @@ fn slots<E: HookEvents>(table: &ToolTable, on: HookFilter<E>) -> Result<Box<[u16
 /// The argument `name` of each tool the hook names, as a field a value is
 /// checked against.
 fn targets(
-    table: &ToolTable,
+    table: &'static ToolTable,
     tool: Option<&Test>,
     name: &Spanned<String>,
 ) -> Result<Vec<Target>, WhereError> {
@@ -134,6 +140,7 @@ fn targets(
                 args,
                 named: tool.is_some(),
                 takers: takers(table, name.get_ref()),
+                table,
             });
         };
         let kind = match arg.kind {
@@ -145,6 +152,7 @@ fn targets(
                     tool: spec.name.to_owned(),
                     arg: Some(arg.name),
                     why: "its keys are its own",
+                    tool_field: table.tool_field,
                 });
             }
         };
@@ -162,6 +170,7 @@ fn targets(
             tool: format!("{}…", o.prefix),
             arg: None,
             why: o.why_free_form,
+            tool_field: table.tool_field,
         });
     }
     Ok(targets)
@@ -198,31 +207,7 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
     let Some(Value::Array(rules)) = table.get_mut("allOf") else {
         return;
     };
-    for kind in Kind::<E>::all() {
-        let has_args = kind
-            .fields()
-            .iter()
-            .any(|f| f.name == args && f.kind == FieldKind::Other);
-        let is_its_rule = |rule: &Value| {
-            rule.pointer(&format!("/if/properties/{}/contains/const", crate::key::ON))
-                == Some(&json!(kind.tag()))
-        };
-        let Some(rule) = rules.iter_mut().find(|r| is_its_rule(r)) else {
-            continue;
-        };
-        let then = rule.pointer_mut(&format!("/then/properties/{where_key}"));
-        if let (true, Some(Value::Object(then))) = (has_args, then) {
-            if let Some(Value::Array(names)) = then
-                .get_mut("propertyNames")
-                .and_then(|p| p.get_mut("enum"))
-            {
-                names.push(json!(args));
-            }
-            if let Some(Value::Object(values)) = then.get_mut("properties") {
-                values.insert(args.to_owned(), args_schema.clone());
-            }
-        }
-    }
+    allow_on_events::<E>(rules, tools, &args_schema);
     // `where` names `args` only with `tool`, but for the arguments every
     // tool takes.
     let every: Vec<&str> = match tools.open.is_empty() {
@@ -269,6 +254,42 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
             "required": [tool, args],
             "properties": { tool: { "type": "string", "pattern": pattern } }
         })));
+    }
+}
+
+/// In the rule of each event whose arguments field is free-form, lets
+/// `where` name it, holding `args_schema`.
+fn allow_on_events<E: HookEvents>(
+    rules: &mut [serde_json::Value],
+    tools: &ToolTable,
+    args_schema: &serde_json::Value,
+) {
+    use serde_json::{Value, json};
+    let (args, where_key) = (tools.args_field, crate::key::WHERE);
+    for kind in Kind::<E>::all() {
+        let has_args = kind
+            .fields()
+            .iter()
+            .any(|f| f.name == args && f.kind == FieldKind::Other);
+        let is_its_rule = |rule: &Value| {
+            rule.pointer(&format!("/if/properties/{}/contains/const", crate::key::ON))
+                == Some(&json!(kind.tag()))
+        };
+        let Some(rule) = rules.iter_mut().find(|r| is_its_rule(r)) else {
+            continue;
+        };
+        let then = rule.pointer_mut(&format!("/then/properties/{where_key}"));
+        if let (true, Some(Value::Object(then))) = (has_args, then) {
+            if let Some(Value::Array(names)) = then
+                .get_mut("propertyNames")
+                .and_then(|p| p.get_mut("enum"))
+            {
+                names.push(json!(args));
+            }
+            if let Some(Value::Object(values)) = then.get_mut("properties") {
+                values.insert(args.to_owned(), args_schema.clone());
+            }
+        }
     }
 }
 
@@ -333,7 +354,7 @@ fn args_schema(table: &ToolTable) -> serde_json::Value {
     }
     serde_json::json!({
         "type": "object",
-        "description": "Conditions on a tool call's arguments: each names an argument of every tool `where.tool` names (an array of strings is matched as one command line, its elements joined by spaces).",
+        "description": format!("Conditions on a tool call's arguments: each names an argument of every tool `where.{}` names (an array of strings is matched as one command line, its elements joined by spaces).", table.tool_field),
         "minProperties": 1,
         "properties": properties,
         "additionalProperties": false

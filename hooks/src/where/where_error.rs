@@ -120,7 +120,10 @@ pub enum WhereError {
     EmptyRange,
     /// `where.args = {}`: a filter on a tool call's arguments that names
     /// none.
-    NoArg,
+    NoArg {
+        /// The event field holding the arguments ([`ToolTable::args_field`](crate::ToolTable::args_field)).
+        args_field: &'static str,
+    },
     /// `where.args.<name>`, and a tool the hook's `where.tool` names (or,
     /// without it, some tool) takes no argument of that name.
     UnknownArg {
@@ -137,6 +140,8 @@ pub enum WhereError {
         named: bool,
         /// The tools that take the argument.
         takers: Vec<&'static str>,
+        /// The embedder's tools, whose field names the message uses.
+        table: &'static crate::ToolTable,
     },
     /// `where.args.<name>` on a tool whose arguments, or this argument,
     /// are free-form: nothing declares their names and types.
@@ -147,6 +152,8 @@ pub enum WhereError {
         arg: Option<&'static str>,
         /// Why, in the embedder's words.
         why: &'static str,
+        /// The event field holding the tool's name.
+        tool_field: &'static str,
     },
 }
 
@@ -222,12 +229,28 @@ impl fmt::Display for WhereError {
             WhereError::EmptyRange => {
                 f.write_str("`min` is above `max`, so no value matches; swap them")
             }
-            WhereError::NoArg => f.write_str(
-                "`{}` names no argument; name one or more, as in `where.args.path = \"…\"`, \
-                 or leave it out",
+            WhereError::NoArg { .. }
+            | WhereError::UnknownArg { .. }
+            | WhereError::FreeFormArgs { .. } => self.fmt_args(f),
+        }
+    }
+}
+
+impl WhereError {
+    /// The message of a filter on a tool call's arguments.
+    fn fmt_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WhereError::NoArg { args_field } => write!(
+                f,
+                "`{{}}` names no argument; name one or more, as in \
+                 `where.{args_field}.<name> = \"…\"`, or leave it out"
             ),
-            WhereError::UnknownArg { .. } => self.fmt_unknown_arg(f),
-            WhereError::FreeFormArgs { tool, arg, why } => {
+            WhereError::FreeFormArgs {
+                tool,
+                arg,
+                why,
+                tool_field,
+            } => {
                 match arg {
                     Some(arg) => write!(f, "argument `{arg}` of `{tool}` is free-form")?,
                     None => write!(f, "the arguments of `{tool}` are free-form")?,
@@ -235,15 +258,15 @@ impl fmt::Display for WhereError {
                 write!(
                     f,
                     " ({why}), and a filter names only an argument a tool declares with its \
-                     type; narrow `where.tool` to tools that declare theirs, or read the \
-                     arguments in a `run` hook's script"
+                     type; narrow `where.{tool_field}` to tools that declare theirs, or read \
+                     the arguments in a `run` hook's script"
                 )
             }
+            WhereError::UnknownArg { .. } => self.fmt_unknown_arg(f),
+            _ => Ok(()),
         }
     }
-}
 
-impl WhereError {
     /// The message of an argument a tool does not take.
     fn fmt_unknown_arg(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let WhereError::UnknownArg {
@@ -253,10 +276,12 @@ impl WhereError {
             args,
             named,
             takers,
+            table,
         } = self
         else {
             return Ok(());
         };
+        let (tool_field, args_field) = (table.tool_field, table.args_field);
         let arg = clipped(arg, SHOWN);
         write!(f, "tool `{tool}` takes no argument `{arg}`")?;
         if let Some(s) = suggestion {
@@ -265,12 +290,14 @@ impl WhereError {
         f.write_str("; its arguments are ")?;
         write_one_of(f, args)?;
         if !named {
-            f.write_str(
-                "; without `where.tool`, `where.args` names only an argument every tool takes",
+            write!(
+                f,
+                "; without `where.{tool_field}`, `where.{args_field}` names only an argument \
+                 every tool takes"
             )?;
         }
         if !takers.is_empty() {
-            f.write_str("; name the tools that take it in `where.tool`: ")?;
+            write!(f, "; name the tools that take it in `where.{tool_field}`: ")?;
             write_one_of(f, takers)?;
         }
         Ok(())
