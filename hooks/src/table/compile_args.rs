@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::compile_where::{Target, test_of};
+use super::where_value::{Target, test_of};
 use crate::registry::{Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean};
 use crate::r#where::matcher::{Condition, NOT_IN_ON, Scalar, Test};
 use crate::r#where::{ArgKind, Entries, ToolSpec, ToolTable, WhereError};
@@ -42,7 +42,7 @@ fn named_tools<'t>(
 pub(crate) fn may_admit_prefix(test: &Test, prefix: &str) -> bool {
     match test {
         Test::Is(Scalar::Str(s)) => s.starts_with(prefix),
-        Test::Glob(glob) => super::compile_where::may_share(glob.as_str(), prefix),
+        Test::Glob(glob) => super::where_value::may_share(glob.as_str(), prefix),
         Test::AnyOf(tests) => tests.iter().any(|t| may_admit_prefix(t, prefix)),
         _ => false,
     }

@@ -7,31 +7,30 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::matcher::Test;
 use crate::registry::FieldValue;
 
-/// Whether argument `key` of the JSON object `json` passes `test`. An
-/// array of strings is matched as the command line an operator reads:
-/// its elements joined by single spaces. No such key, JSON that is not an
-/// object, and any other value (an object, `null`, an array holding
+/// Whether argument `key` of the JSON object `json` is a value `test`
+/// passes. An array of strings is given as the command line an operator
+/// reads: its elements joined by single spaces. No such key, JSON that is
+/// not an object, and any other value (an object, `null`, an array holding
 /// something else than strings) pass no test.
-pub(crate) fn matches(test: &Test, json: &str, key: &str) -> bool {
+pub(crate) fn with_value(json: &str, key: &str, test: impl FnOnce(FieldValue<'_>) -> bool) -> bool {
     let mut de = serde_json::Deserializer::from_str(json);
     let Ok(Some(value)) = (KeyOf { key }).deserialize(&mut de) else {
         return false;
     };
     match value {
-        Value::String(s) => test.matches(FieldValue::Str(&s)),
-        Value::Bool(b) => test.matches(FieldValue::Bool(b)),
+        Value::String(s) => test(FieldValue::Str(&s)),
+        Value::Bool(b) => test(FieldValue::Bool(b)),
         Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => test.matches(FieldValue::Int(i)),
-            (None, Some(u), _) => test.matches(FieldValue::UInt(u)),
-            (None, None, Some(x)) => test.matches(FieldValue::Float(x)),
+            (Some(i), _, _) => test(FieldValue::Int(i)),
+            (None, Some(u), _) => test(FieldValue::UInt(u)),
+            (None, None, Some(x)) => test(FieldValue::Float(x)),
             _ => false,
         },
         Value::Array(items) => {
             let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
-            words.is_some_and(|words| test.matches(FieldValue::Str(&words.join(" "))))
+            words.is_some_and(|words| test(FieldValue::Str(&words.join(" "))))
         }
         Value::Null | Value::Object(_) => false,
     }
@@ -76,7 +75,11 @@ impl<'de> Visitor<'de> for KeyOf<'_> {
 mod tests {
     use super::*;
     use crate::r#where::glob::Glob;
-    use crate::r#where::matcher::Scalar;
+    use crate::r#where::matcher::{Scalar, Test};
+
+    fn matches(test: &Test, json: &str, key: &str) -> bool {
+        with_value(json, key, |v| test.matches(v))
+    }
 
     fn is(s: &str) -> Test {
         Test::Is(Scalar::Str(s.into()))

@@ -6,9 +6,9 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::marker::PhantomData;
 
+use super::tool_args::{ToolClass, ToolTable};
 use crate::position::toml_key;
 use crate::registry::{Enveloped, FieldValue, HookEvents};
-use crate::r#where::{ToolClass, ToolTable};
 
 /// A hook's `where`: conditions on named fields of its events, all of which
 /// must hold (AND). Empty when the table has no `where`: every event of
@@ -201,7 +201,8 @@ impl<E: HookEvents> Where<E> {
                 s if c.arg.is_some() => {
                     let json = event.free_form(usize::from(s));
                     let passes = json.is_some_and(|json| {
-                        super::arg_value::matches(&c.test, json, c.arg.as_deref().unwrap_or(""))
+                        let key = c.arg.as_deref().unwrap_or("");
+                        super::arg_value::with_value(json, key, |v| c.test.matches(v))
                     });
                     return (!passes).then_some(&*c.name);
                 }

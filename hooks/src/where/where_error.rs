@@ -141,7 +141,7 @@ pub enum WhereError {
         /// The tools that take the argument.
         takers: Vec<&'static str>,
         /// The embedder's tools, whose field names the message uses.
-        table: &'static crate::ToolTable,
+        table: &'static super::tool_args::ToolTable,
     },
     /// `where.args.<name>` on a tool whose arguments, or this argument,
     /// are free-form: nothing declares their names and types.
