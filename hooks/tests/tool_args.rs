@@ -148,7 +148,7 @@ fn an_argument_is_checked_at_load_against_the_tools_named() {
     let e = err("where.command = { glob = \"*\" }\nwhere.options.to = \"x\"");
     assert!(e.contains("tool `shell` takes no argument `to`"), "{e}");
     assert!(
-        e.contains("name the tools that take it in `where.tool`: `copy`, `look`"),
+        e.contains("name the tools that take it in `where.command`: `copy`, `look`"),
         "{e}"
     );
     let e = err("where.options.to = \"x\"");
