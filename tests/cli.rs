@@ -1507,7 +1507,16 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
                         "problem": format!("`./nope`: there is no `{}/nope`", root.display()),
                         "hint": "a program containing `/` is relative to the hooks' root: write its path from there (`./scripts/NAME`) or in full"
                     }],
-                    "notes": []
+                    "notes": [],
+                    // A policy on `exec` alone: what it does not see.
+                    "lets_through": [
+                        { "tool": "write_file", "can": "writes files" },
+                        { "tool": "edit_file", "can": "writes files" },
+                        { "tool": "spawn", "can": "starts runs with tools of their own" },
+                        { "tool": "exec_background", "can": "runs commands" },
+                        { "tool": "mcp", "can": "does what another program decides" },
+                        { "tool": "mcp__…", "can": "does what another program decides" }
+                    ]
                 },
                 {
                     "hook": 2,
@@ -1518,7 +1527,8 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
                     "does": "on every event: append to audit.jsonl; on failure: continue",
                     "on_failure": "continue",
                     "problems": [],
-                    "notes": []
+                    "notes": [],
+                    "lets_through": null
                 }
             ],
             "event": {
