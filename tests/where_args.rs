@@ -218,3 +218,39 @@ fn io_check_says_which_tools_a_policy_on_where_tool_lets_through() {
     assert_eq!(report["hooks"][0]["lets_through"], serde_json::json!([]));
     assert!(!stdout(&io(&env, &["check"])).contains("does not see"));
 }
+
+#[test]
+fn io_replay_reads_a_recorded_calls_arguments_and_names_the_argument_that_turned_it_away() {
+    let env = IoEnv::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"tool_call\"]\nwhere.tool = [\"exec\", \"exec_background\"]\n\
+         where.args.argv = { glob = \"rm *\" }\nappend = \"rm.jsonl\"\n",
+    );
+    env.write(
+        "events.jsonl",
+        "{\"event\":\"started\",\"goal\":\"g\",\"run_id\":\"r-1\",\"depth\":0,\"seq\":0}\n\
+         {\"event\":\"tool_call\",\"step\":1,\"tool\":\"exec\",\"args\":{\"argv\":[\"rm\",\"-rf\",\"x\"]},\"run_id\":\"r-1\",\"depth\":0,\"seq\":1}\n\
+         {\"event\":\"tool_call\",\"step\":1,\"tool\":\"exec\",\"args\":{\"argv\":[\"ls\"]},\"run_id\":\"r-1\",\"depth\":0,\"seq\":2}\n",
+    );
+    let out = io(&env, &["replay", "--dry-run", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let line = |seq: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(seq))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(line("1 ").contains("hook[1] would fire"), "{text}");
+    assert!(
+        line("2 ").contains("hook[1] turned away by `where.args.argv`"),
+        "{text}"
+    );
+    let out = io(&env, &["replay", "events.jsonl"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let written = std::fs::read_to_string(env.root().join("rm.jsonl")).expect("rm.jsonl");
+    let written = lines(&written);
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert_eq!(written[0]["seq"], 1);
+}
