@@ -163,6 +163,25 @@ fn an_argument_is_checked_at_load_against_the_tools_named() {
         e.contains("the arguments of `plugin:…` are free-form (a plugin declares its own)"),
         "{e}"
     );
+    // A glob, or a list, that may name a prefixed tool names its
+    // free-form arguments; one that cannot, does not.
+    for tools in [
+        "{ glob = \"plug*\" }",
+        "[\"copy\", \"plugin:zip\"]",
+        "[\"copy\", { glob = \"plugin:*\" }]",
+    ] {
+        let e = err(&format!(
+            "where.command = {tools}\nwhere.options.to = \"x\""
+        ));
+        assert!(
+            e.contains("the arguments of `plugin:…` are free-form"),
+            "{tools}: {e}"
+        );
+    }
+    load(&hook(
+        "where.command = [\"copy\", { glob = \"lo*\" }]\nwhere.options.to = \"x\"",
+    ))
+    .expect("copy and look take `to`");
     // Every event of `on` carries the arguments.
     let e =
         load("[[hook]]\non = [\"invoke\", \"done\"]\nwhere.options.to = \"x\"\nappend = \"a\"\n")
