@@ -23,6 +23,13 @@ enum Ev2 {
         command: String,
         options: std::collections::BTreeMap<String, String>,
     },
+    /// Another free-form field comes before the arguments.
+    #[serde(rename = "queued")]
+    Queued {
+        tags: Vec<String>,
+        command: String,
+        options: std::collections::BTreeMap<String, String>,
+    },
     #[serde(rename = "done")]
     Done { ok: bool },
 }
@@ -38,7 +45,9 @@ impl Enveloped<Ev2> for Line {
         &self.event
     }
     fn free_form(&self, index: usize) -> Option<&str> {
-        (index == 1).then_some(self.json.as_str())
+        let fields = self.event.kind().fields();
+        let named = fields.get(index).is_some_and(|f| f.name == "options");
+        named.then_some(self.json.as_str())
     }
 }
 
@@ -182,6 +191,22 @@ fn an_argument_is_checked_at_load_against_the_tools_named() {
         "where.command = [\"copy\", { glob = \"lo*\" }]\nwhere.options.to = \"x\"",
     ))
     .expect("copy and look take `to`");
+    // The arguments are found by name, past another free-form field.
+    let specs = load(
+        "[[hook]]\non = [\"invoke\", \"queued\"]\nwhere.command = \"copy\"\n\
+         where.options.to = \"/etc\"\nappend = \"a\"\n",
+    )
+    .expect("both carry options");
+    let queued = Line {
+        event: Ev2::Queued {
+            tags: Vec::new(),
+            command: "copy".into(),
+            options: Default::default(),
+        },
+        json: r#"{"to":"/etc"}"#.into(),
+    };
+    assert!(specs[0].r#where.passes(&queued));
+    assert!(specs[0].r#where.passes(&line("copy", r#"{"to":"/etc"}"#)));
     // Every event of `on` carries the arguments.
     let e =
         load("[[hook]]\non = [\"invoke\", \"done\"]\nwhere.options.to = \"x\"\nappend = \"a\"\n")
