@@ -75,7 +75,10 @@ static COMMANDS: ToolTable = ToolTable {
         ToolSpec {
             name: "look",
             class: ToolClass::Contained,
-            args: &[ToolArg::new("to", ArgKind::Str)],
+            args: &[
+                ToolArg::new("to", ArgKind::Str),
+                ToolArg::new("meta", ArgKind::FreeForm),
+            ],
         },
     ],
     open: &[OpenTools {
@@ -246,4 +249,148 @@ fn lets_through_names_the_reaching_tools_a_filter_on_the_name_misses() {
         specs[0].r#where.lets_through(&COMMANDS).map(|u| u.len()),
         Some(3)
     );
+}
+
+/// Tools that all take `to`, and none known by a prefix.
+static CLOSED: ToolTable = ToolTable {
+    tool_field: "command",
+    args_field: "options",
+    tools: &[
+        ToolSpec {
+            name: "copy",
+            class: ToolClass::WritesFiles,
+            args: &[
+                ToolArg::new("to", ArgKind::Str),
+                ToolArg::new("meta", ArgKind::FreeForm),
+            ],
+        },
+        ToolSpec {
+            name: "look",
+            class: ToolClass::Contained,
+            args: &[ToolArg::new("to", ArgKind::Str)],
+        },
+    ],
+    open: &[],
+};
+
+#[test]
+fn without_where_tool_an_argument_every_tool_takes_loads() {
+    let layout = Layout::new().tools(&CLOSED);
+    let text = hook("where.options.to = \"/etc\"");
+    let specs = TomlFile::new("agent.toml", &text)
+        .layout(&layout)
+        .hooks::<Ev2>(Path::new("/p"))
+        .expect("every tool takes `to`");
+    assert!(specs[0].r#where.passes(&line("look", r#"{"to":"/etc"}"#)));
+    let text = hook("where.options.meta = \"x\"");
+    let e = TomlFile::new("agent.toml", &text)
+        .layout(&layout)
+        .hooks::<Ev2>(Path::new("/p"))
+        .map(|_| ())
+        .expect_err("`meta` is free-form")
+        .to_string();
+    assert!(e.contains("argument `meta` of `copy` is free-form"), "{e}");
+}
+
+/// The rule of `allOf` whose `if` is on event `tag`.
+fn event_rule<'s>(table: &'s serde_json::Value, tag: &str) -> &'s serde_json::Value {
+    table["allOf"]
+        .as_array()
+        .and_then(|rules| {
+            rules
+                .iter()
+                .find(|r| r.pointer("/if/properties/on/contains/const") == Some(&tag.into()))
+        })
+        .unwrap_or_else(|| panic!("a rule for {tag}"))
+}
+
+/// The `not` rules on `where`: each `where` schema they refuse.
+fn refusals(table: &serde_json::Value) -> Vec<&serde_json::Value> {
+    table["allOf"]
+        .as_array()
+        .map(|rules| {
+            rules
+                .iter()
+                .filter_map(|r| r.pointer("/not/properties/where"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_file_schema_takes_the_arguments_where_json_schema_can_say_them() {
+    use serde_json::json;
+    let schema = |tools: &'static ToolTable| {
+        let layout = Layout::new().tools(tools);
+        io_hooks::schema::hook_file_schema::<Ev2>(|_| String::new(), "hooks", &layout)
+    };
+    let file = schema(&COMMANDS);
+    let table = &file["$defs"]["hook"];
+    let args = &table["properties"]["where"]["properties"]["options"];
+    let names: Vec<&String> = args["properties"]
+        .as_object()
+        .expect("args")
+        .keys()
+        .collect();
+    assert_eq!(names.len(), 5, "{names:?}: `meta` is free-form");
+    assert_eq!(
+        args["properties"]["force"]["oneOf"][0],
+        json!({ "type": "boolean" })
+    );
+    assert_eq!(
+        args["properties"]["retries"]["oneOf"][0],
+        json!({ "type": "integer" })
+    );
+    assert_eq!(
+        args["properties"]["argv"]["oneOf"][0],
+        json!({ "type": "string" })
+    );
+    // On `invoke` and `queued`, which carry the arguments; not on `done`.
+    for (tag, carries) in [("invoke", true), ("queued", true), ("done", false)] {
+        let rule = &event_rule(table, tag)["then"]["properties"]["where"];
+        let named = rule["propertyNames"]["enum"]
+            .as_array()
+            .is_some_and(|names| names.contains(&json!("options")));
+        assert_eq!(named, carries, "{tag}: {rule}");
+        assert_eq!(
+            rule["properties"].get("options").is_some(),
+            carries,
+            "{tag}"
+        );
+    }
+    let refused = refusals(table);
+    let narrowed = |tool: &str| {
+        refused
+            .iter()
+            .find(|r| r.pointer("/properties/command/const") == Some(&json!(tool)))
+            .and_then(|r| r.pointer("/properties/options/not/propertyNames/enum"))
+            .cloned()
+    };
+    assert_eq!(narrowed("copy"), Some(json!(["from", "to", "force"])));
+    assert_eq!(narrowed("look"), Some(json!(["to"])));
+    assert_eq!(narrowed("shell"), Some(json!(["argv", "retries"])));
+    let prefixed = refused
+        .iter()
+        .filter_map(|r| r.pointer("/properties/command/pattern"))
+        .collect::<Vec<_>>();
+    assert_eq!(prefixed, [&json!("^plugin:")]);
+    let without = |file: &serde_json::Value| {
+        refusals(&file["$defs"]["hook"])
+            .into_iter()
+            .find(|r| r.pointer("/not/required/0") == Some(&json!("command")))
+            .and_then(|r| r.pointer("/properties/options/not/propertyNames/enum"))
+            .cloned()
+    };
+    // Without `where.command`: none here, `to` where every tool takes it.
+    assert_eq!(without(&file), Some(json!([])));
+    assert_eq!(without(&schema(&CLOSED)), Some(json!(["to"])));
+    // Without tools, `where` is as it was.
+    let plain =
+        io_hooks::schema::hook_file_schema::<Ev2>(|_| String::new(), "hooks", &Layout::new());
+    assert!(
+        plain["$defs"]["hook"]["properties"]["where"]
+            .get("properties")
+            .is_none()
+    );
+    assert!(refusals(&plain["$defs"]["hook"]).is_empty());
 }

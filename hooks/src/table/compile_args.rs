@@ -298,7 +298,7 @@ fn allow_on_events<E: HookEvents>(
 fn regex_escape(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
-        if c.is_ascii_punctuation() && c != '_' {
+        if "\\.^$|?*+()[]{}".contains(c) {
             out.push('\\');
         }
         out.push(c);
