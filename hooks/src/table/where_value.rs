@@ -19,9 +19,9 @@ pub(super) struct Target {
     pub(super) event: &'static str,
     pub(super) field: Field,
     /// The strings the field holds, when they are known
-    /// ([`Kind::field_choices`]).
+    /// ([`Kind::field_choices`](crate::Kind::field_choices)).
     pub(super) choices: Option<&'static [&'static str]>,
-    /// The prefixes of the other strings it holds ([`Kind::field_prefixes`]).
+    /// The prefixes of the other strings it holds ([`Kind::field_prefixes`](crate::Kind::field_prefixes)).
     pub(super) prefixes: &'static [&'static str],
 }
 
