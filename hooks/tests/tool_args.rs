@@ -394,3 +394,40 @@ fn the_file_schema_takes_the_arguments_where_json_schema_can_say_them() {
     );
     assert!(refusals(&plain["$defs"]["hook"]).is_empty());
 }
+
+#[test]
+fn a_table_finds_its_tools_and_says_its_classes_and_kinds_in_words() {
+    assert_eq!(COMMANDS.tool("shell").map(|t| t.name), Some("shell"));
+    assert_eq!(COMMANDS.tool("plugin:zip"), None);
+    assert_eq!(
+        COMMANDS.open_tool("plugin:zip").map(|o| o.prefix),
+        Some("plugin:")
+    );
+    assert_eq!(COMMANDS.open_tool("copy"), None);
+    let words: Vec<String> = [
+        ToolClass::Contained,
+        ToolClass::WritesFiles,
+        ToolClass::RunsCommands,
+        ToolClass::StartsRuns,
+        ToolClass::Opaque,
+    ]
+    .iter()
+    .map(|c| format!("{c}: {}", c.reaches()))
+    .collect();
+    assert_eq!(
+        words,
+        [
+            "stays within the run: false",
+            "writes files: true",
+            "runs commands: true",
+            "starts runs with tools of their own: true",
+            "does what another program decides: true"
+        ]
+    );
+    assert_eq!(ArgKind::Str.as_str(), "a string");
+    assert_eq!(
+        ArgKind::Strings.as_str(),
+        "a list of strings (matched as one command line)"
+    );
+    assert_eq!(ArgKind::FreeForm.as_str(), "free-form");
+}

@@ -98,6 +98,15 @@ mod tests {
             max: None,
         };
         assert!(matches(&range, json, "n"));
+        // Past `i64`, and a float: each compared as a number.
+        let big = r#"{"n":18446744073709551615,"x":2.5}"#;
+        assert!(matches(&range, big, "n"));
+        let at_most_2 = Test::Range {
+            min: None,
+            max: Some(super::super::matcher::Number::Float(2.0)),
+        };
+        assert!(!matches(&at_most_2, big, "x"));
+        assert!(matches(&range, big, "x"));
         assert!(!matches(&is("x"), json, "missing"));
         assert!(!matches(&is("x"), "[1]", "path"));
         assert!(!matches(&is("1"), r#"{"argv":["a",1]}"#, "argv"));
