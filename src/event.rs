@@ -493,6 +493,26 @@ impl io_hooks::Enveloped<EventKind> for RunEvent {
             _ => None,
         }
     }
+
+    /// A tool call's arguments, as their JSON text, for `where.args.<name>`.
+    #[inline]
+    fn free_form(&self, index: usize) -> Option<&str> {
+        let named_args = || {
+            self.kind
+                .kind()
+                .fields()
+                .get(index)
+                .is_some_and(|f| f.name == "args")
+        };
+        match &self.kind {
+            EventKind::ToolCall { args, .. } | EventKind::ApprovalRequested { args, .. }
+                if named_args() =>
+            {
+                Some(args.get())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Writes the event's own fields, then the envelope, as one flat JSON

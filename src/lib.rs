@@ -85,7 +85,7 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 pub use io_hooks::{
     Action, AppendAction, Effects, Enveloped, FieldValue, Flow, HookEvents, HookFailure,
     HookFilter, HookRun, HookSpec, Kind, OnFailure, Origin, Problem, RunAction, TableError,
-    TableErrorKind, UnknownEvent, text::SourceLine,
+    TableErrorKind, ToolClass, ToolTable, UnknownEvent, text::SourceLine,
 };
 /// The supervisor's types that this crate's API hands out or takes, for the
 /// same reason.
@@ -94,3 +94,4 @@ pub use observer::Observer;
 pub use raw_json::RawJson;
 pub use run::{ApproveAll, resume_observed, run_observed, run_with_observed};
 pub use supervisor::process_supervisor;
+pub use tool_name::TOOLS;

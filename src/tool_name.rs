@@ -1,13 +1,16 @@
 //! The reference loop's tools by name: [`ToolName`] and [`TOOL_NAMES`],
-//! declared from one list. It sits below the events and the loop alike: an
+//! declared from one list with each tool's arguments and class ([`TOOLS`]). It sits below the events and the loop alike: an
 //! event's `tool` field holds one of these names (`#[hook(values)]` in
 //! `event.rs`), and the loop's policy and dispatch parse a call's name
 //! into a [`ToolName`] (`run/call.rs`, `run/policy.rs`).
 
-/// Declares [`ToolName`] from one list of `Variant = "wire_name"` pairs, so
-/// the enum, [`ToolName::ALL`] and the names cannot drift apart.
+/// Declares [`ToolName`] from one list of `Variant = "wire_name" (class)
+/// [arguments]` rows, so the enum, [`ToolName::ALL`], the names and
+/// [`TOOLS`] (each tool's arguments and class, what a hook's
+/// `where.args.<name>` is checked against and what `io check` counts)
+/// cannot drift apart.
 macro_rules! tool_names {
-    ($($variant:ident = $name:literal,)*) => {
+    ($($variant:ident = $name:literal ($class:ident) [$($arg:ident: $kind:ident),*],)*) => {
         /// A tool of the reference loop, by the name the model calls it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub(crate) enum ToolName {
@@ -21,6 +24,26 @@ macro_rules! tool_names {
         /// `tool` field of an event holds (`#[hook(values)]` in
         /// `event.rs`).
         pub(crate) const TOOL_NAMES: &[&str] = &[$($name),*];
+
+        /// Every tool with its class and its arguments, in the order
+        /// declared, and the MCP servers' tools (`mcp__…`), whose arguments
+        /// are free-form: what a hook file is read with
+        /// ([`io_hooks::Layout::tools`]).
+        pub static TOOLS: io_hooks::ToolTable = io_hooks::ToolTable {
+            tool_field: "tool",
+            args_field: "args",
+            tools: &[$(io_hooks::ToolSpec {
+                name: $name,
+                class: io_hooks::ToolClass::$class,
+                args: &[$(io_hooks::ToolArg::new(stringify!($arg), io_hooks::ArgKind::$kind)),*],
+            }),*],
+            open: &[io_hooks::OpenTools {
+                prefix: "mcp__",
+                class: io_hooks::ToolClass::Opaque,
+                why_free_form: "each MCP server declares its tools' arguments when it starts, \
+                    after hooks are loaded",
+            }],
+        };
 
         impl ToolName {
             /// Every tool, in the order declared.
@@ -37,18 +60,18 @@ macro_rules! tool_names {
 }
 
 tool_names! {
-    ReadFile = "read_file",
-    WriteFile = "write_file",
-    EditFile = "edit_file",
-    Spawn = "spawn",
-    Exec = "exec",
-    ExecBackground = "exec_background",
-    Poll = "poll",
-    Kill = "kill",
-    MemoryWrite = "memory_write",
-    TodoWrite = "todo_write",
-    Ask = "ask",
-    Mcp = "mcp",
+    ReadFile = "read_file" (Contained) [path: Str],
+    WriteFile = "write_file" (WritesFiles) [path: Str, content: Str],
+    EditFile = "edit_file" (WritesFiles) [path: Str, old: Str, new: Str],
+    Spawn = "spawn" (StartsRuns) [goal: Str],
+    Exec = "exec" (RunsCommands) [argv: Strings],
+    ExecBackground = "exec_background" (RunsCommands) [argv: Strings],
+    Poll = "poll" (Contained) [handle: Str],
+    Kill = "kill" (Contained) [handle: Str],
+    MemoryWrite = "memory_write" (Contained) [key: Str, value: Str],
+    TodoWrite = "todo_write" (Contained) [items: Strings],
+    Ask = "ask" (Contained) [question: Str],
+    Mcp = "mcp" (Opaque) [server: Str, method: Str, params: FreeForm],
 }
 
 impl ToolName {

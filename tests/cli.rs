@@ -1475,6 +1475,20 @@ fn a_terminal_gets_colour_unless_no_color_is_set_and_a_pipe_never_does() {
     assert!(!stderr(&piped).contains('\x1b'), "{}", stderr(&piped));
 }
 
+/// Each hook's `lets_through`, taken out of `io check --json`'s report: how
+/// many tools it lets through unseen (`where_args.rs` says which), `None`
+/// for a hook that is no policy on `tool_call`.
+fn take_lets_through(report: &mut serde_json::Value) -> Vec<Option<usize>> {
+    (report["hooks"].as_array_mut().into_iter().flatten())
+        .map(|h| {
+            h.as_object_mut()?
+                .remove("lets_through")?
+                .as_array()
+                .map(Vec::len)
+        })
+        .collect()
+}
+
 #[test]
 fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problems() {
     let env = Env::new();
@@ -1486,7 +1500,8 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "one object, one line: {text}");
-    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let mut report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(take_lets_through(&mut report), [Some(6), None]);
     let root = env.root();
     assert_eq!(
         report,

@@ -158,6 +158,7 @@ fn files() -> Vec<String> {
     files.extend(outside_a_table_and_cancels());
     files.extend(envelope_files());
     files.extend(name_files());
+    files.extend(args_files());
     files
 }
 
@@ -198,6 +199,40 @@ fn name_files() -> Vec<String> {
     // not a `[[hook]]` header left out.
     files.push("name = \"proj\"\nenabled = true\n\n[[hook]]\nappend = \"a\"\n".to_owned());
     files
+}
+
+/// `where.args.<name>` (issue 46): the arguments of the tool `where.tool`
+/// names, of their types; none without `where.tool`, nor on an event
+/// without arguments, nor on an MCP server's tools. A list or a glob in
+/// `where.tool` is the loader's alone to check against the arguments, and
+/// is not here.
+fn args_files() -> Vec<String> {
+    [
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.path = \"a\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.path = { glob = \"*.env\" }",
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.path = [\"a\", { glob = \"b*\" }]",
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.pth = \"a\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.path = 3",
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.path = { min = 1 }",
+        "on = [\"tool_call\"]\nwhere.tool = \"exec\"\nwhere.args.argv = { glob = \"rm *\" }",
+        "on = [\"tool_call\"]\nwhere.tool = \"exec\"\nwhere.args.path = \"a\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"exec\"\nwhere.args.argv = true",
+        "on = [\"tool_call\"]\nwhere.tool = \"exec\"\nwhere.args = {}",
+        "on = [\"tool_call\"]\nwhere.args.path = \"a\"",
+        "on = [\"tool_call\"]\nwhere.args.argv = \"a\"",
+        "on = [\"tool_call\", \"step\"]\nwhere.tool = \"exec\"\nwhere.args.argv = \"a\"",
+        "on = [\"tool_call\", \"approval_requested\"]\nwhere.tool = \"exec\"\nwhere.args.argv = \"a\"",
+        "on = [\"step\"]\nwhere.args.argv = \"a\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"mcp\"\nwhere.args.server = \"docs\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"mcp\"\nwhere.args.params = \"x\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"mcp__fs__write\"\nwhere.args.path = \"x\"",
+        "where.args.path = \"a\"",
+        "on = [\"tool_call\"]\nwhere.tool = \"spawn\"\nwhere.args.goal = { glob = \"*deploy*\" }",
+        "on = [\"tool_call\"]\nwhere.tool = \"write_file\"\nwhere.args.path = \"a\"\nwhere.args.content = \"b\"",
+    ]
+    .iter()
+    .map(|filter| format!("[[hook]]\n{filter}\nappend = \"a\"\n"))
+    .collect()
 }
 
 /// Hook keys with no `[[hook]]` header, and a cancel that can never stop

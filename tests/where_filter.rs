@@ -300,9 +300,10 @@ fn the_where_examples_in_docs_hooks_md_load() {
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .collect();
-    // The last two filter on the envelope (issue 45).
-    assert_eq!(blocks.len(), 5);
-    let filters = ["tool", "tool", "outcome", "depth", "run_id"];
+    // Then two on the envelope (issue 45), and two on a tool call's
+    // arguments (issue 46).
+    assert_eq!(blocks.len(), 7);
+    let filters = ["tool", "tool", "outcome", "depth", "run_id", "tool", "tool"];
     for (block, filter) in blocks.into_iter().zip(filters) {
         let env = IoEnv::new();
         env.file("scripts/check-exec", b"#!/bin/sh\nexit 0\n", 0o755);

@@ -72,6 +72,8 @@ pub struct Layout {
     operator_places: Vec<OperatorPlace>,
     /// The embedder's own actions, beside `append` and `run`.
     actions: ActionSet,
+    /// The embedder's tools and their arguments, for `where.<args>.<name>`.
+    tools: Option<&'static ToolTable>,
 }
 
 /// One place hooks belong instead of a project file: a file's name, which
@@ -91,7 +93,24 @@ impl Layout {
             project_file: None,
             operator_places: Vec::new(),
             actions: ActionSet { own: Vec::new() },
+            tools: None,
         }
+    }
+
+    /// Also lets `where` name a tool call's arguments (`where.args.path`),
+    /// checked at load against `table`: the arguments of the tools the
+    /// hook's `where.<tool_field>` names, each argument's type, and no
+    /// free-form ones ([`ToolTable`]).
+    #[must_use]
+    pub const fn tools(mut self, table: &'static ToolTable) -> Self {
+        self.tools = Some(table);
+        self
+    }
+
+    /// The tools a file of this layout is read with, when the embedder
+    /// gave them.
+    pub fn get_tools(&self) -> Option<&'static ToolTable> {
+        self.tools
     }
 
     /// Also reads hook tables with `kind`'s key as hooks of that action, as
@@ -209,6 +228,7 @@ impl Layout {
 
 use crate::action::{ActionKind, ActionSet};
 pub use crate::key::Section;
+use crate::r#where::ToolTable;
 
 /// The layout a [`TomlFile`](super::TomlFile) has unless given one.
 pub(crate) static DEFAULT: Layout = Layout::new();

@@ -70,7 +70,7 @@
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
-//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`] |
+//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`]; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
 //! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
 //! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problem building one finds, as a hook's [`Problem`] holds it (`problem_kind.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
@@ -408,7 +408,7 @@ pub use spec::{Flow, HookSpec, OnFailure};
 pub use table::{HookTables, Provenance, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
-pub use r#where::{Where, WhereError};
+pub use r#where::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable, Where, WhereError};
 
 #[doc(hidden)]
 pub mod __private {

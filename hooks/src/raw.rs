@@ -24,6 +24,8 @@ pub(crate) struct Cx<'a> {
     pub(crate) span: Range<usize>,
     /// The directory relative paths are resolved against.
     pub(crate) root: &'a Path,
+    /// The embedder's tools, for `where` on a call's arguments.
+    pub(crate) tools: Option<&'static crate::r#where::ToolTable>,
 }
 
 impl Cx<'_> {

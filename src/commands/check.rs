@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use io_harness::{
-    Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
+    Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
+    Problem, TOOLS, ToolClass,
 };
 use io_hooks::Kind;
 
@@ -174,6 +175,12 @@ fn report_json(
                 "on_failure": spec.on_failure.as_str(),
                 "problems": problems,
                 "notes": cost_notes(spec),
+                "lets_through": lets_through(spec).map(|tools| {
+                    tools
+                        .iter()
+                        .map(|(tool, class)| json!({ "tool": tool, "can": class.as_str() }))
+                        .collect::<Vec<_>>()
+                }),
             })
         })
         .collect();
@@ -255,6 +262,36 @@ fn filter_line(spec: &HookSpec<EventKind>) -> String {
     format!("    where: {}\n", spec.r#where)
 }
 
+/// What a policy does not see: for a hook that cancels the run on
+/// `tool_call` and names its tools (`where.tool`), the tools of the loop
+/// ([`TOOLS`], each with the class it declares) that can run commands,
+/// write files, start runs or do what another program decides and that
+/// its `where.tool` lets through unseen. `None` for any other hook.
+fn lets_through(spec: &HookSpec<EventKind>) -> Option<Vec<(String, ToolClass)>> {
+    let tool_call = EventKind::from_tag("tool_call")?;
+    if spec.on_failure != OnFailure::Cancel || !spec.on.contains_kind(tool_call) {
+        return None;
+    }
+    spec.r#where.lets_through(&TOOLS)
+}
+
+/// `    does not see: `exec_background` (runs commands), …` under a policy
+/// hook that lets such tools through; nothing otherwise.
+fn unseen_line(spec: &HookSpec<EventKind>) -> String {
+    let tools = lets_through(spec).unwrap_or_default();
+    if tools.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = tools
+        .iter()
+        .map(|(tool, class)| format!("`{tool}` ({class})"))
+        .collect();
+    format!(
+        "    does not see: {}; its `where.tool` lets their calls through unchecked\n",
+        named.join(", ")
+    )
+}
+
 /// `io check --event TAG`: the hooks an event of `tag` fires, and those it
 /// fires only where their filter lets it through, naming the fields the
 /// filter turns the rest away on.
@@ -294,6 +331,7 @@ fn hook_lines(
         text.push_str("    off: enabled = false: it never fires\n");
     }
     text.push_str(&filter_line(spec));
+    text.push_str(&unseen_line(spec));
     for problem in problems.iter().filter(|p| p.index == index) {
         text.push_str(&problem_lines(problem));
     }

@@ -44,13 +44,16 @@ pub const LOCAL_FILE: &str = "io.local.toml";
 
 /// Where io's files declare hooks (the top level and each
 /// `[profile.<name>]` body), and the spec's names for its files, which the
-/// engine's refusals quote: the engine knows none of them.
+/// engine's refusals quote: the engine knows none of them. The loop's
+/// tools and their arguments ([`TOOLS`](crate::tool_name::TOOLS)) are
+/// what `where.args.<name>` is checked against.
 pub(crate) fn hook_layout() -> io_hooks::Layout {
     io_hooks::Layout::new()
         .section("profile", "a profile")
         .project_file(PROJECT_FILE)
         .operator_file(LOCAL_FILE)
         .operator_place("the user-scope file")
+        .tools(&crate::tool_name::TOOLS)
 }
 
 /// Where a config file sits, which decides what it may declare.

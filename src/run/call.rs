@@ -155,6 +155,47 @@ mod tests {
         assert_eq!(ToolName::parse(""), None);
     }
 
+    /// The one table of the tools' arguments (`tool_name.rs`'s [`TOOLS`],
+    /// which `where.args` is checked against) is what the loop parses: a
+    /// call holding every declared argument, of its declared type, parses;
+    /// one missing any declared argument that is not free-form is refused
+    /// naming it; and no tool reads an argument the table does not declare.
+    ///
+    /// [`TOOLS`]: crate::tool_name::TOOLS
+    #[test]
+    fn each_tool_parses_the_arguments_its_table_row_declares_and_no_other() {
+        use io_hooks::ArgKind;
+        let tools = &crate::tool_name::TOOLS;
+        assert_eq!(tools.tools.len(), ToolName::ALL.len());
+        for (spec, tool) in tools.tools.iter().zip(ToolName::ALL) {
+            assert_eq!(spec.name, tool.as_str());
+            let value = |kind| match kind {
+                ArgKind::Strings => json!(["a", "b"]),
+                ArgKind::FreeForm => json!({"k": 1}),
+                _ => json!("a"),
+            };
+            let all: serde_json::Map<String, Value> = spec
+                .args
+                .iter()
+                .map(|a| (a.name.to_owned(), value(a.kind)))
+                .collect();
+            let full = Value::Object(all.clone());
+            match Call::parse(spec.name, &full) {
+                Ok(Call::Now(_) | Call::Spawn(Ok(_))) => {}
+                other => panic!("{}: {other:?}", spec.name),
+            }
+            for arg in spec.args.iter().filter(|a| a.kind != ArgKind::FreeForm) {
+                let mut without = all.clone();
+                without.remove(arg.name);
+                let refused = match Call::parse(spec.name, &Value::Object(without)) {
+                    Err(e) | Ok(Call::Spawn(Err(e))) => e.to_string(),
+                    Ok(call) => panic!("{} without `{}`: {call:?}", spec.name, arg.name),
+                };
+                assert!(refused.contains(&format!("`{}`", arg.name)), "{refused}");
+            }
+        }
+    }
+
     #[test]
     fn arguments_are_checked_in_the_order_written() {
         let args = json!({"path": "a"});

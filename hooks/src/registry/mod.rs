@@ -188,6 +188,18 @@ pub trait Enveloped<E> {
         let _ = index;
         None
     }
+
+    /// The JSON text of the event's own free-form field `index` (a
+    /// position in [`Kind::fields`] of a field of [`FieldKind::Other`]):
+    /// what a `where` on a tool call's arguments reads
+    /// ([`Layout::tools`](crate::Layout::tools)). `None` for no such
+    /// field, or an embedder that gives none, which no such condition
+    /// matches.
+    #[inline]
+    fn free_form(&self, index: usize) -> Option<&str> {
+        let _ = index;
+        None
+    }
 }
 
 /// An event is its own envelope, with no value in it.

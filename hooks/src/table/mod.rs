@@ -24,10 +24,12 @@
 //! (`toml_file.rs`), reading a table's keys and the type of each value
 //! (`read.rs`, from the key table, `key_table.rs`), checking them against each
 //! other and the event enum (`validate.rs`, and `where` in
-//! `compile_where.rs`), the refusals of hooks a file may not declare
+//! `compile_where.rs`, a tool call's arguments in `compile_args.rs`, a condition's value in
+//! `where_value.rs`), the refusals of hooks a file may not declare
 //! (`provenance.rs`) or declares where none are read (`placement.rs`), key paths
 //! serde could not name (`keypath.rs`), and the JSON Schema (`schema.rs`).
 
+mod compile_args;
 mod compile_where;
 mod key_table;
 mod keypath;
@@ -38,6 +40,7 @@ mod read;
 mod schema;
 mod toml_file;
 mod validate;
+mod where_value;
 
 pub use key_table::HOOK_KEYS;
 pub use provenance::Provenance;

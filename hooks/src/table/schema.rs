@@ -405,6 +405,9 @@ pub fn hook_file_schema<E: HookEvents>(
     // The table's own `$defs` (what its rules refer to as `#/$defs/…`)
     // move to the file's, where those references then point.
     let mut table = table_schema::<E>(describe_event, layout.actions());
+    if let Some(tools) = layout.get_tools() {
+        super::compile_args::patch_schema::<E>(&mut table, tools);
+    }
     let table_defs = table
         .as_object_mut()
         .and_then(|table| table.remove("$defs"));

@@ -581,6 +581,7 @@ impl HookTables {
                     at: &at,
                     span: table.span(),
                     root,
+                    tools: file.get_layout().get_tools(),
                 };
                 let actions = file.get_layout().actions();
                 let spec: HookSpec<E> =

@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::marker::PhantomData;
 
+use super::tool_args::{ToolClass, ToolTable};
 use crate::position::toml_key;
 use crate::registry::{Enveloped, FieldValue, HookEvents};
 
@@ -52,6 +53,10 @@ pub(crate) struct Condition {
     /// which never reaches the filter.
     pub(crate) slots: Box<[u16]>,
     pub(crate) test: Test,
+    /// For a condition on a tool call's argument (`where.args.path`): the
+    /// argument's key, read from the free-form field each slot names
+    /// ([`Enveloped::free_form`]).
+    pub(crate) arg: Option<Box<str>>,
 }
 
 /// The slot of a kind the hook's `on` does not hold.
@@ -117,6 +122,59 @@ impl<E> Where<E> {
     pub fn fields(&self) -> impl Iterator<Item = &str> {
         self.conditions.iter().map(|c| &*c.name)
     }
+
+    /// The tools of `table` that can run commands, write files, start runs
+    /// or do what another program decides ([`ToolClass::reaches`]) and
+    /// that this filter's condition on the tool's name
+    /// ([`ToolTable::tool_field`]) lets through unseen: what a policy
+    /// narrowed to `exec` does not see (`exec_background`). Tools known by
+    /// a prefix are named `prefix…`, unless the condition lets every one of
+    /// them through. `None` when no condition names the tool.
+    ///
+    /// ```
+    /// use io_hooks::{ToolClass, ToolSpec, ToolTable, Where};
+    ///
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "call")] Call { tool: String } }
+    /// static TOOLS: ToolTable = ToolTable {
+    ///     tool_field: "tool",
+    ///     args_field: "args",
+    ///     tools: &[
+    ///         ToolSpec { name: "exec", class: ToolClass::RunsCommands, args: &[] },
+    ///         ToolSpec { name: "exec_background", class: ToolClass::RunsCommands, args: &[] },
+    ///         ToolSpec { name: "read", class: ToolClass::Contained, args: &[] },
+    ///     ],
+    ///     open: &[],
+    /// };
+    /// let text = "[[hook]]\non = [\"call\"]\nwhere.tool = \"exec\"\nappend = \"a.jsonl\"\n";
+    /// let specs = io_hooks::TomlFile::new("p.toml", text).hooks::<Ev>("/p".as_ref())?;
+    /// let unseen = specs[0].r#where.lets_through(&TOOLS).unwrap_or_default();
+    /// assert_eq!(unseen, [("exec_background".to_owned(), ToolClass::RunsCommands)]);
+    /// assert_eq!(Where::<Ev>::none().lets_through(&TOOLS), None);
+    /// # Ok::<(), io_hooks::TableError>(())
+    /// ```
+    pub fn lets_through(&self, table: &ToolTable) -> Option<Vec<(String, ToolClass)>> {
+        let test = &self
+            .conditions
+            .iter()
+            .find(|c| c.arg.is_none() && *c.name == *table.tool_field)?
+            .test;
+        let declared = table
+            .tools
+            .iter()
+            .filter(|t| t.class.reaches() && !test.matches(FieldValue::Str(t.name)))
+            .map(|t| (t.name.to_owned(), t.class));
+        // A name no one would give: a condition that lets it through lets
+        // through every name with the prefix (`mcp__*`).
+        let open = table
+            .open
+            .iter()
+            .filter(|o| o.class.reaches())
+            .filter(|o| !test.matches(FieldValue::Str(&format!("{}\u{1}", o.prefix))))
+            .map(|o| (format!("{}…", o.prefix), o.class));
+        Some(declared.chain(open).collect())
+    }
 }
 
 impl<E: HookEvents> Where<E> {
@@ -140,6 +198,14 @@ impl<E: HookEvents> Where<E> {
             let slot = *c.slots.get(kind)?;
             let value = match slot {
                 NOT_IN_ON => return None,
+                s if c.arg.is_some() => {
+                    let json = event.free_form(usize::from(s));
+                    let passes = json.is_some_and(|json| {
+                        let key = c.arg.as_deref().unwrap_or("");
+                        super::arg_value::with_value(json, key, |v| c.test.matches(v))
+                    });
+                    return (!passes).then_some(&*c.name);
+                }
                 s if s & ENVELOPE_SLOT != 0 => {
                     event.envelope_field(usize::from(s & !ENVELOPE_SLOT))
                 }
@@ -153,7 +219,7 @@ impl<E: HookEvents> Where<E> {
 
 impl Test {
     #[inline]
-    fn matches(&self, value: FieldValue<'_>) -> bool {
+    pub(crate) fn matches(&self, value: FieldValue<'_>) -> bool {
         match self {
             Test::Is(scalar) => scalar.equals(value),
             Test::AnyOf(tests) => tests.iter().any(|t| t.matches(value)),
@@ -206,7 +272,15 @@ impl<E> fmt::Display for Where<E> {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            write!(f, "{} = {}", toml_key(&c.name), c.test)?;
+            match c.arg.as_deref() {
+                // `args.path`: a dotted key, as written.
+                Some(arg) => {
+                    let field = c.name.strip_suffix(arg).and_then(|f| f.strip_suffix('.'));
+                    let field = field.unwrap_or_default();
+                    write!(f, "{}.{} = {}", toml_key(field), toml_key(arg), c.test)?;
+                }
+                None => write!(f, "{} = {}", toml_key(&c.name), c.test)?,
+            }
         }
         Ok(())
     }

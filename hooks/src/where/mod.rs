@@ -7,11 +7,14 @@
 //! evaluates on the event before it is serialised; why one is refused is a
 //! [`WhereError`] (`where_error.rs`).
 
+mod arg_value;
 pub(crate) mod glob;
 pub(crate) mod matcher;
+mod tool_args;
 mod where_error;
 mod written;
 
 pub use matcher::Where;
+pub use tool_args::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable};
 pub use where_error::WhereError;
 pub(crate) use written::{EXPECTING, Entries, Node, RawWhere};

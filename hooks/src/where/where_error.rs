@@ -124,6 +124,43 @@ pub enum WhereError {
     },
     /// `{ min = a, max = b }` with `a` above `b`.
     EmptyRange,
+    /// `where.args = {}`: a filter on a tool call's arguments that names
+    /// none.
+    NoArg {
+        /// The event field holding the arguments ([`ToolTable::args_field`](crate::ToolTable::args_field)).
+        args_field: &'static str,
+    },
+    /// `where.args.<name>`, and a tool the hook's `where.tool` names (or,
+    /// without it, some tool) takes no argument of that name.
+    UnknownArg {
+        /// A tool that takes no such argument.
+        tool: &'static str,
+        /// The argument as written.
+        arg: String,
+        /// The nearest argument the tool takes, when one is close.
+        suggestion: Option<&'static str>,
+        /// The arguments the tool takes.
+        args: Vec<&'static str>,
+        /// Whether the hook names its tools (`where.tool`); without it the
+        /// argument must be one every tool takes.
+        named: bool,
+        /// The tools that take the argument.
+        takers: Vec<&'static str>,
+        /// The embedder's tools, whose field names the message uses.
+        table: &'static super::tool_args::ToolTable,
+    },
+    /// `where.args.<name>` on a tool whose arguments, or this argument,
+    /// are free-form: nothing declares their names and types.
+    FreeFormArgs {
+        /// The tool, or `prefix…` for the tools known only at run time.
+        tool: String,
+        /// The argument, for a tool that declares it free-form.
+        arg: Option<&'static str>,
+        /// Why, in the embedder's words.
+        why: &'static str,
+        /// The event field holding the tool's name.
+        tool_field: &'static str,
+    },
 }
 
 impl fmt::Display for WhereError {
@@ -202,11 +239,80 @@ impl fmt::Display for WhereError {
             WhereError::EmptyRange => {
                 f.write_str("`min` is above `max`, so no value matches; swap them")
             }
+            WhereError::NoArg { .. }
+            | WhereError::UnknownArg { .. }
+            | WhereError::FreeFormArgs { .. } => self.fmt_args(f),
         }
     }
 }
 
 impl WhereError {
+    /// The message of a filter on a tool call's arguments.
+    fn fmt_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WhereError::NoArg { args_field } => write!(
+                f,
+                "`{{}}` names no argument; name one or more, as in \
+                 `where.{args_field}.<name> = \"…\"`, or leave it out"
+            ),
+            WhereError::FreeFormArgs {
+                tool,
+                arg,
+                why,
+                tool_field,
+            } => {
+                match arg {
+                    Some(arg) => write!(f, "argument `{arg}` of `{tool}` is free-form")?,
+                    None => write!(f, "the arguments of `{tool}` are free-form")?,
+                }
+                write!(
+                    f,
+                    " ({why}), and a filter names only an argument a tool declares with its \
+                     type; narrow `where.{tool_field}` to tools that declare theirs, or read \
+                     the arguments in a `run` hook's script"
+                )
+            }
+            WhereError::UnknownArg { .. } => self.fmt_unknown_arg(f),
+            _ => Ok(()),
+        }
+    }
+
+    /// The message of an argument a tool does not take.
+    fn fmt_unknown_arg(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let WhereError::UnknownArg {
+            tool,
+            arg,
+            suggestion,
+            args,
+            named,
+            takers,
+            table,
+        } = self
+        else {
+            return Ok(());
+        };
+        let (tool_field, args_field) = (table.tool_field, table.args_field);
+        let arg = clipped(arg, SHOWN);
+        write!(f, "tool `{tool}` takes no argument `{arg}`")?;
+        if let Some(s) = suggestion {
+            write!(f, " (did you mean `{s}`?)")?;
+        }
+        f.write_str("; its arguments are ")?;
+        write_one_of(f, args)?;
+        if !named {
+            write!(
+                f,
+                "; without `where.{tool_field}`, `where.{args_field}` names only an argument \
+                 every tool takes"
+            )?;
+        }
+        if !takers.is_empty() {
+            write!(f, "; name the tools that take it in `where.{tool_field}`: ")?;
+            write_one_of(f, takers)?;
+        }
+        Ok(())
+    }
+
     /// The message of a value the field can never hold: none of its known
     /// strings, or outside its integer type.
     fn fmt_values(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
