@@ -228,16 +228,8 @@ impl fmt::Display for WhereError {
             WhereError::NoSuchValue { .. }
             | WhereError::GlobMatchesNone { .. }
             | WhereError::OutOfBounds { .. } => self.fmt_values(f),
-            WhereError::BadTable => f.write_str(
-                "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
-                 (either or both) for a number",
-            ),
-            WhereError::BoundNotANumber { bound } => write!(
-                f,
-                "`{bound}` must be a number, as `{{ {bound} = 3 }}`, not in quotes"
-            ),
-            WhereError::EmptyRange => {
-                f.write_str("`min` is above `max`, so no value matches; swap them")
+            WhereError::BadTable | WhereError::BoundNotANumber { .. } | WhereError::EmptyRange => {
+                self.fmt_table(f)
             }
             WhereError::NoArg { .. }
             | WhereError::UnknownArg { .. }
@@ -247,6 +239,24 @@ impl fmt::Display for WhereError {
 }
 
 impl WhereError {
+    /// The message of a `{ glob = … }` or `{ min = …, max = … }` table that
+    /// is not one.
+    fn fmt_table(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WhereError::BoundNotANumber { bound } => write!(
+                f,
+                "`{bound}` must be a number, as `{{ {bound} = 3 }}`, not in quotes"
+            ),
+            WhereError::EmptyRange => {
+                f.write_str("`min` is above `max`, so no value matches; swap them")
+            }
+            _ => f.write_str(
+                "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
+                 (either or both) for a number",
+            ),
+        }
+    }
+
     /// The message of a filter on a tool call's arguments.
     fn fmt_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
