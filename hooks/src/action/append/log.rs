@@ -378,8 +378,27 @@ fn ends_torn(file: &File, stat: &rustix::fs::Stat, path: &Path, log: &Log, root:
     let Ok(reader) = reader(file, path, &log.target, root) else {
         return false;
     };
-    let mut last = [0u8];
-    matches!(rustix::io::pread(&reader, &mut last, len - 1), Ok(1) if last[0] != b'\n')
+    let mut len = len;
+    // Another process appending a line of several pages grows the file a
+    // page at a time, so a last byte that is not a newline may be the
+    // middle of its line, which its one write is about to end: the tail is
+    // taken for torn only when the size stays put across a second look. A
+    // line in flight that pauses exactly there is the residual; it costs
+    // one empty line, never a lost one.
+    for _ in 0..4 {
+        let mut last = [0u8];
+        if !matches!(rustix::io::pread(&reader, &mut last, len - 1), Ok(1) if last[0] != b'\n') {
+            return false;
+        }
+        std::thread::yield_now();
+        match rustix::fs::fstat(&reader).map(|now| u64::try_from(now.st_size)) {
+            // Emptied meanwhile (a rotation's truncation): nothing to end.
+            Ok(Ok(0)) => return false,
+            Ok(Ok(now)) if now != len => len = now,
+            _ => return true,
+        }
+    }
+    true
 }
 
 /// After a write that put only its first `written` bytes at the end of
