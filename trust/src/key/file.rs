@@ -84,10 +84,19 @@ fn open_dir(dir: &Path) -> Result<Option<OwnedFd>, KeyError> {
     };
     let stat = rustix::fs::fstat(&fd)
         .map_err(|e| KeyError::io(dir, "look at the key's directory", e.into()))?;
-    match judge_dir(stat.st_uid, mode_of(&stat), me()) {
-        Some(refusal) => Err(KeyError::refused(dir, refusal)),
-        None => Ok(Some(fd)),
+    if let Some(refusal) = judge_dir(stat.st_uid, mode_of(&stat), me()) {
+        return Err(KeyError::refused(dir, refusal));
     }
+    // The descriptor's owner and bits, above, are what was opened; ACLs
+    // and the directories above it are judged by the one rule the trust
+    // store's directory and every local file get.
+    if let Some(why) = crate::owner::others_may_write_dir(dir) {
+        return Err(KeyError::Exposed {
+            path: dir.to_path_buf(),
+            why,
+        });
+    }
+    Ok(Some(fd))
 }
 
 /// Why a directory owned by `owner`, of mode `mode`, may not hold the key

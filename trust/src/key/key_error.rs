@@ -133,6 +133,16 @@ pub enum KeyError {
         /// Why.
         refusal: Refusal,
     },
+    /// Someone else may write the key's directory or one above it, by the
+    /// rule [`owner::others_may_write_dir`](crate::owner::others_may_write_dir)
+    /// keeps for every file this crate judges (ACLs and every directory on
+    /// the way included), so they could replace the key.
+    Exposed {
+        /// The key's directory.
+        path: PathBuf,
+        /// Who else may write, and where.
+        why: crate::owner::OthersMayWrite,
+    },
     /// The system refused an operation on the key's directory or file, or
     /// gave no random bytes.
     Io {
@@ -166,7 +176,9 @@ impl KeyError {
     /// Returns the directory or file concerned.
     pub fn path(&self) -> &Path {
         match self {
-            KeyError::Refused { path, .. } | KeyError::Io { path, .. } => path,
+            KeyError::Refused { path, .. }
+            | KeyError::Exposed { path, .. }
+            | KeyError::Io { path, .. } => path,
         }
     }
 }
@@ -179,6 +191,11 @@ impl fmt::Display for KeyError {
                 f.write_str("refused: ")?;
                 refusal.says(f)
             }
+            KeyError::Exposed { why, .. } => write!(
+                f,
+                "refused: {why}, and could replace the key; take that write permission away, \
+                 or name a directory of your own"
+            ),
             KeyError::Io { doing, cause, .. } => {
                 write!(f, "cannot {doing}: {}", os_message(cause))
             }

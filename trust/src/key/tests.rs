@@ -662,3 +662,30 @@ fn a_tag_reads_back_from_its_text_and_nothing_else_does() {
         assert!(Tag::from_hex(&bad).is_none(), "{bad:?}");
     }
 }
+
+/// The key's directory is judged by the crate's one rule for who else may
+/// write (`owner::others_may_write_dir`), not by its own bits alone: a
+/// directory above it that a group may write could replace the directory,
+/// and so the key, though the directory itself is 0700.
+#[test]
+fn a_directory_above_the_keys_that_others_may_write_is_refused() {
+    let (_tmp, data) = temp();
+    let above = data.parent().expect("a directory above").to_path_buf();
+    std::fs::create_dir(&data).expect("dir");
+    chmod(&data, 0o700);
+    chmod(&above, 0o770);
+    let err = Key::load_or_create(&data).expect_err("a group may replace the directory");
+    assert!(
+        matches!(&err, KeyError::Exposed { path, .. } if *path == data),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!("{}: refused: ", data.display())),
+        "{text}"
+    );
+    assert!(text.contains("its group"), "{text}");
+    assert!(!data.join(KEY_FILE).exists(), "no key made there");
+    chmod(&above, 0o700);
+    Key::load_or_create(&data).expect("once no one else may write above it");
+}
