@@ -12,20 +12,10 @@ use std::process::Output;
 use common::IoEnv;
 use common::io_env::{code, stderr, stdout};
 
-/// `io args` in `env`'s root, with every directory `io` may touch in the
-/// test's temp dir.
+/// `io args` in `env`'s root ([`IoEnv::io`]: the user scope and the data
+/// directory in the test's temp dir, under a watchdog).
 fn io(env: &IoEnv, args: &[&str]) -> Output {
-    let child = env
-        .command(args)
-        .env("IO_DATA_HOME", env.dir().join("data"))
-        .env("HOME", env.dir())
-        .spawn()
-        .expect("io runs");
-    common::output_within(
-        child,
-        std::time::Duration::from_secs(120),
-        &format!("io {args:?}"),
-    )
+    env.io(args)
 }
 
 /// A run that spawns a child, so two runs each end with `finished`: the

@@ -40,10 +40,8 @@ fn recording() -> String {
 /// `io args…` in `env`'s root, with every directory it could write to in
 /// the temp dir, its stdin `stdin` (empty when `None`).
 fn io(env: &IoEnv, args: &[&str], stdin: Option<&Path>) -> Output {
+    // The user scope and the data directory are the test's ([`IoEnv::command`]).
     let mut command: Command = env.command(args);
-    command
-        .env("IO_DATA_HOME", env.dir().join("data"))
-        .env("HOME", env.dir());
     if let Some(path) = stdin {
         command.stdin(std::fs::File::open(path).expect("stdin file"));
     } else {
