@@ -41,10 +41,21 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
     }
     let mut command = Command::new("prlimit");
     command.arg(format!("--nproc={limit}")).arg("--");
+    // The data directory (the journal key's): one only `io`'s user may
+    // write, under directories no one else may write either, as io-trust's
+    // rule asks; the workspace, open to all, is no place for it.
+    let private = tempfile::tempdir().expect("a temp dir");
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    let data = private.path().join("data");
+    std::fs::create_dir(&data).expect("data");
     if root {
         static CALLS: AtomicU32 = AtomicU32::new(0);
         let call = CALLS.fetch_add(1, Ordering::Relaxed);
         let uid = 40_000 + (std::process::id() * 8 + call) % 20_000;
+        let id = rustix::fs::Uid::from_raw(uid);
+        let gid = rustix::fs::Gid::from_raw(uid);
+        rustix::fs::chown(&data, Some(id), Some(gid)).expect("chown data");
         command.args([
             "setpriv",
             &format!("--reuid={uid}"),
@@ -52,6 +63,7 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
             "--clear-groups",
         ]);
     }
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o700)).expect("chmod");
     // A copy beside the workspace: the uid `io` drops to may not reach the
     // build's own directory (a checkout under a private home).
     // A hard link where it can be made: it opens nothing for writing. A
@@ -67,6 +79,7 @@ fn io_limited(dir: &Path, limit: u32, args: &[&str]) -> Option<std::process::Out
         .args(args)
         .current_dir(dir)
         .env("IO_CONFIG_HOME", dir.join("user"))
+        .env("IO_DATA_HOME", &data)
         .env("HOME", dir);
     let what = format!("io {args:?} under RLIMIT_NPROC={limit}");
     let mut out = io_output(&mut command, Duration::from_secs(60), &what);
