@@ -359,3 +359,57 @@ fn what_the_search_passed_over_is_said_at_every_start_quiet_or_not() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
 }
+
+/// What the search passed over is said by `io check` too, on a `passed
+/// over:` line each and in `--json`'s `passed_over`: the check an operator
+/// runs to learn which hooks are in force names the file it did not read.
+#[test]
+fn io_check_says_what_the_search_passed_over_in_text_and_json() {
+    let env = IoEnv::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    let shared = env.root().join("shared");
+    let cache = shared.join("cache");
+    std::fs::create_dir_all(&cache).expect("shared/cache");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let stopped = format!(
+        "the root search stopped below {}, which anyone may write, so no `io.local.toml` at \
+         or above it was read (name the root with --root to read one)",
+        shared.display()
+    );
+    let out = run_io(&cache, &env.user(), &["check"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("\npassed over: {stopped}\n")),
+        "{}",
+        stdout(&out)
+    );
+    let out = run_io(&cache, &env.user(), &["check", "--json"], &[]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one object");
+    assert_eq!(report["passed_over"], serde_json::json!([stopped]));
+
+    let home = env.user().join("home");
+    let vars = [
+        ("IO_CONFIG_HOME", std::ffi::OsStr::new("cfg")),
+        ("XDG_CONFIG_HOME", std::ffi::OsStr::new("")),
+        ("HOME", home.as_os_str()),
+    ];
+    let relative = "IO_CONFIG_HOME=cfg is not an absolute path, so no user-scope file was looked \
+                    for there (set it to an absolute one)";
+    let out = run_io(&env.root(), &env.user(), &["check"], &vars);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("\npassed over: {relative}\n")),
+        "{}",
+        stdout(&out)
+    );
+    let out = run_io(&env.root(), &env.user(), &["check", "--json"], &vars);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one object");
+    assert_eq!(report["passed_over"], serde_json::json!([relative]));
+
+    // Nothing passed over: no such line, and an empty list.
+    let out = run_io(&env.root(), &env.user(), &["check"], &[]);
+    assert!(!stdout(&out).contains("passed over"), "{}", stdout(&out));
+    let out = run_io(&env.root(), &env.user(), &["check", "--json"], &[]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one object");
+    assert_eq!(report["passed_over"], serde_json::json!([]));
+}

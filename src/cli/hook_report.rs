@@ -38,8 +38,9 @@ pub(crate) fn say_hooks_in_force(config: &Config, root: &DiscoveryRoot, quiet: b
 }
 
 /// What the search for config files passed over, each in a phrase that
-/// says what was not read and how to have it read.
-fn passed_over(root: &DiscoveryRoot) -> Vec<String> {
+/// says what was not read and how to have it read: said at every start
+/// and by `io check`.
+pub(crate) fn passed_over(root: &DiscoveryRoot) -> Vec<String> {
     let mut passed = Vec::new();
     if let Some((dir, reason)) = &root.stopped {
         passed.push(format!(

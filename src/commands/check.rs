@@ -15,7 +15,7 @@ use io_hooks::Kind;
 
 use crate::cli::discovery_root::DiscoveryRoot;
 use crate::cli::exit::CmdResult;
-use crate::cli::hook_report::{describe, hook_key, hook_label, replaced};
+use crate::cli::hook_report::{describe, hook_key, hook_label, passed_over, replaced};
 use crate::cli::json_path::path_json;
 use crate::cli::output::{out, safe, write_safe_json};
 
@@ -87,8 +87,9 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
     })
 }
 
-/// What `io check` prints: the root, the files read, each hook with its
-/// problems and notes, what `--event` fires, and the verdict.
+/// What `io check` prints: the root, the files read, what the search for
+/// them passed over, each hook with its problems and notes, what `--event`
+/// fires, and the verdict.
 fn report_text(
     config: &Config,
     root: &DiscoveryRoot,
@@ -98,6 +99,9 @@ fn report_text(
 ) -> String {
     let mut text = format!("root: {} ({})\n", root.path.display(), root.why);
     text.push_str(&files_read(config));
+    for what in passed_over(root) {
+        text.push_str(&format!("passed over: {what}\n"));
+    }
     if let Some(name) = config.profile() {
         text.push_str(&format!("profile: {name}\n"));
     }
@@ -205,6 +209,7 @@ fn report_json(
         "root_why": root.why,
         "files": files,
         "looked_at": looked_at,
+        "passed_over": passed_over(root),
         "profile": config.profile(),
         "replaced": replaced(config),
         "hooks_in_force": config.hooks_in_force().map(|h| h.to_string()),
