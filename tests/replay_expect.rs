@@ -78,6 +78,33 @@ fn a_policy_that_lets_through_what_it_refused_exits_1_naming_event_hook_and_both
          expected: {\"hook\":1,\"key\":\"hook[1]\",\"ok\":false}\n  \
          got:      {\"hook\":1,\"key\":\"hook[1]\",\"ok\":true}\n"
     );
+
+    // A named hook is named beside its key path, as in every other line.
+    env.write(
+        "io.local.toml",
+        &format!(
+            "[[hook]]\nname = \"no-exec\"\n{}",
+            &POLICY["[[hook]]\n".len()..]
+        ),
+    );
+    record(&env);
+    env.write(
+        "io.local.toml",
+        &format!(
+            "[[hook]]\nname = \"no-exec\"\n{}",
+            &POLICY["[[hook]]\n".len()..]
+        )
+        .replace("\"false\"", "\"true\""),
+    );
+    let out = replay(&env, &["--expect", "golden.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with(
+            "differs from golden.json at event 2 (seq 1, tool_call), hook[1] \"no-exec\":\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

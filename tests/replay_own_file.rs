@@ -87,10 +87,11 @@ fn the_helps_first_example_replays_the_recording_once_and_leaves_it_as_it_was() 
     let env = IoEnv::new();
     env.write(
         "io.local.toml",
-        "[[hook]]\nappend = \"audit.jsonl\"\n\n[[hook]]\nappend = \"copy.jsonl\"\n",
+        "[[hook]]\nname = \"audit\"\nappend = \"audit.jsonl\"\n\n[[hook]]\nappend = \"copy.jsonl\"\n",
     );
     let audit = env.write("audit.jsonl", &recording());
-    // `io replay audit.jsonl`, as the help's first example says.
+    // `io replay audit.jsonl`, as the help's first example says; the hook
+    // left out is named by its key path and its name.
     let out = io(&env, &["replay", "audit.jsonl"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
@@ -99,7 +100,7 @@ fn the_helps_first_example_replays_the_recording_once_and_leaves_it_as_it_was() 
         stdout(&out)
     );
     assert!(
-        stderr(&out).ends_with(&left_out_line("hook[1]", &audit, "audit.jsonl")),
+        stderr(&out).ends_with(&left_out_line("hook[1] \"audit\"", &audit, "audit.jsonl")),
         "{}",
         stderr(&out)
     );

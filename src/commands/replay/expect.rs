@@ -213,7 +213,7 @@ fn field(
 /// the expected side and the got side, each one line of JSON.
 #[derive(Debug, PartialEq)]
 pub(super) struct Difference {
-    /// `event 3 (seq 2, tool_call), hook[1]`, or `the summary`.
+    /// `event 3 (seq 2, tool_call), hook[1] "no-rm"`, or `the summary`.
     pub(super) at: String,
     pub(super) expected: String,
     pub(super) got: String,
@@ -269,9 +269,15 @@ fn hook_difference(name: &str, want: &[Value], have: &[Value]) -> Difference {
         .and_then(|h| h.get("key"))
         .and_then(Value::as_str)
         .unwrap_or("a hook");
+    // Its name beside its key path, as every line about a hook says it; a
+    // name is the operator's text, written as JSON writes a string.
+    let label = match hook.and_then(|h| h.get("name")).filter(|n| n.is_string()) {
+        Some(named) => format!("{key} {named}"),
+        None => key.to_owned(),
+    };
     let side = |h: Option<&Value>| h.map_or_else(|| "(no hook fired)".to_owned(), Value::to_string);
     Difference {
-        at: format!("{name}, {key}"),
+        at: format!("{name}, {label}"),
         expected: side(want.get(place)),
         got: side(have.get(place)),
     }

@@ -129,7 +129,7 @@ pub(super) fn without_own_appends(
         if identity(&append.path) != Some(input) {
             continue;
         }
-        let key = selection.key(index);
+        let label = selection.label(index);
         let why = format!(
             "it appends to {}, which is the input ({}), so it would write every replayed event \
              into the recording a second time",
@@ -139,12 +139,12 @@ pub(super) fn without_own_appends(
         if chosen {
             let number = selection.number(index);
             return Err(format!(
-                "--hook {number}: {key} cannot replay its own file: {why}. Replay a copy \
+                "--hook {number}: {label} cannot replay its own file: {why}. Replay a copy \
                  instead: `cp {0} copy.jsonl`, then `io replay copy.jsonl --hook {number}`",
                 append.path.display()
             ));
         }
-        lines.push(format!("io: {key} is left out of this replay: {why}\n"));
+        lines.push(format!("io: {label} is left out of this replay: {why}\n"));
         own.push(index);
     }
     Ok((selection.without(&own), lines))
