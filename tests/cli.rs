@@ -1273,6 +1273,40 @@ fn io_run_stderr_shows_the_policy_hooks_reason() {
     );
 }
 
+/// A hook that fires on `token` is said under the token it fired on, and
+/// the next token starts a `model:` line of its own: no blank line between
+/// a token and its hooks.
+#[test]
+fn io_run_says_a_tokens_hooks_under_it_with_no_blank_line() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        "[[hook]]\non = [\"token\"]\nappend = \"t.jsonl\"\n",
+    );
+    let script = env.write(
+        "script.toml",
+        "goal = \"g\"\n[[turn]]\nsay = \"one two\"\nanswer = \"done\"\n",
+    );
+    let out = env.io(&["run", script.to_str().expect("utf-8")]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| *l == "  model: one")
+        .unwrap_or_else(|| panic!("a line for the first token: {text}"));
+    assert!(
+        lines[at + 1].starts_with("    hooks: hook[1] ok ("),
+        "{text}"
+    );
+    assert_eq!(lines[at + 2], "  model: two", "{text}");
+    assert!(
+        lines[at + 3].starts_with("    hooks: hook[1] ok ("),
+        "{text}"
+    );
+    assert!(!text.contains("\n\n"), "no blank line: {text}");
+}
+
 #[test]
 fn io_check_shows_a_near_miss_of_hook_with_its_line_and_caret() {
     let env = Env::new();

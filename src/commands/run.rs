@@ -639,9 +639,9 @@ impl Observer for Progress<'_> {
             text.push_str(&format!("{indent}{}", safe_line(&summary(event))));
         }
         if !fired.is_empty() {
-            if streaming.take().is_some() {
-                text.push('\n');
-            }
+            // The hooks' line ends the model's line: a token's hooks are
+            // said under it, and the next token starts a line of its own.
+            streaming.take();
             text.push_str(&format!("\n{indent}  hooks: {}", fired.join(", ")));
             if flow == Flow::Cancel {
                 text.push_str(" -> the run ends at the next step boundary");
