@@ -1594,6 +1594,10 @@ fn io_check_json_is_one_object_with_the_root_the_files_each_hook_and_its_problem
             "ok": false
         })
     );
+}
+
+#[test]
+fn io_check_json_without_a_file_or_with_a_config_error_is_one_object_still() {
     // No file: where it looked; ok.
     let empty = Env::new();
     let out = empty.io(&["check", "--json"]);

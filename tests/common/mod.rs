@@ -11,6 +11,7 @@ pub(crate) use watchdog::{
     KillOnDrop, ReleaseFifo, alive, mkfifo, output_within, read_pid, wait_until, within,
 };
 
+pub(crate) mod console;
 pub(crate) mod io_env;
 
 /// Whether CI is running these tests: CI sets `CI=true`.
