@@ -114,7 +114,7 @@ pub(crate) fn answer(command: fn() -> clap::Command) -> Option<ExitCode> {
             err(&format!(
                 "io: {VAR}={}: {}\n",
                 safe_line(&shell.to_string_lossy()),
-                safe_line(e.to_string().trim())
+                safe_line(e.to_string().trim().trim_start_matches("error: "))
             ));
             ExitCode::from(EXIT_USAGE)
         }
