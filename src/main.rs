@@ -64,6 +64,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A shell's Tab: answered before anything else starts (no signal
+    // thread, no logging), and nothing but the answer is printed.
+    if let Some(code) = commands::completions::answer(Cli::command) {
+        return code;
+    }
     let signalled = cli::signals::start_process();
     let cli = Cli::parse();
     let code = exit_code(dispatch(cli));
@@ -87,7 +92,7 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Replay(args) => commands::replay::exec(&args, verbosity),
         Command::Run(args) => commands::run::exec(&args, verbosity),
         Command::Runs(args) => commands::runs::exec(&args),
-        Command::Completions(args) => commands::completions::exec(&args, Cli::command()),
+        Command::Completions(args) => commands::completions::exec(&args),
         Command::Demo(args) => commands::demo::exec(&args),
         Command::Trust(args) => commands::trust::exec(&args),
         Command::Untrust(args) => commands::trust::exec_untrust(&args),

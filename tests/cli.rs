@@ -1624,20 +1624,26 @@ fn io_check_json_without_a_file_or_with_a_config_error_is_one_object_still() {
 #[test]
 fn io_completions_bash_completes_the_commands_and_their_flags() {
     let env = Env::new();
+    env.write("io.local.toml", "[profile.ci]\n[profile.strict]\n");
     let out = env.io(&["completions", "bash"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let script = env.write("io.bash", &stdout(&out));
-    // Loaded by bash itself, then asked as bash asks it when TAB is hit.
+    // Loaded by bash itself, then asked as bash asks it when TAB is hit:
+    // the script calls `io` back, in the root, with the operator's scopes.
     let complete = |words: &str, index: usize| {
         let program = format!(
-            "source {}\nCOMP_WORDS=({words})\nCOMP_CWORD={index}\n_io io \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            "source {}\nCOMP_WORDS=({words})\nCOMP_CWORD={index}\nCOMP_TYPE=9\n_clap_complete_io io \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
             script.display()
         );
         let out = Command::new("bash")
             .args(["--norc", "--noprofile", "-c", &program])
+            .current_dir(env.root())
+            .env("IO_CONFIG_HOME", env.dir.path().join("user"))
+            .env("IO_DATA_HOME", env.dir.path().join("data"))
             .output()
             .expect("bash runs");
         assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stderr(&out), "", "nothing on the operator's line");
         stdout(&out)
     };
     let commands = complete("io ''", 1);
@@ -1657,11 +1663,18 @@ fn io_completions_bash_completes_the_commands_and_their_flags() {
     for flag in ["--root", "--profile", "--event", "--json"] {
         assert!(flags.lines().any(|l| l == flag), "{flag} in {flags}");
     }
-    // Every shell clap knows gets a script naming the commands.
+    // And the root's own names: its profiles.
+    assert_eq!(complete("io run --profile ''", 3), "ci\nstrict\n");
+    assert_eq!(complete("io run --profile st", 3), "strict\n");
+    // Every shell clap knows gets a script that registers `io`.
     for shell in ["zsh", "fish", "elvish", "powershell"] {
         let out = env.io(&["completions", shell]);
         assert_eq!(code(&out), 0, "{shell}: {}", stderr(&out));
-        assert!(stdout(&out).contains("replay"), "{shell}");
+        assert!(stdout(&out).contains("COMPLETE"), "{shell}");
+        assert!(
+            stdout(&out).contains(env!("CARGO_BIN_EXE_io")),
+            "{shell}: calls io back"
+        );
     }
     let out = env.io(&["completions", "tcsh"]);
     assert_eq!(code(&out), 2, "an unknown shell is a usage error");

@@ -35,11 +35,11 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) root: Option<PathBuf>,
     /// A `[profile.<name>]` to apply.
-    #[arg(long)]
+    #[arg(long, add = clap_complete::ArgValueCompleter::new(crate::commands::completions::profiles))]
     pub(crate) profile: Option<String>,
     /// Also list the hooks that would fire for this event tag, and those
     /// whose `where` filter lets only some of its events through.
-    #[arg(long, value_name = "TAG")]
+    #[arg(long, value_name = "TAG", add = clap_complete::ArgValueCompleter::new(crate::commands::completions::events))]
     pub(crate) event: Option<String>,
     /// One JSON object: the root and why, the files read, every hook
     /// with its problems and notes, and the verdict.

@@ -26,6 +26,7 @@ Example:
   io events --markdown > docs/events.md")]
 pub(crate) struct Args {
     /// One event's tag (`step`, `tool_call`, …).
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::commands::completions::events))]
     tag: Option<String>,
     /// JSON: an array of {event, when, frequency, fields, example}
     /// objects, or one such object with TAG.

@@ -42,7 +42,7 @@ pub(crate) struct Args {
     #[arg(required_unless_present = "resume", conflicts_with = "resume")]
     script: Option<PathBuf>,
     /// Resume this run from its last committed step.
-    #[arg(long, value_name = "RUN_ID")]
+    #[arg(long, value_name = "RUN_ID", add = clap_complete::ArgValueCompleter::new(crate::commands::completions::run_ids))]
     resume: Option<String>,
     /// With --resume: the journal is yours though no `io` of yours sealed
     /// it (copied from another machine, or begun by an `io` older than
@@ -56,7 +56,7 @@ pub(crate) struct Args {
     #[arg(long)]
     root: Option<PathBuf>,
     /// A `[profile.<name>]` to apply.
-    #[arg(long)]
+    #[arg(long, add = clap_complete::ArgValueCompleter::new(crate::commands::completions::profiles))]
     profile: Option<String>,
     /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
     /// its stderr, under its failure.

@@ -200,7 +200,7 @@ fn local_file(root: Option<&Path>) -> Result<PathBuf, String> {
 /// The whole of the regular file at `path` as `io` reads a config file
 /// (through io-beneath, a link allowed, at most 1 MiB); `None` when there
 /// is none.
-fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
     let (dir, name) = (
         path.parent().unwrap_or(Path::new("/")),
         path.file_name().unwrap_or_default(),

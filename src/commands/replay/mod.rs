@@ -51,7 +51,7 @@ pub(crate) struct Args {
     #[arg(long)]
     root: Option<PathBuf>,
     /// A `[profile.<name>]` to apply.
-    #[arg(long)]
+    #[arg(long, add = clap_complete::ArgValueCompleter::new(crate::commands::completions::profiles))]
     profile: Option<String>,
     /// One JSON object per event, then a summary object.
     #[arg(long)]
@@ -63,7 +63,7 @@ pub(crate) struct Args {
     /// Replay through the N-th hook only, from 1 (`hook[N]`, or
     /// `profile.<name>.hook[N]` under a profile, as `io check` names
     /// them), or the hook with `name = "NAME"`; repeatable.
-    #[arg(long = "hook", value_name = "N|NAME")]
+    #[arg(long = "hook", value_name = "N|NAME", add = clap_complete::ArgValueCompleter::new(crate::commands::completions::hooks))]
     hooks: Vec<String>,
     /// Show the last lines (up to 4 KiB) a failing `run` hook wrote to
     /// its stderr, under its failure.

@@ -50,6 +50,16 @@ pub(super) fn load_or_create(dir: &Path) -> Result<Bytes, KeyError> {
     install(&dir_fd, dir, &key)
 }
 
+/// Returns the key in `dir`'s [`KEY_FILE`], judged as
+/// [`load_or_create`] judges it; `None` when `dir` or the file does not
+/// exist. Makes and writes nothing.
+pub(super) fn load(dir: &Path) -> Result<Option<Bytes>, KeyError> {
+    match open_dir(dir)? {
+        Some(dir_fd) => read(&dir_fd, dir),
+        None => Ok(None),
+    }
+}
+
 /// Makes `dir` and the directories above it that are missing, 0700.
 fn make_dir(dir: &Path) -> Result<(), KeyError> {
     #[allow(

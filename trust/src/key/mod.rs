@@ -108,6 +108,30 @@ impl Key {
         file::load_or_create(dir.as_ref()).map(Key::from_bytes)
     }
 
+    /// Returns the key in `dir`'s [`KEY_FILE`] when there is one, judged as
+    /// [`Key::load_or_create`] judges it, and `None` when `dir` or the file
+    /// does not exist: for a reader that must write nothing (a shell's
+    /// completion, which offers no journal when no key was ever made,
+    /// rather than make one).
+    ///
+    /// ```
+    /// use io_trust::Key;
+    ///
+    /// let data = tempfile::tempdir()?;
+    /// assert!(Key::load(data.path())?.is_none());
+    /// assert!(std::fs::read_dir(data.path())?.next().is_none(), "nothing made");
+    /// Key::load_or_create(data.path())?;
+    /// assert!(Key::load(data.path())?.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Key::load_or_create`], for a directory or key file that is
+    /// there but may not be trusted, or that the system refuses to read.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Option<Key>, KeyError> {
+        Ok(file::load(dir.as_ref())?.map(Key::from_bytes))
+    }
+
     /// Returns the key whose bytes are `bytes`: for a program that keeps
     /// its key elsewhere (a keyring), and for tests.
     pub fn from_bytes(bytes: [u8; Tag::LEN]) -> Key {

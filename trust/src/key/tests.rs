@@ -94,6 +94,33 @@ fn a_key_is_made_on_first_use_0600_in_a_0700_directory_and_read_back_after() {
     );
 }
 
+#[test]
+fn load_makes_nothing_when_there_is_no_key_and_judges_one_that_is_there() {
+    let (tmp, data) = temp();
+    // No directory: none, and nothing made.
+    assert!(Key::load(&data).expect("none").is_none());
+    assert!(!data.exists(), "no directory made");
+    // A directory without a key: none, and the directory stays empty.
+    std::fs::create_dir(&data).expect("mkdir");
+    chmod(&data, 0o700);
+    assert!(Key::load(&data).expect("none").is_none());
+    assert_eq!(std::fs::read_dir(&data).expect("dir").count(), 0);
+    // The key once made: the same key.
+    let made = Key::load_or_create(&data).expect("made");
+    let loaded = Key::load(&data).expect("read").expect("a key");
+    assert_eq!(fingerprint(&made), fingerprint(&loaded));
+    // A key others may read is refused as `load_or_create` refuses it.
+    chmod(&data.join(KEY_FILE), 0o644);
+    assert!(matches!(
+        Key::load(&data),
+        Err(KeyError::Refused {
+            refusal: Refusal::Exposed { .. },
+            ..
+        })
+    ));
+    drop(tmp);
+}
+
 /// The process's umask, read without changing it for long (tests run on
 /// threads of one process; a umask of 0 for an instant widens nothing they
 /// make, since every mode here is given explicitly or judged after).
