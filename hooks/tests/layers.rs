@@ -43,7 +43,15 @@ const LAYERS: &[(usize, &[&str])] = &[
     // table's rows, the raw table, `where`, the table error.
     (
         3,
-        &["position", "env", "origin", "key", "where", "raw", "table_error"],
+        &[
+            "position",
+            "env",
+            "origin",
+            "key",
+            "where",
+            "raw",
+            "table_error",
+        ],
     ),
     // The actions.
     (4, &["action"]),

@@ -52,7 +52,12 @@ fn changes(child: &BTreeMap<OsString, OsString>) -> BTreeMap<String, Option<OsSt
     names
         .filter(|name| *name != "PATH" && !SHELLS_OWN.iter().any(|own| *name == *own))
         .filter(|name| host.get(*name) != child.get(*name))
-        .map(|name| (name.to_string_lossy().into_owned(), child.get(name).cloned()))
+        .map(|name| {
+            (
+                name.to_string_lossy().into_owned(),
+                child.get(name).cloned(),
+            )
+        })
         .collect()
 }
 
@@ -126,7 +131,10 @@ fn an_embedders_own_names_reach_the_child_and_nothing_else_changes() {
     ] {
         let child = read_env(&root.join(file));
         assert_eq!(changes(&child), expect(hook), "{file}");
-        assert_eq!(child.get(OsStr::new("IO_ROOT")), Some(&"/an/outer/root".into()));
+        assert_eq!(
+            child.get(OsStr::new("IO_ROOT")),
+            Some(&"/an/outer/root".into())
+        );
     }
 }
 
@@ -143,7 +151,12 @@ fn with_no_names_the_childs_environment_is_the_hosts() {
         return;
     }
     let root = std::env::current_dir().unwrap();
-    let specs = || vec![HookSpec::new(common::filter(&["step"]), env_to("plain.env"))];
+    let specs = || {
+        vec![HookSpec::new(
+            common::filter(&["step"]),
+            env_to("plain.env"),
+        )]
+    };
     for hooks in [
         Hooks::<Ev>::new(specs(), &root),
         Hooks::<Ev>::new(specs(), &root).with_env(HookEnv::new()),
