@@ -185,3 +185,20 @@ fn the_event_tag_is_each_events_own_and_wins_over_a_fixed_pair() {
     let tags = fs::read_to_string(dir.path().join("tags.txt")).unwrap();
     assert_eq!(tags, "step\nstarted\n");
 }
+
+/// Each one name, or one pair of the embedder's own, is something to give:
+/// only `HookEnv::new()` is empty.
+#[test]
+fn any_one_name_or_pair_makes_an_environment_to_give() {
+    assert!(HookEnv::new().is_empty());
+    assert_eq!(HookEnv::new(), HookEnv::default());
+    for env in [
+        HookEnv::new().root("R"),
+        HookEnv::new().event("E"),
+        HookEnv::new().hook("H"),
+        HookEnv::new().set("S", "v"),
+        HookEnv::new().remove("X"),
+    ] {
+        assert!(!env.is_empty(), "{env:?}");
+    }
+}
