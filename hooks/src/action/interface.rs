@@ -635,7 +635,7 @@ pub struct Fire<'a> {
     pub(crate) env: Option<&'a ChildEnv>,
 }
 
-impl Fire<'_> {
+impl<'a> Fire<'a> {
     /// Returns the event's tag (`deployed`), as the event enum declares it.
     pub fn tag(&self) -> &'static str {
         self.tag
@@ -688,7 +688,8 @@ impl Fire<'_> {
     /// for it. None at all when the host names none: the child then
     /// inherits the host's environment unchanged. `run` gives them to its
     /// child ([`Supervisor::run_argv_with_env`]).
-    pub fn env(&self) -> impl Iterator<Item = (&OsStr, Option<&OsStr>)> + '_ {
-        self.env.into_iter().flat_map(|env| env.with_tag(self.tag))
+    pub fn env(&self) -> impl Iterator<Item = (&'a OsStr, Option<&'a OsStr>)> + 'a {
+        let tag = self.tag;
+        self.env.into_iter().flat_map(move |env| env.with_tag(tag))
     }
 }

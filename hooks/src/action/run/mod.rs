@@ -86,17 +86,15 @@ impl Execute for RunAction {
     #[inline]
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         let timeout = fire.timeout().unwrap_or(DEFAULT_TIMEOUT);
+        // Empty, and not allocated, when the host names no variable.
+        let env: Vec<_> = fire.env().collect();
         let Fire {
-            tag,
             line,
             root,
             supervisor,
             capture,
-            env,
             ..
         } = fire;
-        // As `Fire::env`; empty, and not allocated, when the host names none.
-        let env: Vec<_> = env.into_iter().flat_map(|e| e.with_tag(tag)).collect();
         supervisor
             .run_argv_with_env(&self.argv, root.path(), line, timeout, capture, &env)
             .map_err(HookFailure::Process)
