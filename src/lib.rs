@@ -83,7 +83,7 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// The engine's types that this crate's API hands out or takes, so that a
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
-    Action, AppendAction, Effects, Enveloped, FieldValue, Flow, HookEvents, HookFailure,
+    Action, AppendAction, Effects, Enveloped, FieldValue, Flow, HookEnv, HookEvents, HookFailure,
     HookFilter, HookRun, HookSpec, Kind, OnFailure, Origin, Problem, RunAction, TableError,
     TableErrorKind, ToolClass, ToolTable, UnknownEvent, text::SourceLine,
 };

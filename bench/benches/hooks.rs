@@ -27,7 +27,7 @@ use io_harness::{
     run::{Policy, ScriptedProvider},
     run_with_observed,
 };
-use io_hooks::{Action, HookSpec, Hooks, Kind, OnFailure};
+use io_hooks::{Action, HookEnv, HookSpec, Hooks, Kind, OnFailure};
 
 fn main() {
     // Short by default, so that the whole table takes minutes; every value
@@ -842,8 +842,28 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     );
     // A failing hook would be measured as cheap and wrong.
     assert_eq!(hooks.fire(&kind, &event), io_hooks::Flow::Continue);
+    // The same hook given the four variables `io` names: a copy of the
+    // environment for each child, made by std at each spawn.
+    let env = HookEnv::new()
+        .root("IO_ROOT")
+        .event("IO_EVENT")
+        .hook("IO_HOOK")
+        .set("IO_RUN_ID", "r-0123456789ab");
+    let with_env = Hooks::new(
+        vec![
+            HookSpec::new(
+                HookFilter::from_names(["step"]).expect("known name"),
+                Action::run(["true"]),
+            )
+            .with_on_failure(OnFailure::Cancel),
+        ],
+        dir.path(),
+    )
+    .with_env(env);
+    assert_eq!(with_env.fire(&kind, &event), io_hooks::Flow::Continue);
 
     let fire = || hooks.fire(black_box(&kind), black_box(&event));
+    let fire_env = || with_env.fire(black_box(&kind), black_box(&event));
     let bare = || Command::new("true").status().expect("spawn true");
     let shell = || {
         Command::new("sh")
@@ -855,6 +875,7 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     // Half a millisecond an iteration: equal-sized samples, not a ramp.
     g.sampling_mode(SamplingMode::Flat);
     g.bench_function("run_hook_true", |b| b.iter(fire));
+    g.bench_function("run_hook_true_env", |b| b.iter(fire_env));
     g.bench_function("command_true", |b| b.iter(bare));
     g.bench_function("sh_c_true", |b| b.iter(shell));
     g.finish();
@@ -868,6 +889,14 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
         Target::Ratio(1.05),
     );
     t.pair(r, || {}, fire, bare);
+    let r = row(
+        "one `run` hook on `true`, given four variables",
+        "spawn/run_hook_true_env",
+        vs,
+        "spawn/command_true",
+        Target::Ratio(1.05),
+    );
+    t.pair(r, || {}, fire_env, bare);
     let r = row(
         "`sh -c true` (shell form)",
         "spawn/sh_c_true",

@@ -14,6 +14,7 @@ mod background;
 pub use background::{BackgroundRun, Backlog, QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
 
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
+use crate::env::{ChildEnv, HookEnv};
 use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
 use background::{Queues, Report, Start, Worker};
@@ -135,6 +136,9 @@ struct Hook<E> {
     /// and its failure does not cancel (a cancel from the background would
     /// come late).
     background: bool,
+    /// The variables its host names for its child, made when they were
+    /// given ([`Hooks::with_env`]); shared with its background worker.
+    env: Option<Arc<ChildEnv>>,
     /// Its background worker, started at its first event (`None` inside:
     /// it could not be started, and the hook runs while the host waits).
     /// Never set for a hook that is not `background`.
@@ -254,6 +258,7 @@ impl<E: HookEvents> Hooks<E> {
                 spec,
                 origin,
                 ready,
+                env: None,
                 worker: OnceLock::new(),
             })
             .collect();
@@ -283,6 +288,23 @@ impl<E: HookEvents> Hooks<E> {
     /// ([`Supervisor::run_argv`]), so that one call ends them all.
     pub fn with_supervisor(mut self, supervisor: Supervisor) -> Self {
         self.supervisor = supervisor;
+        self
+    }
+
+    /// These hooks with `env`'s variables given to each `run` hook's child
+    /// ([`HookEnv`]): the root, the event's tag and the hook's name under
+    /// the names the host chose, and its own. Each hook's are made here,
+    /// once; each event adds only its tag. Without it, or with an empty
+    /// `env`, a child's environment is the host's, unchanged. Set before the
+    /// first event is fired; a background worker already started keeps
+    /// what it was started with.
+    ///
+    /// An embedder's own action reads them with [`Fire::env`].
+    pub fn with_env(mut self, env: HookEnv) -> Self {
+        for hook in &mut self.hooks[..] {
+            let name = hook.origin.name().unwrap_or(hook.origin.key());
+            hook.env = env.for_hook(self.root.path(), name).map(Arc::new);
+        }
         self
     }
 
@@ -686,6 +708,7 @@ impl<E: HookEvents> Hooks<E> {
                     limit: hook.spec.action.timeout().map(|t| (t, Instant::now() + t)),
                     supervisor: &self.supervisor,
                     capture,
+                    env: hook.env.as_deref(),
                 };
                 (hook.ready.execute(fire), false)
             }
@@ -702,6 +725,7 @@ impl<E: HookEvents> Hooks<E> {
                 timeout: hook.spec.action.timeout(),
                 index,
                 origin: hook.origin.clone(),
+                env: hook.env.clone(),
                 root: Arc::clone(&self.root),
                 supervisor: self.supervisor.clone(),
                 stderr_tail: self.stderr_tail,

@@ -69,6 +69,7 @@
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
+//! | 3 | `env.rs` | the variables a hook's child is given, each named by the embedder: [`HookEnv`] |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
 //! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`]; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
@@ -372,6 +373,7 @@ compile_error!(
 );
 
 mod action;
+mod env;
 mod hook_failure;
 mod hooks;
 mod key;
@@ -392,6 +394,7 @@ pub use action::{
     Action, ActionKind, ActionTable, AppendAction, DEFAULT_TIMEOUT, Effects, Execute, Fire,
     Prepare, RunAction,
 };
+pub use env::HookEnv;
 pub use hook_failure::HookFailure;
 pub use hooks::{
     BackgroundRun, Backlog, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS, Undelivered,

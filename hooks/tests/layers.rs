@@ -39,11 +39,19 @@ const LAYERS: &[(usize, &[&str])] = &[
     // supervisor is io-supervisor's: crates of their own, beneath all of
     // these).
     (2, &["hook_failure"]),
-    // The parsing vocabulary: positions, where a hook was written, the key
+    // The parsing vocabulary: positions, a child's variables, where a hook was written, the key
     // table's rows, the raw table, `where`, the table error.
     (
         3,
-        &["position", "origin", "key", "where", "raw", "table_error"],
+        &[
+            "position",
+            "env",
+            "origin",
+            "key",
+            "where",
+            "raw",
+            "table_error",
+        ],
     ),
     // The actions.
     (4, &["action"]),

@@ -11,7 +11,7 @@ use io_harness::{
     Config, EventKind, Flow, HookSpec, Hooks, Observer, OnFailure, Outcome, RunEvent,
     run::{
         Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
-        StoreError, resume_in_observed,
+        StoreError, new_run_id, resume_in_observed,
     },
     run_with_observed,
 };
@@ -135,7 +135,13 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
         print_problems(&problems);
         return Err(refused);
     }
-    let hooks = config.hooks();
+    // Named before it starts, so that each `run` hook's child is told it
+    // (`IO_RUN_ID`): the id its journal and `io runs` give it.
+    let run_id = match start {
+        Start::Script(_) => new_run_id(),
+        Start::Resume(run_id) | Start::Adopt(run_id) => run_id.to_owned(),
+    };
+    let hooks = config.hooks().with_env(Config::hook_env(Some(&run_id)));
     print_problems(hooks.problems());
     let hooks = if stderr {
         hooks.capture_stderr(STDERR_TAIL)
@@ -157,6 +163,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
                 script: Some(text),
                 mcp_servers: mcp_servers(config)?,
                 profile: config.profile().map(str::to_owned),
+                run_id: Some(run_id),
                 ..Contract::new(provider.goal(), root)
             };
             pollster::block_on(run_with_observed(

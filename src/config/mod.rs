@@ -25,8 +25,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use io_beneath::Root;
-use io_hooks::HookSpec;
 use io_hooks::text::did_you_mean;
+use io_hooks::{HookEnv, HookSpec};
 
 use crate::event::EventKind;
 
@@ -482,9 +482,41 @@ impl Config {
     /// this config's discovery root, and on the process's
     /// [`Supervisor`](io_supervisor::Supervisor), so that a signal to `io`
     /// ends them too.
+    ///
+    /// A `run` hook's child is given `IO_ROOT`, `IO_EVENT` and `IO_HOOK`
+    /// ([`hook_env`](Self::hook_env) with no run), and no `IO_RUN_ID`;
+    /// give the hooks `Config::hook_env(Some(run_id))` with
+    /// [`Hooks::with_env`](io_hooks::Hooks::with_env) for a run.
     pub fn hooks_from(&self, specs: Vec<HookSpec<EventKind>>) -> Hooks {
         Hooks::beneath(specs, self.hooks_root())
             .with_supervisor(crate::supervisor::process_supervisor().clone())
+            .with_env(Self::hook_env(None))
+    }
+
+    /// Returns the variables io gives a `run` hook's child beside the
+    /// environment it inherits: `IO_ROOT`, the discovery root (absolute,
+    /// not necessarily UTF-8); `IO_EVENT`, the event's tag; `IO_HOOK`, the
+    /// hook's `name`, else its key path as written (`hook[2]`,
+    /// `profile.ci.hook[1]`); and `IO_RUN_ID`, `run_id`, the run `io run`
+    /// started or resumes (its journal's and `io runs`' id, the top-level
+    /// run's even for a child run's event), or, with `None` (`io replay`,
+    /// which is no run), removed from what the child inherits, so that an
+    /// `IO_RUN_ID` io was itself given by an outer run's hook never reads as
+    /// this one's.
+    ///
+    /// ```
+    /// use io_harness::{Config, HookEnv};
+    /// assert_eq!(
+    ///     Config::hook_env(None),
+    ///     HookEnv::new().remove("IO_RUN_ID").root("IO_ROOT").event("IO_EVENT").hook("IO_HOOK")
+    /// );
+    /// ```
+    pub fn hook_env(run_id: Option<&str>) -> HookEnv {
+        let env = match run_id {
+            Some(id) => HookEnv::new().set("IO_RUN_ID", id),
+            None => HookEnv::new().remove("IO_RUN_ID"),
+        };
+        env.root("IO_ROOT").event("IO_EVENT").hook("IO_HOOK")
     }
 
     /// Returns the root the hooks are built in: this config's discovery

@@ -121,9 +121,11 @@ pub async fn resume_in_observed(
     env.resume(run_id, Some(place))
 }
 
-/// A fresh run id: `r-` and 12 hex digits from the clock, the process and a
-/// counter, unique within a store in practice.
-fn new_run_id() -> String {
+/// Returns a fresh run id: `r-` and 12 hex digits from the clock, the
+/// process and a counter, unique within a store in practice. What a run
+/// whose [`Contract::run_id`] is `None` is given; a host that must name the
+/// run before it starts (to its hooks, say) makes one with it.
+pub fn new_run_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

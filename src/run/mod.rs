@@ -41,7 +41,7 @@ mod tools;
 pub use crate::event::now_rfc3339;
 
 pub use contract::Contract;
-pub use entry::{resume_in_observed, resume_observed, run_observed, run_with_observed};
+pub use entry::{new_run_id, resume_in_observed, resume_observed, run_observed, run_with_observed};
 pub use outcome::{RunError, RunOutcome, RunResult, steps};
 pub use policy::{ApprovalRequest, ApproveAll, Approver, DenyAll, Policy, Question, Rule};
 pub use provider::{

@@ -2,6 +2,7 @@
 //! process group of its own, the stdin pipe, the supervisor's slot, the
 //! deadline, the kill, and the exit status read as a [`ProcessError`].
 
+use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -31,7 +32,7 @@ pub(super) fn run_with(
         supervisor: &supervisor,
         capture: None,
     };
-    spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch)
+    spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch, &[])
 }
 
 /// How a child is watched while it runs, beside its deadline: how its exit
@@ -73,7 +74,8 @@ impl Supervisor {
         timeout: Duration,
     ) -> Result<(), ProcessError> {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        spawn_and_wait(argv, timeout, &root, input, stdout, Watch::auto(self, None))
+        let watch = Watch::auto(self, None);
+        spawn_and_wait(argv, timeout, &root, input, stdout, watch, &[])
     }
 
     /// Runs an argv as [`run_argv`](Self::run_argv) does with stdout to
@@ -115,7 +117,53 @@ impl Supervisor {
         stderr: Option<&mut StderrTail>,
     ) -> Result<(), ProcessError> {
         let watch = Watch::auto(self, stderr);
-        spawn_and_wait(argv, timeout, root, input, null(), watch)
+        spawn_and_wait(argv, timeout, root, input, null(), watch, &[])
+    }
+
+    /// Runs an argv as [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr)
+    /// does, with `env`'s changes to the environment the child inherits, in
+    /// order: `(name, Some(value))` sets `name`, `(name, None)` removes it
+    /// (a later pair of the same name wins). io-hooks' `run` hook runs each
+    /// event with it when its host names the variables a hook is given.
+    ///
+    /// A `PATH` among them is given as its absolute entries, as the host's
+    /// own is; the program is still looked up in the host's `PATH`. Each
+    /// name should hold neither `=` nor NUL, and no value a NUL: std refuses
+    /// to spawn with one ([`ProcessError::Spawn`]).
+    ///
+    /// With `env` empty the child inherits the host's environment as it
+    /// is; with any pair, std builds the child's environment whole, a copy
+    /// of the host's, at each spawn.
+    ///
+    /// ```
+    /// use std::ffi::OsStr;
+    /// use std::time::Duration;
+    /// use io_supervisor::Supervisor;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let argv: Vec<String> = ["/bin/sh", "-c", "printf %s \"$STAGE:${HOME-unset}\" > env.txt"]
+    ///     .map(String::from)
+    ///     .to_vec();
+    /// let env = [(OsStr::new("STAGE"), Some(OsStr::new("deploy"))), (OsStr::new("HOME"), None)];
+    /// Supervisor::new().run_argv_with_env(&argv, dir.path(), b"", Duration::from_secs(5), None, &env)?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("env.txt"))?, "deploy:unset");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run_argv`](Self::run_argv).
+    #[inline]
+    pub fn run_argv_with_env(
+        &self,
+        argv: &[String],
+        root: &Path,
+        input: &[u8],
+        timeout: Duration,
+        stderr: Option<&mut StderrTail>,
+        env: &[(&OsStr, Option<&OsStr>)],
+    ) -> Result<(), ProcessError> {
+        let watch = Watch::auto(self, stderr);
+        spawn_and_wait(argv, timeout, root, input, null(), watch, env)
     }
 
     /// Runs a `Command` as [`run_command`](crate::run_command) does, with
@@ -164,6 +212,7 @@ fn spawn_and_wait(
     line: &[u8],
     stdout: Stdio,
     watch: Watch<'_>,
+    env: &[(&OsStr, Option<&OsStr>)],
 ) -> Result<(), ProcessError> {
     let (program, args) = match argv.split_first() {
         Some((program, args)) => (program.as_str(), args),
@@ -185,6 +234,13 @@ fn spawn_and_wait(
     // environment for the child, which was most of a `run` hook's own cost.
     if let Some(path_var) = path_var.as_deref().filter(|p| !only_absolute_entries(p)) {
         command.env("PATH", absolute_entries(path_var));
+    }
+    for &(name, value) in env {
+        match value {
+            Some(value) if name == "PATH" => command.env(name, absolute_entries(value)),
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
     }
     wait_for(command, program, line, timeout, watch)
 }

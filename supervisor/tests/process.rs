@@ -174,3 +174,29 @@ fn a_childs_path_keeps_only_the_absolute_entries() {
         assert_eq!(got, theirs, "PATH={ours:?}");
     }
 }
+
+/// `run_argv_with_env`: a variable set, a later pair of the same name
+/// winning, one the host has removed, and a `PATH` given that keeps only
+/// its absolute entries, as the host's own does.
+#[test]
+fn run_argv_with_env_sets_removes_and_keeps_a_given_path_absolute() {
+    use std::ffi::OsStr;
+    // Set by cargo for the test binary: a variable the child inherits.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let body = "printf '%s|%s|%s' \"$STAGE\" \"${CARGO_MANIFEST_DIR-unset}\" \"$PATH\" > env.txt";
+    let words = argv(&["/bin/sh", "-c", body]);
+    within(HUNG, "run_argv_with_env", move || {
+        let env = [
+            (OsStr::new("STAGE"), Some(OsStr::new("build"))),
+            (OsStr::new("STAGE"), Some(OsStr::new("deploy"))),
+            (OsStr::new("CARGO_MANIFEST_DIR"), None),
+            (OsStr::new("PATH"), Some(OsStr::new(".:/usr/bin::bin:/bin"))),
+        ];
+        io_supervisor::Supervisor::new().run_argv_with_env(&words, &root, b"", LONG, None, &env)
+    })
+    .expect("the child succeeds");
+    let got = fs::read_to_string(dir.path().join("env.txt")).unwrap();
+    assert_eq!(got, "deploy|unset|/usr/bin:/bin");
+}

@@ -8,10 +8,13 @@
 //! strace -f -c target/release/onespawn bare 200
 //! ```
 //!
-//! `hook` fires a `run = ["true"]` hook, `bare` runs
+//! `hook` fires a `run = ["true"]` hook, `env` the same hook given the
+//! four variables `io` names (`IO_ROOT`, `IO_EVENT`, `IO_HOOK`,
+//! `IO_RUN_ID`), `bare` runs
 //! `Command::new("true").status()`; the number is how many times (default
 //! 100). `ab` does both that many times, one of each in turn, and prints
-//! the median time of each and the median of the pairs' ratios; `shape`
+//! the median time of each and the median of the pairs' ratios (`env-ab`:
+//! the hook with its variables against the bare spawn); `shape`
 //! does the same with the hook against a bare `Command` of the hook's
 //! shape (`/usr/bin/true` by its path, in its own process group, in the
 //! root, the event on a piped stdin, stdout and stderr to null): what the
@@ -25,7 +28,7 @@ use std::time::Instant;
 
 use io_bench::envelope;
 use io_harness::EventKind;
-use io_hooks::{Action, Flow, HookFilter, HookSpec, Hooks, OnFailure};
+use io_hooks::{Action, Flow, HookEnv, HookFilter, HookSpec, Hooks, OnFailure};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -50,14 +53,34 @@ fn main() {
         ],
         dir.path(),
     );
+    // The same hook given the four variables `io` names (`env`, `env-ab`).
+    let env = HookEnv::new()
+        .root("IO_ROOT")
+        .event("IO_EVENT")
+        .hook("IO_HOOK")
+        .set("IO_RUN_ID", "r-0123456789ab");
+    let with_env = Hooks::new(
+        vec![
+            HookSpec::new(
+                HookFilter::from_names(["step"]).expect("known name"),
+                Action::run(["true"]),
+            )
+            .with_on_failure(OnFailure::Cancel),
+        ],
+        dir.path(),
+    )
+    .with_env(env);
     let hook = || assert_eq!(hooks.fire(&kind, &event), Flow::Continue);
+    let hook_env = || assert_eq!(with_env.fire(&kind, &event), Flow::Continue);
     let bare = || assert!(Command::new("true").status().expect("spawn").success());
     match mode.as_str() {
         "hook" => (0..times).for_each(|_| hook()),
+        "env" => (0..times).for_each(|_| hook_env()),
+        "env-ab" => side_by_side(times, hook_env, bare),
         "bare" => (0..times).for_each(|_| bare()),
         "ab" => side_by_side(times, hook, bare),
         "shape" => side_by_side(times, hook, || shaped(dir.path())),
-        other => panic!("`{other}`: expected `hook`, `bare`, `ab` or `shape`"),
+        other => panic!("`{other}`: expected `hook`, `env`, `bare`, `ab`, `env-ab` or `shape`"),
     }
 }
 

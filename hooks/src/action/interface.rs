@@ -17,6 +17,7 @@
 //! registry (`action/mod.rs`) that lists the built-in ones.
 
 use std::any::Any;
+use std::ffi::OsStr;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -28,6 +29,7 @@ use toml::Spanned;
 
 use super::problem_kind::ProblemKind;
 use super::value;
+use crate::env::ChildEnv;
 use crate::hook_failure::HookFailure;
 use crate::key::{BACKGROUND, HookKey, ON_FAILURE, TIMEOUT_MS};
 use crate::raw::{Cx, RawHook, RawValue};
@@ -629,9 +631,11 @@ pub struct Fire<'a> {
     pub(crate) supervisor: &'a Supervisor,
     /// Where the end of a spawned child's stderr is kept, when it is.
     pub(crate) capture: Option<&'a mut StderrTail>,
+    /// The variables the host names for a spawned child, when it names any.
+    pub(crate) env: Option<&'a ChildEnv>,
 }
 
-impl Fire<'_> {
+impl<'a> Fire<'a> {
     /// Returns the event's tag (`deployed`), as the event enum declares it.
     pub fn tag(&self) -> &'static str {
         self.tag
@@ -675,5 +679,17 @@ impl Fire<'_> {
     /// it.
     pub fn supervisor(&self) -> &Supervisor {
         self.supervisor
+    }
+
+    /// Returns the environment variables the host names for a child the
+    /// action spawns ([`Hooks::with_env`](crate::Hooks::with_env)), in the
+    /// order to apply them: `(name, Some(value))` to set, `(name, None)` to
+    /// remove, this event's tag among them when the host names a variable
+    /// for it. None at all when the host names none: the child then
+    /// inherits the host's environment unchanged. `run` gives them to its
+    /// child ([`Supervisor::run_argv_with_env`]).
+    pub fn env(&self) -> impl Iterator<Item = (&'a OsStr, Option<&'a OsStr>)> + 'a {
+        let tag = self.tag;
+        self.env.into_iter().flat_map(move |env| env.with_tag(tag))
     }
 }

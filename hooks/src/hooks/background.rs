@@ -20,6 +20,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::action::{DynAction, Fire};
+use crate::env::ChildEnv;
 use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
 use io_beneath::Root;
@@ -89,6 +90,8 @@ pub(crate) struct Start {
     pub(crate) index: usize,
     /// The hook's name in messages.
     pub(crate) origin: Origin,
+    /// The variables its host names for its child, when it names any.
+    pub(crate) env: Option<Arc<ChildEnv>>,
     pub(crate) root: Arc<Root>,
     pub(crate) supervisor: Supervisor,
     pub(crate) stderr_tail: Option<usize>,
@@ -483,6 +486,7 @@ fn execute(start: &Start, job: &Job, seq: u64) -> Ran {
         limit: start.timeout.map(|t| (t, begun + t)),
         supervisor: &start.supervisor,
         capture: capture.as_mut(),
+        env: start.env.as_deref(),
     });
     let elapsed = begun.elapsed();
     if let Err(failure) = &result {

@@ -43,9 +43,14 @@ impl ActionKind for RunKind {
 ///
 /// The child runs in the hooks' root, in a process group of its own, with
 /// stdout and stderr discarded (the end of its stderr is kept when the
-/// hooks [`capture_stderr`](crate::Hooks::capture_stderr)), and the host's
-/// environment except `PATH`, which keeps only its absolute entries (a
-/// script's bare `ls` never runs a `./ls` in the root). It inherits every
+/// hooks [`capture_stderr`](crate::Hooks::capture_stderr)), its stdin the
+/// event's JSON line then end of file, and the host's environment except
+/// `PATH`, which keeps only its absolute entries (a script's bare `ls` never
+/// runs a `./ls` in the root), with the variables the host names
+/// ([`Hooks::with_env`](crate::Hooks::with_env)): the root, the event's
+/// tag, the hook's name or key path, and the host's own (`io` names them
+/// `IO_ROOT`, `IO_EVENT`, `IO_HOOK` and `IO_RUN_ID`); none when it names
+/// none, and the environment is then the host's as it is. It inherits every
 /// descriptor the host has open without close-on-exec: a host must mark the
 /// descriptors it inherited close-on-exec at start, since the engine cannot
 /// without `unsafe`. Its process group is killed at `timeout`, and by the
@@ -81,6 +86,8 @@ impl Execute for RunAction {
     #[inline]
     fn execute(&self, fire: Fire<'_>) -> Result<(), HookFailure> {
         let timeout = fire.timeout().unwrap_or(DEFAULT_TIMEOUT);
+        // Empty, and not allocated, when the host names no variable.
+        let env: Vec<_> = fire.env().collect();
         let Fire {
             line,
             root,
@@ -89,7 +96,7 @@ impl Execute for RunAction {
             ..
         } = fire;
         supervisor
-            .run_argv_keeping_stderr(&self.argv, root.path(), line, timeout, capture)
+            .run_argv_with_env(&self.argv, root.path(), line, timeout, capture, &env)
             .map_err(HookFailure::Process)
     }
 }
