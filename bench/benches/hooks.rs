@@ -826,45 +826,54 @@ fn collector(c: &mut Criterion, t: &mut Table) {
     }
 }
 
-/// A `run` hook on `true` beside a bare spawn of `true`, and `sh -c true`.
+/// A `run = ["true"]` hook on `step` that cancels on failure, in `dir`.
+fn true_hook(dir: &Path) -> Hooks<EventKind> {
+    let spec = HookSpec::new(
+        HookFilter::from_names(["step"]).expect("known name"),
+        Action::run(["true"]),
+    )
+    .with_on_failure(OnFailure::Cancel);
+    Hooks::new(vec![spec], dir)
+}
+
+/// The four variables `io` gives a `run` hook's child, with their values
+/// for the bench's hook: what [`spawn`]'s rows given variables give.
+const IO_VARIABLES: [(&str, &str); 4] = [
+    ("IO_ROOT", "/tmp/bench-root"),
+    ("IO_EVENT", "step"),
+    ("IO_HOOK", "hook[1]"),
+    ("IO_RUN_ID", "r-0123456789ab"),
+];
+
+/// A `run` hook on `true` beside a bare spawn of `true`, and `sh -c true`;
+/// the same hook given the four variables `io` names beside a bare spawn
+/// given the same four (std builds the child's whole environment at each
+/// spawn once any variable is set: a cost of the spawn, not the engine's),
+/// and beside the bare spawn without them, for what the variables cost.
 fn spawn(c: &mut Criterion, t: &mut Table) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (kind, event) = step();
-    let hooks = Hooks::new(
-        vec![
-            HookSpec::new(
-                HookFilter::from_names(["step"]).expect("known name"),
-                Action::run(["true"]),
-            )
-            .with_on_failure(OnFailure::Cancel),
-        ],
-        dir.path(),
-    );
+    let hooks = true_hook(dir.path());
     // A failing hook would be measured as cheap and wrong.
     assert_eq!(hooks.fire(&kind, &event), io_hooks::Flow::Continue);
-    // The same hook given the four variables `io` names: a copy of the
-    // environment for each child, made by std at each spawn.
-    let env = HookEnv::new()
-        .root("IO_ROOT")
-        .event("IO_EVENT")
-        .hook("IO_HOOK")
-        .set("IO_RUN_ID", "r-0123456789ab");
-    let with_env = Hooks::new(
-        vec![
-            HookSpec::new(
-                HookFilter::from_names(["step"]).expect("known name"),
-                Action::run(["true"]),
-            )
-            .with_on_failure(OnFailure::Cancel),
-        ],
-        dir.path(),
-    )
-    .with_env(env);
+    let with_env = true_hook(dir.path()).with_env(
+        HookEnv::new()
+            .root("IO_ROOT")
+            .event("IO_EVENT")
+            .hook("IO_HOOK")
+            .set("IO_RUN_ID", IO_VARIABLES[3].1),
+    );
     assert_eq!(with_env.fire(&kind, &event), io_hooks::Flow::Continue);
 
     let fire = || hooks.fire(black_box(&kind), black_box(&event));
     let fire_env = || with_env.fire(black_box(&kind), black_box(&event));
     let bare = || Command::new("true").status().expect("spawn true");
+    let bare_env = || {
+        Command::new("true")
+            .envs(IO_VARIABLES)
+            .status()
+            .expect("spawn true")
+    };
     let shell = || {
         Command::new("sh")
             .args(["-c", "true"])
@@ -877,25 +886,32 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     g.bench_function("run_hook_true", |b| b.iter(fire));
     g.bench_function("run_hook_true_env", |b| b.iter(fire_env));
     g.bench_function("command_true", |b| b.iter(bare));
+    g.bench_function("command_true_env", |b| b.iter(bare_env));
     g.bench_function("sh_c_true", |b| b.iter(shell));
     g.finish();
 
     let vs = "`Command::new(\"true\").status()`";
+    let (hook, hook_env) = ("spawn/run_hook_true", "spawn/run_hook_true_env");
     let r = row(
         "one `run` hook on `true`",
-        "spawn/run_hook_true",
+        hook,
         vs,
         "spawn/command_true",
         Target::Ratio(1.05),
     );
     t.pair(r, || {}, fire, bare);
+    let what = "one `run` hook on `true`, given four variables";
+    let against = "the same given the same four variables";
     let r = row(
-        "one `run` hook on `true`, given four variables",
-        "spawn/run_hook_true_env",
-        vs,
-        "spawn/command_true",
+        what,
+        hook_env,
+        against,
+        "spawn/command_true_env",
         Target::Ratio(1.05),
     );
+    t.pair(r, || {}, fire_env, bare_env);
+    let what = "the same hook given four variables, against no variables";
+    let r = row(what, hook_env, vs, "spawn/command_true", Target::None);
     t.pair(r, || {}, fire_env, bare);
     let r = row(
         "`sh -c true` (shell form)",
