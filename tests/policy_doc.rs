@@ -100,7 +100,7 @@ fn writing_a_policy_check_runs_as_the_section_says() {
         [
             "$ io check",
             "$ io check",
-            "$ io run session.toml",
+            "$ io run session.toml --stderr",
             "$ io replay policy/session.jsonl --hook no-force --json > policy/session.golden.json",
             ci,
             ci,
