@@ -68,7 +68,7 @@
 //! | 1 | `paste.rs` | a command printed for the operator to paste: each word quoted for a POSIX shell (`text::shell_word`) |
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
-//! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
+//! | 3 | `key.rs` | a row of the key table ([`HookKey`]) and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
 //! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`]; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
@@ -398,17 +398,17 @@ pub use hooks::{
 };
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
-pub use layout::{Layout, Section};
+pub use layout::Layout;
 pub use origin::Origin;
 pub use registry::{
     Cost, Enveloped, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS,
     UnknownEvent,
 };
 pub use spec::{Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Provenance, TomlFile};
+pub use table::{HookTables, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
-pub use r#where::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable, Where, WhereError};
+pub use r#where::{OpenTools, ToolClass, ToolSpec, ToolTable, Where, WhereError};
 
 #[doc(hidden)]
 pub mod __private {

@@ -6,7 +6,6 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::key::HOOK;
-use crate::key::Section;
 use crate::position::{SourceLine, clipped, line_column, toml_key, write_or_list};
 use crate::registry::{UnknownEvent, write_one_of};
 
@@ -282,8 +281,9 @@ pub enum TableErrorKind {
         /// its spelling.
         placed: bool,
         /// Where hooks are read besides the top level, which the message
-        /// lists.
-        sections: Vec<Section>,
+        /// lists: each [`Layout`](crate::Layout) section's key and noun, as
+        /// [`Layout::get_sections`](crate::Layout::get_sections) gives them.
+        sections: Vec<(String, String)>,
     },
     /// `on_failure = "cancel"` on a hook whose every event is marked
     /// `#[hook(last)]` ([`HookEvents::LAST`](crate::HookEvents::LAST)):
@@ -506,7 +506,7 @@ fn write_hidden_hooks(
     f: &mut fmt::Formatter<'_>,
     written: &str,
     placed: bool,
-    sections: &[Section],
+    sections: &[(String, String)],
     array: &str,
 ) -> fmt::Result {
     if placed {
@@ -528,12 +528,12 @@ fn write_hidden_hooks(
 
 /// "at the top level (`[[hook]]`) or in a target
 /// (`[[target.<name>.hook]]`)", one place per section.
-fn write_places(f: &mut fmt::Formatter<'_>, sections: &[Section]) -> fmt::Result {
+fn write_places(f: &mut fmt::Formatter<'_>, sections: &[(String, String)]) -> fmt::Result {
     let places: Vec<String> = std::iter::once("at the top level (`[[hook]]`)".to_owned())
         .chain(
             sections
                 .iter()
-                .map(|s| format!("in {} (`[[{}.<name>.hook]]`)", s.noun(), toml_key(s.key()))),
+                .map(|(key, noun)| format!("in {noun} (`[[{}.<name>.hook]]`)", toml_key(key))),
         )
         .collect();
     let places: Vec<&str> = places.iter().map(String::as_str).collect();

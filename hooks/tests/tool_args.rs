@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use io_hooks::{
-    ArgKind, Enveloped, HookEvents, HookSpec, Layout, OpenTools, TableError, TomlFile, ToolArg,
+    Enveloped, Field, FieldKind, HookEvents, HookSpec, Layout, OpenTools, TableError, TomlFile,
     ToolClass, ToolSpec, ToolTable,
 };
 use serde::Serialize;
@@ -59,25 +59,25 @@ static COMMANDS: ToolTable = ToolTable {
             name: "copy",
             class: ToolClass::WritesFiles,
             args: &[
-                ToolArg::new("from", ArgKind::Str),
-                ToolArg::new("to", ArgKind::Str),
-                ToolArg::new("force", ArgKind::Bool),
+                Field::new("from", FieldKind::Str, false),
+                Field::new("to", FieldKind::Str, false),
+                Field::new("force", FieldKind::Bool, false),
             ],
         },
         ToolSpec {
             name: "shell",
             class: ToolClass::RunsCommands,
             args: &[
-                ToolArg::new("argv", ArgKind::Strings),
-                ToolArg::new("retries", ArgKind::Integer),
+                Field::new("argv", FieldKind::Strings, false),
+                Field::new("retries", FieldKind::Integer, false),
             ],
         },
         ToolSpec {
             name: "look",
             class: ToolClass::Contained,
             args: &[
-                ToolArg::new("to", ArgKind::Str),
-                ToolArg::new("meta", ArgKind::FreeForm),
+                Field::new("to", FieldKind::Str, false),
+                Field::new("meta", FieldKind::Other, false),
             ],
         },
     ],
@@ -260,14 +260,14 @@ static CLOSED: ToolTable = ToolTable {
             name: "copy",
             class: ToolClass::WritesFiles,
             args: &[
-                ToolArg::new("to", ArgKind::Str),
-                ToolArg::new("meta", ArgKind::FreeForm),
+                Field::new("to", FieldKind::Str, false),
+                Field::new("meta", FieldKind::Other, false),
             ],
         },
         ToolSpec {
             name: "look",
             class: ToolClass::Contained,
-            args: &[ToolArg::new("to", ArgKind::Str)],
+            args: &[Field::new("to", FieldKind::Str, false)],
         },
     ],
     open: &[],
@@ -424,10 +424,10 @@ fn a_table_finds_its_tools_and_says_its_classes_and_kinds_in_words() {
             "does what another program decides: true"
         ]
     );
-    assert_eq!(ArgKind::Str.as_str(), "a string");
+    assert_eq!(FieldKind::Str.as_str(), "a string");
     assert_eq!(
-        ArgKind::Strings.as_str(),
+        FieldKind::Strings.as_str(),
         "a list of strings (matched as one command line)"
     );
-    assert_eq!(ArgKind::FreeForm.as_str(), "free-form");
+    assert_eq!(FieldKind::Other.as_str(), "free-form or nested");
 }

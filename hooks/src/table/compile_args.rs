@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::where_value::{Target, test_of};
 use crate::registry::{Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean};
 use crate::r#where::matcher::{Condition, NOT_IN_ON, Scalar, Test};
-use crate::r#where::{ArgKind, Entries, ToolSpec, ToolTable, WhereError};
+use crate::r#where::{Entries, ToolSpec, ToolTable, WhereError};
 
 /// Where a refusal is, and why.
 pub(super) type ArgRefusal = (Range<usize>, String, WhereError);
@@ -143,11 +143,11 @@ fn targets(
                 table,
             });
         };
+        // A list of strings is matched as one command line: a string.
         let kind = match arg.kind {
-            ArgKind::Str | ArgKind::Strings => FieldKind::Str,
-            ArgKind::Integer => FieldKind::Integer,
-            ArgKind::Bool => FieldKind::Bool,
-            _ => {
+            FieldKind::Str | FieldKind::Strings => FieldKind::Str,
+            kind @ (FieldKind::Integer | FieldKind::Float | FieldKind::Bool) => kind,
+            FieldKind::Other => {
                 return Err(WhereError::FreeFormArgs {
                     tool: spec.name.to_owned(),
                     arg: Some(arg.name),
@@ -158,7 +158,7 @@ fn targets(
         };
         targets.push(Target {
             event: spec.name,
-            field: Field::new(arg.name, kind, false),
+            field: Field { kind, ..*arg },
             choices: None,
             prefixes: &[],
         });
@@ -181,7 +181,7 @@ fn takers(table: &ToolTable, name: &str) -> Vec<&'static str> {
     table
         .tools
         .iter()
-        .filter(|t| t.arg(name).is_some_and(|a| a.kind != ArgKind::FreeForm))
+        .filter(|t| t.arg(name).is_some_and(|a| a.kind != FieldKind::Other))
         .map(|t| t.name)
         .collect()
 }
@@ -215,13 +215,13 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
             first
                 .args
                 .iter()
-                .filter(|a| a.kind != ArgKind::FreeForm)
+                .filter(|a| a.kind != FieldKind::Other)
                 .map(|a| a.name)
                 .filter(|name| {
                     tools
                         .tools
                         .iter()
-                        .all(|t| t.arg(name).is_some_and(|a| a.kind != ArgKind::FreeForm))
+                        .all(|t| t.arg(name).is_some_and(|a| a.kind != FieldKind::Other))
                 })
                 .collect()
         }),
@@ -237,7 +237,7 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
         let names: Vec<&str> = spec
             .args
             .iter()
-            .filter(|a| a.kind != ArgKind::FreeForm)
+            .filter(|a| a.kind != FieldKind::Other)
             .map(|a| a.name)
             .collect();
         rules.push(refuse(json!({
@@ -319,23 +319,27 @@ fn args_schema(table: &ToolTable) -> serde_json::Value {
             "additionalProperties": false
         }
     ]);
-    let integer = serde_json::json!([
-        { "type": "integer" },
-        {
-            "type": "object",
-            "properties": { "min": { "type": "integer" }, "max": { "type": "integer" } },
-            "minProperties": 1,
-            "additionalProperties": false
-        }
-    ]);
+    let number = |of_type: &str| {
+        serde_json::json!([
+            { "type": of_type },
+            {
+                "type": "object",
+                "properties": { "min": { "type": of_type }, "max": { "type": of_type } },
+                "minProperties": 1,
+                "additionalProperties": false
+            }
+        ])
+    };
+    let (integer, float) = (number("integer"), number("number"));
     let mut properties = serde_json::Map::new();
     for tool in table.tools {
         for arg in tool.args {
             let shapes = match arg.kind {
-                ArgKind::Str | ArgKind::Strings => string.clone(),
-                ArgKind::Integer => integer.clone(),
-                ArgKind::Bool => serde_json::json!([{ "type": "boolean" }]),
-                _ => continue,
+                FieldKind::Str | FieldKind::Strings => string.clone(),
+                FieldKind::Integer => integer.clone(),
+                FieldKind::Float => float.clone(),
+                FieldKind::Bool => serde_json::json!([{ "type": "boolean" }]),
+                FieldKind::Other => continue,
             };
             let mut one_of = shapes.as_array().cloned().unwrap_or_default();
             one_of.push(serde_json::json!({

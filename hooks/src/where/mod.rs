@@ -15,6 +15,6 @@ mod where_error;
 mod written;
 
 pub use matcher::Where;
-pub use tool_args::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable};
+pub use tool_args::{OpenTools, ToolClass, ToolSpec, ToolTable};
 pub use where_error::WhereError;
 pub(crate) use written::{EXPECTING, Entries, Node, RawWhere};

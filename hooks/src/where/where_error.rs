@@ -440,6 +440,6 @@ fn accepted(kind: FieldKind) -> &'static str {
         FieldKind::Integer => "an integer, a list of them, or `{ min = …, max = … }`",
         FieldKind::Float => "a number, a list of them, or `{ min = …, max = … }`",
         FieldKind::Bool => "`true` or `false`",
-        FieldKind::Other => "nothing: no filter may name it",
+        FieldKind::Other | FieldKind::Strings => "nothing: no filter may name it",
     }
 }
