@@ -439,7 +439,7 @@ pub mod schema {
 /// for the operator to paste, quoted for a POSIX shell.
 pub mod text {
     pub use crate::message::{is_invisible, os_error};
-    pub use crate::paste::{NotPasteable, pasteable_word, shell_word};
+    pub use crate::paste::{pasteable_word, shell_word};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;

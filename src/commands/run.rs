@@ -15,7 +15,6 @@ use io_harness::{
     },
     run_with_observed,
 };
-use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
@@ -350,7 +349,7 @@ pub(crate) fn resume_command(run_id: &str, root: &Path, profile: Option<&str>) -
 
 /// Why [`resume_command`] prints no command: word `at` (the run's id, or
 /// the profile's name) cannot be printed as it is.
-fn unprinted(at: usize, why: NotPasteable) -> String {
+fn unprinted(at: usize, why: &str) -> String {
     let what = if at == 3 {
         "run's id"
     } else {
