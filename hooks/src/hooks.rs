@@ -10,8 +10,10 @@
 //! name one another in no circle).
 
 mod background;
+mod hook_run;
 
-pub use background::{BackgroundRun, Backlog, QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
+pub use background::{QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
+pub use hook_run::HookRun;
 
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::hook_failure::HookFailure;
@@ -108,8 +110,8 @@ pub struct Hooks<E> {
     root: Arc<Root>,
     /// What the host is told of each event a background hook finished.
     report_background: Option<Report>,
-    /// Every background worker's queue, once started: what a
-    /// [`Backlog`] reads.
+    /// Every background worker's queue, once started: what
+    /// [`backlog`](Self::backlog)'s function reads.
     queues: Arc<Queues>,
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
@@ -647,10 +649,13 @@ impl<E: HookEvents> Hooks<E> {
                 report(HookRun {
                     index,
                     origin: &hook.origin,
+                    event: tag,
+                    line: line.as_deref().unwrap_or_default(),
                     result: result.as_ref().map(|_| ()),
                     elapsed,
                     stderr,
                     background: queued,
+                    seq: None,
                 });
             }
         }
@@ -751,12 +756,38 @@ impl<E: HookEvents> Hooks<E> {
         }
     }
 
-    /// Returns a handle on these hooks' background queues, for a host's
-    /// signal handler: [`Backlog::abandon`] says at once what each
-    /// background hook was given and did not receive, and drops the rest.
-    /// It sees every worker, those started after it was made too.
-    pub fn backlog(&self) -> Backlog {
-        Backlog(Arc::clone(&self.queues))
+    /// Returns a function on these hooks' background queues, for a host's
+    /// signal handler: it may be kept beyond the hooks, on another thread,
+    /// and sees every worker, those started after it was made too. Called,
+    /// it gives up on every background hook's queue, for a host that is
+    /// ending (after its interrupt, [`Supervisor::interrupt`]): the events
+    /// still queued are dropped, no event fired from then on is queued or
+    /// executed, and what each hook that was given an event did not
+    /// receive is returned ([`Undelivered`]), in hook order. The event a
+    /// worker is executing is left to its deadline or the interrupt, and
+    /// counted as cut short. It never waits for a worker: a queue's lock
+    /// is held only between two events.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// let dir = tempfile::tempdir()?;
+    /// let notify = Action::run_in_background(["true"], Duration::from_secs(5));
+    /// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, notify)], dir.path());
+    /// let abandon = hooks.backlog();
+    /// assert!(abandon().is_empty(), "no background hook has been given an event");
+    /// hooks.fire_event(&Ev::Step);
+    /// hooks.wait_background();
+    /// let undelivered = abandon();
+    /// assert_eq!((undelivered[0].given, undelivered[0].not_delivered()), (1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn backlog(&self) -> impl Fn() -> Vec<Undelivered> + Clone + Send + Sync + 'static {
+        let queues = Arc::clone(&self.queues);
+        move || queues.abandon()
     }
 
     /// Tells `report` what each background hook did with each event, on the
@@ -791,7 +822,7 @@ impl<E: HookEvents> Hooks<E> {
     /// ```
     pub fn on_background(
         mut self,
-        report: impl Fn(BackgroundRun<'_>) + Send + Sync + 'static,
+        report: impl Fn(HookRun<'_>) + Send + Sync + 'static,
     ) -> Self {
         self.report_background = Some(Arc::new(report));
         self
@@ -974,37 +1005,3 @@ impl fmt::Display for Problem {
 /// twice; the action's own problem is reached with
 /// [`downcast_ref`](Problem::downcast_ref).
 impl std::error::Error for Problem {}
-
-/// What one matching hook did with one event, as given to the `report` of
-/// [`Hooks::fire_with`].
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct HookRun<'a> {
-    /// The hook's position in [`Hooks::specs`], from 0.
-    pub index: usize,
-    /// Where the hook was written, or `hook[index + 1]` with no file for a
-    /// hook built in code: what messages name it.
-    pub origin: &'a Origin,
-    /// `Ok` when it succeeded, or why it failed.
-    pub result: Result<(), &'a HookFailure>,
-    /// How long it took, spawn, wait and any kill included.
-    pub elapsed: Duration,
-    /// For a failed hook of [`Hooks`] built with
-    /// [`capture_stderr`](Hooks::capture_stderr): the last bytes it wrote to
-    /// its stderr (empty when it wrote none, or it never ran). `None`
-    /// otherwise.
-    pub stderr: Option<&'a [u8]>,
-    /// Whether the event was handed to the hook's background worker:
-    /// `result` is then `Ok` and `elapsed` the time it took to queue it;
-    /// what the hook did with it is told to
-    /// [`on_background`](Hooks::on_background)'s report.
-    pub background: bool,
-}
-
-impl HookRun<'_> {
-    /// The hook's position in [`Hooks::specs`], counted from 1 (a hook
-    /// built in code is named `hook[N]` with this number).
-    pub fn number(&self) -> usize {
-        self.index + 1
-    }
-}

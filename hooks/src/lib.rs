@@ -78,7 +78,8 @@
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
-//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`], [`Backlog`] |
+//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`Undelivered`] |
+//! | 6 | `hooks/hook_run.rs` | what one hook did with one event, told to the host: [`HookRun`] |
 //!
 //! Beneath them all, a crate of its own: the process supervisor,
 //! [`io_supervisor`] (a `run` hook's spawn, deadline and interrupt, its
@@ -393,9 +394,7 @@ pub use action::{
     Prepare, RunAction,
 };
 pub use hook_failure::HookFailure;
-pub use hooks::{
-    BackgroundRun, Backlog, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS, Undelivered,
-};
+pub use hooks::{HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
 pub use layout::Layout;

@@ -26,6 +26,11 @@ impl Serialize for Counted<'_> {
 fn outcomes(hooks: &Hooks<Ev>, ev: &Ev) -> (Flow, Vec<(usize, Option<String>)>) {
     let mut seen = Vec::new();
     let flow = hooks.fire_with(ev, ev, |r: HookRun<'_>| {
+        // A hook that ran while the host waited: its event's tag and the
+        // line it was given, and no `seq`, which a background report has.
+        assert_eq!(r.event, io_hooks::HookEvents::tag(ev));
+        assert_eq!(r.line, [serde_json::to_vec(ev).unwrap(), b"\n".to_vec()].concat());
+        assert_eq!((r.seq, r.background), (None, false));
         seen.push((r.index, r.result.err().map(HookFailure::to_string)));
     });
     (flow, seen)
@@ -242,6 +247,8 @@ fn an_event_that_cannot_be_serialised_fails_each_matching_hook() {
     );
     let mut seen = Vec::new();
     let flow = hooks.fire_with(&step(1), &Unserialisable, |r| {
+        // No line to give: the event's tag, an empty line, and why.
+        assert_eq!((r.event, r.line, r.seq, r.background), ("step", &b""[..], None, false));
         seen.push(r.result.err().map(HookFailure::to_string));
     });
     assert_eq!(flow, Flow::Cancel);

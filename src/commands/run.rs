@@ -145,7 +145,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     // happens, one whole line: nothing is held for later, so a signal loses
     // none and a long run holds none.
     let hooks = hooks.on_background(|run| print_background(&run, "  "));
-    on_signal_backlog(Some(hooks.backlog()));
+    on_signal_backlog(Some(std::sync::Arc::new(hooks.backlog())));
     let progress = Progress::new(&hooks, root, config.profile());
     let result = match start {
         Start::Script(script) => {
