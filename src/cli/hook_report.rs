@@ -218,7 +218,7 @@ pub(crate) fn hook_label(spec: &HookSpec<EventKind>, index: usize) -> String {
 /// FAILED in the background on `step` (its event 3): … (20.1 ms)`, and the
 /// tail of its stderr under it when it was captured, indented by `indent`;
 /// `None` when it succeeded.
-pub(crate) fn background_report(run: &io_hooks::HookRun<'_>, indent: &str) -> Option<String> {
+pub(crate) fn background_report(run: &HookRun<'_>, indent: &str) -> Option<String> {
     let key = run.origin.label();
     let failure = run.result.err()?;
     let ms = millis(run.elapsed);
@@ -239,7 +239,7 @@ pub(crate) fn background_report(run: &io_hooks::HookRun<'_>, indent: &str) -> Op
 
 /// Whether a background hook's `run` failed because `io`'s own interrupt
 /// ended it: the line a signal prints counts that one, as cut short.
-pub(crate) fn interrupted(run: &io_hooks::HookRun<'_>) -> bool {
+pub(crate) fn interrupted(run: &HookRun<'_>) -> bool {
     matches!(
         run.result,
         Err(HookFailure::Process(ProcessError::Interrupted))
@@ -250,7 +250,7 @@ pub(crate) fn interrupted(run: &io_hooks::HookRun<'_>) -> bool {
 /// an event when it failed ([`background_report`], indented by `indent`),
 /// as it happens: one whole line, held nowhere. A failure the interrupt
 /// caused is left to the line a signal prints ([`interrupted`]).
-pub(crate) fn print_background(run: &io_hooks::HookRun<'_>, indent: &str) {
+pub(crate) fn print_background(run: &HookRun<'_>, indent: &str) {
     if interrupted(run) {
         return;
     }
