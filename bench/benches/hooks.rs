@@ -27,7 +27,7 @@ use io_harness::{
     run::{Policy, ScriptedProvider},
     run_with_observed,
 };
-use io_hooks::{Action, HookSpec, Hooks, Kind, OnFailure};
+use io_hooks::{Action, Flow, HookSpec, Hooks, Kind};
 
 fn main() {
     // Short by default, so that the whole table takes minutes; every value
@@ -836,12 +836,12 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
                 HookFilter::from_names(["step"]).expect("known name"),
                 Action::run(["true"]),
             )
-            .with_on_failure(OnFailure::Cancel),
+            .with_on_failure(Flow::Cancel),
         ],
         dir.path(),
     );
     // A failing hook would be measured as cheap and wrong.
-    assert_eq!(hooks.fire(&kind, &event), io_hooks::Flow::Continue);
+    assert_eq!(hooks.fire(&kind, &event), Flow::Continue);
 
     let fire = || hooks.fire(black_box(&kind), black_box(&event));
     let bare = || Command::new("true").status().expect("spawn true");

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::registry::{Enveloped, HookEvents, HookFilter};
-use crate::spec::{Flow, HookSpec, OnFailure};
+use crate::spec::{Flow, HookSpec};
 
 /// Every hook of one config, ready to receive events.
 ///
@@ -55,7 +55,7 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// level) rather than drop one. A background hook's failure is logged at
 /// warn level with the event's tag, and told to the report of
 /// [`on_background`](Self::on_background); it never cancels
-/// ([`OnFailure::Cancel`] keeps a hook blocking, whatever its action says).
+/// ([`Flow::Cancel`] keeps a hook blocking, whatever its action says).
 ///
 /// A host waits for them with [`wait_background`](Self::wait_background) at
 /// the end of its run, before it reports; dropping the hooks waits too, and
@@ -70,7 +70,7 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// one must finish before the step goes on, so it stays blocking.
 ///
 /// ```
-/// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
+/// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
 ///
 /// #[derive(HookEvents, serde::Serialize)]
 /// #[serde(tag = "event")]
@@ -252,7 +252,7 @@ impl<E: HookEvents> Hooks<E> {
             .zip(origins)
             .zip(ready)
             .map(|((spec, origin), ready)| Hook {
-                background: spec.action.background() && spec.on_failure != OnFailure::Cancel,
+                background: spec.action.background() && spec.on_failure != Flow::Cancel,
                 spec,
                 origin,
                 ready,
@@ -457,7 +457,7 @@ impl<E: HookEvents> Hooks<E> {
     /// hook built in code), the event's tag and the cause, never the
     /// event's contents. The
     /// answer is [`Flow::Cancel`] when any failed hook has
-    /// [`OnFailure::Cancel`], but on an event marked `#[hook(last)]`
+    /// [`Flow::Cancel`], but on an event marked `#[hook(last)]`
     /// ([`Kind::is_last`](crate::Kind::is_last)), which nothing follows
     /// that a cancel could stop: that failure is reported and logged as
     /// any other, and the answer is [`Flow::Continue`].
@@ -544,14 +544,14 @@ impl<E: HookEvents> Hooks<E> {
     /// operator who asks what each one did.
     ///
     /// ```
-    /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
+    /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
     /// # #[derive(HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
     /// # let dir = tempfile::tempdir()?;
     /// let hooks = Hooks::new(
     ///     vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(dir.path().join("no/such/dir/log")))
-    ///         .with_on_failure(OnFailure::Cancel)],
+    ///         .with_on_failure(Flow::Cancel)],
     ///     dir.path(),
     /// );
     /// let mut lines = Vec::new();
@@ -820,10 +820,7 @@ impl<E: HookEvents> Hooks<E> {
     /// assert_eq!(*failed.lock().unwrap(), ["hook[1] on `step`: exited with status 1"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn on_background(
-        mut self,
-        report: impl Fn(HookRun<'_>) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn on_background(mut self, report: impl Fn(HookRun<'_>) + Send + Sync + 'static) -> Self {
         self.report_background = Some(Arc::new(report));
         self
     }
@@ -836,12 +833,12 @@ impl<E> Hook<E> {
     /// that a cancel could stop).
     fn failed(&self, failure: &HookFailure, tag: &'static str, last: bool) -> Flow {
         let (flow, verdict) = match self.spec.on_failure {
-            OnFailure::Continue => (Flow::Continue, "the run goes on"),
-            OnFailure::Cancel if last => (
+            Flow::Continue => (Flow::Continue, "the run goes on"),
+            Flow::Cancel if last => (
                 Flow::Continue,
                 "nothing follows this event that a cancel could stop",
             ),
-            OnFailure::Cancel => (Flow::Cancel, "cancelling the run"),
+            Flow::Cancel => (Flow::Cancel, "cancelling the run"),
         };
         let origin = &self.origin;
         #[cfg(feature = "tracing")]
@@ -897,7 +894,7 @@ fn prepare<E: HookEvents>(
         .iter()
         .enumerate()
         .map(|(index, spec)| {
-            let cancels = spec.on_failure == OnFailure::Cancel;
+            let cancels = spec.on_failure == Flow::Cancel;
             let mut cx = Prepare {
                 root,
                 // A hook switched off makes no file: it never fires.
@@ -937,7 +934,7 @@ const CANCEL_IN_BACKGROUND: &str = "it runs in the background and its failure ca
 
 /// What to do about [`CANCEL_IN_BACKGROUND`].
 const CANCEL_IN_BACKGROUND_HINT: &str =
-    "build its action without `in_background`, or make the hook `OnFailure::Continue`";
+    "build its action without `in_background`, or make the hook `Flow::Continue`";
 
 /// Something that will make one hook fail each time it fires, found when the
 /// hooks were built. Its `Display` is one line for an operator, starting

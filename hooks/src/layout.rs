@@ -194,7 +194,9 @@ impl Layout {
     /// Returns each section's key (`target`) and its noun ("a target"), in
     /// the order given.
     pub fn get_sections(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone + '_ {
-        self.sections.iter().map(|(key, noun)| (key.as_str(), noun.as_str()))
+        self.sections
+            .iter()
+            .map(|(key, noun)| (key.as_str(), noun.as_str()))
     }
 
     /// Whether `key` is a section's key.

@@ -15,8 +15,7 @@ use std::time::Duration;
 use common::capture::{capture, capture_with};
 use common::{Ev, filter, step, wait_until, within};
 use io_hooks::{
-    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_BYTES, QUEUE_EVENTS, RunAction,
-    TomlFile,
+    Action, Flow, HookFailure, HookSpec, Hooks, QUEUE_BYTES, QUEUE_EVENTS, RunAction, TomlFile,
 };
 use io_supervisor::ProcessError;
 
@@ -97,7 +96,14 @@ fn fire_returns_before_the_hook_has_run_and_the_wait_sees_it_done() {
     for n in 1..=3 {
         let flow = hooks.fire_with(&step(n), &step(n), |run| {
             let line = String::from_utf8_lossy(run.line).into_owned();
-            reports.push((run.number(), run.background, run.result.is_ok(), run.event, run.seq, line));
+            reports.push((
+                run.number(),
+                run.background,
+                run.result.is_ok(),
+                run.event,
+                run.seq,
+                line,
+            ));
         });
         assert_eq!(flow, Flow::Continue);
     }
@@ -289,8 +295,7 @@ fn the_interrupt_ends_the_child_in_flight_and_gives_the_queued_events_to_no_one(
 #[test]
 fn a_hook_that_cancels_runs_while_the_host_waits_whatever_its_action_says() {
     let dir = tempfile::tempdir().unwrap();
-    let spec =
-        background(&["/bin/sh", "-c", "exit 1"], &["step"]).with_on_failure(OnFailure::Cancel);
+    let spec = background(&["/bin/sh", "-c", "exit 1"], &["step"]).with_on_failure(Flow::Cancel);
     let mut failures = Vec::new();
     let (flow, _) = capture(|| {
         let hooks = Hooks::new(vec![spec], dir.path());

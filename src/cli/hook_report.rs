@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use io_harness::{Config, EventKind, HookRun, HookSpec, LOCAL_FILE, OnFailure, PROJECT_FILE};
+use io_harness::{Config, EventKind, Flow, HookRun, HookSpec, LOCAL_FILE, PROJECT_FILE};
 use io_hooks::HookFailure;
 use io_supervisor::ProcessError;
 
@@ -166,7 +166,7 @@ pub(crate) fn describe(spec: &HookSpec<EventKind>, root: &Path) -> String {
     let action = spec.action.describe(root);
     // Spelled out for cancel; any other value reads as the table writes it.
     let on_failure = match spec.on_failure {
-        OnFailure::Cancel => "cancel the run",
+        Flow::Cancel => "cancel the run",
         other => other.as_str(),
     };
     format!("on {on}: {action}; on failure: {on_failure}")

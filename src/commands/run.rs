@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, EventKind, Flow, HookSpec, Hooks, Observer, OnFailure, Outcome, RunEvent,
+    Config, EventKind, Flow, HookSpec, Hooks, Observer, Outcome, RunEvent,
     run::{
         Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
         StoreError, resume_in_observed,
@@ -277,7 +277,7 @@ fn cancel_hooks_can_run(
         .filter(|p| {
             specs
                 .get(p.index)
-                .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
+                .is_some_and(|spec| spec.on_failure == Flow::Cancel)
         })
         .map(|p| p.origin.label())
         .collect();

@@ -19,10 +19,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::hook_run::HookRun;
 use crate::action::{DynAction, Fire};
 use crate::hook_failure::HookFailure;
 use crate::origin::Origin;
-use super::hook_run::HookRun;
 use io_beneath::Root;
 use io_supervisor::{StderrTail, Supervisor};
 

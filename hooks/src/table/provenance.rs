@@ -44,11 +44,7 @@ pub(super) fn hook_keys(document: &toml::Table, layout: &Layout) -> Vec<String> 
             if let toml::Value::Table(body) = body
                 && body.contains_key(HOOK)
             {
-                keys.push(format!(
-                    "{}.{}.hook",
-                    toml_key(section),
-                    toml_key(name)
-                ));
+                keys.push(format!("{}.{}.hook", toml_key(section), toml_key(name)));
             }
         }
     }
