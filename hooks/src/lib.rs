@@ -70,9 +70,9 @@
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]) and the engine's own key names, one constant each |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
-//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`]; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
+//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
-//! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
+//! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`], a `where`'s refusals among its variants |
 //! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problem building one finds, as a hook's [`Problem`] holds it (`problem_kind.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
 //! | 5 | `spec.rs` | [`HookSpec`], [`Flow`], [`Flow`] |
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
@@ -248,7 +248,7 @@
 //!   returning `Result<(), Box<dyn Error>>` prints what an operator reads;
 //!   the others derive it over their public fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
-//!   on ([`TableErrorKind`], [`WhereError`]); a [`Problem`] says its
+//!   on ([`TableErrorKind`]); a [`Problem`] says its
 //!   action ([`Problem::action`]), its message and its hint, and an
 //!   embedder's action's own problem type is reached with
 //!   [`Problem::downcast_ref`];
@@ -407,7 +407,7 @@ pub use spec::{Flow, HookSpec};
 pub use table::{HookTables, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
-pub use r#where::{OpenTools, ToolClass, ToolSpec, ToolTable, Where, WhereError};
+pub use r#where::{OpenTools, ToolClass, ToolSpec, ToolTable, Where};
 
 #[doc(hidden)]
 pub mod __private {

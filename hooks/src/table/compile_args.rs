@@ -10,11 +10,12 @@ use toml::Spanned;
 
 use super::where_value::{Target, test_of};
 use crate::registry::{Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean};
+use crate::table_error::TableErrorKind;
 use crate::r#where::matcher::{Condition, NOT_IN_ON, Scalar, Test};
-use crate::r#where::{Entries, ToolSpec, ToolTable, WhereError};
+use crate::r#where::{Entries, ToolSpec, ToolTable};
 
 /// Where a refusal is, and why.
-pub(super) type ArgRefusal = (Range<usize>, String, WhereError);
+pub(super) type ArgRefusal = (Range<usize>, String, TableErrorKind);
 
 /// The tools a hook's `where.<tool>` condition lets through, of `table`'s
 /// declared ones and of its open prefixes; every one without it.
@@ -62,7 +63,7 @@ pub(super) fn compile<E: HookEvents>(
         return Err(Box::new((
             span,
             key,
-            WhereError::NoArg {
+            TableErrorKind::NoArg {
                 args_field: table.args_field,
             },
         )));
@@ -74,7 +75,7 @@ pub(super) fn compile<E: HookEvents>(
             crate::key::WHERE,
             crate::position::toml_key(name.get_ref())
         );
-        let refuse = |span: Range<usize>, e: WhereError| Box::new((span, key.clone(), e));
+        let refuse = |span: Range<usize>, e: TableErrorKind| Box::new((span, key.clone(), e));
         let slots = slots::<E>(table, on).map_err(|e| refuse(name.span(), e))?;
         let targets = targets(table, tool, &name).map_err(|e| refuse(name.span(), e))?;
         let test = test_of(value, &targets, true).map_err(|refusal| {
@@ -93,7 +94,10 @@ pub(super) fn compile<E: HookEvents>(
 
 /// Each kind's position of the arguments field: every event of `on` must
 /// carry it, free-form.
-fn slots<E: HookEvents>(table: &ToolTable, on: HookFilter<E>) -> Result<Box<[u16]>, WhereError> {
+fn slots<E: HookEvents>(
+    table: &ToolTable,
+    on: HookFilter<E>,
+) -> Result<Box<[u16]>, TableErrorKind> {
     let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
     for kind in Kind::<E>::all().filter(|k| on.contains_kind(*k)) {
         let fields = kind.fields();
@@ -109,7 +113,7 @@ fn slots<E: HookEvents>(table: &ToolTable, on: HookFilter<E>) -> Result<Box<[u16
                     .chain(E::ENVELOPE)
                     .map(|f| f.name)
                     .collect();
-                return Err(WhereError::UnknownField {
+                return Err(TableErrorKind::UnknownField {
                     event: kind.tag(),
                     field: table.args_field.to_owned(),
                     suggestion: None,
@@ -127,13 +131,13 @@ fn targets(
     table: &'static ToolTable,
     tool: Option<&Test>,
     name: &Spanned<String>,
-) -> Result<Vec<Target>, WhereError> {
+) -> Result<Vec<Target>, TableErrorKind> {
     let (tools, open) = named_tools(table, tool);
     let mut targets = Vec::new();
     for spec in &tools {
         let Some(arg) = spec.arg(name.get_ref()) else {
             let args: Vec<&'static str> = spec.args.iter().map(|a| a.name).collect();
-            return Err(WhereError::UnknownArg {
+            return Err(TableErrorKind::UnknownArg {
                 tool: spec.name,
                 arg: name.get_ref().clone(),
                 suggestion: did_you_mean(name.get_ref(), args.iter().copied()),
@@ -148,7 +152,7 @@ fn targets(
             FieldKind::Str | FieldKind::Strings => FieldKind::Str,
             kind @ (FieldKind::Integer | FieldKind::Float | FieldKind::Bool) => kind,
             FieldKind::Other => {
-                return Err(WhereError::FreeFormArgs {
+                return Err(TableErrorKind::FreeFormArgs {
                     tool: spec.name.to_owned(),
                     arg: Some(arg.name),
                     why: "its keys are its own",
@@ -166,7 +170,7 @@ fn targets(
     // Checked after the declared tools: without `where.tool`, an argument
     // some tool lacks is the first thing to say.
     if let Some(o) = open.first() {
-        return Err(WhereError::FreeFormArgs {
+        return Err(TableErrorKind::FreeFormArgs {
             tool: format!("{}…", o.prefix),
             arg: None,
             why: o.why_free_form,
