@@ -37,12 +37,12 @@ macro_rules! tool_names {
                 class: io_hooks::ToolClass::$class,
                 args: &[$(io_hooks::Field::new(stringify!($arg), io_hooks::FieldKind::$kind, false)),*],
             }),*],
-            open: &[io_hooks::OpenTools {
-                prefix: "mcp__",
-                class: io_hooks::ToolClass::Opaque,
-                why_free_form: "each MCP server declares its tools' arguments when it starts, \
-                    after hooks are loaded",
-            }],
+            open: &[(
+                "mcp__",
+                io_hooks::ToolClass::Opaque,
+                "each MCP server declares its tools' arguments when it starts, after hooks are \
+                 loaded",
+            )],
         };
 
         impl ToolName {

@@ -407,7 +407,7 @@ pub use spec::{Flow, HookSpec};
 pub use table::{HookTables, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
-pub use r#where::{OpenTools, ToolClass, ToolSpec, ToolTable, Where};
+pub use r#where::{ToolClass, ToolSpec, ToolTable, Where};
 
 #[doc(hidden)]
 pub mod __private {

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use io_hooks::{
-    Enveloped, Field, FieldKind, HookEvents, HookSpec, Layout, OpenTools, TableError, TomlFile,
-    ToolClass, ToolSpec, ToolTable,
+    Enveloped, Field, FieldKind, HookEvents, HookSpec, Layout, TableError, TomlFile, ToolClass,
+    ToolSpec, ToolTable,
 };
 use serde::Serialize;
 
@@ -81,11 +81,7 @@ static COMMANDS: ToolTable = ToolTable {
             ],
         },
     ],
-    open: &[OpenTools {
-        prefix: "plugin:",
-        class: ToolClass::Opaque,
-        why_free_form: "a plugin declares its own",
-    }],
+    open: &[("plugin:", ToolClass::Opaque, "a plugin declares its own")],
 };
 
 fn load(text: &str) -> Result<Vec<HookSpec<Ev2>>, TableError> {
@@ -400,7 +396,7 @@ fn a_table_finds_its_tools_and_says_its_classes_and_kinds_in_words() {
     assert_eq!(COMMANDS.tool("shell").map(|t| t.name), Some("shell"));
     assert_eq!(COMMANDS.tool("plugin:zip"), None);
     assert_eq!(
-        COMMANDS.open_tool("plugin:zip").map(|o| o.prefix),
+        COMMANDS.open_tool("plugin:zip").map(|(prefix, ..)| *prefix),
         Some("plugin:")
     );
     assert_eq!(COMMANDS.open_tool("copy"), None);

@@ -12,7 +12,7 @@ use super::where_value::{Target, test_of};
 use crate::registry::{Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean};
 use crate::table_error::TableErrorKind;
 use crate::r#where::matcher::{Condition, NOT_IN_ON, Scalar, Test};
-use crate::r#where::{Entries, ToolSpec, ToolTable};
+use crate::r#where::{Entries, ToolClass, ToolSpec, ToolTable};
 
 /// Where a refusal is, and why.
 pub(super) type ArgRefusal = (Range<usize>, String, TableErrorKind);
@@ -22,7 +22,10 @@ pub(super) type ArgRefusal = (Range<usize>, String, TableErrorKind);
 fn named_tools<'t>(
     table: &'t ToolTable,
     tool: Option<&Test>,
-) -> (Vec<&'t ToolSpec>, Vec<&'t crate::r#where::OpenTools>) {
+) -> (
+    Vec<&'t ToolSpec>,
+    Vec<&'t (&'static str, ToolClass, &'static str)>,
+) {
     let Some(test) = tool else {
         return (table.tools.iter().collect(), table.open.iter().collect());
     };
@@ -34,7 +37,7 @@ fn named_tools<'t>(
     let open = table
         .open
         .iter()
-        .filter(|o| may_admit_prefix(test, o.prefix))
+        .filter(|(prefix, ..)| may_admit_prefix(test, prefix))
         .collect();
     (tools, open)
 }
@@ -169,11 +172,11 @@ fn targets(
     }
     // Checked after the declared tools: without `where.tool`, an argument
     // some tool lacks is the first thing to say.
-    if let Some(o) = open.first() {
+    if let Some((prefix, _, why)) = open.first() {
         return Err(TableErrorKind::FreeFormArgs {
-            tool: format!("{}…", o.prefix),
+            tool: format!("{prefix}…"),
             arg: None,
-            why: o.why_free_form,
+            why,
             tool_field: table.tool_field,
         });
     }
@@ -252,8 +255,8 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
             }
         })));
     }
-    for open in tools.open {
-        let pattern = format!("^{}", regex_escape(open.prefix));
+    for (prefix, ..) in tools.open {
+        let pattern = format!("^{}", regex_escape(prefix));
         rules.push(refuse(json!({
             "required": [tool, args],
             "properties": { tool: { "type": "string", "pattern": pattern } }

@@ -14,5 +14,5 @@ mod tool_args;
 mod written;
 
 pub use matcher::Where;
-pub use tool_args::{OpenTools, ToolClass, ToolSpec, ToolTable};
+pub use tool_args::{ToolClass, ToolSpec, ToolTable};
 pub(crate) use written::{EXPECTING, Entries, Node, RawWhere};

@@ -49,8 +49,11 @@ pub struct ToolTable {
     /// Each tool, declared once.
     pub tools: &'static [ToolSpec],
     /// Tools known only at run time, by the prefix of their names, whose
-    /// arguments are free-form (an MCP server's).
-    pub open: &'static [OpenTools],
+    /// arguments are free-form (an MCP server's): each as its prefix
+    /// (`mcp__`), what those tools can do (an embedder that cannot know
+    /// says [`ToolClass::Opaque`]), and why their arguments cannot be
+    /// filtered, in the embedder's words, for the refusal.
+    pub open: &'static [(&'static str, ToolClass, &'static str)],
 }
 
 /// One tool: its name, what it can do, and its arguments.
@@ -66,18 +69,6 @@ pub struct ToolSpec {
     /// `bounds` are read as an event field's are: the bounds of an integer
     /// argument are checked at load.
     pub args: &'static [Field],
-}
-
-/// Tools whose names start with `prefix`, known only at run time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpenTools {
-    /// The prefix (`mcp__`).
-    pub prefix: &'static str,
-    /// What they can do; an embedder that cannot know says
-    /// [`ToolClass::Opaque`].
-    pub class: ToolClass,
-    /// Why their arguments cannot be filtered, for the refusal.
-    pub why_free_form: &'static str,
 }
 
 /// What a tool can do, declared once with the tool, so an audit of what a
@@ -130,9 +121,12 @@ impl ToolTable {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// The open tools whose prefix `name` starts with.
-    pub fn open_tool(&self, name: &str) -> Option<&OpenTools> {
-        self.open.iter().find(|o| name.starts_with(o.prefix))
+    /// Returns the open tools whose prefix `name` starts with: their prefix,
+    /// class and why their arguments are free-form.
+    pub fn open_tool(&self, name: &str) -> Option<&(&'static str, ToolClass, &'static str)> {
+        self.open
+            .iter()
+            .find(|(prefix, ..)| name.starts_with(prefix))
     }
 }
 
