@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use io_hooks::{
-    Enveloped, Field, FieldKind, HookEvents, HookSpec, Layout, TableError, TomlFile, ToolClass,
-    ToolSpec, ToolTable,
+    Enveloped, Field, FieldKind, HookEvents, HookSpec, Layout, TableError, TableErrorKind,
+    TomlFile, ToolClass, ToolSpec, ToolTable,
 };
 use serde::Serialize;
 
@@ -426,4 +426,64 @@ fn a_table_finds_its_tools_and_says_its_classes_and_kinds_in_words() {
         "a list of strings (matched as one command line)"
     );
     assert_eq!(FieldKind::Other.as_str(), "free-form or nested");
+}
+
+/// A tool's argument is a `Field`, as an event's is: an integer one's
+/// bounds are checked at load, and a `Float` one is matched as a number.
+#[test]
+fn an_argument_is_a_field_bounds_and_numbers_included() {
+    static TUNED: ToolTable = ToolTable {
+        tool_field: "command",
+        args_field: "options",
+        tools: &[ToolSpec {
+            name: "tune",
+            class: ToolClass::Contained,
+            args: &[
+                Field::new("level", FieldKind::Integer, false).bounded(0, 9),
+                Field::new("ratio", FieldKind::Float, false),
+            ],
+        }],
+        open: &[],
+    };
+    let layout = Layout::new().tools(&TUNED);
+    let read = |filter: &str| {
+        TomlFile::new("agent.toml", &hook(filter))
+            .layout(&layout)
+            .hooks::<Ev2>(Path::new("/p"))
+    };
+    let err = read("where.command = \"tune\"\nwhere.options.level = 12").unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            TableErrorKind::OutOfBounds {
+                field: "level",
+                min: 0,
+                max: 9,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "agent.toml: key `hook[1].where.options.level`: field `level` of `tune` holds an \
+         integer from 0 to 9, and `12` is outside that range, so the hook could never fire \
+         (line 4, column 23)"
+    );
+    let specs =
+        read("where.command = \"tune\"\nwhere.options.ratio = { min = 0.5 }").expect("loads");
+    let filter = &specs[0].r#where;
+    assert!(filter.passes(&line("tune", r#"{"ratio":0.75}"#)));
+    assert!(!filter.passes(&line("tune", r#"{"ratio":0.25}"#)));
+    let err = read("where.command = \"tune\"\nwhere.options.ratio = \"x\"").unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            TableErrorKind::WrongType {
+                kind: FieldKind::Float,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
