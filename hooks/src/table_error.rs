@@ -510,12 +510,7 @@ impl TableErrorKind {
                 suggestion,
                 expected,
             } => write_unknown_key(f, key, *suggestion, expected),
-            TableErrorKind::UnknownEvent(e) => match clipped(&e.name, SHOWN) {
-                std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
-                std::borrow::Cow::Owned(name) => {
-                    write!(f, "{}", UnknownEvent { name, ..e.clone() })
-                }
-            },
+            TableErrorKind::UnknownEvent(e) => write_unknown_event(f, e),
             TableErrorKind::NoEvents(tags) => {
                 f.write_str(
                     "`on = []` names no event, so the hook could never fire; \
@@ -543,18 +538,7 @@ impl TableErrorKind {
                 also,
                 verb,
                 why,
-            } => {
-                write!(f, "`{key}` applies only to a ")?;
-                let owners: Vec<&str> = std::iter::once(*owner)
-                    .chain(also.iter().copied())
-                    .collect();
-                write_or_list(f, &owners, "`", "`")?;
-                write!(f, " hook, and this hook {verb}")?;
-                if let Some(why) = why {
-                    write!(f, " ({why})")?;
-                }
-                f.write_str("; remove it")
-            }
+            } => write_key_of_other_action(f, key, owner, also, verb, *why),
             TableErrorKind::ProjectHooks {
                 project_file,
                 operator_files,
@@ -873,6 +857,34 @@ fn accepted(kind: FieldKind) -> &'static str {
         FieldKind::Bool => "`true` or `false`",
         FieldKind::Other | FieldKind::Strings => "nothing: no filter may name it",
     }
+}
+
+/// An unknown event, its name cut to what a message shows.
+fn write_unknown_event(f: &mut fmt::Formatter<'_>, e: &UnknownEvent) -> fmt::Result {
+    match clipped(&e.name, SHOWN) {
+        std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
+        std::borrow::Cow::Owned(name) => write!(f, "{}", UnknownEvent { name, ..e.clone() }),
+    }
+}
+
+/// An engine key on a hook whose action does not honour it: the actions
+/// that do (`owner`, then `also`), what this hook does (`verb`), and why.
+fn write_key_of_other_action(
+    f: &mut fmt::Formatter<'_>,
+    key: &str,
+    owner: &str,
+    also: &[&str],
+    verb: &str,
+    why: Option<&str>,
+) -> fmt::Result {
+    write!(f, "`{key}` applies only to a ")?;
+    let owners: Vec<&str> = std::iter::once(owner).chain(also.iter().copied()).collect();
+    write_or_list(f, &owners, "`", "`")?;
+    write!(f, " hook, and this hook {verb}")?;
+    if let Some(why) = why {
+        write!(f, " ({why})")?;
+    }
+    f.write_str("; remove it")
 }
 
 /// A name an earlier table of the array has: which, and whose.
