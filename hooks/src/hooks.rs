@@ -55,7 +55,8 @@ use crate::spec::{Flow, HookSpec};
 /// level) rather than drop one. A background hook's failure is logged at
 /// warn level with the event's tag, and told to the report of
 /// [`on_background`](Self::on_background); it never cancels
-/// ([`Flow::Cancel`] keeps a hook blocking, whatever its action says).
+/// (`on_failure` [`Flow::Cancel`] keeps a hook blocking, whatever its
+/// action says).
 ///
 /// A host waits for them with [`wait_background`](Self::wait_background) at
 /// the end of its run, before it reports; dropping the hooks waits too, and
@@ -456,7 +457,7 @@ impl<E: HookEvents> Hooks<E> {
     /// [`Origin`] (where it was written, or `hook[N]`, its index + 1, for a
     /// hook built in code), the event's tag and the cause, never the
     /// event's contents. The
-    /// answer is [`Flow::Cancel`] when any failed hook has
+    /// answer is [`Flow::Cancel`] when any failed hook's `on_failure` is
     /// [`Flow::Cancel`], but on an event marked `#[hook(last)]`
     /// ([`Kind::is_last`](crate::Kind::is_last)), which nothing follows
     /// that a cancel could stop: that failure is reported and logged as
@@ -934,7 +935,7 @@ const CANCEL_IN_BACKGROUND: &str = "it runs in the background and its failure ca
 
 /// What to do about [`CANCEL_IN_BACKGROUND`].
 const CANCEL_IN_BACKGROUND_HINT: &str =
-    "build its action without `in_background`, or make the hook `Flow::Continue`";
+    "build its action without `in_background`, or make its `on_failure` `Flow::Continue`";
 
 /// Something that will make one hook fail each time it fires, found when the
 /// hooks were built. Its `Display` is one line for an operator, starting

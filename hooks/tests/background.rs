@@ -299,6 +299,16 @@ fn a_hook_that_cancels_runs_while_the_host_waits_whatever_its_action_says() {
     let mut failures = Vec::new();
     let (flow, _) = capture(|| {
         let hooks = Hooks::new(vec![spec], dir.path());
+        // Said, with the way out in the embedder's words.
+        let hints: Vec<_> = hooks.problems().iter().map(|p| p.hint()).collect();
+        assert_eq!(
+            hints,
+            [Some(
+                "build its action without `in_background`, or make its `on_failure` \
+                 `Flow::Continue`"
+                    .to_owned()
+            )]
+        );
         hooks.fire_with(&step(1), &step(1), |run| {
             failures.push((run.background, run.result.err().map(ToString::to_string)));
         })
