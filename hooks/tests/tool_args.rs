@@ -487,3 +487,22 @@ fn an_argument_is_a_field_bounds_and_numbers_included() {
         "{err}"
     );
 }
+
+#[test]
+fn a_filter_on_the_arguments_that_names_none_is_refused() {
+    let err = load(&hook("where.command = \"copy\"\nwhere.options = {}")).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            TableErrorKind::NoArg {
+                args_field: "options"
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "agent.toml: key `hook[1].where.options`: `{}` names no argument; name one or more, \
+         as in `where.options.<name> = \"…\"`, or leave it out (line 4, column 17)"
+    );
+}
