@@ -300,7 +300,11 @@ fn a_hook_that_cancels_runs_while_the_host_waits_whatever_its_action_says() {
     let (flow, _) = capture(|| {
         let hooks = Hooks::new(vec![spec], dir.path());
         // Said, with the way out in the embedder's words.
-        let hints: Vec<_> = hooks.problems().iter().map(|p| p.hint()).collect();
+        let hints: Vec<_> = hooks
+            .problems()
+            .iter()
+            .map(io_hooks::Problem::hint)
+            .collect();
         assert_eq!(
             hints,
             [Some(
