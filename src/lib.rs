@@ -84,8 +84,8 @@ pub use event::{Cost, EventKind, Outcome, RunEvent, cost_words};
 /// caller needs no `io-hooks` dependency of its own to name them.
 pub use io_hooks::{
     Action, AppendAction, Effects, Enveloped, FieldValue, Flow, HookEnv, HookEvents, HookFailure,
-    HookFilter, HookRun, HookSpec, Kind, OnFailure, Origin, Problem, RunAction, TableError,
-    TableErrorKind, ToolClass, ToolTable, UnknownEvent, text::SourceLine,
+    HookFilter, HookRun, HookSpec, Kind, Origin, Problem, RunAction, TableError, TableErrorKind,
+    ToolClass, ToolTable, UnknownEvent, text::SourceLine,
 };
 /// The supervisor's types that this crate's API hands out or takes, for the
 /// same reason.

@@ -35,14 +35,14 @@ macro_rules! tool_names {
             tools: &[$(io_hooks::ToolSpec {
                 name: $name,
                 class: io_hooks::ToolClass::$class,
-                args: &[$(io_hooks::ToolArg::new(stringify!($arg), io_hooks::ArgKind::$kind)),*],
+                args: &[$(io_hooks::Field::new(stringify!($arg), io_hooks::FieldKind::$kind, false)),*],
             }),*],
-            open: &[io_hooks::OpenTools {
-                prefix: "mcp__",
-                class: io_hooks::ToolClass::Opaque,
-                why_free_form: "each MCP server declares its tools' arguments when it starts, \
-                    after hooks are loaded",
-            }],
+            open: &[(
+                "mcp__",
+                io_hooks::ToolClass::Opaque,
+                "each MCP server declares its tools' arguments when it starts, after hooks are \
+                 loaded",
+            )],
         };
 
         impl ToolName {
@@ -71,7 +71,7 @@ tool_names! {
     MemoryWrite = "memory_write" (Contained) [key: Str, value: Str],
     TodoWrite = "todo_write" (Contained) [items: Strings],
     Ask = "ask" (Contained) [question: Str],
-    Mcp = "mcp" (Opaque) [server: Str, method: Str, params: FreeForm],
+    Mcp = "mcp" (Opaque) [server: Str, method: Str, params: Other],
 }
 
 impl ToolName {

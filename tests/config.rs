@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{git, prerequisite};
 use io_harness::{Config, ConfigError, EventKind, HookEvents, Scope};
-use io_hooks::{Action, AppendAction, HookSpec, OnFailure};
+use io_hooks::{Action, AppendAction, Flow, HookSpec};
 use proptest::prelude::*;
 use tempfile::TempDir;
 
@@ -155,7 +155,7 @@ fn a_complete_hook(root: &Path, h: &HookSpec<EventKind>) {
         seen(&h.action),
         seen(&Action::append(root.join("audit.jsonl")))
     );
-    assert_eq!(h.on_failure, OnFailure::Continue);
+    assert_eq!(h.on_failure, Flow::Continue);
 }
 
 fn an_audit_log(root: &Path, h: &HookSpec<EventKind>) {
@@ -172,7 +172,7 @@ fn an_audit_log(root: &Path, h: &HookSpec<EventKind>) {
         seen(&h.action),
         seen(&Action::append(root.join("audit.jsonl")))
     );
-    assert_eq!(h.on_failure, OnFailure::Continue);
+    assert_eq!(h.on_failure, Flow::Continue);
 }
 
 fn a_notification(_: &Path, h: &HookSpec<EventKind>) {
@@ -184,7 +184,7 @@ fn a_notification(_: &Path, h: &HookSpec<EventKind>) {
             Duration::from_millis(2000)
         ))
     );
-    assert_eq!(h.on_failure, OnFailure::Continue);
+    assert_eq!(h.on_failure, Flow::Continue);
 }
 
 fn a_formatter(_: &Path, h: &HookSpec<EventKind>) {
@@ -196,7 +196,7 @@ fn a_formatter(_: &Path, h: &HookSpec<EventKind>) {
             Duration::from_millis(5000)
         ))
     );
-    assert_eq!(h.on_failure, OnFailure::Continue);
+    assert_eq!(h.on_failure, Flow::Continue);
 }
 
 fn a_policy_check(_: &Path, h: &HookSpec<EventKind>) {
@@ -208,7 +208,7 @@ fn a_policy_check(_: &Path, h: &HookSpec<EventKind>) {
             Duration::from_millis(5000)
         ))
     );
-    assert_eq!(h.on_failure, OnFailure::Cancel);
+    assert_eq!(h.on_failure, Flow::Cancel);
 }
 
 #[test]

@@ -20,7 +20,7 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use io_harness::{
-    Action, Config, EventKind, Flow, HookFilter, HookSpec, Hooks, Observer, OnFailure, RunEvent,
+    Action, Config, EventKind, Flow, HookFilter, HookSpec, Hooks, Observer, RunEvent,
 };
 
 const THREADS: usize = 64;
@@ -128,7 +128,7 @@ fn fire_from_threads(shared: &Hooks, dir: &Path, per_thread: u64) -> u64 {
                                 HookFilter::ALL,
                                 Action::append(dir.join(format!("thread-{t}.jsonl"))),
                             )
-                            .with_on_failure(OnFailure::Cancel),
+                            .with_on_failure(Flow::Cancel),
                         ],
                         dir,
                     );

@@ -27,7 +27,7 @@ use io_harness::{
     run::{Policy, ScriptedProvider},
     run_with_observed,
 };
-use io_hooks::{Action, HookEnv, HookSpec, Hooks, Kind, OnFailure};
+use io_hooks::{Action, Flow, HookEnv, HookSpec, Hooks, Kind};
 
 fn main() {
     // Short by default, so that the whole table takes minutes; every value
@@ -832,7 +832,7 @@ fn true_hook(dir: &Path) -> Hooks<EventKind> {
         HookFilter::from_names(["step"]).expect("known name"),
         Action::run(["true"]),
     )
-    .with_on_failure(OnFailure::Cancel);
+    .with_on_failure(Flow::Cancel);
     Hooks::new(vec![spec], dir)
 }
 
@@ -855,7 +855,7 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     let (kind, event) = step();
     let hooks = true_hook(dir.path());
     // A failing hook would be measured as cheap and wrong.
-    assert_eq!(hooks.fire(&kind, &event), io_hooks::Flow::Continue);
+    assert_eq!(hooks.fire(&kind, &event), Flow::Continue);
     let with_env = true_hook(dir.path()).with_env(
         HookEnv::new()
             .root("IO_ROOT")
@@ -863,7 +863,7 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
             .hook("IO_HOOK")
             .set("IO_RUN_ID", IO_VARIABLES[3].1),
     );
-    assert_eq!(with_env.fire(&kind, &event), io_hooks::Flow::Continue);
+    assert_eq!(with_env.fire(&kind, &event), Flow::Continue);
 
     let fire = || hooks.fire(black_box(&kind), black_box(&event));
     let fire_env = || with_env.fire(black_box(&kind), black_box(&event));

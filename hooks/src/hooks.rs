@@ -10,8 +10,10 @@
 //! name one another in no circle).
 
 mod background;
+mod hook_run;
 
-pub use background::{BackgroundRun, Backlog, QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
+pub use background::{QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
+pub use hook_run::HookRun;
 
 use crate::action::{DynAction, Fire, Prepare, ProblemKind};
 use crate::env::{ChildEnv, HookEnv};
@@ -30,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::registry::{Enveloped, HookEvents, HookFilter};
-use crate::spec::{Flow, HookSpec, OnFailure};
+use crate::spec::{Flow, HookSpec};
 
 /// Every hook of one config, ready to receive events.
 ///
@@ -54,7 +56,8 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// level) rather than drop one. A background hook's failure is logged at
 /// warn level with the event's tag, and told to the report of
 /// [`on_background`](Self::on_background); it never cancels
-/// ([`OnFailure::Cancel`] keeps a hook blocking, whatever its action says).
+/// (`on_failure` [`Flow::Cancel`] keeps a hook blocking, whatever its
+/// action says).
 ///
 /// A host waits for them with [`wait_background`](Self::wait_background) at
 /// the end of its run, before it reports; dropping the hooks waits too, and
@@ -69,7 +72,7 @@ use crate::spec::{Flow, HookSpec, OnFailure};
 /// one must finish before the step goes on, so it stays blocking.
 ///
 /// ```
-/// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
+/// use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
 ///
 /// #[derive(HookEvents, serde::Serialize)]
 /// #[serde(tag = "event")]
@@ -109,8 +112,8 @@ pub struct Hooks<E> {
     root: Arc<Root>,
     /// What the host is told of each event a background hook finished.
     report_background: Option<Report>,
-    /// Every background worker's queue, once started: what a
-    /// [`Backlog`] reads.
+    /// Every background worker's queue, once started: what
+    /// [`backlog`](Self::backlog)'s function reads.
     queues: Arc<Queues>,
     wanted: HookFilter<E>,
     /// What building them found wrong, in hook order.
@@ -254,7 +257,7 @@ impl<E: HookEvents> Hooks<E> {
             .zip(origins)
             .zip(ready)
             .map(|((spec, origin), ready)| Hook {
-                background: spec.action.background() && spec.on_failure != OnFailure::Cancel,
+                background: spec.action.background() && spec.on_failure != Flow::Cancel,
                 spec,
                 origin,
                 ready,
@@ -476,8 +479,8 @@ impl<E: HookEvents> Hooks<E> {
     /// [`Origin`] (where it was written, or `hook[N]`, its index + 1, for a
     /// hook built in code), the event's tag and the cause, never the
     /// event's contents. The
-    /// answer is [`Flow::Cancel`] when any failed hook has
-    /// [`OnFailure::Cancel`], but on an event marked `#[hook(last)]`
+    /// answer is [`Flow::Cancel`] when any failed hook's `on_failure` is
+    /// [`Flow::Cancel`], but on an event marked `#[hook(last)]`
     /// ([`Kind::is_last`](crate::Kind::is_last)), which nothing follows
     /// that a cancel could stop: that failure is reported and logged as
     /// any other, and the answer is [`Flow::Continue`].
@@ -564,14 +567,14 @@ impl<E: HookEvents> Hooks<E> {
     /// operator who asks what each one did.
     ///
     /// ```
-    /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks, OnFailure};
+    /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
     /// # #[derive(HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
     /// # enum Ev { #[serde(rename = "job_started")] JobStarted }
     /// # let dir = tempfile::tempdir()?;
     /// let hooks = Hooks::new(
     ///     vec![HookSpec::new(HookFilter::<Ev>::ALL, Action::append(dir.path().join("no/such/dir/log")))
-    ///         .with_on_failure(OnFailure::Cancel)],
+    ///         .with_on_failure(Flow::Cancel)],
     ///     dir.path(),
     /// );
     /// let mut lines = Vec::new();
@@ -669,10 +672,13 @@ impl<E: HookEvents> Hooks<E> {
                 report(HookRun {
                     index,
                     origin: &hook.origin,
+                    event: tag,
+                    line: line.as_deref().unwrap_or_default(),
                     result: result.as_ref().map(|_| ()),
                     elapsed,
                     stderr,
                     background: queued,
+                    seq: None,
                 });
             }
         }
@@ -775,12 +781,38 @@ impl<E: HookEvents> Hooks<E> {
         }
     }
 
-    /// Returns a handle on these hooks' background queues, for a host's
-    /// signal handler: [`Backlog::abandon`] says at once what each
-    /// background hook was given and did not receive, and drops the rest.
-    /// It sees every worker, those started after it was made too.
-    pub fn backlog(&self) -> Backlog {
-        Backlog(Arc::clone(&self.queues))
+    /// Returns a function on these hooks' background queues, for a host's
+    /// signal handler: it may be kept beyond the hooks, on another thread,
+    /// and sees every worker, those started after it was made too. Called,
+    /// it gives up on every background hook's queue, for a host that is
+    /// ending (after its interrupt, [`Supervisor::interrupt`]): the events
+    /// still queued are dropped, no event fired from then on is queued or
+    /// executed, and what each hook that was given an event did not
+    /// receive is returned ([`Undelivered`]), in hook order. The event a
+    /// worker is executing is left to its deadline or the interrupt, and
+    /// counted as cut short. It never waits for a worker: a queue's lock
+    /// is held only between two events.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
+    /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
+    /// # #[serde(tag = "event")]
+    /// # enum Ev { #[serde(rename = "step")] Step }
+    /// let dir = tempfile::tempdir()?;
+    /// let notify = Action::run_in_background(["true"], Duration::from_secs(5));
+    /// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, notify)], dir.path());
+    /// let abandon = hooks.backlog();
+    /// assert!(abandon().is_empty(), "no background hook has been given an event");
+    /// hooks.fire_event(&Ev::Step);
+    /// hooks.wait_background();
+    /// let undelivered = abandon();
+    /// assert_eq!((undelivered[0].given, undelivered[0].not_delivered()), (1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn backlog(&self) -> impl Fn() -> Vec<Undelivered> + Clone + Send + Sync + 'static {
+        let queues = Arc::clone(&self.queues);
+        move || queues.abandon()
     }
 
     /// Tells `report` what each background hook did with each event, on the
@@ -813,10 +845,7 @@ impl<E: HookEvents> Hooks<E> {
     /// assert_eq!(*failed.lock().unwrap(), ["hook[1] on `step`: exited with status 1"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn on_background(
-        mut self,
-        report: impl Fn(BackgroundRun<'_>) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn on_background(mut self, report: impl Fn(HookRun<'_>) + Send + Sync + 'static) -> Self {
         self.report_background = Some(Arc::new(report));
         self
     }
@@ -829,12 +858,12 @@ impl<E> Hook<E> {
     /// that a cancel could stop).
     fn failed(&self, failure: &HookFailure, tag: &'static str, last: bool) -> Flow {
         let (flow, verdict) = match self.spec.on_failure {
-            OnFailure::Continue => (Flow::Continue, "the run goes on"),
-            OnFailure::Cancel if last => (
+            Flow::Continue => (Flow::Continue, "the run goes on"),
+            Flow::Cancel if last => (
                 Flow::Continue,
                 "nothing follows this event that a cancel could stop",
             ),
-            OnFailure::Cancel => (Flow::Cancel, "cancelling the run"),
+            Flow::Cancel => (Flow::Cancel, "cancelling the run"),
         };
         let origin = &self.origin;
         #[cfg(feature = "tracing")]
@@ -890,7 +919,7 @@ fn prepare<E: HookEvents>(
         .iter()
         .enumerate()
         .map(|(index, spec)| {
-            let cancels = spec.on_failure == OnFailure::Cancel;
+            let cancels = spec.on_failure == Flow::Cancel;
             let mut cx = Prepare {
                 root,
                 // A hook switched off makes no file: it never fires.
@@ -930,7 +959,7 @@ const CANCEL_IN_BACKGROUND: &str = "it runs in the background and its failure ca
 
 /// What to do about [`CANCEL_IN_BACKGROUND`].
 const CANCEL_IN_BACKGROUND_HINT: &str =
-    "build its action without `in_background`, or make the hook `OnFailure::Continue`";
+    "build its action without `in_background`, or make its `on_failure` `Flow::Continue`";
 
 /// Something that will make one hook fail each time it fires, found when the
 /// hooks were built. Its `Display` is one line for an operator, starting
@@ -998,37 +1027,3 @@ impl fmt::Display for Problem {
 /// twice; the action's own problem is reached with
 /// [`downcast_ref`](Problem::downcast_ref).
 impl std::error::Error for Problem {}
-
-/// What one matching hook did with one event, as given to the `report` of
-/// [`Hooks::fire_with`].
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct HookRun<'a> {
-    /// The hook's position in [`Hooks::specs`], from 0.
-    pub index: usize,
-    /// Where the hook was written, or `hook[index + 1]` with no file for a
-    /// hook built in code: what messages name it.
-    pub origin: &'a Origin,
-    /// `Ok` when it succeeded, or why it failed.
-    pub result: Result<(), &'a HookFailure>,
-    /// How long it took, spawn, wait and any kill included.
-    pub elapsed: Duration,
-    /// For a failed hook of [`Hooks`] built with
-    /// [`capture_stderr`](Hooks::capture_stderr): the last bytes it wrote to
-    /// its stderr (empty when it wrote none, or it never ran). `None`
-    /// otherwise.
-    pub stderr: Option<&'a [u8]>,
-    /// Whether the event was handed to the hook's background worker:
-    /// `result` is then `Ok` and `elapsed` the time it took to queue it;
-    /// what the hook did with it is told to
-    /// [`on_background`](Hooks::on_background)'s report.
-    pub background: bool,
-}
-
-impl HookRun<'_> {
-    /// The hook's position in [`Hooks::specs`], counted from 1 (a hook
-    /// built in code is named `hook[N]` with this number).
-    pub fn number(&self) -> usize {
-        self.index + 1
-    }
-}

@@ -143,24 +143,3 @@ impl Shape {
         }
     }
 }
-
-/// A top-level table whose named bodies declare hooks of their own, as
-/// `[target.<name>]` bodies declare `[[target.<name>.hook]]`: one entry of a
-/// [`Layout`](crate::Layout).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    pub(crate) key: String,
-    pub(crate) noun: String,
-}
-
-impl Section {
-    /// The top-level key (`target`).
-    pub fn key(&self) -> &str {
-        &self.key
-    }
-
-    /// One body in words, with its article, as in "in a target".
-    pub fn noun(&self) -> &str {
-        &self.noun
-    }
-}

@@ -67,7 +67,9 @@
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
-    sections: Vec<Section>,
+    /// Each section's key (`target`) and its noun, one body in words with
+    /// its article ("a target").
+    sections: Vec<(String, String)>,
     project_file: Option<String>,
     operator_places: Vec<OperatorPlace>,
     /// The embedder's own actions, beside `append` and `run`.
@@ -151,11 +153,8 @@ impl Layout {
     /// article ("a target"). A section named again replaces the first.
     #[must_use]
     pub fn section(mut self, key: impl Into<String>, noun: impl Into<String>) -> Self {
-        let section = Section {
-            key: key.into(),
-            noun: noun.into(),
-        };
-        match self.sections.iter_mut().find(|s| s.key == section.key) {
+        let section = (key.into(), noun.into());
+        match self.sections.iter_mut().find(|s| s.0 == section.0) {
             Some(same) => *same = section,
             None => self.sections.push(section),
         }
@@ -192,14 +191,17 @@ impl Layout {
         self
     }
 
-    /// The sections, in the order given.
-    pub fn get_sections(&self) -> &[Section] {
-        &self.sections
+    /// Returns each section's key (`target`) and its noun ("a target"), in
+    /// the order given.
+    pub fn get_sections(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone + '_ {
+        self.sections
+            .iter()
+            .map(|(key, noun)| (key.as_str(), noun.as_str()))
     }
 
     /// Whether `key` is a section's key.
     pub(crate) fn is_section(&self, key: &str) -> bool {
-        self.sections.iter().any(|s| s.key == key)
+        self.sections.iter().any(|s| s.0 == key)
     }
 
     /// The project file's name, when given.
@@ -227,7 +229,6 @@ impl Layout {
 }
 
 use crate::action::{ActionKind, ActionSet};
-pub use crate::key::Section;
 use crate::r#where::ToolTable;
 
 /// The layout a [`TomlFile`](super::TomlFile) has unless given one.

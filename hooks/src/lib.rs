@@ -68,18 +68,19 @@
 //! | 1 | `paste.rs` | a command printed for the operator to paste: each word quoted for a POSIX shell (`text::shell_word`) |
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
-//! | 3 | `key.rs` | a row of the key table ([`HookKey`]), a layout's [`Section`], and the engine's own key names, one constant each |
+//! | 3 | `key.rs` | a row of the key table ([`HookKey`]) and the engine's own key names, one constant each |
 //! | 3 | `env.rs` | the variables a hook's child is given, each named by the embedder: [`HookEnv`] |
 //! | 3 | `origin.rs` | where a hook was written, the name every message gives it: [`Origin`] |
-//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs, [`WhereError`]; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
+//! | 3 | `where/` | `where`: [`Where`], compiled and evaluated, its globs; an embedder's tools and their arguments, [`ToolTable`] (`where.args.<name>`, [`Where::lets_through`]) |
 //! | 3 | `raw.rs` | what a validator reads: a table's keys, typed but unchecked, and where the table is |
-//! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`] |
+//! | 3 | `table_error.rs` | [`TableError`] and [`TableErrorKind`], a `where`'s refusals among its variants |
 //! | 4 | `action/` | the actions: the public plug-in every action implements (`interface.rs`: [`ActionKind`], [`Execute`]), a key's value read in its key's words (`value.rs`), the problem building one finds, as a hook's [`Problem`] holds it (`problem_kind.rs`), the built-in ones (`append/`, `run/`), their one list and the set a file is read with (`mod.rs`) |
-//! | 5 | `spec.rs` | [`HookSpec`], [`OnFailure`], [`Flow`] |
+//! | 5 | `spec.rs` | [`HookSpec`], and [`Flow`], an event's answer and a hook's `on_failure` |
 //! | 5 | `layout.rs` | the embedder's words and its own actions: [`Layout`] |
 //! | 5 | `table/` | [`TomlFile`] and [`HookTables`]: reading a file's tables, validating them, the scope and placement refusals, the JSON Schema |
 //! | 6 | `hooks.rs` | [`Hooks`]: the mask test, serialisation once, each matching hook's action in order; [`Problem`], [`HookRun`] |
-//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`BackgroundRun`], [`Backlog`] |
+//! | 6 | `hooks/background.rs` | a background hook's bounded queue and worker thread; [`Undelivered`] |
+//! | 6 | `hooks/hook_run.rs` | what one hook did with one event, told to the host: [`HookRun`] |
 //!
 //! Beneath them all, a crate of its own: the process supervisor,
 //! [`io_supervisor`] (a `run` hook's spawn, deadline and interrupt, its
@@ -248,7 +249,7 @@
 //!   returning `Result<(), Box<dyn Error>>` prints what an operator reads;
 //!   the others derive it over their public fields;
 //! - what kind of error it is comes as a `#[non_exhaustive]` enum to branch
-//!   on ([`TableErrorKind`], [`WhereError`]); a [`Problem`] says its
+//!   on ([`TableErrorKind`]); a [`Problem`] says its
 //!   action ([`Problem::action`]), its message and its hint, and an
 //!   embedder's action's own problem type is reached with
 //!   [`Problem::downcast_ref`];
@@ -396,22 +397,20 @@ pub use action::{
 };
 pub use env::HookEnv;
 pub use hook_failure::HookFailure;
-pub use hooks::{
-    BackgroundRun, Backlog, HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS, Undelivered,
-};
+pub use hooks::{HookRun, Hooks, Problem, QUEUE_BYTES, QUEUE_EVENTS, Undelivered};
 pub use io_hooks_derive::HookEvents;
 pub use key::HookKey;
-pub use layout::{Layout, Section};
+pub use layout::Layout;
 pub use origin::Origin;
 pub use registry::{
     Cost, Enveloped, Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, MAX_EVENTS,
     UnknownEvent,
 };
-pub use spec::{Flow, HookSpec, OnFailure};
-pub use table::{HookTables, Provenance, TomlFile};
+pub use spec::{Flow, HookSpec};
+pub use table::{HookTables, TomlFile};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
-pub use r#where::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable, Where, WhereError};
+pub use r#where::{ToolClass, ToolSpec, ToolTable, Where};
 
 #[doc(hidden)]
 pub mod __private {
@@ -442,7 +441,7 @@ pub mod schema {
 /// for the operator to paste, quoted for a POSIX shell.
 pub mod text {
     pub use crate::message::{is_invisible, os_error};
-    pub use crate::paste::{NotPasteable, pasteable_word, shell_word};
+    pub use crate::paste::{pasteable_word, shell_word};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
     pub use crate::table::deserialize_table;

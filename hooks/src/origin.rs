@@ -9,7 +9,7 @@ use std::fmt;
 ///
 /// Every message about a hook names it this way: its problems
 /// ([`Problem`](crate::Problem)), what it did with an event
-/// ([`HookRun`](crate::HookRun), [`BackgroundRun`](crate::BackgroundRun)),
+/// ([`HookRun`](crate::HookRun)),
 /// and the lines logged about it. A hook read from a file has one
 /// ([`HookSpec::origin`](crate::HookSpec::origin)); one built in code has
 /// none, and [`Hooks`](crate::Hooks) names it by its position in the list

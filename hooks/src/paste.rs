@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::ffi::OsStr;
-use std::fmt;
 use std::path::Path;
 
 use crate::message::is_invisible;
@@ -44,35 +43,17 @@ pub fn shell_word(word: &str) -> Cow<'_, str> {
     Cow::Owned(quoted)
 }
 
-/// Why a word is not printed as part of a command to paste
-/// ([`pasteable_word`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum NotPasteable {
-    /// It is not UTF-8: the terminal would show other characters than its
-    /// bytes, and a shell would read back what was shown, not the word.
-    /// (`$'\xff'` would say it, but is not POSIX `sh`.)
-    NotUtf8,
-    /// It holds a control or an invisible character ([`is_invisible`]),
-    /// which `io` prints escaped (`\n`, `\u{202e}`) or which shows as
-    /// nothing: what is pasted is then not the word.
-    NotShown,
-}
+/// Why a word is not printed to paste: it is not UTF-8, so the terminal
+/// would show other characters than its bytes, and a shell would read back
+/// what was shown, not the word (`$'\xff'` would say it, but is not POSIX
+/// `sh`).
+const NOT_UTF8: &str = "is not UTF-8";
 
-impl fmt::Display for NotPasteable {
-    /// `is not UTF-8`, or `holds a control or invisible character`: what
-    /// follows the word's name in a sentence.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            NotPasteable::NotUtf8 => "is not UTF-8",
-            NotPasteable::NotShown => {
-                "holds a control or invisible character, which a terminal does not show as it is"
-            }
-        })
-    }
-}
-
-impl std::error::Error for NotPasteable {}
+/// Why a word is not printed to paste: it holds a control or an invisible
+/// character ([`is_invisible`]), which is printed escaped (`\n`,
+/// `\u{202e}`) or shows as nothing, so what is pasted is not the word.
+const NOT_SHOWN: &str =
+    "holds a control or invisible character, which a terminal does not show as it is";
 
 /// Returns `word` quoted by [`shell_word`] when it can be printed as it
 /// is, so that what an operator copies from the terminal and pastes is the
@@ -84,20 +65,24 @@ impl std::error::Error for NotPasteable {}
 /// ```
 /// use std::ffi::OsStr;
 /// use std::os::unix::ffi::OsStrExt;
-/// use io_hooks::text::{NotPasteable, pasteable_word};
+/// use io_hooks::text::pasteable_word;
 ///
 /// assert_eq!(pasteable_word(OsStr::new("/my logs")).unwrap(), "'/my logs'");
-/// assert_eq!(pasteable_word(OsStr::from_bytes(b"/a\xff")), Err(NotPasteable::NotUtf8));
-/// assert_eq!(pasteable_word(OsStr::new("a\nb")), Err(NotPasteable::NotShown));
+/// assert_eq!(pasteable_word(OsStr::from_bytes(b"/a\xff")), Err("is not UTF-8"));
+/// assert_eq!(
+///     pasteable_word(OsStr::new("a\nb")),
+///     Err("holds a control or invisible character, which a terminal does not show as it is")
+/// );
 /// ```
 ///
 /// # Errors
-/// [`NotPasteable`]: the word is not UTF-8, or holds a character a
-/// terminal does not show as it is.
-pub fn pasteable_word(word: &OsStr) -> Result<Cow<'_, str>, NotPasteable> {
-    let text = word.to_str().ok_or(NotPasteable::NotUtf8)?;
+/// Why the word cannot be printed as it is, in words that follow the
+/// word's name in a sentence: `is not UTF-8`, or `holds a control or
+/// invisible character, which a terminal does not show as it is`.
+pub fn pasteable_word(word: &OsStr) -> Result<Cow<'_, str>, &'static str> {
+    let text = word.to_str().ok_or(NOT_UTF8)?;
     if text.chars().any(|c| c.is_control() || is_invisible(c)) {
-        return Err(NotPasteable::NotShown);
+        return Err(NOT_SHOWN);
     }
     Ok(shell_word(text))
 }
@@ -152,12 +137,12 @@ mod tests {
     fn a_word_not_shown_as_it_is_is_not_pasteable() {
         assert_eq!(
             pasteable_word(OsStr::from_bytes(b"/r\xffoot")),
-            Err(NotPasteable::NotUtf8)
+            Err(NOT_UTF8)
         );
         for shown_otherwise in ["a\nb", "a\tb", "\u{1b}[2J", "a\u{202e}b", "\u{feff}", "a\0"] {
             assert_eq!(
                 pasteable_word(OsStr::new(shown_otherwise)),
-                Err(NotPasteable::NotShown),
+                Err(NOT_SHOWN),
                 "{shown_otherwise:?}"
             );
         }

@@ -14,7 +14,7 @@ use crate::r#where::Where;
 /// breaks no caller.
 ///
 /// ```
-/// use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure};
+/// use io_hooks::{Action, HookEvents, HookFilter, HookSpec, Flow};
 ///
 /// #[derive(HookEvents)]
 /// enum Ev {
@@ -23,8 +23,8 @@ use crate::r#where::Where;
 /// }
 ///
 /// let spec = HookSpec::<Ev>::new(HookFilter::ALL, Action::append("audit.jsonl"))
-///     .with_on_failure(OnFailure::Cancel);
-/// assert_eq!(spec.on_failure, OnFailure::Cancel);
+///     .with_on_failure(Flow::Cancel);
+/// assert_eq!(spec.on_failure, Flow::Cancel);
 /// ```
 #[non_exhaustive]
 pub struct HookSpec<E> {
@@ -44,7 +44,7 @@ pub struct HookSpec<E> {
     /// What it does with each matching event.
     pub action: Action,
     /// What a failure of this hook does to the run.
-    pub on_failure: OnFailure,
+    pub on_failure: Flow,
     /// Where it was written: set by
     /// [`HookTables::into_specs`](crate::HookTables::into_specs) and
     /// [`TomlFile::hooks`](crate::TomlFile::hooks) from the file's name and
@@ -61,7 +61,7 @@ pub struct HookSpec<E> {
 
 impl<E> HookSpec<E> {
     /// A hook wanting the events `on` and doing `action`; a failure is
-    /// logged and the run goes on ([`OnFailure::Continue`]).
+    /// logged and the run goes on ([`Flow::Continue`]).
     pub fn new(on: HookFilter<E>, action: Action) -> Self {
         HookSpec {
             name: None,
@@ -69,7 +69,7 @@ impl<E> HookSpec<E> {
             on,
             r#where: Where::none(),
             action,
-            on_failure: OnFailure::Continue,
+            on_failure: Flow::Continue,
             origin: None,
             read_with: None,
         }
@@ -77,7 +77,7 @@ impl<E> HookSpec<E> {
 
     /// The same hook, with `on_failure` set.
     #[must_use]
-    pub fn with_on_failure(mut self, on_failure: OnFailure) -> Self {
+    pub fn with_on_failure(mut self, on_failure: Flow) -> Self {
         self.on_failure = on_failure;
         self
     }
@@ -162,40 +162,34 @@ impl<E: HookEvents> std::fmt::Debug for HookSpec<E> {
     }
 }
 
-/// `on_failure`: what a failed hook does to the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum OnFailure {
-    /// Log the failure at warn level and go on (the default).
-    #[default]
-    Continue,
-    /// Answer [`Flow::Cancel`]: the host ends its run at its next boundary.
-    Cancel,
-}
-
-impl OnFailure {
-    /// Every value, the default first: the one source of
-    /// `on_failure`'s values, for the parser, its messages and the schema.
-    pub const ALL: [OnFailure; 2] = [OnFailure::Continue, OnFailure::Cancel];
-
-    /// The value as written in a `[[hook]]` table.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            OnFailure::Continue => "continue",
-            OnFailure::Cancel => "cancel",
-        }
-    }
-}
-
-/// An observer's answer to an event.
+/// What the host does next, continue or cancel its run: an observer's
+/// answer to an event ([`Hooks::fire`](crate::Hooks::fire)), and what a
+/// hook's failure answers (its `on_failure`, [`HookSpec::on_failure`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[must_use]
 #[non_exhaustive]
 pub enum Flow {
-    /// Go on.
+    /// Go on; as a hook's `on_failure`, log the failure at warn level and
+    /// go on (the default).
     #[default]
     Continue,
     /// End the run at its next boundary: where the host can stop cleanly
-    /// (between two jobs, two requests, two steps of a loop).
+    /// (between two jobs, two requests, two steps of a loop). As a hook's
+    /// `on_failure`, its failure answers this.
     Cancel,
+}
+
+impl Flow {
+    /// Every value, the default first: the one source of `on_failure`'s
+    /// values, for the parser, its messages and the schema.
+    pub const ALL: [Flow; 2] = [Flow::Continue, Flow::Cancel];
+
+    /// Returns the value as written in a `[[hook]]` table's `on_failure`
+    /// (`continue`, `cancel`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Flow::Continue => "continue",
+            Flow::Cancel => "cancel",
+        }
+    }
 }

@@ -6,14 +6,17 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::key::HOOK;
-use crate::key::Section;
 use crate::position::{SourceLine, clipped, line_column, toml_key, write_or_list};
-use crate::registry::{UnknownEvent, write_one_of};
+use crate::registry::{FieldKind, UnknownEvent, write_one_of};
 
 /// The most characters of a key or of a parser's message that an error
 /// shows: either may quote the file (a key as written, a value serde
 /// names), and a line of the file may be a megabyte long.
 const SHOWN: usize = 200;
+
+/// The most characters of a value of a `where` as written that a message
+/// quotes.
+const WHERE_SHOWN: usize = 80;
 
 /// An error in a TOML file that holds hook tables.
 ///
@@ -282,8 +285,9 @@ pub enum TableErrorKind {
         /// its spelling.
         placed: bool,
         /// Where hooks are read besides the top level, which the message
-        /// lists.
-        sections: Vec<Section>,
+        /// lists: each [`Layout`](crate::Layout) section's key and noun, as
+        /// [`Layout::get_sections`](crate::Layout::get_sections) gives them.
+        sections: Vec<(String, String)>,
     },
     /// `on_failure = "cancel"` on a hook whose every event is marked
     /// `#[hook(last)]` ([`HookEvents::LAST`](crate::HookEvents::LAST)):
@@ -320,8 +324,154 @@ pub enum TableErrorKind {
         /// The key path of the table that has it first (`hook[1]`).
         first: String,
     },
-    /// A `where` that is refused: why.
-    Where(crate::r#where::WhereError),
+    // Why a `where` is refused, at `hook[N].where` or `hook[N].where.<field>`.
+    // A variant's `event` is empty for a field of the envelope, which every
+    // event has ([`HookEvents::ENVELOPE`](crate::HookEvents::ENVELOPE)): its
+    // message names it as `envelope field `depth``.
+    /// `where` in a table without `on`.
+    NoOn,
+    /// `where` in a table without `on`, naming a field that is not the
+    /// envelope's (which every event has, and needs no `on`).
+    NoOnFor {
+        /// The field as written.
+        field: String,
+        /// The envelope's fields, which `where` may name without `on`.
+        envelope: Vec<&'static str>,
+    },
+    /// `where = {}`: a filter that names no field.
+    NoField,
+    /// An event of `on` has no field of that name.
+    UnknownField {
+        /// The event.
+        event: &'static str,
+        /// The field as written.
+        field: String,
+        /// The nearest field a filter may name, when one is close.
+        suggestion: Option<&'static str>,
+        /// The fields of the event a filter may name.
+        fields: Vec<&'static str>,
+    },
+    /// The field holds a list, a map, free-form JSON or a nested value.
+    NotFilterable {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The fields of the event a filter may name.
+        fields: Vec<&'static str>,
+    },
+    /// A value of another type than the field's.
+    WrongType {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The field's type.
+        kind: FieldKind,
+        /// What was written, in words (`a string`, `a glob`).
+        found: &'static str,
+    },
+    /// `where.<field> = []`.
+    EmptyList,
+    /// A list inside a list.
+    NestedList,
+    /// A glob that does not compile.
+    BadGlob {
+        /// The glob as written.
+        glob: String,
+        /// Why, in the glob crate's words.
+        reason: String,
+    },
+    /// A string the field never holds: it is an enum of unit variants
+    /// (`#[hook(unit_enum)]`) whose names are known.
+    NoSuchValue {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The string as written.
+        value: String,
+        /// The nearest name, when one is close.
+        suggestion: Option<&'static str>,
+        /// Every string the field holds.
+        values: &'static [&'static str],
+        /// The prefixes of the other strings it holds.
+        prefixes: &'static [&'static str],
+    },
+    /// A glob that matches none of the strings the field holds.
+    GlobMatchesNone {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The glob as written.
+        glob: String,
+        /// Every string the field holds.
+        values: &'static [&'static str],
+        /// The prefixes of the other strings it holds.
+        prefixes: &'static [&'static str],
+    },
+    /// An integer, or a range, outside what an integer field holds.
+    OutOfBounds {
+        /// The event.
+        event: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The integer or the range, as written (`-1`, `{ max = -1 }`).
+        written: String,
+        /// The least value the field holds.
+        min: i128,
+        /// The greatest.
+        max: i128,
+    },
+    /// An inline table that is neither `{ glob = … }` nor
+    /// `{ min = …, max = … }`.
+    BadTable,
+    /// `{ min = …, max = … }` with a bound that is not a number
+    /// (`{ min = "3" }`).
+    BoundNotANumber {
+        /// `min` or `max`.
+        bound: &'static str,
+    },
+    /// `{ min = a, max = b }` with `a` above `b`.
+    EmptyRange,
+    /// `where.args = {}`: a filter on a tool call's arguments that names
+    /// none.
+    NoArg {
+        /// The event field holding the arguments ([`ToolTable::args_field`](crate::ToolTable::args_field)).
+        args_field: &'static str,
+    },
+    /// `where.args.<name>`, and a tool the hook's `where.tool` names (or,
+    /// without it, some tool) takes no argument of that name.
+    UnknownArg {
+        /// A tool that takes no such argument.
+        tool: &'static str,
+        /// The argument as written.
+        arg: String,
+        /// The nearest argument the tool takes, when one is close.
+        suggestion: Option<&'static str>,
+        /// The arguments the tool takes.
+        args: Vec<&'static str>,
+        /// Whether the hook names its tools (`where.tool`); without it the
+        /// argument must be one every tool takes.
+        named: bool,
+        /// The tools that take the argument.
+        takers: Vec<&'static str>,
+        /// The embedder's tools, whose field names the message uses.
+        table: &'static crate::r#where::ToolTable,
+    },
+    /// `where.args.<name>` on a tool whose arguments, or this argument,
+    /// are free-form: nothing declares their names and types.
+    FreeFormArgs {
+        /// The tool, or `prefix…` for the tools known only at run time.
+        tool: String,
+        /// The argument, for a tool that declares it free-form.
+        arg: Option<&'static str>,
+        /// Why, in the embedder's words.
+        why: &'static str,
+        /// The event field holding the tool's name.
+        tool_field: &'static str,
+    },
     /// An embedder's own check ([`TableError::custom`]): its message, as
     /// given.
     Custom(String),
@@ -360,12 +510,7 @@ impl TableErrorKind {
                 suggestion,
                 expected,
             } => write_unknown_key(f, key, *suggestion, expected),
-            TableErrorKind::UnknownEvent(e) => match clipped(&e.name, SHOWN) {
-                std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
-                std::borrow::Cow::Owned(name) => {
-                    write!(f, "{}", UnknownEvent { name, ..e.clone() })
-                }
-            },
+            TableErrorKind::UnknownEvent(e) => write_unknown_event(f, e),
             TableErrorKind::NoEvents(tags) => {
                 f.write_str(
                     "`on = []` names no event, so the hook could never fire; \
@@ -393,18 +538,7 @@ impl TableErrorKind {
                 also,
                 verb,
                 why,
-            } => {
-                write!(f, "`{key}` applies only to a ")?;
-                let owners: Vec<&str> = std::iter::once(*owner)
-                    .chain(also.iter().copied())
-                    .collect();
-                write_or_list(f, &owners, "`", "`")?;
-                write!(f, " hook, and this hook {verb}")?;
-                if let Some(why) = why {
-                    write!(f, " ({why})")?;
-                }
-                f.write_str("; remove it")
-            }
+            } => write_key_of_other_action(f, key, owner, also, verb, *why),
             TableErrorKind::ProjectHooks {
                 project_file,
                 operator_files,
@@ -421,11 +555,336 @@ impl TableErrorKind {
             }
             TableErrorKind::BadName { reason } => f.write_str(reason),
             TableErrorKind::RepeatedName { name, first } => write_repeated_name(f, name, first),
-            TableErrorKind::Where(e) => write!(f, "{e}"),
+            TableErrorKind::NoOn
+            | TableErrorKind::NoOnFor { .. }
+            | TableErrorKind::NoField
+            | TableErrorKind::UnknownField { .. }
+            | TableErrorKind::NotFilterable { .. }
+            | TableErrorKind::WrongType { .. }
+            | TableErrorKind::EmptyList
+            | TableErrorKind::NestedList
+            | TableErrorKind::BadGlob { .. }
+            | TableErrorKind::NoSuchValue { .. }
+            | TableErrorKind::GlobMatchesNone { .. }
+            | TableErrorKind::OutOfBounds { .. }
+            | TableErrorKind::BadTable
+            | TableErrorKind::BoundNotANumber { .. }
+            | TableErrorKind::EmptyRange
+            | TableErrorKind::NoArg { .. }
+            | TableErrorKind::UnknownArg { .. }
+            | TableErrorKind::FreeFormArgs { .. } => self.write_where(f),
             TableErrorKind::Custom(message) => f.write_str(message),
             TableErrorKind::Action { reason, .. } => f.write_str(reason),
         }
     }
+}
+
+/// Why a `where` is refused: the reason of the variants from
+/// [`TableErrorKind::NoOn`] to [`TableErrorKind::FreeFormArgs`].
+impl TableErrorKind {
+    /// The reason a `where` is refused.
+    fn write_where(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableErrorKind::NoOn => f.write_str(
+                "`where` filters on fields of the events in `on`, and this hook has no `on`; \
+                 add `on`, naming the events whose fields it filters",
+            ),
+            TableErrorKind::NoOnFor { field, envelope } => write_no_on_for(f, field, envelope),
+            TableErrorKind::NoField => f.write_str(
+                "`where = {}` names no field; name one or more, as in \
+                 `where.<field> = \"value\"`, or leave `where` out",
+            ),
+            TableErrorKind::UnknownField {
+                event,
+                field,
+                suggestion,
+                fields,
+            } => {
+                write!(f, "event `{event}` has no field `{field}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                write_filterable(f, fields)
+            }
+            TableErrorKind::NotFilterable {
+                event,
+                field,
+                fields,
+            } => {
+                write_field(f, field, event)?;
+                f.write_str(
+                    " is free-form or nested, and a filter names only a field holding a \
+                     string, a number or a bool",
+                )?;
+                write_filterable(f, fields)
+            }
+            TableErrorKind::WrongType {
+                event,
+                field,
+                kind,
+                found,
+            } => {
+                write_field(f, field, event)?;
+                write!(
+                    f,
+                    " is {}, and this is {found}; write {}",
+                    kind.as_str(),
+                    accepted(*kind)
+                )
+            }
+            TableErrorKind::EmptyList => f.write_str(
+                "an empty list matches no value, so the hook could never fire; write a value, \
+                 or a list of one or more",
+            ),
+            TableErrorKind::NestedList => {
+                f.write_str("a list of values holds no list; write one flat list")
+            }
+            TableErrorKind::BadGlob { glob, reason } => write!(
+                f,
+                "`{glob}` is not a glob: {reason}; `*` matches any characters, `?` one, \
+                 `[abc]` one of those, and the glob matches the whole value"
+            ),
+            TableErrorKind::NoSuchValue { .. }
+            | TableErrorKind::GlobMatchesNone { .. }
+            | TableErrorKind::OutOfBounds { .. } => self.fmt_values(f),
+            TableErrorKind::BadTable
+            | TableErrorKind::BoundNotANumber { .. }
+            | TableErrorKind::EmptyRange => self.fmt_table(f),
+            // `NoArg`, `UnknownArg`, `FreeFormArgs`: a filter on a tool
+            // call's arguments (`write` gives no other kind).
+            _ => self.fmt_args(f),
+        }
+    }
+
+    /// The message of a `{ glob = … }` or `{ min = …, max = … }` table that
+    /// is not one.
+    fn fmt_table(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableErrorKind::BoundNotANumber { bound } => write!(
+                f,
+                "`{bound}` must be a number, as `{{ {bound} = 3 }}`, not in quotes"
+            ),
+            TableErrorKind::EmptyRange => {
+                f.write_str("`min` is above `max`, so no value matches; swap them")
+            }
+            _ => f.write_str(
+                "a field's table is `{ glob = \"…\" }` for a string, or `{ min = …, max = … }` \
+                 (either or both) for a number",
+            ),
+        }
+    }
+
+    /// The message of a filter on a tool call's arguments.
+    fn fmt_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableErrorKind::NoArg { args_field } => write!(
+                f,
+                "`{{}}` names no argument; name one or more, as in \
+                 `where.{args_field}.<name> = \"…\"`, or leave it out"
+            ),
+            TableErrorKind::FreeFormArgs {
+                tool,
+                arg,
+                why,
+                tool_field,
+            } => {
+                match arg {
+                    Some(arg) => write!(f, "argument `{arg}` of `{tool}` is free-form")?,
+                    None => write!(f, "the arguments of `{tool}` are free-form")?,
+                }
+                write!(
+                    f,
+                    " ({why}), and a filter names only an argument a tool declares with its \
+                     type; narrow `where.{tool_field}` to tools that declare theirs, or read \
+                     the arguments in a `run` hook's script"
+                )
+            }
+            TableErrorKind::UnknownArg { .. } => self.fmt_unknown_arg(f),
+            _ => Ok(()),
+        }
+    }
+
+    /// The message of an argument a tool does not take.
+    fn fmt_unknown_arg(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let TableErrorKind::UnknownArg {
+            tool,
+            arg,
+            suggestion,
+            args,
+            named,
+            takers,
+            table,
+        } = self
+        else {
+            return Ok(());
+        };
+        let (tool_field, args_field) = (table.tool_field, table.args_field);
+        let arg = clipped(arg, WHERE_SHOWN);
+        write!(f, "tool `{tool}` takes no argument `{arg}`")?;
+        if let Some(s) = suggestion {
+            write!(f, " (did you mean `{s}`?)")?;
+        }
+        f.write_str("; its arguments are ")?;
+        write_one_of(f, args)?;
+        if !named {
+            write!(
+                f,
+                "; without `where.{tool_field}`, `where.{args_field}` names only an argument \
+                 every tool takes"
+            )?;
+        }
+        if !takers.is_empty() {
+            write!(f, "; name the tools that take it in `where.{tool_field}`: ")?;
+            write_one_of(f, takers)?;
+        }
+        Ok(())
+    }
+
+    /// The message of a value the field can never hold: none of its known
+    /// strings, or outside its integer type.
+    fn fmt_values(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableErrorKind::OutOfBounds {
+                event,
+                field,
+                written,
+                min,
+                max,
+            } => {
+                write_field(f, field, event)?;
+                write!(
+                    f,
+                    " holds an integer from {min} to {max}, and `{}` is outside that range, so \
+                     the hook could never fire",
+                    clipped(written, WHERE_SHOWN)
+                )
+            }
+            TableErrorKind::NoSuchValue {
+                event,
+                field,
+                value,
+                suggestion,
+                values,
+                prefixes,
+            } => {
+                write_holds(f, event, field, values, prefixes)?;
+                write!(f, "`{}` is none of them", clipped(value, WHERE_SHOWN))?;
+                suggestion.map_or(Ok(()), |s| write!(f, " (did you mean `{s}`?)"))
+            }
+            TableErrorKind::GlobMatchesNone {
+                event,
+                field,
+                glob,
+                values,
+                prefixes,
+            } => {
+                write_holds(f, event, field, values, prefixes)?;
+                let glob = clipped(glob, WHERE_SHOWN);
+                write!(
+                    f,
+                    "the glob `{glob}` matches none of them, so the hook could never fire"
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// "field `f` of `e` holds one of `a`, `b`; ", with "or a string starting
+/// with `p`" for each prefix.
+fn write_holds(
+    f: &mut fmt::Formatter<'_>,
+    event: &str,
+    field: &str,
+    values: &[&str],
+    prefixes: &[&str],
+) -> fmt::Result {
+    write_field(f, field, event)?;
+    f.write_str(" holds ")?;
+    if !values.is_empty() {
+        f.write_str("one of ")?;
+        write_one_of(f, values)?;
+    }
+    for (i, prefix) in prefixes.iter().enumerate() {
+        let joint = match (i, values.is_empty()) {
+            (0, true) => "",
+            (0, false) => ", or ",
+            _ => " or ",
+        };
+        write!(f, "{joint}a string starting with `{prefix}`")?;
+    }
+    f.write_str("; ")
+}
+
+/// A field that is not the envelope's, in a `where` without `on`; the
+/// envelope's fields, which every event has.
+fn write_no_on_for(f: &mut fmt::Formatter<'_>, field: &str, envelope: &[&str]) -> fmt::Result {
+    write!(
+        f,
+        "`{}` is not a field every event has, and this hook has no `on`; add `on`, naming the \
+         events whose field it is (without `on`, `where` names only ",
+        clipped(field, WHERE_SHOWN)
+    )?;
+    write_one_of(f, envelope)?;
+    f.write_str(", which every event has)")
+}
+
+/// "field `f` of `e`", or "envelope field `f`" for a field of the
+/// envelope (`event` empty), which every event has.
+fn write_field(f: &mut fmt::Formatter<'_>, field: &str, event: &str) -> fmt::Result {
+    match event {
+        "" => write!(f, "envelope field `{field}`"),
+        event => write!(f, "field `{field}` of `{event}`"),
+    }
+}
+
+/// "; a filter on it may name `a`, `b`", or that it may name none.
+fn write_filterable(f: &mut fmt::Formatter<'_>, fields: &[&str]) -> fmt::Result {
+    if fields.is_empty() {
+        f.write_str("; it has no field a filter may name")
+    } else {
+        f.write_str("; a filter on it may name ")?;
+        write_one_of(f, fields)
+    }
+}
+
+/// What a field of `kind` accepts, in words.
+fn accepted(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Str => "a string, a list of them, or `{ glob = \"…\" }`",
+        FieldKind::Integer => "an integer, a list of them, or `{ min = …, max = … }`",
+        FieldKind::Float => "a number, a list of them, or `{ min = …, max = … }`",
+        FieldKind::Bool => "`true` or `false`",
+        FieldKind::Other | FieldKind::Strings => "nothing: no filter may name it",
+    }
+}
+
+/// An unknown event, its name cut to what a message shows.
+fn write_unknown_event(f: &mut fmt::Formatter<'_>, e: &UnknownEvent) -> fmt::Result {
+    match clipped(&e.name, SHOWN) {
+        std::borrow::Cow::Borrowed(_) => write!(f, "{e}"),
+        std::borrow::Cow::Owned(name) => write!(f, "{}", UnknownEvent { name, ..e.clone() }),
+    }
+}
+
+/// An engine key on a hook whose action does not honour it: the actions
+/// that do (`owner`, then `also`), what this hook does (`verb`), and why.
+fn write_key_of_other_action(
+    f: &mut fmt::Formatter<'_>,
+    key: &str,
+    owner: &str,
+    also: &[&str],
+    verb: &str,
+    why: Option<&str>,
+) -> fmt::Result {
+    write!(f, "`{key}` applies only to a ")?;
+    let owners: Vec<&str> = std::iter::once(owner).chain(also.iter().copied()).collect();
+    write_or_list(f, &owners, "`", "`")?;
+    write!(f, " hook, and this hook {verb}")?;
+    if let Some(why) = why {
+        write!(f, " ({why})")?;
+    }
+    f.write_str("; remove it")
 }
 
 /// A name an earlier table of the array has: which, and whose.
@@ -506,7 +965,7 @@ fn write_hidden_hooks(
     f: &mut fmt::Formatter<'_>,
     written: &str,
     placed: bool,
-    sections: &[Section],
+    sections: &[(String, String)],
     array: &str,
 ) -> fmt::Result {
     if placed {
@@ -528,12 +987,12 @@ fn write_hidden_hooks(
 
 /// "at the top level (`[[hook]]`) or in a target
 /// (`[[target.<name>.hook]]`)", one place per section.
-fn write_places(f: &mut fmt::Formatter<'_>, sections: &[Section]) -> fmt::Result {
+fn write_places(f: &mut fmt::Formatter<'_>, sections: &[(String, String)]) -> fmt::Result {
     let places: Vec<String> = std::iter::once("at the top level (`[[hook]]`)".to_owned())
         .chain(
             sections
                 .iter()
-                .map(|s| format!("in {} (`[[{}.<name>.hook]]`)", s.noun(), toml_key(s.key()))),
+                .map(|(key, noun)| format!("in {noun} (`[[{}.<name>.hook]]`)", toml_key(key))),
         )
         .collect();
     let places: Vec<&str> = places.iter().map(String::as_str).collect();

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use common::{
     Ev, ReleaseFifo, append, assert_child_passed, is_reexec, reexec, started, step, within,
 };
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, Hooks};
 
 fn mode(path: &std::path::Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -23,7 +23,7 @@ fn the_file_exists_empty_after_build_even_if_nothing_matches() {
     let log = dir.path().join("audit.jsonl");
     assert!(!log.exists());
     let hooks = Hooks::new(
-        vec![append(&log, &["finished"], OnFailure::Continue)],
+        vec![append(&log, &["finished"], Flow::Continue)],
         dir.path(),
     );
     assert_eq!(fs::read(&log).unwrap(), b"");
@@ -36,7 +36,7 @@ fn the_file_exists_empty_after_build_even_if_nothing_matches() {
 fn a_created_file_has_mode_0600() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("audit.jsonl");
-    let _hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    let _hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], dir.path());
     assert_eq!(mode(&log), 0o600);
 }
 
@@ -46,7 +46,7 @@ fn an_existing_file_is_neither_truncated_nor_rechmodded() {
     let log = dir.path().join("audit.jsonl");
     fs::write(&log, "earlier\n").unwrap();
     fs::set_permissions(&log, fs::Permissions::from_mode(0o640)).unwrap();
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], dir.path());
     assert_eq!(fs::read_to_string(&log).unwrap(), "earlier\n");
     assert_eq!(
         hooks.fire_event(&Ev::Finished { run_id: 2 }),
@@ -64,7 +64,7 @@ fn a_file_that_could_not_be_created_fails_each_append_until_it_can() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("logs");
     let log = sub.join("audit.jsonl");
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Cancel)], dir.path());
     assert!(!log.exists());
 
     let mut failure = None;
@@ -97,7 +97,7 @@ fn a_write_error_is_a_failure_naming_the_file_and_cause() {
         let dir = std::env::current_dir().unwrap();
         let log = dir.join("log");
         fs::write(&log, [b'{', b'}', b'\n']).unwrap();
-        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], &dir);
+        let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], &dir);
         // Caught, so the write fails instead of the process ending.
         let caught = Arc::new(std::sync::atomic::AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::clone(&caught)).unwrap();
@@ -134,7 +134,7 @@ fn a_symbolic_link_is_never_followed() {
     fs::write(&target, "precious\n").unwrap();
     let log = dir.path().join("audit.jsonl");
     std::os::unix::fs::symlink(&target, &log).unwrap();
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Cancel)], dir.path());
     let mut failure = None;
     let flow = hooks.fire_with(&step(1), &step(1), |r| {
         failure = r.result.err().map(HookFailure::to_string);
@@ -169,7 +169,7 @@ fn a_fifo_fails_at_once_instead_of_blocking_the_run() {
         std::time::Duration::from_secs(5),
         "an append hook on a FIFO",
         move || {
-            let hooks = Hooks::new(vec![append(&fifo, &[], OnFailure::Continue)], &root);
+            let hooks = Hooks::new(vec![append(&fifo, &[], Flow::Continue)], &root);
             let mut failure = None;
             let _ = hooks.fire_with(&step(1), &step(1), |r| {
                 failure = r.result.err().map(HookFailure::to_string);
@@ -198,7 +198,7 @@ fn a_fifo_with_a_reader_gets_no_event_and_each_fire_fails() {
         .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
         .open(&log)
         .unwrap();
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], dir.path());
     assert_eq!(hooks.problems().len(), 1, "{:?}", hooks.problems());
     for n in 1..=3 {
         let mut failures = Vec::new();
@@ -241,7 +241,7 @@ fn a_short_write_is_a_failure() {
         // when the hooks are built.
         let whole = [[b'x'; 89].as_slice(), b"\n"].concat();
         fs::write(&log, &whole).unwrap();
-        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], &dir);
+        let hooks = Hooks::new(vec![append(&log, &[], Flow::Cancel)], &dir);
         use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
         let hard = getrlimit(Resource::Fsize).maximum;
         setrlimit(
@@ -293,7 +293,7 @@ fn concurrent_appends_keep_every_line_whole() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("audit.jsonl");
     let hooks = Arc::new(Hooks::new(
-        vec![append(&log, &["step"], OnFailure::Cancel)],
+        vec![append(&log, &["step"], Flow::Cancel)],
         dir.path(),
     ));
     let threads: Vec<_> = (0..THREADS)
@@ -332,7 +332,7 @@ fn concurrent_appends_keep_every_line_whole() {
 fn a_line_of_the_embedders_own_that_holds_a_newline_is_refused_and_nothing_is_appended() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("audit.jsonl");
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Cancel)], dir.path());
     let torn = || Ok(b"{\"event\":\"started\"}\n{\"event\":\"finished\"}".to_vec());
     assert_eq!(hooks.fire_line(&started("g"), torn), Flow::Cancel);
     assert_eq!(

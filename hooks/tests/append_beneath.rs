@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{Typed, said, typed};
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, Hooks};
 
 use common::{append, mkfifo, step, within};
 
@@ -40,7 +40,7 @@ fn kinds(specs: &[io_hooks::HookSpec<common::Ev>], root: &std::path::Path) -> Ve
 fn an_append_through_a_link_out_of_the_root_is_a_problem_and_writes_nothing() {
     let (_tmp, root, outside) = clone_with_a_link_out();
     let log = root.join("logs/audit.jsonl");
-    let specs = vec![append(&log, &[], OnFailure::Cancel)];
+    let specs = vec![append(&log, &[], Flow::Cancel)];
     let problems = Hooks::check(&specs, &root);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(typed(&problems[0]), said::leaves_root(&log, Some("logs")));
@@ -85,8 +85,8 @@ fn dot_dot_and_a_relative_path_are_beneath_the_root() {
     let up = root.join("../escaped.jsonl");
     let relative = PathBuf::from("logs/audit.jsonl");
     let specs = vec![
-        append(&up, &[], OnFailure::Continue),
-        append(&relative, &[], OnFailure::Continue),
+        append(&up, &[], Flow::Continue),
+        append(&relative, &[], Flow::Continue),
     ];
     assert_eq!(
         kinds(&specs, &root),
@@ -114,7 +114,7 @@ fn an_absolute_path_outside_the_root_is_taken_as_written() {
     let mine = tmp.path().join("mine");
     symlink(&outside, &mine).unwrap();
     let log = mine.join("audit.jsonl");
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], &root);
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Cancel)], &root);
     assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
     assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
     assert_eq!(
@@ -128,7 +128,7 @@ fn an_absolute_path_outside_the_root_is_taken_as_written() {
     fs::create_dir(root.join("real")).unwrap();
     symlink("real", root.join("alias")).unwrap();
     let inside = root.join("alias/audit.jsonl");
-    let specs = vec![append(&inside, &[], OnFailure::Cancel)];
+    let specs = vec![append(&inside, &[], Flow::Cancel)];
     let problems = Hooks::check(&specs, &root);
     assert!(problems.is_empty(), "{problems:?}");
 }
@@ -144,8 +144,8 @@ fn the_check_names_the_link_that_leads_out_and_a_file_is_no_directory() {
     fs::write(root.join("file"), "").unwrap();
     let (deep, under_a_file) = (root.join("alias/out/a.jsonl"), root.join("file/a.jsonl"));
     let specs = vec![
-        append(&deep, &[], OnFailure::Continue),
-        append(&under_a_file, &[], OnFailure::Continue),
+        append(&deep, &[], Flow::Continue),
+        append(&under_a_file, &[], Flow::Continue),
     ];
     assert_eq!(
         kinds(&specs, &root),
@@ -166,7 +166,7 @@ fn a_fifo_where_a_directory_should_be_is_no_directory_and_nothing_waits_on_it() 
     let root = tmp.path().to_path_buf();
     mkfifo(&root.join("pipe"));
     let log = root.join("pipe/a.jsonl");
-    let specs = vec![append(&log, &["step"], OnFailure::Continue)];
+    let specs = vec![append(&log, &["step"], Flow::Continue)];
     let found = {
         let (specs, root) = (specs.clone(), root.clone());
         within(Duration::from_secs(20), "the check", move || {

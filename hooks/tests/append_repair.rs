@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use io_hooks::{Hooks, OnFailure};
+use io_hooks::{Flow, Hooks};
 
 use common::{append, assert_child_passed, is_reexec, reexec, started, step};
 
@@ -77,7 +77,7 @@ fn a_repair_removes_no_line_of_a_concurrent_writer() {
             let room = line_len - 300;
             let filler = [vec![b'x'; (LIMIT - room - 1) as usize], b"\n".to_vec()].concat();
             fs::write(&log, &filler).unwrap();
-            let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], &dir);
+            let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], &dir);
             writeln!(to_writer, "{}", log.display()).unwrap();
             let start = Instant::now();
             while fs::metadata(&log).unwrap().len() == filler.len() as u64 {
@@ -143,7 +143,7 @@ fn building_the_hooks_changes_no_file() {
     let modified = fs::metadata(&notes).unwrap().modified().unwrap();
     for _ in 0..3 {
         let hooks = Hooks::new(
-            vec![append(&notes, &["finished"], OnFailure::Continue)],
+            vec![append(&notes, &["finished"], Flow::Continue)],
             dir.path(),
         );
         assert!(hooks.problems().is_empty());
@@ -154,7 +154,7 @@ fn building_the_hooks_changes_no_file() {
     // A missing file is still created, empty.
     let fresh = dir.path().join("fresh.jsonl");
     let _hooks = Hooks::new(
-        vec![append(&fresh, &["finished"], OnFailure::Continue)],
+        vec![append(&fresh, &["finished"], Flow::Continue)],
         dir.path(),
     );
     assert_eq!(fs::read(&fresh).unwrap(), b"");

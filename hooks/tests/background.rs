@@ -15,8 +15,7 @@ use std::time::Duration;
 use common::capture::{capture, capture_with};
 use common::{Ev, filter, step, wait_until, within};
 use io_hooks::{
-    Action, Flow, HookFailure, HookSpec, Hooks, OnFailure, QUEUE_BYTES, QUEUE_EVENTS, RunAction,
-    TomlFile,
+    Action, Flow, HookFailure, HookSpec, Hooks, QUEUE_BYTES, QUEUE_EVENTS, RunAction, TomlFile,
 };
 use io_supervisor::ProcessError;
 
@@ -96,13 +95,25 @@ fn fire_returns_before_the_hook_has_run_and_the_wait_sees_it_done() {
     let mut reports = Vec::new();
     for n in 1..=3 {
         let flow = hooks.fire_with(&step(n), &step(n), |run| {
-            reports.push((run.number(), run.background, run.result.is_ok()));
+            let line = String::from_utf8_lossy(run.line).into_owned();
+            reports.push((
+                run.number(),
+                run.background,
+                run.result.is_ok(),
+                run.event,
+                run.seq,
+                line,
+            ));
         });
         assert_eq!(flow, Flow::Continue);
     }
     // Every fire returned while the hook was still at its gate: nothing can
-    // have been written.
-    assert_eq!(reports, [(1, true, true); 3]);
+    // have been written. The report of a queued event says its event and
+    // line, and no `seq`, which only the worker's report has.
+    let queued: Vec<_> = (1..=3)
+        .map(|n| (1, true, true, "step", None, step_line(n) + "\n"))
+        .collect();
+    assert_eq!(reports, queued);
     assert_eq!(lines(&dir.path().join("out.jsonl")), Vec::<String>::new());
     std::fs::write(dir.path().join("gate"), "").unwrap();
     within(PATIENCE, "the background hook's queue", {
@@ -202,10 +213,10 @@ fn a_failure_is_told_and_logged_with_the_event_it_was_given_and_never_cancels() 
     assert_eq!(
         told,
         [
-            (1, "step", 1, failed.clone(), step_line(1) + "\n"),
-            (1, "step", 2, failed, step_line(2) + "\n"),
-            (2, "step", 1, Ok(()), step_line(1) + "\n"),
-            (2, "step", 2, Ok(()), step_line(2) + "\n"),
+            (1, "step", Some(1), failed.clone(), step_line(1) + "\n"),
+            (1, "step", Some(2), failed, step_line(2) + "\n"),
+            (2, "step", Some(1), Ok(()), step_line(1) + "\n"),
+            (2, "step", Some(2), Ok(()), step_line(2) + "\n"),
         ]
     );
     assert!(
@@ -284,11 +295,24 @@ fn the_interrupt_ends_the_child_in_flight_and_gives_the_queued_events_to_no_one(
 #[test]
 fn a_hook_that_cancels_runs_while_the_host_waits_whatever_its_action_says() {
     let dir = tempfile::tempdir().unwrap();
-    let spec =
-        background(&["/bin/sh", "-c", "exit 1"], &["step"]).with_on_failure(OnFailure::Cancel);
+    let spec = background(&["/bin/sh", "-c", "exit 1"], &["step"]).with_on_failure(Flow::Cancel);
     let mut failures = Vec::new();
     let (flow, _) = capture(|| {
         let hooks = Hooks::new(vec![spec], dir.path());
+        // Said, with the way out in the embedder's words.
+        let hints: Vec<_> = hooks
+            .problems()
+            .iter()
+            .map(io_hooks::Problem::hint)
+            .collect();
+        assert_eq!(
+            hints,
+            [Some(
+                "build its action without `in_background`, or make its `on_failure` \
+                 `Flow::Continue`"
+                    .to_owned()
+            )]
+        );
         hooks.fire_with(&step(1), &step(1), |run| {
             failures.push((run.background, run.result.err().map(ToString::to_string)));
         })
@@ -538,8 +562,8 @@ fn the_backlog_says_at_once_what_each_background_hook_was_not_given() {
             counted.fetch_add(1, Ordering::SeqCst);
         }
     });
-    let backlog = hooks.backlog();
-    assert!(backlog.abandon().is_empty(), "no worker has started");
+    let abandon = hooks.backlog();
+    assert!(abandon().is_empty(), "no worker has started");
     for n in 1..=4 {
         assert_eq!(hooks.fire_event(&step(n)), Flow::Continue);
     }
@@ -549,7 +573,7 @@ fn the_backlog_says_at_once_what_each_background_hook_was_not_given() {
         "the first event's child never started, or the quick hook never reported its fourth"
     );
     assert_eq!(lines(&tee_out).len(), 4);
-    let undelivered = backlog.abandon();
+    let undelivered = abandon();
     let counts: Vec<_> = undelivered
         .iter()
         .map(|u| {
@@ -571,7 +595,7 @@ fn the_backlog_says_at_once_what_each_background_hook_was_not_given() {
     );
     // Fired after: given to no one, and counted.
     assert_eq!(hooks.fire_event(&step(5)), Flow::Continue);
-    assert_eq!(backlog.abandon()[1].dropped, 4);
+    assert_eq!(abandon()[1].dropped, 4);
     hooks.supervisor().interrupt();
     within(PATIENCE, "the interrupted hooks", move || drop(hooks));
     assert_eq!(lines(&out), [step_line(1)], "a dropped event ran");

@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, Hooks};
 use io_supervisor::ProcessError;
 
 use common::{
@@ -42,12 +42,7 @@ fn an_exit_status_that_cannot_be_collected_is_a_wait_failure() {
         assert_ne!(previous, libc::SIG_ERR);
         let dir = std::env::current_dir().unwrap();
         let hooks = Hooks::new(
-            vec![run(
-                &["/bin/sh", "-c", "exit 0"],
-                5000,
-                &[],
-                OnFailure::Cancel,
-            )],
+            vec![run(&["/bin/sh", "-c", "exit 0"], 5000, &[], Flow::Cancel)],
             &dir,
         );
         let mut failures = Vec::new();
@@ -82,7 +77,7 @@ fn an_interrupt_kills_the_run_hooks_in_flight_and_refuses_later_ones() {
             &["/bin/sh", "-c", body],
             60_000,
             &["step"],
-            OnFailure::Continue,
+            Flow::Continue,
         )],
         &root,
     );
@@ -151,7 +146,7 @@ fn an_append_cut_short_by_a_file_size_limit_is_ended_where_it_stopped() {
 
         let dir = std::env::current_dir().unwrap();
         let log = dir.join("audit.jsonl");
-        let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], &dir);
+        let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], &dir);
         let big = started(&"g".repeat(250));
         let mut results = Vec::new();
         for _ in 0..4 {
@@ -208,8 +203,8 @@ fn the_first_append_ends_a_torn_last_line() {
     fs::write(&whole, "{\"event\":\"step\"}\n").unwrap();
     let hooks = Hooks::new(
         vec![
-            append(&torn, &[], OnFailure::Continue),
-            append(&whole, &[], OnFailure::Continue),
+            append(&torn, &[], Flow::Continue),
+            append(&whole, &[], Flow::Continue),
         ],
         dir.path(),
     );
@@ -255,7 +250,7 @@ fn a_torn_line_at_the_file_size_limit_is_left_as_it_was() {
         limit_file_size(LIMIT as u64);
 
         let hooks = tracing::subscriber::with_default(subscriber, || {
-            Hooks::new(vec![append(&torn, &[], OnFailure::Continue)], &dir)
+            Hooks::new(vec![append(&torn, &[], Flow::Continue)], &dir)
         });
         assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
         assert_eq!(fs::read_to_string(&warnings).unwrap(), "");

@@ -6,7 +6,7 @@ mod common;
 
 use common::capture::capture;
 use common::{append, run, started};
-use io_hooks::{Flow, Hooks, OnFailure};
+use io_hooks::{Flow, Hooks};
 
 const SECRET: &str = "sk-live-TOP-SECRET-GOAL-4242";
 
@@ -19,14 +19,14 @@ fn a_failed_hook_logs_index_tag_and_cause_never_the_event() {
     let (flow, log) = capture(|| {
         let hooks = Hooks::new(
             vec![
-                append(&good_log, &[], OnFailure::Continue),
+                append(&good_log, &[], Flow::Continue),
                 run(
                     &["/bin/sh", "-c", "exit 3"],
                     5000,
                     &["started"],
-                    OnFailure::Continue,
+                    Flow::Continue,
                 ),
-                append(&bad_log, &["started"], OnFailure::Cancel),
+                append(&bad_log, &["started"], Flow::Cancel),
             ],
             dir.path(),
         );
@@ -80,8 +80,8 @@ fn a_file_that_cannot_be_created_is_warned_about_when_the_hooks_are_built() {
     let (hooks, log) = capture(|| {
         Hooks::new(
             vec![
-                append(&dir.path().join("fine.jsonl"), &[], OnFailure::Continue),
-                append(&bad, &[], OnFailure::Continue),
+                append(&dir.path().join("fine.jsonl"), &[], Flow::Continue),
+                append(&bad, &[], Flow::Continue),
             ],
             dir.path(),
         )
@@ -121,8 +121,8 @@ fn a_log_that_is_a_symlink_or_not_a_regular_file_is_warned_about_when_the_hooks_
     let (_hooks, log) = capture(|| {
         Hooks::new(
             vec![
-                append(&link, &[], OnFailure::Continue),
-                append(std::path::Path::new("/dev/null"), &[], OnFailure::Continue),
+                append(&link, &[], Flow::Continue),
+                append(std::path::Path::new("/dev/null"), &[], Flow::Continue),
             ],
             dir.path(),
         )
@@ -152,14 +152,9 @@ fn a_program_that_cannot_be_found_is_warned_about_when_the_hooks_are_built() {
     let (_hooks, log) = capture(|| {
         Hooks::new(
             vec![
-                run(&["./scripts/check"], 5000, &[], OnFailure::Continue),
-                run(&["sh"], 5000, &[], OnFailure::Continue),
-                run(
-                    &["no-such-program-anywhere"],
-                    5000,
-                    &[],
-                    OnFailure::Continue,
-                ),
+                run(&["./scripts/check"], 5000, &[], Flow::Continue),
+                run(&["sh"], 5000, &[], Flow::Continue),
+                run(&["no-such-program-anywhere"], 5000, &[], Flow::Continue),
             ],
             dir.path(),
         )
@@ -184,11 +179,7 @@ fn a_successful_or_unwanted_event_logs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (flow, log) = capture(|| {
         let hooks = Hooks::new(
-            vec![append(
-                &dir.path().join("a"),
-                &["finished"],
-                OnFailure::Cancel,
-            )],
+            vec![append(&dir.path().join("a"), &["finished"], Flow::Cancel)],
             dir.path(),
         );
         let a = hooks.fire_event(&started(SECRET));

@@ -7,7 +7,7 @@ use std::fs;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Ev, append, run, started, step};
-use io_hooks::{Flow, HookFailure, HookRun, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, HookRun, Hooks};
 use serde::{Serialize, Serializer};
 
 /// Counts how many times it is serialised.
@@ -26,6 +26,14 @@ impl Serialize for Counted<'_> {
 fn outcomes(hooks: &Hooks<Ev>, ev: &Ev) -> (Flow, Vec<(usize, Option<String>)>) {
     let mut seen = Vec::new();
     let flow = hooks.fire_with(ev, ev, |r: HookRun<'_>| {
+        // A hook that ran while the host waited: its event's tag and the
+        // line it was given, and no `seq`, which a background report has.
+        assert_eq!(r.event, io_hooks::HookEvents::tag(ev));
+        assert_eq!(
+            r.line,
+            [serde_json::to_vec(ev).unwrap(), b"\n".to_vec()].concat()
+        );
+        assert_eq!((r.seq, r.background), (None, false));
         seen.push((r.index, r.result.err().map(HookFailure::to_string)));
     });
     (flow, seen)
@@ -42,10 +50,7 @@ fn hooks_are_send_and_sync() {
 fn an_unwanted_event_is_never_serialised() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log");
-    let hooks = Hooks::new(
-        vec![append(&log, &["step"], OnFailure::Continue)],
-        dir.path(),
-    );
+    let hooks = Hooks::new(vec![append(&log, &["step"], Flow::Continue)], dir.path());
     let times = AtomicUsize::new(0);
     let ev = started("x");
     let counted = Counted {
@@ -73,9 +78,9 @@ fn a_matching_event_is_serialised_once_for_every_hook() {
     );
     let hooks = Hooks::new(
         vec![
-            append(&a, &[], OnFailure::Continue),
-            append(&b, &["step"], OnFailure::Continue),
-            append(&c, &["started", "step"], OnFailure::Continue),
+            append(&a, &[], Flow::Continue),
+            append(&b, &["step"], Flow::Continue),
+            append(&c, &["started", "step"], Flow::Continue),
         ],
         dir.path(),
     );
@@ -99,8 +104,8 @@ fn only_hooks_whose_filter_holds_the_kind_run() {
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let hooks = Hooks::new(
         vec![
-            append(&a, &["finished"], OnFailure::Continue),
-            append(&b, &["started"], OnFailure::Continue),
+            append(&a, &["finished"], Flow::Continue),
+            append(&b, &["started"], Flow::Continue),
         ],
         dir.path(),
     );
@@ -122,7 +127,7 @@ fn the_kind_decides_matching_and_the_payload_is_what_hooks_receive() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log");
     let hooks = Hooks::new(
-        vec![append(&log, &["finished"], OnFailure::Continue)],
+        vec![append(&log, &["finished"], Flow::Continue)],
         dir.path(),
     );
     let ev = Ev::Finished { run_id: 9 };
@@ -147,13 +152,13 @@ fn every_matching_hook_runs_in_order_even_after_failures() {
             &["/bin/sh", "-c", &format!("echo {n} >> order; exit {code}")],
             5000,
             &[],
-            OnFailure::Continue,
+            Flow::Continue,
         )
     };
     let hooks = Hooks::new(
         vec![
             mark("0", "1"),
-            append(&bad, &[], OnFailure::Continue),
+            append(&bad, &[], Flow::Continue),
             mark("2", "0"),
             mark("3", "4"),
         ],
@@ -178,23 +183,23 @@ fn every_matching_hook_runs_in_order_even_after_failures() {
 #[test]
 fn the_answer_is_cancel_iff_a_failed_hook_says_cancel() {
     let dir = tempfile::tempdir().unwrap();
-    let ok = || run(&["/bin/sh", "-c", "exit 0"], 5000, &[], OnFailure::Cancel);
+    let ok = || run(&["/bin/sh", "-c", "exit 0"], 5000, &[], Flow::Cancel);
     let fail = |on_failure| run(&["/bin/sh", "-c", "exit 2"], 5000, &[], on_failure);
 
     let cases: Vec<(Vec<_>, Flow)> = vec![
         (vec![ok()], Flow::Continue),
-        (vec![fail(OnFailure::Continue)], Flow::Continue),
-        (vec![fail(OnFailure::Cancel)], Flow::Cancel),
+        (vec![fail(Flow::Continue)], Flow::Continue),
+        (vec![fail(Flow::Cancel)], Flow::Cancel),
         (
-            vec![fail(OnFailure::Continue), ok(), fail(OnFailure::Continue)],
+            vec![fail(Flow::Continue), ok(), fail(Flow::Continue)],
             Flow::Continue,
         ),
         (
-            vec![fail(OnFailure::Cancel), fail(OnFailure::Continue), ok()],
+            vec![fail(Flow::Cancel), fail(Flow::Continue), ok()],
             Flow::Cancel,
         ),
         (
-            vec![ok(), fail(OnFailure::Continue), fail(OnFailure::Cancel)],
+            vec![ok(), fail(Flow::Continue), fail(Flow::Cancel)],
             Flow::Cancel,
         ),
     ];
@@ -211,7 +216,7 @@ fn the_answer_is_cancel_iff_a_failed_hook_says_cancel() {
 fn fire_event_serialises_the_enum_itself() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log");
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Continue)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], dir.path());
     assert!(!hooks.is_empty());
     assert_eq!(
         hooks.fire_event(&Ev::Finished { run_id: 4 }),
@@ -235,13 +240,18 @@ fn an_event_that_cannot_be_serialised_fails_each_matching_hook() {
     let log = dir.path().join("log");
     let hooks = Hooks::new(
         vec![
-            append(&log, &[], OnFailure::Continue),
-            append(&log, &[], OnFailure::Cancel),
+            append(&log, &[], Flow::Continue),
+            append(&log, &[], Flow::Cancel),
         ],
         dir.path(),
     );
     let mut seen = Vec::new();
     let flow = hooks.fire_with(&step(1), &Unserialisable, |r| {
+        // No line to give: the event's tag, an empty line, and why.
+        assert_eq!(
+            (r.event, r.line, r.seq, r.background),
+            ("step", &b""[..], None, false)
+        );
         seen.push(r.result.err().map(HookFailure::to_string));
     });
     assert_eq!(flow, Flow::Cancel);

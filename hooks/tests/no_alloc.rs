@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::{Ev, append, run, started, step};
-use io_hooks::{Flow, Hooks, OnFailure};
+use io_hooks::{Flow, Hooks};
 
 struct Counting;
 
@@ -65,8 +65,8 @@ fn an_unwanted_event_allocates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let hooks = Hooks::new(
         vec![
-            append(&dir.path().join("a"), &["finished"], OnFailure::Cancel),
-            run(&["/bin/false"], 5000, &["tool_call"], OnFailure::Cancel),
+            append(&dir.path().join("a"), &["finished"], Flow::Cancel),
+            run(&["/bin/false"], 5000, &["tool_call"], Flow::Cancel),
         ],
         dir.path(),
     );
@@ -89,11 +89,7 @@ fn the_counter_does_count_a_wanted_event() {
     // The control: without it, a counter that never counts would pass above.
     let dir = tempfile::tempdir().unwrap();
     let hooks = Hooks::new(
-        vec![append(
-            &dir.path().join("a"),
-            &["finished"],
-            OnFailure::Cancel,
-        )],
+        vec![append(&dir.path().join("a"), &["finished"], Flow::Cancel)],
         dir.path(),
     );
     let (flow, n) = allocations(|| hooks.fire_event(&Ev::Finished { run_id: 1 }));

@@ -228,12 +228,8 @@ fn a_background_report_names_the_hook_by_its_file_and_key_path() {
 fn a_hook_built_in_code_is_named_by_its_place_with_no_file() {
     let root = tempfile::tempdir().expect("a directory");
     let specs = vec![
-        common::append(
-            &root.path().join("a.jsonl"),
-            &[],
-            io_hooks::OnFailure::Continue,
-        ),
-        common::run(&["./missing"], 5000, &[], io_hooks::OnFailure::Continue),
+        common::append(&root.path().join("a.jsonl"), &[], io_hooks::Flow::Continue),
+        common::run(&["./missing"], 5000, &[], io_hooks::Flow::Continue),
     ];
     let problems = Hooks::check(&specs, root.path());
     assert_eq!(problems[0].origin, Origin::new(None, "hook[2]"));

@@ -17,7 +17,7 @@ use common::{append, step};
 use io_beneath::{Open, Root};
 use io_hooks::{
     Action, ActionKind, ActionTable, Execute, Fire, Flow, HookFailure, HookFilter, HookKey,
-    HookSpec, Hooks, OnFailure, Prepare, TableError,
+    HookSpec, Hooks, Prepare, TableError,
 };
 
 /// The embedder's own state, as it names it to the root.
@@ -100,7 +100,7 @@ fn an_append_into_the_embedders_own_state_is_a_problem_and_a_failure() {
     ];
     let specs: Vec<_> = cases
         .iter()
-        .map(|(rel, _)| append(&root.join(rel), &[], OnFailure::Cancel))
+        .map(|(rel, _)| append(&root.join(rel), &[], Flow::Cancel))
         .collect();
     let problems = Hooks::check_beneath(&specs, &owning(&root));
     let said: Vec<String> = problems.iter().map(io_hooks::Problem::message).collect();
@@ -153,7 +153,7 @@ fn an_append_into_the_embedders_own_state_is_a_problem_and_a_failure() {
 fn hooks_built_with_a_path_own_nothing() {
     let (_tmp, root) = clone_with_links_in();
     let log = root.join(".state/audit.jsonl");
-    let hooks = Hooks::new(vec![append(&log, &[], OnFailure::Cancel)], &root);
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Cancel)], &root);
     assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
     assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
     assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 1);
@@ -173,8 +173,8 @@ fn state_made_after_the_hooks_were_built_is_refused_through_a_link() {
         root.join("later/audit.jsonl"),
     );
     let specs = vec![
-        append(&early, &[], OnFailure::Continue),
-        append(&late, &[], OnFailure::Continue),
+        append(&early, &[], Flow::Continue),
+        append(&late, &[], Flow::Continue),
     ];
     let hooks = Hooks::beneath(specs, owning(root));
     let said: Vec<String> = hooks

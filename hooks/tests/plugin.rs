@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use io_hooks::{
     Action, ActionKind, ActionTable, AppendAction, DEFAULT_TIMEOUT, Effects, Execute, Fire, Flow,
-    HookEvents, HookFailure, HookFilter, HookKey, HookSpec, Hooks, Layout, OnFailure, Origin,
-    Prepare, RunAction, TableError, TomlFile,
+    HookEvents, HookFailure, HookFilter, HookKey, HookSpec, Hooks, Layout, Origin, Prepare,
+    RunAction, TableError, TomlFile,
 };
 
 #[derive(HookEvents, serde::Serialize)]
@@ -186,8 +186,8 @@ fn an_added_action_whose_failure_cancels_runs_while_the_host_waits() {
     let dir = tempfile::tempdir().unwrap();
     let seen = Seen::default();
     let action = Action::new::<TallyKind>(Tally(Arc::clone(&seen), Said::default()));
-    let spec = HookSpec::new(HookFilter::<Ev>::ALL, action.in_background())
-        .with_on_failure(OnFailure::Cancel);
+    let spec =
+        HookSpec::new(HookFilter::<Ev>::ALL, action.in_background()).with_on_failure(Flow::Cancel);
     let hooks = Hooks::new(vec![spec], dir.path());
     let problems: Vec<String> = hooks.problems().iter().map(ToString::to_string).collect();
     assert_eq!(
@@ -441,7 +441,7 @@ fn an_added_action_is_prepared_and_fired_with_what_the_hooks_know() {
     );
     let hooks = Hooks::new(specs.clone(), dir.path());
     assert_eq!(said(hooks.problems()), ["creates true, cancels false"]);
-    let cancelling = specs[0].clone().with_on_failure(OnFailure::Cancel);
+    let cancelling = specs[0].clone().with_on_failure(Flow::Cancel);
     assert_eq!(
         said(&Hooks::check(&[cancelling], dir.path())),
         ["creates false, cancels true"]

@@ -6,7 +6,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 
 use common::{Ev, Typed, append, run, said, typed};
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, Hooks};
 
 fn kinds(hooks: &Hooks<Ev>) -> Vec<(usize, Typed)> {
     hooks
@@ -24,12 +24,12 @@ fn each_program_that_cannot_run_is_one_problem_with_a_hint() {
     std::fs::write(root.join("scripts/x.sh"), "#!/bin/sh\n").unwrap(); // mode 0644
     common::script(root, "myhook", "exit 0");
     let specs = vec![
-        run(&["notify-sendx-no-such"], 5000, &[], OnFailure::Continue),
-        run(&["./scripts/x.sh"], 5000, &[], OnFailure::Continue),
-        run(&["myhook"], 5000, &[], OnFailure::Continue),
-        run(&["$HOME/bin/notify"], 5000, &[], OnFailure::Continue),
-        run(&["./scripts"], 5000, &[], OnFailure::Continue),
-        run(&["sh", "-c", "true"], 5000, &[], OnFailure::Continue),
+        run(&["notify-sendx-no-such"], 5000, &[], Flow::Continue),
+        run(&["./scripts/x.sh"], 5000, &[], Flow::Continue),
+        run(&["myhook"], 5000, &[], Flow::Continue),
+        run(&["$HOME/bin/notify"], 5000, &[], Flow::Continue),
+        run(&["./scripts"], 5000, &[], Flow::Continue),
+        run(&["sh", "-c", "true"], 5000, &[], Flow::Continue),
     ];
     let hooks = Hooks::new(specs, root);
     let got = kinds(&hooks);
@@ -84,15 +84,15 @@ fn a_shell_line_in_one_element_is_told_to_split_into_an_array() {
     let root = dir.path();
     common::script(root, "my hook", "exit 0");
     let specs = vec![
-        run(&["notify-send hello"], 5000, &[], OnFailure::Continue),
+        run(&["notify-send hello"], 5000, &[], Flow::Continue),
         run(
             &["notify-send  -u\tlow", "a \"b\""],
             5000,
             &[],
-            OnFailure::Continue,
+            Flow::Continue,
         ),
-        run(&["jq . | tee log"], 5000, &[], OnFailure::Continue),
-        run(&["./my hook"], 5000, &[], OnFailure::Continue),
+        run(&["jq . | tee log"], 5000, &[], Flow::Continue),
+        run(&["./my hook"], 5000, &[], Flow::Continue),
     ];
     let hooks = Hooks::new(specs, root);
     let got = kinds(&hooks);
@@ -134,10 +134,7 @@ fn a_shell_line_in_one_element_is_told_to_split_into_an_array() {
 fn a_shell_line_with_control_characters_is_escaped_in_message_and_hint() {
     let dir = tempfile::tempdir().unwrap();
     let line = "notify-send \u{1b}\u{202e}x";
-    let hooks = Hooks::new(
-        vec![run(&[line], 5000, &[], OnFailure::Continue)],
-        dir.path(),
-    );
+    let hooks = Hooks::new(vec![run(&[line], 5000, &[], Flow::Continue)], dir.path());
     let problem = &hooks.problems()[0];
     let message = problem.to_string();
     assert!(
@@ -151,10 +148,7 @@ fn a_shell_line_with_control_characters_is_escaped_in_message_and_hint() {
         )
     );
     let long = format!("notify-send {}", "x".repeat(200));
-    let hooks = Hooks::new(
-        vec![run(&[&long], 5000, &[], OnFailure::Continue)],
-        dir.path(),
-    );
+    let hooks = Hooks::new(vec![run(&[&long], 5000, &[], Flow::Continue)], dir.path());
     assert!(hooks.problems()[0].to_string().contains("xxx…` looks like"));
 }
 
@@ -191,11 +185,11 @@ fn each_append_path_that_cannot_work_is_one_problem_and_check_creates_nothing() 
     std::fs::create_dir(root.join("logs")).unwrap();
     std::os::unix::fs::symlink(root.join("elsewhere"), root.join("link.jsonl")).unwrap();
     let specs = vec![
-        append(&root.join("~/audit.jsonl"), &[], OnFailure::Continue),
-        append(&root.join("logs"), &[], OnFailure::Continue),
-        append(&root.join("nope/audit.jsonl"), &[], OnFailure::Continue),
-        append(&root.join("link.jsonl"), &[], OnFailure::Continue),
-        append(&root.join("fine.jsonl"), &[], OnFailure::Continue),
+        append(&root.join("~/audit.jsonl"), &[], Flow::Continue),
+        append(&root.join("logs"), &[], Flow::Continue),
+        append(&root.join("nope/audit.jsonl"), &[], Flow::Continue),
+        append(&root.join("link.jsonl"), &[], Flow::Continue),
+        append(&root.join("fine.jsonl"), &[], Flow::Continue),
     ];
     let checked = Hooks::check(&specs, root);
     assert!(!root.join("fine.jsonl").exists(), "check creates no file");
@@ -236,7 +230,7 @@ fn a_fifo_at_an_append_path_is_a_not_regular_problem() {
     let root = dir.path();
     let fifo = root.join("audit.jsonl");
     common::mkfifo(&fifo);
-    let specs = vec![append(&fifo, &[], OnFailure::Continue)];
+    let specs = vec![append(&fifo, &[], Flow::Continue)];
     let checked = Hooks::check(&specs, root);
     let hooks = Hooks::new(specs, root);
     assert_eq!(hooks.problems(), checked.as_slice());
@@ -266,7 +260,7 @@ fn an_append_path_outside_the_root_is_checked_as_written() {
         "new.jsonl",
     ]
     .iter()
-    .map(|name| append(&out.join(name), &[], OnFailure::Continue))
+    .map(|name| append(&out.join(name), &[], Flow::Continue))
     .collect();
     let checked: Vec<_> = Hooks::check(&specs, root.path())
         .into_iter()
@@ -298,7 +292,7 @@ struct Unserialisable {
 fn a_serialisation_failure_fails_the_hook_naming_the_tag_and_serdes_reason() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("a.jsonl");
-    let hooks = Hooks::new(vec![append(&log, &["step"], OnFailure::Cancel)], dir.path());
+    let hooks = Hooks::new(vec![append(&log, &["step"], Flow::Cancel)], dir.path());
     let bad = Unserialisable {
         map: [((1, 2), 3)].into_iter().collect(),
     };
@@ -332,7 +326,7 @@ fn an_executable_program_in_root_is_no_problem() {
     let mode = std::fs::metadata(&script).unwrap().permissions().mode();
     assert_ne!(mode & 0o111, 0);
     let hooks = Hooks::new(
-        vec![run(&["./ok.sh"], 5000, &[], OnFailure::Continue)],
+        vec![run(&["./ok.sh"], 5000, &[], Flow::Continue)],
         dir.path(),
     );
     assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());

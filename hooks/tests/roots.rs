@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{Ev, append, assert_child_passed, is_reexec, reexec, run, step};
-use io_hooks::{Action, Flow, HookFailure, HookFilter, HookSpec, Hooks, OnFailure};
+use io_hooks::{Action, Flow, HookFailure, HookFilter, HookSpec, Hooks};
 
 /// Fires `ev` and returns every hook's failure, as an operator reads it.
 fn failures(hooks: &Hooks<Ev>, ev: &Ev) -> Vec<String> {
@@ -58,14 +58,9 @@ fn an_empty_or_relative_root_is_made_absolute_when_built() {
         assert_eq!(empty, Path::new(""));
         for (root, log) in [(empty, "empty.jsonl"), (Path::new("."), "dot.jsonl")] {
             let specs = vec![
-                run(&["true"], 5_000, &[], OnFailure::Cancel),
-                run(
-                    &["sh", "-c", "pwd > pwd.txt"],
-                    5_000,
-                    &[],
-                    OnFailure::Cancel,
-                ),
-                append(Path::new(log), &[], OnFailure::Cancel),
+                run(&["true"], 5_000, &[], Flow::Cancel),
+                run(&["sh", "-c", "pwd > pwd.txt"], 5_000, &[], Flow::Cancel),
+                append(Path::new(log), &[], Flow::Cancel),
             ];
             std::env::set_current_dir(&here).unwrap();
             let hooks = Hooks::new(specs, root);

@@ -13,7 +13,7 @@ use common::{
     Ev, KillOnDrop, alive, assert_child_passed, is_reexec, proc_ppid, proc_state, reexec, run,
     script, started, step, wait_until, within,
 };
-use io_hooks::{Flow, HookFailure, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, Hooks};
 
 /// How long any one firing in these tests may take before the test fails
 /// as hung: far above every hook timeout here, far below "forever".
@@ -55,10 +55,7 @@ fn read_pid(path: &Path) -> i32 {
 fn stdin_is_the_event_line_then_eof_in_the_discovery_root() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "hook", "cat > stdin.out\npwd > cwd.out");
-    let hooks = Hooks::new(
-        vec![run(&["./hook"], 5000, &[], OnFailure::Cancel)],
-        dir.path(),
-    );
+    let hooks = Hooks::new(vec![run(&["./hook"], 5000, &[], Flow::Cancel)], dir.path());
     let ev = step(5);
     // `cat` ends only at EOF, so success proves the EOF.
     let (flow, failure, _) = fire(hooks, &ev);
@@ -98,7 +95,7 @@ fn arguments_reach_the_child_byte_for_byte() {
     ];
     let mut argv = vec!["./argv"];
     argv.extend(args);
-    let hooks = Hooks::new(vec![run(&argv, 5000, &[], OnFailure::Cancel)], dir.path());
+    let hooks = Hooks::new(vec![run(&argv, 5000, &[], Flow::Cancel)], dir.path());
     let (flow, failure, _) = fire(hooks, &step(1));
     assert_eq!((flow, failure), (Flow::Continue, None));
     let out = fs::read(dir.path().join("argv.out")).unwrap();
@@ -125,7 +122,7 @@ fn a_non_zero_exit_or_a_signal_is_a_failure() {
     ];
     for (body, want) in cases {
         let hooks = Hooks::new(
-            vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
+            vec![run(&["/bin/sh", "-c", body], 5000, &[], Flow::Cancel)],
             dir.path(),
         );
         let (flow, failure, _) = fire(hooks, &step(1));
@@ -152,10 +149,7 @@ fn a_program_that_cannot_be_spawned_is_a_failure() {
         ),
     ];
     for (program, want) in cases {
-        let hooks = Hooks::new(
-            vec![run(&[program], 5000, &[], OnFailure::Continue)],
-            dir.path(),
-        );
+        let hooks = Hooks::new(vec![run(&[program], 5000, &[], Flow::Continue)], dir.path());
         let (flow, failure, _) = fire(hooks, &step(1));
         assert_eq!((flow, failure.as_deref()), (Flow::Continue, Some(want)));
     }
@@ -166,9 +160,9 @@ fn an_absolute_program_and_a_bare_name_on_path_run() {
     let dir = tempfile::tempdir().unwrap();
     let hooks = Hooks::new(
         vec![
-            run(&["/bin/sh", "-c", "exit 0"], 5000, &[], OnFailure::Cancel),
+            run(&["/bin/sh", "-c", "exit 0"], 5000, &[], Flow::Cancel),
             // `sh` is in an absolute PATH entry wherever these tests run.
-            run(&["sh", "-c", "touch ran"], 5000, &[], OnFailure::Cancel),
+            run(&["sh", "-c", "touch ran"], 5000, &[], Flow::Cancel),
         ],
         dir.path(),
     );
@@ -187,7 +181,7 @@ fn on_timeout_the_child_and_everything_it_started_are_killed() {
         "sleep 30 &\necho $! > grandchild.pid\necho $$ > child.pid\nsleep 30",
     );
     let hooks = Hooks::new(
-        vec![run(&["/bin/sh", "hook"], 400, &[], OnFailure::Cancel)],
+        vec![run(&["/bin/sh", "hook"], 400, &[], Flow::Cancel)],
         dir.path(),
     );
     let start = Instant::now();
@@ -235,7 +229,7 @@ fn a_hook_that_exits_after_backgrounding_work_is_not_waited_for() {
         "sleep 30 <&0 &\necho $! > bg.pid.tmp\nmv bg.pid.tmp bg.pid\nexit 0",
     );
     let hooks = Hooks::new(
-        vec![run(&["/bin/sh", "hook"], 5000, &[], OnFailure::Cancel)],
+        vec![run(&["/bin/sh", "hook"], 5000, &[], Flow::Cancel)],
         dir.path(),
     );
     let (flow, failure, elapsed) = fire(hooks, &huge_event());
@@ -259,7 +253,7 @@ fn a_child_that_never_reads_a_huge_event_is_bounded_by_its_timeout() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "hook", "echo $$ > child.pid\nexec sleep 30");
     let hooks = Hooks::new(
-        vec![run(&["/bin/sh", "hook"], 300, &[], OnFailure::Continue)],
+        vec![run(&["/bin/sh", "hook"], 300, &[], Flow::Continue)],
         dir.path(),
     );
     // The bound is measured from the moment the child is seen running (its
@@ -298,7 +292,7 @@ fn a_child_that_does_not_read_its_stdin_is_not_a_failure() {
         "head -c 10 >/dev/null",
     ] {
         let hooks = Hooks::new(
-            vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
+            vec![run(&["/bin/sh", "-c", body], 5000, &[], Flow::Cancel)],
             dir.path(),
         );
         let (flow, failure, elapsed) = fire(hooks, &huge_event());
@@ -338,7 +332,7 @@ fn a_host_with_default_sigpipe_survives_a_hook_that_does_not_read() {
 
         for body in ["exit 0", "exec 0<&-; sleep 0.1; exit 0"] {
             let hooks = Hooks::new(
-                vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
+                vec![run(&["/bin/sh", "-c", body], 5000, &[], Flow::Cancel)],
                 &dir,
             );
             let (flow, failure, _) = fire(hooks, &huge_event());
@@ -361,8 +355,8 @@ fn a_bare_name_never_runs_a_file_planted_in_the_repository() {
         let root = std::env::current_dir().unwrap();
         let hooks = Hooks::new(
             vec![
-                run(&["tool"], 5000, &[], OnFailure::Continue),
-                run(&["planted-only"], 5000, &[], OnFailure::Continue),
+                run(&["tool"], 5000, &[], Flow::Continue),
+                run(&["planted-only"], 5000, &[], Flow::Continue),
             ],
             &root,
         );
@@ -410,7 +404,7 @@ fn a_missing_program_is_warned_about_yet_still_fails_when_fired() {
     // (The warning itself is asserted in tests/logging.rs.)
     let dir = tempfile::tempdir().unwrap();
     let hooks = Arc::new(Hooks::new(
-        vec![run(&["./later"], 5000, &[], OnFailure::Cancel)],
+        vec![run(&["./later"], 5000, &[], Flow::Cancel)],
         dir.path(),
     ));
     assert_eq!(fire(Arc::clone(&hooks), &step(1)).0, Flow::Cancel);
@@ -449,12 +443,12 @@ fn hooks_never_reap_other_children_of_the_host() {
     let had_handler = sigchld_caught();
     let hooks = Hooks::new(
         vec![
-            run(&["/bin/sh", "-c", "exit 0"], 5000, &[], OnFailure::Cancel),
+            run(&["/bin/sh", "-c", "exit 0"], 5000, &[], Flow::Cancel),
             run(
                 &["/bin/sh", "-c", "exec sleep 30"],
                 200,
                 &[],
-                OnFailure::Continue,
+                Flow::Continue,
             ),
         ],
         dir.path(),
@@ -492,7 +486,7 @@ fn run_hooks_fire_from_many_threads_at_once() {
             ],
             5000,
             &["step"],
-            OnFailure::Cancel,
+            Flow::Cancel,
         )],
         dir.path(),
     ));
@@ -544,7 +538,7 @@ fn a_hooks_stdout_and_stderr_reach_neither_of_the_hosts_descriptors() {
         // `&&`: a closed descriptor would fail the write, and the hook.
         let body = "echo HOOK-WROTE-TO-STDOUT && echo HOOK-WROTE-TO-STDERR >&2 && : > ran";
         let hooks = Hooks::new(
-            vec![run(&["/bin/sh", "-c", body], 5000, &[], OnFailure::Cancel)],
+            vec![run(&["/bin/sh", "-c", body], 5000, &[], Flow::Cancel)],
             &dir,
         );
         let (flow, failure, _) = fire(hooks, &step(1));

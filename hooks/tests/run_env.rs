@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{Ev, assert_child_passed, is_reexec, reexec, step};
-use io_hooks::{Action, HookEnv, HookSpec, Hooks, OnFailure};
+use io_hooks::{Action, Flow, HookEnv, HookSpec, Hooks};
 
 /// What the shell adds to its own environment, whatever it was given.
 const SHELLS_OWN: &[&str] = &["PWD", "OLDPWD", "SHLVL", "_"];
@@ -97,7 +97,7 @@ fn an_embedders_own_names_reach_the_child_and_nothing_else_changes() {
     let specs = vec![
         HookSpec::new(common::filter(&["step"]), env_to("named.env"))
             .with_name("notify")
-            .with_on_failure(OnFailure::Cancel),
+            .with_on_failure(Flow::Cancel),
         HookSpec::new(common::filter(&["step"]), env_to("unnamed.env")),
         HookSpec::new(
             common::filter(&["step"]),
@@ -112,7 +112,7 @@ fn an_embedders_own_names_reach_the_child_and_nothing_else_changes() {
         .set("CI_BUILD", "b-18")
         .remove("CI_STALE");
     let hooks = Hooks::<Ev>::new(specs, &root).with_env(env);
-    assert_eq!(hooks.fire_event(&step(1)), io_hooks::Flow::Continue);
+    assert_eq!(hooks.fire_event(&step(1)), Flow::Continue);
     hooks.wait_background();
 
     let expect = |hook: &str| {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use io_hooks::{HookEvents, Layout, Provenance, TableErrorKind, TomlFile};
+use io_hooks::{HookEvents, Layout, TableErrorKind, TomlFile};
 
 #[derive(HookEvents)]
 #[allow(dead_code)]
@@ -83,7 +83,6 @@ fn a_project_file_refuses_hook_in_every_form() {
     for (what, text, key) in FORMS {
         let layout = layout();
         let file = TomlFile::project("ci.toml", text).layout(&layout);
-        assert_eq!(file.provenance(), Provenance::Project);
         let e = file.check_scope().unwrap_err();
         assert_eq!(e.to_string(), refusal("ci.toml", key), "{what}");
         assert!(
@@ -162,7 +161,6 @@ fn a_project_file_is_told_it_may_not_declare_hooks_before_how_to_spell_one() {
 fn the_same_text_loads_from_an_operator_file() {
     let text = "[[hook]]\non = [\"job_started\"]\nappend = \"a.jsonl\"\n";
     let file = TomlFile::new("ci.local.toml", text);
-    assert_eq!(file.provenance(), Provenance::Operator);
     assert!(file.check_scope().is_ok());
     let hooks = file.hooks::<Ev>(Path::new(ROOT)).unwrap();
     assert_eq!(hooks.len(), 1);

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Ev, run, within};
-use io_hooks::{HookFailure, Hooks, OnFailure};
+use io_hooks::{Flow, HookFailure, Hooks};
 
 const LIMIT: usize = 4096;
 
@@ -30,12 +30,7 @@ fn a_hook_writing_megabytes_to_stderr_never_blocks_and_only_the_tail_is_kept() {
     let root = dir.path().to_path_buf();
     let (runs, took) = within(Duration::from_secs(60), "a noisy hook", move || {
         let hooks = Hooks::new(
-            vec![run(
-                &["/bin/sh", "-c", body],
-                30_000,
-                &[],
-                OnFailure::Continue,
-            )],
+            vec![run(&["/bin/sh", "-c", body], 30_000, &[], Flow::Continue)],
             &root,
         )
         .capture_stderr(LIMIT);
@@ -60,13 +55,13 @@ fn without_capture_there_is_no_tail_and_a_success_has_none_either() {
         &["/bin/sh", "-c", "echo why >&2; exit 1"],
         5000,
         &[],
-        OnFailure::Continue,
+        Flow::Continue,
     );
     let works = run(
         &["/bin/sh", "-c", "echo fine >&2"],
         5000,
         &[],
-        OnFailure::Continue,
+        Flow::Continue,
     );
     let plain = Hooks::new(vec![fails.clone()], dir.path());
     assert_eq!(fire(&plain), [(Some("exited with status 1".into()), None)]);
@@ -90,12 +85,7 @@ fn an_interrupted_hook_keeps_the_stderr_it_wrote_before() {
     let root = dir.path().to_path_buf();
     let body = "echo 'before the interrupt' >&2; echo $$ > pid; exec sleep 30";
     let hooks = Hooks::new(
-        vec![run(
-            &["/bin/sh", "-c", body],
-            60_000,
-            &[],
-            OnFailure::Continue,
-        )],
+        vec![run(&["/bin/sh", "-c", body], 60_000, &[], Flow::Continue)],
         &root,
     )
     .capture_stderr(LIMIT);

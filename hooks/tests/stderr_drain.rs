@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use io_hooks::{Hooks, OnFailure};
+use io_hooks::{Flow, Hooks};
 
 use common::{mkfifo, run, step, within};
 
@@ -39,12 +39,7 @@ fn a_thousand_events_with_stderr_held_open_leave_the_fd_count_flat() {
     let (before, after, threads, took) =
         within(Duration::from_secs(300), "1,000 events", move || {
             let hooks = Hooks::new(
-                vec![run(
-                    &["/bin/sh", "-c", body],
-                    10_000,
-                    &[],
-                    OnFailure::Continue,
-                )],
+                vec![run(&["/bin/sh", "-c", body], 10_000, &[], Flow::Continue)],
                 &root,
             )
             .capture_stderr(4096);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use io_hooks::{
-    Action, AppendAction, DEFAULT_TIMEOUT, HookEvents, HookFilter, HookSpec, HookTables, OnFailure,
+    Action, AppendAction, DEFAULT_TIMEOUT, Flow, HookEvents, HookFilter, HookSpec, HookTables,
     RunAction, TableError, TableErrorKind, TomlFile,
 };
 use proptest::prelude::*;
@@ -72,7 +72,7 @@ fn a_bare_append_hook_wants_every_event_and_continues_on_failure() {
         seen(&hooks[0].action),
         seen(&Action::append(PathBuf::from("/work/project/audit.jsonl")))
     );
-    assert_eq!(hooks[0].on_failure, OnFailure::Continue);
+    assert_eq!(hooks[0].on_failure, Flow::Continue);
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn every_key_is_read() {
             Duration::from_millis(2000)
         ))
     );
-    assert_eq!(hooks[0].on_failure, OnFailure::Cancel);
+    assert_eq!(hooks[0].on_failure, Flow::Cancel);
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn a_run_hook_defaults_to_five_seconds() {
 #[test]
 fn on_failure_continue_may_be_written_out() {
     let hooks = load("[[hook]]\nrun = [\"x\"]\non_failure = \"continue\"\n").unwrap();
-    assert_eq!(hooks[0].on_failure, OnFailure::Continue);
+    assert_eq!(hooks[0].on_failure, Flow::Continue);
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn the_inline_array_form_is_the_same_hooks() {
     let inline = load("hook = [{ on = [\"step\"], append = \"a\" }]\n").unwrap();
     // Compared field by field, as values: two `Debug` strings agree just as
     // well when `Debug` leaves a field out.
-    let fields = |hooks: &[HookSpec<Ev>]| -> Vec<(HookFilter<Ev>, Seen, OnFailure)> {
+    let fields = |hooks: &[HookSpec<Ev>]| -> Vec<(HookFilter<Ev>, Seen, Flow)> {
         hooks
             .iter()
             .map(|h| (h.on, seen(&h.action), h.on_failure))

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use io_hooks::{
-    ArgKind, Enveloped, HookEvents, HookSpec, Layout, OpenTools, TableError, TomlFile, ToolArg,
-    ToolClass, ToolSpec, ToolTable,
+    Enveloped, Field, FieldKind, HookEvents, HookSpec, Layout, TableError, TableErrorKind,
+    TomlFile, ToolClass, ToolSpec, ToolTable,
 };
 use serde::Serialize;
 
@@ -59,33 +59,29 @@ static COMMANDS: ToolTable = ToolTable {
             name: "copy",
             class: ToolClass::WritesFiles,
             args: &[
-                ToolArg::new("from", ArgKind::Str),
-                ToolArg::new("to", ArgKind::Str),
-                ToolArg::new("force", ArgKind::Bool),
+                Field::new("from", FieldKind::Str, false),
+                Field::new("to", FieldKind::Str, false),
+                Field::new("force", FieldKind::Bool, false),
             ],
         },
         ToolSpec {
             name: "shell",
             class: ToolClass::RunsCommands,
             args: &[
-                ToolArg::new("argv", ArgKind::Strings),
-                ToolArg::new("retries", ArgKind::Integer),
+                Field::new("argv", FieldKind::Strings, false),
+                Field::new("retries", FieldKind::Integer, false),
             ],
         },
         ToolSpec {
             name: "look",
             class: ToolClass::Contained,
             args: &[
-                ToolArg::new("to", ArgKind::Str),
-                ToolArg::new("meta", ArgKind::FreeForm),
+                Field::new("to", FieldKind::Str, false),
+                Field::new("meta", FieldKind::Other, false),
             ],
         },
     ],
-    open: &[OpenTools {
-        prefix: "plugin:",
-        class: ToolClass::Opaque,
-        why_free_form: "a plugin declares its own",
-    }],
+    open: &[("plugin:", ToolClass::Opaque, "a plugin declares its own")],
 };
 
 fn load(text: &str) -> Result<Vec<HookSpec<Ev2>>, TableError> {
@@ -260,14 +256,14 @@ static CLOSED: ToolTable = ToolTable {
             name: "copy",
             class: ToolClass::WritesFiles,
             args: &[
-                ToolArg::new("to", ArgKind::Str),
-                ToolArg::new("meta", ArgKind::FreeForm),
+                Field::new("to", FieldKind::Str, false),
+                Field::new("meta", FieldKind::Other, false),
             ],
         },
         ToolSpec {
             name: "look",
             class: ToolClass::Contained,
-            args: &[ToolArg::new("to", ArgKind::Str)],
+            args: &[Field::new("to", FieldKind::Str, false)],
         },
     ],
     open: &[],
@@ -400,7 +396,7 @@ fn a_table_finds_its_tools_and_says_its_classes_and_kinds_in_words() {
     assert_eq!(COMMANDS.tool("shell").map(|t| t.name), Some("shell"));
     assert_eq!(COMMANDS.tool("plugin:zip"), None);
     assert_eq!(
-        COMMANDS.open_tool("plugin:zip").map(|o| o.prefix),
+        COMMANDS.open_tool("plugin:zip").map(|(prefix, ..)| *prefix),
         Some("plugin:")
     );
     assert_eq!(COMMANDS.open_tool("copy"), None);
@@ -424,10 +420,89 @@ fn a_table_finds_its_tools_and_says_its_classes_and_kinds_in_words() {
             "does what another program decides: true"
         ]
     );
-    assert_eq!(ArgKind::Str.as_str(), "a string");
+    assert_eq!(FieldKind::Str.as_str(), "a string");
     assert_eq!(
-        ArgKind::Strings.as_str(),
+        FieldKind::Strings.as_str(),
         "a list of strings (matched as one command line)"
     );
-    assert_eq!(ArgKind::FreeForm.as_str(), "free-form");
+    assert_eq!(FieldKind::Other.as_str(), "free-form or nested");
+}
+
+/// A tool's argument is a `Field`, as an event's is: an integer one's
+/// bounds are checked at load, and a `Float` one is matched as a number.
+#[test]
+fn an_argument_is_a_field_bounds_and_numbers_included() {
+    static TUNED: ToolTable = ToolTable {
+        tool_field: "command",
+        args_field: "options",
+        tools: &[ToolSpec {
+            name: "tune",
+            class: ToolClass::Contained,
+            args: &[
+                Field::new("level", FieldKind::Integer, false).bounded(0, 9),
+                Field::new("ratio", FieldKind::Float, false),
+            ],
+        }],
+        open: &[],
+    };
+    let layout = Layout::new().tools(&TUNED);
+    let read = |filter: &str| {
+        TomlFile::new("agent.toml", &hook(filter))
+            .layout(&layout)
+            .hooks::<Ev2>(Path::new("/p"))
+    };
+    let err = read("where.command = \"tune\"\nwhere.options.level = 12").unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            TableErrorKind::OutOfBounds {
+                field: "level",
+                min: 0,
+                max: 9,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "agent.toml: key `hook[1].where.options.level`: field `level` of `tune` holds an \
+         integer from 0 to 9, and `12` is outside that range, so the hook could never fire \
+         (line 4, column 23)"
+    );
+    let specs =
+        read("where.command = \"tune\"\nwhere.options.ratio = { min = 0.5 }").expect("loads");
+    let filter = &specs[0].r#where;
+    assert!(filter.passes(&line("tune", r#"{"ratio":0.75}"#)));
+    assert!(!filter.passes(&line("tune", r#"{"ratio":0.25}"#)));
+    let err = read("where.command = \"tune\"\nwhere.options.ratio = \"x\"").unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            TableErrorKind::WrongType {
+                kind: FieldKind::Float,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_filter_on_the_arguments_that_names_none_is_refused() {
+    let err = load(&hook("where.command = \"copy\"\nwhere.options = {}")).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            TableErrorKind::NoArg {
+                args_field: "options"
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "agent.toml: key `hook[1].where.options`: `{}` names no argument; name one or more, \
+         as in `where.options.<name> = \"…\"`, or leave it out (line 4, column 17)"
+    );
 }

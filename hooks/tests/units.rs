@@ -15,8 +15,8 @@ use common::{Ev, append, started, step};
 use io_hooks::schema::hook_table_schema;
 use io_hooks::text::did_you_mean;
 use io_hooks::{
-    Action, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks, OnFailure,
-    TableErrorKind, TomlFile, UnknownEvent,
+    Action, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks, TableErrorKind,
+    TomlFile, UnknownEvent,
 };
 use io_supervisor::ProcessError;
 
@@ -235,7 +235,7 @@ fn a_problem_is_an_error_whose_display_says_it_all() {
     let specs = vec![append(
         &dir.path().join("nope/a.jsonl"),
         &["step"],
-        OnFailure::Continue,
+        Flow::Continue,
     )];
     let problems = Hooks::check(&specs, dir.path());
     let problem: &dyn std::error::Error = &problems[0];
@@ -254,13 +254,9 @@ fn a_hook_run_is_numbered_from_one() {
     let dir = tempfile::tempdir().unwrap();
     let hooks = Hooks::new(
         vec![
-            append(
-                &dir.path().join("a.jsonl"),
-                &["started"],
-                OnFailure::Continue,
-            ),
-            append(&dir.path().join("b.jsonl"), &["step"], OnFailure::Continue),
-            append(&dir.path().join("c.jsonl"), &["step"], OnFailure::Continue),
+            append(&dir.path().join("a.jsonl"), &["started"], Flow::Continue),
+            append(&dir.path().join("b.jsonl"), &["step"], Flow::Continue),
+            append(&dir.path().join("c.jsonl"), &["step"], Flow::Continue),
         ],
         dir.path(),
     );
@@ -303,11 +299,7 @@ fn a_table_error_names_its_file() {
 
 #[test]
 fn a_spec_debugs_as_its_fields() {
-    let spec = append(
-        std::path::Path::new("/l/a.jsonl"),
-        &["step"],
-        OnFailure::Cancel,
-    );
+    let spec = append(std::path::Path::new("/l/a.jsonl"), &["step"], Flow::Cancel);
     assert_eq!(
         format!("{spec:?}"),
         r#"HookSpec { on: {"step"}, action: AppendAction { path: "/l/a.jsonl" }, on_failure: Cancel }"#

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use io_hooks::{FieldKind, HookEvents, HookSpec, Kind, TableErrorKind, TomlFile, WhereError};
+use io_hooks::{FieldKind, HookEvents, HookSpec, Kind, TableErrorKind, TomlFile};
 use serde::Serialize;
 
 /// The tools of a program that keeps their names in a `const`.
@@ -269,21 +269,21 @@ fn the_refusals_are_where_errors_an_embedder_can_match() {
         load("[[hook]]\non = [\"call\"]\nwhere.step = -1\nappend = \"a\"\n").expect_err("refused");
     assert!(matches!(
         err.kind(),
-        TableErrorKind::Where(WhereError::OutOfBounds {
+        TableErrorKind::OutOfBounds {
             field: "step",
             min: 0,
             max: 4_294_967_295,
             ..
-        })
+        }
     ));
     let err = load("[[hook]]\non = [\"call\"]\nwhere.tool = \"exce\"\nappend = \"a\"\n")
         .expect_err("refused");
     assert!(matches!(
         err.kind(),
-        TableErrorKind::Where(WhereError::NoSuchValue {
+        TableErrorKind::NoSuchValue {
             suggestion: Some("exec"),
             prefixes: ["mcp__"],
             ..
-        })
+        }
     ));
 }

@@ -10,7 +10,7 @@ use std::cell::Cell;
 use std::path::Path;
 use std::time::Duration;
 
-use io_hooks::{Flow, HookEvents, HookSpec, Hooks, TableErrorKind, TomlFile, WhereError};
+use io_hooks::{Flow, HookEvents, HookSpec, Hooks, TableErrorKind, TomlFile};
 use serde::{Serialize, Serializer};
 
 #[derive(HookEvents, Serialize, Debug, Clone)]
@@ -216,7 +216,7 @@ fn where_of_the_wrong_shape_is_a_type_error_at_its_key() {
 #[test]
 fn the_error_kind_is_where_with_its_reason() {
     let err = load("[[hook]]\nwhere.tool = \"x\"\nappend = \"a\"\n").expect_err("no on");
-    assert_eq!(err.kind(), &TableErrorKind::Where(WhereError::NoOn));
+    assert_eq!(err.kind(), &TableErrorKind::NoOn);
     assert_eq!(err.key(), Some("hook[1].where"));
 }
 

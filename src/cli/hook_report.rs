@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use io_harness::{Config, EventKind, HookRun, HookSpec, LOCAL_FILE, OnFailure, PROJECT_FILE};
+use io_harness::{Config, EventKind, Flow, HookRun, HookSpec, LOCAL_FILE, PROJECT_FILE};
 use io_hooks::HookFailure;
 use io_supervisor::ProcessError;
 
@@ -167,7 +167,7 @@ pub(crate) fn describe(spec: &HookSpec<EventKind>, root: &Path) -> String {
     let action = spec.action.describe(root);
     // Spelled out for cancel; any other value reads as the table writes it.
     let on_failure = match spec.on_failure {
-        OnFailure::Cancel => "cancel the run",
+        Flow::Cancel => "cancel the run",
         other => other.as_str(),
     };
     format!("on {on}: {action}; on failure: {on_failure}")
@@ -219,7 +219,7 @@ pub(crate) fn hook_label(spec: &HookSpec<EventKind>, index: usize) -> String {
 /// FAILED in the background on `step` (its event 3): … (20.1 ms)`, and the
 /// tail of its stderr under it when it was captured, indented by `indent`;
 /// `None` when it succeeded.
-pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str) -> Option<String> {
+pub(crate) fn background_report(run: &HookRun<'_>, indent: &str) -> Option<String> {
     let key = run.origin.label();
     let failure = run.result.err()?;
     let ms = millis(run.elapsed);
@@ -229,7 +229,8 @@ pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str)
     };
     let mut text = format!(
         "{indent}hooks: {key} FAILED in the background on `{}` (its event {}): {failure} ({ms}{hint})\n",
-        run.event, run.seq
+        run.event,
+        run.seq.unwrap_or_default()
     );
     if let Some(tail) = run.stderr {
         text.push_str(&stderr_tail(&key, tail, &format!("{indent}    ")));
@@ -239,7 +240,7 @@ pub(crate) fn background_report(run: &io_hooks::BackgroundRun<'_>, indent: &str)
 
 /// Whether a background hook's `run` failed because `io`'s own interrupt
 /// ended it: the line a signal prints counts that one, as cut short.
-pub(crate) fn interrupted(run: &io_hooks::BackgroundRun<'_>) -> bool {
+pub(crate) fn interrupted(run: &HookRun<'_>) -> bool {
     matches!(
         run.result,
         Err(HookFailure::Process(ProcessError::Interrupted))
@@ -250,7 +251,7 @@ pub(crate) fn interrupted(run: &io_hooks::BackgroundRun<'_>) -> bool {
 /// an event when it failed ([`background_report`], indented by `indent`),
 /// as it happens: one whole line, held nowhere. A failure the interrupt
 /// caused is left to the line a signal prints ([`interrupted`]).
-pub(crate) fn print_background(run: &io_hooks::BackgroundRun<'_>, indent: &str) {
+pub(crate) fn print_background(run: &HookRun<'_>, indent: &str) {
     if interrupted(run) {
         return;
     }

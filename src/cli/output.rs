@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use io_hooks::text::is_invisible;
 use io_hooks::text::os_error;
-use io_hooks::text::{NotPasteable, pasteable_word};
+use io_hooks::text::pasteable_word;
 
 use super::exit::CmdResult;
 
@@ -75,7 +75,7 @@ fn escape(text: &str, lines: bool) -> String {
 /// The index of the first word that cannot be printed as it is, and why
 /// ([`pasteable_word`]: not UTF-8, or a character a terminal does not show
 /// as it is): the caller prints no command then, and says why.
-pub(crate) fn pasteable(words: &[&OsStr]) -> Result<String, (usize, NotPasteable)> {
+pub(crate) fn pasteable(words: &[&OsStr]) -> Result<String, (usize, &'static str)> {
     let mut line = String::new();
     for (i, word) in words.iter().enumerate() {
         if i > 0 {
@@ -231,10 +231,13 @@ mod tests {
         );
         let mut bad = words(&["io", "--root", "x"]);
         bad[2] = OsStr::from_bytes(b"/r\xff");
-        assert_eq!(pasteable(&bad), Err((2, NotPasteable::NotUtf8)));
+        assert_eq!(pasteable(&bad), Err((2, "is not UTF-8")));
         assert_eq!(
             pasteable(&words(&["io", "a\nb"])),
-            Err((1, NotPasteable::NotShown))
+            Err((
+                1,
+                "holds a control or invisible character, which a terminal does not show as it is"
+            ))
         );
     }
 

@@ -1,7 +1,7 @@
 //! The hooks a command runs: all of the config's, or those `--hook` chose,
 //! each named as the file in force names it.
 
-use io_harness::{EventKind, HookSpec, OnFailure, RunEvent};
+use io_harness::{EventKind, Flow, HookSpec, RunEvent};
 
 use super::hook_report::{hook_key, hook_label};
 
@@ -168,7 +168,7 @@ impl Selection {
             .enumerate()
             .filter(|(_, s)| s.enabled && s.on.contains(&event.kind) && s.r#where.passes(event))
             .map(|(i, s)| {
-                let background = s.action.background() && s.on_failure == OnFailure::Continue;
+                let background = s.action.background() && s.on_failure == Flow::Continue;
                 (i, background)
             })
             .collect()

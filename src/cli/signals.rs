@@ -44,11 +44,16 @@ pub(crate) fn claim_last_line() -> bool {
 
 /// The background queues of the hooks `io run` or `io replay` fires, set
 /// while they fire: what a signal that ends `io` says was not delivered.
-static BACKLOG: std::sync::Mutex<Option<io_hooks::Backlog>> = std::sync::Mutex::new(None);
+static BACKLOG: std::sync::Mutex<Option<Backlog>> = std::sync::Mutex::new(None);
+
+/// What [`io_hooks::Hooks::backlog`] returns, kept for the signal thread:
+/// called, it gives up on every background queue and says what each hook
+/// was not given.
+pub(crate) type Backlog = std::sync::Arc<dyn Fn() -> Vec<io_hooks::Undelivered> + Send + Sync>;
 
 /// Sets (or, with `None`, clears) the hooks whose background queues a
 /// signal that ends `io` gives up on and reports.
-pub(crate) fn on_signal_backlog(backlog: Option<io_hooks::Backlog>) {
+pub(crate) fn on_signal_backlog(backlog: Option<Backlog>) {
     *BACKLOG
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = backlog;
@@ -68,7 +73,7 @@ fn backlog_lines() -> String {
         return String::new();
     };
     let mut text = String::new();
-    for hook in backlog.abandon() {
+    for hook in backlog() {
         let key = hook.origin.label();
         let line = match (hook.not_delivered(), hook.in_flight) {
             (0, _) => format!(

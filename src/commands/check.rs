@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use io_harness::{
-    Config, Cost, EventKind, HookEvents, HookSpec, Hooks, LOCAL_FILE, OnFailure, PROJECT_FILE,
-    Problem, TOOLS, ToolClass,
+    Config, Cost, EventKind, Flow, HookEvents, HookSpec, Hooks, LOCAL_FILE, PROJECT_FILE, Problem,
+    TOOLS, ToolClass,
 };
 use io_hooks::Kind;
 
@@ -274,7 +274,7 @@ fn filter_line(spec: &HookSpec<EventKind>) -> String {
 /// its `where.tool` lets through unseen. `None` for any other hook.
 fn lets_through(spec: &HookSpec<EventKind>) -> Option<Vec<(String, ToolClass)>> {
     let tool_call = EventKind::from_tag("tool_call")?;
-    if spec.on_failure != OnFailure::Cancel || !spec.on.contains_kind(tool_call) {
+    if spec.on_failure != Flow::Cancel || !spec.on.contains_kind(tool_call) {
         return None;
     }
     spec.r#where.lets_through(&TOOLS)

@@ -8,14 +8,13 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use io_harness::{
-    Config, EventKind, Flow, HookSpec, Hooks, Observer, OnFailure, Outcome, RunEvent,
+    Config, EventKind, Flow, HookSpec, Hooks, Observer, Outcome, RunEvent,
     run::{
         Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
         StoreError, new_run_id, resume_in_observed,
     },
     run_with_observed,
 };
-use io_hooks::text::NotPasteable;
 
 use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
@@ -152,7 +151,7 @@ pub(crate) fn run_in(config: &Config, start: Start<'_>, stderr: bool) -> Result<
     // happens, one whole line: nothing is held for later, so a signal loses
     // none and a long run holds none.
     let hooks = hooks.on_background(|run| print_background(&run, "  "));
-    on_signal_backlog(Some(hooks.backlog()));
+    on_signal_backlog(Some(std::sync::Arc::new(hooks.backlog())));
     let progress = Progress::new(&hooks, root, config.profile());
     let result = match start {
         Start::Script(script) => {
@@ -285,7 +284,7 @@ fn cancel_hooks_can_run(
         .filter(|p| {
             specs
                 .get(p.index)
-                .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
+                .is_some_and(|spec| spec.on_failure == Flow::Cancel)
         })
         .map(|p| p.origin.label())
         .collect();
@@ -357,7 +356,7 @@ pub(crate) fn resume_command(run_id: &str, root: &Path, profile: Option<&str>) -
 
 /// Why [`resume_command`] prints no command: word `at` (the run's id, or
 /// the profile's name) cannot be printed as it is.
-fn unprinted(at: usize, why: NotPasteable) -> String {
+fn unprinted(at: usize, why: &str) -> String {
     let what = if at == 3 {
         "run's id"
     } else {

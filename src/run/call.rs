@@ -164,14 +164,14 @@ mod tests {
     /// [`TOOLS`]: crate::tool_name::TOOLS
     #[test]
     fn each_tool_parses_the_arguments_its_table_row_declares_and_no_other() {
-        use io_hooks::ArgKind;
+        use io_hooks::FieldKind;
         let tools = &crate::tool_name::TOOLS;
         assert_eq!(tools.tools.len(), ToolName::ALL.len());
         for (spec, tool) in tools.tools.iter().zip(ToolName::ALL) {
             assert_eq!(spec.name, tool.as_str());
             let value = |kind| match kind {
-                ArgKind::Strings => json!(["a", "b"]),
-                ArgKind::FreeForm => json!({"k": 1}),
+                FieldKind::Strings => json!(["a", "b"]),
+                FieldKind::Other => json!({"k": 1}),
                 _ => json!("a"),
             };
             let all: serde_json::Map<String, Value> = spec
@@ -184,7 +184,7 @@ mod tests {
                 Ok(Call::Now(_) | Call::Spawn(Ok(_))) => {}
                 other => panic!("{}: {other:?}", spec.name),
             }
-            for arg in spec.args.iter().filter(|a| a.kind != ArgKind::FreeForm) {
+            for arg in spec.args.iter().filter(|a| a.kind != FieldKind::Other) {
                 let mut without = all.clone();
                 without.remove(arg.name);
                 let refused = match Call::parse(spec.name, &Value::Object(without)) {

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use io_harness::{
-    AppendAction, Config, ConfigError, EventKind, HookEvents, OnFailure, RunAction, RunEvent,
+    AppendAction, Config, ConfigError, EventKind, Flow, HookEvents, RunAction, RunEvent,
 };
 
 // ---- config files, in every scope ----
@@ -452,7 +452,7 @@ impl Table {
             other => panic!("action {other:?} is not what was written:\n{text}"),
         }
         let cancel = self.on_failure.as_deref() == Some("cancel");
-        assert_eq!(spec.on_failure == OnFailure::Cancel, cancel, "{text}");
+        assert_eq!(spec.on_failure == Flow::Cancel, cancel, "{text}");
     }
 }
 

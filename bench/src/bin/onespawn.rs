@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use io_bench::envelope;
 use io_harness::EventKind;
-use io_hooks::{Action, Flow, HookEnv, HookFilter, HookSpec, Hooks, OnFailure};
+use io_hooks::{Action, Flow, HookEnv, HookFilter, HookSpec, Hooks};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -49,7 +49,7 @@ fn main() {
                 HookFilter::from_names(["step"]).expect("known name"),
                 Action::run(["true"]),
             )
-            .with_on_failure(OnFailure::Cancel),
+            .with_on_failure(Flow::Cancel),
         ],
         dir.path(),
     );
@@ -65,7 +65,7 @@ fn main() {
                 HookFilter::from_names(["step"]).expect("known name"),
                 Action::run(["true"]),
             )
-            .with_on_failure(OnFailure::Cancel),
+            .with_on_failure(Flow::Cancel),
         ],
         dir.path(),
     )

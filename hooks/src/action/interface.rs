@@ -418,7 +418,7 @@ impl Action {
     /// worker while the host goes on, as `background = true` sets it
     /// ([`Hooks`](crate::Hooks)' "Background hooks"); no change for an
     /// action whose kind does not honour `background`. Never with
-    /// [`OnFailure::Cancel`](crate::OnFailure::Cancel): such a hook runs
+    /// `on_failure` [`Flow::Cancel`](crate::Flow::Cancel): such a hook runs
     /// while the host waits, and [`Hooks::problems`](crate::Hooks::problems)
     /// says so.
     #[must_use]

@@ -19,6 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::hook_run::HookRun;
 use crate::action::{DynAction, Fire};
 use crate::env::ChildEnv;
 use crate::hook_failure::HookFailure;
@@ -36,48 +37,8 @@ pub const QUEUE_EVENTS: usize = 1024;
 /// memory a slow background hook can make its host hold.
 pub const QUEUE_BYTES: usize = 64 << 20;
 
-/// What a background hook did with one event, as given to the report of
-/// [`Hooks::on_background`](crate::Hooks::on_background), on the hook's
-/// worker thread.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct BackgroundRun<'a> {
-    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs), from
-    /// 0.
-    pub index: usize,
-    /// Where the hook was written, or `hook[index + 1]` with no file for a
-    /// hook built in code: what messages name it.
-    pub origin: &'a Origin,
-    /// The tag of the event it was given.
-    pub event: &'static str,
-    /// Which of the events given to this hook it was, from 1, in the order
-    /// they were fired.
-    pub seq: u64,
-    /// The event's JSON line, with its newline, as the hook was given it.
-    pub line: &'a [u8],
-    /// `Ok` when it succeeded, or why it failed. A background hook's failure
-    /// never cancels the host's run.
-    pub result: Result<(), &'a HookFailure>,
-    /// How long the action took (for `run`: spawn, wait and any kill), not
-    /// counting the time the event waited in the queue.
-    pub elapsed: Duration,
-    /// For a failed hook of hooks built with
-    /// [`capture_stderr`](crate::Hooks::capture_stderr): the last bytes it
-    /// wrote to its stderr. `None` otherwise.
-    pub stderr: Option<&'a [u8]>,
-}
-
-impl BackgroundRun<'_> {
-    /// The hook's position in [`Hooks::specs`](crate::Hooks::specs),
-    /// counted from 1 (a hook built in code is named `hook[N]` with this
-    /// number).
-    pub fn number(&self) -> usize {
-        self.index + 1
-    }
-}
-
 /// What a host is told of each event a background hook finished.
-pub(crate) type Report = Arc<dyn Fn(BackgroundRun<'_>) + Send + Sync>;
+pub(crate) type Report = Arc<dyn Fn(HookRun<'_>) + Send + Sync>;
 
 /// Everything a worker needs, shared with the hooks that started it.
 pub(crate) struct Start {
@@ -128,7 +89,7 @@ struct State {
     /// Events given to the hook and never executed: dropped after the
     /// host's interrupt.
     dropped: u64,
-    /// The host gave up on the hook's queue ([`Backlog::abandon`]): no
+    /// The host gave up on the hook's queue ([`Queues::abandon`]): no
     /// event is queued or executed any more; one fired is counted dropped.
     abandoned: bool,
 }
@@ -176,7 +137,8 @@ fn thread_name(origin: &Origin, index: usize) -> String {
 }
 
 /// Every background hook's queue that has been started, with the hook's
-/// position and name: what a [`Backlog`] reads.
+/// position and name: what [`Hooks::backlog`](crate::Hooks::backlog)'s
+/// function reads.
 #[derive(Default)]
 pub(crate) struct Queues(Mutex<Vec<(usize, Origin, Arc<Queue>)>>);
 
@@ -189,38 +151,7 @@ impl Queues {
     }
 }
 
-/// A handle on the background queues of one [`Hooks`](crate::Hooks)
-/// ([`Hooks::backlog`](crate::Hooks::backlog)), for a host's signal
-/// handler: it may be kept beyond the hooks, on another thread, and says
-/// at once, without waiting for a worker, what was not delivered.
-///
-/// ```
-/// use std::time::Duration;
-/// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
-/// # #[derive(io_hooks::HookEvents, serde::Serialize)]
-/// # #[serde(tag = "event")]
-/// # enum Ev { #[serde(rename = "step")] Step }
-/// let dir = tempfile::tempdir()?;
-/// let notify = Action::run_in_background(["true"], Duration::from_secs(5));
-/// let hooks = Hooks::new(vec![HookSpec::new(HookFilter::<Ev>::ALL, notify)], dir.path());
-/// let backlog = hooks.backlog();
-/// assert!(backlog.abandon().is_empty(), "no background hook has been given an event");
-/// hooks.fire_event(&Ev::Step);
-/// hooks.wait_background();
-/// let undelivered = backlog.abandon();
-/// assert_eq!((undelivered[0].given, undelivered[0].not_delivered()), (1, 0));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone)]
-pub struct Backlog(pub(crate) Arc<Queues>);
-
-impl std::fmt::Debug for Backlog {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Backlog").finish_non_exhaustive()
-    }
-}
-
-impl Backlog {
+impl Queues {
     /// Gives up on every background hook's queue, for a host that is
     /// ending (after its interrupt, [`Supervisor::interrupt`]): the events
     /// still queued are dropped, no event fired from now on is queued or
@@ -229,8 +160,8 @@ impl Backlog {
     /// is left to its deadline or the interrupt, and counted as cut short.
     /// Never waits for a worker: the queue's lock is held only between two
     /// events.
-    pub fn abandon(&self) -> Vec<Undelivered> {
-        let queues = self.0.0.lock().unwrap_or_else(PoisonError::into_inner);
+    pub(crate) fn abandon(&self) -> Vec<Undelivered> {
+        let queues = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out: Vec<Undelivered> = queues
             .iter()
             .map(|(index, origin, queue)| {
@@ -257,8 +188,8 @@ impl Backlog {
     }
 }
 
-/// What one background hook was given and did not receive, from
-/// [`Backlog::abandon`].
+/// What one background hook was given and did not receive, from the
+/// function [`Hooks::backlog`](crate::Hooks::backlog) returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Undelivered {
@@ -430,7 +361,7 @@ fn work(queue: &Queue, start: &Start) {
         let ran = execute(start, &job, seq);
 
         // Delivered: no longer in flight for a host that asks what was not
-        // ([`Backlog::abandon`]), while one that waits for the hooks waits
+        // ([`Queues::abandon`]), while one that waits for the hooks waits
         // for the report too.
         let mut state = queue.lock();
         state.busy = false;
@@ -462,15 +393,16 @@ impl Ran {
             (Err(_), Some(capture)) => Some(capture.bytes()),
             _ => None,
         };
-        report(BackgroundRun {
+        report(HookRun {
             index: start.index,
             origin: &start.origin,
             event: job.event,
-            seq,
             line: &job.line,
             result: self.result.as_ref().map(|_| ()),
             elapsed: self.elapsed,
             stderr,
+            background: true,
+            seq: Some(seq),
         });
     }
 }
@@ -521,7 +453,7 @@ fn drop_interrupted(state: &mut State, origin: &Origin) {
     state.bytes = 0;
     state.dropped += dropped as u64;
     // Logged under the module's own target: a host that reports what was
-    // not delivered itself ([`Backlog::abandon`]) filters it with the
+    // not delivered itself ([`Queues::abandon`]) filters it with the
     // engine's per-hook lines.
     #[cfg(feature = "tracing")]
     tracing::warn!(

@@ -96,9 +96,11 @@ impl Field {
         }
     }
 
-    /// Whether a `where` filter may name it.
+    /// Returns whether a `where` filter may name it as an event's field:
+    /// not [`FieldKind::Other`], nor [`FieldKind::Strings`], which is a
+    /// tool's argument's kind.
     pub const fn is_filterable(&self) -> bool {
-        !matches!(self.kind, FieldKind::Other)
+        !matches!(self.kind, FieldKind::Other | FieldKind::Strings)
     }
 }
 
@@ -117,6 +119,12 @@ pub enum FieldKind {
     /// A list, a map, free-form JSON or a nested value: no filter may name
     /// it.
     Other,
+    /// A list of strings, as a tool's argument holds a command's argv
+    /// ([`ToolSpec::args`](crate::ToolSpec::args)): `where.<args>.<name>`
+    /// matches its elements joined by single spaces, the command line as an
+    /// operator reads it (`git push --force`), with no quoting. An event's
+    /// own list field is [`FieldKind::Other`].
+    Strings,
 }
 
 impl FieldKind {
@@ -130,6 +138,7 @@ impl FieldKind {
             FieldKind::Float => "a number",
             FieldKind::Bool => "a bool",
             FieldKind::Other => "free-form or nested",
+            FieldKind::Strings => "a list of strings (matched as one command line)",
         }
     }
 }

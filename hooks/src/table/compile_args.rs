@@ -10,18 +10,22 @@ use toml::Spanned;
 
 use super::where_value::{Target, test_of};
 use crate::registry::{Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean};
+use crate::table_error::TableErrorKind;
 use crate::r#where::matcher::{Condition, NOT_IN_ON, Scalar, Test};
-use crate::r#where::{ArgKind, Entries, ToolSpec, ToolTable, WhereError};
+use crate::r#where::{Entries, ToolClass, ToolSpec, ToolTable};
 
 /// Where a refusal is, and why.
-pub(super) type ArgRefusal = (Range<usize>, String, WhereError);
+pub(super) type ArgRefusal = (Range<usize>, String, TableErrorKind);
 
 /// The tools a hook's `where.<tool>` condition lets through, of `table`'s
 /// declared ones and of its open prefixes; every one without it.
 fn named_tools<'t>(
     table: &'t ToolTable,
     tool: Option<&Test>,
-) -> (Vec<&'t ToolSpec>, Vec<&'t crate::r#where::OpenTools>) {
+) -> (
+    Vec<&'t ToolSpec>,
+    Vec<&'t (&'static str, ToolClass, &'static str)>,
+) {
     let Some(test) = tool else {
         return (table.tools.iter().collect(), table.open.iter().collect());
     };
@@ -33,7 +37,7 @@ fn named_tools<'t>(
     let open = table
         .open
         .iter()
-        .filter(|o| may_admit_prefix(test, o.prefix))
+        .filter(|(prefix, ..)| may_admit_prefix(test, prefix))
         .collect();
     (tools, open)
 }
@@ -62,7 +66,7 @@ pub(super) fn compile<E: HookEvents>(
         return Err(Box::new((
             span,
             key,
-            WhereError::NoArg {
+            TableErrorKind::NoArg {
                 args_field: table.args_field,
             },
         )));
@@ -74,7 +78,7 @@ pub(super) fn compile<E: HookEvents>(
             crate::key::WHERE,
             crate::position::toml_key(name.get_ref())
         );
-        let refuse = |span: Range<usize>, e: WhereError| Box::new((span, key.clone(), e));
+        let refuse = |span: Range<usize>, e: TableErrorKind| Box::new((span, key.clone(), e));
         let slots = slots::<E>(table, on).map_err(|e| refuse(name.span(), e))?;
         let targets = targets(table, tool, &name).map_err(|e| refuse(name.span(), e))?;
         let test = test_of(value, &targets, true).map_err(|refusal| {
@@ -93,7 +97,10 @@ pub(super) fn compile<E: HookEvents>(
 
 /// Each kind's position of the arguments field: every event of `on` must
 /// carry it, free-form.
-fn slots<E: HookEvents>(table: &ToolTable, on: HookFilter<E>) -> Result<Box<[u16]>, WhereError> {
+fn slots<E: HookEvents>(
+    table: &ToolTable,
+    on: HookFilter<E>,
+) -> Result<Box<[u16]>, TableErrorKind> {
     let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
     for kind in Kind::<E>::all().filter(|k| on.contains_kind(*k)) {
         let fields = kind.fields();
@@ -109,7 +116,7 @@ fn slots<E: HookEvents>(table: &ToolTable, on: HookFilter<E>) -> Result<Box<[u16
                     .chain(E::ENVELOPE)
                     .map(|f| f.name)
                     .collect();
-                return Err(WhereError::UnknownField {
+                return Err(TableErrorKind::UnknownField {
                     event: kind.tag(),
                     field: table.args_field.to_owned(),
                     suggestion: None,
@@ -127,13 +134,13 @@ fn targets(
     table: &'static ToolTable,
     tool: Option<&Test>,
     name: &Spanned<String>,
-) -> Result<Vec<Target>, WhereError> {
+) -> Result<Vec<Target>, TableErrorKind> {
     let (tools, open) = named_tools(table, tool);
     let mut targets = Vec::new();
     for spec in &tools {
         let Some(arg) = spec.arg(name.get_ref()) else {
             let args: Vec<&'static str> = spec.args.iter().map(|a| a.name).collect();
-            return Err(WhereError::UnknownArg {
+            return Err(TableErrorKind::UnknownArg {
                 tool: spec.name,
                 arg: name.get_ref().clone(),
                 suggestion: did_you_mean(name.get_ref(), args.iter().copied()),
@@ -143,12 +150,12 @@ fn targets(
                 table,
             });
         };
+        // A list of strings is matched as one command line: a string.
         let kind = match arg.kind {
-            ArgKind::Str | ArgKind::Strings => FieldKind::Str,
-            ArgKind::Integer => FieldKind::Integer,
-            ArgKind::Bool => FieldKind::Bool,
-            _ => {
-                return Err(WhereError::FreeFormArgs {
+            FieldKind::Str | FieldKind::Strings => FieldKind::Str,
+            kind @ (FieldKind::Integer | FieldKind::Float | FieldKind::Bool) => kind,
+            FieldKind::Other => {
+                return Err(TableErrorKind::FreeFormArgs {
                     tool: spec.name.to_owned(),
                     arg: Some(arg.name),
                     why: "its keys are its own",
@@ -158,18 +165,18 @@ fn targets(
         };
         targets.push(Target {
             event: spec.name,
-            field: Field::new(arg.name, kind, false),
+            field: Field { kind, ..*arg },
             choices: None,
             prefixes: &[],
         });
     }
     // Checked after the declared tools: without `where.tool`, an argument
     // some tool lacks is the first thing to say.
-    if let Some(o) = open.first() {
-        return Err(WhereError::FreeFormArgs {
-            tool: format!("{}…", o.prefix),
+    if let Some((prefix, _, why)) = open.first() {
+        return Err(TableErrorKind::FreeFormArgs {
+            tool: format!("{prefix}…"),
             arg: None,
-            why: o.why_free_form,
+            why,
             tool_field: table.tool_field,
         });
     }
@@ -181,7 +188,7 @@ fn takers(table: &ToolTable, name: &str) -> Vec<&'static str> {
     table
         .tools
         .iter()
-        .filter(|t| t.arg(name).is_some_and(|a| a.kind != ArgKind::FreeForm))
+        .filter(|t| t.arg(name).is_some_and(|a| a.kind != FieldKind::Other))
         .map(|t| t.name)
         .collect()
 }
@@ -215,13 +222,13 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
             first
                 .args
                 .iter()
-                .filter(|a| a.kind != ArgKind::FreeForm)
+                .filter(|a| a.kind != FieldKind::Other)
                 .map(|a| a.name)
                 .filter(|name| {
                     tools
                         .tools
                         .iter()
-                        .all(|t| t.arg(name).is_some_and(|a| a.kind != ArgKind::FreeForm))
+                        .all(|t| t.arg(name).is_some_and(|a| a.kind != FieldKind::Other))
                 })
                 .collect()
         }),
@@ -237,7 +244,7 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
         let names: Vec<&str> = spec
             .args
             .iter()
-            .filter(|a| a.kind != ArgKind::FreeForm)
+            .filter(|a| a.kind != FieldKind::Other)
             .map(|a| a.name)
             .collect();
         rules.push(refuse(json!({
@@ -248,8 +255,8 @@ pub(super) fn patch_schema<E: HookEvents>(table: &mut serde_json::Value, tools: 
             }
         })));
     }
-    for open in tools.open {
-        let pattern = format!("^{}", regex_escape(open.prefix));
+    for (prefix, ..) in tools.open {
+        let pattern = format!("^{}", regex_escape(prefix));
         rules.push(refuse(json!({
             "required": [tool, args],
             "properties": { tool: { "type": "string", "pattern": pattern } }
@@ -319,23 +326,27 @@ fn args_schema(table: &ToolTable) -> serde_json::Value {
             "additionalProperties": false
         }
     ]);
-    let integer = serde_json::json!([
-        { "type": "integer" },
-        {
-            "type": "object",
-            "properties": { "min": { "type": "integer" }, "max": { "type": "integer" } },
-            "minProperties": 1,
-            "additionalProperties": false
-        }
-    ]);
+    let number = |of_type: &str| {
+        serde_json::json!([
+            { "type": of_type },
+            {
+                "type": "object",
+                "properties": { "min": { "type": of_type }, "max": { "type": of_type } },
+                "minProperties": 1,
+                "additionalProperties": false
+            }
+        ])
+    };
+    let (integer, float) = (number("integer"), number("number"));
     let mut properties = serde_json::Map::new();
     for tool in table.tools {
         for arg in tool.args {
             let shapes = match arg.kind {
-                ArgKind::Str | ArgKind::Strings => string.clone(),
-                ArgKind::Integer => integer.clone(),
-                ArgKind::Bool => serde_json::json!([{ "type": "boolean" }]),
-                _ => continue,
+                FieldKind::Str | FieldKind::Strings => string.clone(),
+                FieldKind::Integer => integer.clone(),
+                FieldKind::Float => float.clone(),
+                FieldKind::Bool => serde_json::json!([{ "type": "boolean" }]),
+                FieldKind::Other => continue,
             };
             let mut one_of = shapes.as_array().cloned().unwrap_or_default();
             one_of.push(serde_json::json!({

@@ -22,7 +22,7 @@ use crate::raw::Cx;
 use crate::registry::{Field, HookEvents, HookFilter, Kind, did_you_mean};
 use crate::table_error::{TableError, TableErrorKind};
 use crate::r#where::matcher::{Condition, ENVELOPE_SLOT, NOT_IN_ON, Where};
-use crate::r#where::{Node, RawWhere, WhereError};
+use crate::r#where::{Node, RawWhere};
 
 /// Checks `raw` (the table's `where`, at `span`) against each event of
 /// `on` and compiles it. `on_written` says whether the table has `on`.
@@ -37,7 +37,7 @@ pub(super) fn compile<E: HookEvents>(
     };
     // Without `on`, only the envelope's fields, which every event has.
     if !on_written && E::ENVELOPE.is_empty() {
-        return Err(cx.error(WHERE, raw.span(), WhereError::NoOn.into()));
+        return Err(cx.error(WHERE, raw.span(), TableErrorKind::NoOn));
     }
     let span = raw.span();
     let mut entries = raw.into_inner().0;
@@ -45,7 +45,7 @@ pub(super) fn compile<E: HookEvents>(
     // the embedder's to turn on); conditions are kept, and shown, as written.
     entries.sort_by_key(|(name, _)| name.span().start);
     if entries.is_empty() {
-        return Err(cx.error(WHERE, span, WhereError::NoField.into()));
+        return Err(cx.error(WHERE, span, TableErrorKind::NoField));
     }
     let mut conditions = Vec::new();
     let mut args = None;
@@ -58,11 +58,11 @@ pub(super) fn compile<E: HookEvents>(
             continue;
         }
         let key = format!("{WHERE}.{}", toml_key(name.get_ref()));
-        let at = |span: Range<usize>, e: WhereError| cx.error(&key, span, e.into());
+        let at = |span: Range<usize>, e: TableErrorKind| cx.error(&key, span, e);
         let (slots, targets) = match envelope_field::<E>(name.get_ref()) {
             Some(envelope) => envelope_targets(on, envelope),
             None if !on_written => {
-                let e = WhereError::NoOnFor {
+                let e = TableErrorKind::NoOnFor {
                     field: name.get_ref().clone(),
                     envelope: E::ENVELOPE.iter().map(|f| f.name).collect(),
                 };
@@ -87,7 +87,7 @@ pub(super) fn compile<E: HookEvents>(
     if let Some((tools, at, value)) = args {
         let at_value = value.span();
         let Node::Table(entries) = value.into_inner() else {
-            return Err(cx.error(WHERE, span, WhereError::BadTable.into()));
+            return Err(cx.error(WHERE, span, TableErrorKind::BadTable));
         };
         let tool = conditions
             .iter()
@@ -96,7 +96,7 @@ pub(super) fn compile<E: HookEvents>(
         let compiled =
             super::compile_args::compile(tools, (entries, at_value), on, tool).map_err(|r| {
                 let (span, key, e) = *r;
-                cx.error(&key, span, e.into())
+                cx.error(&key, span, e)
             })?;
         conditions.extend(compiled.into_iter().map(|c| (at, c)));
     }
@@ -141,7 +141,7 @@ fn envelope_targets<E: HookEvents>(on: HookFilter<E>, (index, field): (usize, Fi
 }
 
 /// The field `name` of each event of `on`.
-fn event_targets<E: HookEvents>(on: HookFilter<E>, name: &str) -> Result<Targets, WhereError> {
+fn event_targets<E: HookEvents>(on: HookFilter<E>, name: &str) -> Result<Targets, TableErrorKind> {
     let mut slots = vec![NOT_IN_ON; E::TAGS.len()].into_boxed_slice();
     let mut targets = Vec::new();
     for kind in Kind::<E>::all().filter(|k| on.contains_kind(*k)) {
@@ -160,7 +160,7 @@ fn event_targets<E: HookEvents>(on: HookFilter<E>, name: &str) -> Result<Targets
 /// The field `name` of `kind`, with its position, when a filter may name
 /// it. The fields a message lists end with the envelope's, which a filter
 /// may name too.
-fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field), WhereError> {
+fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field), TableErrorKind> {
     let fields = kind.fields();
     let filterable: Vec<&'static str> = fields
         .iter()
@@ -170,23 +170,17 @@ fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field)
         .collect();
     match fields.iter().position(|f| f.name == name) {
         Some(index) if fields[index].is_filterable() => Ok((index, fields[index])),
-        Some(index) => Err(WhereError::NotFilterable {
+        Some(index) => Err(TableErrorKind::NotFilterable {
             event: kind.tag(),
             field: fields[index].name,
             fields: filterable,
         }),
-        None => Err(WhereError::UnknownField {
+        None => Err(TableErrorKind::UnknownField {
             event: kind.tag(),
             field: name.to_owned(),
             suggestion: did_you_mean(name, filterable.iter().copied()),
             fields: filterable,
         }),
-    }
-}
-
-impl From<WhereError> for TableErrorKind {
-    fn from(e: WhereError) -> Self {
-        TableErrorKind::Where(e)
     }
 }
 

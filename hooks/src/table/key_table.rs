@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::action::{self, DEFAULT_TIMEOUT, Entry};
 use crate::key::{self, HookKey, Shape};
-use crate::spec::OnFailure;
+use crate::spec::Flow;
 
 /// `on`: which events a hook wants.
 const ON: HookKey = HookKey {
@@ -46,12 +46,12 @@ const WHERE: HookKey = HookKey {
     elsewhere: None,
 };
 
-/// `on_failure`'s values, from [`OnFailure::ALL`].
-const ON_FAILURE_VALUES: [&str; OnFailure::ALL.len()] = {
-    let mut out = [""; OnFailure::ALL.len()];
+/// `on_failure`'s values, from [`Flow::ALL`].
+const ON_FAILURE_VALUES: [&str; Flow::ALL.len()] = {
+    let mut out = [""; Flow::ALL.len()];
     let mut i = 0;
     while i < out.len() {
-        out[i] = OnFailure::ALL[i].as_str();
+        out[i] = Flow::ALL[i].as_str();
         i += 1;
     }
     out
@@ -65,7 +65,7 @@ const ON_FAILURE: HookKey = HookKey {
     schema: |_| {
         json!({
             "enum": ON_FAILURE_VALUES,
-            "default": OnFailure::default().as_str(),
+            "default": Flow::default().as_str(),
             "description": "\"cancel\" asks the host to end its run at its next boundary when this hook fails."
         })
     },
@@ -208,8 +208,8 @@ pub(crate) fn stray_keys() -> impl Iterator<Item = &'static str> + Clone {
 }
 
 /// The `on_failure` a table says, or the default.
-pub(crate) fn on_failure(value: Option<&str>) -> OnFailure {
-    OnFailure::ALL
+pub(crate) fn on_failure(value: Option<&str>) -> Flow {
+    Flow::ALL
         .into_iter()
         .find(|f| Some(f.as_str()) == value)
         .unwrap_or_default()

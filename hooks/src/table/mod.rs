@@ -43,7 +43,6 @@ mod validate;
 mod where_value;
 
 pub use key_table::HOOK_KEYS;
-pub use provenance::Provenance;
 pub use read::deserialize_table;
 pub use schema::{hook_file_schema, hook_table_schema};
 pub use toml_file::{HookTables, TomlFile};

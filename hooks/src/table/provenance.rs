@@ -16,8 +16,7 @@ use crate::position::toml_key;
 
 /// Where a file comes from, and so whether it may declare hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Provenance {
+pub(crate) enum Provenance {
     /// A file the operator wrote on this machine (in their home directory, or a
     /// git-ignored local file): it may declare hooks.
     Operator,
@@ -37,19 +36,15 @@ pub(super) fn hook_keys(document: &toml::Table, layout: &Layout) -> Vec<String> 
     if document.contains_key(HOOK) {
         keys.push(HOOK.to_owned());
     }
-    for section in layout.get_sections() {
-        let Some(toml::Value::Table(bodies)) = document.get(section.key()) else {
+    for (section, _) in layout.get_sections() {
+        let Some(toml::Value::Table(bodies)) = document.get(section) else {
             continue;
         };
         for (name, body) in bodies {
             if let toml::Value::Table(body) = body
                 && body.contains_key(HOOK)
             {
-                keys.push(format!(
-                    "{}.{}.hook",
-                    toml_key(section.key()),
-                    toml_key(name)
-                ));
+                keys.push(format!("{}.{}.hook", toml_key(section), toml_key(name)));
             }
         }
     }

@@ -388,13 +388,13 @@ pub fn hook_file_schema<E: HookEvents>(
     });
     let mut properties = Map::new();
     properties.insert(HOOK.to_owned(), hooks.clone());
-    for section in layout.get_sections() {
+    for (section, _) in layout.get_sections() {
         let description = format!(
             "Named bodies, each of which may declare its own `hook` array, as in `[[{}.<name>.hook]]`.",
-            crate::position::toml_key(section.key())
+            crate::position::toml_key(section)
         );
         properties.insert(
-            section.key().to_owned(),
+            section.to_owned(),
             json!({
                 "type": "object",
                 "description": description,

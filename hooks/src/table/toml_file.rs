@@ -38,7 +38,7 @@ use crate::table_error::{ErrorInner, TableError, TableErrorKind};
 /// writes a file on this machine, so hooks read from a repository's own
 /// files let whoever wrote the repository run code on every machine that
 /// clones it. Make such a file with [`TomlFile::project`], which refuses
-/// `hook` in every form (see [`Provenance`]).
+/// `hook` in every form ([`TomlFile::check_scope`]).
 ///
 /// ```
 /// use io_hooks::{HookEvents, TomlFile};
@@ -301,12 +301,6 @@ impl<'a> TomlFile<'a> {
         }
     }
 
-    /// Where this file comes from: [`Provenance::Project`] when made with
-    /// [`project`](Self::project), else [`Provenance::Operator`].
-    pub fn provenance(&self) -> Provenance {
-        self.provenance
-    }
-
     /// The `hook` keys the file declares, as key paths (`hook`,
     /// `target.linux.hook`): the top level first, then each body of each
     /// [`Layout`] section, the sections in the layout's order and the
@@ -432,7 +426,11 @@ impl<'a> TomlFile<'a> {
                 TableErrorKind::HiddenHooks {
                     written: hidden.written,
                     placed: hidden.placed,
-                    sections: self.layout.get_sections().to_vec(),
+                    sections: self
+                        .layout
+                        .get_sections()
+                        .map(|(key, noun)| (key.to_owned(), noun.to_owned()))
+                        .collect(),
                 },
             )),
         }

@@ -9,9 +9,10 @@ use std::ops::Range;
 use toml::Spanned;
 
 use crate::registry::{Field, FieldKind, did_you_mean};
+use crate::table_error::TableErrorKind;
 use crate::r#where::glob::Glob;
 use crate::r#where::matcher::{Number, Scalar, Test};
-use crate::r#where::{Entries, Node, WhereError};
+use crate::r#where::{Entries, Node};
 
 /// One field of `where` for one event of `on`: the event and the field.
 pub(super) struct Target {
@@ -27,7 +28,7 @@ pub(super) struct Target {
 
 /// Where a value is refused, and why (boxed: a load-time path, and the
 /// error is large).
-pub(super) type Refusal = Box<(Range<usize>, WhereError)>;
+pub(super) type Refusal = Box<(Range<usize>, TableErrorKind)>;
 
 /// The test `value` says, checked against the field of every target;
 /// `top` is false inside a list.
@@ -37,7 +38,7 @@ pub(super) fn test_of(
     top: bool,
 ) -> Result<Test, Refusal> {
     let span = value.span();
-    let refuse = |e: WhereError| Box::new((span.clone(), e));
+    let refuse = |e: TableErrorKind| Box::new((span.clone(), e));
     let (test, found) = match value.into_inner() {
         Node::Str(s) => (Test::Is(Scalar::Str(s.into_boxed_str())), FOUND_STR),
         Node::Bool(b) => (Test::Is(Scalar::Bool(b)), FOUND_BOOL),
@@ -47,8 +48,8 @@ pub(super) fn test_of(
             let first = targets.get(..1).unwrap_or_default();
             return Err(refuse(wrong_type(first, "a date-time")));
         }
-        Node::List(_) if !top => return Err(refuse(WhereError::NestedList)),
-        Node::List(items) if items.is_empty() => return Err(refuse(WhereError::EmptyList)),
+        Node::List(_) if !top => return Err(refuse(TableErrorKind::NestedList)),
+        Node::List(items) if items.is_empty() => return Err(refuse(TableErrorKind::EmptyList)),
         Node::List(items) => {
             let tests = items
                 .into_iter()
@@ -67,7 +68,7 @@ pub(super) fn test_of(
 /// Whether an integer, or a range, takes in a value each target's field
 /// can hold, where its bounds are known: `where.step = -1` on a `u32` is a
 /// hook that could never fire.
-fn check_bounds(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
+fn check_bounds(test: &Test, targets: &[Target]) -> Result<(), TableErrorKind> {
     let (lo, hi, written) = match test {
         Test::Is(Scalar::Number(Number::Int(n))) => (i128::from(*n), i128::from(*n), n.to_string()),
         Test::Range { min, max } => {
@@ -88,7 +89,7 @@ fn check_bounds(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
         if let Some((least, most)) = target.field.bounds
             && (hi < least || lo > most)
         {
-            return Err(WhereError::OutOfBounds {
+            return Err(TableErrorKind::OutOfBounds {
                 event: target.event,
                 field: target.field.name,
                 written,
@@ -118,7 +119,7 @@ fn range_text(min: Option<Number>, max: Option<Number>) -> String {
 /// Whether a string, or a glob, can match what each target's field holds,
 /// where that is known: a value none of an enum's variants has is a hook
 /// that could never fire.
-fn check_choices(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
+fn check_choices(test: &Test, targets: &[Target]) -> Result<(), TableErrorKind> {
     for target in targets {
         let prefixes = target.prefixes;
         let values = match target.choices {
@@ -130,7 +131,7 @@ fn check_choices(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
             Test::Is(Scalar::Str(s))
                 if !values.contains(&&**s) && !prefixes.iter().any(|p| s.starts_with(p)) =>
             {
-                return Err(WhereError::NoSuchValue {
+                return Err(TableErrorKind::NoSuchValue {
                     event: target.event,
                     field: target.field.name,
                     value: s.to_string(),
@@ -143,7 +144,7 @@ fn check_choices(test: &Test, targets: &[Target]) -> Result<(), WhereError> {
                 if !values.iter().any(|v| glob.matches(v))
                     && !prefixes.iter().any(|p| may_share(glob.as_str(), p)) =>
             {
-                return Err(WhereError::GlobMatchesNone {
+                return Err(TableErrorKind::GlobMatchesNone {
                     event: target.event,
                     field: target.field.name,
                     glob: glob.as_str().to_owned(),
@@ -183,7 +184,7 @@ const FOUND_INT_RANGE: Found = (
 const FOUND_FLOAT_RANGE: Found = ("a range of floats", &[FieldKind::Float]);
 
 /// `{ glob = "…" }` or `{ min = …, max = … }`, as a test and what it is.
-fn table_test(entries: Entries) -> Result<(Test, Found), WhereError> {
+fn table_test(entries: Entries) -> Result<(Test, Found), TableErrorKind> {
     let mut glob = None;
     let (mut min, mut max) = (None, None);
     for (key, value) in entries {
@@ -193,22 +194,22 @@ fn table_test(entries: Entries) -> Result<(Test, Found), WhereError> {
             ("min", Node::Float(x)) => min = Some(Number::Float(x)),
             ("max", Node::Int(n)) => max = Some(Number::Int(n)),
             ("max", Node::Float(x)) => max = Some(Number::Float(x)),
-            ("min", _) => return Err(WhereError::BoundNotANumber { bound: "min" }),
-            ("max", _) => return Err(WhereError::BoundNotANumber { bound: "max" }),
-            _ => return Err(WhereError::BadTable),
+            ("min", _) => return Err(TableErrorKind::BoundNotANumber { bound: "min" }),
+            ("max", _) => return Err(TableErrorKind::BoundNotANumber { bound: "max" }),
+            _ => return Err(TableErrorKind::BadTable),
         }
     }
     match (glob, min, max) {
         (Some(glob), None, None) => match Glob::new(&glob) {
             Ok(pattern) => Ok((Test::Glob(pattern), FOUND_GLOB)),
-            Err(reason) => Err(WhereError::BadGlob { glob, reason }),
+            Err(reason) => Err(TableErrorKind::BadGlob { glob, reason }),
         },
-        (None, None, None) | (Some(_), _, _) => Err(WhereError::BadTable),
+        (None, None, None) | (Some(_), _, _) => Err(TableErrorKind::BadTable),
         (None, min, max) => {
             if let (Some(lo), Some(hi)) = (min, max)
                 && as_f64(lo) > as_f64(hi)
             {
-                return Err(WhereError::EmptyRange);
+                return Err(TableErrorKind::EmptyRange);
             }
             let floats = [min, max]
                 .iter()
@@ -231,21 +232,21 @@ fn as_f64(n: Number) -> f64 {
 }
 
 /// Whether every target's field takes a value `found` describes.
-fn check_type(found: Found, targets: &[Target]) -> Result<(), WhereError> {
+fn check_type(found: Found, targets: &[Target]) -> Result<(), TableErrorKind> {
     match targets.iter().find(|t| !found.1.contains(&t.field.kind)) {
         Some(t) => Err(wrong_type(std::slice::from_ref(t), found.0)),
         None => Ok(()),
     }
 }
 
-fn wrong_type(targets: &[Target], found: &'static str) -> WhereError {
+fn wrong_type(targets: &[Target], found: &'static str) -> TableErrorKind {
     match targets.first() {
-        Some(t) => WhereError::WrongType {
+        Some(t) => TableErrorKind::WrongType {
             event: t.event,
             field: t.field.name,
             kind: t.field.kind,
             found,
         },
-        None => WhereError::BadTable,
+        None => TableErrorKind::BadTable,
     }
 }

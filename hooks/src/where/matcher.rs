@@ -170,9 +170,9 @@ impl<E> Where<E> {
         let open = table
             .open
             .iter()
-            .filter(|o| o.class.reaches())
-            .filter(|o| !test.matches(FieldValue::Str(&format!("{}\u{1}", o.prefix))))
-            .map(|o| (format!("{}…", o.prefix), o.class));
+            .filter(|(_, class, _)| class.reaches())
+            .filter(|(prefix, ..)| !test.matches(FieldValue::Str(&format!("{prefix}\u{1}"))))
+            .map(|(prefix, class, _)| (format!("{prefix}…"), *class));
         Some(declared.chain(open).collect())
     }
 }

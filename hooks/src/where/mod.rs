@@ -5,16 +5,14 @@
 //! is loaded (`table/compile_where.rs`) and compiled into a [`Where`]
 //! (`matcher.rs`, its globs `glob.rs`), which [`Hooks`](crate::Hooks)
 //! evaluates on the event before it is serialised; why one is refused is a
-//! [`WhereError`] (`where_error.rs`).
+//! [`TableErrorKind`](crate::TableErrorKind) (`table_error.rs`).
 
 mod arg_value;
 pub(crate) mod glob;
 pub(crate) mod matcher;
 mod tool_args;
-mod where_error;
 mod written;
 
 pub use matcher::Where;
-pub use tool_args::{ArgKind, OpenTools, ToolArg, ToolClass, ToolSpec, ToolTable};
-pub use where_error::WhereError;
+pub use tool_args::{ToolClass, ToolSpec, ToolTable};
 pub(crate) use written::{EXPECTING, Entries, Node, RawWhere};

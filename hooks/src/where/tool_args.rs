@@ -8,23 +8,35 @@
 
 use std::fmt;
 
+use crate::registry::Field;
+#[cfg(doc)]
+use crate::registry::FieldKind;
+
 /// An embedder's tools: which event fields hold a call's tool name and its
 /// arguments, and each tool's arguments and class.
 ///
 /// ```
-/// use io_hooks::{ArgKind, ToolArg, ToolClass, ToolSpec, ToolTable};
+/// use io_hooks::{Field, FieldKind, ToolClass, ToolSpec, ToolTable};
 ///
 /// static TOOLS: ToolTable = ToolTable {
 ///     tool_field: "tool",
 ///     args_field: "args",
 ///     tools: &[
-///         ToolSpec { name: "read", class: ToolClass::Contained, args: &[ToolArg::new("path", ArgKind::Str)] },
-///         ToolSpec { name: "run", class: ToolClass::RunsCommands, args: &[ToolArg::new("argv", ArgKind::Strings)] },
+///         ToolSpec {
+///             name: "read",
+///             class: ToolClass::Contained,
+///             args: &[Field::new("path", FieldKind::Str, false)],
+///         },
+///         ToolSpec {
+///             name: "run",
+///             class: ToolClass::RunsCommands,
+///             args: &[Field::new("argv", FieldKind::Strings, false)],
+///         },
 ///     ],
 ///     open: &[],
 /// };
 /// assert_eq!(TOOLS.tool("run").map(|t| t.class), Some(ToolClass::RunsCommands));
-/// assert_eq!(TOOLS.tool("read").and_then(|t| t.arg("path")).map(|a| a.kind), Some(ArgKind::Str));
+/// assert_eq!(TOOLS.tool("read").and_then(|t| t.arg("path")).map(|a| a.kind), Some(FieldKind::Str));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolTable {
@@ -37,8 +49,11 @@ pub struct ToolTable {
     /// Each tool, declared once.
     pub tools: &'static [ToolSpec],
     /// Tools known only at run time, by the prefix of their names, whose
-    /// arguments are free-form (an MCP server's).
-    pub open: &'static [OpenTools],
+    /// arguments are free-form (an MCP server's): each as its prefix
+    /// (`mcp__`), what those tools can do (an embedder that cannot know
+    /// says [`ToolClass::Opaque`]), and why their arguments cannot be
+    /// filtered, in the embedder's words, for the refusal.
+    pub open: &'static [(&'static str, ToolClass, &'static str)],
 }
 
 /// One tool: its name, what it can do, and its arguments.
@@ -48,67 +63,12 @@ pub struct ToolSpec {
     pub name: &'static str,
     /// What it can do to the machine.
     pub class: ToolClass,
-    /// Its arguments.
-    pub args: &'static [ToolArg],
-}
-
-/// Tools whose names start with `prefix`, known only at run time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpenTools {
-    /// The prefix (`mcp__`).
-    pub prefix: &'static str,
-    /// What they can do; an embedder that cannot know says
-    /// [`ToolClass::Opaque`].
-    pub class: ToolClass,
-    /// Why their arguments cannot be filtered, for the refusal.
-    pub why_free_form: &'static str,
-}
-
-/// One argument of a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ToolArg {
-    /// Its key in the arguments object.
-    pub name: &'static str,
-    /// What it holds.
-    pub kind: ArgKind,
-}
-
-impl ToolArg {
-    /// An argument `name` holding `kind`.
-    pub const fn new(name: &'static str, kind: ArgKind) -> Self {
-        ToolArg { name, kind }
-    }
-}
-
-/// What an argument holds, as a filter reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ArgKind {
-    /// A string.
-    Str,
-    /// An integer.
-    Integer,
-    /// A bool.
-    Bool,
-    /// An array of strings (a command's `argv`): a filter matches the
-    /// elements joined by single spaces, the command line as an operator
-    /// reads it (`git push --force`), with no quoting.
-    Strings,
-    /// Free-form JSON: no filter may name it.
-    FreeForm,
-}
-
-impl ArgKind {
-    /// In words, for messages.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ArgKind::Str => "a string",
-            ArgKind::Integer => "an integer",
-            ArgKind::Bool => "a bool",
-            ArgKind::Strings => "a list of strings (matched as one command line)",
-            ArgKind::FreeForm => "free-form",
-        }
-    }
+    /// Its arguments: each a field of the call's arguments object, by its
+    /// key and what it holds ([`FieldKind::Strings`] for a command's argv,
+    /// [`FieldKind::Other`] for one no filter may name). `optional` and
+    /// `bounds` are read as an event field's are: the bounds of an integer
+    /// argument are checked at load.
+    pub args: &'static [Field],
 }
 
 /// What a tool can do, declared once with the tool, so an audit of what a
@@ -161,15 +121,18 @@ impl ToolTable {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// The open tools whose prefix `name` starts with.
-    pub fn open_tool(&self, name: &str) -> Option<&OpenTools> {
-        self.open.iter().find(|o| name.starts_with(o.prefix))
+    /// Returns the open tools whose prefix `name` starts with: their prefix,
+    /// class and why their arguments are free-form.
+    pub fn open_tool(&self, name: &str) -> Option<&(&'static str, ToolClass, &'static str)> {
+        self.open
+            .iter()
+            .find(|(prefix, ..)| name.starts_with(prefix))
     }
 }
 
 impl ToolSpec {
-    /// The argument named `name`.
-    pub fn arg(&self, name: &str) -> Option<&ToolArg> {
+    /// Returns the argument named `name`.
+    pub fn arg(&self, name: &str) -> Option<&Field> {
         self.args.iter().find(|a| a.name == name)
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use io_hooks::{Action, HookEvents, HookFilter, HookSpec, OnFailure, Problem};
+use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Problem};
 use serde::Serialize;
 
 pub(crate) mod capture;
@@ -60,16 +60,11 @@ pub(crate) fn filter(on: &[&str]) -> HookFilter<Ev> {
     }
 }
 
-pub(crate) fn append(path: &Path, on: &[&str], on_failure: OnFailure) -> HookSpec<Ev> {
+pub(crate) fn append(path: &Path, on: &[&str], on_failure: Flow) -> HookSpec<Ev> {
     HookSpec::new(filter(on), Action::append(path)).with_on_failure(on_failure)
 }
 
-pub(crate) fn run(
-    argv: &[&str],
-    timeout_ms: u64,
-    on: &[&str],
-    on_failure: OnFailure,
-) -> HookSpec<Ev> {
+pub(crate) fn run(argv: &[&str], timeout_ms: u64, on: &[&str], on_failure: Flow) -> HookSpec<Ev> {
     let action = Action::run_with_timeout(argv.iter().copied(), Duration::from_millis(timeout_ms));
     HookSpec::new(filter(on), action).with_on_failure(on_failure)
 }

@@ -43,7 +43,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use io_hooks::text::{did_you_mean, toml_key};
-use io_hooks::{Flow, HookEvents, HookRun, Hooks, OnFailure};
+use io_hooks::{Flow, HookEvents, HookRun, Hooks};
 use io_supervisor::Supervisor;
 
 pub use config::{
@@ -282,7 +282,7 @@ fn fire_on(hooks: &Hooks<CiEvent>, key: &str, event: &CiEvent, failures: &mut Ve
     hooks.fire_with(event, event, |run: HookRun<'_>| {
         if let Err(failure) = run.result {
             let verdict = match hooks.spec(run.index).map(|s| s.on_failure) {
-                Some(OnFailure::Cancel) => "so the pipeline stops",
+                Some(Flow::Cancel) => "so the pipeline stops",
                 _ => "and the pipeline goes on",
             };
             failures.push(format!(

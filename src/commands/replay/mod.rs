@@ -29,7 +29,7 @@ use crate::cli::load::load_at;
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, safe, safe_line, write_safe_json};
 use crate::cli::selection::Selection;
-use crate::cli::signals::on_signal_backlog;
+use crate::cli::signals::{Backlog, on_signal_backlog};
 
 /// Replay a recorded run (JSON lines, as an `append` hook writes them)
 /// through the configured hooks, cancelling at the next step boundary as
@@ -119,7 +119,11 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         };
         hooks.on_background(told_late(&selection, args.json && golden.is_none()))
     });
-    on_signal_backlog(hooks.as_ref().map(io_harness::Hooks::backlog));
+    on_signal_backlog(
+        hooks
+            .as_ref()
+            .map(|hooks| -> Backlog { std::sync::Arc::new(hooks.backlog()) }),
+    );
     let printer = Printer::new(hooks.as_ref(), &selection, args.json).capturing(golden.is_some());
     let mut events = Events::new(source.name, source.reader, args.max_line);
     let outcome = replay(&mut events, &printer);
@@ -234,7 +238,7 @@ fn usage(message: &str) -> ExitCode {
 fn told_late(
     selection: &Selection,
     json: bool,
-) -> impl Fn(io_hooks::BackgroundRun<'_>) + Send + Sync + 'static {
+) -> impl Fn(io_hooks::HookRun<'_>) + Send + Sync + 'static {
     let numbers = selection.numbers().to_vec();
     move |run| {
         if !json {

@@ -6,9 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Mutex;
 
-use io_harness::{
-    EventKind, Flow, Hooks, Observer, OnFailure, Outcome, RunEvent, run::now_rfc3339,
-};
+use io_harness::{EventKind, Flow, Hooks, Observer, Outcome, RunEvent, run::now_rfc3339};
 use io_hooks::text::os_error;
 use serde::Serialize;
 use serde_json::json;
@@ -150,7 +148,7 @@ impl<'h> Printer<'h> {
             if run.result.is_err()
                 && hooks
                     .spec(run.index)
-                    .is_some_and(|spec| spec.on_failure == OnFailure::Cancel)
+                    .is_some_and(|spec| spec.on_failure == Flow::Cancel)
                 && let Ok(mut set) = self.cancelled_by.lock()
             {
                 set.insert(number, run.origin.label());
