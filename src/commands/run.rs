@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use io_harness::{
     Config, EventKind, Flow, HookSpec, Hooks, Observer, Outcome, RunEvent,
     run::{
-        Contract, FileStore, Key, Policy, Record, RunOutcome, RunResult, ScriptedProvider,
-        StoreError, new_run_id, resume_in_observed,
+        Contract, FileStore, Policy, Record, RunOutcome, RunResult, ScriptedProvider, StoreError,
+        new_run_id, resume_in_observed,
     },
     run_with_observed,
 };
@@ -20,6 +20,7 @@ use crate::cli::exit::{CmdResult, EXIT_CANCELLED, EXIT_USAGE};
 use crate::cli::hook_report::{
     STDERR_TAIL, print_background, print_problems, report, say_hooks_in_force, stderr_tail,
 };
+use crate::cli::journals::{journal_key, store};
 use crate::cli::load::{load_at, script_error};
 use crate::cli::log::{Verbosity, log_to_stderr};
 use crate::cli::output::{err, out, pasteable, safe, safe_line};
@@ -97,27 +98,6 @@ pub(crate) fn exec(args: &Args, verbosity: Verbosity) -> CmdResult {
         return Ok(code);
     }
     Ok(exit_code(&result?))
-}
-
-/// The store `io run` keeps its journals in, `.io/runs` beneath `root`,
-/// each record sealed and verified with `key`: what `io runs` lists.
-pub(crate) fn store(root: &Path, key: Key) -> FileStore {
-    FileStore::beneath(root, Path::new(".io").join("runs")).sealed(key)
-}
-
-/// The key that seals this user's journals: [`io_harness::run::Key`]'s
-/// file in the data directory ([`Config::data_dir`]), made on first use.
-///
-/// # Errors
-/// No data directory, or a key file or directory that may not be
-/// trusted (the message says why and what to do).
-pub(crate) fn journal_key() -> Result<Key, String> {
-    let dir = Config::data_dir().ok_or_else(|| {
-        "no data directory for the key that seals run journals: set IO_DATA_HOME (or \
-         XDG_DATA_HOME, or HOME) to an absolute path"
-            .to_owned()
-    })?;
-    Key::load_or_create(&dir).map_err(|e| e.to_string())
 }
 
 /// Runs (or resumes) with `config`'s hooks, printing progress; the result

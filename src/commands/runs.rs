@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use io_harness::Outcome;
 use io_harness::run::{RunSummary, StoreError};
 
-use super::run::{journal_key, resume_command, store};
+use super::run::resume_command;
 use crate::cli::exit::CmdResult;
+use crate::cli::journals::{journal_key, store};
 use crate::cli::load::load;
 use crate::cli::output::{out, safe, safe_line};
 

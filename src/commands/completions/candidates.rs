@@ -22,9 +22,9 @@ use io_harness::run::{Key, Record};
 use io_harness::{Config, EventKind, Kind, Scope, Source};
 
 use crate::cli::hook_report::hook_key;
+use crate::cli::journals::store;
 use crate::cli::load::load;
 use crate::cli::output::safe_line;
-use crate::commands::run::store;
 
 /// The most journals one Tab reads the first record of (each at most the
 /// store's bound on a first record): a directory of journals a clone
