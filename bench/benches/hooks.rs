@@ -20,14 +20,15 @@ use criterion::{Criterion, SamplingMode};
 use io_bench::report::{Paired, Row, Table, Target};
 use io_bench::{
     NaiveFilter, NullStore, RawAppendObserver, append_hooks, append_paths, empty, envelope,
-    every_kind, json_line, raw_append, timed_appends, token_contract, token_script,
+    every_kind, io_env, json_line, raw_append, timed_appends, token_contract, token_script,
+    true_hook,
 };
 use io_harness::{
     ApproveAll, EventKind, HookEvents, HookFilter, Observer,
     run::{Policy, ScriptedProvider},
     run_with_observed,
 };
-use io_hooks::{Action, Flow, HookEnv, HookSpec, Hooks, Kind};
+use io_hooks::{Action, Flow, HookSpec, Hooks, Kind};
 
 fn main() {
     // Short by default, so that the whole table takes minutes; every value
@@ -826,16 +827,6 @@ fn collector(c: &mut Criterion, t: &mut Table) {
     }
 }
 
-/// A `run = ["true"]` hook on `step` that cancels on failure, in `dir`.
-fn true_hook(dir: &Path) -> Hooks<EventKind> {
-    let spec = HookSpec::new(
-        HookFilter::from_names(["step"]).expect("known name"),
-        Action::run(["true"]),
-    )
-    .with_on_failure(Flow::Cancel);
-    Hooks::new(vec![spec], dir)
-}
-
 /// The four variables `io` gives a `run` hook's child, with their values
 /// for the bench's hook: what [`spawn`]'s rows given variables give.
 const IO_VARIABLES: [(&str, &str); 4] = [
@@ -856,13 +847,7 @@ fn spawn(c: &mut Criterion, t: &mut Table) {
     let hooks = true_hook(dir.path());
     // A failing hook would be measured as cheap and wrong.
     assert_eq!(hooks.fire(&kind, &event), Flow::Continue);
-    let with_env = true_hook(dir.path()).with_env(
-        HookEnv::new()
-            .root("IO_ROOT")
-            .event("IO_EVENT")
-            .hook("IO_HOOK")
-            .set("IO_RUN_ID", IO_VARIABLES[3].1),
-    );
+    let with_env = true_hook(dir.path()).with_env(io_env(IO_VARIABLES[3].1));
     assert_eq!(with_env.fire(&kind, &event), Flow::Continue);
 
     let fire = || hooks.fire(black_box(&kind), black_box(&event));

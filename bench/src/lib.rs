@@ -30,7 +30,7 @@ use io_harness::{
     EventKind, HookEvents, Observer, RunEvent,
     run::{Contract, Record, Store, StoreError},
 };
-use io_hooks::{Action, AppendAction, Flow, HookFilter, HookSpec, Hooks, Kind};
+use io_hooks::{Action, AppendAction, Flow, HookEnv, HookFilter, HookSpec, Hooks, Kind};
 
 /// One value of every [`EventKind`], in `TAGS` order: the first event of
 /// each kind in `examples/events.jsonl`, a real run that a test in the
@@ -94,6 +94,28 @@ pub fn append_hook(on: &[&str], path: PathBuf) -> HookSpec<EventKind> {
         HookFilter::from_names(on).expect("known event names"),
         Action::append(path),
     )
+}
+
+/// A `run = ["true"]` hook on `step` that cancels the run on failure, in
+/// `dir`: the `run` rows' hook (`spawn/…`, `onespawn`).
+pub fn true_hook(dir: &Path) -> Hooks<EventKind> {
+    let spec = HookSpec::new(
+        HookFilter::from_names(["step"]).expect("known name"),
+        Action::run(["true"]),
+    )
+    .with_on_failure(Flow::Cancel);
+    Hooks::new(vec![spec], dir)
+}
+
+/// The four variables `io` gives a `run` hook's child (`IO_ROOT`,
+/// `IO_EVENT`, `IO_HOOK`, `IO_RUN_ID`), with a run id of `run_id`: what
+/// the rows of a hook given variables give it.
+pub fn io_env(run_id: &str) -> HookEnv {
+    HookEnv::new()
+        .root("IO_ROOT")
+        .event("IO_EVENT")
+        .hook("IO_HOOK")
+        .set("IO_RUN_ID", run_id)
 }
 
 /// `n` append hooks on `on`, each to its own file in `dir`.

@@ -26,9 +26,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use io_bench::envelope;
+use io_bench::{envelope, io_env, true_hook};
 use io_harness::EventKind;
-use io_hooks::{Action, Flow, HookEnv, HookFilter, HookSpec, Hooks};
+use io_hooks::Flow;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -43,33 +43,9 @@ fn main() {
         moved_the_workspace: true,
     };
     let event = envelope(kind.clone());
-    let hooks = Hooks::new(
-        vec![
-            HookSpec::new(
-                HookFilter::from_names(["step"]).expect("known name"),
-                Action::run(["true"]),
-            )
-            .with_on_failure(Flow::Cancel),
-        ],
-        dir.path(),
-    );
+    let hooks = true_hook(dir.path());
     // The same hook given the four variables `io` names (`env`, `env-ab`).
-    let env = HookEnv::new()
-        .root("IO_ROOT")
-        .event("IO_EVENT")
-        .hook("IO_HOOK")
-        .set("IO_RUN_ID", "r-0123456789ab");
-    let with_env = Hooks::new(
-        vec![
-            HookSpec::new(
-                HookFilter::from_names(["step"]).expect("known name"),
-                Action::run(["true"]),
-            )
-            .with_on_failure(Flow::Cancel),
-        ],
-        dir.path(),
-    )
-    .with_env(env);
+    let with_env = true_hook(dir.path()).with_env(io_env("r-0123456789ab"));
     let hook = || assert_eq!(hooks.fire(&kind, &event), Flow::Continue);
     let hook_env = || assert_eq!(with_env.fire(&kind, &event), Flow::Continue);
     let bare = || assert!(Command::new("true").status().expect("spawn").success());
