@@ -820,6 +820,17 @@ impl<E: HookEvents> Kind<E> {
     }
 }
 
+/// The names of `kind`'s fields a filter may name, the envelope's last: what
+/// a message about a field it does not have lists.
+pub(crate) fn filterable_names<E: HookEvents>(kind: Kind<E>) -> Vec<&'static str> {
+    kind.fields()
+        .iter()
+        .filter(|f| f.is_filterable())
+        .chain(E::ENVELOPE)
+        .map(|f| f.name)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

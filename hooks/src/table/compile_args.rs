@@ -9,7 +9,9 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::where_value::{Target, test_of};
-use crate::registry::{Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean};
+use crate::registry::{
+    Field, FieldKind, FieldValue, HookEvents, HookFilter, Kind, did_you_mean, filterable_names,
+};
 use crate::table_error::TableErrorKind;
 use crate::r#where::matcher::{Condition, NOT_IN_ON, Scalar, Test};
 use crate::r#where::{Entries, ToolClass, ToolSpec, ToolTable};
@@ -110,12 +112,7 @@ fn slots<E: HookEvents>(
         match at.and_then(|i| u16::try_from(i).ok()) {
             Some(i) => slots[kind.index()] = i,
             None => {
-                let filterable: Vec<&'static str> = fields
-                    .iter()
-                    .filter(|f| f.is_filterable())
-                    .chain(E::ENVELOPE)
-                    .map(|f| f.name)
-                    .collect();
+                let filterable = filterable_names(kind);
                 return Err(TableErrorKind::UnknownField {
                     event: kind.tag(),
                     field: table.args_field.to_owned(),

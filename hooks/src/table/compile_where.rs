@@ -19,7 +19,7 @@ use super::where_value::{Target, test_of};
 use crate::key::WHERE;
 use crate::position::toml_key;
 use crate::raw::Cx;
-use crate::registry::{Field, HookEvents, HookFilter, Kind, did_you_mean};
+use crate::registry::{Field, HookEvents, HookFilter, Kind, did_you_mean, filterable_names};
 use crate::table_error::{TableError, TableErrorKind};
 use crate::r#where::matcher::{Condition, ENVELOPE_SLOT, NOT_IN_ON, Where};
 use crate::r#where::{Node, RawWhere};
@@ -162,12 +162,7 @@ fn event_targets<E: HookEvents>(on: HookFilter<E>, name: &str) -> Result<Targets
 /// may name too.
 fn find_field<E: HookEvents>(kind: Kind<E>, name: &str) -> Result<(usize, Field), TableErrorKind> {
     let fields = kind.fields();
-    let filterable: Vec<&'static str> = fields
-        .iter()
-        .filter(|f| f.is_filterable())
-        .chain(E::ENVELOPE)
-        .map(|f| f.name)
-        .collect();
+    let filterable = filterable_names(kind);
     match fields.iter().position(|f| f.name == name) {
         Some(index) if fields[index].is_filterable() => Ok((index, fields[index])),
         Some(index) => Err(TableErrorKind::NotFilterable {
