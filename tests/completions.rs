@@ -382,3 +382,49 @@ fn a_completion_that_fails_says_nothing_on_stderr() {
     );
     assert_eq!(stderr(&out), "", "{out:?}");
 }
+
+/// The script names the `io` it calls back: run by a path a shell reads
+/// only quoted (a clone's directory named `w$(touch${IFS}PWNED)`), no
+/// script is written, since clap_complete's bash script double-quotes that
+/// path and the `$(…)` would run at every Tab; it is said, and nothing is
+/// printed to source.
+#[test]
+fn no_script_names_an_io_whose_path_a_shell_would_expand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hostile = dir.path().join("w$(touch${IFS}PWNED)");
+    fs::create_dir(&hostile).expect("the clone's directory");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_io"), hostile.join("io")).expect("link");
+    let data = dir.path().join("data");
+    for (args, complete) in [
+        (&["completions", "bash"][..], None),
+        (&[][..], Some("bash")),
+    ] {
+        let mut command = std::process::Command::new("./io");
+        command
+            .args(args)
+            .current_dir(&hostile)
+            .env("IO_CONFIG_HOME", dir.path())
+            .env("IO_DATA_HOME", &data)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        match complete {
+            Some(shell) => command.env("COMPLETE", shell),
+            None => command.env_remove("COMPLETE"),
+        };
+        let out = output_within(
+            command.spawn().expect("io runs"),
+            Duration::from_secs(60),
+            "io completions from a hostile directory",
+        );
+        assert_eq!(code(&out), 1, "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{args:?}: nothing to source");
+        assert!(
+            stderr(&out).starts_with("io: no completion script written: this io is run as '")
+                && stderr(&out).contains("w$(touch${IFS}PWNED)/./io'"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(!hostile.join("PWNED").exists() && !dir.path().join("PWNED").exists());
+}

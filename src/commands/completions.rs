@@ -51,9 +51,10 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
     let shell = shells.completer(&name).ok_or_else(|| {
         format!("io completions {name}: no dynamic completion for this shell in clap_complete")
     })?;
+    let program = callback()?;
     let mut script = Vec::new();
     shell
-        .write_registration(VAR, "io", "io", &callback(), &mut script)
+        .write_registration(VAR, "io", "io", &program, &mut script)
         .map_err(|e| format!("could not write the completion script: {e}"))?;
     out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
 }
@@ -61,7 +62,14 @@ pub(crate) fn exec(args: &Args) -> CmdResult {
 /// The program the script calls back, as clap_complete names it for
 /// `COMPLETE=SHELL io`: `io` as it was run (found on `PATH` when typed
 /// `io`), made absolute when it was run by a path with a directory in it.
-fn callback() -> String {
+///
+/// # Errors
+/// That path is not one word a shell reads bare
+/// ([`shell_word`](io_hooks::text::shell_word)): clap_complete writes it
+/// into bash's script inside double quotes, where a `$(…)` in a
+/// directory's name (a clone's, say) would run at every Tab, and a quote
+/// or a space would make the script call a program that is not there.
+fn callback() -> Result<String, String> {
     let arg0 = std::env::args_os()
         .next()
         .unwrap_or_else(|| OsString::from("io"));
@@ -71,7 +79,16 @@ fn callback() -> String {
     {
         program = cwd.join(program);
     }
-    program.to_string_lossy().into_owned()
+    let program = program.to_string_lossy().into_owned();
+    match io_hooks::text::shell_word(&program) {
+        std::borrow::Cow::Borrowed(_) => Ok(program),
+        std::borrow::Cow::Owned(quoted) => Err(format!(
+            "no completion script written: this io is run as {}, which a shell reads only \
+             quoted, and the script would name it unquoted; run io by a path of letters, digits \
+             and `_@%+=:,./-` alone, or from PATH as `io`",
+            safe_line(&quoted)
+        )),
+    }
 }
 
 /// Answers a shell's completion request when `io` was called as one, and
@@ -98,6 +115,10 @@ pub(crate) fn answer(command: fn() -> clap::Command) -> Option<ExitCode> {
     let registration = args.len() == 1;
     if !registration && args.get(1).is_none_or(|a| a != "--") {
         return None;
+    }
+    if registration && let Err(refused) = callback() {
+        err(&format!("io: {refused}\n"));
+        return Some(ExitCode::FAILURE);
     }
     if !registration {
         std::panic::set_hook(Box::new(|_| {}));
