@@ -116,8 +116,7 @@ impl Supervisor {
         timeout: Duration,
         stderr: Option<&mut StderrTail>,
     ) -> Result<(), ProcessError> {
-        let watch = Watch::auto(self, stderr);
-        spawn_and_wait(argv, timeout, root, input, null(), watch, &[])
+        self.run_argv_with_env(argv, root, input, timeout, stderr, &[])
     }
 
     /// Runs an argv as [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr)
