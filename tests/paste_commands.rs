@@ -1,7 +1,8 @@
 //! Every command `io` prints to be pasted is quoted for a POSIX shell
 //! (issue 44 item 4): a clone named `w$(touch${IFS}PWNED)` holding an
 //! `io.toml` becomes the root, and the resume command `io run` prints at
-//! its end, at a signal, and that `io runs` lists, pasted into `/bin/sh`,
+//! its end, at a signal, and that `io runs` lists, and the `cp` that
+//! `io replay` offers for a recording it will not read into itself, pasted into `/bin/sh`,
 //! runs nothing of the name and hands `io` the root byte for byte. The
 //! shell is the test's: it plays the operator pasting.
 
@@ -356,4 +357,37 @@ fn a_root_whose_name_is_not_utf8_gets_a_command_to_run_in_it() {
     let resumed = output_within(sh.spawn().expect("sh"), Duration::from_secs(120), "resume");
     assert_eq!(resumed.status.code(), Some(0), "{resumed:?}");
     assert!(text(&resumed.stdout).contains(&format!("run {id} completed")));
+}
+
+#[test]
+fn the_copy_command_io_replay_prints_for_its_own_input_pastes_as_its_bytes() {
+    // The operator's catch-all append, and the recording it wrote, in the
+    // clone: replaying it with that hook chosen is refused, with a copy to
+    // make first.
+    let paste = Paste::new(
+        OsStr::new(HOSTILE),
+        "[[hook]]\nrun = [\"true\"]\n\n[[hook]]\nappend = \"audit.jsonl\"\n",
+    );
+    let recording =
+        "{\"event\":\"finished\",\"outcome\":\"completed\",\"run_id\":\"r\",\"depth\":0}\n";
+    std::fs::write(paste.clone.join("audit.jsonl"), recording).expect("recording");
+    let out = paste.io(&["replay", "audit.jsonl", "--hook", "2"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = text(&out.stderr);
+    let line = after(&stderr, "io: --hook 2:");
+    let command = line
+        .split_once("Replay a copy instead: `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(command, _)| command)
+        .unwrap_or_else(|| panic!("no copy command in {line}"));
+    let audit = paste.clone.join("audit.jsonl");
+    assert_eq!(command, format!("cp '{}' copy.jsonl", audit.display()));
+    // Pasted: the name is one word, the copy is made, nothing ran.
+    let copied = paste.pasted(command, Path::new("/usr/bin"));
+    assert!(copied.status.success(), "{copied:?}");
+    assert_eq!(
+        std::fs::read_to_string(paste.path("shell/copy.jsonl")).expect("the copy"),
+        recording
+    );
+    paste.assert_nothing_ran();
 }

@@ -5,6 +5,7 @@
 //! itself, which the replay leaves out (or, when `--hook` chose one,
 //! refuses), so that a replay never writes into the recording it reads.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Seek};
 use std::os::fd::AsFd;
@@ -14,6 +15,7 @@ use std::path::Path;
 use io_harness::AppendAction;
 use io_hooks::text::os_error;
 
+use crate::cli::output::pasteable;
 use crate::cli::selection::Selection;
 
 /// A file's identity: its device and inode.
@@ -140,14 +142,28 @@ pub(super) fn without_own_appends(
             let number = selection.number(index);
             return Err(format!(
                 "--hook {number}: {label} cannot replay its own file: {why}. Replay a copy \
-                 instead: `cp {0} copy.jsonl`, then `io replay copy.jsonl --hook {number}`",
-                append.path.display()
+                 instead: {}, then `io replay copy.jsonl --hook {number}`",
+                copy_command(&append.path)
             ));
         }
         lines.push(format!("io: {label} is left out of this replay: {why}\n"));
         own.push(index);
     }
     Ok((selection.without(&own), lines))
+}
+
+/// The command that copies `path` to `copy.jsonl`, quoted to paste into a
+/// POSIX shell; where a name cannot be printed to paste (a line break, a
+/// name that is not UTF-8), the copy said in words instead.
+fn copy_command(path: &Path) -> String {
+    let words = [OsStr::new("cp"), path.as_os_str(), OsStr::new("copy.jsonl")];
+    match pasteable(&words) {
+        Ok(command) => format!("`{command}`"),
+        Err((_, why)) => format!(
+            "copy {} to copy.jsonl (its name {why}, so no command is printed to paste)",
+            path.display()
+        ),
+    }
 }
 
 /// The identity of the file at `path`, its last name not followed, as an
