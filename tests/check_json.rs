@@ -285,3 +285,53 @@ fn a_root_whose_name_is_not_utf8_is_written_as_its_display_and_never_panics() {
     assert_eq!(object["error"], "syntax");
     assert_eq!(object["file"], format!("{shown}/io.local.toml"));
 }
+
+/// The failure object's `error`, `file` and `key`, its `ok`, and its
+/// message the first line of stderr's paragraph.
+fn assert_failure(out: &Output, error: &str, file: Option<&Path>, key: Option<&str>) -> Value {
+    assert_eq!(out.status.code(), Some(1), "{error}: {}", stderr(out));
+    let object = the_object(out);
+    assert_eq!(object["ok"], false, "{object}");
+    assert_eq!(object["error"], error, "{object}");
+    assert_eq!(
+        object["file"].as_str(),
+        file.and_then(Path::to_str),
+        "{object}"
+    );
+    assert_eq!(object["key"].as_str(), key, "{object}");
+    let first = stderr(out).lines().next().map(str::to_owned);
+    assert_eq!(
+        first.as_deref().and_then(|l| l.strip_prefix("io: ")),
+        object["message"].as_str(),
+        "{object}"
+    );
+    object
+}
+
+#[test]
+fn a_file_not_shown_yours_a_trust_store_unread_and_a_displaced_root_are_one_object_each() {
+    let env = IoEnv::new();
+    let hooks = b"[[hook]]\nappend = \"a.jsonl\"\n";
+    // An archive (no work tree at or above it): its io.local.toml is not
+    // shown to be the operator's, and was not trusted.
+    let archive = env.dir().join("archive");
+    std::fs::create_dir(&archive).expect("archive");
+    let archive = archive.canonicalize().expect("archive");
+    let local = archive.join("io.local.toml");
+    std::fs::write(&local, hooks).expect("io.local.toml");
+    let out = io_in(&env, &archive, &["check", "--json"]);
+    let object = assert_failure(&out, "untrusted", Some(&local), Some("hook"));
+    assert_eq!(object["root"].as_str(), archive.to_str());
+    // The same, with a trust store that cannot be read (a directory where
+    // the file would be): whether it was trusted cannot be told.
+    std::fs::create_dir_all(env.data().join("trusted-files")).expect("a directory");
+    let out = io_in(&env, &archive, &["check", "--json"]);
+    assert_failure(&out, "trust_store", Some(&local), Some("hook"));
+    // A committed, empty src/io.toml below the operator's hooks.
+    env.file("io.local.toml", hooks, 0o644);
+    env.file("src/io.toml", b"", 0o644);
+    let src = env.root().canonicalize().expect("root").join("src");
+    let out = io_in(&env, &src, &["check", "--json"]);
+    let object = assert_failure(&out, "displaced_root", None, None);
+    assert_eq!(object["root"].as_str(), src.to_str());
+}
