@@ -8,12 +8,12 @@ use crate::event::EventKind;
 
 /// The JSON Schema (draft 2020-12) of an `io.local.toml` or user-scope file,
 /// named by the program's version (`$id` is `urn:io-harness:hooks:` and the
-/// version `io --version` prints), as far as hooks go: [`io_hooks::schema::hook_file_schema`], so `[[hook]]`
+/// version `io --version` prints), as far as hooks go: [`io_hooks::hook_file_schema`], so `[[hook]]`
 /// tables and `[profile.<name>]` bodies, and the same refusal of a `hook`
 /// hidden anywhere else, or misspelt, as `io check`. Other keys are allowed,
 /// as the loader keeps them.
 ///
-/// The `$defs.hook` table is [`io_hooks::schema::hook_table_schema`], computed from
+/// The `$defs.hook` table is [`io_hooks::hook_table_schema`], computed from
 /// the engine's key table. The `on` items are an enum of [`HookEvents::TAGS`](io_hooks::HookEvents::TAGS),
 /// each described by its doc comment and frequency, so a new event is in the
 /// schema the moment it is in the enum.
@@ -24,7 +24,7 @@ use crate::event::EventKind;
 /// assert_eq!(on[0], "started");
 /// ```
 pub fn hook_schema() -> Value {
-    let file = io_hooks::schema::hook_file_schema::<EventKind>(
+    let file = io_hooks::hook_file_schema::<EventKind>(
         |kind| {
             format!(
                 "{} ({})",

@@ -1097,3 +1097,54 @@ fn a_dated_changelog_section_is_released_and_an_undated_one_is_not() {
     assert_eq!(released(changelog, "0.29.0"), None);
     assert_eq!(released(changelog, "0.30.0"), None);
 }
+
+/// The most types, traits and modules io-hooks' API may name (issue 43,
+/// "a small engine API"); docs/decisions.md says what each is for.
+const ENGINE_NAMES: usize = 40;
+
+/// The types, traits and modules a listing names: its `struct`, `enum`,
+/// `union`, `trait`, `type` and `mod` items, a trait's associated types
+/// left out (they are the trait's).
+fn names_in(listing: &str, krate: &str) -> BTreeSet<String> {
+    let kinds = ["struct ", "enum ", "union ", "trait ", "type ", "mod "];
+    listing
+        .lines()
+        .filter_map(|line| {
+            let mut item = line;
+            while item.starts_with("#[") {
+                item = item.split_once("] ").map_or("", |(_, rest)| rest);
+            }
+            let rest = kinds.iter().find_map(|k| item.strip_prefix(k))?;
+            let path = rest.strip_prefix(krate)?.strip_prefix("::")?;
+            let name: String = path
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let name = name.trim_end_matches(':').to_owned();
+            Some(name)
+        })
+        .filter(|name| {
+            // `Trait::Assoc` is an associated type; `module::Type` is a
+            // name of its own.
+            let mut parts = name.split("::");
+            let first = parts.next().unwrap_or_default();
+            parts.next().is_none() || first.chars().next().is_some_and(char::is_lowercase)
+        })
+        .collect()
+}
+
+#[test]
+fn the_engines_api_names_at_most_forty_types_traits_and_modules() {
+    let listing =
+        std::fs::read_to_string(root().join("hooks/public-api.txt")).expect("hooks' listing");
+    let names = names_in(&listing, "io_hooks");
+    assert!(
+        names.contains("Hooks") && names.contains("text") && names.contains("text::SourceLine")
+    );
+    assert!(!names.contains("ActionKind::Action"), "{names:?}");
+    assert!(
+        names.len() <= ENGINE_NAMES,
+        "io-hooks names {} types, traits and modules, more than {ENGINE_NAMES}: {names:?}",
+        names.len()
+    );
+}

@@ -1,7 +1,7 @@
 //! The JSON Schema gives `io check`'s verdict on `where` values (issue 45,
 //! deliverable 8): a number out of its field's range, a wrong type, a range
 //! of the wrong form or the wrong way round. Compared here value by value,
-//! the schema (`io_hooks::schema::hook_file_schema`, what `io schema`
+//! the schema (`io_hooks::hook_file_schema`, what `io schema`
 //! embeds) against the loader (`TomlFile::hooks`, what `io check` runs), on
 //! an event of every field type, `f64` included, which io's own events do
 //! not have. `tests/hidden_hooks.rs` compares whole files through `io` and
@@ -36,8 +36,7 @@ enum Ev {
 
 /// The file schema for `Ev`, compiled.
 fn validator() -> jsonschema::Validator {
-    let schema =
-        io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &Layout::new());
+    let schema = io_hooks::hook_file_schema::<Ev>(|_| String::new(), "hooks", &Layout::new());
     jsonschema::draft202012::new(&schema).expect("the schema compiles")
 }
 

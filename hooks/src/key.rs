@@ -33,7 +33,7 @@ pub(crate) const ENABLED: &str = "enabled";
 
 /// One key of a hook table, as an action declares it: its name, and its
 /// JSON Schema, which an editor checks the value with
-/// ([`hook_file_schema`](crate::schema::hook_file_schema)).
+/// ([`hook_file_schema`](crate::hook_file_schema)).
 ///
 /// An embedder's action declares its key and options with
 /// [`HookKey::new`]; their values are read as TOML and checked by the

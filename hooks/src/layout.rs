@@ -120,7 +120,7 @@ impl Layout {
     /// ([`ActionKind`]). Its key and options join the keys a hook table may
     /// hold, the "did you mean" of an unknown key, the "neither … nor"
     /// of a table without an action, and the JSON Schema
-    /// ([`hook_file_schema`](crate::schema::hook_file_schema)).
+    /// ([`hook_file_schema`](crate::hook_file_schema)).
     ///
     /// # Panics
     /// When `kind`'s key or one of its options is a key a hook table already

@@ -113,7 +113,7 @@
 //! does not), the project-scope refusal, an unknown key and its near miss
 //! among every action's keys, a key of another action, a value of the
 //! wrong type said in the key's words, the JSON Schema
-//! ([`schema::hook_file_schema`] with the layout), and the messages.
+//! ([`hook_file_schema`] with the layout), and the messages.
 //! `examples/webhook/` adds a `webhook` action (POST each event's line over
 //! HTTP, every wait bounded by the hook's deadline; an answer that is not
 //! 2xx is a failure) with the standard library's sockets: no async runtime
@@ -197,7 +197,7 @@
 //! `append_problem.rs`, and its mechanism, the log file `log.rs` and
 //! `append_failure.rs`; `run/`: `run_key.rs`, `run_problem.rs` and
 //! `check.rs`), each one line of the one list of built-in kinds
-//! (`action::BUILT_IN`), from which the key table ([`schema::HOOK_KEYS`])
+//! (`action::BUILT_IN`), from which the key table ([`HOOK_KEYS`])
 //! is computed; `hooks/tests/layers.rs` checks that none names the list.
 //!
 //! # Tags: the derive and serde agree, or the build says why
@@ -349,8 +349,8 @@
 //! it, they are only returned ([`Hooks::problems`], [`Hooks::fire_with`]).
 //! No feature of another crate is turned on that an embedder's other crates
 //! would feel: serde_json keeps its default map order (with `preserve_order`
-//! on in the build, [`schema::hook_table_schema`] lists keys in
-//! [`schema::HOOK_KEYS`]' order), and toml is only read.
+//! on in the build, [`hook_table_schema`] lists keys in
+//! [`HOOK_KEYS`]' order), and toml is only read.
 //!
 //! # Platforms
 //!
@@ -407,7 +407,7 @@ pub use registry::{
     UnknownEvent,
 };
 pub use spec::{Flow, HookSpec};
-pub use table::{HookTables, TomlFile};
+pub use table::{HOOK_KEYS, HookTables, TomlFile, hook_file_schema, hook_table_schema};
 pub use table_error::{TableError, TableErrorKind};
 pub use tag_check::{TagCheckError, check_tags};
 pub use r#where::{ToolClass, ToolSpec, ToolTable, Where};
@@ -423,12 +423,6 @@ pub mod __private {
     pub mod choices_in_scope {
         pub use crate::registry::{ChoicesOf as _, NoChoices as _};
     }
-}
-
-/// The `[[hook]]` table's shape, for an embedder that publishes or embeds it:
-/// the keys a table takes and their JSON Schema.
-pub mod schema {
-    pub use crate::table::{HOOK_KEYS, hook_file_schema, hook_table_schema};
 }
 
 /// Text helpers the table errors are written with, for an embedder whose own

@@ -178,7 +178,7 @@ fn hooks_fired_in_the_envelope_match_it_and_fired_bare_do_not() {
 
 #[test]
 fn the_schema_takes_the_envelopes_fields_on_every_event_and_without_on() {
-    let schema = io_hooks::schema::hook_table_schema::<Ev>(|_| String::new());
+    let schema = io_hooks::hook_table_schema::<Ev>(|_| String::new());
     let rules = schema["allOf"].as_array().expect("rules");
     // Without `on`, only the envelope's names; with it, theirs beside the
     // event's. (Compared as values: the key order is serde_json's

@@ -98,7 +98,7 @@ fn a_cancelling_hooks_failure_on_a_last_event_is_reported_and_cancels_nothing() 
 
 #[test]
 fn the_schema_refuses_a_cancel_on_last_events_only() {
-    let schema = io_hooks::schema::hook_table_schema::<Ev>(|_| String::new());
+    let schema = io_hooks::hook_table_schema::<Ev>(|_| String::new());
     let rule = serde_json::json!({
         "not": {
             "required": ["on", "on_failure"],

@@ -497,7 +497,7 @@ fn actions_are_read_by_type_and_value_and_declare_their_effects() {
         Effects::NONE
     );
     let layout = Layout::new().action(CarelessKind);
-    let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
+    let schema = io_hooks::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
     let rules = schema["$defs"]["hook"]["allOf"].as_array().unwrap();
     assert!(rules.iter().all(serde_json::Value::is_object), "{rules:?}");
 }

@@ -102,7 +102,7 @@ fn a_project_file_is_told_where_hooks_go() {
 #[test]
 fn the_schema_refuses_a_hook_key_at_the_top_level_and_in_a_body() {
     let layout = Layout::new().section("target", "a target");
-    let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
+    let schema = io_hooks::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
     let refused = &schema["propertyNames"]["not"]["enum"];
     assert_eq!(
         refused,

@@ -318,7 +318,7 @@ fn the_file_schema_takes_the_arguments_where_json_schema_can_say_them() {
     use serde_json::json;
     let schema = |tools: &'static ToolTable| {
         let layout = Layout::new().tools(tools);
-        io_hooks::schema::hook_file_schema::<Ev2>(|_| String::new(), "hooks", &layout)
+        io_hooks::hook_file_schema::<Ev2>(|_| String::new(), "hooks", &layout)
     };
     let file = schema(&COMMANDS);
     let table = &file["$defs"]["hook"];
@@ -381,8 +381,7 @@ fn the_file_schema_takes_the_arguments_where_json_schema_can_say_them() {
     assert_eq!(without(&file), Some(json!([])));
     assert_eq!(without(&schema(&CLOSED)), Some(json!(["to"])));
     // Without tools, `where` is as it was.
-    let plain =
-        io_hooks::schema::hook_file_schema::<Ev2>(|_| String::new(), "hooks", &Layout::new());
+    let plain = io_hooks::hook_file_schema::<Ev2>(|_| String::new(), "hooks", &Layout::new());
     assert!(
         plain["$defs"]["hook"]["properties"]["where"]
             .get("properties")

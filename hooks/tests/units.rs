@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{Ev, append, started, step};
-use io_hooks::schema::hook_table_schema;
+use io_hooks::hook_table_schema;
 use io_hooks::text::did_you_mean;
 use io_hooks::{
     Action, Cost, Flow, HookEvents, HookFailure, HookFilter, HookTables, Hooks, TableErrorKind,

@@ -345,7 +345,7 @@ fn what_building_a_webhook_finds_wrong_is_a_problem_with_its_hint() {
 /// `append` table is still refused them).
 #[test]
 fn the_schema_of_a_layout_with_a_webhook_names_its_keys() {
-    let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout());
+    let schema = io_hooks::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout());
     let hook = &schema["$defs"]["hook"];
     assert_eq!(hook["properties"]["webhook"]["pattern"], "^http://");
     assert_eq!(hook["properties"]["timeout_ms"]["minimum"], 1);

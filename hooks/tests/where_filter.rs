@@ -395,11 +395,11 @@ fn where_in_a_project_file_is_refused_with_the_rest_of_hook() {
 
 #[test]
 fn the_schema_knows_where() {
-    let schema = io_hooks::schema::hook_table_schema::<Ev>(|k| k.doc().to_owned());
+    let schema = io_hooks::hook_table_schema::<Ev>(|k| k.doc().to_owned());
     let filter = &schema["properties"]["where"];
     assert_eq!(filter["type"], "object");
     assert_eq!(filter["minProperties"], 1);
-    assert!(io_hooks::schema::HOOK_KEYS.contains(&"where"));
+    assert!(io_hooks::HOOK_KEYS.contains(&"where"));
     // With `where`, `on` is required, and each event of `on` narrows the
     // names `where` may use to its fields a filter reads (`args` is
     // free-form; `finished` has none).

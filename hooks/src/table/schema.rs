@@ -31,11 +31,11 @@ use crate::registry::{Field, FieldKind, HookEvents, HookFilter, Kind};
 ///     #[hook(tag = "job_started")]
 ///     JobStarted,
 /// }
-/// let schema = io_hooks::schema::hook_table_schema::<Ev>(|kind| kind.doc().to_owned());
+/// let schema = io_hooks::hook_table_schema::<Ev>(|kind| kind.doc().to_owned());
 /// assert_eq!(schema["properties"]["on"]["items"]["enum"][0], "job_started");
 /// assert_eq!(schema["properties"]["on"]["items"]["anyOf"][0]["description"], "A job began.");
 /// let mut keys: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
-/// let mut spec = io_hooks::schema::HOOK_KEYS.to_vec();
+/// let mut spec = io_hooks::HOOK_KEYS.to_vec();
 /// (keys.sort(), spec.sort());
 /// assert_eq!(keys, spec);
 /// ```
@@ -359,7 +359,7 @@ fn number(n: i128) -> Option<Value> {
 ///     JobFinished,
 /// }
 /// let layout = Layout::new().section("target", "a target");
-/// let schema = io_hooks::schema::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
+/// let schema = io_hooks::hook_file_schema::<Ev>(|_| String::new(), "hooks", &layout);
 /// assert_eq!(schema["properties"]["hook"]["items"]["$ref"], "#/$defs/hook");
 /// assert_eq!(schema["properties"]["target"]["additionalProperties"]["$ref"], "#/$defs/body");
 /// ```
