@@ -7,6 +7,19 @@
 //! - `ci.local.toml` is the operator's file, beside it and never committed.
 //!   It declares hooks: at the top level (`[[hook]]`, for every pipeline),
 //!   or for one pipeline of `ci.toml` (`[[pipeline.<name>.hook]]`).
+//!
+//! Whose `ci.local.toml` it is, is not assumed: a clone may commit one and
+//! an archive has nothing to say it was not shipped. [`Config::load`] asks
+//! [`io_trust::judge`], the rule io itself asks of its own local file, before
+//! any of its hooks is read (a file that declares none is not judged):
+//!
+//! - in a git work tree whose index does not list it, owned by the user
+//!   running the runner and writable by no one else, it is the operator's;
+//! - listed by an index, it came with the clone: refused, trusted or not;
+//! - anywhere else (no work tree, another owner, writable by others, an
+//!   index that cannot be read) only the content the operator trusted
+//!   with [`Ci::trust`](crate::Ci::trust) loads, as recorded in the trust
+//!   store of the runner's data directory; an edit needs trusting again.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,8 +28,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use io_hooks::text::{did_you_mean, toml_key};
+use io_hooks::text::{did_you_mean, pasteable_word, toml_key};
 use io_hooks::{HookSpec, HookTables, Layout, TableError, TomlFile};
+use io_trust::store::{Store, StoreError, Trusted};
+use io_trust::{Place, Rejection, Verdict};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -80,6 +95,49 @@ pub enum ConfigError {
     /// one of this runner's own checks (a pipeline `ci.toml` does not have,
     /// an empty command), made with [`TableError::custom`] to read the same.
     Table(TableError),
+    /// A git index lists `ci.local.toml`: it came with the clone, as
+    /// `ci.toml` does, so its hooks are not loaded, and trusting it changes
+    /// nothing.
+    Tracked {
+        /// The file.
+        path: PathBuf,
+        /// The first key that declares hooks (`hook`,
+        /// `pipeline.<name>.hook`); `None` when [`Ci::trust`](crate::Ci::trust)
+        /// was asked to trust it.
+        key: Option<String>,
+        /// The work tree whose index lists it.
+        work_tree: PathBuf,
+        /// The path that index lists, from the work tree's top.
+        listed: PathBuf,
+    },
+    /// `ci.local.toml` declares hooks, nothing shows it is the operator's
+    /// (no git work tree holds it, another user owns it, others may write
+    /// it, or an index cannot be read), and the operator has not trusted
+    /// this content with [`Ci::trust`](crate::Ci::trust): its hooks are not
+    /// loaded. The decision is [`io_trust::judge`]'s.
+    Untrusted {
+        /// The file.
+        path: PathBuf,
+        /// The first key that declares hooks.
+        key: String,
+        /// Why, in io-trust's words ([`Verdict`]'s `Display`).
+        reason: String,
+        /// Whether the operator trusted another content of it: it changed
+        /// since.
+        changed: bool,
+        /// The trust store asked ([`Store::file`]).
+        store: PathBuf,
+    },
+    /// The trust store could not be read (so whether the operator trusted
+    /// `ci.local.toml` cannot be told: never taken for "not trusted" in
+    /// silence, nor for "trusted"), or written by
+    /// [`Ci::trust`](crate::Ci::trust).
+    TrustStore {
+        /// The operator's file in question.
+        path: PathBuf,
+        /// What is wrong with the store, naming it and the fix.
+        cause: StoreError,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -92,7 +150,81 @@ impl fmt::Display for ConfigError {
                 io_hooks::text::os_error(cause)
             ),
             ConfigError::Table(e) => write!(f, "{e}"),
+            ConfigError::Tracked {
+                path,
+                key,
+                work_tree,
+                listed,
+            } => write_tracked(f, path, key.as_deref(), work_tree, listed),
+            ConfigError::Untrusted {
+                path,
+                key,
+                reason,
+                changed,
+                store,
+            } => {
+                write!(
+                    f,
+                    "{}: key `{key}`: this `{OPERATOR_FILE}` is not known to be yours \
+                     ({reason}), so its hooks are not loaded. ",
+                    path.display()
+                )?;
+                let what = match changed {
+                    true => "Read what changed, then trust it again",
+                    false => "Read it, then trust it",
+                };
+                write!(
+                    f,
+                    "{what} as it is now with the runner's `Ci::trust`, which records its \
+                     content's hash in {}; any later edit needs trusting again.",
+                    store.display()
+                )
+            }
+            // The store's own error names the file it was asked about.
+            ConfigError::TrustStore {
+                cause: cause @ StoreError::Resolve { .. },
+                ..
+            } => write!(f, "{cause}"),
+            ConfigError::TrustStore { path, cause } => write!(f, "{}: {cause}", path.display()),
         }
+    }
+}
+
+/// A tracked `ci.local.toml`: why its hooks do not load, and the command
+/// that untracks it, quoted to paste (or described, when it cannot be).
+fn write_tracked(
+    f: &mut fmt::Formatter<'_>,
+    path: &Path,
+    key: Option<&str>,
+    work_tree: &Path,
+    listed: &Path,
+) -> fmt::Result {
+    write!(f, "{}: ", path.display())?;
+    match key {
+        Some(key) => write!(f, "key `{key}`: ")?,
+        None => f.write_str("not trusted: ")?,
+    }
+    write!(
+        f,
+        "this `{OPERATOR_FILE}` is listed by the git index of the work tree {}, so it \
+         arrives with a clone just as `{PROJECT_FILE}` does, and its hooks never run, \
+         trusted or not. ",
+        work_tree.display()
+    )?;
+    match (
+        pasteable_word(work_tree.as_os_str()),
+        pasteable_word(listed.as_os_str()),
+    ) {
+        (Ok(top), Ok(file)) => write!(
+            f,
+            "Untrack it with `git -C {top} rm --cached -- {file}` and list it in \
+             `.gitignore`."
+        ),
+        (Err(why), _) | (_, Err(why)) => write!(
+            f,
+            "Untrack it with `git rm --cached` in that work tree and list it in \
+             `.gitignore` (a name {why}, so no command to paste is printed)."
+        ),
     }
 }
 
@@ -142,30 +274,52 @@ struct OperatorPipeline {
 
 impl Config {
     /// Reads `ci.toml` in `root`, and `ci.local.toml` beside it when there
-    /// is one.
+    /// is one, whose hooks load only when [`io_trust::judge`] finds it is
+    /// the operator's: by evidence (untracked in a git work tree, theirs
+    /// alone), or because they trusted this very content with
+    /// [`Ci::trust`](crate::Ci::trust), in the trust store of `data_dir`,
+    /// the runner's data directory (read only when the evidence does not
+    /// suffice).
+    ///
+    /// ```
+    /// use ci_runner::{Ci, Config, ConfigError};
+    ///
+    /// let archive = tempfile::tempdir()?; // unpacked: no `.git`
+    /// let data = tempfile::tempdir()?;    // the runner's data directory
+    /// std::fs::write(archive.path().join("ci.toml"), "")?;
+    /// std::fs::write(archive.path().join("ci.local.toml"), "[[hook]]\nrun = [\"./notify\"]\n")?;
+    ///
+    /// let refused = Config::load(archive.path(), data.path()).unwrap_err();
+    /// assert!(matches!(refused, ConfigError::Untrusted { .. }), "{refused}");
+    ///
+    /// // Once the operator has read it:
+    /// Ci::trust(archive.path(), data.path())?;
+    /// assert_eq!(Config::load(archive.path(), data.path())?.hooks.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
-    /// The first problem, as a [`ConfigError`].
-    pub fn load(root: &Path) -> Result<Config, ConfigError> {
-        let read = |name: &str| {
-            let path = root.join(name);
-            #[allow(
-                clippy::disallowed_methods,
-                reason = "the runner's own ci.toml, read as an outside crate reads its config: \
-                          this adopter shows io-hooks' API, not io's file rules"
-            )]
-            std::fs::read_to_string(&path).map_err(|cause| ConfigError::Read { path, cause })
-        };
-        let project = read(PROJECT_FILE)?;
-        let operator = match read(OPERATOR_FILE) {
+    /// The first problem, as a [`ConfigError`]: [`ConfigError::Tracked`]
+    /// and [`ConfigError::Untrusted`] when `ci.local.toml` declares hooks
+    /// and is not shown to be the operator's, [`ConfigError::TrustStore`]
+    /// when the store had to be asked and cannot be read.
+    pub fn load(root: &Path, data_dir: &Path) -> Result<Config, ConfigError> {
+        let project = read(&root.join(PROJECT_FILE))?;
+        let path = root.join(OPERATOR_FILE);
+        let operator = match read(&path) {
             Ok(text) => Some(text),
             Err(ConfigError::Read { cause, .. }) if cause.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
         };
-        Config::from_texts(root, &project, operator.as_deref())
+        let store = Store::new(data_dir);
+        Config::build(root, &project, operator.as_deref(), |file, text| {
+            judged(&path, file, text, &store)
+        })
     }
 
-    /// [`load`](Self::load), from the files' texts.
+    /// [`load`](Self::load), from the files' texts, with no question of
+    /// whose `operator` is: for a caller that has judged it itself, or a
+    /// test that needs no trust.
     ///
     /// # Errors
     /// The first problem, as a [`ConfigError`].
@@ -173,6 +327,17 @@ impl Config {
         root: &Path,
         project: &str,
         operator: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        Config::build(root, project, operator, |_, _| Ok(()))
+    }
+
+    /// Both texts read and checked, `judge` asked of the operator's before
+    /// its hooks are read.
+    fn build(
+        root: &Path,
+        project: &str,
+        operator: Option<&str>,
+        judge: impl FnOnce(&TomlFile<'_>, &str) -> Result<(), ConfigError>,
     ) -> Result<Config, ConfigError> {
         let layout = layout();
         let pipelines = read_project(&TomlFile::project(PROJECT_FILE, project).layout(&layout))?;
@@ -182,7 +347,9 @@ impl Config {
             pipeline_hooks: BTreeMap::new(),
         };
         if let Some(text) = operator {
-            config.read_operator(&TomlFile::new(OPERATOR_FILE, text).layout(&layout), root)?;
+            let file = TomlFile::new(OPERATOR_FILE, text).layout(&layout);
+            judge(&file, text)?;
+            config.read_operator(&file, root)?;
         }
         Ok(config)
     }
@@ -227,6 +394,81 @@ impl Config {
             Some(span),
         )
     }
+}
+
+/// The text of the file at `path`.
+fn read(path: &Path) -> Result<String, ConfigError> {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the runner's own files, read as an outside crate reads its config: this \
+                  adopter shows io-hooks' API, not io's file rules; the bytes read are the \
+                  bytes judged and parsed"
+    )]
+    std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+        path: path.to_path_buf(),
+        cause,
+    })
+}
+
+/// Whether `ci.local.toml` at `path`, read as `file` holding `text`, may
+/// load its hooks: [`io_trust::judge`] decides, asking `store` when the
+/// evidence does not suffice. A file that declares no hook is not judged:
+/// it can run nothing.
+fn judged(path: &Path, file: &TomlFile<'_>, text: &str, store: &Store) -> Result<(), ConfigError> {
+    let Some(key) = file.hook_keys()?.into_iter().next() else {
+        return Ok(());
+    };
+    let verdict =
+        io_trust::judge(path, text.as_bytes(), Place::Local, Some(store)).map_err(|cause| {
+            ConfigError::TrustStore {
+                path: path.to_path_buf(),
+                cause,
+            }
+        })?;
+    let path = path.to_path_buf();
+    match verdict {
+        Verdict::Operators(_) => Ok(()),
+        Verdict::NotOperators(Rejection::Tracked { work_tree, listed }) => {
+            Err(ConfigError::Tracked {
+                path,
+                key: Some(key),
+                work_tree,
+                listed,
+            })
+        }
+        refused => Err(ConfigError::Untrusted {
+            path,
+            key,
+            reason: refused.to_string(),
+            changed: refused.changed(),
+            store: store.file(),
+        }),
+    }
+}
+
+/// Records the `ci.local.toml` of `root`, as it is now, as the operator's
+/// in the trust store of `data_dir`; refused when a git index lists it.
+pub(crate) fn trust(root: &Path, data_dir: &Path) -> Result<Trusted, ConfigError> {
+    let path = root.join(OPERATOR_FILE);
+    let text = read(&path)?;
+    let store_error = |cause| ConfigError::TrustStore {
+        path: path.clone(),
+        cause,
+    };
+    // No store: only whether an index lists it matters here.
+    let verdict =
+        io_trust::judge(&path, text.as_bytes(), Place::Local, None).map_err(store_error)?;
+    if let Verdict::NotOperators(Rejection::Tracked { work_tree, listed }) = verdict {
+        return Err(ConfigError::Tracked {
+            path: path.clone(),
+            key: None,
+            work_tree,
+            listed,
+        });
+    }
+    Store::new(data_dir)
+        .trust(&path, text.as_bytes())
+        .map_err(store_error)
 }
 
 /// The pipelines of the project file, which may declare no hook.

@@ -23,6 +23,12 @@
 //! on_failure = "cancel"
 //! ```
 //!
+//! Its hooks load only when the file is shown to be the operator's
+//! ([`io_trust::judge`]): untracked in their git work tree and theirs
+//! alone, or trusted as it is now with [`Ci::trust`]; a committed
+//! `ci.local.toml` never runs. [`Ci::load`] takes the runner's data
+//! directory, where that trust is kept.
+//!
 //! [`Ci::run`] runs a pipeline on the calling thread; [`Ci::run_async`]
 //! runs it as a tokio task, each event and each command on a blocking
 //! thread. A hook with `on_failure = "cancel"` that fails stops the
@@ -104,12 +110,38 @@ impl fmt::Display for NoSuchPipeline {
 impl std::error::Error for NoSuchPipeline {}
 
 impl Ci {
-    /// Reads `ci.toml` and `ci.local.toml` in `root`, and builds the hooks.
+    /// Reads `ci.toml` and `ci.local.toml` in `root`, and builds the hooks;
+    /// `data_dir` is the runner's data directory, whose trust store says
+    /// which `ci.local.toml` contents the operator trusted
+    /// ([`Config::load`] says when it is asked).
     ///
     /// # Errors
-    /// The first problem in the files.
-    pub fn load(root: &Path) -> Result<Ci, ConfigError> {
-        Ok(Ci::new(Config::load(root)?, root))
+    /// The first problem in the files, or a `ci.local.toml` that declares
+    /// hooks and is not shown to be the operator's
+    /// ([`ConfigError::Tracked`], [`ConfigError::Untrusted`]).
+    pub fn load(root: &Path, data_dir: &Path) -> Result<Ci, ConfigError> {
+        Ok(Ci::new(Config::load(root, data_dir)?, root))
+    }
+
+    /// The operator's word that the `ci.local.toml` of `root`, as it is
+    /// now, is theirs: its path and the SHA-256 of its content, recorded in
+    /// the trust store of `data_dir` (`trusted-files`, the directory made
+    /// 0700 when missing), so that [`load`](Self::load) loads its hooks
+    /// where nothing else shows the file is theirs (an unpacked archive, a
+    /// directory someone else may write). An edit needs trusting again.
+    /// Returns the record.
+    ///
+    /// Call it only once the operator has read the file. To take it back,
+    /// `io_trust::store::Store::new(data_dir).untrust(&root.join(OPERATOR_FILE))`;
+    /// `Store::list` shows every record.
+    ///
+    /// # Errors
+    /// [`ConfigError::Read`] when there is no `ci.local.toml` to read,
+    /// [`ConfigError::Tracked`] when a git index lists it (a file that came
+    /// with the clone is never the operator's, trusted or not), and
+    /// [`ConfigError::TrustStore`] when the store cannot be read or written.
+    pub fn trust(root: &Path, data_dir: &Path) -> Result<io_trust::store::Trusted, ConfigError> {
+        config::trust(root, data_dir)
     }
 
     /// The runner of `config`, whose commands and `run` hooks work in

@@ -10,35 +10,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use ci_runner::{CiEvent, Config, ConfigError};
-use common::{checkout_with, script};
-
-/// io-harness's files, command, events and config words, which no operator
-/// of this runner should meet. Matched case-insensitively, anywhere in a
-/// message (the temporary root's path taken out first).
-const FOREIGN: &[&str] = &[
-    "io.toml",
-    "io.local.toml",
-    "io check",
-    "io ",
-    "step",
-    "tool_call",
-    "profile",
-    "spec",
-    // io's name for its root, which an engine message once said.
-    "discovery",
-];
+use common::{assert_own_words, checkout_with, script};
 
 /// A valid `ci.toml` with one pipeline, `check`.
 const PROJECT: &str = "[[pipeline.check.job]]\nname = \"test\"\ncommands = [[\"true\"]]\n";
-
-/// `text` with `root` taken out, checked for every foreign word.
-fn assert_own_words(text: &str, root: &Path) {
-    let text = text.replace(&root.display().to_string(), "<root>");
-    let lower = text.to_lowercase();
-    for word in FOREIGN {
-        assert!(!lower.contains(word), "`{word}` in: {text}");
-    }
-}
 
 /// `ci.toml` texts refused, one for each way the project file can be.
 const BAD_PROJECT: &[&str] = &[
@@ -187,6 +162,11 @@ fn the_refusals_speak_of_this_runners_files_and_events() {
          `check`?); its pipelines are `check` (line 1, column 12)"
     );
     assert_eq!(
+        err("", Some("[[pipeline.check.hook]]\nappend = \"a\"\n")),
+        "ci.local.toml: key `pipeline.check`: `ci.toml` has no pipeline `check`; it declares \
+         none (line 1, column 12)"
+    );
+    assert_eq!(
         err(BAD_PROJECT[10], None),
         "ci.toml: key `pipeline.check.job[1].commands[1]`: a command names its program first, \
          as in `[\"make\", \"test\"]`, and this one is empty (line 3, column 13)"
@@ -196,12 +176,36 @@ fn the_refusals_speak_of_this_runners_files_and_events() {
 #[test]
 fn a_missing_project_file_is_named_in_the_runners_words() {
     let dir = tempfile::tempdir().unwrap();
-    let e = ci_runner::Ci::load(dir.path()).unwrap_err();
+    let e = ci_runner::Ci::load(dir.path(), &common::data_dir(dir.path())).unwrap_err();
     assert!(matches!(e, ConfigError::Read { .. }), "{e}");
     let message = e.to_string();
     assert!(
         message.ends_with("/ci.toml: could not be read: No such file or directory"),
         "{message}"
+    );
+    assert_own_words(&message, dir.path());
+}
+
+#[test]
+fn a_missing_operator_file_is_no_hooks_and_one_that_cannot_be_read_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    common::work_tree(dir.path());
+    std::fs::write(dir.path().join("ci.toml"), PROJECT).unwrap();
+    let data = common::data_dir(dir.path());
+    let config = Config::load(dir.path(), &data).unwrap();
+    assert!(config.hooks.is_empty() && config.pipeline_hooks.is_empty());
+    // Not text: an error naming it, never taken for no file.
+    let file = dir.path().join("ci.local.toml");
+    std::fs::write(&file, b"[[hook]]\nappend = \"a\xff\"\n").unwrap();
+    let e = Config::load(dir.path(), &data).unwrap_err();
+    assert!(matches!(e, ConfigError::Read { .. }), "{e}");
+    let message = e.to_string();
+    assert_eq!(
+        message,
+        format!(
+            "{}: could not be read: stream did not contain valid UTF-8",
+            file.display()
+        )
     );
     assert_own_words(&message, dir.path());
 }
