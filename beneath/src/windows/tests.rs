@@ -236,6 +236,11 @@ fn a_name_the_file_system_opens_as_owned_state_is_refused_by_the_file_it_opens()
             continue;
         }
         compared += 1;
+        let kind = root.kind_of(alias);
+        assert!(
+            matches!(&kind, Err(Error::Owned { name, .. }) if name == owned),
+            "{alias}: {kind:?}"
+        );
         for rel in [format!("{alias}\\x"), alias.to_owned()] {
             for how in every_open() {
                 let got = root.open_file(&rel, &how);
@@ -408,5 +413,59 @@ fn a_link_as_the_last_name_of_an_append_is_a_failure() {
     assert_eq!(
         std::fs::read_to_string(outside.join("secret")).unwrap(),
         "s"
+    );
+}
+
+#[test]
+fn a_root_is_made_absolute_and_compared_so() {
+    let cwd = std::env::current_dir().unwrap();
+    let empty = Root::lazy("");
+    assert_eq!(empty.given(), Path::new(""));
+    assert_eq!(empty.path(), cwd);
+    assert!(empty.is_at(Path::new("")));
+    assert!(empty.is_at(&cwd));
+    let dot = Root::lazy(".");
+    assert_eq!(dot.path(), std::path::absolute(".").unwrap());
+    assert!(!dot.is_at(Path::new("C:\\elsewhere")));
+    assert_eq!(Root::open("").unwrap().path(), cwd);
+}
+
+#[test]
+fn read_head_and_read_bounded_read_at_most_their_limit() {
+    let (tmp, root) = root();
+    std::fs::write(tmp.path().join("script.cmd"), "@echo off\r\necho hi\r\n").unwrap();
+    let open = || root.open_file("script.cmd", &Open::read()).unwrap();
+    assert_eq!(open().read_head(9).unwrap(), b"@echo off");
+    assert_eq!(open().read_head(1000).unwrap(), b"@echo off\r\necho hi\r\n");
+    assert_eq!(open().read_bounded(5).unwrap(), None);
+    assert_eq!(
+        open().read_bounded(100).unwrap().unwrap(),
+        b"@echo off\r\necho hi\r\n"
+    );
+    std::fs::create_dir(tmp.path().join("d")).unwrap();
+    let dir = root.open_file("d", &Open::read()).unwrap();
+    assert!(dir.read_head(10).is_err());
+}
+
+#[test]
+fn an_os_error_is_shown_without_its_code() {
+    // ERROR_FILE_NOT_FOUND, in the system's words, as wine says them too.
+    let e = io::Error::from_raw_os_error(2);
+    let words = e.to_string();
+    let short = words.strip_suffix(" (os error 2)").unwrap();
+    assert_eq!(Error::Io(e).to_string(), short);
+    let other = Error::Io(io::Error::other("plain words"));
+    assert_eq!(other.to_string(), "plain words");
+}
+
+#[test]
+fn a_walk_error_names_the_link_as_on_unix() {
+    let e = Error::Outside {
+        through: Some(PathBuf::from("logs")),
+    };
+    assert_eq!(
+        e.to_string(),
+        "it goes through the symbolic link `logs`, which may lead out of the root (on Windows \
+         no symbolic link or junction is followed)"
     );
 }
