@@ -28,6 +28,9 @@ fn root() -> (tempfile::TempDir, Root) {
     (tmp, root)
 }
 
+/// `FILE_SHARE_READ`: others may open the file to read it, and only that.
+const FILE_SHARE_READ: u32 = 1;
+
 /// The names under `dir`, sorted.
 fn listing(dir: &Path) -> Vec<OsString> {
     let mut names: Vec<_> = std::fs::read_dir(dir)
@@ -75,6 +78,13 @@ fn dot_dot_prefixes_and_absolute_paths_are_refused_before_any_open() {
                 "{rel}: {got:?}"
             );
         }
+    }
+    for rel in [".\\a\\..\\.io\\run.jsonl", "a/b/../../.IO/x"] {
+        let got = root.open_file(rel, &Open::read());
+        assert!(
+            matches!(&got, Err(Error::Owned { way: Way::Up, .. })),
+            "{rel}: {got:?}"
+        );
     }
     let up = root.open_file("a\\..\\.io\\run.jsonl", &Open::read());
     assert!(
@@ -251,6 +261,9 @@ fn a_name_the_file_system_opens_as_owned_state_is_refused_by_the_file_it_opens()
             }
         }
     }
+    // An open of owned state reaches it by such a name too.
+    let own = root.open_file("\u{c9}TAT\\x", &Open::read().own_state());
+    assert_eq!(own.unwrap().read_bounded(10).unwrap().unwrap(), b"s");
     // NTFS and wine both fold `É` to `é`; wine 8.0 makes no 8.3 names.
     assert!(compared >= 1, "no alias to compare: {compared}");
     // A name with a `~` that is no alias is a file like any other.
@@ -468,4 +481,24 @@ fn a_walk_error_names_the_link_as_on_unix() {
         "it goes through the symbolic link `logs`, which may lead out of the root (on Windows \
          no symbolic link or junction is followed)"
     );
+}
+
+#[test]
+fn a_read_asks_for_no_write_and_a_look_that_fails_is_the_error() {
+    use std::os::windows::fs::OpenOptionsExt;
+    let (tmp, root) = root();
+    // Held open by another, who lets others read it and not write it (we
+    // run as root here, so a read-only file would not tell).
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .share_mode(FILE_SHARE_READ)
+        .open(tmp.path().join("notes.md"))
+        .unwrap();
+    let read = root.open_file("notes.md", &Open::read());
+    assert!(read.is_ok(), "a read asks for no write: {read:?}");
+    assert!(root.open_file("notes.md", &Open::write()).is_err());
+    drop(held);
+    // A name the system cannot look at is an error, not "no such name".
+    let got = root.kind_of("a\u{0}b");
+    assert!(matches!(got, Err(Error::Io(_))), "{got:?}");
 }
