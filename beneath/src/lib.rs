@@ -7,6 +7,7 @@
 //! to open a file (clippy's `disallowed-methods` keeps the rest to it).
 //!
 //! ```
+//! # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use io_beneath::{Error, Open, Root, Way};
 //!
 //! let dir = tempfile::tempdir()?;
@@ -36,7 +37,9 @@
 //! let journal = Open::append().create(0o600).dirs(0o700).own_state();
 //! drop(root.open_file("state/run.jsonl", &journal)?);
 //! assert!(dir.path().join("state/run.jsonl").is_file());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(unix))] fn main() {} // Its links are Unix's: see the `windows` module's tests.
 //! ```
 //!
 //! # What it guarantees
@@ -105,6 +108,28 @@
 //! again, at most four times in all as cap-std does, and the path is then
 //! walked for that open.
 //!
+//! # Windows
+//!
+//! The root is a directory handle (cap-std's `Dir`) and a path is walked
+//! from it one name at a time, each opened without following a reparse
+//! point (cap-fs-ext's `FollowSymlinks::No`), as Unix walks without
+//! `openat2`: no symbolic link or junction under the root is followed, and
+//! a path that meets one is refused as [`Error::Outside`] naming it (only
+//! the operator's own read, [`Links::Anywhere`], follows it, and is told
+//! [`Via::LinkOut`]). A link or a junction as the last name of an
+//! [unjudged](Open::unjudged) [`nofollow`](Open::nofollow) open (the
+//! per-event append) is `Error::Io` of `ERROR_STOPPED_ON_SYMLINK`, as it is
+//! `ELOOP` on Unix. Refused before anything is opened: a name Windows
+//! reserves for a device (`CON`, `NUL`, `COM1`, in any case and with any
+//! extension; [`Error::NotRegular`]), a `name:stream` (an alternate data
+//! stream; `Error::Io` of kind `InvalidInput`), a drive or UNC prefix
+//! (`C:`, `\\.\`; [`Error::Outside`]), and a name that reaches owned
+//! state as [`Root::own`] says. What a file is, is judged on its handle: a
+//! regular file or a directory. An append is opened with the right to
+//! append and not to write elsewhere (`FILE_APPEND_DATA` without
+//! `FILE_WRITE_DATA`), so each write goes to the end of the file whoever
+//! else writes to it. There is no `/proc`: [`Error::Kernel`] is never returned.
+//!
 //! # Errors
 //!
 //! [`Error`]'s `Display` says the whole of it, an OS error without std's
@@ -119,25 +144,33 @@
     reason = "io-beneath is the one crate that opens files"
 )]
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 compile_error!(
-    "io-beneath needs Unix: directory descriptors to resolve names beneath (openat, O_NOFOLLOW) \
-     and Unix file types; this target has none of them"
+    "io-beneath needs Unix or Windows: directory descriptors or handles to resolve names beneath \
+     (openat and O_NOFOLLOW, or cap-std's Dir), and their file types; this target has neither"
 );
+
+#[cfg(windows)]
+mod windows;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+#[cfg(unix)]
 use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(unix)]
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+#[cfg(unix)]
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+#[cfg(unix)]
 use rustix::io::Errno;
 
 /// Set once `openat2` has answered `ENOSYS` or `EPERM`: it is not asked
 /// again in this process.
+#[cfg(unix)]
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 
 /// A directory beneath which paths are resolved: the one capability this
@@ -160,12 +193,18 @@ pub struct Root {
     path: PathBuf,
     /// The directory, opened; `None` for a lazy root that could not be
     /// opened when it was made, opened then at each open.
+    #[cfg(unix)]
     fd: Option<OwnedFd>,
+    /// The directory, opened as a handle that names are opened beneath.
+    #[cfg(windows)]
+    fd: Option<cap_std::fs::Dir>,
     /// The top-level names whose trees are the program's own state.
     owned: Vec<OsString>,
     /// The walk only (tests force the fallback).
+    #[cfg(unix)]
     walk: bool,
     /// No `/proc` to ask (tests force the fallback of a system without it).
+    #[cfg(unix)]
     no_proc: bool,
 }
 
@@ -286,7 +325,8 @@ impl Open {
     }
 
     /// Returns this open, creating the file with `mode` (before the umask)
-    /// when it is missing.
+    /// when it is missing. On Windows `mode` is not used: the file takes
+    /// its directory's inherited access control list.
     pub fn create(mut self, mode: u32) -> Self {
         self.create = Some(mode);
         self
@@ -299,7 +339,8 @@ impl Open {
     }
 
     /// Returns this open, making the missing directories on the way with
-    /// `mode` (before the umask).
+    /// `mode` (before the umask; not used on Windows, as for
+    /// [`Open::create`]).
     pub fn dirs(mut self, mode: u32) -> Self {
         self.dirs = Some(mode);
         self
@@ -354,6 +395,7 @@ impl Open {
     }
 
     /// The flags of the one open that creates, writes or reads directly.
+    #[cfg(unix)]
     fn flags(&self) -> OFlags {
         let mut flags = match self.write {
             true => OFlags::WRONLY,
@@ -377,6 +419,7 @@ impl Open {
     }
 
     /// `openat2` refuses a mode without `O_CREAT`.
+    #[cfg(unix)]
     fn mode(&self) -> Mode {
         self.create.map_or(Mode::empty(), raw_mode)
     }
@@ -515,6 +558,7 @@ pub enum Way {
     Link(Option<PathBuf>),
 }
 
+#[cfg(unix)]
 impl From<Errno> for Error {
     fn from(e: Errno) -> Self {
         Error::Io(e.into())
@@ -537,9 +581,9 @@ impl fmt::Display for Error {
                 through: Some(link),
             } => write!(
                 f,
-                "it goes through the symbolic link `{}`, which may lead out of the root (without \
-                 openat2 no link is followed)",
-                link.display()
+                "it goes through the symbolic link `{}`, which may lead out of the root ({})",
+                link.display(),
+                NO_LINK_FOLLOWED,
             ),
             Error::Link => f.write_str(
                 "it goes through a symbolic link, and this file is reached through none",
@@ -559,6 +603,13 @@ impl fmt::Display for Error {
         }
     }
 }
+
+/// Why a walk follows no link, as [`Error::Outside`] says it.
+#[cfg(unix)]
+const NO_LINK_FOLLOWED: &str = "without openat2 no link is followed";
+/// Why a walk follows no link, as [`Error::Outside`] says it.
+#[cfg(windows)]
+const NO_LINK_FOLLOWED: &str = "on Windows no symbolic link or junction is followed";
 
 /// `Display` says all of it; `source()` returns nothing.
 impl std::error::Error for Error {}
@@ -606,6 +657,7 @@ impl Root {
     ///
     /// # Errors
     /// When `path` cannot be opened as a directory.
+    #[cfg(unix)]
     pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
         let given = path.as_ref();
         let path = absolute(given);
@@ -618,6 +670,7 @@ impl Root {
     /// working directory itself) and opened now when it can be. When it
     /// cannot (it does not exist yet, or is no directory), each
     /// [`Root::open_file`] opens it first, and fails as that open fails.
+    #[cfg(unix)]
     pub fn lazy(path: impl AsRef<Path>) -> Self {
         let given = path.as_ref();
         let path = absolute(given);
@@ -626,6 +679,7 @@ impl Root {
     }
 
     /// The root `given`, at `path`, open as `fd`.
+    #[cfg(unix)]
     fn with(given: &Path, path: PathBuf, fd: Option<OwnedFd>) -> Self {
         Root {
             given: given.to_path_buf(),
@@ -647,7 +701,11 @@ impl Root {
     /// matches in any ASCII case and with the code points HFS+ ignores
     /// left out (as git matches `.git`), since a file system that folds
     /// case opens `.IO` as `.io`, and macOS's HFS+ opens `.i\u{200c}o` as
-    /// `.io` too.
+    /// `.io` too. On Windows, trailing dots and spaces are left out as well
+    /// (Win32 opens `.io.` and `.io ` as `.io`), and a top-level name with a
+    /// `~` or a letter outside ASCII (an 8.3 short name such as `IO~1`, or
+    /// a case the file system folds beyond ASCII's) is refused when the
+    /// file it opens is owned state's.
     pub fn own(mut self, name: impl Into<OsString>) -> Self {
         self.owned.push(name.into());
         self
@@ -701,6 +759,7 @@ impl Root {
     /// See [`Error`]; a file that does not exist is `Error::Io` of kind
     /// `NotFound`. A lazy root that cannot be opened now fails as its
     /// directory's open does (`Error::Io`).
+    #[cfg(unix)]
     pub fn open_file(&self, rel: impl AsRef<Path>, how: &Open) -> Result<Opened, Error> {
         let rel = rel.as_ref();
         self.at(|at| match how.unjudged {
@@ -715,6 +774,7 @@ impl Root {
     /// for every place that finds it; a name missing beyond a link whose
     /// words lead into owned state (`logs -> .io/runs` before `.io` is
     /// made) is refused as owned state's, not as missing.
+    #[cfg(unix)]
     fn told(&self, rel: &Path, e: Error) -> Error {
         match e {
             Error::Owned {
@@ -740,6 +800,7 @@ impl Root {
 
     /// `act` with the root's descriptor: the one held, or one opened now
     /// for a lazy root.
+    #[cfg(unix)]
     fn at<T>(&self, act: impl FnOnce(At<'_>) -> Result<T, Error>) -> Result<T, Error> {
         let opened_now;
         let fd = match &self.fd {
@@ -762,6 +823,7 @@ impl Root {
     /// As [`Root::open_file`] fails to reach the directory (a directory that
     /// does not exist is `Error::Io` of kind `NotFound`, one that is a file
     /// `Error::Io` of `ENOTDIR`), or the look fails.
+    #[cfg(unix)]
     pub fn kind_of(&self, rel: impl AsRef<Path>) -> Result<Option<Kind>, Error> {
         let rel = rel.as_ref();
         let names = match names(rel) {
@@ -809,6 +871,7 @@ pub enum Kind {
     Special(&'static str),
 }
 
+#[cfg(unix)]
 impl Kind {
     /// The kind of a file of type `file_type`.
     fn of(file_type: FileType) -> Self {
@@ -823,11 +886,13 @@ impl Kind {
 
 /// A [`Root`] with the descriptor an open resolves from: the one held, or
 /// one opened for this open.
+#[cfg(unix)]
 struct At<'r> {
     root: &'r Root,
     fd: BorrowedFd<'r>,
 }
 
+#[cfg(unix)]
 impl At<'_> {
     /// [`Root::open_file`], judged: by the rules of the [crate](self).
     fn open(&self, rel: &Path, how: &Open) -> Result<Opened, Error> {
@@ -1207,6 +1272,7 @@ impl At<'_> {
     }
 }
 
+#[cfg(unix)]
 impl At<'_> {
     /// [`Root::open_file`], [unjudged](Open::unjudged): one `openat2` with
     /// `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (a link is followed only
@@ -1232,6 +1298,7 @@ impl At<'_> {
 
 /// The error of an unjudged open of `rel` whose resolution missed as
 /// `miss`.
+#[cfg(unix)]
 fn unjudged_miss(rel: &Path, how: &Open, miss: Miss) -> Error {
     match miss {
         Miss::Errno(Errno::XDEV) => Error::Outside { through: None },
@@ -1244,6 +1311,7 @@ fn unjudged_miss(rel: &Path, how: &Open, miss: Miss) -> Error {
     }
 }
 
+#[cfg(unix)]
 impl At<'_> {
     /// [`At::unjudged`] on a root that owns state: a path owned by its
     /// name is refused, or judged for an open of that state; any other is
@@ -1283,6 +1351,7 @@ impl At<'_> {
 
 /// [`Error::Owned`] through a link on the way, named at the door
 /// ([`Root::open_file`]).
+#[cfg(unix)]
 fn through_link(name: OsString) -> Error {
     Error::Owned {
         name,
@@ -1293,6 +1362,7 @@ fn through_link(name: OsString) -> Error {
 /// The first name of `rel`, `.` and empty names aside, read on its bytes
 /// as [`stays_beneath`] reads them: on the per-event path of an unjudged
 /// open.
+#[cfg(unix)]
 fn first_name(rel: &Path) -> Option<&OsStr> {
     use std::os::unix::ffi::OsStrExt;
     rel.as_os_str()
@@ -1308,6 +1378,13 @@ fn first_name(rel: &Path) -> Option<&OsStr> {
 /// `.io` on macOS.
 fn same_name(owned: &OsStr, name: &OsStr) -> bool {
     let (owned, bytes) = (owned.as_encoded_bytes(), name.as_encoded_bytes());
+    // Win32 trims a name's trailing dots and spaces: `.io.` and `.io ` are
+    // `.io` there.
+    #[cfg(windows)]
+    let bytes = match bytes.iter().rposition(|b| *b != b'.' && *b != b' ') {
+        Some(end) => &bytes[..=end],
+        None => bytes,
+    };
     if bytes.is_ascii() {
         return owned.eq_ignore_ascii_case(bytes);
     }
@@ -1326,10 +1403,12 @@ fn hfs_ignores(c: char) -> bool {
 
 /// How many symbolic links [`At::by_words`] replaces by their text before
 /// it gives up, as the kernel follows at most 40.
+#[cfg(unix)]
 const WORD_LINKS: usize = 40;
 
 /// Puts `path`'s names on `todo` last first, so that they are taken in
 /// order, `.` left out and `..` kept; `None` for an absolute path.
+#[cfg(unix)]
 fn push_words(todo: &mut Vec<OsString>, path: &Path) -> Option<()> {
     let mut words = Vec::new();
     for part in path.components() {
@@ -1345,12 +1424,14 @@ fn push_words(todo: &mut Vec<OsString>, path: &Path) -> Option<()> {
 }
 
 /// How many names `rel` is made of, `.` aside.
+#[cfg(unix)]
 fn depth(rel: &Path) -> usize {
     rel.iter().filter(|n| *n != ".").count()
 }
 
 /// How a resolution missed: as the system said, or (the walk) at a link.
 #[derive(Debug)]
+#[cfg(unix)]
 enum Miss {
     Errno(Errno),
     /// The walk met this link, relative to the root, and followed none.
@@ -1359,6 +1440,7 @@ enum Miss {
 
 /// The walk: every directory opened in the one before with `O_NOFOLLOW`,
 /// and the last name too.
+#[cfg(unix)]
 fn walk(root: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode) -> Result<OwnedFd, Miss> {
     // No `Vec` of the names and no path built as it goes: on the per-event
     // path of an unjudged open (a kernel without `openat2`), those two
@@ -1427,10 +1509,12 @@ fn kernel(
 /// asks it: the kernel says so when a rename anywhere on the host raced the
 /// resolution, which can happen again each time, so the tries are bounded
 /// and the caller then walks.
+#[cfg(unix)]
 const AGAIN_TRIES: usize = 4;
 
 /// `open`, asked again while it answers `EAGAIN`, at most [`AGAIN_TRIES`]
 /// times in all; then `EAGAIN`.
+#[cfg(unix)]
 fn retry_again<T>(mut open: impl FnMut() -> rustix::io::Result<T>) -> rustix::io::Result<T> {
     for _ in 1..AGAIN_TRIES {
         match open() {
@@ -1442,7 +1526,7 @@ fn retry_again<T>(mut open: impl FnMut() -> rustix::io::Result<T>) -> rustix::io
 }
 
 /// No `openat2` here: the walk.
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn kernel(
     _: BorrowedFd<'_>,
     _: &Path,
@@ -1455,8 +1539,10 @@ fn kernel(
 
 /// `/proc/self/fd`, checked to be the kernel's: where a descriptor's file
 /// lies, and a file reached with `O_PATH` opened for real.
+#[cfg(unix)]
 struct Proc(OwnedFd);
 
+#[cfg(unix)]
 impl Proc {
     /// `/proc/self/fd`, when it is mounted and is procfs.
     #[cfg(target_os = "linux")]
@@ -1507,7 +1593,7 @@ fn path_only() -> OFlags {
 }
 
 /// No `O_PATH`: a read that does not block.
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn path_only() -> OFlags {
     OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC
 }
@@ -1519,7 +1605,7 @@ fn is_path_only(fd: &OwnedFd) -> bool {
 }
 
 /// No `O_PATH` here.
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn is_path_only(_: &OwnedFd) -> bool {
     false
 }
@@ -1531,18 +1617,20 @@ fn dir_flags() -> OFlags {
 }
 
 /// The flags a directory on the way is opened with.
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC
 }
 
 /// Opens the directory `path`, to resolve names beneath it.
+#[cfg(unix)]
 fn open_dir(path: &Path) -> io::Result<OwnedFd> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     Ok(rustix::fs::open(path, flags, Mode::empty())?)
 }
 
 /// The path whose bytes are `bytes`, as a link holds it.
+#[cfg(unix)]
 fn path_from(bytes: Vec<u8>) -> PathBuf {
     PathBuf::from(<OsString as std::os::unix::ffi::OsStringExt>::from_vec(
         bytes,
@@ -1550,6 +1638,7 @@ fn path_from(bytes: Vec<u8>) -> PathBuf {
 }
 
 /// A mode given as a number, as the system's own width.
+#[cfg(unix)]
 fn raw_mode(mode: u32) -> Mode {
     #[allow(
         clippy::unnecessary_cast,
@@ -1560,6 +1649,7 @@ fn raw_mode(mode: u32) -> Mode {
 
 /// `ENXIO` from an open is a write-only open of a FIFO nobody reads, or of
 /// a socket.
+#[cfg(unix)]
 fn nxio(e: Error) -> Error {
     match e {
         Error::Io(io) if io.raw_os_error() == Some(Errno::NXIO.raw_os_error()) => fifo_or_socket(),
@@ -1567,6 +1657,7 @@ fn nxio(e: Error) -> Error {
     }
 }
 
+#[cfg(unix)]
 fn fifo_or_socket() -> Error {
     Error::NotRegular {
         kind: "a FIFO or a socket",
@@ -1582,6 +1673,7 @@ fn no_file() -> Error {
 
 /// What a file of type `file_type` is, when it is a special file: one a
 /// read or a write may block on, or never finish.
+#[cfg(unix)]
 fn special(file_type: FileType) -> Option<&'static str> {
     match file_type {
         FileType::Fifo => Some("a FIFO"),
@@ -1597,6 +1689,7 @@ fn special(file_type: FileType) -> Option<&'static str> {
 /// tracefs's `trace_pipe` block a read until the kernel has something to
 /// say, `/proc/self/environ` holds the environment's secrets, and a `/sys`
 /// attribute can act when read.
+#[cfg(unix)]
 const KERNEL_FILE_SYSTEMS: [(u64, &str); 8] = [
     (0x9fa0, "proc"),
     (0x6265_6572, "sysfs"),
@@ -1609,6 +1702,7 @@ const KERNEL_FILE_SYSTEMS: [(u64, &str); 8] = [
 ];
 
 /// The kernel file system `fd`'s file is on, if it is one of those.
+#[cfg(unix)]
 fn kernel_fs(fd: &OwnedFd) -> io::Result<Option<&'static str>> {
     // `f_type` is an `i64` on x86-64 and narrower or unsigned elsewhere.
     #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
@@ -1620,6 +1714,7 @@ fn kernel_fs(fd: &OwnedFd) -> io::Result<Option<&'static str>> {
 }
 
 /// Whether `name` in `dir` is a symbolic link.
+#[cfg(unix)]
 fn is_link(dir: BorrowedFd<'_>, name: impl rustix::path::Arg) -> bool {
     rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
         .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
@@ -1643,6 +1738,7 @@ fn names(rel: &Path) -> Result<Vec<&OsStr>, Error> {
 }
 
 /// Whether `name` is relative and has no `..`.
+#[cfg(unix)]
 fn stays_beneath(name: &Path) -> bool {
     // As `names` judges, without collecting them, and on the bytes: this is
     // on the per-event path of an unjudged open, where `components()` cost
@@ -1658,6 +1754,7 @@ fn stays_beneath(name: &Path) -> bool {
 /// A point between two steps of an open, where a race could change what
 /// a name is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg(unix)]
 enum Step {
     /// `open`'s first resolution has answered.
     Resolved,
@@ -1667,11 +1764,12 @@ enum Step {
 
 /// Where a test acts as a race would, at `step`; nothing outside the tests.
 #[inline(always)]
+#[cfg(unix)]
 fn between(step: Step) {
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     tests::between(step);
     let _ = step;
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;
