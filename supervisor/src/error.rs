@@ -31,7 +31,9 @@ pub enum ProcessError {
         /// The status.
         code: i32,
     },
-    /// The program was killed by a signal it did not get from us.
+    /// The program was killed by a signal it did not get from us (Unix
+    /// only: Windows has no signals, and a process ended by another reports
+    /// the exit code it was given, as [`ProcessError::Exit`]).
     Signal {
         /// The signal's number.
         signal: i32,
@@ -69,6 +71,7 @@ impl fmt::Display for ProcessError {
             ProcessError::Exit { code } => write!(f, "exited with status {code}"),
             ProcessError::Signal { signal } => {
                 write!(f, "was killed by signal {signal}")?;
+                #[cfg(unix)]
                 if let Some(name) = signal_name(*signal) {
                     write!(f, " ({name})")?;
                 }
@@ -118,6 +121,9 @@ impl std::error::Error for ProcessError {}
 ///
 /// A `match` on rustix's constants, so a name never depends on how rustix
 /// prints one; the arms with a `cfg` are the signals only some systems have.
+/// (Windows has no signals: there a child never fails with
+/// [`ProcessError::Signal`], and the variant prints its number alone.)
+#[cfg(unix)]
 fn signal_name(signal: i32) -> Option<&'static str> {
     use rustix::process::Signal;
     let name = match Signal::from_named_raw(signal)? {
@@ -193,7 +199,7 @@ fn signal_name(signal: i32) -> Option<&'static str> {
     Some(name)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::signal_name;
 

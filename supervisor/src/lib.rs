@@ -9,6 +9,7 @@
 //! same guarantees.
 //!
 //! ```
+//! # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::process::Stdio;
 //! use std::time::Duration;
 //! use io_supervisor::{ProcessError, Supervisor};
@@ -32,7 +33,9 @@
 //! supervisor.interrupt();
 //! let late = supervisor.run_argv(&argv, dir.path(), b"", Stdio::null(), Duration::from_secs(5));
 //! assert!(matches!(late, Err(ProcessError::Interrupted)));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(unix))] fn main() {}
 //! ```
 //!
 //! A mechanism per file: which program an argv names (`resolve.rs`), one
@@ -94,11 +97,11 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 compile_error!(
-    "io-supervisor needs Unix: process groups (a timed-out child is killed with its children), \
-     pidfd or waitid (a child is waited on without reaping anyone else's) and Unix file \
-     descriptors (the stdin pipe); this target has none of them"
+    "io-supervisor needs Unix or Windows: process groups or job objects (a timed-out child is \
+     killed with its children) and a way to wait on a child without reaping anyone else's; \
+     this target has neither"
 );
 
 #[cfg(target_os = "openbsd")]
@@ -108,15 +111,21 @@ compile_error!(
 
 mod error;
 mod resolve;
+#[cfg(unix)]
 mod run;
 mod stderr;
 mod supervisor;
+#[cfg(unix)]
 mod wait;
+#[cfg(windows)]
+mod windows;
 
 pub use error::ProcessError;
 pub use resolve::{is_executable, resolve_program_in};
 pub use stderr::StderrTail;
-pub use supervisor::{Supervisor, Tracked};
+pub use supervisor::Supervisor;
+#[cfg(unix)]
+pub use supervisor::Tracked;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -134,6 +143,7 @@ use std::time::Duration;
 /// shared [`Supervisor`], for a host that ends its children on Ctrl-C.
 ///
 /// ```
+/// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::process::Stdio;
 /// use std::time::Duration;
 ///
@@ -145,7 +155,9 @@ use std::time::Duration;
 /// let sleepy = ["sleep".to_owned(), "5".to_owned()];
 /// let err = io_supervisor::run_argv(&sleepy, dir.path(), b"", Stdio::null(), Duration::from_millis(50));
 /// assert_eq!(err.unwrap_err().to_string(), "timed out after 50 ms and was killed");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok(())
+/// # }
+/// # #[cfg(not(unix))] fn main() {}
 /// ```
 ///
 /// # Errors
@@ -196,7 +208,7 @@ pub fn run_command(command: Command, input: &[u8], timeout: Duration) -> Result<
 }
 
 /// The integration tests' deadlines and bounded waits, one copy.
-#[cfg(test)]
+#[cfg(all(test, unix))]
 #[allow(dead_code)]
 #[path = "../tests/common/watchdog.rs"]
 pub(crate) mod test_watchdog;

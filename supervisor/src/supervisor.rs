@@ -8,14 +8,31 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::error::ProcessError;
-use super::resolve::{Found, resolve_program_in};
+use super::resolve::{Found, names_a_path, resolve_program_in};
+// Windows: a child's job object is what an interrupt ends (issue 47).
+#[cfg(windows)]
+pub(super) use super::windows::run::{Group, kill_group};
+
+/// What an interrupt kills for one child: the process group it leads,
+/// named by its unreaped leader.
+#[cfg(unix)]
+pub(super) type Group = Pid;
+
+/// Kills `group`'s every process with `SIGKILL`. An error means the group
+/// has already gone.
+#[cfg(unix)]
+pub(super) fn kill_group(group: &Group) {
+    let _ = kill_process_group(*group, Signal::KILL);
+}
 
 /// A cloneable handle on the children spawned through it and not yet
 /// reaped.
@@ -33,6 +50,7 @@ use super::resolve::{Found, resolve_program_in};
 /// been reused by a stranger.
 ///
 /// ```
+/// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::time::{Duration, Instant};
 ///
 /// let dir = tempfile::tempdir()?;
@@ -55,7 +73,9 @@ use super::resolve::{Found, resolve_program_in};
 /// let ended = sleeper.join().unwrap();
 /// assert_eq!(ended.unwrap_err().to_string(), "was interrupted, and its process group killed");
 /// assert!(start.elapsed() < Duration::from_secs(10));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok(())
+/// # }
+/// # #[cfg(not(unix))] fn main() {}
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Supervisor {
@@ -82,7 +102,7 @@ struct State {
     in_flight: usize,
     /// The groups that may be killed now: each leader is spawned and
     /// unreaped. Keyed by a number of our own, never by pid.
-    groups: Vec<(u64, Pid)>,
+    groups: Vec<(u64, Group)>,
     next: u64,
     /// Threads in [`Supervisor::wait_reaped`]: a reaping wakes them only
     /// when there are some (a wake is a system call on every hook's spawn).
@@ -103,9 +123,8 @@ impl Supervisor {
     pub fn interrupt(&self) {
         let mut state = self.lock();
         state.interrupted = true;
-        for (_, pid) in &state.groups {
-            // An error means the group has already gone.
-            let _ = kill_process_group(*pid, Signal::KILL);
+        for (_, group) in &state.groups {
+            kill_group(group);
         }
     }
 
@@ -118,6 +137,7 @@ impl Supervisor {
     /// [`ProcessError::Interrupted`]; those spawned afterwards run as usual.
     ///
     /// ```
+    /// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use std::time::{Duration, Instant};
     ///
     /// let dir = tempfile::tempdir()?;
@@ -141,14 +161,15 @@ impl Supervisor {
     /// // Not refused: the next child runs.
     /// assert!(run(&["true"]).join().unwrap().is_ok());
     /// assert!(!supervisor.is_interrupted());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok(())
+    /// # }
+    /// # #[cfg(not(unix))] fn main() {}
     /// ```
     pub fn end_in_flight(&self) {
         let mut state = self.lock();
         state.ended += 1;
-        for (_, pid) in &state.groups {
-            // An error means the group has already gone.
-            let _ = kill_process_group(*pid, Signal::KILL);
+        for (_, group) in &state.groups {
+            kill_group(group);
         }
     }
 
@@ -200,9 +221,13 @@ impl Supervisor {
     /// through [`Tracked`]; [`wait_reaped`](Self::wait_reaped) does not
     /// wait for it.
     ///
+    /// Unix only: on Windows a child is ended with its job object, which a
+    /// `Child` spawned elsewhere does not have.
+    ///
     /// # Errors
     /// [`ProcessError::Interrupted`] when the handle was already interrupted:
     /// the child's group has been killed and the child reaped.
+    #[cfg(unix)]
     pub fn track(&self, mut child: Child) -> Result<Tracked, ProcessError> {
         let pid = Pid::from_child(&child);
         let mut state = self.lock();
@@ -249,7 +274,7 @@ impl Supervisor {
         root: &Path,
         path_var: Option<&OsStr>,
     ) -> Result<PathBuf, ProcessError> {
-        if program.contains('/') {
+        if names_a_path(program) {
             return resolve_program_in(program, root, path_var);
         }
         let found = || {
@@ -289,6 +314,9 @@ impl Supervisor {
 ///
 /// Dropped unreaped, it is no longer registered, and the child is left
 /// running.
+///
+/// Unix only, as [`Supervisor::track`].
+#[cfg(unix)]
 #[derive(Debug)]
 pub struct Tracked {
     supervisor: Supervisor,
@@ -296,6 +324,7 @@ pub struct Tracked {
     child: Child,
 }
 
+#[cfg(unix)]
 impl Tracked {
     /// Returns the child's process id, which is its process group's.
     pub fn id(&self) -> u32 {
@@ -333,6 +362,7 @@ impl Tracked {
     }
 }
 
+#[cfg(unix)]
 impl Drop for Tracked {
     fn drop(&mut self) {
         Supervisor::forget(&mut self.supervisor.lock(), self.id);
@@ -356,12 +386,12 @@ impl Slot<'_> {
 
     /// The child is spawned and leads group `pid`: from now on an
     /// interrupt kills it; if one came while it was being spawned, now.
-    pub(super) fn spawned(&self, pid: Pid) {
+    pub(super) fn spawned(&self, group: Group) {
         let mut state = self.supervisor.lock();
         if self.ended(&state) {
-            let _ = kill_process_group(pid, Signal::KILL);
+            kill_group(&group);
         }
-        state.groups.push((self.id, pid));
+        state.groups.push((self.id, group));
     }
 
     /// The child is about to be reaped: its id must not be signalled any
