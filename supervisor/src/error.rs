@@ -26,7 +26,8 @@ pub enum ProcessError {
         /// The cause.
         cause: io::Error,
     },
-    /// The program exited with a non-zero status.
+    /// The program exited with a non-zero status (on Windows, the exit
+    /// code, which a crash makes an NTSTATUS such as `0xC0000005`, shown so).
     Exit {
         /// The status.
         code: i32,
@@ -39,7 +40,7 @@ pub enum ProcessError {
         signal: i32,
     },
     /// The program was still running at its timeout, so its process group
-    /// was killed.
+    /// was killed (on Windows, its job object terminated).
     TimedOut {
         /// The timeout it was given (a hook's `timeout_ms`).
         timeout: Duration,
@@ -67,6 +68,12 @@ impl fmt::Display for ProcessError {
             ),
             ProcessError::Spawn { program, cause } => {
                 write!(f, "could not spawn `{program}`: {}", OsMessage(cause))
+            }
+            // Windows: a code with its top bit set is an NTSTATUS (a crash,
+            // 0xC0000005), which reads as Microsoft writes it.
+            #[cfg(windows)]
+            ProcessError::Exit { code } if *code < 0 => {
+                write!(f, "exited with status {:#010X}", code.cast_unsigned())
             }
             ProcessError::Exit { code } => write!(f, "exited with status {code}"),
             ProcessError::Signal { signal } => {

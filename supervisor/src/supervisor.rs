@@ -40,14 +40,15 @@ pub(super) fn kill_group(group: &Group) {
 /// Those are what is run with [`run_argv`](Self::run_argv),
 /// [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr) (io-hooks'
 /// `run` hooks) or [`run_command`](Self::run_command), and what is
-/// registered with [`track`](Self::track).
+/// registered with `track` (Unix only).
 ///
 /// [`interrupt`](Self::interrupt) kills the process group of each (every
 /// child leads its own) and makes every later spawn through the handle
 /// refuse with [`ProcessError::Interrupted`]. It sends signals and nothing
 /// else: no handler is installed, no `SIGCHLD` disposition is touched, and a
 /// group is killed only while its leader is unreaped, so its id cannot have
-/// been reused by a stranger.
+/// been reused by a stranger. On Windows it terminates each child's job
+/// object, which holds the child and every process it started.
 ///
 /// ```
 /// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -115,8 +116,9 @@ impl Supervisor {
         Self::default()
     }
 
-    /// Kills the process group of every child in flight with `SIGKILL`, and
-    /// makes every later spawn through this handle refuse. Calling it again
+    /// Kills the process group of every child in flight with `SIGKILL` (on
+    /// Windows, terminates its job object), and makes every later spawn
+    /// through this handle refuse. Calling it again
     /// changes nothing. The children are reaped by whoever waits for them
     /// (the `run_argv` or `run_command` that spawned them): see
     /// [`wait_reaped`](Self::wait_reaped).

@@ -199,6 +199,16 @@ fn exit_codes_are_reported_and_a_bare_name_is_found_with_pathext() {
         matches!(err, Err(ProcessError::Exit { code: 7 })),
         "{err:?}"
     );
+    // An access violation's NTSTATUS, as a crashed program exits.
+    let err = run_helper(&supervisor, dir.path(), "-1073741819", b"", HUNG, None);
+    assert!(
+        matches!(err, Err(ProcessError::Exit { code: -1073741819 })),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "exited with status 0xC0000005"
+    );
     // `cmd`, found on PATH as cmd.exe.
     let argv = ["cmd", "/c", "exit 3"].map(String::from);
     let err = supervisor.run_argv(&argv, dir.path(), b"", Stdio::null(), HUNG);
@@ -357,4 +367,27 @@ fn a_batch_argument_cmd_cannot_take_literally_is_refused() {
     }
     assert!(!dir.path().join("arg.out").exists());
     assert!(!dir.path().join("injected.out").exists());
+}
+
+/// `end_in_flight` terminates the jobs in flight and refuses nothing after.
+#[test]
+fn ending_what_is_in_flight_ends_its_job_and_refuses_nothing_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let supervisor = Supervisor::new();
+    let running = {
+        let (supervisor, root) = (supervisor.clone(), dir.path().to_path_buf());
+        std::thread::spawn(move || run_helper(&supervisor, &root, "sleep", b"", HUNG, None))
+    };
+    assert!(wait_until(HUNG, || supervisor.in_flight() == 1));
+    let start = Instant::now();
+    supervisor.end_in_flight();
+    let err = running.join().unwrap();
+    assert!(matches!(err, Err(ProcessError::Interrupted)), "{err:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(!supervisor.is_interrupted());
+    run_helper(&supervisor, dir.path(), "0", b"", HUNG, None).unwrap();
 }
