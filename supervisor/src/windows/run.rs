@@ -231,7 +231,9 @@ fn wait_for(
 
     let waited = poll_exit(&group, deadline);
     let exited = !matches!(waited, Ok(None));
-    if !exited {
+    // Still running at the deadline, or a check that failed (the child
+    // may be running): the job is ended either way.
+    if !matches!(waited, Ok(Some(_))) {
         kill_group(&group);
     }
     let interrupted = slot.reaping();
@@ -321,5 +323,54 @@ fn poll_exit(group: &Group, deadline: Option<Instant>) -> std::io::Result<Option
         };
         std::thread::sleep(nap);
         slice = (slice * 2).min(MAX_POLL_SLICE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::windows::process::ExitStatusExt;
+
+    /// Who ended the child decides, never the exit code a job's
+    /// termination gives (1); a clean exit that beat the interrupt is a
+    /// success.
+    #[test]
+    fn the_outcome_is_read_as_on_unix() {
+        let t = Duration::from_millis(300);
+        let code = |c: u32| Ok(ExitStatus::from_raw(c));
+        assert!(outcome(code(0), true, false, t).is_ok());
+        assert!(
+            outcome(code(0), true, true, t).is_ok(),
+            "beat the interrupt"
+        );
+        assert!(matches!(
+            outcome(code(1), true, true, t),
+            Err(ProcessError::Interrupted)
+        ));
+        assert!(matches!(
+            outcome(code(1), false, true, t),
+            Err(ProcessError::Interrupted)
+        ));
+        assert!(matches!(
+            outcome(code(1), false, false, t),
+            Err(ProcessError::TimedOut { timeout }) if timeout == t
+        ));
+        assert!(matches!(
+            outcome(code(7), true, false, t),
+            Err(ProcessError::Exit { code: 7 })
+        ));
+        assert!(matches!(
+            outcome(code(0xC000_0005), true, false, t),
+            Err(ProcessError::Exit {
+                code: -1_073_741_819
+            })
+        ));
+        let failed = Err(ProcessError::Wait {
+            cause: std::io::Error::other("gone"),
+        });
+        assert!(matches!(
+            outcome(failed, true, false, t),
+            Err(ProcessError::Wait { .. })
+        ));
     }
 }
