@@ -137,8 +137,10 @@
 //! - **Exit statuses**: an exit code; a crash's NTSTATUS reads as Microsoft
 //!   writes it (`exited with status 0xC0000005`). There are no signals, so
 //!   never [`ProcessError::Signal`].
-//! - `Supervisor::track` and `Tracked` are Unix only: a child spawned
-//!   elsewhere has no job object to end.
+//! - A background child is spawned by `Supervisor::spawn_tracked` (Windows
+//!   only) in a job object of its own, where Unix hands `Supervisor::track`
+//!   a child it spawned in a process group (Unix only): a `Child` spawned
+//!   elsewhere has no job object to end. [`Tracked`] is the same on both.
 
 #![forbid(unsafe_code)]
 
@@ -168,9 +170,7 @@ mod windows;
 pub use error::ProcessError;
 pub use resolve::{is_executable, resolve_program_in};
 pub use stderr::StderrTail;
-pub use supervisor::Supervisor;
-#[cfg(unix)]
-pub use supervisor::Tracked;
+pub use supervisor::{Supervisor, Tracked};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -224,7 +224,8 @@ impl Supervisor {
     /// wait for it.
     ///
     /// Unix only: on Windows a child is ended with its job object, which a
-    /// `Child` spawned elsewhere does not have.
+    /// `Child` spawned elsewhere does not have; `Supervisor::spawn_tracked`
+    /// spawns one in a job there.
     ///
     /// # Errors
     /// [`ProcessError::Interrupted`] when the handle was already interrupted:
@@ -317,7 +318,8 @@ impl Supervisor {
 /// Dropped unreaped, it is no longer registered, and the child is left
 /// running.
 ///
-/// Unix only, as [`Supervisor::track`].
+/// This is Unix's; Windows has its own, held for
+/// `Supervisor::spawn_tracked`, with the same methods.
 #[cfg(unix)]
 #[derive(Debug)]
 pub struct Tracked {
@@ -365,6 +367,114 @@ impl Tracked {
 }
 
 #[cfg(unix)]
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        Supervisor::forget(&mut self.supervisor.lock(), self.id);
+    }
+}
+
+/// Windows' counterpart of `Supervisor::track` (Unix): a background child spawned
+/// in a job object of its own, which an interrupt terminates.
+#[cfg(windows)]
+impl Supervisor {
+    /// Spawns `command` as a background child in a job object of its own
+    /// (no console window, a process group of its own, as a `run` child
+    /// is), and returns a [`Tracked`] holding it: an interrupt terminates
+    /// its job, with every process it started, for as long as the
+    /// [`Tracked`] holds it. Its stdin, stdout and stderr are the
+    /// command's; its creation flags are the supervisor's.
+    ///
+    /// Windows only: on Unix the caller spawns the child in a process group
+    /// of its own and hands it to `track`. A `Child` spawned
+    /// elsewhere is in no job, and putting a running process in one
+    /// afterwards would race the processes it starts first.
+    ///
+    /// # Errors
+    /// [`ProcessError::Spawn`] when it cannot be spawned;
+    /// [`ProcessError::Interrupted`] when the handle was already
+    /// interrupted: nothing is spawned then, or, interrupted while it was
+    /// being spawned, its job has been terminated and the child waited for.
+    pub fn spawn_tracked(&self, command: std::process::Command) -> Result<Tracked, ProcessError> {
+        if self.is_interrupted() {
+            return Err(ProcessError::Interrupted);
+        }
+        let program = command.get_program().to_string_lossy().into_owned();
+        let child = super::windows::run::spawn_in_job(command)
+            .map_err(|cause| ProcessError::Spawn { program, cause })?;
+        let pid = child.id();
+        let group: Group = Arc::new(Mutex::new(child));
+        let mut state = self.lock();
+        if state.interrupted {
+            drop(state);
+            kill_group(&group);
+            let _ = super::windows::run::poll_exit(&group, None);
+            return Err(ProcessError::Interrupted);
+        }
+        let id = state.next;
+        state.next += 1;
+        state.groups.push((id, Arc::clone(&group)));
+        Ok(Tracked {
+            supervisor: self.clone(),
+            id,
+            pid,
+            child: group,
+        })
+    }
+}
+
+/// A background child in a job object of its own, held for
+/// [`Supervisor::spawn_tracked`] (Windows).
+///
+/// Its job is terminated by an interrupt until the child has exited.
+/// Dropped while the child runs, it is no longer registered, and the child
+/// (and its job's processes) are left running.
+#[cfg(windows)]
+#[derive(Debug)]
+pub struct Tracked {
+    supervisor: Supervisor,
+    id: u64,
+    pid: u32,
+    child: Group,
+}
+
+#[cfg(windows)]
+impl Tracked {
+    /// Returns the child's process id.
+    pub fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// Returns, as [`Child::try_wait`](std::process::Child::try_wait) does,
+    /// the child's exit status if it has exited, `None` if it is still
+    /// running. Once it has exited, an interrupt no longer ends its job.
+    ///
+    /// # Errors
+    /// As [`Child::try_wait`](std::process::Child::try_wait).
+    pub fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        let status = self
+            .child
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .try_wait()?;
+        if status.is_some() {
+            Supervisor::forget(&mut self.supervisor.lock(), self.id);
+        }
+        Ok(status)
+    }
+
+    /// Terminates the child's job, with every process in it, then waits
+    /// for the child to exit.
+    pub fn kill_and_reap(self) {
+        {
+            let mut state = self.supervisor.lock();
+            kill_group(&self.child);
+            Supervisor::forget(&mut state, self.id);
+        }
+        let _ = super::windows::run::poll_exit(&self.child, None);
+    }
+}
+
+#[cfg(windows)]
 impl Drop for Tracked {
     fn drop(&mut self) {
         Supervisor::forget(&mut self.supervisor.lock(), self.id);

@@ -391,3 +391,81 @@ fn ending_what_is_in_flight_ends_its_job_and_refuses_nothing_later() {
     assert!(!supervisor.is_interrupted());
     run_helper(&supervisor, dir.path(), "0", b"", HUNG, None).unwrap();
 }
+
+/// The helper doing `role` in `dir`, as a background command.
+fn background(dir: &Path, role: &str) -> std::process::Command {
+    let mut argv = helper_argv().into_iter();
+    let mut command = std::process::Command::new(argv.next().unwrap());
+    command
+        .args(argv)
+        .env(HELPER, role)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
+}
+
+/// A background child spawned in a job: the interrupt ends it with its
+/// grandchild; once interrupted, nothing more is spawned.
+#[test]
+fn an_interrupt_ends_a_tracked_background_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let supervisor = Supervisor::new();
+    let mut tracked = supervisor
+        .spawn_tracked(background(dir.path(), "parent"))
+        .unwrap();
+    assert_eq!(supervisor.in_flight(), 0, "tracked children are the host's");
+    let ready = dir.path().join("ready");
+    assert!(
+        wait_until(HUNG, || ready.exists()),
+        "the helper did not start"
+    );
+    assert!(tracked.try_wait().unwrap().is_none(), "still running");
+    assert!(fs::remove_file(dir.path().join("held")).is_err());
+
+    supervisor.interrupt();
+    assert!(
+        grandchild_gone(dir.path()),
+        "the grandchild outlived the interrupt"
+    );
+    assert!(wait_until(HUNG, || tracked.try_wait().unwrap().is_some()));
+    fs::remove_file(&ready).unwrap();
+    let late = supervisor.spawn_tracked(background(dir.path(), "parent"));
+    assert!(matches!(late, Err(ProcessError::Interrupted)), "{late:?}");
+    assert!(
+        !ready.exists() && !dir.path().join("held").exists(),
+        "nothing ran"
+    );
+}
+
+#[test]
+fn kill_and_reap_ends_a_tracked_job_and_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let supervisor = Supervisor::new();
+    let tracked = supervisor
+        .spawn_tracked(background(dir.path(), "parent"))
+        .unwrap();
+    let ready = dir.path().join("ready");
+    assert!(
+        wait_until(HUNG, || ready.exists()),
+        "the helper did not start"
+    );
+    let start = Instant::now();
+    tracked.kill_and_reap();
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        grandchild_gone(dir.path()),
+        "the grandchild outlived kill_and_reap"
+    );
+    assert!(!supervisor.is_interrupted());
+    // Not interrupted: the next one runs, and is seen to end by itself.
+    let mut quick = supervisor
+        .spawn_tracked(background(dir.path(), "0"))
+        .expect("spawned");
+    assert!(wait_until(HUNG, || quick.try_wait().unwrap().is_some()));
+}

@@ -189,7 +189,7 @@ fn spawn_and_wait(
 /// Spawns `command` suspended in a job object of its own, with no console
 /// window and a process group of its own (Ctrl-C and Ctrl-Break in the
 /// host's console reach the host, never the hook), then resumes it.
-fn spawn_in_job(command: Command) -> std::io::Result<Box<dyn ChildWrapper>> {
+pub(crate) fn spawn_in_job(command: Command) -> std::io::Result<Box<dyn ChildWrapper>> {
     let mut wrapped = CommandWrap::from(command);
     wrapped
         .wrap(CreationFlags(CREATE_NO_WINDOW | CREATE_NEW_PROCESS_GROUP))
@@ -308,7 +308,10 @@ fn feed(stdin: Option<ChildStdin>, line: &[u8]) {
 ///
 /// Polled, not waited on: the job's termination (an interrupt, on another
 /// thread) needs the child too, and a blocking wait would hold it.
-fn poll_exit(group: &Group, deadline: Option<Instant>) -> std::io::Result<Option<ExitStatus>> {
+pub(crate) fn poll_exit(
+    group: &Group,
+    deadline: Option<Instant>,
+) -> std::io::Result<Option<ExitStatus>> {
     let mut slice = Duration::from_millis(1);
     loop {
         if let Some(status) = lock(group).try_wait()? {
