@@ -95,6 +95,14 @@ fn helper() {
             fs::write("env.out", text).unwrap();
         }
         "sleep" => std::thread::sleep(long),
+        // A host whose own PATH has relative entries, running a child.
+        "nested" => {
+            let env = [(OsStr::new(HELPER), Some(OsStr::new("env")))];
+            let here = std::env::current_dir().unwrap();
+            Supervisor::new()
+                .run_argv_with_env(&helper_argv(), &here, b"", HUNG, None, &env)
+                .unwrap();
+        }
         // Starts a grandchild that holds `held` open with no sharing (so
         // no one can delete it while it lives), says so, and sleeps.
         "parent" => {
@@ -468,4 +476,48 @@ fn kill_and_reap_ends_a_tracked_job_and_returns() {
         .spawn_tracked(background(dir.path(), "0"))
         .expect("spawned");
     assert!(wait_until(HUNG, || quick.try_wait().unwrap().is_some()));
+}
+
+/// `run_argv_keeping_stderr`, the engine's call: stdout null, the end of
+/// stderr kept.
+#[test]
+fn the_engines_call_keeps_the_end_of_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let argv = ["cmd", "/c", "echo no such thing 1>&2 & exit 3"].map(String::from);
+    let mut tail = StderrTail::new(64);
+    let err =
+        Supervisor::new().run_argv_keeping_stderr(&argv, dir.path(), b"", HUNG, Some(&mut tail));
+    assert!(
+        matches!(err, Err(ProcessError::Exit { code: 3 })),
+        "{err:?}"
+    );
+    let text = String::from_utf8_lossy(tail.bytes());
+    assert!(text.contains("no such thing"), "{text:?}");
+}
+
+/// A host whose `PATH` has relative entries (`.`, `bin`) gives its child
+/// the absolute ones alone.
+#[test]
+fn a_hosts_relative_path_entries_never_reach_the_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut relative = std::ffi::OsString::from(".;");
+    relative.push(&path);
+    relative.push(";bin");
+    let mut nested = background(dir.path(), "nested");
+    nested.env("PATH", &relative);
+    let mut child = nested.spawn().unwrap();
+    let mut status = None;
+    assert!(wait_until(HUNG, || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert!(status.unwrap().success(), "{status:?}");
+    let seen = fs::read_to_string(dir.path().join("env.out")).unwrap();
+    let (child_path, no_cwd) = seen.split_once('|').unwrap();
+    assert_eq!(no_cwd, "1");
+    assert!(!child_path.is_empty());
+    for entry in std::env::split_paths(child_path) {
+        assert!(entry.is_absolute(), "{entry:?} in {child_path:?}");
+    }
 }

@@ -223,6 +223,28 @@ mod tests {
         );
     }
 
+    /// A program is a regular file with a startable extension `PATHEXT`
+    /// lists: never one without, never a directory.
+    #[test]
+    fn an_executable_is_a_file_with_a_startable_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let exts = [".exe", ".cmd"];
+        assert!(is_file_with(&file(d, "tool.EXE"), &exts));
+        assert!(is_file_with(&file(d, "tool.cmd"), &exts));
+        assert!(!is_file_with(&file(d, "tool.bat"), &exts), "not listed");
+        assert!(!is_file_with(&file(d, "tool"), &exts));
+        assert!(!is_file_with(&file(d, "tool.txt"), &exts));
+        std::fs::create_dir(d.join("folder.exe")).unwrap();
+        assert!(!is_file_with(&d.join("folder.exe"), &exts), "a directory");
+        assert!(!is_file_with(&d.join("missing.exe"), &exts));
+        // With this process's PATHEXT, which lists `.exe` wherever Windows
+        // runs (wine's included), or the default's.
+        assert!(is_executable(&d.join("tool.EXE")));
+        assert!(!is_executable(&d.join("tool.txt")));
+        assert!(!is_executable(&d.join("folder.exe")));
+    }
+
     #[test]
     fn only_absolute_entries_reach_the_child() {
         for (path, only_absolute) in [

@@ -325,14 +325,34 @@ pub(crate) fn poll_exit(
             None => slice,
         };
         std::thread::sleep(nap);
-        slice = (slice * 2).min(MAX_POLL_SLICE);
+        slice = next_slice(slice);
     }
+}
+
+/// The nap after one of `slice`: twice it, up to [`MAX_POLL_SLICE`]. (A
+/// nap that shrank would reach zero and spin.)
+fn next_slice(slice: Duration) -> Duration {
+    (slice * 2).min(MAX_POLL_SLICE)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::windows::process::ExitStatusExt;
+
+    /// Polling backs off: the naps double from 1 ms and stay at 20 ms, so
+    /// a hook that runs a second costs some sixty checks, not a core.
+    #[test]
+    fn the_naps_between_two_checks_double_up_to_their_cap() {
+        let ms = Duration::from_millis;
+        let mut slice = ms(1);
+        let mut naps = Vec::new();
+        for _ in 0..7 {
+            naps.push(slice);
+            slice = next_slice(slice);
+        }
+        assert_eq!(naps, [ms(1), ms(2), ms(4), ms(8), ms(16), ms(20), ms(20)]);
+    }
 
     /// Who ended the child decides, never the exit code a job's
     /// termination gives (1); a clean exit that beat the interrupt is a

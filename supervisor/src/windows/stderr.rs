@@ -52,7 +52,8 @@ impl Drainer {
                             let mut tail = kept.lock().unwrap_or_else(PoisonError::into_inner);
                             keep(&mut tail, limit, &buf[..n]);
                         }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        // Windows has no EINTR: an error is the pipe's
+                        // end (a broken pipe reads as end of file already).
                         Err(_) => return,
                     }
                 }
