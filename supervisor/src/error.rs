@@ -26,18 +26,21 @@ pub enum ProcessError {
         /// The cause.
         cause: io::Error,
     },
-    /// The program exited with a non-zero status.
+    /// The program exited with a non-zero status (on Windows, the exit
+    /// code, which a crash makes an NTSTATUS such as `0xC0000005`, shown so).
     Exit {
         /// The status.
         code: i32,
     },
-    /// The program was killed by a signal it did not get from us.
+    /// The program was killed by a signal it did not get from us (Unix
+    /// only: Windows has no signals, and a process ended by another reports
+    /// the exit code it was given, as [`ProcessError::Exit`]).
     Signal {
         /// The signal's number.
         signal: i32,
     },
     /// The program was still running at its timeout, so its process group
-    /// was killed.
+    /// was killed (on Windows, its job object terminated).
     TimedOut {
         /// The timeout it was given (a hook's `timeout_ms`).
         timeout: Duration,
@@ -66,9 +69,16 @@ impl fmt::Display for ProcessError {
             ProcessError::Spawn { program, cause } => {
                 write!(f, "could not spawn `{program}`: {}", OsMessage(cause))
             }
+            // Windows: a code with its top bit set is an NTSTATUS (a crash,
+            // 0xC0000005), which reads as Microsoft writes it.
+            #[cfg(windows)]
+            ProcessError::Exit { code } if *code < 0 => {
+                write!(f, "exited with status {:#010X}", code.cast_unsigned())
+            }
             ProcessError::Exit { code } => write!(f, "exited with status {code}"),
             ProcessError::Signal { signal } => {
                 write!(f, "was killed by signal {signal}")?;
+                #[cfg(unix)]
                 if let Some(name) = signal_name(*signal) {
                     write!(f, " ({name})")?;
                 }
@@ -118,6 +128,9 @@ impl std::error::Error for ProcessError {}
 ///
 /// A `match` on rustix's constants, so a name never depends on how rustix
 /// prints one; the arms with a `cfg` are the signals only some systems have.
+/// (Windows has no signals: there a child never fails with
+/// [`ProcessError::Signal`], and the variant prints its number alone.)
+#[cfg(unix)]
 fn signal_name(signal: i32) -> Option<&'static str> {
     use rustix::process::Signal;
     let name = match Signal::from_named_raw(signal)? {
@@ -193,7 +206,7 @@ fn signal_name(signal: i32) -> Option<&'static str> {
     Some(name)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::signal_name;
 

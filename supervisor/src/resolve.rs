@@ -2,23 +2,41 @@
 //! root, a bare one is looked up in the absolute entries of `PATH` only.
 
 use std::ffi::{OsStr, OsString};
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+#[cfg(unix)]
 use super::error::ProcessError;
+// Windows: `PATHEXT`, `\` and `;` (issue 47), beside these.
+#[cfg(windows)]
+pub(super) use super::windows::resolve::{absolute_entries, names_a_path, only_absolute_entries};
+#[cfg(windows)]
+pub use super::windows::resolve::{is_executable, resolve_program_in};
+
+/// Whether `program` names a path (it contains `/`), taken from the root,
+/// rather than a bare name looked up on `PATH`.
+#[cfg(unix)]
+pub(super) fn names_a_path(program: &str) -> bool {
+    program.contains('/')
+}
 
 /// The search path when `PATH` is unset: glibc's own default, whose
 /// entries are both absolute.
+#[cfg(unix)]
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
 /// Whether an entry of `PATH` is absolute: the one test the search and the
 /// child's `PATH` both use, so the child never searches where we did not.
+#[cfg(unix)]
 fn is_absolute_entry(entry: &[u8]) -> bool {
     entry.first() == Some(&b'/')
 }
 
 /// The absolute entries of `path_var`, in order, as bytes.
+#[cfg(unix)]
 fn absolute_dirs(path_var: &OsStr) -> impl Iterator<Item = &[u8]> {
     path_var
         .as_encoded_bytes()
@@ -28,6 +46,7 @@ fn absolute_dirs(path_var: &OsStr) -> impl Iterator<Item = &[u8]> {
 
 /// `path_var` with only its absolute entries, in order: what a child gets
 /// as its `PATH`.
+#[cfg(unix)]
 pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
     let mut kept = OsString::with_capacity(path_var.len());
     for entry in absolute_dirs(path_var) {
@@ -42,6 +61,7 @@ pub(super) fn absolute_entries(path_var: &OsStr) -> OsString {
 
 /// Whether every entry of `path_var` is absolute: [`absolute_entries`]
 /// would return it unchanged. (An empty `path_var` is one empty entry.)
+#[cfg(unix)]
 pub(super) fn only_absolute_entries(path_var: &OsStr) -> bool {
     path_var
         .as_encoded_bytes()
@@ -66,6 +86,7 @@ pub(super) fn only_absolute_entries(path_var: &OsStr) -> bool {
 /// # Errors
 /// [`ProcessError::NotFound`] when a bare name is in no absolute entry of
 /// `path_var`, or `program` is empty.
+#[cfg(unix)]
 pub fn resolve_program_in(
     program: &str,
     root: &Path,
@@ -151,11 +172,12 @@ impl Found {
 /// Returns whether `path` is, after following links, a regular file that
 /// someone may execute (any of its execute bits set): what the search of
 /// `PATH` takes for a program.
+#[cfg(unix)]
 pub fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

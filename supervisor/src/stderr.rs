@@ -2,12 +2,17 @@
 //! while the child runs, its last bytes kept, and the drain ended with the
 //! child.
 
+#[cfg(unix)]
 use std::os::fd::OwnedFd;
 
+#[cfg(unix)]
 use rustix::event::{PollFd, PollFlags, poll};
+#[cfg(unix)]
 use rustix::io::Errno;
 
+#[cfg(unix)]
 use super::wait::set_nonblocking;
+// Windows drains with a blocking read on a thread: `windows/stderr.rs`.
 
 /// The last bytes a child wrote to its stderr, at most `limit` of them.
 ///
@@ -40,6 +45,7 @@ impl StderrTail {
 /// (what it left in the pipe; a grandchild may still be writing to it):
 /// more than a pipe holds by default, and a bound on a writer that never
 /// stops.
+#[cfg(unix)]
 const FINAL_READ: usize = 1 << 20;
 
 /// Reads a child's stderr on a thread of its own while the child runs, so
@@ -52,6 +58,7 @@ const FINAL_READ: usize = 1 << 20;
 /// failed with "Too many open files".
 ///
 /// [`finish`]: Drainer::finish
+#[cfg(unix)]
 pub(super) struct Drainer {
     /// Dropped to tell the thread that the child has ended.
     stop: OwnedFd,
@@ -61,12 +68,13 @@ pub(super) struct Drainer {
 }
 
 /// Appends `bytes` to `tail`, keeping only its last `limit` bytes.
-fn keep(tail: &mut Vec<u8>, limit: usize, bytes: &[u8]) {
+pub(super) fn keep(tail: &mut Vec<u8>, limit: usize, bytes: &[u8]) {
     tail.extend_from_slice(bytes);
     let excess = tail.len().saturating_sub(limit);
     tail.drain(..excess);
 }
 
+#[cfg(unix)]
 impl Drainer {
     /// `None` when no thread could be started; the pipe is then closed, and
     /// the child's writes to stderr fail rather than block.
@@ -102,6 +110,7 @@ impl Drainer {
 /// its end of file, an error, or `stopped` becoming readable (its write end
 /// dropped), after which it reads at most [`FINAL_READ`] more without
 /// waiting, and returns, closing the pipe.
+#[cfg(unix)]
 fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut impl FnMut(&[u8])) {
     let mut buf = [0u8; 8192];
     loop {
@@ -141,7 +150,7 @@ fn drain(pipe: &OwnedFd, stopped: &OwnedFd, sink: &mut impl FnMut(&[u8])) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::time::Duration;

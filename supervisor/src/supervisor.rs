@@ -8,14 +8,31 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::error::ProcessError;
-use super::resolve::{Found, resolve_program_in};
+use super::resolve::{Found, names_a_path, resolve_program_in};
+// Windows: a child's job object is what an interrupt ends (issue 47).
+#[cfg(windows)]
+pub(super) use super::windows::run::{Group, kill_group};
+
+/// What an interrupt kills for one child: the process group it leads,
+/// named by its unreaped leader.
+#[cfg(unix)]
+pub(super) type Group = Pid;
+
+/// Kills `group`'s every process with `SIGKILL`. An error means the group
+/// has already gone.
+#[cfg(unix)]
+pub(super) fn kill_group(group: &Group) {
+    let _ = kill_process_group(*group, Signal::KILL);
+}
 
 /// A cloneable handle on the children spawned through it and not yet
 /// reaped.
@@ -23,16 +40,18 @@ use super::resolve::{Found, resolve_program_in};
 /// Those are what is run with [`run_argv`](Self::run_argv),
 /// [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr) (io-hooks'
 /// `run` hooks) or [`run_command`](Self::run_command), and what is
-/// registered with [`track`](Self::track).
+/// registered with `track` (Unix only).
 ///
 /// [`interrupt`](Self::interrupt) kills the process group of each (every
 /// child leads its own) and makes every later spawn through the handle
 /// refuse with [`ProcessError::Interrupted`]. It sends signals and nothing
 /// else: no handler is installed, no `SIGCHLD` disposition is touched, and a
 /// group is killed only while its leader is unreaped, so its id cannot have
-/// been reused by a stranger.
+/// been reused by a stranger. On Windows it terminates each child's job
+/// object, which holds the child and every process it started.
 ///
 /// ```
+/// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::time::{Duration, Instant};
 ///
 /// let dir = tempfile::tempdir()?;
@@ -55,7 +74,9 @@ use super::resolve::{Found, resolve_program_in};
 /// let ended = sleeper.join().unwrap();
 /// assert_eq!(ended.unwrap_err().to_string(), "was interrupted, and its process group killed");
 /// assert!(start.elapsed() < Duration::from_secs(10));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok(())
+/// # }
+/// # #[cfg(not(unix))] fn main() {}
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Supervisor {
@@ -82,7 +103,7 @@ struct State {
     in_flight: usize,
     /// The groups that may be killed now: each leader is spawned and
     /// unreaped. Keyed by a number of our own, never by pid.
-    groups: Vec<(u64, Pid)>,
+    groups: Vec<(u64, Group)>,
     next: u64,
     /// Threads in [`Supervisor::wait_reaped`]: a reaping wakes them only
     /// when there are some (a wake is a system call on every hook's spawn).
@@ -95,17 +116,17 @@ impl Supervisor {
         Self::default()
     }
 
-    /// Kills the process group of every child in flight with `SIGKILL`, and
-    /// makes every later spawn through this handle refuse. Calling it again
+    /// Kills the process group of every child in flight with `SIGKILL` (on
+    /// Windows, terminates its job object), and makes every later spawn
+    /// through this handle refuse. Calling it again
     /// changes nothing. The children are reaped by whoever waits for them
     /// (the `run_argv` or `run_command` that spawned them): see
     /// [`wait_reaped`](Self::wait_reaped).
     pub fn interrupt(&self) {
         let mut state = self.lock();
         state.interrupted = true;
-        for (_, pid) in &state.groups {
-            // An error means the group has already gone.
-            let _ = kill_process_group(*pid, Signal::KILL);
+        for (_, group) in &state.groups {
+            kill_group(group);
         }
     }
 
@@ -118,6 +139,7 @@ impl Supervisor {
     /// [`ProcessError::Interrupted`]; those spawned afterwards run as usual.
     ///
     /// ```
+    /// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use std::time::{Duration, Instant};
     ///
     /// let dir = tempfile::tempdir()?;
@@ -141,14 +163,15 @@ impl Supervisor {
     /// // Not refused: the next child runs.
     /// assert!(run(&["true"]).join().unwrap().is_ok());
     /// assert!(!supervisor.is_interrupted());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok(())
+    /// # }
+    /// # #[cfg(not(unix))] fn main() {}
     /// ```
     pub fn end_in_flight(&self) {
         let mut state = self.lock();
         state.ended += 1;
-        for (_, pid) in &state.groups {
-            // An error means the group has already gone.
-            let _ = kill_process_group(*pid, Signal::KILL);
+        for (_, group) in &state.groups {
+            kill_group(group);
         }
     }
 
@@ -200,9 +223,14 @@ impl Supervisor {
     /// through [`Tracked`]; [`wait_reaped`](Self::wait_reaped) does not
     /// wait for it.
     ///
+    /// Unix only: on Windows a child is ended with its job object, which a
+    /// `Child` spawned elsewhere does not have; `Supervisor::spawn_tracked`
+    /// spawns one in a job there.
+    ///
     /// # Errors
     /// [`ProcessError::Interrupted`] when the handle was already interrupted:
     /// the child's group has been killed and the child reaped.
+    #[cfg(unix)]
     pub fn track(&self, mut child: Child) -> Result<Tracked, ProcessError> {
         let pid = Pid::from_child(&child);
         let mut state = self.lock();
@@ -249,7 +277,7 @@ impl Supervisor {
         root: &Path,
         path_var: Option<&OsStr>,
     ) -> Result<PathBuf, ProcessError> {
-        if program.contains('/') {
+        if names_a_path(program) {
             return resolve_program_in(program, root, path_var);
         }
         let found = || {
@@ -289,6 +317,10 @@ impl Supervisor {
 ///
 /// Dropped unreaped, it is no longer registered, and the child is left
 /// running.
+///
+/// This is Unix's; Windows has its own, held for
+/// `Supervisor::spawn_tracked`, with the same methods.
+#[cfg(unix)]
 #[derive(Debug)]
 pub struct Tracked {
     supervisor: Supervisor,
@@ -296,6 +328,7 @@ pub struct Tracked {
     child: Child,
 }
 
+#[cfg(unix)]
 impl Tracked {
     /// Returns the child's process id, which is its process group's.
     pub fn id(&self) -> u32 {
@@ -333,6 +366,115 @@ impl Tracked {
     }
 }
 
+#[cfg(unix)]
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        Supervisor::forget(&mut self.supervisor.lock(), self.id);
+    }
+}
+
+/// Windows' counterpart of `Supervisor::track` (Unix): a background child spawned
+/// in a job object of its own, which an interrupt terminates.
+#[cfg(windows)]
+impl Supervisor {
+    /// Spawns `command` as a background child in a job object of its own
+    /// (no console window, a process group of its own, as a `run` child
+    /// is), and returns a [`Tracked`] holding it: an interrupt terminates
+    /// its job, with every process it started, for as long as the
+    /// [`Tracked`] holds it. Its stdin, stdout and stderr are the
+    /// command's; its creation flags are the supervisor's.
+    ///
+    /// Windows only: on Unix the caller spawns the child in a process group
+    /// of its own and hands it to `track`. A `Child` spawned
+    /// elsewhere is in no job, and putting a running process in one
+    /// afterwards would race the processes it starts first.
+    ///
+    /// # Errors
+    /// [`ProcessError::Spawn`] when it cannot be spawned;
+    /// [`ProcessError::Interrupted`] when the handle was already
+    /// interrupted: nothing is spawned then, or, interrupted while it was
+    /// being spawned, its job has been terminated and the child waited for.
+    pub fn spawn_tracked(&self, command: std::process::Command) -> Result<Tracked, ProcessError> {
+        if self.is_interrupted() {
+            return Err(ProcessError::Interrupted);
+        }
+        let program = command.get_program().to_string_lossy().into_owned();
+        let child = super::windows::run::spawn_in_job(command)
+            .map_err(|cause| ProcessError::Spawn { program, cause })?;
+        let pid = child.id();
+        let group: Group = Arc::new(Mutex::new(child));
+        let mut state = self.lock();
+        if state.interrupted {
+            drop(state);
+            kill_group(&group);
+            let _ = super::windows::run::poll_exit(&group, None);
+            return Err(ProcessError::Interrupted);
+        }
+        let id = state.next;
+        state.next += 1;
+        state.groups.push((id, Arc::clone(&group)));
+        Ok(Tracked {
+            supervisor: self.clone(),
+            id,
+            pid,
+            child: group,
+        })
+    }
+}
+
+/// A background child in a job object of its own, held for
+/// [`Supervisor::spawn_tracked`] (Windows).
+///
+/// Its job is terminated by an interrupt until the child has exited.
+/// Dropped while the child runs, it is no longer registered, and the child
+/// (and its job's processes) are left running.
+#[cfg(windows)]
+#[derive(Debug)]
+pub struct Tracked {
+    supervisor: Supervisor,
+    id: u64,
+    pid: u32,
+    child: Group,
+}
+
+#[cfg(windows)]
+impl Tracked {
+    /// Returns the child's process id.
+    pub fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// Returns, as [`Child::try_wait`](std::process::Child::try_wait) does,
+    /// the child's exit status if it has exited, `None` if it is still
+    /// running. Once it has exited, an interrupt no longer ends its job.
+    ///
+    /// # Errors
+    /// As [`Child::try_wait`](std::process::Child::try_wait).
+    pub fn try_wait(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        let status = self
+            .child
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .try_wait()?;
+        if status.is_some() {
+            Supervisor::forget(&mut self.supervisor.lock(), self.id);
+        }
+        Ok(status)
+    }
+
+    /// Terminates the child's job, with every process in it, then waits
+    /// for the child to exit.
+    pub fn kill_and_reap(self) {
+        {
+            let mut state = self.supervisor.lock();
+            kill_group(&self.child);
+            Supervisor::forget(&mut state, self.id);
+        }
+        let _ = super::windows::run::poll_exit(&self.child, None);
+    }
+}
+
+#[cfg(windows)]
 impl Drop for Tracked {
     fn drop(&mut self) {
         Supervisor::forget(&mut self.supervisor.lock(), self.id);
@@ -356,12 +498,12 @@ impl Slot<'_> {
 
     /// The child is spawned and leads group `pid`: from now on an
     /// interrupt kills it; if one came while it was being spawned, now.
-    pub(super) fn spawned(&self, pid: Pid) {
+    pub(super) fn spawned(&self, group: Group) {
         let mut state = self.supervisor.lock();
         if self.ended(&state) {
-            let _ = kill_process_group(pid, Signal::KILL);
+            kill_group(&group);
         }
-        state.groups.push((self.id, pid));
+        state.groups.push((self.id, group));
     }
 
     /// The child is about to be reaped: its id must not be signalled any

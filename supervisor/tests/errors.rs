@@ -1,5 +1,6 @@
 //! `ProcessError`: one whole message an operator can act on, each cause said
 //! once, and no `source()`.
+#![cfg(unix)] // Windows: tests/windows.rs
 
 use std::error::Error as _;
 use std::io;

@@ -1,6 +1,7 @@
 //! Issue 14, round two, the supervisor's side: a host that ignores
 //! `SIGCHLD`, and the host's interrupt of a child it spawned itself. The
 //! engine's side is io-hooks' `tests/hardening.rs`.
+#![cfg(unix)] // Windows: tests/windows.rs
 
 mod common;
 

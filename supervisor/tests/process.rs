@@ -1,5 +1,6 @@
 //! The supervisor's free functions, each on a supervisor of its own:
 //! `run_argv`, `resolve_program` and `run_command`.
+#![cfg(unix)] // Windows: tests/windows.rs
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! `Supervisor::run_argv_keeping_stderr`: a child's stderr tail, bounded and
 //! drained while it runs, kept through a timeout or an interrupt.
+#![cfg(unix)] // Windows: tests/windows.rs
 
 mod common;
 

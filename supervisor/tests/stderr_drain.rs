@@ -3,6 +3,7 @@
 //! thread and a pipe behind per run, until runs failed with "Too many open
 //! files". Alone in its test binary: it counts this process's descriptors
 //! and threads.
+#![cfg(unix)] // Windows: tests/windows.rs
 
 mod common;
 

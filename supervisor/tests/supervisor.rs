@@ -3,6 +3,7 @@
 //! let go, and what a [`Tracked`](io_supervisor::Tracked) child does when it is
 //! killed and reaped. Real children, each blocked on a FIFO of its own until
 //! the test lets it go, so nothing here waits on a guess.
+#![cfg(unix)] // Windows: tests/windows.rs
 
 mod common;
 
