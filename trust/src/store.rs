@@ -60,6 +60,15 @@ pub const MAX_STORE: u64 = 4 * 1024 * 1024;
 /// The store's first line, which names its format.
 const HEADER: &str = "io-trust store, version 1";
 
+/// How a file is made writable by its owner alone, said in a fix.
+#[cfg(unix)]
+const WRITABLE_BY_YOU: &str = "`chmod go-w`";
+/// How a file is made writable by its owner alone, said in a fix:
+/// Windows has no mode bits, so the others' entries leave its DACL.
+#[cfg(windows)]
+const WRITABLE_BY_YOU: &str = "remove the others' entries from its DACL, and from the \
+                               directory's above it: Properties, Security, or `icacls`";
+
 /// How long a writer waits for another to finish with the store.
 const LOCK_WAIT: Duration = Duration::from_secs(10);
 
@@ -593,7 +602,7 @@ impl fmt::Display for StoreError {
             StoreError::Exposed { file, why } => write!(
                 f,
                 "the trust store {} is not read: {why}, and whoever may write it may trust \
-                 anything; make it writable by you alone (`chmod go-w`)",
+                 anything; make it writable by you alone ({WRITABLE_BY_YOU})",
                 file.display()
             ),
             StoreError::Io { path, cause } => write!(
