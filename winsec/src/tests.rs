@@ -66,6 +66,8 @@ fn what_is_not_a_sid_is_refused() {
     let mut fifteen = vec![1, 15, 0, 0, 0, 0, 0, 5];
     fifteen.extend([0; 60]);
     assert!(Sid::from_bytes(&fifteen).is_some(), "15 sub-authorities");
+    let most = "S-1-5-1-2-3-4-5-6-7-8-9-10-11-12-13-14-15";
+    assert_eq!(sid(most).to_string(), most, "15 sub-authorities, as text");
     assert_eq!(Sid::from_bytes(&[]), None);
 }
 
@@ -208,6 +210,39 @@ fn only_others_allowed_entries_that_apply_to_the_file_count() {
     )]);
     assert_eq!(found(&s, rights::WRITE), None);
     assert_eq!(found(&s, rights::READ), Some(Some(sid(other))));
+    // Each right of REPLACE_ENTRY and of READ counts on its own.
+    for (set, each) in [
+        (
+            rights::REPLACE_ENTRY,
+            &[
+                rights::DELETE_CHILD,
+                rights::DELETE,
+                rights::WRITE_DAC,
+                rights::WRITE_OWNER,
+                rights::GENERIC_WRITE,
+                rights::GENERIC_ALL,
+            ][..],
+        ),
+        (
+            rights::READ,
+            &[
+                rights::READ_DATA,
+                rights::GENERIC_READ,
+                rights::GENERIC_ALL,
+                rights::WRITE_DAC,
+                rights::WRITE_OWNER,
+            ][..],
+        ),
+    ] {
+        for &right in each {
+            let s = with(vec![allowed(right, other)]);
+            assert_eq!(
+                found(&s, set),
+                Some(Some(sid(other))),
+                "{set:#x} {right:#x}"
+            );
+        }
+    }
     // Adding an entry to a directory replaces none.
     let s = with(vec![allowed(
         rights::WRITE_DATA | rights::APPEND_DATA,
