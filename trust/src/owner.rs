@@ -237,11 +237,11 @@ pub fn others_may_write(path: &Path) -> Option<OthersMayWrite> {
     directories_above(path, me)
 }
 
-#[cfg(unix)]
 /// Returns why someone other than the running user may write the
 /// directory `dir`, or one above it, or replace it; `None` when no one else
 /// may. The directory itself may be owned by root as well as by the
 /// running user, as every directory above a file may.
+#[cfg(unix)]
 pub fn others_may_write_dir(dir: &Path) -> Option<OthersMayWrite> {
     let me = rustix::process::geteuid().as_raw();
     let found = |how| OthersMayWrite {
@@ -260,9 +260,9 @@ pub fn others_may_write_dir(dir: &Path) -> Option<OthersMayWrite> {
     directories_above(dir, me)
 }
 
-#[cfg(unix)]
 /// The first directory above `path` (along the path as given, then along
 /// its real path) that others may write, with how.
+#[cfg(unix)]
 fn directories_above(path: &Path, me: u32) -> Option<OthersMayWrite> {
     let given = match std::path::absolute(path) {
         Ok(given) => given,
@@ -297,10 +297,10 @@ fn dir_writer(dir: &Path, how: Writer) -> OthersMayWrite {
     }
 }
 
-#[cfg(unix)]
 /// How others may write the directory `dir` (its `meta`), on the way to
 /// `child`: owned by neither `me` nor root, or writable by others without
 /// a sticky bit that protects `child`.
+#[cfg(unix)]
 fn judge_dir(
     dir: &Path,
     meta: &std::fs::Metadata,
@@ -321,10 +321,10 @@ fn judge_dir(
     (!protected || matches!(how, Writer::Unknown { .. })).then_some(how)
 }
 
-#[cfg(unix)]
 /// How a group, another user or anyone may write `path` (its `meta`) by
 /// its mode bits or its ACL. With an ACL that has a mask, the mode's group
 /// bits are the mask, and the ACL says who the group entries are.
+#[cfg(unix)]
 fn writers(path: &Path, meta: &std::fs::Metadata, me: u32) -> Option<Writer> {
     let mode = meta.mode() & 0o7777;
     if mode & 0o002 != 0 {
@@ -379,8 +379,8 @@ fn acl(_path: &Path) -> Result<Option<Vec<u8>>, String> {
     Ok(None)
 }
 
-#[cfg(unix)]
 /// The ACL's tags (`acl_ea.h`).
+#[cfg(unix)]
 const ACL_USER_OBJ: u16 = 0x01;
 #[cfg(unix)]
 const ACL_USER: u16 = 0x02;
@@ -392,12 +392,12 @@ const ACL_GROUP: u16 = 0x08;
 const ACL_MASK: u16 = 0x10;
 #[cfg(unix)]
 const ACL_OTHER: u16 = 0x20;
-#[cfg(unix)]
 /// The write permission in an entry.
+#[cfg(unix)]
 const ACL_WRITE: u16 = 0x02;
 
-#[cfg(unix)]
 /// Who besides the owner an ACL lets write.
+#[cfg(unix)]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum AclWrite {
     /// A named user (not the running user, not root) or a named group.
@@ -408,12 +408,12 @@ pub(crate) enum AclWrite {
     Nobody,
 }
 
-#[cfg(unix)]
 /// Who besides `me` (and root, who may write anything) a POSIX ACL in its
 /// version 2 format (a 4-byte version, then 8-byte entries: tag,
 /// permissions, id, little-endian) lets write, its mask applied; an
 /// `Err` when it does not parse. Others' entry is the mode's other bits,
 /// judged there.
+#[cfg(unix)]
 pub(crate) fn parse_acl(bytes: &[u8], me: u32) -> Result<AclWrite, String> {
     let malformed = |what: &str| format!("its ACL {what}");
     let (version, entries) = bytes
