@@ -115,6 +115,30 @@ fn a_key_is_made_once_and_read_back() {
 }
 
 #[test]
+fn two_keys_made_are_two_random_keys() {
+    // Made, each is returned as written, which wine shows too (reading it
+    // back is what wine refuses).
+    let data = tempfile::tempdir().expect("a directory");
+    let a = Key::load_or_create(data.path().join("a")).expect("a key");
+    let b = Key::load_or_create(data.path().join("b")).expect("another key");
+    let tag = |k: &Key| k.chain(b"id").seal(b"r").to_string();
+    assert_ne!(tag(&a), tag(&b));
+}
+
+#[test]
+fn a_key_directory_that_cannot_be_made_is_an_error_naming_it() {
+    let data = tempfile::tempdir().expect("a directory");
+    let bad = data.path().join("no<such>name");
+    let e = Key::load_or_create(&bad)
+        .map(|_| ())
+        .expect_err("no such name");
+    assert!(
+        e.to_string().contains("cannot make the key's directory"),
+        "{e}"
+    );
+}
+
+#[test]
 fn no_key_directory_is_no_key_and_makes_nothing() {
     let data = tempfile::tempdir().expect("a directory");
     let dir = data.path().join("none");

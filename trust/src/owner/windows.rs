@@ -29,6 +29,11 @@ pub(crate) fn open_for_security(path: &Path, extra: u32) -> io::Result<File> {
         .open(path)
 }
 
+/// The rights no one else may have on the directory
+/// [`others_may_write_dir`] is asked about: those that replace an entry or
+/// the directory, and adding an entry too.
+pub(super) const DIR_ITSELF: u32 = rights::WRITE | rights::DELETE_CHILD;
+
 /// `WRITE_DAC`: the access that changes a file's DACL.
 pub(crate) const WRITE_DAC: u32 = 0x0004_0000;
 
@@ -103,9 +108,7 @@ pub fn others_may_write_dir(dir: &Path) -> Option<OthersMayWrite> {
         Ok(me) => me,
         Err(how) => return Some(dir_writer(dir, how)),
     };
-    let how = security(dir).map_or_else(Some, |security| {
-        judge_dir(&security, &me, rights::WRITE | rights::DELETE_CHILD)
-    });
+    let how = security(dir).map_or_else(Some, |security| judge_dir(&security, &me, DIR_ITSELF));
     if let Some(how) = how {
         return Some(dir_writer(dir, how));
     }
@@ -289,7 +292,7 @@ mod tests {
         );
         assert_eq!(judge_dir(&root, &me, rights::REPLACE_ENTRY), None);
         assert_eq!(
-            judge_dir(&root, &me, rights::WRITE | rights::DELETE_CHILD),
+            judge_dir(&root, &me, DIR_ITSELF),
             Some(Writer::AclSid {
                 sid: "S-1-5-11".into()
             }),
@@ -300,6 +303,10 @@ mod tests {
             judge_dir(&shared, &me, rights::REPLACE_ENTRY),
             Some(Writer::AclSid { sid: OTHER.into() })
         );
+        for right in [rights::DELETE_CHILD, rights::WRITE_DATA, rights::DELETE] {
+            let shared = owned(ME, vec![allow(right, OTHER)]);
+            assert!(judge_dir(&shared, &me, DIR_ITSELF).is_some(), "{right:#x}");
+        }
     }
 
     #[test]
