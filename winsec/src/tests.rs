@@ -210,7 +210,18 @@ fn only_others_allowed_entries_that_apply_to_the_file_count() {
     )]);
     assert_eq!(found(&s, rights::WRITE), None);
     assert_eq!(found(&s, rights::READ), Some(Some(sid(other))));
-    // Each right of REPLACE_ENTRY and of READ counts on its own.
+}
+
+#[test]
+fn each_right_of_replace_entry_and_of_read_counts_on_its_own() {
+    let me = sid("S-1-5-21-1-2-3-1001");
+    let other = "S-1-5-21-1-2-3-1002";
+    let with = |aces: Vec<Ace>| Security {
+        owner: Some(me.clone()),
+        dacl: Some(aces),
+    };
+    let allowed = |mask, who| ace(AceKind::Allowed, 0, mask, who);
+    let found = |s: &Security, rights| s.granted_to_others(&me, rights);
     for (set, each) in [
         (
             rights::REPLACE_ENTRY,
