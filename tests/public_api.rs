@@ -1,7 +1,7 @@
 //! The public API of the published crates, io-beneath, io-hooks,
-//! io-hooks-derive, io-supervisor and io-trust, is checked in (`beneath/public-api.txt`,
+//! io-hooks-derive, io-supervisor, io-winsec and io-trust, is checked in (`beneath/public-api.txt`,
 //! `hooks/public-api.txt`, `hooks-derive/public-api.txt`,
-//! `supervisor/public-api.txt`):
+//! `supervisor/public-api.txt`, `winsec/public-api.txt`, `trust/public-api.txt`):
 //! each public item's path and kind, with its signature (a field's type, a
 //! variant's fields, a function's arguments and return, a trait's items,
 //! the traits a type implements). This test regenerates each listing from
@@ -36,7 +36,7 @@ const UNNAMEABLE: [&str; 2] = ["core::marker::Freeze", "core::marker::UnsafeUnpi
 const UPDATE: &str = "IO_UPDATE_PUBLIC_API";
 
 /// The published crates: package name, crate name, listing file.
-const CRATES: [(&str, &str, &str); 5] = [
+const CRATES: [(&str, &str, &str); 6] = [
     ("io-beneath", "io_beneath", "beneath/public-api.txt"),
     ("io-hooks", "io_hooks", "hooks/public-api.txt"),
     (
@@ -49,6 +49,7 @@ const CRATES: [(&str, &str, &str); 5] = [
         "io_supervisor",
         "supervisor/public-api.txt",
     ),
+    ("io-winsec", "io_winsec", "winsec/public-api.txt"),
     ("io-trust", "io_trust", "trust/public-api.txt"),
 ];
 

@@ -23,16 +23,49 @@
 //! POSIX ACLs are read on Linux (the `system.posix_acl_access` extended
 //! attribute, format version 2). Other systems' ACLs (macOS's, FreeBSD's
 //! NFSv4 ones) are not read: there, mode bits alone decide.
+//!
+//! On Windows (issue 47) the rule is the same, said in Windows' terms, as
+//! git's `safe.directory` and Win32-OpenSSH's `StrictModes` say it there:
+//!
+//! - **the file** is owned by the running user (its token's user SID), or
+//!   by the Administrators group when the running user's token is in that
+//!   group (an elevated administrator's files are owned so by default, and
+//!   git accepts it too); and its DACL grants no one but that user, SYSTEM
+//!   and the Administrators group a right that writes it, appends to it,
+//!   removes or renames it, or changes its DACL or owner (a NULL DACL
+//!   grants everyone everything);
+//! - **every directory above it** (along the path as given and along its
+//!   real path) is owned by the running user, SYSTEM, the Administrators
+//!   group or TrustedInstaller (Windows' own directories), and its DACL
+//!   grants no one else a right that removes, renames or replaces an entry
+//!   in it or the directory itself (`FILE_DELETE_CHILD`, `DELETE`,
+//!   `WRITE_DAC`, `WRITE_OWNER`, or a generic write). Adding a new entry
+//!   (`C:\` lets every user make a directory there) is not among them:
+//!   Windows has no sticky bit because an entry that is there can be
+//!   removed only with one of those rights;
+//! - the directory given to [`others_may_write_dir`] itself may not be
+//!   added to by anyone else either;
+//! - what cannot be looked at (a handle or a DACL refused, an entry this
+//!   crate does not read) counts as writable by others.
 
 use std::fmt;
 use std::io;
+#[cfg(unix)]
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::read::os_error;
 
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub(crate) use windows::{WRITE_DAC, make_private_dir};
+#[cfg(windows)]
+pub use windows::{others_may_write, others_may_write_dir};
+
 /// The sticky bit: in a directory with it, only an entry's owner (or the
 /// directory's, or root) may rename or remove the entry.
+#[cfg(unix)]
 const STICKY: u32 = 0o1000;
 
 /// Someone other than the running user may write a file or replace it:
@@ -86,6 +119,25 @@ pub enum Writer {
         /// Why.
         cause: String,
     },
+    /// Another user or group owns it (Windows: its owner's SID).
+    #[cfg(windows)]
+    OwnerSid {
+        /// Its owner, as `S-1-5-21-…`.
+        owner: String,
+        /// The running user.
+        me: String,
+    },
+    /// Its DACL grants another user or group a right that writes or
+    /// replaces it (Windows).
+    #[cfg(windows)]
+    AclSid {
+        /// Whom, as `S-1-5-21-…`.
+        sid: String,
+    },
+    /// It has a NULL DACL, which lets everyone do anything with it
+    /// (Windows).
+    #[cfg(windows)]
+    NullDacl,
 }
 
 impl fmt::Display for OthersMayWrite {
@@ -118,6 +170,22 @@ impl fmt::Display for OthersMayWrite {
             Writer::Unknown { cause } => {
                 write!(f, "who may write {it} cannot be told ({cause})")
             }
+            #[cfg(windows)]
+            Writer::OwnerSid { owner, me } => {
+                write!(
+                    f,
+                    "another user or group ({owner}) owns {it}, not you ({me})"
+                )
+            }
+            #[cfg(windows)]
+            Writer::AclSid { sid } => {
+                write!(
+                    f,
+                    "a DACL entry on {it} lets another user or group ({sid}) change it"
+                )
+            }
+            #[cfg(windows)]
+            Writer::NullDacl => write!(f, "{it} has no DACL at all, so everyone may change it"),
         }
     }
 }
@@ -127,6 +195,8 @@ impl fmt::Display for OthersMayWrite {
 /// no one else may.
 ///
 /// ```
+/// # #[cfg(not(unix))] fn main() {} // The example is Unix's mode bits.
+/// # #[cfg(unix)] fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::os::unix::fs::PermissionsExt;
 /// use io_trust::owner::{others_may_write, Writer};
 ///
@@ -140,8 +210,10 @@ impl fmt::Display for OthersMayWrite {
 /// let why = others_may_write(&file).unwrap();
 /// assert!(matches!(why.how, Writer::Group { .. }));
 /// assert!(why.to_string().starts_with("it may be written by its group"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok(())
+/// # }
 /// ```
+#[cfg(unix)]
 pub fn others_may_write(path: &Path) -> Option<OthersMayWrite> {
     let me = rustix::process::geteuid().as_raw();
     let file = |how| OthersMayWrite {
@@ -169,6 +241,7 @@ pub fn others_may_write(path: &Path) -> Option<OthersMayWrite> {
 /// directory `dir`, or one above it, or replace it; `None` when no one else
 /// may. The directory itself may be owned by root as well as by the
 /// running user, as every directory above a file may.
+#[cfg(unix)]
 pub fn others_may_write_dir(dir: &Path) -> Option<OthersMayWrite> {
     let me = rustix::process::geteuid().as_raw();
     let found = |how| OthersMayWrite {
@@ -189,6 +262,7 @@ pub fn others_may_write_dir(dir: &Path) -> Option<OthersMayWrite> {
 
 /// The first directory above `path` (along the path as given, then along
 /// its real path) that others may write, with how.
+#[cfg(unix)]
 fn directories_above(path: &Path, me: u32) -> Option<OthersMayWrite> {
     let given = match std::path::absolute(path) {
         Ok(given) => given,
@@ -226,6 +300,7 @@ fn dir_writer(dir: &Path, how: Writer) -> OthersMayWrite {
 /// How others may write the directory `dir` (its `meta`), on the way to
 /// `child`: owned by neither `me` nor root, or writable by others without
 /// a sticky bit that protects `child`.
+#[cfg(unix)]
 fn judge_dir(
     dir: &Path,
     meta: &std::fs::Metadata,
@@ -249,6 +324,7 @@ fn judge_dir(
 /// How a group, another user or anyone may write `path` (its `meta`) by
 /// its mode bits or its ACL. With an ACL that has a mask, the mode's group
 /// bits are the mask, and the ACL says who the group entries are.
+#[cfg(unix)]
 fn writers(path: &Path, meta: &std::fs::Metadata, me: u32) -> Option<Writer> {
     let mode = meta.mode() & 0o7777;
     if mode & 0o002 != 0 {
@@ -298,22 +374,30 @@ fn acl(path: &Path) -> Result<Option<Vec<u8>>, String> {
 }
 
 /// Elsewhere the system's ACLs are not read: mode bits decide.
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
 fn acl(_path: &Path) -> Result<Option<Vec<u8>>, String> {
     Ok(None)
 }
 
 /// The ACL's tags (`acl_ea.h`).
+#[cfg(unix)]
 const ACL_USER_OBJ: u16 = 0x01;
+#[cfg(unix)]
 const ACL_USER: u16 = 0x02;
+#[cfg(unix)]
 const ACL_GROUP_OBJ: u16 = 0x04;
+#[cfg(unix)]
 const ACL_GROUP: u16 = 0x08;
+#[cfg(unix)]
 const ACL_MASK: u16 = 0x10;
+#[cfg(unix)]
 const ACL_OTHER: u16 = 0x20;
 /// The write permission in an entry.
+#[cfg(unix)]
 const ACL_WRITE: u16 = 0x02;
 
 /// Who besides the owner an ACL lets write.
+#[cfg(unix)]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum AclWrite {
     /// A named user (not the running user, not root) or a named group.
@@ -329,6 +413,7 @@ pub(crate) enum AclWrite {
 /// permissions, id, little-endian) lets write, its mask applied; an
 /// `Err` when it does not parse. Others' entry is the mode's other bits,
 /// judged there.
+#[cfg(unix)]
 pub(crate) fn parse_acl(bytes: &[u8], me: u32) -> Result<AclWrite, String> {
     let malformed = |what: &str| format!("its ACL {what}");
     let (version, entries) = bytes
@@ -373,7 +458,7 @@ pub(crate) fn parse_acl(bytes: &[u8], me: u32) -> Result<AclWrite, String> {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -77,6 +77,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // Windows words its errors its own way.
     fn an_os_error_reads_without_its_number() {
         let e = io::Error::from_raw_os_error(2);
         assert_eq!(os_error(&e), "No such file or directory");

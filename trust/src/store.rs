@@ -28,11 +28,22 @@
 //! synced, then renamed over it, under an exclusive lock (`flock` on a
 //! `.lock` file beside it) so that two programs trusting at once lose
 //! neither record; the directory is made 0700.
+//!
+//! On Windows (issue 47): paths are recorded as Windows spells them (the
+//! directory's real path is a `\\?\C:\…` one), written in UTF-8 (a path
+//! that is not Unicode cannot be trusted, and says so); the lock is fs4's
+//! `LockFileEx` on the same sidecar `.lock` file (Windows locks are
+//! mandatory, so the store itself is never locked: a reader is never
+//! refused); a directory the store makes is given a DACL of one entry, the
+//! user's, that what is made in it inherits; std's rename replaces the
+//! store as `rename(2)` does.
 
+#[cfg(unix)]
 use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
 use std::io::{self, Write};
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -48,6 +59,15 @@ pub const MAX_STORE: u64 = 4 * 1024 * 1024;
 
 /// The store's first line, which names its format.
 const HEADER: &str = "io-trust store, version 1";
+
+/// How a file is made writable by its owner alone, said in a fix.
+#[cfg(unix)]
+const WRITABLE_BY_YOU: &str = "`chmod go-w`";
+/// How a file is made writable by its owner alone, said in a fix:
+/// Windows has no mode bits, so the others' entries leave its DACL.
+#[cfg(windows)]
+const WRITABLE_BY_YOU: &str = "remove the others' entries from its DACL, and from the \
+                               directory's above it: Properties, Security, or `icacls`";
 
 /// How long a writer waits for another to finish with the store.
 const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -282,7 +302,8 @@ impl Store {
         let mut text = format!("{HEADER}\n").into_bytes();
         for record in &records {
             text.extend_from_slice(format!("{}  ", record.hash).as_bytes());
-            text.extend_from_slice(&escape(record.path.as_os_str().as_bytes()));
+            let path = path_bytes(&record.path).map_err(io_error(&record.path))?;
+            text.extend_from_slice(&escape(&path));
             text.push(b'\n');
         }
         let temporary = format!("{}.tmp", Self::FILE_NAME);
@@ -294,6 +315,7 @@ impl Store {
             .and_then(|opened| {
                 let mut file = opened.into_file();
                 // A temporary file left by a crash keeps its old mode.
+                #[cfg(unix)]
                 rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(0o600))?;
                 file.write_all(&text)?;
                 file.sync_all()
@@ -312,7 +334,6 @@ impl Store {
     /// exclusive `flock` on `trusted-files.lock`, waited for at most `wait`
     /// ([`LOCK_WAIT`]).
     fn lock(&self, root: &Root, wait: Duration) -> Result<fs::File, StoreError> {
-        use rustix::fs::FlockOperation;
         let name = format!("{}.lock", Self::FILE_NAME);
         let path = self.dir.join(&name);
         let how = Open::write().create(0o600).links(Links::None);
@@ -326,25 +347,89 @@ impl Store {
             .into_file();
         let deadline = Instant::now() + wait;
         loop {
-            match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => return Ok(file),
-                Err(rustix::io::Errno::WOULDBLOCK) if Instant::now() < deadline => {
+            match try_lock(&file) {
+                Ok(true) => return Ok(file),
+                Ok(false) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                Err(rustix::io::Errno::WOULDBLOCK) => return Err(StoreError::Busy { lock: path }),
-                Err(e) => {
-                    return Err(StoreError::Io {
-                        path,
-                        cause: e.into(),
-                    });
-                }
+                Ok(false) => return Err(StoreError::Busy { lock: path }),
+                Err(cause) => return Err(StoreError::Io { path, cause }),
             }
         }
     }
 }
 
+/// Takes the exclusive lock on the open lock file `file` if no one holds
+/// it: `true` when taken, `false` when another holds it.
+#[cfg(unix)]
+fn try_lock(file: &fs::File) -> io::Result<bool> {
+    use rustix::fs::FlockOperation;
+    match rustix::fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(true),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Takes the exclusive lock on the open lock file `file` if no one holds
+/// it (`LockFileEx`, through fs4): `true` when taken, `false` when another
+/// holds it.
+#[cfg(windows)]
+fn try_lock(file: &fs::File) -> io::Result<bool> {
+    match fs4::FileExt::try_lock(file) {
+        Ok(()) => Ok(true),
+        Err(fs4::TryLockError::WouldBlock) => Ok(false),
+        Err(fs4::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// The bytes a record writes for `path`: its own on Unix, its UTF-8 on
+/// Windows, where a path that is not Unicode cannot be recorded.
+#[cfg(unix)]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "fails on Windows, for a path that is not Unicode"
+)]
+fn path_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    Ok(path.as_os_str().as_bytes().to_vec())
+}
+
+/// The bytes a record writes for `path`: its own on Unix, its UTF-8 on
+/// Windows, where a path that is not Unicode cannot be recorded.
+#[cfg(windows)]
+fn path_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    match path.to_str() {
+        Some(text) => Ok(text.as_bytes().to_vec()),
+        None => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is not Unicode, and the store records Unicode paths only on Windows",
+                path.display()
+            ),
+        )),
+    }
+}
+
+/// The absolute path a record's bytes name; `None` for one that is not
+/// absolute or holds a NUL (or, on Windows, is not UTF-8).
+#[cfg(unix)]
+fn path_of(bytes: &[u8]) -> Option<PathBuf> {
+    (bytes.starts_with(b"/") && !bytes.contains(&0))
+        .then(|| Path::new(OsStr::from_bytes(bytes)).to_path_buf())
+}
+
+/// The absolute path a record's bytes name; `None` for one that is not
+/// absolute or holds a NUL (or, on Windows, is not UTF-8).
+#[cfg(windows)]
+fn path_of(bytes: &[u8]) -> Option<PathBuf> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let path = Path::new(text);
+    (path.is_absolute() && !bytes.contains(&0)).then(|| path.to_path_buf())
+}
+
 /// Makes the data directory `dir` and those above it that are missing,
 /// 0700.
+#[cfg(unix)]
 fn make_dir(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     #[allow(
@@ -357,6 +442,14 @@ fn make_dir(dir: &Path) -> io::Result<()> {
         .mode(0o700)
         .create(dir);
     made
+}
+
+/// Makes the data directory `dir` and those above it that are missing;
+/// `dir`, when made here, is given a DACL of one entry (the user's full
+/// control) that what is made in it inherits, as 0700 on Unix.
+#[cfg(windows)]
+fn make_dir(dir: &Path) -> io::Result<()> {
+    owner::make_private_dir(dir)
 }
 
 fn beneath_error(e: io_beneath::Error) -> io::Error {
@@ -410,10 +503,7 @@ fn parse(bytes: &[u8]) -> Result<Vec<Trusted>, (usize, &'static str)> {
             .strip_prefix(b"  ")
             .ok_or(bad("has no two spaces after its hash"))?;
         let path = unescape(path).ok_or(bad("has a `%` that is not `%XX`"))?;
-        if !path.starts_with(b"/") || path.contains(&0) {
-            return Err(bad("does not name an absolute path"));
-        }
-        let path = Path::new(OsStr::from_bytes(&path)).to_path_buf();
+        let path = path_of(&path).ok_or(bad("does not name an absolute path"))?;
         if records.iter().any(|r: &Trusted| r.path == path) {
             return Err(bad("names a file an earlier line names"));
         }
@@ -512,7 +602,7 @@ impl fmt::Display for StoreError {
             StoreError::Exposed { file, why } => write!(
                 f,
                 "the trust store {} is not read: {why}, and whoever may write it may trust \
-                 anything; make it writable by you alone (`chmod go-w`)",
+                 anything; make it writable by you alone ({WRITABLE_BY_YOU})",
                 file.display()
             ),
             StoreError::Io { path, cause } => write!(
@@ -583,6 +673,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_path_is_recorded_by_its_directorys_real_path_relative_or_not() {
         let here = fs::canonicalize(".").unwrap();
         assert_eq!(key(Path::new("x.toml")).unwrap(), here.join("x.toml"));

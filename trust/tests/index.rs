@@ -3,6 +3,7 @@
 //! refuse rather than read as "nothing listed": a damaged checksum, a
 //! skipped one, a split index, an unknown version or extension, a count
 //! the file cannot hold.
+#![cfg(unix)] // Unix owners, modes and links; Windows: tests/windows.rs.
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The one decision: whose file is this, by evidence or by the operator's
 //! recorded word, with the reason in words.
+#![cfg(unix)] // Unix owners, modes and links; Windows: tests/windows.rs.
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Who may write a file besides the running user: its owner, its mode
 //! bits, its POSIX ACL, and the same of every directory above it, the
 //! sticky bit's protection included.
+#![cfg(unix)] // Unix owners, modes and links; Windows: tests/windows.rs.
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The trust store: its format on disk, its modes, and every way it
 //! refuses to be read rather than say "nothing trusted".
+#![cfg(unix)] // Unix owners, modes and links; Windows: tests/windows.rs.
 
 mod common;
 

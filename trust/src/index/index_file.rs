@@ -2,7 +2,9 @@
 //! and 4), the extensions and the trailing checksum, as git's
 //! `gitformat-index` documentation lays them out.
 
+#[cfg(unix)]
 use std::ffi::OsStr;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -205,8 +207,10 @@ impl Index {
     /// intent-to-add or skip-worktree one too), or a sparse directory
     /// entry above it.
     pub fn lists(&self, path: impl AsRef<Path>) -> bool {
-        let path = path.as_ref().as_os_str().as_bytes();
-        self.entries.iter().any(|e| covers(e, path, false))
+        let Some(path) = index_bytes(path.as_ref()) else {
+            return false;
+        };
+        self.entries.iter().any(|e| covers(e, &path, false))
     }
 
     /// Returns the entries that list `path` when ASCII case is ignored, as
@@ -214,10 +218,12 @@ impl Index {
     /// any of them may be the file `path` names. A sparse directory above
     /// `path` in any case is among them.
     pub fn listed_ignoring_case(&self, path: impl AsRef<Path>) -> Vec<&Path> {
-        let path = path.as_ref().as_os_str().as_bytes();
+        let Some(path) = index_bytes(path.as_ref()) else {
+            return Vec::new();
+        };
         self.entries
             .iter()
-            .filter(|e| covers(e, path, true))
+            .filter(|e| covers(e, &path, true))
             .map(|e| as_path(&e.path))
             .collect()
     }
@@ -236,8 +242,35 @@ fn covers(entry: &Entry, path: &[u8], fold: bool) -> bool {
     }
 }
 
+#[cfg(unix)]
 fn as_path(bytes: &[u8]) -> &Path {
     Path::new(OsStr::from_bytes(bytes))
+}
+
+/// An entry's path on Windows, where git writes paths in UTF-8: one that
+/// is not (which no Windows file can be named) reads as `\u{FFFD}`, which
+/// names no file either.
+#[cfg(windows)]
+fn as_path(bytes: &[u8]) -> &Path {
+    Path::new(std::str::from_utf8(bytes).unwrap_or("\u{FFFD}"))
+}
+
+/// A relative path as the index spells it: its own bytes on Unix.
+#[cfg(unix)]
+fn index_bytes(path: &Path) -> Option<std::borrow::Cow<'_, [u8]>> {
+    Some(path.as_os_str().as_bytes().into())
+}
+
+/// A relative path as the index spells it: on Windows its names in UTF-8
+/// with `/` between them, whichever separator it was given with (`\` or
+/// `/`); `None` for one that is not Unicode, which no index entry names.
+#[cfg(windows)]
+fn index_bytes(path: &Path) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let names = path
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect::<Option<Vec<&str>>>()?;
+    Some(names.join("/").into_bytes().into())
 }
 
 fn be32(b: &[u8]) -> u32 {

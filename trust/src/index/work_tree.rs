@@ -1,9 +1,12 @@
 //! Finding the git work trees that hold a file, their git directories and
 //! their indexes, and whether any of them lists the file.
 
+#[cfg(unix)]
 use std::ffi::OsStr;
 use std::io;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
+#[cfg(unix)]
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -68,7 +71,7 @@ impl WorkTree {
                 .ok_or_else(|| {
                     refuse("is a file that does not start `gitdir: `, as git's do".to_owned())
                 })?;
-            dir.join(Path::new(OsStr::from_bytes(named)))
+            dir.join(path_of(named))
         } else {
             return Err(refuse(
                 "is neither a directory nor a file (a FIFO, a socket or a device), which no \
@@ -174,7 +177,7 @@ fn check_git_dir(git_dir: &Path) -> Result<(), String> {
             let bytes = read::read_bounded(&common_file, MAX_POINTER)
                 .map_err(|e| missing("readable `commondir`", &e))?
                 .ok_or_else(|| "has a `commondir` too long to be a path".to_owned())?;
-            git_dir.join(Path::new(OsStr::from_bytes(trim_line(&bytes))))
+            git_dir.join(path_of(trim_line(&bytes)))
         }
         Err(_) => git_dir.to_path_buf(),
     };
@@ -300,7 +303,7 @@ fn listing(index: &Index, top: &Path, file: &Path, target: Option<&Path>) -> Opt
     // A sparse directory in another case counts without a look: its files
     // are not in the work tree to compare, so the answer leans to "listed".
     let same = index.listed_ignoring_case(rel).into_iter().find(|listed| {
-        listed.as_os_str().as_bytes().ends_with(b"/") || same_file(&top.join(listed), file)
+        listed.to_str().is_some_and(|l| l.ends_with('/')) || same_file(&top.join(listed), file)
     });
     if let Some(listed) = same {
         return Some(listed.to_path_buf());
@@ -309,10 +312,36 @@ fn listing(index: &Index, top: &Path, file: &Path, target: Option<&Path>) -> Opt
     (index.lists(rel) && same_file(&top.join(rel), file)).then(|| rel.to_path_buf())
 }
 
+/// The path a `.git` file or a `commondir` file names: its bytes on Unix.
+#[cfg(unix)]
+fn path_of(bytes: &[u8]) -> &Path {
+    Path::new(OsStr::from_bytes(bytes))
+}
+
+/// The path a `.git` file or a `commondir` file names: on Windows its
+/// UTF-8, as git writes it; one that is not names nothing there
+/// (`\u{FFFD}`), so the git directory is not found and says so.
+#[cfg(windows)]
+fn path_of(bytes: &[u8]) -> &Path {
+    Path::new(std::str::from_utf8(bytes).unwrap_or("\u{FFFD}"))
+}
+
 /// Whether `a` and `b` lead to the same file (device and inode).
+#[cfg(unix)]
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// Whether `a` and `b` lead to the same file: on Windows, whether their
+/// real paths (`GetFinalPathNameByHandle`, in the case the file system
+/// keeps) are the same.
+#[cfg(windows)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
 }

@@ -143,6 +143,17 @@ pub enum KeyError {
         /// Who else may write, and where.
         why: crate::owner::OthersMayWrite,
     },
+    /// The key file is not this user's alone (Windows): another owns it,
+    /// or its DACL lets someone besides this user, SYSTEM and the
+    /// Administrators group read or change it, so the key may be known to
+    /// them; it is not read.
+    #[cfg(windows)]
+    NotPrivate {
+        /// The key file.
+        path: PathBuf,
+        /// Who else, and how.
+        why: String,
+    },
     /// The system refused an operation on the key's directory or file, or
     /// gave no random bytes.
     Io {
@@ -179,6 +190,8 @@ impl KeyError {
             KeyError::Refused { path, .. }
             | KeyError::Exposed { path, .. }
             | KeyError::Io { path, .. } => path,
+            #[cfg(windows)]
+            KeyError::NotPrivate { path, .. } => path,
         }
     }
 }
@@ -195,6 +208,12 @@ impl fmt::Display for KeyError {
                 f,
                 "refused: {why}, and could replace the key; take that write permission away, \
                  or name a directory of your own"
+            ),
+            #[cfg(windows)]
+            KeyError::NotPrivate { why, .. } => write!(
+                f,
+                "refused: {why}, so its key may be known to them and proves nothing; remove it \
+                 ({REMADE})"
             ),
             KeyError::Io { doing, cause, .. } => {
                 write!(f, "cannot {doing}: {}", os_message(cause))
