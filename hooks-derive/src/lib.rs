@@ -36,6 +36,7 @@ mod cost;
 mod ctxt;
 mod expand;
 mod fields;
+mod json;
 mod plan;
 
 use proc_macro::TokenStream;

@@ -620,7 +620,10 @@ impl<E: HookEvents> Hooks<E> {
     where
         E: Serialize,
     {
-        self.fire(event, event)
+        if !self.wanted.contains(event) {
+            return Flow::Continue;
+        }
+        self.fire_matched(event, || event_line(event), None)
     }
 
     // Kept out of line, like tracing's slow path, so that the mask test is
@@ -886,6 +889,17 @@ impl<E> Hook<E> {
 fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String> {
     let mut line = Vec::with_capacity(256);
     serde_json::to_writer(&mut line, payload).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// The event as one JSON line with its newline, written by its own
+/// [`HookEvents::write_json`] (the derive's, without serde's machinery), or
+/// serde's reason it cannot be serialised. serde_json's compact form holds
+/// no newline, so the line needs no check for one.
+fn event_line<E: HookEvents + Serialize>(event: &E) -> Result<Vec<u8>, String> {
+    let mut line = Vec::with_capacity(256);
+    event.write_json(&mut line).map_err(|e| e.to_string())?;
     line.push(b'\n');
     Ok(line)
 }
