@@ -9,7 +9,9 @@
 //! written by serde itself, and an enum with any such attribute, a type
 //! parameter, or a tagging other than `#[serde(tag = "…")]` gets no
 //! `write_json` at all, so the trait's default (serde) writes it. A
-//! `#[serde]` that cannot be read is one not modelled.
+//! `#[serde]` that cannot be read is one not modelled, and an enum marked
+//! `#[hook(serialize_by_hand)]` (its `#[serde]` is `Deserialize`'s alone)
+//! gets none either.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -66,6 +68,9 @@ pub(crate) fn generate(plan: &Plan) -> TokenStream {
     let Some(tag) = &plan.container.internal_tag else {
         return TokenStream::new();
     };
+    if plan.container.serialize_by_hand {
+        return TokenStream::new();
+    }
     let generic = plan
         .generics
         .params

@@ -240,6 +240,72 @@ fn a_modelled_variant_is_written_without_serde_and_another_by_it() {
     assert_eq!(err.to_string(), "serde was called");
 }
 
+/// The same enum, marked as serialised by hand: its `#[serde]` is
+/// `Deserialize`'s, and `write_json` is serde's.
+#[derive(Debug, Deserialize, HookEvents)]
+#[serde(tag = "event")]
+#[hook(serialize_by_hand)]
+enum ByHand {
+    #[serde(rename = "step")]
+    Step { step: u32 },
+}
+
+impl Serialize for ByHand {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let ByHand::Step { step } = self;
+        serializer.serialize_str(&format!("step {step}"))
+    }
+}
+
+/// A `Serialize` by hand that writes the tag serde's derive would, and a
+/// field under another name.
+#[derive(Debug, Deserialize, HookEvents)]
+#[serde(tag = "event")]
+enum OwnNames {
+    #[serde(rename = "step")]
+    Step { step: u32 },
+}
+
+impl Serialize for OwnNames {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let OwnNames::Step { step } = self;
+        let mut out = serializer.serialize_struct("OwnNames", 2)?;
+        out.serialize_field("event", "step")?;
+        out.serialize_field("number", step)?;
+        out.end()
+    }
+}
+
+#[test]
+fn check_tags_finds_a_writer_that_is_not_serdes() {
+    let err = io_hooks::check_tags(&[OwnNames::Step { step: 1 }]).expect_err("other bytes");
+    assert_eq!(
+        err,
+        io_hooks::TagCheckError::OtherBytes {
+            enum_name: std::any::type_name::<OwnNames>(),
+            event: "step",
+            written: r#"{"event":"step","step":1}"#.to_owned(),
+            serde: r#"{"event":"step","number":1}"#.to_owned(),
+        }
+    );
+    assert!(
+        err.to_string()
+            .ends_with("write `#[hook(serialize_by_hand)]` on the enum"),
+        "{err}"
+    );
+    io_hooks::check_tags(&every_variant("x", 1, 0.5)).expect("the derive's bytes are serde's");
+}
+
+#[test]
+fn an_enum_serialised_by_hand_is_written_by_its_serialize() {
+    let mut line = Vec::new();
+    ByHand::Step { step: 4 }
+        .write_json(&mut line)
+        .expect("serde writes it");
+    assert_eq!(line, br#""step 4""#);
+}
+
 #[test]
 fn fire_event_appends_the_writers_line() {
     let dir = tempfile::tempdir().expect("temp dir");

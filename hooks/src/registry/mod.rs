@@ -138,9 +138,8 @@ pub trait HookEvents: Sized {
     /// parameter or another tagging, are written by serde itself: the bytes
     /// are serde's derive's in every case. The derive cannot see a
     /// `Serialize` written by hand beside a `#[derive(Deserialize)]` that
-    /// reads the same `#[serde(tag)]`: such an enum implements this method
-    /// by hand, calling serde (`io_hooks::check_tags` tells the two apart
-    /// in a test).
+    /// reads the same `#[serde(tag)]`: such an enum says
+    /// `#[hook(serialize_by_hand)]`, and this method is serde's.
     ///
     /// ```
     /// use io_hooks::HookEvents;
