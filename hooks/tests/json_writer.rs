@@ -57,6 +57,9 @@ enum Ev {
         middle: Option<String>,
         #[serde(default, skip_serializing_if = "is_zero")]
         last: u32,
+        // The key alone, no `default` beside it.
+        #[serde(skip_serializing_if = "is_zero")]
+        bare: u32,
     },
     #[serde(rename = "a \"quoted\" \\ tag\u{1}é\u{2028}")]
     OddTag { x: u32 },
@@ -122,6 +125,7 @@ fn every_variant(text: &str, n: u32, float: f64) -> Vec<Ev> {
             first: n,
             middle: (n % 2 == 1).then(|| text.to_owned()),
             last: n / 2,
+            bare: n % 3,
         },
         Ev::OddTag { x: n },
         Ev::FieldRenamed {
@@ -153,14 +157,16 @@ fn every_variant_is_written_as_serde_writes_it() {
         first: 0,
         middle: None,
         last: 0,
+        bare: 0,
     });
     assert_eq!(fast, r#"{"event":"skipping"}"#);
     let (fast, _) = both(&Ev::Skipping {
         first: 0,
         middle: None,
         last: 2,
+        bare: 1,
     });
-    assert_eq!(fast, r#"{"event":"skipping","last":2}"#);
+    assert_eq!(fast, r#"{"event":"skipping","last":2,"bare":1}"#);
     let (fast, _) = both(&Ev::OddTag { x: 1 });
     assert_eq!(
         fast,
@@ -209,7 +215,12 @@ proptest! {
 #[serde(tag = "event")]
 enum NeverSerde {
     #[serde(rename = "step")]
-    Step { step: u32, note: String },
+    Step {
+        step: u32,
+        note: String,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        extra: u32,
+    },
     #[serde(rename = "pair")]
     #[expect(dead_code, reason = "a newtype to leave to serde, never read")]
     Pair(Inner),
@@ -227,6 +238,7 @@ fn a_modelled_variant_is_written_without_serde_and_another_by_it() {
     let step = NeverSerde::Step {
         step: 2,
         note: "n".to_owned(),
+        extra: 0,
     };
     step.write_json(&mut line).expect("written here");
     assert_eq!(line, br#"{"event":"step","step":2,"note":"n"}"#);
