@@ -536,11 +536,14 @@ impl RunEvent {
     /// The event as one line of JSON, without its newline: the bytes
     /// `serde_json::to_vec` writes with this type's `Serialize`, made
     /// faster for the per-event path of `append` and `run` hooks
-    /// ([`io_hooks::Hooks::fire_line`]). The variant's fields are written by
-    /// serde_json as before; the envelope's four keys, constants of this
-    /// file that need no escaping, are written as literals, and its values
-    /// by serde_json, escaped as ever (`run_id` and `at` are public fields:
-    /// whatever an embedder put there is escaped).
+    /// ([`io_hooks::Hooks::fire_line`]). The variant is written by
+    /// [`HookEvents::write_json`], which `#[derive(HookEvents)]` writes
+    /// without serde's machinery (its tag and keys are literals); the
+    /// envelope's four keys, constants of this file that need no escaping,
+    /// are written as literals too, and its values as serde_json writes
+    /// them: `run_id` and `at` are public fields, so whatever an embedder
+    /// put there is escaped (a string with nothing to escape, as a run id
+    /// and a time are, is copied between quotes).
     ///
     /// ```
     /// use io_harness::{EventKind, RunEvent};
@@ -560,7 +563,7 @@ impl RunEvent {
     /// As `serde_json::to_vec` fails on the variant's fields.
     pub fn json_line(&self) -> serde_json::Result<Vec<u8>> {
         let mut line = Vec::with_capacity(256);
-        serde_json::to_writer(&mut line, &self.kind)?;
+        self.kind.write_json(&mut line)?;
         // An internally tagged variant is an object that holds `event` at
         // least: the envelope goes on before its closing brace, after a
         // comma.
@@ -570,7 +573,7 @@ impl RunEvent {
             ));
         }
         line.extend_from_slice(br#","run_id":"#);
-        serde_json::to_writer(&mut line, &self.run_id)?;
+        write_json_str(&mut line, &self.run_id)?;
         line.extend_from_slice(br#","depth":"#);
         serde_json::to_writer(&mut line, &self.depth)?;
         if let Some(seq) = self.seq {
@@ -579,7 +582,7 @@ impl RunEvent {
         }
         if let Some(at) = &self.at {
             line.extend_from_slice(br#","at":"#);
-            serde_json::to_writer(&mut line, at)?;
+            write_json_str(&mut line, at)?;
         }
         line.push(b'}');
         Ok(line)
@@ -589,6 +592,46 @@ impl RunEvent {
     /// and `at` when present.
     fn envelope_len(&self) -> usize {
         2 + usize::from(self.seq.is_some()) + usize::from(self.at.is_some())
+    }
+}
+
+/// Appends `s` as a JSON string, the bytes serde_json writes: it escapes
+/// `"`, `\` and every byte below 0x20 and copies every other byte as it is,
+/// so a string with none of those (a run id, a time) is copied between
+/// quotes here, and any other is left to serde_json.
+fn write_json_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
+    if needs_escape(s.as_bytes()) {
+        return serde_json::to_writer(out, s);
+    }
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
+    Ok(())
+}
+
+/// Whether any byte of `bytes` is one serde_json escapes: `"`, `\\`, or
+/// below 0x20. Sixteen bytes at a time, which the compiler compares at
+/// once: the last sixteen again for the rest, or, in a shorter string, its
+/// bytes padded with spaces.
+fn needs_escape(bytes: &[u8]) -> bool {
+    let block = |block: &[u8]| {
+        block.iter().fold(false, |any, &b| {
+            any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        })
+    };
+    let mut chunks = bytes.chunks_exact(16);
+    let mut any = false;
+    for chunk in &mut chunks {
+        any |= block(chunk);
+    }
+    match bytes.len() {
+        16.. => any | block(&bytes[bytes.len() - 16..]),
+        short => {
+            let mut padded = [b' '; 16];
+            padded[..short].copy_from_slice(bytes);
+            block(&padded)
+        }
     }
 }
 
@@ -847,6 +890,22 @@ mod tests {
         assert!(checked > 80_000);
         let last = UNIX_EPOCH + Duration::from_millis(253_402_300_799_999);
         assert_eq!(rfc3339_millis(last), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_byte_serde_json_escapes_is_found_at_every_position_of_every_length() {
+        for len in 0..=48 {
+            let mut bytes = vec![b'a'; len];
+            assert!(!needs_escape(&bytes), "{len}");
+            for at in 0..len {
+                for b in 0..=u8::MAX {
+                    bytes[at] = b;
+                    let escaped = b < 0x20 || b == b'"' || b == b'\\';
+                    assert_eq!(needs_escape(&bytes), escaped, "{len} {at} {b}");
+                }
+                bytes[at] = b'a';
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! What a hook receives: the event-line schema checked against real lines,
 //! the hand-written `Serialize` checked against the flattened shape it
-//! replaced, and `io events TAG` / `io schema --events`.
+//! replaced, the derive's writer (`HookEvents::write_json`) and the line
+//! `RunEvent::json_line` builds on it checked against serde's bytes, and
+//! `io events TAG` / `io schema --events`.
 
 mod common;
 // The bench crate exports these; here they are private to the test.
@@ -9,11 +11,13 @@ mod common;
 mod flattened;
 mod fuzz_support;
 
+use std::collections::BTreeSet;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use flattened::Flattened;
-use io_harness::{EventKind, HookEvents, RunEvent, schema::events_schema};
+use io_harness::{EventKind, HookEvents, Outcome, RunEvent, schema::events_schema};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 const EXAMPLES: &str = include_str!("../examples/events.jsonl");
@@ -62,7 +66,7 @@ fn errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
 fn every_real_line_validates_against_the_schema() {
     let validator = validator();
     let lines = real_lines();
-    let mut kinds = std::collections::BTreeSet::new();
+    let mut kinds = BTreeSet::new();
     for line in &lines {
         let value: Value = serde_json::from_str(line).expect("a JSON line");
         let errs = errors(&validator, &value);
@@ -214,6 +218,109 @@ fn the_bytes_are_the_flattened_shapes_for_every_variant_and_read_back() {
     for line in EXAMPLES.lines() {
         let event: RunEvent = serde_json::from_str(line).expect("a RunEvent");
         assert_eq!(serde_json::to_string(&event).expect("serialisable"), line);
+    }
+}
+
+// ---- the derive's writer against serde ----
+
+/// Text serde_json escapes, and some it does not, longer than the
+/// writer's blocks of sixteen bytes.
+const ODD: &str = "q\"b\\s\u{1}\n\t\u{1f}é\u{2028}😀 \u{7f} and a few more words";
+
+/// `kind` with each of its string fields (not the tag, not the `outcome`
+/// enum) holding [`ODD`]: through JSON, so every variant is covered
+/// without naming its fields.
+fn with_odd_strings(kind: &EventKind) -> EventKind {
+    let mut value = serde_json::to_value(kind).expect("serialisable");
+    let map = value.as_object_mut().expect("an object");
+    for (key, field) in map.iter_mut() {
+        if key != "event" && key != "outcome" && field.is_string() {
+            *field = Value::String(ODD.to_owned());
+        }
+    }
+    serde_json::from_value(value).expect("reads back")
+}
+
+#[test]
+fn the_derives_writer_writes_serdes_bytes_for_every_variant() {
+    let mut kinds: Vec<EventKind> = fuzz_support::sample_events()
+        .into_iter()
+        .map(|event| event.kind)
+        .collect();
+    // `resumed` is written only when true (`skip_serializing_if`).
+    kinds.push(EventKind::Started {
+        goal: "again".to_owned(),
+        resumed: true,
+    });
+    for outcome in [
+        Outcome::Completed,
+        Outcome::Cancelled,
+        Outcome::Failed,
+        Outcome::Interrupted,
+    ] {
+        kinds.push(EventKind::Finished {
+            outcome,
+            steps: 2,
+            resumed: true,
+        });
+    }
+    let tags: BTreeSet<&str> = kinds.iter().map(HookEvents::tag).collect();
+    assert_eq!(tags.len(), EventKind::TAGS.len(), "every variant");
+    let odd: Vec<EventKind> = kinds.iter().map(with_odd_strings).collect();
+    assert!(
+        odd.iter()
+            .any(|k| serde_json::to_string(k).expect("s").contains(r#"q\"b"#))
+    );
+    kinds.extend(odd);
+    for kind in &kinds {
+        let mut fast = Vec::new();
+        kind.write_json(&mut fast).expect("writes");
+        let serde = serde_json::to_vec(kind).expect("serialisable");
+        assert_eq!(
+            String::from_utf8_lossy(&fast),
+            String::from_utf8_lossy(&serde)
+        );
+    }
+}
+
+/// Text of characters serde_json escapes and others, of lengths either
+/// side of sixteen and thirty-two bytes.
+fn text() -> impl Strategy<Value = String> {
+    let chars = prop_oneof![
+        Just('"'),
+        Just('\\'),
+        (0u32..0x20).prop_map(|c| char::from_u32(c).unwrap_or('\0')),
+        Just('\u{7f}'),
+        Just('é'),
+        Just('\u{2028}'),
+        Just('😀'),
+        Just('r'),
+        Just('-'),
+    ];
+    prop::collection::vec(chars, 0..40).prop_map(|chars| chars.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_line_hooks_receive_is_serdes_whatever_its_strings_hold(
+        run_id in text(),
+        at in prop::option::of(text()),
+        text in text(),
+        seq in prop::option::of(any::<u64>()),
+        depth in any::<u32>(),
+    ) {
+        for kind in [
+            EventKind::Started { goal: text.clone(), resumed: seq.is_some() },
+            EventKind::Token { step: depth, text: text.clone() },
+            EventKind::Finished { outcome: Outcome::Failed, steps: depth, resumed: at.is_none() },
+        ] {
+            let event = RunEvent { kind, run_id: run_id.clone(), depth, seq, at: at.clone() };
+            let line = event.json_line().expect("writes");
+            let serde = serde_json::to_vec(&event).expect("serialisable");
+            prop_assert_eq!(String::from_utf8_lossy(&line), String::from_utf8_lossy(&serde));
+        }
     }
 }
 

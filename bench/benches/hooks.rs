@@ -47,6 +47,7 @@ fn main() {
     from_tag(&mut c, &mut t);
     filter(&mut c, &mut t);
     serialise(&mut c, &mut t);
+    serialise_json_line(&mut c, &mut t);
     append(&mut c, &mut t);
     append_two_threads(&mut c, &mut t);
     collector(&mut c, &mut t);
@@ -551,6 +552,31 @@ impl<T: serde::Serialize> serde::Serialize for Counted<'_, T> {
         self.count.set(self.count.get() + 1);
         self.inner.serialize(s)
     }
+}
+
+/// The line `io`'s hooks take (`RunEvent::json_line`: the derive's
+/// `write_json` and the envelope's literals) against its `Serialize`, the
+/// same bytes.
+fn serialise_json_line(c: &mut Criterion, t: &mut Table) {
+    let (_, event) = step();
+    assert_eq!(
+        [event.json_line().expect("serialisable"), b"\n".to_vec()].concat(),
+        json_line(&event),
+        "the same bytes"
+    );
+    let fast = || black_box(&event).json_line();
+    let serde = || json_line(black_box(&event));
+    let mut g = c.benchmark_group("serialise");
+    g.bench_function("json_line", |b| b.iter(fast));
+    g.finish();
+    let r = row(
+        "serialise a `step`, `RunEvent::json_line` (the hooks' line)",
+        "serialise/json_line",
+        "its `Serialize`",
+        "serialise/once",
+        Target::None,
+    );
+    t.pair(r, || {}, fast, serde);
 }
 
 /// Eight `append` hooks on one event: one serialisation, eight appends.

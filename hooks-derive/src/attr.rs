@@ -18,6 +18,7 @@ const CONTENT: &str = "content";
 const CRATE: &str = "crate";
 const ENVELOPE: &str = "envelope";
 const LAST: &str = "last";
+const SERIALIZE_BY_HAND: &str = "serialize_by_hand";
 const UNIT_ENUM: &str = "unit_enum";
 const VALUES: &str = "values";
 const PREFIX: &str = "prefix";
@@ -92,12 +93,17 @@ pub(crate) struct Container {
     /// `#[serde(tag = "…")]` without `content`: serde writes each variant's
     /// payload as a map beside the tag (internally tagged).
     pub internal_tag: Option<LitStr>,
+    /// `#[hook(serialize_by_hand)]`: the enum's `Serialize` is written by
+    /// hand, so its `#[serde]` attributes (for `Deserialize`) do not say
+    /// what it writes, and `write_json` is left to serde.
+    pub serialize_by_hand: bool,
 }
 
 impl Container {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut crate_path = Attr::none(cx, CRATE);
         let mut envelope = Attr::none(cx, ENVELOPE);
+        let mut by_hand = Attr::none(cx, SERIALIZE_BY_HAND);
         let mut serde = SerdeContainer::default();
         let mut has_serde = false;
         let mut derives_serialize = false;
@@ -125,6 +131,16 @@ impl Container {
                     } else if meta.path.is_ident(ENVELOPE) {
                         // #[hook(envelope(run_id: String, depth: u32))]
                         envelope.set(&meta.path, envelope_fields(&meta)?);
+                    } else if meta.path.is_ident(SERIALIZE_BY_HAND) {
+                        // #[hook(serialize_by_hand)]
+                        if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
+                            cx.syn_error(meta.error(
+                                "`serialize_by_hand` takes no value; write \
+                                 `#[hook(serialize_by_hand)]`",
+                            ));
+                            skip_value(&meta)?;
+                        }
+                        by_hand.set(&meta.path, ());
                     } else if meta.path.is_ident(TAG)
                         || meta.path.is_ident(COST)
                         || meta.path.is_ident(LAST)
@@ -136,8 +152,8 @@ impl Container {
                         skip_value(&meta)?;
                     } else {
                         cx.syn_error(meta.error(format!(
-                            "unknown hook attribute `{}` on an enum; expected `crate` or \
-                             `envelope`",
+                            "unknown hook attribute `{}` on an enum; expected `crate`, \
+                             `envelope` or `serialize_by_hand`",
                             path_string(&meta.path)
                         )));
                         skip_value(&meta)?;
@@ -164,6 +180,7 @@ impl Container {
             derives_serialize,
             // With `content` it is adjacently tagged: any payload can be written.
             internal_tag: serde.tag.filter(|_| !serde.has_content),
+            serialize_by_hand: by_hand.get().is_some(),
         }
     }
 }
@@ -270,7 +287,10 @@ impl Variant {
                             skip_value(&meta)?;
                         }
                         last.set(&meta.path, meta.path.clone());
-                    } else if meta.path.is_ident(CRATE) || meta.path.is_ident(ENVELOPE) {
+                    } else if meta.path.is_ident(CRATE)
+                        || meta.path.is_ident(ENVELOPE)
+                        || meta.path.is_ident(SERIALIZE_BY_HAND)
+                    {
                         cx.syn_error(meta.error(format!(
                             "`{}` belongs on the enum, not on a variant",
                             path_string(&meta.path)

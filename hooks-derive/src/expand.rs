@@ -42,6 +42,7 @@ fn generate(plan: &Plan) -> TokenStream {
         None => quote!(::core::option::Option::None),
     });
     let fields = crate::fields::generate(plan);
+    let json = crate::json::generate(plan);
     let last = plan.variants.iter().map(|v| v.attrs.last.is_some());
     let count = plan.variants.len();
     let max_events = MAX_EVENTS;
@@ -72,6 +73,8 @@ fn generate(plan: &Plan) -> TokenStream {
                 const LAST: &'static [bool] = &[#(#last),*];
 
                 #fields
+
+                #json
 
                 #[inline]
                 fn kind(&self) -> #krate::Kind<Self> {

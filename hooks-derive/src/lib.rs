@@ -17,7 +17,8 @@
 //! is optional.
 //!
 //! The derive runs in three stages: `plan` reads the enum, `check` judges it,
-//! `expand` generates from it.
+//! `expand` generates from it (`fields` the field table, `json` the
+//! `write_json` writer).
 //!
 //! `#[hook(tag)]` is for an enum serde does not serialise. Where the enum
 //! carries any `#[serde(...)]`, or a `#[derive(Serialize)]` written below
@@ -36,6 +37,7 @@ mod cost;
 mod ctxt;
 mod expand;
 mod fields;
+mod json;
 mod plan;
 
 use proc_macro::TokenStream;
@@ -83,6 +85,11 @@ use proc_macro::TokenStream;
 ///   `io_hooks::Enveloped` impl. Each a string, an integer, a float or a
 ///   bool (or an `Option` of one), each named once, and none named as the
 ///   tag or as a field of an event. Given once at most.
+/// - `#[hook(serialize_by_hand)]`: the enum's `Serialize` is written by
+///   hand, and its `#[serde(...)]` attributes are for `Deserialize` alone,
+///   so they do not say what serde writes: `HookEvents::write_json` is then
+///   serde's, the trait's default, rather than the derive's writer. Takes
+///   no value.
 ///
 /// On a variant:
 ///
@@ -135,6 +142,20 @@ use proc_macro::TokenStream;
 /// `skip_serializing`, `untagged`), is refused. `rename_all` does not give a
 /// tag: the tag is written on each variant, so that it can be searched for.
 /// Doc comments become the variant's entry in `HookEvents::DOCS`.
+///
+/// For an internally tagged enum (`#[serde(tag = "…")]`), the derive also
+/// writes `HookEvents::write_json`, the event as serde_json writes it,
+/// without serde's machinery: the tag and each field's key as byte
+/// literals escaped here, each value as serde_json writes it, and a field's
+/// `skip_serializing_if` honoured. A variant with any other serde attribute
+/// that changes what serde writes (`skip`, `flatten`, `serialize_with`,
+/// `with`, a field's `rename`, its own `rename_all`), a newtype or tuple
+/// variant, is written by serde; an enum with such an attribute
+/// (`rename_all_fields`, `content`, `remote`…), a type parameter, or no
+/// internal tag gets the trait's default, serde. The bytes are serde's
+/// derive's in every case. (A `Serialize` written by hand beside a
+/// `#[derive(Deserialize)]` reading the same `#[serde(tag)]` is one the
+/// derive cannot see: say so with `#[hook(serialize_by_hand)]`.)
 ///
 /// Each variant's named fields become its row of `HookEvents::FIELDS`, by
 /// the name serde writes (`rename` honoured; `skip`, `skip_serializing` and

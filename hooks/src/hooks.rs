@@ -551,7 +551,7 @@ impl<E: HookEvents> Hooks<E> {
             // One event, one line, by construction: a writer of the
             // embedder's own that let a newline through would split the
             // event in two in every file it is appended to.
-            if line.contains(&b'\n') {
+            if holds_newline(&line) {
                 return Err(
                     "the line holds a newline, which would split the event in two".to_owned(),
                 );
@@ -620,7 +620,10 @@ impl<E: HookEvents> Hooks<E> {
     where
         E: Serialize,
     {
-        self.fire(event, event)
+        if !self.wanted.contains(event) {
+            return Flow::Continue;
+        }
+        self.fire_matched(event, || event_line(event), None)
     }
 
     // Kept out of line, like tracing's slow path, so that the mask test is
@@ -890,6 +893,35 @@ fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String>
     Ok(line)
 }
 
+/// Whether `line` holds a newline. Every byte is looked at, with no early
+/// exit, so the compiler compares many at once: the line is one JSON
+/// object, which never holds one, and the scan is on every event's path.
+fn holds_newline(line: &[u8]) -> bool {
+    let block = |block: &[u8]| block.iter().fold(false, |seen, &b| seen | (b == b'\n'));
+    let mut chunks = line.chunks_exact(32);
+    let mut seen = false;
+    for chunk in &mut chunks {
+        seen |= block(chunk);
+    }
+    let rest = chunks.remainder();
+    match line.len() {
+        // The last 32 bytes again, which hold the rest: no copy.
+        32.. => seen | block(&line[line.len() - 32..]),
+        _ => seen | block(rest),
+    }
+}
+
+/// The event as one JSON line with its newline, written by its own
+/// [`HookEvents::write_json`] (the derive's, without serde's machinery), or
+/// serde's reason it cannot be serialised. serde_json's compact form holds
+/// no newline, so the line needs no check for one.
+fn event_line<E: HookEvents + Serialize>(event: &E) -> Result<Vec<u8>, String> {
+    let mut line = Vec::with_capacity(256);
+    event.write_json(&mut line).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    Ok(line)
+}
+
 /// Each hook's name in messages: where its spec was written, or, for a
 /// spec built in code, `hook[N]` (its index + 1).
 fn origins<E>(specs: &[HookSpec<E>]) -> Vec<Origin> {
@@ -1027,3 +1059,23 @@ impl fmt::Display for Problem {
 /// twice; the action's own problem is reached with
 /// [`downcast_ref`](Problem::downcast_ref).
 impl std::error::Error for Problem {}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_newline;
+
+    #[test]
+    fn a_newline_is_found_at_every_position_of_every_length() {
+        for len in 0..=100 {
+            let mut line = vec![b'x'; len];
+            assert!(!holds_newline(&line), "{len}");
+            for at in 0..len {
+                line[at] = b'\n';
+                assert!(holds_newline(&line), "{len} {at}");
+                line[at] = b'\r';
+                assert!(!holds_newline(&line), "{len} {at}");
+                line[at] = b'x';
+            }
+        }
+    }
+}

@@ -414,7 +414,9 @@ pub use r#where::{ToolClass, ToolSpec, ToolTable, Where};
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::registry::JsonValue;
     pub use crate::registry::{AsFieldValue, Choices, ChoicesOf, NoChoices, unit_variant_name};
+    pub use serde_json;
 
     /// Both traits of the `field_choices` probe, for a glob import: a glob
     /// one of whose items is used warns of nothing, where a list naming
@@ -422,6 +424,12 @@ pub mod __private {
     /// refused by a crate's `forbid`).
     pub mod choices_in_scope {
         pub use crate::registry::{ChoicesOf as _, NoChoices as _};
+    }
+
+    /// The three traits of the `write_json` value probe, for a glob import,
+    /// as `choices_in_scope`.
+    pub mod json_in_scope {
+        pub use crate::registry::{Direct as _, NotSerialize as _, ViaSerde as _};
     }
 }
 

@@ -22,7 +22,10 @@ use crate::registry::{HookEvents, Kind};
 /// `{"JobStarted":…}`, and no hook on `job_started` ever matches what its
 /// lines say. This serialises each example until serde has written its tag
 /// (for an external or adjacent tag, the variant's name; for an internal
-/// one, the first field's value) and compares.
+/// one, the first field's value) and compares; then compares the whole of
+/// what [`HookEvents::write_json`] writes with what serde_json writes
+/// (they differ where a hand-written `Serialize` does not follow the
+/// `#[serde]` attributes the derive's writer read).
 ///
 /// ```
 /// use io_hooks::{HookEvents, TagCheckError};
@@ -51,7 +54,8 @@ use crate::registry::{HookEvents, Kind};
 ///
 /// # Errors
 /// The first event, in the order of `examples`, whose serde tag is another
-/// ([`TagCheckError::Differs`]) or absent ([`TagCheckError::NoTag`]); then
+/// ([`TagCheckError::Differs`]) or absent ([`TagCheckError::NoTag`]), or
+/// whose `write_json` bytes are not serde's ([`TagCheckError::OtherBytes`]); then
 /// the first variant, in declaration order, with no example
 /// ([`TagCheckError::NoExample`]), so that a variant added later is checked
 /// too.
@@ -70,6 +74,14 @@ pub fn check_tags<E: HookEvents + Serialize>(examples: &[E]) -> Result<(), TagCh
             }
             None => return Err(TagCheckError::NoTag { enum_name, event }),
         }
+        if let Some((written, serde)) = other_bytes(example) {
+            return Err(TagCheckError::OtherBytes {
+                enum_name,
+                event,
+                written,
+                serde,
+            });
+        }
     }
     let missing = Kind::<E>::all().find(|kind| !examples.iter().any(|e| e.kind() == *kind));
     match missing {
@@ -79,6 +91,19 @@ pub fn check_tags<E: HookEvents + Serialize>(examples: &[E]) -> Result<(), TagCh
         }),
         None => Ok(()),
     }
+}
+
+/// What [`HookEvents::write_json`] and serde_json write for `event`, as
+/// text, when they differ (a failure as its message).
+fn other_bytes<E: HookEvents + Serialize>(event: &E) -> Option<(String, String)> {
+    let text = |bytes: serde_json::Result<Vec<u8>>| match bytes {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(err) => format!("(an error: {err})"),
+    };
+    let mut line = Vec::new();
+    let written = text(event.write_json(&mut line).map(|()| line));
+    let serde = text(serde_json::to_vec(event));
+    (written != serde).then_some((written, serde))
 }
 
 /// Why serde and `#[derive(HookEvents)]` disagree on an event's tag, from
@@ -103,6 +128,20 @@ pub enum TagCheckError {
         enum_name: &'static str,
         /// The tag hooks are matched on (`HookEvents`).
         event: &'static str,
+    },
+    /// [`HookEvents::write_json`] writes the event otherwise than serde
+    /// does: the derive's writer read `#[serde]` attributes that the
+    /// enum's `Serialize`, written by hand, does not follow. Mark the enum
+    /// `#[hook(serialize_by_hand)]`.
+    OtherBytes {
+        /// The event enum's type name.
+        enum_name: &'static str,
+        /// The tag hooks are matched on (`HookEvents`).
+        event: &'static str,
+        /// What `write_json` writes.
+        written: String,
+        /// What serde_json writes.
+        serde: String,
     },
     /// No example of this event was given, so its tag was not checked.
     NoExample {
@@ -131,6 +170,17 @@ impl fmt::Display for TagCheckError {
                 "serde writes the event `{event}` of `{enum_name}` without a tag, so no hook \
                  reading its lines could tell it apart; write it tagged, as \
                  `#[serde(tag = \"event\")]` on the enum"
+            ),
+            TagCheckError::OtherBytes {
+                enum_name,
+                event,
+                written,
+                serde,
+            } => write!(
+                f,
+                "the derive's writer writes the event `{event}` of `{enum_name}` as {written} \
+                 where serde writes {serde}: its `Serialize` is written by hand; write \
+                 `#[hook(serialize_by_hand)]` on the enum"
             ),
             TagCheckError::NoExample { enum_name, event } => write!(
                 f,

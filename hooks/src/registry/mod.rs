@@ -5,10 +5,12 @@ use std::fmt;
 use std::marker::PhantomData;
 
 mod fields;
+mod json;
 
 pub use fields::{
     AsFieldValue, Choices, ChoicesOf, Field, FieldKind, FieldValue, NoChoices, unit_variant_name,
 };
+pub use json::{Direct, JsonValue, NotSerialize, ViaSerde};
 
 /// The most variants an event enum may have: one bit each in a `u64`.
 ///
@@ -118,6 +120,54 @@ pub trait HookEvents: Sized {
     #[inline]
     fn tag(&self) -> &'static str {
         self.kind().tag()
+    }
+
+    /// Appends this event to `out` as one JSON object: the bytes
+    /// `serde_json::to_writer(out, self)` writes, which is what this
+    /// default does. What [`Hooks::fire_event`](crate::Hooks::fire_event)
+    /// serialises an event with, and an embedder's own line may start with
+    /// (`io`'s puts its envelope's fields before the closing `}`).
+    ///
+    /// `#[derive(HookEvents)]` writes it without serde's machinery for an
+    /// internally tagged enum (`#[serde(tag = "…")]`): the tag and each
+    /// field's key are byte literals, escaped when the crate compiles, and
+    /// each value is written by serde_json (a string or a bool directly,
+    /// as serde_json would). A variant with a serde attribute the derive
+    /// does not model (`skip`, `flatten`, `serialize_with`, a field's
+    /// `rename`, a newtype or tuple variant…), and an enum with one, a type
+    /// parameter or another tagging, are written by serde itself: the bytes
+    /// are serde's derive's in every case. The derive cannot see a
+    /// `Serialize` written by hand beside a `#[derive(Deserialize)]` that
+    /// reads the same `#[serde(tag)]`: such an enum says
+    /// `#[hook(serialize_by_hand)]`, and this method is serde's.
+    ///
+    /// ```
+    /// use io_hooks::HookEvents;
+    ///
+    /// #[derive(serde::Serialize, HookEvents)]
+    /// #[serde(tag = "event")]
+    /// enum Ev {
+    ///     #[serde(rename = "step")]
+    ///     Step { step: u32, note: String },
+    /// }
+    /// let step = Ev::Step { step: 3, note: "say \"hi\"".into() };
+    /// let mut line = Vec::new();
+    /// step.write_json(&mut line)?;
+    /// assert_eq!(line, br#"{"event":"step","step":3,"note":"say \"hi\""}"#);
+    /// assert_eq!(line, serde_json::to_vec(&step)?);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As `serde_json::to_writer` fails on the event: a field whose
+    /// `Serialize` fails (a map with keys that are not strings, a custom
+    /// impl's error).
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>
+    where
+        Self: serde::Serialize,
+    {
+        serde_json::to_writer(out, self)
     }
 }
 
