@@ -21,6 +21,9 @@ use io_hooks::{HookEvents, Kind};
 // The envelope every line carries beside the event's own fields
 // (`RunEvent`'s): a hook's `where` may name these on every event.
 #[hook(envelope(run_id: String, depth: u32, seq: Option<u64>))]
+// Its `Serialize` is serde's derive (above), so the derive writes each
+// line itself, byte for byte what serde writes (`HookEvents::write_json`).
+#[hook(write_json)]
 pub enum EventKind {
     /// A run began, or was resumed; once per run, and once more per resume, which carries `resumed: true`. Carries the goal.
     #[serde(rename = "started")]

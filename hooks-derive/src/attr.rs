@@ -18,7 +18,7 @@ const CONTENT: &str = "content";
 const CRATE: &str = "crate";
 const ENVELOPE: &str = "envelope";
 const LAST: &str = "last";
-const SERIALIZE_BY_HAND: &str = "serialize_by_hand";
+const WRITE_JSON: &str = "write_json";
 const UNIT_ENUM: &str = "unit_enum";
 const VALUES: &str = "values";
 const PREFIX: &str = "prefix";
@@ -93,73 +93,73 @@ pub(crate) struct Container {
     /// `#[serde(tag = "…")]` without `content`: serde writes each variant's
     /// payload as a map beside the tag (internally tagged).
     pub internal_tag: Option<LitStr>,
-    /// `#[hook(serialize_by_hand)]`: the enum's `Serialize` is written by
-    /// hand, so its `#[serde]` attributes (for `Deserialize`) do not say
-    /// what it writes, and `write_json` is left to serde.
-    pub serialize_by_hand: bool,
+    /// `#[hook(write_json)]`: the enum's `Serialize` is serde's derive, so
+    /// its `#[serde]` attributes say what it writes, and the derive may
+    /// write `write_json` from them. Without it, `write_json` is serde's.
+    pub write_json: bool,
 }
 
 impl Container {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut crate_path = Attr::none(cx, CRATE);
         let mut envelope = Attr::none(cx, ENVELOPE);
-        let mut by_hand = Attr::none(cx, SERIALIZE_BY_HAND);
+        let mut write_json = Attr::none(cx, WRITE_JSON);
         let mut serde = SerdeContainer::default();
         let mut has_serde = false;
         let mut derives_serialize = false;
         for attr in attrs {
             if attr.path().is_ident(HOOK) {
-                let result = attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident(CRATE) {
-                        // #[hook(crate = "my_crate::io_hooks")]
-                        let lit = string_value(
-                            &meta,
-                            "a crate path",
-                            "#[hook(crate = \"my_crate::io_hooks\")]",
-                        )?;
-                        let path = lit.parse::<syn::Path>().map_err(|_| {
-                            syn::Error::new_spanned(
-                                &lit,
-                                format!(
-                                    "\"{}\" is not a path; write the path `io_hooks` is \
+                let result =
+                    attr.parse_nested_meta(|meta| {
+                        if meta.path.is_ident(CRATE) {
+                            // #[hook(crate = "my_crate::io_hooks")]
+                            let lit = string_value(
+                                &meta,
+                                "a crate path",
+                                "#[hook(crate = \"my_crate::io_hooks\")]",
+                            )?;
+                            let path = lit.parse::<syn::Path>().map_err(|_| {
+                                syn::Error::new_spanned(
+                                    &lit,
+                                    format!(
+                                        "\"{}\" is not a path; write the path `io_hooks` is \
                                      reachable at, as `#[hook(crate = \"my_crate::io_hooks\")]`",
-                                    lit.value()
-                                ),
-                            )
-                        })?;
-                        crate_path.set(&meta.path, path);
-                    } else if meta.path.is_ident(ENVELOPE) {
-                        // #[hook(envelope(run_id: String, depth: u32))]
-                        envelope.set(&meta.path, envelope_fields(&meta)?);
-                    } else if meta.path.is_ident(SERIALIZE_BY_HAND) {
-                        // #[hook(serialize_by_hand)]
-                        if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
-                            cx.syn_error(meta.error(
-                                "`serialize_by_hand` takes no value; write \
-                                 `#[hook(serialize_by_hand)]`",
-                            ));
+                                        lit.value()
+                                    ),
+                                )
+                            })?;
+                            crate_path.set(&meta.path, path);
+                        } else if meta.path.is_ident(ENVELOPE) {
+                            // #[hook(envelope(run_id: String, depth: u32))]
+                            envelope.set(&meta.path, envelope_fields(&meta)?);
+                        } else if meta.path.is_ident(WRITE_JSON) {
+                            // #[hook(write_json)]
+                            if meta.input.peek(Token![=]) || meta.input.peek(token::Paren) {
+                                cx.syn_error(meta.error(
+                                    "`write_json` takes no value; write `#[hook(write_json)]`",
+                                ));
+                                skip_value(&meta)?;
+                            }
+                            write_json.set(&meta.path, ());
+                        } else if meta.path.is_ident(TAG)
+                            || meta.path.is_ident(COST)
+                            || meta.path.is_ident(LAST)
+                        {
+                            cx.syn_error(meta.error(format!(
+                                "`{}` belongs on a variant, not on the enum",
+                                path_string(&meta.path)
+                            )));
+                            skip_value(&meta)?;
+                        } else {
+                            cx.syn_error(meta.error(format!(
+                                "unknown hook attribute `{}` on an enum; expected `crate`, \
+                             `envelope` or `write_json`",
+                                path_string(&meta.path)
+                            )));
                             skip_value(&meta)?;
                         }
-                        by_hand.set(&meta.path, ());
-                    } else if meta.path.is_ident(TAG)
-                        || meta.path.is_ident(COST)
-                        || meta.path.is_ident(LAST)
-                    {
-                        cx.syn_error(meta.error(format!(
-                            "`{}` belongs on a variant, not on the enum",
-                            path_string(&meta.path)
-                        )));
-                        skip_value(&meta)?;
-                    } else {
-                        cx.syn_error(meta.error(format!(
-                            "unknown hook attribute `{}` on an enum; expected `crate`, \
-                             `envelope` or `serialize_by_hand`",
-                            path_string(&meta.path)
-                        )));
-                        skip_value(&meta)?;
-                    }
-                    Ok(())
-                });
+                        Ok(())
+                    });
                 if let Err(err) = result {
                     cx.syn_error(err);
                 }
@@ -180,7 +180,7 @@ impl Container {
             derives_serialize,
             // With `content` it is adjacently tagged: any payload can be written.
             internal_tag: serde.tag.filter(|_| !serde.has_content),
-            serialize_by_hand: by_hand.get().is_some(),
+            write_json: write_json.get().is_some(),
         }
     }
 }
@@ -289,7 +289,7 @@ impl Variant {
                         last.set(&meta.path, meta.path.clone());
                     } else if meta.path.is_ident(CRATE)
                         || meta.path.is_ident(ENVELOPE)
-                        || meta.path.is_ident(SERIALIZE_BY_HAND)
+                        || meta.path.is_ident(WRITE_JSON)
                     {
                         cx.syn_error(meta.error(format!(
                             "`{}` belongs on the enum, not on a variant",

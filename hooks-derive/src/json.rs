@@ -9,9 +9,10 @@
 //! written by serde itself, and an enum with any such attribute, a type
 //! parameter, or a tagging other than `#[serde(tag = "…")]` gets no
 //! `write_json` at all, so the trait's default (serde) writes it. A
-//! `#[serde]` that cannot be read is one not modelled, and an enum marked
-//! `#[hook(serialize_by_hand)]` (its `#[serde]` is `Deserialize`'s alone)
-//! gets none either.
+//! `#[serde]` that cannot be read is one not modelled. Nothing is written
+//! here for an enum not marked `#[hook(write_json)]`: only that mark says
+//! its `Serialize` is serde's derive, which reads the same `#[serde]`
+//! (a derive cannot see the others in the same `#[derive(...)]`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -68,7 +69,7 @@ pub(crate) fn generate(plan: &Plan) -> TokenStream {
     let Some(tag) = &plan.container.internal_tag else {
         return TokenStream::new();
     };
-    if plan.container.serialize_by_hand {
+    if !plan.container.write_json {
         return TokenStream::new();
     }
     let generic = plan

@@ -85,11 +85,14 @@ use proc_macro::TokenStream;
 ///   `io_hooks::Enveloped` impl. Each a string, an integer, a float or a
 ///   bool (or an `Option` of one), each named once, and none named as the
 ///   tag or as a field of an event. Given once at most.
-/// - `#[hook(serialize_by_hand)]`: the enum's `Serialize` is written by
-///   hand, and its `#[serde(...)]` attributes are for `Deserialize` alone,
-///   so they do not say what serde writes: `HookEvents::write_json` is then
-///   serde's, the trait's default, rather than the derive's writer. Takes
-///   no value.
+/// - `#[hook(write_json)]`: the enum's `Serialize` is serde's derive, so
+///   the derive writes `HookEvents::write_json` itself, from the same
+///   `#[serde(...)]` attributes, byte for byte what serde writes, without
+///   serde's machinery (the line each matching event is serialised to).
+///   Without it, `write_json` is the trait's default, serde's. Takes no
+///   value. (A derive cannot see the other derives of the same
+///   `#[derive(...)]`, so it cannot tell serde's `Serialize` from one
+///   written by hand; the mark is the embedder's word for it.)
 ///
 /// On a variant:
 ///
@@ -153,9 +156,7 @@ use proc_macro::TokenStream;
 /// variant, is written by serde; an enum with such an attribute
 /// (`rename_all_fields`, `content`, `remote`…), a type parameter, or no
 /// internal tag gets the trait's default, serde. The bytes are serde's
-/// derive's in every case. (A `Serialize` written by hand beside a
-/// `#[derive(Deserialize)]` reading the same `#[serde(tag)]` is one the
-/// derive cannot see: say so with `#[hook(serialize_by_hand)]`.)
+/// derive's in every case, for an enum marked `#[hook(write_json)]`.
 ///
 /// Each variant's named fields become its row of `HookEvents::FIELDS`, by
 /// the name serde writes (`rename` honoured; `skip`, `skip_serializing` and

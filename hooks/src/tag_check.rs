@@ -130,9 +130,9 @@ pub enum TagCheckError {
         event: &'static str,
     },
     /// [`HookEvents::write_json`] writes the event otherwise than serde
-    /// does: the derive's writer read `#[serde]` attributes that the
-    /// enum's `Serialize`, written by hand, does not follow. Mark the enum
-    /// `#[hook(serialize_by_hand)]`.
+    /// does: the enum is marked `#[hook(write_json)]`, but its `Serialize`
+    /// is not serde's derive of the `#[serde]` attributes the derive's
+    /// writer read. Take the mark off.
     OtherBytes {
         /// The event enum's type name.
         enum_name: &'static str,
@@ -179,8 +179,8 @@ impl fmt::Display for TagCheckError {
             } => write!(
                 f,
                 "the derive's writer writes the event `{event}` of `{enum_name}` as {written} \
-                 where serde writes {serde}: its `Serialize` is written by hand; write \
-                 `#[hook(serialize_by_hand)]` on the enum"
+                 where serde writes {serde}: its `Serialize` is not serde's derive; take \
+                 `#[hook(write_json)]` off the enum"
             ),
             TagCheckError::NoExample { enum_name, event } => write!(
                 f,

@@ -25,6 +25,7 @@ fn shout<S: Serializer>(s: &str, serializer: S) -> Result<S::Ok, S::Error> {
 /// Every shape the writer writes itself, and one variant of each kind it
 /// leaves to serde.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, HookEvents)]
+#[hook(write_json)]
 #[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
 enum Ev {
     #[serde(rename = "unit")]
@@ -212,6 +213,7 @@ proptest! {
 /// A `Serialize` that fails, with `#[serde]` read by `Deserialize` alone:
 /// the derive's writer never calls it.
 #[derive(Debug, Deserialize, HookEvents)]
+#[hook(write_json)]
 #[serde(tag = "event")]
 enum NeverSerde {
     #[serde(rename = "step")]
@@ -252,11 +254,10 @@ fn a_modelled_variant_is_written_without_serde_and_another_by_it() {
     assert_eq!(err.to_string(), "serde was called");
 }
 
-/// The same enum, marked as serialised by hand: its `#[serde]` is
-/// `Deserialize`'s, and `write_json` is serde's.
+/// An enum not marked `#[hook(write_json)]`, whose `Serialize` is written
+/// by hand: its `#[serde]` is `Deserialize`'s, and `write_json` is serde's.
 #[derive(Debug, Deserialize, HookEvents)]
 #[serde(tag = "event")]
-#[hook(serialize_by_hand)]
 enum ByHand {
     #[serde(rename = "step")]
     Step { step: u32 },
@@ -269,9 +270,10 @@ impl Serialize for ByHand {
     }
 }
 
-/// A `Serialize` by hand that writes the tag serde's derive would, and a
-/// field under another name.
+/// Marked `#[hook(write_json)]` by mistake: a `Serialize` by hand that
+/// writes the tag serde's derive would, and a field under another name.
 #[derive(Debug, Deserialize, HookEvents)]
+#[hook(write_json)]
 #[serde(tag = "event")]
 enum OwnNames {
     #[serde(rename = "step")]
@@ -303,14 +305,14 @@ fn check_tags_finds_a_writer_that_is_not_serdes() {
     );
     assert!(
         err.to_string()
-            .ends_with("write `#[hook(serialize_by_hand)]` on the enum"),
+            .ends_with("take `#[hook(write_json)]` off the enum"),
         "{err}"
     );
     io_hooks::check_tags(&every_variant("x", 1, 0.5)).expect("the derive's bytes are serde's");
 }
 
 #[test]
-fn an_enum_serialised_by_hand_is_written_by_its_serialize() {
+fn an_unmarked_enum_is_written_by_its_serialize() {
     let mut line = Vec::new();
     ByHand::Step { step: 4 }
         .write_json(&mut line)

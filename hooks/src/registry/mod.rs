@@ -136,10 +136,10 @@ pub trait HookEvents: Sized {
     /// does not model (`skip`, `flatten`, `serialize_with`, a field's
     /// `rename`, a newtype or tuple variant…), and an enum with one, a type
     /// parameter or another tagging, are written by serde itself: the bytes
-    /// are serde's derive's in every case. The derive cannot see a
-    /// `Serialize` written by hand beside a `#[derive(Deserialize)]` that
-    /// reads the same `#[serde(tag)]`: such an enum says
-    /// `#[hook(serialize_by_hand)]`, and this method is serde's.
+    /// are serde's derive's in every case. The derive writes it only for an
+    /// enum marked `#[hook(write_json)]`, the embedder's word that its
+    /// `Serialize` is serde's derive (a derive cannot see the others of the
+    /// same `#[derive(...)]`); any other enum's is serde's.
     ///
     /// ```
     /// use io_hooks::HookEvents;

@@ -32,6 +32,7 @@ fn upper<S: Serializer>(s: &str, serializer: S) -> Result<S::Ok, S::Error> {
 /// writes itself.
 #[derive(Serialize, HookEvents)]
 #[serde(tag = "event")]
+#[hook(write_json)]
 enum Unmodelled<'a> {
     #[serde(rename = "plain")]
     Plain { text: &'a str, n: u32 },
@@ -71,6 +72,7 @@ enum Unmodelled<'a> {
 /// variant's fields: wholly serde's.
 #[derive(Serialize, HookEvents)]
 #[serde(tag = "t", content = "c")]
+#[hook(write_json)]
 enum Adjacent {
     #[serde(rename = "a")]
     A { n: u32 },
@@ -88,6 +90,7 @@ enum External {
 /// A rule for every variant's fields.
 #[derive(Serialize, HookEvents)]
 #[serde(tag = "event", rename_all_fields = "camelCase")]
+#[hook(write_json)]
 enum FieldRule {
     #[serde(rename = "a")]
     A { some_field: u32 },
@@ -96,6 +99,7 @@ enum FieldRule {
 /// A type parameter.
 #[derive(Serialize, HookEvents)]
 #[serde(tag = "event")]
+#[hook(write_json)]
 enum Generic<T> {
     #[serde(rename = "a")]
     A { value: T },
