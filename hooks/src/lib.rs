@@ -361,9 +361,9 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 compile_error!(
-    "io-hooks needs Unix: process groups (a timed-out hook is killed with its children), \
+    "io-hooks needs Unix or Windows: process groups (a timed-out hook is killed with its children), \
      pidfd or waitid (a hook is waited on without reaping anyone else's child) and Unix file \
      descriptors (the stdin pipe, O_NOFOLLOW appends); this target has none of them"
 );
