@@ -103,7 +103,10 @@ pub fn pasteable_word(word: &OsStr) -> Result<Cow<'_, str>, &'static str> {
 /// which PowerShell expands nothing (`$`, `` ` ``, `@(…)`), each quote in
 /// it doubled: `'` and the typographic single quotes PowerShell also takes
 /// for one (U+2018, U+2019, U+201A, U+201B).
-#[cfg(any(windows, test))]
+#[cfg_attr(
+    not(windows),
+    allow(dead_code, reason = "Windows' quoting, tested everywhere")
+)]
 pub(crate) fn powershell_word(word: &str) -> Cow<'_, str> {
     let bare = |b: u8| b.is_ascii_alphanumeric() || b"_./\\:".contains(&b);
     if !word.is_empty() && !word.starts_with('-') && word.bytes().all(bare) {

@@ -271,3 +271,47 @@ fn check_judges_a_program_by_its_extension_and_hints_in_powershell() {
         )
     );
 }
+
+/// An append waits for the sidecar's lock another holder has (here another
+/// handle, as another process's would be), writes once it is released, and
+/// fails naming the lock file when it is held past the bound (5 s): a
+/// process that holds it for ever costs each event that, never the run.
+#[test]
+fn an_append_waits_for_the_sidecar_lock_and_fails_past_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let hooks = Arc::new(Hooks::new(
+        vec![append(&log, &[], Flow::Continue)],
+        dir.path(),
+    ));
+    let sidecar = fs::File::create(dir.path().join("audit.jsonl.lock")).unwrap();
+    fs4::FileExt::lock(&sidecar).unwrap();
+    let writer = {
+        let hooks = Arc::clone(&hooks);
+        std::thread::spawn(move || {
+            let mut result = None;
+            let _ = hooks.fire_with(&started("a"), &started("a"), |run| {
+                result = Some(run.result.map_err(ToString::to_string));
+            });
+            result.unwrap()
+        })
+    };
+    assert!(!common::wait_until(Duration::from_millis(300), || {
+        fs::metadata(&log).is_ok_and(|m| m.len() > 0)
+    }));
+    fs4::FileExt::unlock(&sidecar).unwrap();
+    assert_eq!(writer.join().unwrap(), Ok(()));
+    assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 1);
+
+    fs4::FileExt::lock(&sidecar).unwrap();
+    let start = Instant::now();
+    let mut failure = None;
+    let _ = hooks.fire_with(&started("b"), &started("b"), |run| {
+        failure = run.result.err().map(ToString::to_string);
+    });
+    let failure = failure.expect("the append failed");
+    assert!(failure.contains("audit.jsonl.lock"), "{failure}");
+    assert!(failure.contains("held its lock"), "{failure}");
+    assert!(start.elapsed() >= Duration::from_secs(5));
+    assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 1);
+}

@@ -533,8 +533,11 @@ pub(crate) fn append(
     let _turn = turn.lock().unwrap_or_else(PoisonError::into_inner);
     // Windows: other processes' appends wait on the sidecar's lock.
     #[cfg(windows)]
-    let _locked = super::windows::lock(open(&sidecar(path), &sidecar_target(&log.target), root))
-        .map_err(failed)?;
+    let _locked = {
+        let name = sidecar(path);
+        let file = open(&name, &sidecar_target(&log.target), root);
+        super::windows::lock(file, &name).map_err(failed)?
+    };
     let torn = look.is_some_and(|len| {
         *log.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&turn));
         !log.looked.swap(true, Ordering::Relaxed) && ends_torn(&file, len, path, log, root)

@@ -19,6 +19,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::os::windows::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use cap_fs_ext::MetadataExt;
 
@@ -96,13 +97,43 @@ pub(super) fn unglue(mut file: &File) -> bool {
     file.write_all(b"\n").is_ok()
 }
 
-/// The lock of another process's appends to the log `path`: its sidecar
-/// `<log>.lock`, opened by `open` (the log's own way, beneath the root or
-/// as written, never following a reparse point) and locked until dropped.
-pub(super) fn lock(sidecar: io::Result<File>) -> io::Result<Locked> {
-    let file = sidecar?;
-    fs4::FileExt::lock(&file)?;
-    Ok(Locked(file))
+/// How long an append waits for another process to release the sidecar's
+/// lock before it fails: a process that holds it for ever (a hung writer,
+/// or one that means harm) costs each event this, never the run.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// The lock of other processes' appends to a log: its sidecar `<log>.lock`,
+/// as `sidecar` opened it (the log's own way, beneath the root or as
+/// written, never following a reparse point), locked until dropped. Tried
+/// at growing intervals (1 ms to 16 ms) for [`LOCK_WAIT`], never waited on
+/// without a bound.
+///
+/// # Errors
+/// The sidecar's open, a lock that fails, or one still held by another
+/// process after [`LOCK_WAIT`], each naming the sidecar.
+pub(super) fn lock(sidecar: io::Result<File>, name: &Path) -> io::Result<Locked> {
+    let about = |e: &dyn std::fmt::Display| {
+        io::Error::other(format!("its lock file `{}`: {e}", name.display()))
+    };
+    let file = sidecar.map_err(|e| about(&crate::message::os_error(&e)))?;
+    let deadline = Instant::now() + LOCK_WAIT;
+    let mut nap = Duration::from_millis(1);
+    loop {
+        match fs4::FileExt::try_lock(&file) {
+            Ok(()) => return Ok(Locked(file)),
+            Err(fs4::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(16));
+            }
+            Err(fs4::TryLockError::WouldBlock) => {
+                return Err(about(&format_args!(
+                    "another process has held its lock for {} s",
+                    LOCK_WAIT.as_secs()
+                )));
+            }
+            Err(fs4::TryLockError::Error(e)) => return Err(about(&crate::message::os_error(&e))),
+        }
+    }
 }
 
 /// A sidecar file held locked until dropped (closing the handle releases
