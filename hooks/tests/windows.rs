@@ -315,3 +315,26 @@ fn an_append_waits_for_the_sidecar_lock_and_fails_past_its_bound() {
     assert!(start.elapsed() >= Duration::from_secs(5));
     assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 1);
 }
+
+/// A background `run` hook runs on the hooks' worker thread, as on Unix:
+/// the event is queued, its line reaches the child's stdin, and
+/// `wait_background` returns once it is done.
+#[test]
+fn a_background_run_hook_gets_its_line_on_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let argv = helper_argv();
+    let action = Action::run_in_background(argv, Duration::from_secs(30));
+    let hooks = Hooks::new(
+        vec![HookSpec::<Ev>::new(HookFilter::ALL, action)],
+        dir.path(),
+    )
+    .with_env(io_hooks::HookEnv::new().set(HELPER, "stdin"));
+    assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
+    let _ = hooks.fire_event(&started("later"));
+    hooks.wait_background();
+    let got = fs::read_to_string(dir.path().join("stdin.out")).unwrap();
+    assert!(
+        got.contains("\"goal\":\"later\"") && got.ends_with('\n'),
+        "{got}"
+    );
+}
