@@ -216,29 +216,54 @@ fn open_as(path: &Path, target: &Target, root: &Root, write: bool) -> io::Result
             };
             root.open_file(name, &how.nofollow().unjudged())
                 .map(Opened::into_file)
-                .map_err(|e| match e {
-                    io_beneath::Error::Outside { through: None } => io::Error::other(
-                        "it leads out of the hooks' root (through `..` or a symbolic link)",
-                    ),
-                    io_beneath::Error::Outside {
-                        through: Some(link),
-                    } => io::Error::other(format!(
-                        "`{}` is a symbolic link, and without openat2 an append hook \
-                         follows no link under the hooks' root",
-                        link.display()
-                    )),
-                    io_beneath::Error::Io(e) => e,
-                    other => io::Error::other(other.to_string()),
-                })
+                .map_err(beneath_error)
         }
         Target::AsWritten => open_as_written(path, write),
     };
-    opened.map_err(|e| match is_loop(&e) {
+    opened.map_err(loop_error)
+}
+
+/// An open beneath the root that failed, in an append's words.
+fn beneath_error(e: io_beneath::Error) -> io::Error {
+    match e {
+        io_beneath::Error::Outside { through: None } => {
+            io::Error::other("it leads out of the hooks' root (through `..` or a symbolic link)")
+        }
+        io_beneath::Error::Outside {
+            through: Some(link),
+        } => io::Error::other(format!(
+            "`{}` is a symbolic link, and without openat2 an append hook \
+             follows no link under the hooks' root",
+            link.display()
+        )),
+        io_beneath::Error::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    }
+}
+
+/// `e`, or what an append says of a symbolic link as the last name.
+fn loop_error(e: io::Error) -> io::Error {
+    match is_loop(&e) {
         true => io::Error::other(
             "it is a symbolic link, which an append hook never follows; name the file itself",
         ),
         false => e,
-    })
+    }
+}
+
+/// Opens the sidecar `<log>.lock` of the log `target` names, for writing
+/// (never written: Windows locks only a handle with read or write access,
+/// and an append-only one has neither), creating it, the log's own way.
+#[cfg(windows)]
+fn open_sidecar(path: &Path, target: &Target, root: &Root) -> io::Result<File> {
+    let opened = match target {
+        Target::Beneath(name) => root
+            .open_file(name, &Open::write().create(0o600).nofollow().unjudged())
+            .map(Opened::into_file)
+            .map_err(beneath_error),
+        Target::AsWritten => super::windows::open_lock_as_written(path),
+    };
+    opened.map_err(loop_error)
 }
 
 /// Opens `path`, outside the hooks' root, as written: the operator's own
@@ -535,7 +560,7 @@ pub(crate) fn append(
     #[cfg(windows)]
     let _locked = {
         let name = sidecar(path);
-        let file = open(&name, &sidecar_target(&log.target), root);
+        let file = open_sidecar(&name, &sidecar_target(&log.target), root);
         super::windows::lock(file, &name).map_err(failed)?
     };
     let torn = look.is_some_and(|len| {

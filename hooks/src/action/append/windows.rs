@@ -64,6 +64,19 @@ pub(super) fn open_as_written(path: &Path, write: bool) -> io::Result<File> {
         true => how.append(true).create(true),
         false => how.read(true),
     };
+    open_no_reparse(path, &mut how)
+}
+
+/// Opens the sidecar `path`, outside the hooks' root, for writing (never
+/// written; a handle to lock) and creating it, as [`open_as_written`] opens
+/// a log.
+pub(super) fn open_lock_as_written(path: &Path) -> io::Result<File> {
+    open_no_reparse(path, std::fs::OpenOptions::new().write(true).create(true))
+}
+
+/// Opens `path` as `how` says, a reparse point as its last name opened as
+/// itself and refused.
+fn open_no_reparse(path: &Path, how: &mut std::fs::OpenOptions) -> io::Result<File> {
     #[allow(
         clippy::disallowed_methods,
         reason = "a path outside the hooks' root is the operator's own, opened as written; \
