@@ -338,3 +338,31 @@ fn a_background_run_hook_gets_its_line_on_the_worker() {
         "{got}"
     );
 }
+
+/// A log outside the root is the operator's, opened as written (with no
+/// reparse point followed): appended to as one beneath the root is, its
+/// sidecar beside it; an open that fails for another reason than a link
+/// (here a directory where the log should be) says its own cause, not a
+/// link's.
+#[test]
+fn a_log_outside_the_root_is_appended_to_as_written() {
+    let root = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let log = elsewhere.path().join("audit.jsonl");
+    let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], root.path());
+    assert!(hooks.problems().is_empty(), "{:?}", hooks.problems());
+    let _ = hooks.fire_event(&started("a"));
+    let _ = hooks.fire_event(&started("b"));
+    assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 2);
+    assert!(elsewhere.path().join("audit.jsonl.lock").is_file());
+
+    let not_a_file = elsewhere.path().join("dir.jsonl");
+    fs::create_dir(&not_a_file).unwrap();
+    let hooks = Hooks::new(vec![append(&not_a_file, &[], Flow::Continue)], root.path());
+    let mut failure = None;
+    let _ = hooks.fire_with(&started("c"), &started("c"), |run| {
+        failure = run.result.err().map(ToString::to_string);
+    });
+    let failure = failure.expect("an append to a directory fails");
+    assert!(!failure.contains("symbolic link"), "{failure}");
+}
