@@ -19,6 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use io_hooks::{Flow, HookEvents, Hooks, TomlFile};
+#[cfg(unix)]
 use io_supervisor::Supervisor;
 
 /// The jobs' events.
@@ -86,6 +87,7 @@ pub(crate) async fn run_jobs(hooks: Arc<Hooks<Job>>, jobs: u32) -> Vec<Flow> {
     flows
 }
 
+#[cfg(unix)]
 /// On the first SIGINT or SIGTERM, interrupts `supervisor`'s children in
 /// flight, from a thread of its own. The returned handle closes it.
 ///
@@ -105,6 +107,15 @@ pub(crate) fn interrupt_on_signals(
     Ok(handle)
 }
 
+/// Not on Windows (issue 47): its hooks are Unix programs, and its Ctrl-C
+/// a Unix signal's.
+#[cfg(not(unix))]
+fn main() {
+    let _ = (load, run_jobs, HOOKS);
+    eprintln!("this example runs on Unix: its hooks are Unix programs, its Ctrl-C a signal");
+}
+
+#[cfg(unix)]
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
     let dir = tempfile::tempdir()?;

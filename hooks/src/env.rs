@@ -30,7 +30,7 @@ use std::path::Path;
 /// earlier one, and the engine's three come after [`set`](Self::set)'s and
 /// [`remove`](Self::remove)'s.
 ///
-/// ```
+/// ```ignore-windows
 /// use io_hooks::{Action, HookEnv, HookFilter, HookSpec, Hooks};
 /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
 /// # #[serde(tag = "event")]

@@ -218,7 +218,7 @@ impl<E: HookEvents> Hooks<E> {
     /// `append` hook whose file does is a [problem](Self::problems) when the
     /// hooks are built, and fails each time it fires.
     ///
-    /// ```
+    /// ```ignore-windows
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
     /// use io_beneath::Root;
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
@@ -334,7 +334,7 @@ impl<E: HookEvents> Hooks<E> {
     /// background child of the hook keeps its stderr open. The library
     /// never prints it.
     ///
-    /// ```
+    /// ```ignore-windows
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
@@ -360,7 +360,7 @@ impl<E: HookEvents> Hooks<E> {
     /// building anything: no file is created and nothing is logged. For a
     /// dry run, or a checker that must leave the disk as it found it.
     ///
-    /// ```
+    /// ```ignore-windows
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};
     /// # #[derive(io_hooks::HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
@@ -566,7 +566,7 @@ impl<E: HookEvents> Hooks<E> {
     /// order, with what it did: an embedder's view of a run's hooks, for an
     /// operator who asks what each one did.
     ///
-    /// ```
+    /// ```ignore-windows
     /// # use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Hooks};
     /// # #[derive(HookEvents, serde::Serialize)]
     /// # #[serde(tag = "event")]
@@ -826,7 +826,7 @@ impl<E: HookEvents> Hooks<E> {
     /// the first event is fired; a worker already started keeps what it was
     /// started with.
     ///
-    /// ```
+    /// ```ignore-windows
     /// use std::sync::{Arc, Mutex};
     /// use std::time::Duration;
     /// use io_hooks::{Action, HookFilter, HookSpec, Hooks};

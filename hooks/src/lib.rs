@@ -356,16 +356,22 @@
 //!
 //! Linux waits for a `run` hook on a pidfd; every other Unix with `waitid`
 //! (macOS, the BSDs but OpenBSD, illumos) polls `waitid(WNOHANG)` instead,
-//! a path Linux's tests also force. Windows and OpenBSD are refused at
-//! compile time, naming what is missing.
+//! a path Linux's tests also force. On Windows (issue 47) a `run` hook and
+//! every process it starts live in a job object (io-supervisor's), an
+//! `append` takes a lock on the sidecar `<log>.lock` around its one write
+//! (the log itself is never locked: Windows' locks are mandatory), a
+//! program is judged by `PATHEXT` and its kind rather than a `#!` line, and
+//! a hint's command is PowerShell's (docs/decisions.md, "io-hooks on
+//! Windows"). OpenBSD and any target neither Unix nor Windows are refused
+//! at compile time, naming what is missing.
 
 #![forbid(unsafe_code)]
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 compile_error!(
-    "io-hooks needs Unix: process groups (a timed-out hook is killed with its children), \
-     pidfd or waitid (a hook is waited on without reaping anyone else's child) and Unix file \
-     descriptors (the stdin pipe, O_NOFOLLOW appends); this target has none of them"
+    "io-hooks needs Unix or Windows: process groups or job objects (a timed-out hook is killed \
+     with its children), a wait on one child (pidfd, waitid, or a process handle) and appends \
+     that follow no link (O_NOFOLLOW, or Windows' reparse-point flags); this target has none"
 );
 
 #[cfg(target_os = "openbsd")]

@@ -14,8 +14,10 @@ use std::io;
 /// ```
 /// use io_hooks::text::os_error;
 ///
+/// # #[cfg(unix)] {
 /// let e = std::io::Error::from_raw_os_error(13);
 /// assert_eq!(os_error(&e).to_string(), "Permission denied");
+/// # }
 /// let e = std::io::Error::other("no answer");
 /// assert_eq!(os_error(&e).to_string(), "no answer");
 /// ```

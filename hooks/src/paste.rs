@@ -1,6 +1,13 @@
 //! A command printed for an operator to paste: each word quoted for a POSIX
 //! shell ([`shell_word`]), and printed only when it can be printed as it is
 //! ([`pasteable_word`]).
+//!
+//! On Windows (issue 47) the operator's shell is PowerShell or cmd, and a
+//! POSIX quoting is wrong for both: there a word is quoted for PowerShell
+//! ([`powershell_word`]: single quotes, in which PowerShell expands
+//! nothing, each `'` doubled), and the command is PowerShell's
+//! (`New-Item -ItemType Directory -Force -Path` for `mkdir -p`). cmd has no
+//! quoting that keeps `%` from expanding, so no command is printed for it.
 
 use std::borrow::Cow;
 use std::ffi::OsStr;
@@ -62,7 +69,7 @@ const NOT_SHOWN: &str =
 /// other bytes as text (`$'…'` is bash's and zsh's), so such a word is
 /// never half-printed: the caller says why instead (the error's `Display`).
 ///
-/// ```
+/// ```ignore-windows
 /// use std::ffi::OsStr;
 /// use std::os::unix::ffi::OsStrExt;
 /// use io_hooks::text::pasteable_word;
@@ -84,8 +91,47 @@ pub fn pasteable_word(word: &OsStr) -> Result<Cow<'_, str>, &'static str> {
     if text.chars().any(|c| c.is_control() || is_invisible(c)) {
         return Err(NOT_SHOWN);
     }
-    Ok(shell_word(text))
+    #[cfg(not(windows))]
+    return Ok(shell_word(text));
+    #[cfg(windows)]
+    Ok(powershell_word(text))
 }
+
+/// Returns `word` as PowerShell reads it back as one word, unchanged: as it
+/// is when it is not empty, does not begin with `-` (a parameter's name)
+/// and holds only `A-Z a-z 0-9 _ . / \ :`, else in single quotes, inside
+/// which PowerShell expands nothing (`$`, `` ` ``, `@(…)`), each quote in
+/// it doubled: `'` and the typographic single quotes PowerShell also takes
+/// for one (U+2018, U+2019, U+201A, U+201B).
+#[cfg_attr(
+    not(windows),
+    allow(dead_code, reason = "Windows' quoting, tested everywhere")
+)]
+pub(crate) fn powershell_word(word: &str) -> Cow<'_, str> {
+    let bare = |b: u8| b.is_ascii_alphanumeric() || b"_./\\:".contains(&b);
+    if !word.is_empty() && !word.starts_with('-') && word.bytes().all(bare) {
+        return Cow::Borrowed(word);
+    }
+    let mut quoted = String::with_capacity(word.len() + 2);
+    quoted.push('\'');
+    for c in word.chars() {
+        if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}') {
+            quoted.push(c);
+        }
+        quoted.push(c);
+    }
+    quoted.push('\'');
+    Cow::Owned(quoted)
+}
+
+/// The command that makes a directory and those above it: `mkdir -p`, or
+/// PowerShell's on Windows.
+#[cfg(not(windows))]
+pub(crate) const MAKE_DIRS: &str = "mkdir -p";
+/// The command that makes a directory and those above it: `mkdir -p`, or
+/// PowerShell's on Windows.
+#[cfg(windows)]
+pub(crate) const MAKE_DIRS: &str = "New-Item -ItemType Directory -Force -Path";
 
 /// A hint's command on `path`: `chmod +x /a/b` (`command`, then the path
 /// as one word), or, when the path cannot be printed to paste
@@ -101,6 +147,7 @@ pub(crate) fn command_on(command: &str, path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
     use std::os::unix::ffi::OsStrExt;
 
     use super::*;
@@ -133,6 +180,29 @@ mod tests {
         }
     }
 
+    /// PowerShell's quoting, tested on every platform: what Windows prints.
+    #[test]
+    fn a_powershell_word_is_bare_or_single_quoted_with_quotes_doubled() {
+        for bare in [r"C:\Users\me\logs", "a_b.c", "ci", "./x"] {
+            assert_eq!(powershell_word(bare), bare);
+        }
+        for (word, quoted) in [
+            (r"C:\my logs", r"'C:\my logs'"),
+            ("it's", "'it''s'"),
+            ("it\u{2019}s", "'it\u{2019}\u{2019}s'"),
+            ("$env:HOME", "'$env:HOME'"),
+            ("a`b", "'a`b'"),
+            ("-Force", "'-Force'"),
+            ("@(1)", "'@(1)'"),
+            ("a;b", "'a;b'"),
+            ("%PATH%", "'%PATH%'"),
+            ("", "''"),
+        ] {
+            assert_eq!(powershell_word(word), quoted, "{word}");
+        }
+    }
+
+    #[cfg(unix)]
     #[test]
     fn a_word_not_shown_as_it_is_is_not_pasteable() {
         assert_eq!(
@@ -152,6 +222,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_hint_says_why_it_prints_no_command() {
         assert_eq!(command_on("chmod +x", Path::new("/a b")), "chmod +x '/a b'");
@@ -159,5 +230,32 @@ mod tests {
             command_on("mkdir -p", Path::new(OsStr::from_bytes(b"/x\xff"))),
             "mkdir -p on it (its name is not UTF-8, so no command to paste is printed)"
         );
+    }
+
+    /// On Windows a hint's command is PowerShell's, its path quoted for
+    /// PowerShell; a name that is not Unicode (an unpaired surrogate) gets
+    /// no command, saying why.
+    #[cfg(windows)]
+    #[test]
+    fn a_hint_is_a_powershell_command() {
+        use std::ffi::OsString;
+        use std::os::windows::ffi::OsStringExt;
+
+        assert_eq!(
+            command_on(MAKE_DIRS, Path::new(r"C:\my logs")),
+            r"New-Item -ItemType Directory -Force -Path 'C:\my logs'"
+        );
+        assert_eq!(
+            pasteable_word(OsStr::new("it's $x")).as_deref(),
+            Ok("'it''s $x'")
+        );
+        let unpaired = OsString::from_wide(&[0x61, 0xd800]);
+        assert_eq!(pasteable_word(&unpaired), Err(NOT_UTF8));
+        assert_eq!(
+            command_on(MAKE_DIRS, Path::new(&unpaired)),
+            "New-Item -ItemType Directory -Force -Path on it (its name is not UTF-8, so no \
+             command to paste is printed)"
+        );
+        assert_eq!(pasteable_word(OsStr::new("a\nb")), Err(NOT_SHOWN));
     }
 }

@@ -1,5 +1,6 @@
 //! The `append` action: created at build, mode 0600, one whole line per
 //! event under concurrency, and its failures.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Issue 22: an `append` path under the hooks' root stays beneath it.
 //! A clone that commits `logs -> ~/.bashrc.d` must not carry a user-scope
 //! `append = "logs/audit.jsonl"` into a directory a shell sources.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

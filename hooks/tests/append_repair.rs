@@ -1,5 +1,6 @@
 //! Issue 22: repairing a log never removes another writer's bytes, and
 //! building the hooks changes no file.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

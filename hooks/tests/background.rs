@@ -4,6 +4,7 @@
 //! full (said once); failures are told with the event they were given; the
 //! host waits for them at its end, on drop, and ends them with its
 //! interrupt. Real children, real files, a real `tracing` subscriber.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

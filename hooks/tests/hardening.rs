@@ -2,6 +2,7 @@
 //! host's interrupt, and appends cut short by a file size limit or by a
 //! host killed mid-line. The supervisor's own side of the first two is
 //! `supervisor/tests/hardening.rs`.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

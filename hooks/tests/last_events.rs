@@ -4,6 +4,7 @@
 //! a hook with other events too is kept and its failure on a last event
 //! answers `Flow::Continue`, and the JSON Schema refuses what the loader
 //! refuses.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 use std::path::Path;
 

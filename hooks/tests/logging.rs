@@ -1,6 +1,7 @@
 //! What a failing hook logs: its index, the event's tag and the cause, at
 //! warn level, and never the event's contents. Every test here installs its
 //! own subscriber, capturing into a buffer.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Which hooks an event reaches, in what order, how often the event is
 //! serialised, and what the answer is.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

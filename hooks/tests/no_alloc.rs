@@ -1,5 +1,6 @@
 //! An event no hook wants costs one mask test: proven here by a global
 //! allocator that counts the allocations of the thread under test.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

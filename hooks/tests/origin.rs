@@ -5,6 +5,7 @@
 //! merged list (`hook[3]`): in its problems, in what `fire_with` reports,
 //! in the engine's warn lines and in what a background hook reports. A
 //! table error inside a section names the section's array as written.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

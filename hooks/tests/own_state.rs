@@ -6,6 +6,7 @@
 //! the embedder's own that opens through `Fire::beneath` is refused the
 //! same way with no code of its own. The engine names no such state by
 //! itself: `Hooks::new` owns nothing.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! What building the hooks finds wrong, as data (`Hooks::problems`,
 //! `Hooks::check`), and a serialisation failure as a hook failure.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The hooks' root: a relative `append` path and `run` program resolve
 //! against it, never against the working directory, and an empty or
 //! relative root is made absolute when the hooks are built.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The `run` action: argv without a shell, stdin, working directory, exit
 //! status, timeouts that kill the whole process group, `SIGPIPE` and which
 //! program a bare name finds.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

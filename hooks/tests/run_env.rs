@@ -6,6 +6,7 @@
 //! Each test re-executes itself with variables of its own in the host's
 //! environment (an `IO_ROOT` an outer program left, a stale one to
 //! remove), since a test may not change its own process's environment.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

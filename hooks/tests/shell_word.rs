@@ -1,6 +1,7 @@
 //! `io_hooks::text::shell_word` (issue 44 item 4): a word quoted for a
 //! POSIX shell is read back by `sh` as that word, whatever it holds. The
 //! shell here is the test's: it plays the operator pasting a command.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 use std::ffi::OsStr;
 use std::process::Command;

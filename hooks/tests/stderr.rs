@@ -1,5 +1,6 @@
 //! `Hooks::capture_stderr`: a failed `run` hook's stderr tail, bounded and
 //! drained, and nothing at all when it is off.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! keeps its stderr open used to leave a thread and a pipe behind per
 //! event, until hooks failed with "Too many open files". Alone in its test
 //! binary: it counts this process's descriptors and threads.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

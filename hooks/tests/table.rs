@@ -1,5 +1,6 @@
 //! `[[hook]]` tables: every key, every default, and every error an operator
 //! can meet, asserted as the whole message they read.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -3,6 +3,7 @@
 //! flight ends those hooks through their `Supervisor`, cancelling every job. The
 //! example's own functions are compiled in here, so the test runs the code
 //! the example shows.
+#![cfg(unix)] // The example ends its hooks at SIGINT (signal-hook): Unix-only (issue 47)
 
 mod common;
 #[path = "../examples/tokio.rs"]

@@ -213,13 +213,17 @@ impl Action {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
     use std::path::PathBuf;
 
+    #[cfg(unix)]
     use super::append::AppendProblem;
+    #[cfg(unix)]
     use super::run::run_problem::RunProblem;
 
     /// A problem about a path in the kernel's trees gets no hint, whichever
     /// action's it is: no command there makes a hook work.
+    #[cfg(unix)] // The kernel's trees are Unix's.
     #[test]
     fn the_kernels_trees_get_no_hint() {
         for path in ["/proc/x", "/sys/kernel/x", "/dev/null", "/dev/nope/a"] {

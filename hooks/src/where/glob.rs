@@ -276,6 +276,12 @@ mod tests {
             let ours = Glob::new(g).unwrap_or_else(|e| panic!("{g}: {e}"));
             let theirs = glob::Pattern::new(g).expect("the glob crate reads it");
             for &v in VALUES {
+                // On Windows the glob crate takes `\\` for a path's
+                // separator; a `where` glob is matched on text, alike
+                // everywhere.
+                if cfg!(windows) && (g.contains('\\') || v.contains('\\')) {
+                    continue;
+                }
                 assert_eq!(ours.matches(v), theirs.matches(v), "glob {g:?} on {v:?}");
             }
             assert_eq!(ours.as_str(), g);

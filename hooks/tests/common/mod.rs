@@ -3,9 +3,14 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::fs;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
+#[cfg(unix)]
+use std::process::Command;
+use std::process::Output;
 use std::time::Duration;
 
 use io_hooks::{Action, Flow, HookEvents, HookFilter, HookSpec, Problem};
@@ -13,10 +18,11 @@ use serde::Serialize;
 
 pub(crate) mod capture;
 mod watchdog;
+#[cfg(unix)]
 #[allow(unused_imports)] // each test binary uses its own subset
-pub(crate) use watchdog::{
-    KillOnDrop, ReleaseFifo, alive, mkfifo, output_within, proc_state, read_pid, wait_until, within,
-};
+pub(crate) use watchdog::{KillOnDrop, ReleaseFifo, mkfifo, output_within};
+#[allow(unused_imports)] // each test binary uses its own subset
+pub(crate) use watchdog::{alive, proc_state, read_pid, wait_until, within};
 
 /// The events of these tests: a miniature of a harness's, never its own.
 #[derive(HookEvents, Serialize, Debug, Clone)]
@@ -69,6 +75,7 @@ pub(crate) fn run(argv: &[&str], timeout_ms: u64, on: &[&str], on_failure: Flow)
     HookSpec::new(filter(on), action).with_on_failure(on_failure)
 }
 
+#[cfg(unix)]
 /// Writes an executable `/bin/sh` script to a temporary name, then renames
 /// it into place: a file still open for writing cannot be executed ("text
 /// file busy"), and a rename never leaves it open. Tests that do not test
@@ -91,6 +98,7 @@ pub(crate) fn proc_ppid(pid: i32) -> Option<i32> {
     after.split_whitespace().nth(1)?.parse().ok()
 }
 
+#[cfg(unix)]
 /// Limits every file this process writes to `limit` bytes (`ulimit -f`),
 /// with `SIGXFSZ` ignored so that a write past it fails with EFBIG instead
 /// of killing the process. Both are process-wide: only in a re-executed
@@ -117,6 +125,7 @@ pub(crate) fn is_reexec(test: &str) -> bool {
     std::env::var_os(REEXEC).is_some_and(|v| v == test)
 }
 
+#[cfg(unix)]
 /// Re-runs this test binary on the one test named `test` (its full path,
 /// e.g. `module::name`), with `REEXEC` set, `envs` added and `cwd` as its
 /// working directory. A child still running after a minute fails the test

@@ -40,6 +40,7 @@ pub(crate) fn within<T: Send + 'static>(
     }
 }
 
+#[cfg(unix)]
 /// Makes a FIFO (mode 0600) at `path`.
 pub(crate) fn mkfifo(path: &Path) {
     rustix::fs::mknodat(
@@ -52,6 +53,7 @@ pub(crate) fn mkfifo(path: &Path) {
     .expect("mkfifo");
 }
 
+#[cfg(unix)]
 /// When dropped, opens the FIFO at `path` from one side without blocking,
 /// then closes it: whatever is blocked opening the other end (a hook's
 /// `open` for writing, a `git` reading its index) goes on, so a test that
@@ -63,6 +65,8 @@ pub(crate) struct ReleaseFifo {
     pub(crate) for_writing: bool,
 }
 
+#[cfg(unix)]
+#[cfg(unix)]
 impl Drop for ReleaseFifo {
     fn drop(&mut self) {
         use rustix::fs::{Mode, OFlags};
@@ -110,6 +114,7 @@ pub(crate) fn read_pid(path: &Path) -> Option<i32> {
     pid
 }
 
+#[cfg(unix)]
 /// Waits for `child` and collects its output under the watchdog: a child
 /// still running after `limit` fails the test naming `what`, and is
 /// SIGKILLed first (it is still unreaped then, so its pid is still its own).
@@ -148,9 +153,12 @@ pub(crate) fn alive(pid: i32) -> bool {
     matches!(proc_state(pid), Some(s) if s != 'Z' && s != 'X')
 }
 
+#[cfg(unix)]
 /// SIGKILLs `pids` when dropped, so a failing test leaves nothing running.
 pub(crate) struct KillOnDrop(pub(crate) Vec<i32>);
 
+#[cfg(unix)]
+#[cfg(unix)]
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         for &pid in &self.0 {

@@ -63,6 +63,9 @@ mod tests {
     use super::*;
     use crate::hook_failure::HookFailure;
 
+    /// Access denied: `EACCES`, or Windows' `ERROR_ACCESS_DENIED`.
+    const DENIED: i32 = if cfg!(windows) { 5 } else { 13 };
+
     /// As every failure of the crate: an OS cause is said once, in the
     /// operator's words, and `source()` gives nothing, so a chain printer
     /// never says it twice.
@@ -72,11 +75,15 @@ mod tests {
             "append",
             AppendFailure::Io {
                 path: PathBuf::from("log"),
-                cause: io::Error::from_raw_os_error(13),
+                cause: io::Error::from_raw_os_error(DENIED),
             },
         );
         assert!(io.source().is_none(), "{io:?}");
         let text = io.to_string();
+        let said = io::Error::from_raw_os_error(DENIED).to_string();
+        let said = said.strip_suffix(&format!(" (os error {DENIED})")).unwrap();
+        assert_eq!(text, format!("could not append to `log`: {said}"));
+        #[cfg(unix)]
         assert_eq!(text, "could not append to `log`: Permission denied");
         let short = HookFailure::action(
             "append",

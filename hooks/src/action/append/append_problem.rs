@@ -10,7 +10,7 @@ use io_beneath::Way;
 /// The key that chooses the action, which its problems name.
 pub(crate) const KEY: &str = "append";
 use crate::action::shell::{not_expanded_hint, write_not_expanded};
-use crate::paste::command_on;
+use crate::paste::{MAKE_DIRS, command_on};
 
 /// Something that will make an `append` hook fail each time it fires, found
 /// when the hooks were built, in the words a [`Problem`](crate::Problem) says.
@@ -100,7 +100,7 @@ impl AppendProblem {
             AppendProblem::IsSymlink { .. } => "name the file the link points to".to_owned(),
             AppendProblem::NotRegular { .. } => "name a regular file".to_owned(),
             AppendProblem::NoParent { parent, .. } => {
-                format!("create it: {}", command_on("mkdir -p", parent))
+                format!("create it: {}", command_on(MAKE_DIRS, parent))
             }
             AppendProblem::LeavesRoot { .. } => leaves_root_hint(),
             AppendProblem::Owned { name, way, .. } => owned_hint(Path::new(name), way),

@@ -2,18 +2,24 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, IoSlice, Seek, Write};
+#[cfg(unix)]
+use std::io::IoSlice;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+#[cfg(unix)]
 use rustix::fs::{FileType, Mode, OFlags};
+#[cfg(unix)]
 use rustix::io::Errno;
 
 use io_beneath::{Kind, Open, Opened, Root};
 
 use super::append_failure::AppendFailure;
 use super::append_problem::AppendProblem;
+#[cfg(windows)]
+use super::windows::{byte_at, is_loop, is_missing, look, open_as_written, size};
 use crate::action::shell::shell_would_expand;
 use crate::message::os_error;
 
@@ -39,7 +45,9 @@ fn target(root: &Root, path: &Path) -> Target {
         name
     } else if let Ok(name) = path.strip_prefix(root.path()) {
         name
-    } else if path.is_relative() {
+    } else if path.is_relative() && !path.has_root() {
+        // (Windows: `\\logs\\a`, rooted on the current drive, is absolute
+        // as written, though std calls it relative.)
         path
     } else {
         return Target::AsWritten;
@@ -67,7 +75,7 @@ fn written<'p>(root: &Root, path: &'p Path) -> &'p Path {
 /// descriptor an append opened. Two paths that name one file (a link, a
 /// bind mount, `a/../b`) are one file; a file renamed away and replaced at
 /// the same path is another.
-type FileId = (u64, u64);
+pub(super) type FileId = (u64, u64);
 
 /// Every file an append of this process has looked at, with its turn:
 /// appends to one file take turns, from whichever `Hooks` and thread, so no
@@ -98,12 +106,43 @@ fn turn_of(id: FileId) -> Arc<Turn> {
     Arc::clone(files.entry(id).or_default())
 }
 
-/// The identity of the file open as `file`.
-fn identity(file: &File) -> io::Result<(FileId, rustix::fs::Stat)> {
+/// The identity of the file open as `file`, whether it is a regular file,
+/// and its size: one `fstat`.
+#[cfg(unix)]
+fn look(file: &File) -> io::Result<(FileId, bool, u64)> {
     let stat = rustix::fs::fstat(file)?;
     #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
     let id = (stat.st_dev as u64, u64::from(stat.st_ino));
-    Ok((id, stat))
+    let is_file = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+    // A negative size is none: no partial line to end.
+    Ok((id, is_file, u64::try_from(stat.st_size).unwrap_or(0)))
+}
+
+/// Whether `e` says the last name of a path opened with `O_NOFOLLOW` is a
+/// symbolic link.
+#[cfg(unix)]
+fn is_loop(e: &io::Error) -> bool {
+    matches!(Errno::from_io_error(e), Some(Errno::LOOP))
+}
+
+/// Whether `e` says a directory on a path is missing (or a file).
+#[cfg(unix)]
+fn is_missing(e: &io::Error) -> bool {
+    matches!(Errno::from_io_error(e), Some(Errno::NOENT | Errno::NOTDIR))
+}
+
+/// The byte of `file` at `offset`.
+#[cfg(unix)]
+fn byte_at(file: &File, offset: u64) -> io::Result<Option<u8>> {
+    let mut byte = [0u8];
+    Ok((rustix::io::pread(file, &mut byte, offset)? == 1).then_some(byte[0]))
+}
+
+/// The size of `file` now.
+#[cfg(unix)]
+fn size(file: &File) -> io::Result<u64> {
+    let stat = rustix::fs::fstat(file)?;
+    Ok(u64::try_from(stat.st_size).unwrap_or(0))
 }
 
 /// An `append` hook's file as built hooks hold it.
@@ -177,34 +216,60 @@ fn open_as(path: &Path, target: &Target, root: &Root, write: bool) -> io::Result
             };
             root.open_file(name, &how.nofollow().unjudged())
                 .map(Opened::into_file)
-                .map_err(|e| match e {
-                    io_beneath::Error::Outside { through: None } => io::Error::other(
-                        "it leads out of the hooks' root (through `..` or a symbolic link)",
-                    ),
-                    io_beneath::Error::Outside {
-                        through: Some(link),
-                    } => io::Error::other(format!(
-                        "`{}` is a symbolic link, and without openat2 an append hook \
-                         follows no link under the hooks' root",
-                        link.display()
-                    )),
-                    io_beneath::Error::Io(e) => e,
-                    other => io::Error::other(other.to_string()),
-                })
+                .map_err(beneath_error)
         }
         Target::AsWritten => open_as_written(path, write),
     };
-    opened.map_err(|e| match Errno::from_io_error(&e) {
-        Some(Errno::LOOP) => io::Error::other(
+    opened.map_err(loop_error)
+}
+
+/// An open beneath the root that failed, in an append's words.
+fn beneath_error(e: io_beneath::Error) -> io::Error {
+    match e {
+        io_beneath::Error::Outside { through: None } => {
+            io::Error::other("it leads out of the hooks' root (through `..` or a symbolic link)")
+        }
+        io_beneath::Error::Outside {
+            through: Some(link),
+        } => io::Error::other(format!(
+            "`{}` is a symbolic link, and without openat2 an append hook \
+             follows no link under the hooks' root",
+            link.display()
+        )),
+        io_beneath::Error::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    }
+}
+
+/// `e`, or what an append says of a symbolic link as the last name.
+fn loop_error(e: io::Error) -> io::Error {
+    match is_loop(&e) {
+        true => io::Error::other(
             "it is a symbolic link, which an append hook never follows; name the file itself",
         ),
-        _ => e,
-    })
+        false => e,
+    }
+}
+
+/// Opens the sidecar `<log>.lock` of the log `target` names, for writing
+/// (never written: Windows locks only a handle with read or write access,
+/// and an append-only one has neither), creating it, the log's own way.
+#[cfg(windows)]
+fn open_sidecar(path: &Path, target: &Target, root: &Root) -> io::Result<File> {
+    let opened = match target {
+        Target::Beneath(name) => root
+            .open_file(name, &Open::write().create(0o600).nofollow().unjudged())
+            .map(Opened::into_file)
+            .map_err(beneath_error),
+        Target::AsWritten => super::windows::open_lock_as_written(path),
+    };
+    opened.map_err(loop_error)
 }
 
 /// Opens `path`, outside the hooks' root, as written: the operator's own
 /// path, whose directories are theirs to link. The last name is never
 /// followed (`O_NOFOLLOW`) and the open never waits (`O_NONBLOCK`).
+#[cfg(unix)]
 fn open_as_written(path: &Path, write: bool) -> io::Result<File> {
     // (`open` refuses no mode, but `O_CREAT` is the one that takes it.)
     let (flags, mode) = match write {
@@ -227,10 +292,8 @@ fn open_as_written(path: &Path, write: bool) -> io::Result<File> {
 /// The log `file` (open for appending only) opened again for reading, by
 /// the same way: refused unless it is still the same file.
 fn reader(file: &File, path: &Path, target: &Target, root: &Root) -> io::Result<File> {
-    use std::os::unix::fs::MetadataExt;
     let reader = open_as(path, target, root, false)?;
-    let (a, b) = (file.metadata()?, reader.metadata()?);
-    if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+    if look(file)?.0 != look(&reader)?.0 {
         return Err(io::Error::other("the file was replaced"));
     }
     Ok(reader)
@@ -310,11 +373,7 @@ fn check_beneath(path: &Path, name: &Path, root: &Root, problems: &mut Vec<Appen
         }
         // A FIFO or a device on the way is no directory, and is not opened.
         Err(io_beneath::Error::NotRegular { .. }) => no_parent(problems, path),
-        Err(io_beneath::Error::Io(e))
-            if matches!(Errno::from_io_error(&e), Some(Errno::NOENT | Errno::NOTDIR)) =>
-        {
-            no_parent(problems, path);
-        }
+        Err(io_beneath::Error::Io(e)) if is_missing(&e) => no_parent(problems, path),
         Err(_) => {}
     }
 }
@@ -367,12 +426,8 @@ pub(crate) fn create(path: &Path, root: &Root) -> Option<AppendProblem> {
 /// host killed in the middle of a write, a full disk, a line a clone
 /// committed. An empty file, one whose last byte is a newline, and one
 /// that is not a regular file or cannot be read again do not.
-fn ends_torn(file: &File, stat: &rustix::fs::Stat, path: &Path, log: &Log, root: &Root) -> bool {
-    let is_file = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
-    let Ok(len) = u64::try_from(stat.st_size) else {
-        return false;
-    };
-    if !is_file || len == 0 {
+fn ends_torn(file: &File, len: u64, path: &Path, log: &Log, root: &Root) -> bool {
+    if len == 0 {
         return false;
     }
     let Ok(reader) = reader(file, path, &log.target, root) else {
@@ -386,15 +441,14 @@ fn ends_torn(file: &File, stat: &rustix::fs::Stat, path: &Path, log: &Log, root:
     // line in flight that pauses exactly there is the residual; it costs
     // one empty line, never a lost one.
     for _ in 0..4 {
-        let mut last = [0u8];
-        if !matches!(rustix::io::pread(&reader, &mut last, len - 1), Ok(1) if last[0] != b'\n') {
+        if !matches!(byte_at(&reader, len - 1), Ok(Some(last)) if last != b'\n') {
             return false;
         }
         std::thread::yield_now();
-        match rustix::fs::fstat(&reader).map(|now| u64::try_from(now.st_size)) {
+        match size(&reader) {
             // Emptied meanwhile (a rotation's truncation): nothing to end.
-            Ok(Ok(0)) => return false,
-            Ok(Ok(now)) if now != len => len = now,
+            Ok(0) => return false,
+            Ok(now) if now != len => len = now,
             _ => return true,
         }
     }
@@ -420,10 +474,20 @@ fn ends_torn(file: &File, stat: &rustix::fs::Stat, path: &Path, log: &Log, root:
 /// Only ever reached on a short write, so the append's one `write` per
 /// event stays its only cost.
 #[cold]
-fn unglue(mut file: &File, written: usize) -> bool {
+fn unglue(file: &File, written: usize) -> bool {
     if written == 0 {
         return true;
     }
+    #[cfg(windows)]
+    return super::windows::unglue(file);
+    #[cfg(unix)]
+    unglue_in_place(file, written)
+}
+
+/// [`unglue`] on Unix: the fragment's last byte overwritten in place.
+#[cfg(unix)]
+fn unglue_in_place(mut file: &File, written: usize) -> bool {
+    use std::io::Seek;
     let end = match file.stream_position() {
         Ok(end) if end >= written as u64 => end,
         _ => return file.write_all(b"\n").is_ok(),
@@ -435,6 +499,24 @@ fn unglue(mut file: &File, written: usize) -> bool {
     };
     rustix::fs::fcntl_setfl(file, flags - OFlags::APPEND).is_ok()
         && matches!(rustix::io::pwrite(file, b"\n", end - 1), Ok(1))
+}
+
+/// The sidecar of the log `path` whose lock appends take on Windows:
+/// `<log>.lock` beside it.
+#[cfg(windows)]
+fn sidecar(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// The sidecar of the log `target` names, reached the same way.
+#[cfg(windows)]
+fn sidecar_target(target: &Target) -> Target {
+    match target {
+        Target::Beneath(name) => Target::Beneath(sidecar(name)),
+        Target::AsWritten => Target::AsWritten,
+    }
 }
 
 /// Why an append refused what it opened.
@@ -461,22 +543,29 @@ pub(crate) fn append(
     let (turn, look) = match log.seen() {
         Some(turn) => (turn, None),
         None => {
-            let (id, stat) = identity(&file).map_err(failed)?;
+            let (id, is_file, len) = look(&file).map_err(failed)?;
             // Judged at this look, from the `fstat` it makes anyway: a FIFO,
             // a socket or a device (one the problems flagged when the hooks
             // were built, with a reader at its other end) gets no event,
             // and is looked at again at the next.
-            if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            if !is_file {
                 return Err(failed(io::Error::other(NOT_A_FILE)));
             }
-            (turn_of(id), Some(stat))
+            (turn_of(id), Some(len))
         }
     };
     // Dropped before `file`: the close is outside the turn.
     let _turn = turn.lock().unwrap_or_else(PoisonError::into_inner);
-    let torn = look.is_some_and(|stat| {
+    // Windows: other processes' appends wait on the sidecar's lock.
+    #[cfg(windows)]
+    let _locked = {
+        let name = sidecar(path);
+        let file = open_sidecar(&name, &sidecar_target(&log.target), root);
+        super::windows::lock(file, &name).map_err(failed)?
+    };
+    let torn = look.is_some_and(|len| {
         *log.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&turn));
-        !log.looked.swap(true, Ordering::Relaxed) && ends_torn(&file, &stat, path, log, root)
+        !log.looked.swap(true, Ordering::Relaxed) && ends_torn(&file, len, path, log, root)
     });
     let newline: &[u8] = if torn { b"\n" } else { b"" };
     let len = newline.len() + line.len();
@@ -484,7 +573,12 @@ pub(crate) fn append(
         // `writev` only when there is a newline to put first: a plain
         // `write` is the cheaper call on the per-event path.
         let wrote = match torn {
+            #[cfg(unix)]
             true => file.write_vectored(&[IoSlice::new(newline), IoSlice::new(line)]),
+            // Windows has no `writev`: std's writes the first buffer alone,
+            // so the two are made one (once per log, at its first append).
+            #[cfg(windows)]
+            true => file.write(&[newline, line].concat()),
             false => file.write(line),
         };
         match wrote {
@@ -520,7 +614,7 @@ mod tests {
 
     /// The identity of the file at `path`.
     fn id_of(path: &Path) -> FileId {
-        identity(&File::open(path).unwrap()).unwrap().0
+        look(&File::open(path).unwrap()).unwrap().0
     }
 
     /// While an append holds one file, an append to another file goes
@@ -628,6 +722,7 @@ mod tests {
     /// `create` opens what `check` found to be a regular file; should it have
     /// been swapped for something else since (here a device, which opens
     /// without blocking), `create` refuses it by itself.
+    #[cfg(unix)]
     #[test]
     fn create_refuses_what_is_not_a_regular_file_whatever_check_saw() {
         let device = Path::new("/dev/null");
@@ -661,6 +756,7 @@ mod tests {
     /// A fragment left by a short write gets a newline in place of its last
     /// byte, even after another writer's line: that line is left whole, and
     /// the file does not grow.
+    #[cfg(unix)]
     #[test]
     fn a_fragment_is_ended_in_place_whatever_was_appended_after_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -687,6 +783,7 @@ mod tests {
 
     /// What cannot seek (a pipe, as a FIFO swapped in would be) gets a
     /// newline after the fragment instead.
+    #[cfg(unix)]
     #[test]
     fn a_fragment_in_a_pipe_is_followed_by_a_newline() {
         let (reader, writer) = rustix::pipe::pipe().unwrap();

@@ -9,6 +9,8 @@ mod append_failure;
 mod append_key;
 pub(crate) mod append_problem;
 mod log;
+#[cfg(windows)]
+mod windows;
 
 pub(crate) use append_problem::AppendProblem;
 

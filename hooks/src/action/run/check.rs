@@ -20,8 +20,16 @@
 //! ([`Open::nofollow`]: one swapped in since is refused), judged before it
 //! is opened (a FIFO or a device is refused, never waited on), and at most
 //! [`HEAD`] bytes of it are read.
+//!
+//! **On Windows** (issue 47) there is no execute bit and no `#!` line: a
+//! program is found with `PATHEXT` and judged by its extension
+//! (io-supervisor's [`is_executable`]: `.com`, `.exe`, `.bat`, `.cmd`),
+//! and by its kind: a `.exe` or `.com` must begin with `MZ` (the
+//! executable format Windows loads), while a `.bat` or `.cmd` is text
+//! `cmd.exe` reads, and starts whatever it holds.
 
 use std::ffi::OsStr;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -125,8 +133,19 @@ fn unstartable(
     root: &Path,
     path_var: Option<&OsStr>,
 ) -> Option<RunProblem> {
+    #[cfg(windows)]
+    if is_batch(&path) {
+        return None;
+    }
     let head = head(&path)?;
-    Some(match start(&head, root, path_var) {
+    #[cfg(windows)]
+    let started = {
+        let _ = (root, path_var);
+        windows_start(&head)
+    };
+    #[cfg(unix)]
+    let started = start(&head, root, path_var);
+    Some(match started {
         Start::Ok => return None,
         Start::Unknown => RunProblem::NotAProgram { program, path },
         Start::CarriageReturn => RunProblem::ShebangCarriageReturn { program, path },
@@ -143,6 +162,33 @@ fn unstartable(
 }
 
 /// What a file that is neither a regular file nor a directory is.
+#[cfg(windows)]
+fn kind_of(_: &std::fs::FileType) -> &'static str {
+    "a device or another file that is not a regular one"
+}
+
+/// Whether `path` names a batch file (`.bat`, `.cmd`): text `cmd.exe`
+/// reads, with no format of its own to judge.
+#[cfg(windows)]
+fn is_batch(path: &Path) -> bool {
+    path.extension()
+        .and_then(OsStr::to_str)
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("bat") || ext.eq_ignore_ascii_case("cmd"))
+}
+
+/// How a `.exe` or `.com` whose first bytes are `head` starts on Windows:
+/// a program Windows loads begins with `MZ`; anything else (a script saved
+/// as `.exe`, a DOS `.com` no 64-bit Windows runs) does not start.
+#[cfg(windows)]
+fn windows_start(head: &[u8]) -> Start {
+    match head.starts_with(b"MZ") {
+        true => Start::Ok,
+        false => Start::Unknown,
+    }
+}
+
+/// What a file that is neither a regular file nor a directory is.
+#[cfg(unix)]
 fn kind_of(file_type: &std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if file_type.is_fifo() {
@@ -187,6 +233,7 @@ fn through_link(path: &Path, root: &Path) -> Option<(PathBuf, bool)> {
 
 /// How a program's first bytes say it starts.
 #[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(windows, allow(dead_code, reason = "no `#!` line on Windows"))]
 enum Start {
     /// A binary of this system's format, or a `#!` line whose interpreter
     /// is there (or cannot be judged without running it).
@@ -221,7 +268,7 @@ fn head(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// The magic numbers of the binaries this system's kernel runs.
-#[cfg(not(target_os = "macos"))]
+#[cfg(all(unix, not(target_os = "macos")))]
 const MAGICS: &[&[u8]] = &[b"\x7fELF"];
 /// Mach-O, 32 and 64 bits, either byte order, and a universal ("fat")
 /// binary.
@@ -241,6 +288,7 @@ const MAGICS: &[&[u8]] = &[
 /// are skipped, the interpreter runs to the next space or tab, and the rest
 /// is one argument. Only `\n` ends the line, so a `\r` before it is part of
 /// the line, and of the interpreter's name or argument.
+#[cfg(unix)]
 fn start(head: &[u8], root: &Path, path_var: Option<&OsStr>) -> Start {
     let Some(line) = head.strip_prefix(b"#!") else {
         return if MAGICS.iter().any(|magic| head.starts_with(magic)) {
@@ -292,6 +340,7 @@ fn start(head: &[u8], root: &Path, path_var: Option<&OsStr>) -> Start {
 /// an assignment (`NAME=value`). `None` when there is none (`env` alone
 /// prints the environment) or another option comes first, which this check
 /// does not try to understand.
+#[cfg(unix)]
 fn env_program(argument: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(argument);
     for word in text.split([' ', '\t']).filter(|w| !w.is_empty()) {
@@ -310,10 +359,12 @@ fn env_program(argument: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     fn judge(head: &[u8]) -> Start {
         start(head, Path::new("/"), Some(OsStr::new("/bin:/usr/bin")))
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_binary_or_a_script_whose_interpreter_is_there_starts() {
         assert_eq!(judge(b"\x7fELF\x02\x01\x01"), Start::Ok);
@@ -327,6 +378,7 @@ mod tests {
         assert_eq!(judge(b"#!/usr/bin/env\n"), Start::Ok);
     }
 
+    #[cfg(unix)]
     #[test]
     fn what_cannot_start_is_told_apart() {
         assert_eq!(judge(b"echo hi\n"), Start::Unknown);
@@ -358,6 +410,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_program_on_disk_is_read_and_judged() {
         use std::os::unix::fs::PermissionsExt;
@@ -381,6 +434,7 @@ mod tests {
         assert_eq!(judged("./fine"), Vec::new());
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_line_longer_than_the_head_is_judged_on_what_was_read() {
         let mut long = b"#!/no/".to_vec();
@@ -389,5 +443,40 @@ mod tests {
             Start::NoInterpreter { interpreter, .. } => assert_eq!(interpreter.len(), HEAD - 2),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A program is judged by its extension (with `PATHEXT`) and its kind,
+    /// never by a `#!` line: a `.exe` that is not one (text saved under the
+    /// name) cannot start, one beginning with `MZ` can, and a `.cmd` or
+    /// `.bat` is text `cmd.exe` reads, whatever it holds; a file with no
+    /// startable extension is no program at all.
+    #[cfg(windows)]
+    #[test]
+    fn a_program_is_judged_by_its_extension_and_kind() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: &[u8]| {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        };
+        write("fake.exe", b"#!/bin/sh\necho hi\n");
+        write("real.exe", b"MZ\x90\x00\x03");
+        write("hook.cmd", b"@echo off\r\nexit /b 0\r\n");
+        write("hook.bat", b"#!/no/such/sh\r\n");
+        write("script.sh", b"#!/bin/sh\nexit 0\n");
+        let judged = |program: &str| run(&[program.to_owned()], dir.path());
+        assert!(
+            matches!(
+                judged("./fake.exe").as_slice(),
+                [RunProblem::NotAProgram { .. }]
+            ),
+            "{:?}",
+            judged("./fake.exe")
+        );
+        assert_eq!(judged("./real.exe"), Vec::new());
+        assert_eq!(judged("./hook.cmd"), Vec::new());
+        assert_eq!(judged("./hook.bat"), Vec::new());
+        assert!(
+            !judged("./script.sh").is_empty(),
+            "a `#!` line starts nothing here"
+        );
     }
 }

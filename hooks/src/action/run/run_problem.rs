@@ -134,14 +134,21 @@ impl RunProblem {
             RunProblem::NoSuchProgram { .. } => "a program containing `/` is relative to the \
                  hooks' root: write its path from there (`./scripts/NAME`) or in full"
                 .to_owned(),
+            #[cfg(windows)]
+            RunProblem::NotExecutable { .. } | RunProblem::LinkNotExecutable { .. } => {
+                WINDOWS_NOT_EXECUTABLE.to_owned()
+            }
+            #[cfg(not(windows))]
             RunProblem::NotExecutable { path, .. } => {
                 format!("make it executable: {}", command_on("chmod +x", path))
             }
+            #[cfg(not(windows))]
             RunProblem::LinkNotExecutable {
                 out_of_root: true, ..
             } => "it leads out of the hooks' root, so no command here changes it: point the \
                   hook at a program in the root, or name the program by its own path"
                 .to_owned(),
+            #[cfg(not(windows))]
             RunProblem::LinkNotExecutable { target, .. } => {
                 format!("make it executable: {}", command_on("chmod +x", target))
             }
@@ -151,6 +158,9 @@ impl RunProblem {
             RunProblem::IsDirectory { .. } => "name the program inside it".to_owned(),
             RunProblem::ShellLine { argv } => shell_line_hint(argv),
             RunProblem::NotExpanded { .. } => not_expanded_hint(),
+            #[cfg(windows)]
+            RunProblem::NotAProgram { .. } => WINDOWS_NOT_A_PROGRAM.to_owned(),
+            #[cfg(not(windows))]
             RunProblem::NotAProgram { .. } => "make its first line `#!` and the interpreter \
                  that runs it, as in `#!/bin/sh`"
                 .to_owned(),
@@ -195,6 +205,19 @@ impl RunProblem {
         }
     }
 }
+
+/// The hint for a program Windows does not start by its extension (there is
+/// no execute bit to set).
+#[cfg(windows)]
+const WINDOWS_NOT_EXECUTABLE: &str = "Windows starts a program by its extension: name a \
+    `.exe`, `.com`, `.bat` or `.cmd` that `PATHEXT` lists, or run the file through its \
+    interpreter (`run = [\"python\", \"hook.py\"]`)";
+
+/// The hint for a `.exe` or `.com` that is not a Windows program.
+#[cfg(windows)]
+const WINDOWS_NOT_A_PROGRAM: &str = "name a program built for Windows (a `.exe` begins with \
+    `MZ`), or run the file through its interpreter (`run = [\"python\", \"hook.py\"]`): a \
+    `#!` line starts nothing on Windows";
 
 impl fmt::Display for RunProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
