@@ -222,3 +222,16 @@ fn every_test_the_threat_model_the_decisions_and_robustness_name_exists() {
         );
     }
 }
+
+/// The most lines README.md may have: what this is, the two commands, the
+/// operator's tour and links (issue 43, "docs that are today's truth").
+const README_LINES: usize = 250;
+
+#[test]
+fn the_readme_is_at_most_250_lines() {
+    let lines = read(&repo().join("README.md")).lines().count();
+    assert!(
+        lines <= README_LINES,
+        "README.md has {lines} lines, more than {README_LINES}: move the detail to docs/"
+    );
+}
