@@ -698,6 +698,44 @@ mod tests {
         assert!(Arc::ptr_eq(held, &kept.seen().unwrap()));
     }
 
+    /// A look that finds another file than the first (the log replaced, and
+    /// looked at again after a failed append) takes that file's turn; a
+    /// look that finds the first file again takes the first turn back.
+    #[test]
+    fn each_look_takes_the_turn_of_the_file_it_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::lazy(dir.path());
+        let path = dir.path().join("log");
+        let (first, other) = (dir.path().join("first"), dir.path().join("other"));
+        std::fs::write(&path, "").unwrap();
+        std::fs::hard_link(&path, &first).unwrap();
+        std::fs::write(&other, "").unwrap();
+        let log = Log::new(&path, &root);
+        let turn_of = |file: &Path| {
+            let probe = Log::new(file, &root);
+            append(file, &probe, &root, b"").unwrap();
+            probe.seen().unwrap()
+        };
+        append(&path, &log, &root, b"{}\n").unwrap();
+        let at_first = log.seen().unwrap();
+        assert!(Arc::ptr_eq(&at_first, &turn_of(&first)));
+        // Replaced, and looked at again: the other file's turn.
+        std::fs::rename(&other, &path).unwrap();
+        log.looked.store(false, Ordering::Relaxed);
+        append(&path, &log, &root, b"{}\n").unwrap();
+        let at_other = log.seen().unwrap();
+        assert!(!Arc::ptr_eq(&at_other, &at_first));
+        assert!(Arc::ptr_eq(&at_other, &turn_of(&path)));
+        // Until a look finds the first file there again.
+        std::fs::rename(&first, &path).unwrap();
+        log.looked.store(false, Ordering::Relaxed);
+        append(&path, &log, &root, b"{}\n").unwrap();
+        assert!(Arc::ptr_eq(&log.seen().unwrap(), &at_first));
+        // No look, no turn.
+        log.looked.store(false, Ordering::Relaxed);
+        assert!(log.seen().is_none());
+    }
+
     /// Two hooks whose paths name one file (here through a hard link) take
     /// turns at it: the turn is the file's, not the path's; another file
     /// has another.
