@@ -163,13 +163,21 @@ pub(crate) struct Log {
     /// and its lines are then kept whole by `O_APPEND`'s one `write` alone,
     /// as they are on a local file system anyway.
     seen: Mutex<Option<Arc<Turn>>>,
+    /// Windows: the sidecar other processes' appends take turns on
+    /// ([`sidecar`]), its path and how it is reached, made once rather than
+    /// at every append.
+    #[cfg(windows)]
+    lock: (PathBuf, Target),
 }
 
 impl Log {
     /// The log `path` names, under `root` or not.
     pub(crate) fn new(path: &Path, root: &Root) -> Self {
+        let target = target(root, path);
         Log {
-            target: target(root, path),
+            #[cfg(windows)]
+            lock: (sidecar(path), sidecar_target(&target)),
+            target,
             looked: AtomicBool::new(false),
             seen: Mutex::new(None),
         }
@@ -559,9 +567,9 @@ pub(crate) fn append(
     // Windows: other processes' appends wait on the sidecar's lock.
     #[cfg(windows)]
     let _locked = {
-        let name = sidecar(path);
-        let file = open_sidecar(&name, &sidecar_target(&log.target), root);
-        super::windows::lock(file, &name).map_err(failed)?
+        let (name, target) = &log.lock;
+        let file = open_sidecar(name, target, root);
+        super::windows::lock(file, name).map_err(failed)?
     };
     let torn = look.is_some_and(|len| {
         *log.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&turn));
