@@ -156,6 +156,7 @@ compile_error!(
     "io-supervisor needs waitid(2) to wait on a child without reaping it, and OpenBSD has none"
 );
 
+mod entry;
 mod error;
 mod resolve;
 #[cfg(unix)]

@@ -45,105 +45,28 @@ fn lock(group: &Group) -> MutexGuard<'_, Box<dyn ChildWrapper>> {
 /// How a child is watched while it runs, beside its deadline: the
 /// [`Supervisor`] it is in flight on, and where the end of its stderr is
 /// kept, when anywhere.
-struct Watch<'a> {
+pub(crate) struct Watch<'a> {
     supervisor: &'a Supervisor,
     capture: Option<&'a mut StderrTail>,
 }
 
-/// The runner's entry points on a [`Supervisor`], for Windows: the same
-/// as Unix's, a job object where Unix has a process group.
-impl Supervisor {
-    /// Runs an argv as [`run_argv`](crate::run_argv) does, with the child in
-    /// flight on this handle: an interrupt terminates its job and it fails
-    /// with [`ProcessError::Interrupted`]; after an interrupt it is not
-    /// spawned.
-    ///
-    /// # Errors
-    /// As [`run_argv`](crate::run_argv), and [`ProcessError::Interrupted`].
-    pub fn run_argv(
-        &self,
-        argv: &[String],
-        root: &Path,
-        input: &[u8],
-        stdout: Stdio,
-        timeout: Duration,
-    ) -> Result<(), ProcessError> {
-        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        let watch = Watch {
-            supervisor: self,
-            capture: None,
-        };
-        spawn_and_wait(argv, timeout, &root, input, stdout, watch, &[])
-    }
-
-    /// Runs an argv as [`run_argv`](Self::run_argv) does with stdout to
-    /// null, keeping the end of its stderr in `stderr` when given.
-    ///
-    /// With a tail, the child's stderr is read on a thread of its own while
-    /// it runs, and its last bytes are kept; without, its stderr is null.
-    ///
-    /// # Errors
-    /// As [`run_argv`](Self::run_argv).
-    #[inline]
-    pub fn run_argv_keeping_stderr(
-        &self,
-        argv: &[String],
-        root: &Path,
-        input: &[u8],
-        timeout: Duration,
-        stderr: Option<&mut StderrTail>,
-    ) -> Result<(), ProcessError> {
-        self.run_argv_with_env(argv, root, input, timeout, stderr, &[])
-    }
-
-    /// Runs an argv as [`run_argv_keeping_stderr`](Self::run_argv_keeping_stderr)
-    /// does, with `env`'s changes to the environment the child inherits, in
-    /// order: `(name, Some(value))` sets `name`, `(name, None)` removes it.
-    /// A `PATH` among them (in any case) is given as its absolute entries.
-    ///
-    /// # Errors
-    /// As [`run_argv`](Self::run_argv).
-    #[inline]
-    pub fn run_argv_with_env(
-        &self,
-        argv: &[String],
-        root: &Path,
-        input: &[u8],
-        timeout: Duration,
-        stderr: Option<&mut StderrTail>,
-        env: &[(&OsStr, Option<&OsStr>)],
-    ) -> Result<(), ProcessError> {
-        let watch = Watch {
-            supervisor: self,
-            capture: stderr,
-        };
-        spawn_and_wait(argv, timeout, root, input, Stdio::null(), watch, env)
-    }
-
-    /// Runs a `Command` as [`run_command`](crate::run_command) does, with
-    /// the child in flight on this handle, as [`run_argv`](Self::run_argv)
-    /// has it. The command's creation flags are replaced by the
-    /// supervisor's (no console window, a process group of its own).
-    ///
-    /// # Errors
-    /// As [`run_command`](crate::run_command), and
-    /// [`ProcessError::Interrupted`].
-    pub fn run_command(
-        &self,
-        command: Command,
-        input: &[u8],
-        timeout: Duration,
-    ) -> Result<(), ProcessError> {
-        let program = command.get_program().to_string_lossy().into_owned();
-        let watch = Watch {
-            supervisor: self,
-            capture: None,
-        };
-        wait_for(command, &program, input, timeout, watch)
+impl<'a> Watch<'a> {
+    /// A child on `supervisor`, the end of its stderr kept in `capture`
+    /// when given.
+    pub(crate) fn auto(supervisor: &'a Supervisor, capture: Option<&'a mut StderrTail>) -> Self {
+        Watch {
+            supervisor,
+            capture,
+        }
     }
 }
 
-fn spawn_and_wait(
+/// The null device for a child's stdout.
+pub(crate) fn null() -> Stdio {
+    Stdio::null()
+}
+
+pub(crate) fn spawn_and_wait(
     argv: &[String],
     timeout: Duration,
     root: &Path,
@@ -207,7 +130,7 @@ fn creation_flags() -> PROCESS_CREATION_FLAGS {
     CREATE_NO_WINDOW | CREATE_NEW_PROCESS_GROUP
 }
 
-fn wait_for(
+pub(crate) fn wait_for(
     mut command: Command,
     program: &str,
     line: &[u8],
