@@ -9,6 +9,7 @@
 use serde::ser::{Error as _, Impossible, SerializeMap, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
+use io_hooks::text::write_json_str;
 use io_hooks::{HookEvents, Kind};
 
 /// What happened in a run: one variant per event a hook may name.
@@ -598,46 +599,6 @@ impl RunEvent {
     }
 }
 
-/// Appends `s` as a JSON string, the bytes serde_json writes: it escapes
-/// `"`, `\` and every byte below 0x20 and copies every other byte as it is,
-/// so a string with none of those (a run id, a time) is copied between
-/// quotes here, and any other is left to serde_json.
-fn write_json_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
-    if needs_escape(s.as_bytes()) {
-        return serde_json::to_writer(out, s);
-    }
-    out.reserve(s.len() + 2);
-    out.push(b'"');
-    out.extend_from_slice(s.as_bytes());
-    out.push(b'"');
-    Ok(())
-}
-
-/// Whether any byte of `bytes` is one serde_json escapes: `"`, `\\`, or
-/// below 0x20. Sixteen bytes at a time, which the compiler compares at
-/// once: the last sixteen again for the rest, or, in a shorter string, its
-/// bytes padded with spaces.
-fn needs_escape(bytes: &[u8]) -> bool {
-    let block = |block: &[u8]| {
-        block.iter().fold(false, |any, &b| {
-            any | (b < 0x20) | (b == b'"') | (b == b'\\')
-        })
-    };
-    let mut chunks = bytes.chunks_exact(16);
-    let mut any = false;
-    for chunk in &mut chunks {
-        any |= block(chunk);
-    }
-    match bytes.len() {
-        16.. => any | block(&bytes[bytes.len() - 16..]),
-        short => {
-            let mut padded = [b' '; 16];
-            padded[..short].copy_from_slice(bytes);
-            block(&padded)
-        }
-    }
-}
-
 /// A serializer that hands `EventKind`'s struct (or map) to `inner` and
 /// appends `event`'s envelope to it before closing it.
 struct WithEnvelope<'a, S> {
@@ -893,22 +854,6 @@ mod tests {
         assert!(checked > 80_000);
         let last = UNIX_EPOCH + Duration::from_millis(253_402_300_799_999);
         assert_eq!(rfc3339_millis(last), "9999-12-31T23:59:59.999Z");
-    }
-
-    #[test]
-    fn a_byte_serde_json_escapes_is_found_at_every_position_of_every_length() {
-        for len in 0..=48 {
-            let mut bytes = vec![b'a'; len];
-            assert!(!needs_escape(&bytes), "{len}");
-            for at in 0..len {
-                for b in 0..=u8::MAX {
-                    bytes[at] = b;
-                    let escaped = b < 0x20 || b == b'"' || b == b'\\';
-                    assert_eq!(needs_escape(&bytes), escaped, "{len} {at} {b}");
-                }
-                bytes[at] = b'a';
-            }
-        }
     }
 
     #[test]

@@ -445,12 +445,15 @@ pub mod __private {
 /// array of tables with the same message a hook table does, the source
 /// line an error points into, cut to a bounded width, an OS error without
 /// std's " (os error N)", the characters a terminal shows as nothing,
-/// which outside text must have escaped, and a word of a command printed
-/// for the operator to paste, quoted for a POSIX shell.
+/// which outside text must have escaped, a word of a command printed
+/// for the operator to paste, quoted for a POSIX shell, and a JSON string
+/// written as serde_json writes it, for an embedder's own envelope beside
+/// an event's line.
 pub mod text {
     pub use crate::message::{is_invisible, os_error};
     pub use crate::paste::{pasteable_word, shell_word};
     pub use crate::position::{SourceLine, toml_key};
     pub use crate::registry::did_you_mean;
+    pub use crate::registry::json::write_json_str;
     pub use crate::table::deserialize_table;
 }

@@ -33,21 +33,21 @@ pub trait Direct {
 impl Direct for &JsonValue<'_, str> {
     #[inline]
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        write_str(out, self.0)
+        write_json_str(out, self.0)
     }
 }
 
 impl Direct for &JsonValue<'_, String> {
     #[inline]
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        write_str(out, self.0)
+        write_json_str(out, self.0)
     }
 }
 
 impl Direct for &JsonValue<'_, &str> {
     #[inline]
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        write_str(out, self.0)
+        write_json_str(out, self.0)
     }
 }
 
@@ -95,15 +95,26 @@ impl<T: ?Sized> NotSerialize for JsonValue<'_, T> {
     }
 }
 
-/// Appends `s` as a JSON string, the bytes serde_json writes: it escapes
-/// `"`, `\` and every byte below 0x20, and copies every other byte as it
-/// is. A string with none of those is copied between quotes here; any
-/// other is left to serde_json.
+/// Appends `s` to `out` as a JSON string, the bytes serde_json writes: it
+/// escapes `"`, `\` and every byte below 0x20, and copies every other byte
+/// as it is. A string with none of those (a run id, a time) is copied
+/// between quotes here, sixteen bytes checked at a time; any other is
+/// left to serde_json. The derive's `HookEvents::write_json` writes an
+/// event's strings with it; an embedder writing its own envelope beside
+/// that line (as `io` does) can too.
+///
+/// ```
+/// let mut out = b"{\"run_id\":".to_vec();
+/// io_hooks::text::write_json_str(&mut out, "r-1")?;
+/// io_hooks::text::write_json_str(&mut out, "a \"quote\"\n")?;
+/// assert_eq!(out, br#"{"run_id":"r-1""a \"quote\"\n""#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 ///
 /// # Errors
 /// None in practice: writing to a `Vec` does not fail.
 #[inline]
-fn write_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
+pub fn write_json_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
     if needs_escape(s.as_bytes()) {
         return serde_json::to_writer(out, s);
     }
@@ -169,7 +180,7 @@ mod tests {
         );
         for s in &samples {
             let mut out = b"x".to_vec();
-            write_str(&mut out, s).expect("writes");
+            write_json_str(&mut out, s).expect("writes");
             assert_eq!(out[1..], serde(s), "{s:?}");
         }
     }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 mod fields;
-mod json;
+pub(crate) mod json;
 
 pub use fields::{
     AsFieldValue, Choices, ChoicesOf, Field, FieldKind, FieldValue, NoChoices, unit_variant_name,
