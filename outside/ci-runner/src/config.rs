@@ -28,6 +28,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use io_beneath::{Open, Root};
 use io_hooks::text::{did_you_mean, pasteable_word, toml_key};
 use io_hooks::{HookSpec, HookTables, Layout, TableError, TomlFile};
 use io_trust::store::{Store, StoreError, Trusted};
@@ -304,10 +305,10 @@ impl Config {
     /// and is not shown to be the operator's, [`ConfigError::TrustStore`]
     /// when the store had to be asked and cannot be read.
     pub fn load(root: &Path, data_dir: &Path) -> Result<Config, ConfigError> {
-        let project = read(&root.join(PROJECT_FILE))?;
+        let (_, project) = read(root, PROJECT_FILE)?;
         let path = root.join(OPERATOR_FILE);
-        let operator = match read(&path) {
-            Ok(text) => Some(text),
+        let operator = match read(root, OPERATOR_FILE) {
+            Ok((_, text)) => Some(text),
             Err(ConfigError::Read { cause, .. }) if cause.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
         };
@@ -396,18 +397,39 @@ impl Config {
     }
 }
 
-/// The text of the file at `path`.
-fn read(path: &Path) -> Result<String, ConfigError> {
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "the runner's own files, read as an outside crate reads its config: this \
-                  adopter shows io-hooks' API, not io's file rules; the bytes read are the \
-                  bytes judged and parsed"
-    )]
-    std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
-        path: path.to_path_buf(),
+/// The most bytes a config file of the runner's may hold.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The text of the file `name` in the checkout `root`, with its path.
+///
+/// The checkout is a clone's to shape, so the file is reached through
+/// io-beneath, as the `status` action's is: a link that leads out of the
+/// checkout (`ci.toml -> ~/.ssh/config`) is refused rather than read and
+/// quoted in an error, and a FIFO or a device is refused rather than
+/// waited on. The bytes read are the bytes judged and parsed.
+fn read(root: &Path, name: &str) -> Result<(PathBuf, String), ConfigError> {
+    let path = root.join(name);
+    let failed = |cause| ConfigError::Read {
+        path: path.clone(),
         cause,
-    })
+    };
+    let bytes = Root::open(root)
+        .map_err(failed)?
+        .open_file(Path::new(name), &Open::read())
+        .map_err(|e| match e {
+            io_beneath::Error::Io(e) => failed(e),
+            other => failed(io::Error::other(other.to_string())),
+        })?
+        .read_bounded(MAX_CONFIG_BYTES)
+        .map_err(failed)?
+        .ok_or_else(|| failed(io::Error::other("it holds more than 1 MiB")))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        failed(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "it is not UTF-8",
+        ))
+    })?;
+    Ok((path, text))
 }
 
 /// Whether `ci.local.toml` at `path`, read as `file` holding `text`, may
@@ -449,8 +471,7 @@ fn judged(path: &Path, file: &TomlFile<'_>, text: &str, store: &Store) -> Result
 /// Records the `ci.local.toml` of `root`, as it is now, as the operator's
 /// in the trust store of `data_dir`; refused when a git index lists it.
 pub(crate) fn trust(root: &Path, data_dir: &Path) -> Result<Trusted, ConfigError> {
-    let path = root.join(OPERATOR_FILE);
-    let text = read(&path)?;
+    let (path, text) = read(root, OPERATOR_FILE)?;
     let store_error = |cause| ConfigError::TrustStore {
         path: path.clone(),
         cause,

@@ -202,10 +202,7 @@ fn a_missing_operator_file_is_no_hooks_and_one_that_cannot_be_read_is_an_error()
     let message = e.to_string();
     assert_eq!(
         message,
-        format!(
-            "{}: could not be read: stream did not contain valid UTF-8",
-            file.display()
-        )
+        format!("{}: could not be read: it is not UTF-8", file.display())
     );
     assert_own_words(&message, dir.path());
 }
@@ -363,4 +360,30 @@ fn an_unknown_key_in_a_job_names_a_jobs_keys() {
         "ci.toml: key `pipeline.check.job[1].retries`: unknown field `retries`, expected one \
          of `name`, `commands`, `timeout_ms` (line 4, column 1)"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_config_file_that_links_out_of_the_checkout_is_refused_unread() {
+    // A clone's `ci.toml -> <a file of the operator's>`: never read, so
+    // none of it reaches an error message.
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("config");
+    std::fs::write(&secret, "[pipeline.x]\nSECRET-VALUE = 1\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    common::work_tree(dir.path());
+    std::os::unix::fs::symlink(&secret, dir.path().join("ci.toml")).unwrap();
+    let data = common::data_dir(dir.path());
+    let e = Config::load(dir.path(), &data).unwrap_err();
+    assert!(matches!(e, ConfigError::Read { .. }), "{e}");
+    let message = e.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "{}: could not be read: ",
+            dir.path().join("ci.toml").display()
+        )),
+        "{message}"
+    );
+    assert!(!message.contains("SECRET"), "{message}");
+    assert_own_words(&message, dir.path());
 }
