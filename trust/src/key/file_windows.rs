@@ -26,6 +26,7 @@ use io_winsec::{Security, Sid, rights};
 
 use super::KEY_FILE;
 use super::chain::Tag;
+use super::fresh::{random, temp_name};
 use super::key_error::{KeyError, Refusal};
 use crate::owner;
 
@@ -209,27 +210,4 @@ fn link(temp: &Path, dir: &Path) -> Result<bool, KeyError> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(KeyError::io(&name, "give the key file its name", e)),
     }
-}
-
-/// A name for the key before it is whole, in the same directory: hidden
-/// by its dot, this process's, and random, so no two makers share one.
-fn temp_name(dir: &Path) -> Result<String, KeyError> {
-    let mut salt = [0; 8];
-    random(&mut salt, dir)?;
-    let salt = u64::from_le_bytes(salt);
-    Ok(format!(
-        ".{KEY_FILE}.{}.{salt:016x}.tmp",
-        std::process::id()
-    ))
-}
-
-/// Fills `bytes` from the operating system's random generator.
-fn random(bytes: &mut [u8], dir: &Path) -> Result<(), KeyError> {
-    getrandom::fill(bytes).map_err(|e| {
-        let cause = match e.raw_os_error() {
-            Some(code) => io::Error::from_raw_os_error(code),
-            None => io::Error::other(e.to_string()),
-        };
-        KeyError::io(dir, "draw random bytes for a key from the system", cause)
-    })
 }

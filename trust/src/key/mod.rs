@@ -1,6 +1,7 @@
 //! A key only this user's program holds, and the MAC it puts on each
 //! record a program writes ([`Key`], [`Chain`], [`Tag`]): the key's file in
-//! `file.rs`, the chain in `chain.rs`, their errors in `key_error.rs`.
+//! `file.rs` (`file_windows.rs`; what both need in `fresh.rs`), the chain
+//! in `chain.rs`, their errors in `key_error.rs`.
 
 mod chain;
 #[cfg(unix)]
@@ -8,6 +9,7 @@ mod file;
 #[cfg(windows)]
 #[path = "file_windows.rs"]
 mod file;
+mod fresh;
 mod key_error;
 #[cfg(all(test, unix))]
 mod tests;

@@ -8,6 +8,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 use super::file::{self, judge_dir, judge_file};
+use super::fresh;
 use super::{Chain, KEY_FILE, Key, KeyError, Mismatch, Refusal, Tag};
 use rustix::fs::FileType;
 
@@ -224,8 +225,8 @@ fn a_temporary_name_already_taken_by_a_file_or_a_link_is_never_written_through()
 #[test]
 fn a_temporary_name_is_hidden_this_processs_and_never_the_same_twice() {
     let (_tmp, data) = temp();
-    let a = file::temp_name(&data).expect("a name");
-    let b = file::temp_name(&data).expect("a name");
+    let a = fresh::temp_name(&data).expect("a name");
+    let b = fresh::temp_name(&data).expect("a name");
     assert_ne!(a, b);
     let prefix = format!(".{KEY_FILE}.{}.", std::process::id());
     for name in [&a, &b] {
