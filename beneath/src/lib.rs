@@ -106,7 +106,11 @@
 //! and owned state is reached by its names alone. An `openat2`
 //! that answers `EAGAIN` (a rename anywhere on the host raced it) is asked
 //! again, at most four times in all as cap-std does, and the path is then
-//! walked for that open.
+//! walked for that open. A path of one name opened with
+//! [`Open::nofollow`] is one plain `openat` from the root's descriptor:
+//! with no `/` in it and `O_NOFOLLOW` on it, there is nothing for
+//! `openat2` to check, and it is the cheaper call (an `append` hook's
+//! per-event open of a file at the root).
 //!
 //! # Windows
 //!
