@@ -20,8 +20,6 @@ use super::output::{err, safe, safe_line};
 mod windows;
 #[cfg(windows)]
 use windows::signal_name;
-#[cfg(windows)]
-pub(crate) use windows::start_process;
 
 /// What `io` prints if a signal ends it now: the run in flight and the
 /// command that resumes it, set while `io run` runs one.
@@ -277,6 +275,24 @@ fn on(signal: i32) {
     }
     SIGNALLED.store(true, Ordering::SeqCst);
     end_now(signal);
+}
+
+/// What `io` sets up before anything else on Windows (issue 47): the
+/// console's Ctrl-C, Ctrl-Break and close events are taken from Windows'
+/// default (which ends `io` alone, leaving its hooks running) before this
+/// returns, and received on a thread: Ctrl-C and Ctrl-Break as `SIGINT`
+/// and `SIGBREAK` (the first while a run is in flight stops it, any other
+/// ends every child and `io`: [`on`]), a closed console ends every child
+/// and `io` at once ([`end_now`]); `signals/windows.rs` says more.
+///
+/// Returns the flag the event thread sets before it starts ending things.
+#[cfg(windows)]
+pub(crate) fn start_process() -> &'static AtomicBool {
+    windows::listen(on, || {
+        SIGNALLED.store(true, Ordering::SeqCst);
+        end_now(windows::SIGHUP)
+    });
+    &SIGNALLED
 }
 
 /// Ends every child in flight and `io` with it, on `signal`: kills their

@@ -20,12 +20,9 @@
 //! safe way to list a process's handles; std opens every handle it makes
 //! not inheritable.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use io_hooks::text::os_error;
 use tokio::signal::windows::{CtrlBreak, CtrlC, CtrlClose, ctrl_break, ctrl_c, ctrl_close};
 
-use super::{SIGNALLED, end_now, on};
 use crate::cli::output::err;
 
 /// Ctrl-C's number, as Unix's `SIGINT`.
@@ -45,14 +42,10 @@ pub(super) fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-/// What `io` sets up before anything else on Windows: the console's
-/// Ctrl-C, Ctrl-Break and close events are taken from Windows' default
-/// (which ends `io` alone, leaving its hooks running) before this returns,
-/// and received on a thread that does what [`super::start_process`] says
-/// of a signal on Unix ([the module](self) says which is which).
-///
-/// Returns the flag the event thread sets before it starts ending things.
-pub(crate) fn start_process() -> &'static AtomicBool {
+/// Takes the console's Ctrl-C, Ctrl-Break and close events from Windows'
+/// default before it returns, and receives them on a thread of their own:
+/// `on(SIGINT)`, `on(SIGBREAK)`, and `closed()` for a closed console.
+pub(super) fn listen(on: fn(i32), closed: fn() -> !) {
     let events = match (ctrl_c(), ctrl_break(), ctrl_close()) {
         (Ok(c), Ok(b), Ok(close)) => (c, b, close),
         (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => {
@@ -60,24 +53,27 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                 "io: could not receive the console's Ctrl-C, Ctrl-Break and close events: {}\n",
                 os_error(&e)
             ));
-            return &SIGNALLED;
+            return;
         }
     };
     let started = std::thread::Builder::new()
         .name("signals".to_owned())
-        .spawn(move || receive(events));
+        .spawn(move || receive(events, on, closed));
     // Without this thread a Ctrl-C would end nothing: `io` stops here,
     // before any work, rather than run unstoppable.
     if let Err(e) = started {
         err(&format!("io: cannot start a thread: {}\n", os_error(&e)));
         std::process::exit(1);
     }
-    &SIGNALLED
 }
 
 /// The event thread: waits for each event on a current-thread runtime and
 /// does what it says, for as long as `io` runs.
-fn receive((mut c, mut brk, mut close): (CtrlC, CtrlBreak, CtrlClose)) {
+fn receive(
+    (mut c, mut brk, mut close): (CtrlC, CtrlBreak, CtrlClose),
+    on: fn(i32),
+    closed: fn() -> !,
+) {
     let runtime = match tokio::runtime::Builder::new_current_thread().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -93,10 +89,7 @@ fn receive((mut c, mut brk, mut close): (CtrlC, CtrlBreak, CtrlClose)) {
             tokio::select! {
                 Some(()) = c.recv() => on(SIGINT),
                 Some(()) = brk.recv() => on(SIGBREAK),
-                Some(()) = close.recv() => {
-                    SIGNALLED.store(true, Ordering::SeqCst);
-                    end_now(SIGHUP);
-                }
+                Some(()) = close.recv() => closed(),
                 else => return,
             }
         }
