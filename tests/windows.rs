@@ -1,7 +1,8 @@
 //! `io` on Windows (issue 47), through the real `io.exe`: a `run` hook
 //! through `cmd /c` gets the event line on stdin then EOF; a hook past its
 //! timeout is killed with the grandchild it started (its job object);
-//! `io check` judges a program by its extension (`PATHEXT`); the
+//! `io check` judges a program by its extension (`PATHEXT`); a replay
+//! leaves out the hook that appends to its input; the
 //! user-scope file `%APPDATA%\io\io.toml` is loaded and the trust store
 //! kept beside it; a `io.local.toml` the git index lists is refused and an
 //! unpacked one is loaded once trusted; a run's journal is locked on its
@@ -303,6 +304,27 @@ fn a_hook_past_its_timeout_is_killed_with_the_grandchild_it_started() {
         wait_until(Duration::from_secs(20), || fs::remove_file(&held).is_ok()),
         "the grandchild outlived its hook's timeout"
     );
+}
+
+/// `io replay` of the file a hook appends to, named or on stdin: the hook
+/// is left out, by the file's identity (volume serial number and file
+/// index), and the recording is not written into.
+#[test]
+fn a_replay_leaves_out_the_hook_that_appends_to_its_input() {
+    let env = Env::new();
+    env.write("io.local.toml", "[[hook]]\nappend = \"audit.jsonl\"\n");
+    let audit = env.write("audit.jsonl", STARTED);
+    let out = run(env.io(&["replay", "audit.jsonl"]), "io replay");
+    let all = said(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("is left out of this replay"), "{all}");
+    let mut io = env.io(&["replay", "-"]);
+    io.stdin(fs::File::open(&audit).expect("the recording"));
+    let out = run(io, "io replay -");
+    let all = said(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("is left out of this replay"), "{all}");
+    assert_eq!(fs::read_to_string(&audit).expect("read"), STARTED);
 }
 
 #[test]
