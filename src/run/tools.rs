@@ -269,7 +269,7 @@ impl Workspace<'_> {
     }
 
     /// Starts an argv in the background, in its own process group (on
-    /// Windows, a job object of its own: [`io_supervisor::Supervisor::spawn_tracked`]),
+    /// Windows, a job object of its own: `Supervisor::spawn_tracked`),
     /// with no input and its output discarded; the group is killed on `io`'s
     /// interrupt ([`crate::supervisor::process_supervisor`]).
     pub(super) fn spawn_background(
