@@ -444,6 +444,7 @@ fn a_journal_is_locked_on_its_sidecar_listed_summed_up_and_adopted() {
         profile: None,
     };
     store.append("r-1", &begin).expect("appended");
+    journal_is_private(&dir.path().join(".io/runs/r-1.jsonl"));
     let held = store.lock("r-1").expect("claimed");
     assert!(dir.path().join(".io/runs/r-1.jsonl.lock").exists());
     let again = store.lock("r-1");
@@ -470,6 +471,26 @@ fn a_journal_is_locked_on_its_sidecar_listed_summed_up_and_adopted() {
         Some(2)
     );
     assert!(!dir.path().join(".io/runs/r-1.jsonl.adopting").exists());
+    journal_is_private(&dir.path().join(".io/runs/r-1.jsonl"));
+}
+
+/// Asserts that the journal at `path` has the DACL `io` gives it: one
+/// entry, the running user's. Skipped under wine, which keeps no DACL set.
+fn journal_is_private(path: &Path) {
+    use std::os::windows::fs::OpenOptionsExt;
+    if under_wine() {
+        eprintln!("skipped under wine: a journal's DACL (wine 8.0 keeps no DACL set on a file)");
+        return;
+    }
+    let file = fs::OpenOptions::new()
+        .access_mode(0x0002_0000) // READ_CONTROL
+        .open(path)
+        .expect("opened for its DACL");
+    let security = io_winsec::Security::of_file(&file).expect("its security");
+    let me = io_winsec::current_user().expect("the running user");
+    let dacl = security.dacl.expect("a DACL");
+    assert_eq!(dacl.len(), 1, "{dacl:?}");
+    assert_eq!(dacl[0].sid, me, "{dacl:?}");
 }
 
 /// The script of a run whose one tool call a `tool_call` hook holds up.

@@ -643,6 +643,8 @@ impl FileStore {
             .truncate()
             .links(Links::None);
         let mut file = self.open(&temp, how).map_err(|e| self.refused(&temp, e))?;
+        #[cfg(windows)]
+        self.make_private(&temp, &file)?;
         file.write_all(text).map_err(|e| self.fail(&temp, e))?;
         file.sync_data().map_err(|e| self.fail(&temp, e))?;
         drop(file);
@@ -816,6 +818,9 @@ impl FileStore {
     fn write_line(&self, rel: &Path, line: &[u8]) -> Result<(), StoreError> {
         let how = Open::append().create(PRIVATE_FILE).dirs(PRIVATE_DIR);
         let mut file = self.open(rel, how).map_err(|e| self.refused(rel, e))?;
+        // Windows: a new journal is made its owner's alone, as 0600 is.
+        #[cfg(windows)]
+        self.private_if_new(rel, &file)?;
         file.write_all(line).map_err(|e| self.fail(rel, e))?;
         file.sync_data().map_err(|e| self.fail(rel, e))
     }

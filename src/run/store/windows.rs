@@ -3,11 +3,17 @@
 //! on Unix; a run's lock is taken on a sidecar file beside its journal,
 //! `<run>.jsonl.lock` (fs4, `LockFileEx`), since Windows' locks are
 //! mandatory and a locked journal could not be appended to; the journals'
-//! directory is read, and a journal renamed in, by path.
+//! directory is read, and a journal renamed in, by path. A journal `io`
+//! makes is given a DACL of one entry, its owner's full control (0600 the
+//! Windows way): one made where it would inherit a DACL that lets others
+//! write it (a directory made in `C:\` grants Authenticated Users
+//! modify) would otherwise be refused by the check above at the run's
+//! first lock.
 
 use std::ffi::OsStr;
 use std::fs;
 use std::io;
+use std::os::windows::fs::OpenOptionsExt;
 use std::path::Path;
 
 use io_beneath::{Links, Open};
@@ -65,6 +71,55 @@ impl FileStore {
             }),
             Err(fs4::TryLockError::Error(e)) => Err(self.fail(&sidecar, e)),
         }
+    }
+
+    /// [`make_private`](Self::make_private) when `file`, the journal `rel`
+    /// just opened, is empty: made now, or by a write that never landed.
+    pub(super) fn private_if_new(&self, rel: &Path, file: &fs::File) -> Result<(), StoreError> {
+        let len = file.metadata().map_err(|e| self.fail(rel, e))?.len();
+        match len {
+            0 => self.make_private(rel, file),
+            _ => Ok(()),
+        }
+    }
+
+    /// Gives `file`, opened beneath the root as `rel`, a DACL of one entry,
+    /// the running user's full control (io-winsec's `make_private`). The
+    /// handle io-beneath gives has no `WRITE_DAC`, so `rel` is opened again
+    /// by path for it (its last name not followed), and changed only when
+    /// that is the same file (volume serial number and file index):
+    /// anything swapped in between is left as it is, and refused.
+    pub(super) fn make_private(&self, rel: &Path, file: &fs::File) -> Result<(), StoreError> {
+        /// `READ_CONTROL | WRITE_DAC`: the access that reads and sets a DACL.
+        const DACL_ACCESS: u32 = 0x0002_0000 | 0x0004_0000;
+        /// `FILE_FLAG_OPEN_REPARSE_POINT`: a reparse point there is opened
+        /// itself, never followed.
+        const OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "opened for its DACL only (no data access, its last name not followed), and \
+                      used only when it is the very file just opened beneath the root"
+        )]
+        let again = fs::OpenOptions::new()
+            .access_mode(DACL_ACCESS)
+            .custom_flags(OPEN_REPARSE_POINT)
+            .open(self.root.join(rel))
+            .map_err(|e| self.fail(rel, e))?;
+        let same = |f: &fs::File| {
+            f.try_clone()
+                .and_then(same_file::Handle::from_file)
+                .map_err(|e| self.fail(rel, e))
+        };
+        if same(file)? != same(&again)? {
+            return Err(self.fail(
+                rel,
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "refused: the journal was replaced while it was being made private",
+                ),
+            ));
+        }
+        io_winsec::make_private(&again, false).map_err(|e| self.fail(rel, e))
     }
 
     /// The names in the journals' directory (`dir`, opened beneath the
