@@ -7,7 +7,8 @@
 //! kept beside it; a `io.local.toml` the git index lists is refused and an
 //! unpacked one is loaded once trusted; a run's journal is locked on its
 //! sidecar, listed, summed up and adopted; Ctrl-C stops a run in flight
-//! (`interrupted`, exit 130) and Ctrl-Break ends `io` with 149.
+//! (`interrupted`, exit 130), ends `io` and every child at once when no
+//! run is in flight, and Ctrl-Break ends `io` with 149.
 //!
 //! A child that must do something of the test's is this test binary run
 //! again on its one test `helper`, with `IO_WIN_HELPER` naming what it
@@ -496,6 +497,36 @@ fn journal_is_private(path: &Path) {
 /// The script of a run whose one tool call a `tool_call` hook holds up.
 const SCRIPT: &str = "goal = \"a run Ctrl-C stops\"\n\n[[turn]]\nsay = \"writing\"\ncalls = [{ tool = \"write_file\", args = { path = \"a.txt\", content = \"hi\" } }]\n\n[[turn]]\nsay = \"again\"\ncalls = [{ tool = \"write_file\", args = { path = \"b.txt\", content = \"hi\" } }]\n\n[[turn]]\nsay = \"Done.\"\nanswer = \"ok\"\n";
 
+/// Runs `io args…` in `env`'s root on a console of its own, with its
+/// hooks run as the helper `role`, and sends it Ctrl-C once the file
+/// `ready` is in the root (see `console::send_ctrl_c`). Returns what `io`
+/// printed after `exit <code>`, or `None` when Ctrl-C could not be sent
+/// (said on stderr).
+fn ctrl_c(env: &Env, args: &str, role: &str, ready: &str) -> Option<String> {
+    let mut sender = Command::new(std::env::current_exe().expect("this binary"));
+    sender
+        .args(["helper", "--exact", "--nocapture", "--test-threads=1"])
+        .current_dir(env.root())
+        .env(HELPER, "ctrl-c")
+        .env("IO_WIN_IO_ARGS", args)
+        .env("IO_WIN_HOOK", role)
+        .env("IO_WIN_READY", ready)
+        .env("IO_CONFIG_HOME", env.path("user"))
+        .env("IO_DATA_HOME", env.path("data"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let sent = run(sender, "the Ctrl-C sender");
+    let said_by_sender = said(&sent);
+    let reported = fs::read_to_string(env.root().join("io.out")).unwrap_or_default();
+    if let Some(why) = reported.strip_prefix("skipped: ") {
+        eprintln!("skipped: {why}");
+        return None;
+    }
+    assert!(sent.status.success(), "{said_by_sender}\n{reported}");
+    Some(reported)
+}
+
 #[test]
 fn ctrl_c_stops_a_run_in_flight_and_io_exits_130() {
     let env = Env::new();
@@ -507,26 +538,9 @@ fn ctrl_c_stops_a_run_in_flight_and_io_exits_130() {
         ),
     );
     env.write("script.toml", SCRIPT);
-    // The sender gives `io` a console of its own and sends it Ctrl-C
-    // once the hook has started: see `console::send_ctrl_c`.
-    let mut sender = Command::new(std::env::current_exe().expect("this binary"));
-    sender
-        .args(["helper", "--exact", "--nocapture", "--test-threads=1"])
-        .current_dir(env.root())
-        .env(HELPER, "ctrl-c")
-        .env("IO_CONFIG_HOME", env.path("user"))
-        .env("IO_DATA_HOME", env.path("data"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let sent = run(sender, "the Ctrl-C sender");
-    let said_by_sender = said(&sent);
-    let reported = fs::read_to_string(env.root().join("io.out")).unwrap_or_default();
-    if let Some(why) = reported.strip_prefix("skipped: ") {
-        eprintln!("skipped: {why}");
+    let Some(reported) = ctrl_c(&env, "run script.toml", "sleep", "hook.ready") else {
         return;
-    }
-    assert!(sent.status.success(), "{said_by_sender}\n{reported}");
+    };
     assert!(reported.starts_with("exit 130\n"), "{reported}");
     assert!(
         reported.contains("Ctrl-C: stopping run"),
@@ -535,6 +549,31 @@ fn ctrl_c_stops_a_run_in_flight_and_io_exits_130() {
     assert!(reported.contains("interrupted"), "{reported}");
     // The second tool call never ran.
     assert!(!env.root().join("b.txt").exists(), "{reported}");
+}
+
+/// With no run in flight (a replay), Ctrl-C ends `io` at once, as a
+/// second Ctrl-C does during a run: every child's job is terminated (the
+/// hook and the grandchild it started), and `io` exits with 130.
+#[test]
+fn ctrl_c_with_no_run_in_flight_ends_io_and_every_child_at_once() {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        &format!(
+            "[[hook]]\non = [\"started\"]\nrun = {}\ntimeout_ms = 60000\n",
+            helper_toml()
+        ),
+    );
+    env.write("events.jsonl", STARTED);
+    let Some(reported) = ctrl_c(&env, "replay events.jsonl", "parent", "ready") else {
+        return;
+    };
+    assert!(reported.starts_with("exit 130\n"), "{reported}");
+    let held = env.root().join("held");
+    assert!(
+        wait_until(Duration::from_secs(20), || fs::remove_file(&held).is_ok()),
+        "the hook's grandchild outlived io: {reported}"
+    );
 }
 
 #[test]
@@ -604,10 +643,12 @@ mod console {
 
     /// The Ctrl-C sender, run as a helper in the run's root: it leaves the
     /// test's console for one of its own (so that no other test's process
-    /// gets the event), starts `io run script.toml` on it with the hook
-    /// helper `sleep`, waits for the hook to start (the run is then in
-    /// flight), ignores Ctrl-C itself and sends it to every process on its
-    /// console, and writes `exit <code>` and what `io` printed to `io.out`.
+    /// gets the event), starts `io $IO_WIN_IO_ARGS` on it with its hooks
+    /// run as the helper `$IO_WIN_HOOK`, waits for the file
+    /// `$IO_WIN_READY` (the hook has started), ignores Ctrl-C itself and
+    /// sends it to every process on its console (a hook, in a process
+    /// group of its own, ignores it), and writes `exit <code>` and what
+    /// `io` printed to `io.out`.
     pub(super) fn send_ctrl_c() {
         // SAFETY: neither call takes a pointer; a failure is reported.
         let made = unsafe {
@@ -619,15 +660,17 @@ mod console {
             fs::write("io.out", format!("skipped: no console of its own ({why})")).unwrap();
             return;
         }
+        let var = |name| std::env::var(name).expect(name);
+        let ready = var("IO_WIN_READY");
         let mut child = Command::new(env!("CARGO_BIN_EXE_io"))
-            .args(["run", "script.toml"])
-            .env(HELPER, "sleep")
+            .args(var("IO_WIN_IO_ARGS").split(' '))
+            .env(HELPER, var("IO_WIN_HOOK"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("io starts");
-        let started = wait_until(LIMIT, || Path::new("hook.ready").exists());
+        let started = wait_until(LIMIT, || Path::new(&ready).exists());
         // SAFETY: a null handler with TRUE makes this process ignore
         // Ctrl-C (`io`, started before, handles it); the event call takes
         // no pointer.
