@@ -2,6 +2,7 @@
 //! clone that commits `logs -> ~/.bashrc.d` is a problem `io check` names,
 //! and `io replay` writes nothing through the link. Before, `io check` said
 //! ok and the event landed in the directory the link named.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

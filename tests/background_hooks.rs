@@ -3,6 +3,7 @@
 //! reports, prints its failures naming the event; `io check` and `io replay
 //! --dry-run` show which hooks are background; the two refusals come at
 //! their line.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! paragraph as without `--json`; and a root whose name is not UTF-8 is
 //! written, never a panic (it was exit 101). Before, a config error left
 //! stdout empty, so `io check --json | jq …` read nothing and exited 0.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

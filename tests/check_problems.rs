@@ -1,6 +1,7 @@
 //! `io check` proves that each hook can start without running it, judges
 //! only what is its own to judge (a program, an `append` path; never an
 //! argument), and prints hints that fix what they are printed under.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The `io` program, run as an operator runs it: every command and exit code,
 //! in temporary directories, with an empty user scope.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! `io.local.toml` is tracked. Reading it must never run anything the
 //! repository chose, must not hang, and must answer for the repository at
 //! the root, whatever this process's environment says.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

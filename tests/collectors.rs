@@ -37,6 +37,7 @@
 //!
 //! `IO_COLLECTORS_ROTATIONS` sets the soak's rotations (default 100), and
 //! it fails past `IO_COLLECTORS_LIMIT_S` seconds (default 600).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod collectors_support;
 mod common;

@@ -5,6 +5,7 @@
 //! the candidates separated by `_CLAP_IFS`. Completion runs in a clone as
 //! readily as in the operator's checkout: it runs nothing, writes nothing,
 //! offers nothing of a clone's, and says nothing on stderr.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

@@ -3,6 +3,7 @@
 //! The user scope is always passed explicitly (`Config::discover_with`), so
 //! no test here touches the process-wide environment; `config_env.rs` holds
 //! the one test that does.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! ~/.netrc` or `-> /proc/self/environ`; before, the error under a parse
 //! failure printed the line it pointed into (the whole environment, a
 //! `.netrc`'s password), and a 100 KB line was printed whole.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -37,22 +37,47 @@ fn discover_finds_the_user_scope_through_the_environment() {
         won.source.path().to_path_buf()
     };
 
-    // SAFETY: this is the only test in this binary, so no other thread reads
-    // or writes the environment while it runs.
-    unsafe {
-        std::env::set_var("IO_CONFIG_HOME", io_home.path());
-        std::env::set_var("XDG_CONFIG_HOME", xdg.path());
-        std::env::set_var("HOME", home.path());
+    #[cfg(unix)]
+    {
+        // SAFETY: this is the only test in this binary, so no other thread reads
+        // or writes the environment while it runs.
+        unsafe {
+            std::env::set_var("IO_CONFIG_HOME", io_home.path());
+            std::env::set_var("XDG_CONFIG_HOME", xdg.path());
+            std::env::set_var("HOME", home.path());
+        }
+        assert_eq!(in_force(), io_home.path().join("io.toml"));
+
+        unsafe { std::env::remove_var("IO_CONFIG_HOME") };
+        assert_eq!(in_force(), xdg.path().join("io/io.toml"));
+
+        unsafe { std::env::remove_var("XDG_CONFIG_HOME") };
+        assert_eq!(in_force(), home.path().join(".config/io/io.toml"));
+
+        unsafe { std::env::remove_var("HOME") };
+        let config = Config::discover(root.path()).unwrap();
+        assert!(config.sources().is_empty(), "no variable, no user scope");
     }
-    assert_eq!(in_force(), io_home.path().join("io.toml"));
+    // Windows (issue 47): IO_CONFIG_HOME, then %APPDATA%\io; XDG_* and
+    // HOME are not read there.
+    #[cfg(windows)]
+    {
+        // SAFETY: this is the only test in this binary, so no other thread
+        // reads or writes the environment while it runs.
+        unsafe {
+            std::env::set_var("IO_CONFIG_HOME", io_home.path());
+            std::env::set_var("APPDATA", xdg.path());
+            std::env::set_var("HOME", home.path());
+        }
+        assert_eq!(in_force(), io_home.path().join("io.toml"));
 
-    unsafe { std::env::remove_var("IO_CONFIG_HOME") };
-    assert_eq!(in_force(), xdg.path().join("io/io.toml"));
+        unsafe { std::env::remove_var("IO_CONFIG_HOME") };
+        assert_eq!(in_force(), xdg.path().join("io").join("io.toml"));
 
-    unsafe { std::env::remove_var("XDG_CONFIG_HOME") };
-    assert_eq!(in_force(), home.path().join(".config/io/io.toml"));
-
-    unsafe { std::env::remove_var("HOME") };
-    let config = Config::discover(root.path()).unwrap();
-    assert!(config.sources().is_empty(), "no variable, no user scope");
+        // Without APPDATA, Windows' known folder: the profile's own, which
+        // holds no `io\io.toml` here.
+        unsafe { std::env::remove_var("APPDATA") };
+        let config = Config::discover(root.path()).unwrap();
+        assert!(config.sources().is_empty(), "no variable, no user scope");
+    }
 }

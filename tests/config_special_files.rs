@@ -2,6 +2,7 @@
 //! not a file, or is one of the kernel's, is refused without a read that
 //! can block. Each case runs under a watchdog; a regression fails naming
 //! what hung, and kills the `io` it left.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

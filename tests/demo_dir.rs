@@ -1,6 +1,7 @@
 //! `io demo --dir DIR` never overwrites what DIR holds and never writes
 //! through a symbolic link; `io demo` without `--dir` leaves no directory
 //! behind in the temporary directory (issue 21, item 4).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! `io check` at its key; a cancelling hook's failure on `finished` no
 //! longer announces a cancel that cannot come; and hook keys written
 //! without a `[[hook]]` header refused, naming the header to write.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! escaped: control characters and the bidirectional overrides, isolates
 //! and marks that would show text in another order than its bytes (issue
 //! 22, "Escaping"; docs/threat-model.md, "Text printed to a terminal").
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! replaced, the derive's writer (`HookEvents::write_json`) and the line
 //! `RunEvent::json_line` builds on it checked against serde's bytes, and
 //! `io events TAG` / `io schema --events`.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 // The bench crate exports these; here they are private to the test.

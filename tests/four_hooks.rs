@@ -1,5 +1,6 @@
 //! The spec's four worked hooks ("Four hooks, worked"), loaded from a real
 //! `io.local.toml` with `Config::discover` and installed in a real run.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! `.git` or an index it cannot read refuses the hooks (until the operator
 //! trusts the file), never reads as "untracked". (No `git` is run at all:
 //! `tests/hostile_files.rs` and `tests/trust.rs` hold that.)
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

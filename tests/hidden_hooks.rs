@@ -2,6 +2,7 @@
 //! `[profile.<name>]` body, or a near miss of it, is an error; and the
 //! schema `io schema` prints gives the same verdict as `io check` on every
 //! file here.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

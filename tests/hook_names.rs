@@ -3,6 +3,7 @@
 //! `--hook NAME`, a name repeated in an array refused naming both tables,
 //! and `enabled = false` said at every start (`-q` included), in `io
 //! check`'s text and JSON, with the hook never firing.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

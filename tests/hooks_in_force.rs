@@ -2,6 +2,7 @@
 //! anywhere inside it, every `io run`, `io run --resume` and `io replay`
 //! says which hooks are in force before the first event, and a run whose
 //! `cancel` hook cannot run is not started.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Round two of the hardening (issue 14), through the `io` program: what a
 //! hostile environment or file can do to loading the config, asking git and
 //! reading a recording, and what an unwritable stdout or stderr does to `io`.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -13,6 +13,7 @@
 //! signal thread used to print its line before it exited: the run that
 //! went on then always went on, so the race is lost the same way every
 //! time rather than 12 times in 19.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

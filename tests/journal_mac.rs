@@ -5,6 +5,7 @@
 //! one sealed with another key: refused, and what its script would run
 //! never runs; another key's journal resumes only once the operator adopts
 //! it. The key's own file: made 0600, refused when others may read it.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

@@ -3,6 +3,7 @@
 //! `--hook` too (issue 21, item 7): the engine's own lines by where the hook
 //! was written, its file and key path, printed as the engine wrote them
 //! (issue 36).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! where hooks go, the repository ignores `io.local.toml`, the 0600 mode of
 //! an `append` log is documented and true, and `io check` says when a
 //! profile replaced the file's own hooks.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! a chain of links, before `.io` exists or after) is a problem `io check`
 //! names, exiting 1, and a failure `io run` says at each event, with the
 //! journals left byte for byte.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

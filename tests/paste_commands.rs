@@ -5,6 +5,7 @@
 //! `io replay` offers for a recording it will not read into itself, pasted into `/bin/sh`,
 //! runs nothing of the name and hands `io` the root byte for byte. The
 //! shell is the test's: it plays the operator pasting.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! walk-through: its files are `examples/policy/`, and each of its
 //! `console` blocks is run in a copy of them, in order, as the section sets
 //! it up, and must appear in what `io` prints (`tests/common/console.rs`).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -55,6 +55,14 @@ const CRATES: [(&str, &str, &str); 6] = [
 
 #[test]
 fn each_published_crates_public_api_matches_its_listing() {
+    if cfg!(windows) {
+        // The listings are each crate's API on Linux, where they are made.
+        eprintln!(
+            "skipped on Windows: the listings are the Linux API (Windows-only items are not in \
+             them), and this runs cargo rustdoc"
+        );
+        return;
+    }
     let version = workspace_version();
     let changelog = std::fs::read_to_string(root().join("CHANGELOG.md")).expect("CHANGELOG.md");
     let update = std::env::var_os(UPDATE).is_some_and(|v| v == "1");

@@ -4,6 +4,7 @@
 //! between two `…` must appear, consecutively and in order, in what the
 //! commands print, once run ids, times, durations and the temporary
 //! directory are put back as the document writes them (issue 21, item 7).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

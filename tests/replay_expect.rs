@@ -3,6 +3,7 @@
 //! file its own `--json` wrote, whatever the timings; a changed verdict
 //! exits 1 naming the event and the hook with both sides; a golden file
 //! that is not `--json`'s output is refused before any hook fires.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! ends the run as `io run` ends one (issue 21 item 3), input errors in the
 //! operator's words (issue 21 item 9), a torn line skipped rather than
 //! stopping every event after it, and memory bounded by the line (issue 22).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -7,6 +7,7 @@
 //! Before the fix, the first example of `io replay --help` (`io replay
 //! audit.jsonl`, where `audit.jsonl` is the file a catch-all `append` hook
 //! writes) never ended: each event read was appended again and read back.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! A resumed run says so (issue 21, item 8): the `started` and `finished`
 //! a resume repeats carry `"resumed": true`; a first run's lines carry no
 //! `resumed` at all, as before.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

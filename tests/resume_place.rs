@@ -53,6 +53,15 @@ struct Planted {
 
 impl Planted {
     fn new() -> Self {
+        /// An argv that makes `marker` (on Windows, a directory: cmd's
+        /// `mkdir` makes it with no redirection).
+        fn marker_argv(marker: String) -> Vec<String> {
+            if cfg!(windows) {
+                vec!["cmd".into(), "/c".into(), "mkdir".into(), marker]
+            } else {
+                vec!["/usr/bin/touch".to_owned(), marker]
+            }
+        }
         let dir = tempfile::tempdir().expect("tempdir");
         for d in ["journal-ws", "caller-ws"] {
             std::fs::create_dir(dir.path().join(d)).expect("dir");
@@ -69,10 +78,7 @@ impl Planted {
                     max_steps: 1,
                     origin: Some("the-origin".into()),
                     script: None,
-                    mcp_servers: BTreeMap::from([(
-                        "docs".to_owned(),
-                        vec!["/usr/bin/touch".to_owned(), marker],
-                    )]),
+                    mcp_servers: BTreeMap::from([("docs".to_owned(), marker_argv(marker))]),
                     profile: None,
                 },
             )

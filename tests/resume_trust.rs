@@ -5,6 +5,7 @@
 //! a journal, and a run cannot be resumed twice at once. Each journal here
 //! is sealed with the user's key, as `io` seals its own (issue 44): these
 //! checks stand behind the MAC's (`journal_mac.rs`), as a second line.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

@@ -4,6 +4,7 @@
 //! the top's `io.local.toml`, a `cancel` policy among its hooks, was not in
 //! force, and with `-q` nothing said so. Now the search refuses, in one
 //! line on stderr (`-q` too), naming both roots and the `--root` for each.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

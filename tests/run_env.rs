@@ -4,6 +4,7 @@
 //! as its journal and `io runs` name it; removed under `io replay`) and
 //! `IO_HOOK` (the hook's name, else its key path as written), each
 //! replacing whatever io itself was given.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

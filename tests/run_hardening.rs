@@ -3,6 +3,7 @@
 //! or the journal out of the workspace; `.io` is private; and a resume after
 //! a SIGKILL or a torn journal record neither reuses a `(run_id, seq)` nor
 //! refuses to go on.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

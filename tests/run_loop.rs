@@ -1,4 +1,5 @@
 //! The reference run loop, observed by a recording observer.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! docs/run-script.md, the reference to the `io run` script format: its
 //! example runs with `io run` as it says, and its tables name every key the
 //! script loader takes and every tool the loop has (issue 21, item 10).
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

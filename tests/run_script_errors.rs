@@ -4,6 +4,7 @@
 //! key gets the nearest; and a call the run loop would refuse for its
 //! arguments is refused at load, before any step, instead of a run that
 //! completes having done nothing.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

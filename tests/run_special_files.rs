@@ -2,6 +2,7 @@
 //! FIFO committed in the workspace is refused by `read_file`, `write_file`
 //! and `edit_file` without a read or write that can wait, and the run goes
 //! on.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

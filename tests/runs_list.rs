@@ -2,6 +2,7 @@
 //! how it last ended and the command that resumes it; a journal that may
 //! not be trusted (issue 44: not sealed with the user's key, tracked by
 //! git, another user's) is passed over unread, and counted by why.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

@@ -1,5 +1,6 @@
 //! Issue 14, round two, through the `io` program: the signal state `io`
 //! inherits, and the signals that end it.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

@@ -28,6 +28,7 @@
 //! second kind is the subreaper's to reap (in production, init's), and the
 //! test reaps them, by pid, only after every hook has returned, so it can
 //! never take an exit status the executor was waiting for.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

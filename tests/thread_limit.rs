@@ -9,6 +9,7 @@
 //! process, so the limit counts `io`'s own threads exactly. As another
 //! user, `prlimit` alone: that user's other processes already exceed a
 //! limit of 1.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 mod run_support;

@@ -6,6 +6,7 @@
 //! `.git`, another user's file, a directory above it others may write
 //! through an ACL or a group; and the command `io` prints to trust a file,
 //! pasted into a shell, does what it says and nothing else.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

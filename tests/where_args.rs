@@ -2,6 +2,7 @@
 //! checked at load against the tools' one table (`src/tool_name.rs`), and
 //! matched on the call as the run makes it; `io check` saying which tools a
 //! policy on `where.tool` lets through unseen.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

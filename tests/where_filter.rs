@@ -3,6 +3,7 @@
 //! `io check`; reported by `io check --event` and `io replay --dry-run`;
 //! applied to a child run's events; refused in a project file with the
 //! rest of `hook`; and listed by `io events TAG`.
+#![cfg(unix)] // Unix-only: its programs, links or descriptors (issue 47; Windows: tests/windows.rs)
 
 mod common;
 

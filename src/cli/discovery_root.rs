@@ -118,6 +118,7 @@ fn searchable(cwd: &Path) -> (Vec<&Path>, Option<(&Path, &'static str)>) {
 
 /// Why the root search may not take a file from `dir`: another user could
 /// have written it there. `None` when only this user (or root) could.
+#[cfg(unix)]
 fn untrusted(dir: &Path) -> Option<&'static str> {
     use std::os::unix::fs::MetadataExt;
     let Ok(meta) = std::fs::metadata(dir) else {
@@ -132,5 +133,47 @@ fn untrusted(dir: &Path) -> Option<&'static str> {
         Some("a group may write")
     } else {
         None
+    }
+}
+
+/// Why the root search may not take a file from `dir` on Windows (issue
+/// 47): its owner is neither this user, SYSTEM, the Administrators group
+/// nor TrustedInstaller (root's place on Unix), or its DACL lets someone
+/// else add, change or remove an entry in it (a NULL DACL lets anyone).
+/// `None` when only this user (or the system) could have written there.
+#[cfg(windows)]
+fn untrusted(dir: &Path) -> Option<&'static str> {
+    use io_winsec::{Security, Sid, rights};
+    use std::os::windows::fs::OpenOptionsExt;
+    /// `READ_CONTROL`, and `FILE_FLAG_BACKUP_SEMANTICS`, which opening a
+    /// directory takes.
+    const READ_CONTROL: u32 = 0x0002_0000;
+    const BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "opened for its owner and DACL only (READ_CONTROL, no data access), to judge \
+                  whose it is"
+    )]
+    let opened = std::fs::OpenOptions::new()
+        .access_mode(READ_CONTROL)
+        .custom_flags(BACKUP_SEMANTICS)
+        .open(dir);
+    let judged = opened
+        .and_then(|file| Security::of_file(&file))
+        .and_then(|security| Ok((security, io_winsec::current_user()?)));
+    let Ok((security, me)) = judged else {
+        return Some("cannot be looked at");
+    };
+    match &security.owner {
+        Some(owner)
+            if *owner == me
+                || owner.is_system_or_administrators()
+                || *owner == Sid::trusted_installer() => {}
+        _ => return Some("another user owns"),
+    }
+    match security.granted_to_others(&me, rights::WRITE | rights::DELETE_CHILD) {
+        Some(None) => Some("anyone may write"),
+        Some(Some(_)) => Some("another user or a group may write"),
+        None => None,
     }
 }

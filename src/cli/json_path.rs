@@ -13,14 +13,29 @@ pub(crate) fn path_json(path: &Path) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsStr;
-    use std::os::unix::ffi::OsStrExt;
-
     use super::*;
+
+    /// `/tmp/r`, a byte (Unix) or a lone surrogate (Windows) that is not
+    /// UTF-8, then `/a`.
+    #[cfg(unix)]
+    fn not_utf8() -> std::ffi::OsString {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(b"/tmp/r\xff/a").to_owned()
+    }
+
+    #[cfg(windows)]
+    fn not_utf8() -> std::ffi::OsString {
+        use std::os::windows::ffi::OsStringExt;
+        let mut wide: Vec<u16> = "/tmp/r".encode_utf16().collect();
+        wide.push(0xD800);
+        wide.extend("/a".encode_utf16());
+        std::ffi::OsString::from_wide(&wide)
+    }
 
     #[test]
     fn a_path_that_is_not_utf8_is_written_lossily() {
-        let path = Path::new(OsStr::from_bytes(b"/tmp/r\xff/a"));
+        let path = not_utf8();
+        let path = Path::new(&path);
         assert_eq!(path_json(path), "/tmp/r\u{fffd}/a");
         assert_eq!(path_json(Path::new("/tmp/r")), "/tmp/r");
     }

@@ -3,13 +3,23 @@
 //! receives `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT`), how the first
 //! one stops a run in flight before its next tool call, and how any other
 //! ends every child and `io` at once, with the lines it then prints.
+//!
+//! On Windows (issue 47) the same is done on the console's events, in
+//! `signals/windows.rs`: Ctrl-C as `SIGINT`, Ctrl-Break as `SIGBREAK`
+//! (21), and a closed console, which ends every child and `io` at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+#[cfg(unix)]
 use io_hooks::text::os_error;
 
 use super::output::{err, safe, safe_line};
+
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows::signal_name;
 
 /// What `io` prints if a signal ends it now: the run in flight and the
 /// command that resumes it, set while `io run` runs one.
@@ -160,7 +170,7 @@ fn stop_run(signal: i32) -> Option<String> {
 
 /// What `io` says when a signal stops run `run_id`.
 fn stopping_line(signal: i32, run_id: &str) -> String {
-    let name = signal_hook::low_level::signal_name(signal).unwrap_or("a signal");
+    let name = signal_name(signal);
     format!(
         "io: {name}: stopping run {} before its next tool call; its hooks still get `finished` \
          (another signal ends io now)\n",
@@ -174,6 +184,12 @@ pub(crate) fn signal_line() -> Option<String> {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone()
+}
+
+/// The name of `signal` in what `io` says: `SIGINT`, say.
+#[cfg(unix)]
+fn signal_name(signal: i32) -> &'static str {
+    signal_hook::low_level::signal_name(signal).unwrap_or("a signal")
 }
 
 /// What `io` sets up before anything else, for itself and what it spawns:
@@ -200,6 +216,7 @@ pub(crate) fn signal_line() -> Option<String> {
 ///   run`), and exits with 128 + the signal's number.
 ///
 /// Returns the flag the signal thread sets before it starts ending things.
+#[cfg(unix)]
 pub(crate) fn start_process() -> &'static AtomicBool {
     use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGXFSZ};
     static CAUGHT: AtomicBool = AtomicBool::new(false);
@@ -228,15 +245,7 @@ pub(crate) fn start_process() -> &'static AtomicBool {
                 .name("signals".to_owned())
                 .spawn(move || {
                     for signal in signals.forever() {
-                        if let Some(run_id) = stop_run(signal) {
-                            // After the flag, so that a hook ended here
-                            // returns to a run that sees it.
-                            io_harness::process_supervisor().end_in_flight();
-                            err(&stopping_line(signal, &run_id));
-                            continue;
-                        }
-                        SIGNALLED.store(true, Ordering::SeqCst);
-                        end_now(signal);
+                        on(signal);
                     }
                 });
             // Without this thread a caught Ctrl-C would end nothing: `io`
@@ -251,6 +260,38 @@ pub(crate) fn start_process() -> &'static AtomicBool {
             os_error(&e)
         )),
     }
+    &SIGNALLED
+}
+
+/// What `signal` does, on the signal thread: the first one while a run is
+/// in flight stops it; any other ends every child and `io` at once.
+fn on(signal: i32) {
+    if let Some(run_id) = stop_run(signal) {
+        // After the flag, so that a hook ended here returns to a run that
+        // sees it.
+        io_harness::process_supervisor().end_in_flight();
+        err(&stopping_line(signal, &run_id));
+        return;
+    }
+    SIGNALLED.store(true, Ordering::SeqCst);
+    end_now(signal);
+}
+
+/// What `io` sets up before anything else on Windows (issue 47): the
+/// console's Ctrl-C, Ctrl-Break and close events are taken from Windows'
+/// default (which ends `io` alone, leaving its hooks running) before this
+/// returns, and received on a thread: Ctrl-C and Ctrl-Break as `SIGINT`
+/// and `SIGBREAK` (the first while a run is in flight stops it, any other
+/// ends every child and `io`: [`on`]), a closed console ends every child
+/// and `io` at once ([`end_now`]); `signals/windows.rs` says more.
+///
+/// Returns the flag the event thread sets before it starts ending things.
+#[cfg(windows)]
+pub(crate) fn start_process() -> &'static AtomicBool {
+    windows::listen(on, || {
+        SIGNALLED.store(true, Ordering::SeqCst);
+        end_now(windows::SIGHUP)
+    });
     &SIGNALLED
 }
 
@@ -279,6 +320,7 @@ fn end_now(signal: i32) -> ! {
 
 /// The error for a thread the system would not start: at a process limit
 /// (`ulimit -u`, `RLIMIT_NPROC`, which counts threads) `EAGAIN`.
+#[cfg(unix)]
 fn no_thread(e: &std::io::Error) -> String {
     format!(
         "io: cannot start a thread: {}; is the process limit (`ulimit -u`, RLIMIT_NPROC) too low for this user?\n",
@@ -289,6 +331,7 @@ fn no_thread(e: &std::io::Error) -> String {
 /// The signals this process ignores, as the kernel's mask (bit `n - 1` is
 /// signal `n`) from `/proc/self/status`: the one way to read a disposition
 /// without `unsafe`. None when it cannot be read.
+#[cfg(unix)]
 fn ignored_signals() -> u64 {
     #[allow(
         clippy::disallowed_methods,

@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -182,7 +183,7 @@ fn fresh_dir() -> Result<PathBuf, String> {
                   `create_dir` fails on anything already there; 0700 whatever the umask"
     )]
     fs::create_dir(&dir)
-        .and_then(|()| fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)))
+        .and_then(|()| set_mode(&dir, 0o700))
         .map_err(|e| format!("{}: {}", dir.display(), os_error(&e)))?;
     Ok(dir)
 }
@@ -268,21 +269,41 @@ fn lay_out(base: &Path) -> Result<(), String> {
         fs::create_dir(&dir).map_err(|e| fail(&dir, e))?;
         // 0755 whatever the umask: a directory a group may write would make
         // the workspace's `io.local.toml` someone else's to change.
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).map_err(|e| fail(&dir, e))?;
+        set_mode(&dir, 0o755).map_err(|e| fail(&dir, e))?;
     }
     for (rel, text, executable) in FILES {
         let path = base.join(rel);
         let mode = if *executable { 0o755 } else { 0o644 };
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&path)
-            .map_err(|e| fail(&path, e))?;
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        options.mode(mode);
+        let mut file = options.open(&path).map_err(|e| fail(&path, e))?;
         file.write_all(text.as_bytes())
             .map_err(|e| fail(&path, e))?;
+        #[cfg(unix)]
         file.set_permissions(fs::Permissions::from_mode(mode))
             .map_err(|e| fail(&path, e))?;
+        #[cfg(windows)]
+        let _ = mode;
     }
+    Ok(())
+}
+
+/// Gives `path` the mode bits `mode`, whatever the umask.
+#[cfg(unix)]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the demo's own directory, made anew by its caller"
+)]
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+}
+
+/// Nothing on Windows: what the demo makes inherits its directory's DACL
+/// (the user's own temporary directory, or the operator's `--dir`).
+#[cfg(windows)]
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    let _ = (path, mode);
     Ok(())
 }

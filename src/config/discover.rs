@@ -80,16 +80,21 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+#[cfg(unix)]
 pub(super) fn user_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     base_dir_from(var, "IO_CONFIG_HOME", "XDG_CONFIG_HOME", ".config")
 }
+
+/// The variables the user-scope lookup reads, in order.
+#[cfg(unix)]
+const USER_DIR_VARS: [&str; 3] = ["IO_CONFIG_HOME", "XDG_CONFIG_HOME", "HOME"];
 
 /// Each variable the user-scope lookup looked at and did not use because it
 /// is set to a relative path (`IO_CONFIG_HOME=cfg`), in the order looked
 /// at, up to the one it used: `IO_CONFIG_HOME=cfg`.
 pub(super) fn user_dir_passed_over(var: impl Fn(&str) -> Option<OsString>) -> Vec<String> {
     let mut passed = Vec::new();
-    for name in ["IO_CONFIG_HOME", "XDG_CONFIG_HOME", "HOME"] {
+    for name in USER_DIR_VARS {
         match var(name).filter(|v| !v.is_empty()).map(PathBuf::from) {
             Some(dir) if dir.is_absolute() => break,
             Some(dir) => passed.push(format!("{name}={}", dir.display())),
@@ -99,12 +104,14 @@ pub(super) fn user_dir_passed_over(var: impl Fn(&str) -> Option<OsString>) -> Ve
     passed
 }
 
+#[cfg(unix)]
 pub(super) fn data_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     base_dir_from(var, "IO_DATA_HOME", "XDG_DATA_HOME", ".local/share")
 }
 
 /// `$OWN` if set, else `$XDG/io`, else `$HOME/<under_home>/io`: the XDG base
 /// directory rule, with io's own variable first.
+#[cfg(unix)]
 fn base_dir_from(
     var: impl Fn(&str) -> Option<OsString>,
     own: &str,
@@ -139,7 +146,14 @@ fn placed(
     Ok(source)
 }
 
-#[cfg(test)]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows::USER_DIR_VARS;
+#[cfg(windows)]
+pub(super) use windows::{data_dir_from, user_dir_from};
+
+#[cfg(all(test, unix))]
 mod tests {
     use std::ffi::OsString;
     use std::path::PathBuf;

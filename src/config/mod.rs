@@ -62,7 +62,9 @@ pub(crate) fn hook_layout() -> io_hooks::Layout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
     /// The operator's own file: `$IO_CONFIG_HOME/io.toml`, else
-    /// `$XDG_CONFIG_HOME/io/io.toml`, else `$HOME/.config/io/io.toml`.
+    /// `$XDG_CONFIG_HOME/io/io.toml`, else `$HOME/.config/io/io.toml`
+    /// (on Windows, `%IO_CONFIG_HOME%\io.toml`, else
+    /// `%APPDATA%\io\io.toml`).
     User,
     /// `io.toml` at the discovery root, or [`Config::from_toml`] text: the
     /// file a `git clone` delivers, so it may not declare hooks.
@@ -213,7 +215,8 @@ impl Config {
     /// one that cannot be read or does not check is an error naming it.
     ///
     /// The user-scope directory is [`Config::user_dir`]: `$IO_CONFIG_HOME`,
-    /// else `$XDG_CONFIG_HOME/io`, else `$HOME/.config/io`.
+    /// else `$XDG_CONFIG_HOME/io`, else `$HOME/.config/io` (on Windows,
+    /// `%IO_CONFIG_HOME%`, else `%APPDATA%\io`).
     ///
     /// `root` is the discovery root: it must be a directory, and is made
     /// absolute (without resolving symbolic links), so a relative `append`
@@ -294,6 +297,10 @@ impl Config {
     /// variable, or one holding a relative path, counts as unset (the XDG
     /// specification says so of `XDG_CONFIG_HOME`; a relative one would name
     /// a directory in the repository `io` runs in). `None` when none applies.
+    ///
+    /// On Windows: `%IO_CONFIG_HOME%` if set, else `%APPDATA%\io`, else
+    /// `io` in Windows' roaming application data folder when `APPDATA` is
+    /// unset; `XDG_CONFIG_HOME` and `HOME` are not read there.
     pub fn user_dir() -> Option<PathBuf> {
         discover::user_dir_from(|name| std::env::var_os(name))
     }
@@ -310,7 +317,10 @@ impl Config {
     /// alone (the files they trusted, the key that authenticates journals):
     /// `$IO_DATA_HOME` if set, else `$XDG_DATA_HOME/io`, else
     /// `$HOME/.local/share/io`, each counted only when absolute, as for
-    /// [`Config::user_dir`]. `None` when none applies.
+    /// [`Config::user_dir`]. `None` when none applies. On Windows:
+    /// `%IO_DATA_HOME%` if set, else `%APPDATA%\io` (the user-scope
+    /// directory's place: etcetera's data directory there is `%APPDATA%`
+    /// too).
     pub fn data_dir() -> Option<PathBuf> {
         discover::data_dir_from(|name| std::env::var_os(name))
     }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs;
 use std::io::{self, BufRead, Read, Write};
+#[cfg(unix)]
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -12,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use io_beneath::{Links, Open, Root};
 use io_hooks::text::os_error;
 use io_trust::{Chain, Key};
+#[cfg(unix)]
 use rustix::fd::OwnedFd;
 use serde::{Deserialize, Serialize};
 
@@ -394,15 +396,18 @@ impl FileStore {
     /// When `dir` cannot be created.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
-        let mode: u32 = PRIVATE_DIR;
+        let mut builder = fs::DirBuilder::new();
+        // Windows: the directory inherits its parent's DACL (an embedder's
+        // own directory, as on Unix its umask decides the rest).
+        #[cfg(unix)]
+        builder.mode(PRIVATE_DIR);
         #[allow(
             clippy::disallowed_methods,
             reason = "the embedder's own directory, named by its caller and beneath no root: \
                       a store in a workspace a clone or a model shapes is `FileStore::beneath`"
         )]
-        fs::DirBuilder::new()
+        builder
             .recursive(true)
-            .mode(mode)
             .create(&dir)
             .map_err(|source| StoreError::Io {
                 path: dir.clone(),
@@ -484,7 +489,7 @@ impl FileStore {
             return Ok(None);
         };
         let mut first = Vec::new();
-        io::BufReader::new(fs::File::from(fd))
+        io::BufReader::new(fd)
             .take(MAX_BEGIN)
             .read_until(b'\n', &mut first)
             .map_err(|e| self.fail(&rel, e))?;
@@ -515,12 +520,8 @@ impl FileStore {
             }
             Err(e) => return Err(self.refused(&self.rel, e)),
         };
-        let entries =
-            rustix::fs::Dir::read_from(&dir).map_err(|e| self.fail(&self.rel, e.into()))?;
         let mut runs = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| self.fail(&self.rel, e.into()))?;
-            let name = entry.file_name().to_string_lossy();
+        for name in self.names(&dir)? {
             if let Some(run_id) = name.strip_suffix(".jsonl")
                 && self.journal(run_id).is_ok()
             {
@@ -542,15 +543,10 @@ impl FileStore {
     /// a record that is not one.
     pub fn summary(&self, run_id: &str) -> Result<Option<RunSummary>, StoreError> {
         let rel = self.journal(run_id)?;
-        let Some(fd) = self.trusted(&rel)? else {
+        let Some(mut fd) = self.trusted(&rel)? else {
             return Ok(None);
         };
-        let modified = rustix::fs::fstat(&fd).map_err(|e| self.fail(&rel, e.into()))?;
-        let modified = std::time::UNIX_EPOCH
-            + std::time::Duration::new(
-                u64::try_from(modified.st_mtime).unwrap_or(0),
-                u32::try_from(modified.st_mtime_nsec).unwrap_or(0),
-            );
+        let modified = self.modified(&rel, &fd)?;
         let mut summary = RunSummary {
             run_id: run_id.to_owned(),
             goal: String::new(),
@@ -561,9 +557,7 @@ impl FileStore {
             profile: None,
         };
         let mut bytes = Vec::new();
-        fs::File::from(fd)
-            .read_to_end(&mut bytes)
-            .map_err(|e| self.fail(&rel, e))?;
+        fd.read_to_end(&mut bytes).map_err(|e| self.fail(&rel, e))?;
         // What follows the last newline is a torn record, as `load` says.
         let (records, _) = self.records(&rel, self.chain(run_id), whole(&bytes))?;
         for record in records {
@@ -649,26 +643,18 @@ impl FileStore {
             .truncate()
             .links(Links::None);
         let mut file = self.open(&temp, how).map_err(|e| self.refused(&temp, e))?;
+        #[cfg(windows)]
+        self.make_private(&temp, &file)?;
         file.write_all(text).map_err(|e| self.fail(&temp, e))?;
         file.sync_data().map_err(|e| self.fail(&temp, e))?;
         drop(file);
-        let dir = self.dir_fd()?;
-        #[allow(
-            clippy::disallowed_methods,
-            reason = "both names are in the journals' directory, opened beneath the root through \
-                      no link just above; io-beneath has no rename"
-        )]
-        rustix::fs::renameat(&dir, temp_name.as_os_str(), &dir, name)
-            .map_err(|e| self.fail(rel, e.into()))?;
-        // The new name lasts a crash too, where the file system syncs a
-        // directory.
-        let _ = rustix::fs::fsync(&dir);
-        Ok(())
+        self.rename(rel, &temp_name, name)
     }
 
     /// The journals' directory, opened: beneath the root through no link,
     /// or, for a store in a directory of the embedder's own
     /// ([`FileStore::new`]), that directory itself.
+    #[cfg(unix)]
     fn dir_fd(&self) -> Result<OwnedFd, StoreError> {
         if !self.rel.as_os_str().is_empty() {
             return self
@@ -789,9 +775,10 @@ impl FileStore {
     /// Opens the journal `rel` for reading if it exists, and checks that it
     /// may be trusted: a regular file (never blocking on a FIFO), owned by
     /// this process's user, with no group or other write bit.
-    fn trusted(&self, rel: &Path) -> Result<Option<OwnedFd>, StoreError> {
+    #[cfg(unix)]
+    fn trusted(&self, rel: &Path) -> Result<Option<fs::File>, StoreError> {
         let fd = match self.open(rel, Open::read()) {
-            Ok(file) => OwnedFd::from(file),
+            Ok(file) => file,
             Err(io_beneath::Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok(None);
             }
@@ -831,6 +818,9 @@ impl FileStore {
     fn write_line(&self, rel: &Path, line: &[u8]) -> Result<(), StoreError> {
         let how = Open::append().create(PRIVATE_FILE).dirs(PRIVATE_DIR);
         let mut file = self.open(rel, how).map_err(|e| self.refused(rel, e))?;
+        // Windows: a new journal is made its owner's alone, as 0600 is.
+        #[cfg(windows)]
+        self.private_if_new(rel, &file)?;
         file.write_all(line).map_err(|e| self.fail(rel, e))?;
         file.sync_data().map_err(|e| self.fail(rel, e))
     }
@@ -941,13 +931,19 @@ impl Store for FileStore {
         Ok(Some(records))
     }
 
+    #[cfg(windows)]
+    fn lock(&self, run_id: &str) -> Result<StoreLock, StoreError> {
+        self.lock_sidecar(run_id)
+    }
+
+    #[cfg(unix)]
     fn lock(&self, run_id: &str) -> Result<StoreLock, StoreError> {
         let rel = self.journal(run_id)?;
         let Some(fd) = self.trusted(&rel)? else {
             return Ok(StoreLock::default());
         };
         match rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Ok(StoreLock::holding(JournalLock(fd))),
+            Ok(()) => Ok(StoreLock::holding(JournalLock(OwnedFd::from(fd)))),
             Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::Busy {
                 path: self.root.join(&rel),
             }),
@@ -980,6 +976,59 @@ pub struct RunSummary {
     pub profile: Option<String>,
 }
 
+/// What only Unix does its way: the journals' directory read and renamed
+/// in through a descriptor, a journal's time from `fstat`. Windows' are in
+/// `store/windows.rs`.
+#[cfg(unix)]
+impl FileStore {
+    /// The names in the journals' directory, `dir` (opened beneath the
+    /// root), each as lossy UTF-8.
+    fn names(&self, dir: &fs::File) -> Result<Vec<String>, StoreError> {
+        let entries =
+            rustix::fs::Dir::read_from(dir).map_err(|e| self.fail(&self.rel, e.into()))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| self.fail(&self.rel, e.into()))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        Ok(names)
+    }
+
+    /// When the journal `rel`, open as `fd`, was last written.
+    fn modified(&self, rel: &Path, fd: &fs::File) -> Result<std::time::SystemTime, StoreError> {
+        let modified = rustix::fs::fstat(fd).map_err(|e| self.fail(rel, e.into()))?;
+        Ok(std::time::UNIX_EPOCH
+            + std::time::Duration::new(
+                u64::try_from(modified.st_mtime).unwrap_or(0),
+                u32::try_from(modified.st_mtime_nsec).unwrap_or(0),
+            ))
+    }
+
+    /// Gives the file `temp_name` beside the journal `rel` the journal's
+    /// name, `name`, in the journals' directory opened through no link.
+    fn rename(
+        &self,
+        rel: &Path,
+        temp_name: &std::ffi::OsStr,
+        name: &std::ffi::OsStr,
+    ) -> Result<(), StoreError> {
+        let dir = self.dir_fd()?;
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "both names are in the journals' directory, opened beneath the root through \
+                      no link just above; io-beneath has no rename"
+        )]
+        rustix::fs::renameat(&dir, temp_name, &dir, name).map_err(|e| self.fail(rel, e.into()))?;
+        // The new name lasts a crash too, where the file system syncs a
+        // directory.
+        let _ = rustix::fs::fsync(&dir);
+        Ok(())
+    }
+}
+
+#[cfg(windows)]
+mod windows;
+
 /// A journal's `flock`, released when dropped by an explicit unlock, not by
 /// the close alone.
 ///
@@ -990,8 +1039,10 @@ pub struct RunSummary {
 /// resume right after a run returned could be refused as
 /// [`StoreError::Busy`]. `LOCK_UN` releases the lock on the description
 /// itself, whoever else holds a copy of it.
+#[cfg(unix)]
 struct JournalLock(OwnedFd);
 
+#[cfg(unix)]
 impl Drop for JournalLock {
     fn drop(&mut self) {
         // Nothing to do on failure: the close that follows is the fallback.

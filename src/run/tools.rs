@@ -268,35 +268,29 @@ impl Workspace<'_> {
         }
     }
 
-    /// Starts an argv in the background, in its own process group, with no
-    /// input and its output discarded; the group is killed on `io`'s
+    /// Starts an argv in the background, in its own process group (on
+    /// Windows, a job object of its own: `Supervisor::spawn_tracked`),
+    /// with no input and its output discarded; the group is killed on `io`'s
     /// interrupt ([`crate::supervisor::process_supervisor`]).
     pub(super) fn spawn_background(
         &self,
         argv: &[String],
     ) -> Result<io_supervisor::Tracked, ToolError> {
-        use std::os::unix::process::CommandExt;
         let (program, rest) = argv.split_first().ok_or(ToolError::NoProgram)?;
         let resolved =
             io_supervisor::resolve_program(program, self.root).map_err(ToolError::NotFound)?;
-        Command::new(resolved)
+        let mut command = Command::new(resolved);
+        command
             .args(rest)
             .current_dir(self.root)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .and_then(|child| {
-                crate::supervisor::process_supervisor()
-                    .track(child)
-                    .map_err(io::Error::other)
-            })
-            .map_err(|error| ToolError::Start {
-                tool: "exec_background",
-                program: program.clone(),
-                error,
-            })
+            .stderr(Stdio::null());
+        spawn_tracked(command).map_err(|error| ToolError::Start {
+            tool: "exec_background",
+            program: program.clone(),
+            error,
+        })
     }
 
     /// Writes `.io/memory/<key>.md`. The run's own notes, not its work: it
@@ -408,4 +402,26 @@ fn truncate(text: &str) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+/// Spawns `command` in a process group of its own and hands the child to
+/// `io`'s supervisor, which kills the group on an interrupt.
+#[cfg(unix)]
+fn spawn_tracked(mut command: Command) -> io::Result<io_supervisor::Tracked> {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0).spawn().and_then(|child| {
+        crate::supervisor::process_supervisor()
+            .track(child)
+            .map_err(io::Error::other)
+    })
+}
+
+/// Spawns `command` in a job object of its own, through `io`'s supervisor,
+/// which terminates the job (the child and every process it started) on an
+/// interrupt.
+#[cfg(windows)]
+fn spawn_tracked(command: Command) -> io::Result<io_supervisor::Tracked> {
+    crate::supervisor::process_supervisor()
+        .spawn_tracked(command)
+        .map_err(io::Error::other)
 }

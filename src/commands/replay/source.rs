@@ -8,8 +8,6 @@
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::os::fd::AsFd;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use io_harness::AppendAction;
@@ -18,8 +16,73 @@ use io_hooks::text::os_error;
 use crate::cli::output::pasteable;
 use crate::cli::selection::Selection;
 
-/// A file's identity: its device and inode.
-type FileId = (u64, u64);
+use id::FileId;
+
+/// A file's identity, and stdin as a file: Unix's device and inode.
+#[cfg(unix)]
+mod id {
+    use std::fs::{File, Metadata};
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Path;
+
+    /// A file's identity: its device and inode.
+    pub(super) type FileId = (u64, u64);
+
+    /// The identity of `file`, whose metadata is `meta`.
+    pub(super) fn of_file(_file: &File, meta: &Metadata) -> Option<FileId> {
+        Some((meta.dev(), meta.ino()))
+    }
+
+    /// The identity of the file at `path`, its last name not followed.
+    pub(super) fn of_path(path: &Path) -> Option<FileId> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| (m.dev(), m.ino()))
+    }
+
+    /// A duplicate of stdin's descriptor, as a file.
+    pub(super) fn stdin_file() -> Option<File> {
+        std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .map(File::from)
+    }
+}
+
+/// A file's identity, and stdin as a file, the Windows way (issue 47): its
+/// volume's serial number and its file index, read on a handle by
+/// same-file (std's are unstable there).
+#[cfg(windows)]
+mod id {
+    use std::fs::{File, Metadata};
+    use std::os::windows::io::AsHandle;
+    use std::path::Path;
+
+    /// A file's identity: a handle to it, which same-file compares by
+    /// volume serial number and file index.
+    pub(super) type FileId = same_file::Handle;
+
+    /// The identity of `file`.
+    pub(super) fn of_file(file: &File, _meta: &Metadata) -> Option<FileId> {
+        same_file::Handle::from_file(file.try_clone().ok()?).ok()
+    }
+
+    /// The identity of the file at `path` (a reparse point there is
+    /// followed; an append fails on one, so writes nothing).
+    pub(super) fn of_path(path: &Path) -> Option<FileId> {
+        same_file::Handle::from_path(path).ok()
+    }
+
+    /// A duplicate of stdin's handle, as a file, when it is a regular
+    /// file; a console or a pipe is read through std's stdin, which knows
+    /// a console's text.
+    pub(super) fn stdin_file() -> Option<File> {
+        let file = File::from(std::io::stdin().as_handle().try_clone_to_owned().ok()?);
+        file.metadata().ok()?.is_file().then_some(file)
+    }
+}
 
 /// The input, opened.
 pub(super) struct Source {
@@ -65,9 +128,9 @@ pub(super) fn open(file: &Path) -> Result<Source, String> {
 /// end of file, which its writer decides.
 fn stdin() -> Source {
     let name = "stdin".to_owned();
-    match std::io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => bounded(name, File::from(fd)),
-        Err(_) => Source {
+    match id::stdin_file() {
+        Some(file) => bounded(name, file),
+        None => Source {
             name,
             reader: Box::new(std::io::stdin().lock()),
             id: None,
@@ -85,7 +148,7 @@ fn bounded(name: String, mut file: File) -> Source {
             id: None,
         };
     };
-    let id = Some((meta.dev(), meta.ino()));
+    let id = id::of_file(&file, &meta);
     if !meta.is_file() {
         return Source {
             name,
@@ -119,7 +182,7 @@ pub(super) fn without_own_appends(
     source: &Source,
     chosen: bool,
 ) -> Result<(Selection, Vec<String>), String> {
-    let Some(input) = source.id else {
+    let Some(input) = &source.id else {
         return Ok((selection, Vec::new()));
     };
     let mut own = Vec::new();
@@ -128,7 +191,7 @@ pub(super) fn without_own_appends(
         let Some(append) = spec.action.get::<AppendAction>() else {
             continue;
         };
-        if identity(&append.path) != Some(input) {
+        if identity(&append.path).as_ref() != Some(input) {
             continue;
         }
         let label = selection.label(index);
@@ -172,7 +235,5 @@ fn copy_command(path: &Path) -> String {
 /// file when the hooks are built, and a file not there yet is not the
 /// input).
 fn identity(path: &Path) -> Option<FileId> {
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
+    id::of_path(path)
 }
