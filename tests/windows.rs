@@ -246,6 +246,7 @@ fn helper() {
             std::thread::sleep(long);
         }
         "ctrl-c" => console::send_ctrl_c(),
+        "close-console" => console::close_console(),
         other => panic!("no helper role {other}"),
     }
 }
@@ -608,6 +609,58 @@ fn ctrl_break_ends_io_with_149() {
     assert_eq!(out.status.code(), Some(149), "{}", said(&out));
 }
 
+/// A closed console ends every child's job (the hook and the grandchild it
+/// started) and `io`, with 129. Runs on a real Windows only: wine 8.0
+/// raises no close event, and its consoles have no window to close.
+#[test]
+fn a_closed_console_ends_io_with_129_and_every_childs_job() {
+    if under_wine() {
+        eprintln!(
+            "skipped under wine: wine 8.0 raises no CTRL_CLOSE_EVENT (its console server \
+             answers every event but Ctrl-C as not implemented) and its consoles have no window"
+        );
+        return;
+    }
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        &format!(
+            "[[hook]]\non = [\"started\"]\nrun = {}\ntimeout_ms = 60000\n",
+            helper_toml()
+        ),
+    );
+    env.write("events.jsonl", STARTED);
+    let mut io = env.io(&["replay", "events.jsonl"]);
+    io.env(HELPER, "parent");
+    console::new_console(&mut io);
+    let child = io.spawn().expect("io starts");
+    let ready = env.root().join("ready");
+    assert!(
+        wait_until(LIMIT, || ready.exists()),
+        "the hook never started"
+    );
+    // Closed by a helper of its own: attaching to `io`'s console to find
+    // its window leaves the console this process has.
+    let mut closer = Command::new(std::env::current_exe().expect("this binary"));
+    closer
+        .args(["helper", "--exact", "--nocapture", "--test-threads=1"])
+        .current_dir(env.root())
+        .env(HELPER, "close-console")
+        .env("IO_WIN_PID", child.id().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let closed = run(closer, "the console closer");
+    assert!(closed.status.success(), "{}", said(&closed));
+    let out = output_within(child, LIMIT, "io after its console closed");
+    assert_eq!(out.status.code(), Some(129), "{}", said(&out));
+    let held = env.root().join("held");
+    assert!(
+        wait_until(Duration::from_secs(20), || fs::remove_file(&held).is_ok()),
+        "the hook's grandchild outlived io"
+    );
+}
+
 /// The console calls a test needs (unsafe, here only: `io` has none).
 mod console {
     use std::fs;
@@ -617,14 +670,57 @@ mod console {
     use std::time::Duration;
 
     use windows_sys::Win32::System::Console::{
-        AllocConsole, CTRL_BREAK_EVENT, CTRL_C_EVENT, FreeConsole, GenerateConsoleCtrlEvent,
-        SetConsoleCtrlHandler,
+        AllocConsole, AttachConsole, CTRL_BREAK_EVENT, CTRL_C_EVENT, FreeConsole,
+        GenerateConsoleCtrlEvent, GetConsoleWindow, SetConsoleCtrlHandler,
     };
+    use windows_sys::Win32::UI::WindowsAndMessaging::{PostMessageW, WM_CLOSE};
 
     use super::{HELPER, LIMIT, output_within, wait_until};
 
     /// `CREATE_NEW_PROCESS_GROUP`.
     const NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+    /// `CREATE_NEW_CONSOLE`.
+    const NEW_CONSOLE: u32 = 0x0000_0010;
+
+    /// Starts `command` on a console of its own, with a window to close.
+    pub(super) fn new_console(command: &mut Command) {
+        command.creation_flags(NEW_CONSOLE);
+    }
+
+    /// The console closer, run as a helper: attaches to the console of the
+    /// process `$IO_WIN_PID`, finds its window, leaves it, and closes the
+    /// window as its close button does (`WM_CLOSE`), which sends every
+    /// process on it `CTRL_CLOSE_EVENT`. Panics, failing the test, when a
+    /// step fails.
+    pub(super) fn close_console() {
+        let pid: u32 = std::env::var("IO_WIN_PID")
+            .expect("IO_WIN_PID")
+            .parse()
+            .expect("a process id");
+        // SAFETY: none of the three calls takes a pointer; the window is a
+        // handle compared with null before it is used.
+        let window = unsafe {
+            FreeConsole();
+            let attached = AttachConsole(pid);
+            let window = GetConsoleWindow();
+            FreeConsole();
+            assert!(
+                attached != 0,
+                "AttachConsole: {}",
+                std::io::Error::last_os_error()
+            );
+            window
+        };
+        assert!(!window.is_null(), "io's console has no window");
+        // SAFETY: `window` is a window handle from GetConsoleWindow;
+        // WM_CLOSE's two parameters are zero, no pointer.
+        let posted = unsafe { PostMessageW(window, WM_CLOSE, 0, 0) };
+        assert!(
+            posted != 0,
+            "PostMessageW: {}",
+            std::io::Error::last_os_error()
+        );
+    }
 
     /// Starts `command` in a process group of its own, which a
     /// Ctrl-Break can be sent to.
