@@ -66,7 +66,7 @@ mod tests {
     use std::ffi::OsString;
     use std::path::PathBuf;
 
-    use super::base_dir_from;
+    use super::{base_dir_from, data_dir_from, known_folder, user_dir_from};
     use crate::config::discover::user_dir_passed_over;
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
@@ -114,6 +114,17 @@ mod tests {
             base_dir_from(env(&[]), "IO_DATA_HOME", || Some(PathBuf::from("rel"))),
             None
         );
+    }
+
+    /// With no variable set, both directories are `io` in the known folder
+    /// Windows names for roaming application data: an absolute path.
+    #[test]
+    fn with_no_variable_set_both_are_io_in_the_known_folder() {
+        let known = known_folder().expect("Windows names a roaming application data folder");
+        assert!(known.is_absolute(), "{}", known.display());
+        let io = known.join("io");
+        assert_eq!(user_dir_from(|_| None), Some(io.clone()));
+        assert_eq!(data_dir_from(|_| None), Some(io));
     }
 
     #[test]
