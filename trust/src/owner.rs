@@ -61,7 +61,7 @@ mod windows;
 #[cfg(windows)]
 pub(crate) use windows::{WRITE_DAC, make_private_dir};
 #[cfg(windows)]
-pub use windows::{others_may_write, others_may_write_dir};
+pub use windows::{others_granted, others_may_write, others_may_write_dir};
 
 /// The sticky bit: in a directory with it, only an entry's owner (or the
 /// directory's, or root) may rename or remove the entry.
@@ -128,7 +128,8 @@ pub enum Writer {
         me: String,
     },
     /// Its DACL grants another user or group a right that writes or
-    /// replaces it (Windows).
+    /// replaces it, or one of those [`others_granted`] was asked about
+    /// (Windows).
     #[cfg(windows)]
     AclSid {
         /// Whom, as `S-1-5-21-…`.

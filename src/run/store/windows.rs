@@ -17,6 +17,7 @@ use std::os::windows::fs::OpenOptionsExt;
 use std::path::Path;
 
 use io_beneath::{Links, Open};
+use io_trust::owner::Writer;
 use io_winsec::{Security, Sid, rights};
 
 use super::{FileStore, StoreError, StoreLock};
@@ -172,29 +173,24 @@ impl FileStore {
 
 /// Why a journal of `security` may not be trusted by the user `me` (`admin`
 /// says whether that user is an administrator, asked only when the owner is
-/// the Administrators group), or `None` when it may.
+/// the Administrators group), or `None` when it may: io-trust's one Windows
+/// rule of whose file it is ([`io_trust::owner::others_granted`]), for
+/// writing, said of the journal.
 fn untrusted(security: &Security, me: &Sid, admin: impl FnOnce() -> bool) -> Option<String> {
-    match &security.owner {
-        Some(owner) if owner == me => {}
-        Some(owner) if *owner == Sid::administrators() && admin() => {}
-        Some(owner) => {
-            return Some(format!(
-                "the journal is owned by {owner}, not by you ({me})"
-            ));
+    let why = match io_trust::owner::others_granted(security, me, admin, rights::WRITE)? {
+        Writer::OwnerSid { owner, me } => {
+            format!("the journal is owned by {owner}, not by you ({me})")
         }
-        None => return Some("the journal has no owner".to_owned()),
-    }
-    match security.granted_to_others(me, rights::WRITE) {
-        Some(Some(sid)) => Some(format!(
-            "the journal's DACL lets {sid} write it; `io` makes it its owner's alone"
-        )),
-        Some(None) => Some(
-            "the journal has a NULL DACL, which lets anyone write it; `io` makes it its owner's \
-             alone"
-                .to_owned(),
-        ),
-        None => None,
-    }
+        Writer::AclSid { sid } => {
+            format!("the journal's DACL lets {sid} write it; `io` makes it its owner's alone")
+        }
+        Writer::NullDacl => "the journal has a NULL DACL, which lets anyone write it; `io` makes \
+                             it its owner's alone"
+            .to_owned(),
+        // The rule's one other answer: a journal with no owner.
+        _ => "the journal has no owner".to_owned(),
+    };
+    Some(why)
 }
 
 #[cfg(test)]

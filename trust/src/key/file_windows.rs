@@ -28,7 +28,7 @@ use super::KEY_FILE;
 use super::chain::Tag;
 use super::fresh::{random, temp_name};
 use super::key_error::{KeyError, Refusal};
-use crate::owner;
+use crate::owner::{self, Writer};
 
 /// The key's bytes.
 pub(super) type Bytes = [u8; Tag::LEN];
@@ -129,28 +129,26 @@ fn read(dir: &Path) -> Result<Option<Bytes>, KeyError> {
 }
 
 /// Why a key file of `security` is not `me`'s alone: another owner, or a
-/// DACL entry that lets another read or change it; `None` when it is.
+/// DACL entry that lets another read or change it
+/// ([`owner::others_granted`], the rule every Windows file here is judged
+/// by, asked for reading too); `None` when it is.
 pub(super) fn not_private(
     security: &Security,
     me: &Sid,
     admin: impl FnOnce() -> bool,
 ) -> Option<String> {
-    match &security.owner {
-        Some(owner) if owner == me => {}
-        Some(owner) if *owner == Sid::administrators() && admin() => {}
-        Some(owner) => {
-            return Some(format!(
-                "the key file is owned by {owner}, not by you ({me})"
-            ));
+    let why = match owner::others_granted(security, me, admin, rights::READ | rights::WRITE)? {
+        Writer::OwnerSid { owner, me } => {
+            format!("the key file is owned by {owner}, not by you ({me})")
         }
-        None => return Some("the key file has no owner".to_owned()),
-    }
-    match security.granted_to_others(me, rights::READ | rights::WRITE)? {
-        Some(sid) => Some(format!(
+        Writer::AclSid { sid } => format!(
             "a DACL entry on the key file lets another user or group ({sid}) read or change it"
-        )),
-        None => Some("the key file has no DACL at all, so everyone may read it".to_owned()),
-    }
+        ),
+        Writer::NullDacl => "the key file has no DACL at all, so everyone may read it".to_owned(),
+        // The rule's one other answer: a file with no owner.
+        _ => "the key file has no owner".to_owned(),
+    };
+    Some(why)
 }
 
 /// Gives `key` the name [`KEY_FILE`] in `dir`, unless another process gave

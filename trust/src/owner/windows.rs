@@ -87,7 +87,7 @@ pub fn others_may_write(path: &Path) -> Option<OthersMayWrite> {
     let judged = me().and_then(|me| {
         let security = security(path)?;
         let admin = || io_winsec::is_administrator().unwrap_or(false);
-        match judge_file(&security, &me, admin) {
+        match others_granted(&security, &me, admin, rights::WRITE) {
             Some(how) => Err(how),
             None => Ok(me),
         }
@@ -115,13 +115,29 @@ pub fn others_may_write_dir(dir: &Path) -> Option<OthersMayWrite> {
     directories_above(dir, &me, rights::REPLACE_ENTRY)
 }
 
-/// How others may write a file of `security`: owned by neither `me` nor
-/// (when `admin` says the running user is one) the Administrators group,
-/// or its DACL grants another a right that writes it.
-pub(super) fn judge_file(
+/// Returns how someone other than `me` may have any of `rights` on a file
+/// of `security`, or `None` when no one else may: the one Windows rule of
+/// whose file it is, the way git's `is_path_owned_by_current_sid` and
+/// Win32-OpenSSH's `check_secure_file_permission` judge one.
+///
+/// The file is `me`'s when `me` owns it, or the Administrators group does
+/// and `admin` (asked only then) says `me` is an administrator, and its
+/// DACL grants none of `rights` to anyone but `me`, SYSTEM and the
+/// Administrators group
+/// ([`Security::granted_to_others`](io_winsec::Security::granted_to_others)).
+/// What it returns, and nothing else: [`Writer::OwnerSid`] for another
+/// owner, [`Writer::Unknown`] when the file has no owner,
+/// [`Writer::AclSid`] for a DACL entry that grants another any of
+/// `rights`, and [`Writer::NullDacl`]. Callers asking for more than
+/// writing (a key may not be read either) pass those rights and say so in
+/// their own words.
+///
+/// Windows only.
+pub fn others_granted(
     security: &Security,
     me: &Sid,
     admin: impl FnOnce() -> bool,
+    rights: u32,
 ) -> Option<Writer> {
     match &security.owner {
         Some(owner) if owner == me => {}
@@ -138,7 +154,7 @@ pub(super) fn judge_file(
             });
         }
     }
-    granted(security, me, rights::WRITE)
+    granted(security, me, rights)
 }
 
 /// How others may write or replace a directory of `security`: owned by
@@ -232,11 +248,14 @@ mod tests {
     #[test]
     fn a_file_is_the_users_or_an_administrators_groups_for_an_administrator() {
         let me = sid(ME);
-        assert_eq!(judge_file(&owned(ME, vec![]), &me, || false), None);
-        let admins = owned("S-1-5-32-544", vec![]);
-        assert_eq!(judge_file(&admins, &me, || true), None);
         assert_eq!(
-            judge_file(&admins, &me, || false),
+            others_granted(&owned(ME, vec![]), &me, || false, rights::WRITE),
+            None
+        );
+        let admins = owned("S-1-5-32-544", vec![]);
+        assert_eq!(others_granted(&admins, &me, || true, rights::WRITE), None);
+        assert_eq!(
+            others_granted(&admins, &me, || false, rights::WRITE),
             Some(Writer::OwnerSid {
                 owner: "S-1-5-32-544".into(),
                 me: ME.into()
@@ -244,7 +263,7 @@ mod tests {
         );
         let system = owned("S-1-5-18", vec![]);
         assert!(matches!(
-            judge_file(&system, &me, || true),
+            others_granted(&system, &me, || true, rights::WRITE),
             Some(Writer::OwnerSid { .. })
         ));
         let none = Security {
@@ -252,19 +271,22 @@ mod tests {
             dacl: Some(vec![]),
         };
         assert!(matches!(
-            judge_file(&none, &me, || true),
+            others_granted(&none, &me, || true, rights::WRITE),
             Some(Writer::Unknown { .. })
         ));
         let shared = owned(ME, vec![allow(rights::WRITE_DATA, OTHER)]);
         assert_eq!(
-            judge_file(&shared, &me, || false),
+            others_granted(&shared, &me, || false, rights::WRITE),
             Some(Writer::AclSid { sid: OTHER.into() })
         );
         let null = Security {
             owner: Some(me.clone()),
             dacl: None,
         };
-        assert_eq!(judge_file(&null, &me, || false), Some(Writer::NullDacl));
+        assert_eq!(
+            others_granted(&null, &me, || false, rights::WRITE),
+            Some(Writer::NullDacl)
+        );
     }
 
     #[test]
