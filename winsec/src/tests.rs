@@ -145,42 +145,57 @@ fn an_acl_that_does_not_parse_is_said_so() {
     assert_eq!(said(&long_sid), "its DACL entry 0 holds no SID that parses");
 }
 
+/// The user the rule is asked for.
+const ME: &str = "S-1-5-21-1-2-3-1001";
+/// Another user.
+const OTHER: &str = "S-1-5-21-1-2-3-1002";
+
+/// A file [`ME`] owns, whose DACL holds `aces`.
+fn my_file(aces: Vec<Ace>) -> Security {
+    Security {
+        owner: Some(sid(ME)),
+        dacl: Some(aces),
+    }
+}
+
+/// An entry that allows `who` the rights of `mask`.
+fn allowed(mask: u32, who: &str) -> Ace {
+    ace(AceKind::Allowed, 0, mask, who)
+}
+
+/// Whom besides [`ME`] `security` grants any of `rights`.
+fn found(security: &Security, rights: u32) -> Option<Option<Sid>> {
+    security.granted_to_others(&sid(ME), rights)
+}
+
 #[test]
 fn only_others_allowed_entries_that_apply_to_the_file_count() {
-    let me = sid("S-1-5-21-1-2-3-1001");
-    let other = "S-1-5-21-1-2-3-1002";
-    let with = |aces: Vec<Ace>| Security {
-        owner: Some(me.clone()),
-        dacl: Some(aces),
-    };
-    let allowed = |mask, who| ace(AceKind::Allowed, 0, mask, who);
-    let found = |s: &Security, rights| s.granted_to_others(&me, rights);
-    assert_eq!(found(&with(vec![]), rights::WRITE), None);
-    let mine = with(vec![allowed(rights::FULL, "S-1-5-21-1-2-3-1001")]);
+    assert_eq!(found(&my_file(vec![]), rights::WRITE), None);
+    let mine = my_file(vec![allowed(rights::FULL, ME)]);
     assert_eq!(found(&mine, rights::WRITE), None);
-    let admins = with(vec![
+    let admins = my_file(vec![
         allowed(rights::FULL, "S-1-5-18"),
         allowed(rights::FULL, "S-1-5-32-544"),
     ]);
     assert_eq!(found(&admins, rights::WRITE | rights::READ), None);
-    let theirs = with(vec![allowed(rights::WRITE_DATA, other)]);
-    assert_eq!(found(&theirs, rights::WRITE), Some(Some(sid(other))));
+    let theirs = my_file(vec![allowed(rights::WRITE_DATA, OTHER)]);
+    assert_eq!(found(&theirs, rights::WRITE), Some(Some(sid(OTHER))));
     assert_eq!(found(&theirs, rights::READ), None);
-    let inherit_only = with(vec![ace(
+    let inherit_only = my_file(vec![ace(
         AceKind::Allowed,
         Ace::INHERIT_ONLY,
         rights::FULL,
-        other,
+        OTHER,
     )]);
     assert_eq!(found(&inherit_only, rights::WRITE), None);
-    let inherited = with(vec![ace(
+    let inherited = my_file(vec![ace(
         AceKind::Allowed,
         Ace::INHERITED_BY_ALL,
         rights::FULL,
-        other,
+        OTHER,
     )]);
-    assert_eq!(found(&inherited, rights::WRITE), Some(Some(sid(other))));
-    let denied = with(vec![ace(AceKind::Denied, 0, rights::FULL, other)]);
+    assert_eq!(found(&inherited, rights::WRITE), Some(Some(sid(OTHER))));
+    let denied = my_file(vec![ace(AceKind::Denied, 0, rights::FULL, OTHER)]);
     assert_eq!(found(&denied, rights::WRITE), None);
     let null = Security {
         owner: None,
@@ -197,31 +212,23 @@ fn only_others_allowed_entries_that_apply_to_the_file_count() {
         rights::GENERIC_WRITE,
         rights::GENERIC_ALL,
     ] {
-        let s = with(vec![allowed(right, other)]);
+        let s = my_file(vec![allowed(right, OTHER)]);
         assert_eq!(
             found(&s, rights::WRITE),
-            Some(Some(sid(other))),
+            Some(Some(sid(OTHER))),
             "{right:#x}"
         );
     }
-    let s = with(vec![allowed(
+    let s = my_file(vec![allowed(
         rights::READ_DATA | rights::GENERIC_READ,
-        other,
+        OTHER,
     )]);
     assert_eq!(found(&s, rights::WRITE), None);
-    assert_eq!(found(&s, rights::READ), Some(Some(sid(other))));
+    assert_eq!(found(&s, rights::READ), Some(Some(sid(OTHER))));
 }
 
 #[test]
 fn each_right_of_replace_entry_and_of_read_counts_on_its_own() {
-    let me = sid("S-1-5-21-1-2-3-1001");
-    let other = "S-1-5-21-1-2-3-1002";
-    let with = |aces: Vec<Ace>| Security {
-        owner: Some(me.clone()),
-        dacl: Some(aces),
-    };
-    let allowed = |mask, who| ace(AceKind::Allowed, 0, mask, who);
-    let found = |s: &Security, rights| s.granted_to_others(&me, rights);
     for (set, each) in [
         (
             rights::REPLACE_ENTRY,
@@ -246,22 +253,22 @@ fn each_right_of_replace_entry_and_of_read_counts_on_its_own() {
         ),
     ] {
         for &right in each {
-            let s = with(vec![allowed(right, other)]);
+            let s = my_file(vec![allowed(right, OTHER)]);
             assert_eq!(
                 found(&s, set),
-                Some(Some(sid(other))),
+                Some(Some(sid(OTHER))),
                 "{set:#x} {right:#x}"
             );
         }
     }
     // Adding an entry to a directory replaces none.
-    let s = with(vec![allowed(
+    let s = my_file(vec![allowed(
         rights::WRITE_DATA | rights::APPEND_DATA,
-        other,
+        OTHER,
     )]);
     assert_eq!(found(&s, rights::REPLACE_ENTRY), None);
-    let s = with(vec![allowed(rights::DELETE_CHILD, other)]);
-    assert_eq!(found(&s, rights::REPLACE_ENTRY), Some(Some(sid(other))));
+    let s = my_file(vec![allowed(rights::DELETE_CHILD, OTHER)]);
+    assert_eq!(found(&s, rights::REPLACE_ENTRY), Some(Some(sid(OTHER))));
 }
 
 #[test]
