@@ -242,16 +242,20 @@ fn covers(entry: &Entry, path: &[u8], fold: bool) -> bool {
     }
 }
 
+/// The path git's bytes name (an index entry's, or what a `.git` file or
+/// a `commondir` file holds): the bytes themselves on Unix.
 #[cfg(unix)]
-fn as_path(bytes: &[u8]) -> &Path {
+pub(super) fn as_path(bytes: &[u8]) -> &Path {
     Path::new(OsStr::from_bytes(bytes))
 }
 
-/// An entry's path on Windows, where git writes paths in UTF-8: one that
-/// is not (which no Windows file can be named) reads as `\u{FFFD}`, which
-/// names no file either.
+/// The path git's bytes name (an index entry's, or what a `.git` file or
+/// a `commondir` file holds) on Windows, where git writes paths in UTF-8:
+/// bytes that are not (which no Windows file can be named) read as
+/// `\u{FFFD}`, which names no file either, so a git directory named so is
+/// not found and says so.
 #[cfg(windows)]
-fn as_path(bytes: &[u8]) -> &Path {
+pub(super) fn as_path(bytes: &[u8]) -> &Path {
     Path::new(std::str::from_utf8(bytes).unwrap_or("\u{FFFD}"))
 }
 

@@ -1,15 +1,12 @@
 //! Finding the git work trees that hold a file, their git directories and
 //! their indexes, and whether any of them lists the file.
 
-#[cfg(unix)]
-use std::ffi::OsStr;
 use std::io;
-#[cfg(unix)]
-use std::os::unix::ffi::OsStrExt;
 #[cfg(unix)]
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use super::index_file::as_path;
 use super::{Index, IndexError, MAX_INDEX};
 use crate::read;
 
@@ -71,7 +68,7 @@ impl WorkTree {
                 .ok_or_else(|| {
                     refuse("is a file that does not start `gitdir: `, as git's do".to_owned())
                 })?;
-            dir.join(path_of(named))
+            dir.join(as_path(named))
         } else {
             return Err(refuse(
                 "is neither a directory nor a file (a FIFO, a socket or a device), which no \
@@ -177,7 +174,7 @@ fn check_git_dir(git_dir: &Path) -> Result<(), String> {
             let bytes = read::read_bounded(&common_file, MAX_POINTER)
                 .map_err(|e| missing("readable `commondir`", &e))?
                 .ok_or_else(|| "has a `commondir` too long to be a path".to_owned())?;
-            git_dir.join(path_of(trim_line(&bytes)))
+            git_dir.join(as_path(trim_line(&bytes)))
         }
         Err(_) => git_dir.to_path_buf(),
     };
@@ -310,20 +307,6 @@ fn listing(index: &Index, top: &Path, file: &Path, target: Option<&Path>) -> Opt
     }
     let rel = target?.strip_prefix(top).ok()?;
     (index.lists(rel) && same_file(&top.join(rel), file)).then(|| rel.to_path_buf())
-}
-
-/// The path a `.git` file or a `commondir` file names: its bytes on Unix.
-#[cfg(unix)]
-fn path_of(bytes: &[u8]) -> &Path {
-    Path::new(OsStr::from_bytes(bytes))
-}
-
-/// The path a `.git` file or a `commondir` file names: on Windows its
-/// UTF-8, as git writes it; one that is not names nothing there
-/// (`\u{FFFD}`), so the git directory is not found and says so.
-#[cfg(windows)]
-fn path_of(bytes: &[u8]) -> &Path {
-    Path::new(std::str::from_utf8(bytes).unwrap_or("\u{FFFD}"))
 }
 
 /// Whether `a` and `b` lead to the same file (device and inode).
