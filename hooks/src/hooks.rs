@@ -893,22 +893,12 @@ fn serialize_line<T: Serialize + ?Sized>(payload: &T) -> Result<Vec<u8>, String>
     Ok(line)
 }
 
-/// Whether `line` holds a newline. Every byte is looked at, with no early
-/// exit, so the compiler compares many at once: the line is one JSON
-/// object, which never holds one, and the scan is on every event's path.
+/// Whether `line` holds a newline. Every byte is looked at, 32 at a time
+/// with no early exit ([`any_byte`](crate::scan::any_byte)), so the
+/// compiler compares many at once: the line is one JSON object, which
+/// never holds one, and the scan is on every event's path.
 fn holds_newline(line: &[u8]) -> bool {
-    let block = |block: &[u8]| block.iter().fold(false, |seen, &b| seen | (b == b'\n'));
-    let mut chunks = line.chunks_exact(32);
-    let mut seen = false;
-    for chunk in &mut chunks {
-        seen |= block(chunk);
-    }
-    let rest = chunks.remainder();
-    match line.len() {
-        // The last 32 bytes again, which hold the rest: no copy.
-        32.. => seen | block(&line[line.len() - 32..]),
-        _ => seen | block(rest),
-    }
+    crate::scan::any_byte::<32>(line, b' ', |b| b == b'\n')
 }
 
 /// The event as one JSON line with its newline, written by its own

@@ -66,6 +66,7 @@
 //! | 1 | `tag_check.rs` | [`check_tags`]: each variant's tag against what serde writes |
 //! | 1 | `message.rs` | how a message quotes what it did not write: an OS error (`text::os_error`), text from a file, invisible characters |
 //! | 1 | `paste.rs` | a command printed for the operator to paste: each word quoted for a POSIX shell (`text::shell_word`) |
+//! | 1 | `scan.rs` | a byte string scanned for a byte of one kind, a block at a time: a line's newline, a string's bytes to escape |
 //! | 2 | `hook_failure.rs` | [`HookFailure`], the hook's side: serialisation, the process error, or an action's own failure |
 //! | 3 | `position.rs` | lines, columns and key paths as an operator reads them |
 //! | 3 | `key.rs` | a row of the key table ([`HookKey`]) and the engine's own key names, one constant each |
@@ -391,6 +392,7 @@ mod paste;
 mod position;
 mod raw;
 mod registry;
+mod scan;
 mod spec;
 mod table;
 mod table_error;

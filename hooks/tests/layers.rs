@@ -34,7 +34,7 @@ use module_graph::{circle, code, declared, module_of, named, shown, top, top_edg
 /// module, and the layer it sits in.
 const LAYERS: &[(usize, &[&str])] = &[
     // The registry, and the words every message is written with.
-    (1, &["registry", "tag_check", "message", "paste"]),
+    (1, &["registry", "tag_check", "message", "paste", "scan"]),
     // The failure types (the root is io-beneath's, and the process
     // supervisor is io-supervisor's: crates of their own, beneath all of
     // these).

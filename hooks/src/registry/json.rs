@@ -127,27 +127,9 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
 
 /// Whether any byte of `bytes` is one serde_json escapes: `"`, `\\`, or
 /// below 0x20. Sixteen bytes at a time, which the compiler compares at
-/// once: the last sixteen again for the rest, or, in a shorter string, its
-/// bytes padded with spaces.
+/// once ([`any_byte`](crate::scan::any_byte)).
 fn needs_escape(bytes: &[u8]) -> bool {
-    let block = |block: &[u8]| {
-        block.iter().fold(false, |any, &b| {
-            any | (b < 0x20) | (b == b'"') | (b == b'\\')
-        })
-    };
-    let mut chunks = bytes.chunks_exact(16);
-    let mut any = false;
-    for chunk in &mut chunks {
-        any |= block(chunk);
-    }
-    match bytes.len() {
-        16.. => any | block(&bytes[bytes.len() - 16..]),
-        short => {
-            let mut padded = [b' '; 16];
-            padded[..short].copy_from_slice(bytes);
-            block(&padded)
-        }
-    }
+    crate::scan::any_byte::<16>(bytes, b' ', |b| (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
 #[cfg(test)]

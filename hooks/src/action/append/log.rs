@@ -562,15 +562,16 @@ pub(crate) fn append(
             (turn_of(id), Some(len))
         }
     };
+    // Windows: other processes' appends wait on the sidecar's lock. Its
+    // open is this thread's own, made before the turn: only the lock needs
+    // it.
+    #[cfg(windows)]
+    let sidecar = open_sidecar(&log.lock.0, &log.lock.1, root);
     // Dropped before `file`: the close is outside the turn.
     let _turn = turn.lock().unwrap_or_else(PoisonError::into_inner);
-    // Windows: other processes' appends wait on the sidecar's lock.
+    // Dropped before the turn: released before another thread takes it.
     #[cfg(windows)]
-    let _locked = {
-        let (name, target) = &log.lock;
-        let file = open_sidecar(name, target, root);
-        super::windows::lock(file, name).map_err(failed)?
-    };
+    let _locked = super::windows::lock(sidecar, &log.lock.0).map_err(failed)?;
     let torn = look.is_some_and(|len| {
         *log.seen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&turn));
         !log.looked.swap(true, Ordering::Relaxed) && ends_torn(&file, len, path, log, root)
