@@ -1261,6 +1261,17 @@ impl At<'_> {
     ) -> Result<OwnedFd, Miss> {
         let flags = flags | OFlags::CLOEXEC;
         if !self.root.walk && !NO_OPENAT2.load(Ordering::Relaxed) {
+            // One name, not followed if it is a link: `openat2` would check
+            // nothing that `O_NOFOLLOW` does not (the name has no `/` to
+            // leave by, and is not `..`), and a plain `openat` is about
+            // 180 ns cheaper an open (BENCHMARKS.md): on the per-event path
+            // of an `append` hook whose file sits at the root, a fifth of
+            // what the engine adds to the syscalls. Here and not in
+            // `kernel`: its `EPERM` (an append-only or immutable file) is
+            // the file's answer, never `openat2`'s absence.
+            if cfg!(target_os = "linux") && flags.contains(OFlags::NOFOLLOW) && is_one_name(rel) {
+                return rustix::fs::openat(self.fd, rel, flags, mode).map_err(Miss::Errno);
+            }
             match kernel(self.fd, rel, flags, mode, links) {
                 Err(Errno::NOSYS | Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
                 // Renamed under it each time it was tried: the walk, this
@@ -1501,15 +1512,6 @@ fn kernel(
     links: Links,
 ) -> rustix::io::Result<OwnedFd> {
     use rustix::fs::ResolveFlags;
-    // One name, not followed if it is a link: `openat2` would check nothing
-    // that `O_NOFOLLOW` does not (the name has no `/` to leave by, and is
-    // not `..`), and a plain `openat` is about 180 ns cheaper an open
-    // (BENCHMARKS.md): on the per-event path of an `append` hook whose
-    // file sits at the root, a fifth of what the engine adds to the
-    // syscalls.
-    if flags.contains(OFlags::NOFOLLOW) && is_one_name(rel) {
-        return rustix::fs::openat(root, rel, flags, mode);
-    }
     let resolve = match links {
         Links::None => ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
         Links::Beneath => ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
@@ -1520,7 +1522,7 @@ fn kernel(
 
 /// Whether `rel` is one name: not empty, without a `/`, and neither `.`
 /// nor `..`.
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 fn is_one_name(rel: &Path) -> bool {
     let bytes = rel.as_os_str().as_encoded_bytes();
     !bytes.is_empty() && !bytes.contains(&b'/') && bytes != b"." && bytes != b".."
