@@ -156,6 +156,8 @@ compile_error!(
 
 #[cfg(windows)]
 mod windows;
+#[cfg(windows)]
+use windows::open_dir;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -171,6 +173,15 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 #[cfg(unix)]
 use rustix::io::Errno;
+
+/// An open directory that names are opened beneath: a descriptor on Unix,
+/// a handle (cap-std's `Dir`) on Windows.
+#[cfg(unix)]
+type DirHandle = OwnedFd;
+/// An open directory that names are opened beneath: a descriptor on Unix,
+/// a handle (cap-std's `Dir`) on Windows.
+#[cfg(windows)]
+type DirHandle = cap_std::fs::Dir;
 
 /// Set once `openat2` has answered `ENOSYS` or `EPERM`: it is not asked
 /// again in this process.
@@ -197,11 +208,7 @@ pub struct Root {
     path: PathBuf,
     /// The directory, opened; `None` for a lazy root that could not be
     /// opened when it was made, opened then at each open.
-    #[cfg(unix)]
-    fd: Option<OwnedFd>,
-    /// The directory, opened as a handle that names are opened beneath.
-    #[cfg(windows)]
-    fd: Option<cap_std::fs::Dir>,
+    fd: Option<DirHandle>,
     /// The top-level names whose trees are the program's own state.
     owned: Vec<OsString>,
     /// The walk only (tests force the fallback).
@@ -661,7 +668,6 @@ impl Root {
     ///
     /// # Errors
     /// When `path` cannot be opened as a directory.
-    #[cfg(unix)]
     pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
         let given = path.as_ref();
         let path = absolute(given);
@@ -674,7 +680,6 @@ impl Root {
     /// working directory itself) and opened now when it can be. When it
     /// cannot (it does not exist yet, or is no directory), each
     /// [`Root::open_file`] opens it first, and fails as that open fails.
-    #[cfg(unix)]
     pub fn lazy(path: impl AsRef<Path>) -> Self {
         let given = path.as_ref();
         let path = absolute(given);
@@ -683,14 +688,15 @@ impl Root {
     }
 
     /// The root `given`, at `path`, open as `fd`.
-    #[cfg(unix)]
-    fn with(given: &Path, path: PathBuf, fd: Option<OwnedFd>) -> Self {
+    fn with(given: &Path, path: PathBuf, fd: Option<DirHandle>) -> Self {
         Root {
             given: given.to_path_buf(),
             path,
             fd,
             owned: Vec::new(),
+            #[cfg(unix)]
             walk: false,
+            #[cfg(unix)]
             no_proc: false,
         }
     }
