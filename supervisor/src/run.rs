@@ -4,14 +4,14 @@
 //! [`ProcessError`].
 
 use std::os::fd::OwnedFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::error::ProcessError;
+use super::error::{ProcessError, outcome};
 use super::stderr::{Drainer, StderrTail};
 use super::supervisor::Supervisor;
 use super::wait::{WaitMode, Waiter, feed_and_wait, set_fresh_pipe_nonblocking};
@@ -138,21 +138,7 @@ pub(crate) fn wait_for(
     if let (Some(capture), Some(drainer)) = (capture, drainer) {
         capture.tail = drainer.finish();
     }
-    // Killed by the interrupt, or still running at it (a clean exit that
-    // beat the interrupt to it is a success still).
-    if interrupted && !matches!(&status, Ok(s) if s.success()) {
-        return Err(ProcessError::Interrupted);
-    }
-    if !exited {
-        return Err(ProcessError::TimedOut { timeout });
-    }
-    let status = status?;
-    match (status.code(), status.signal()) {
-        (Some(0), _) => Ok(()),
-        (Some(code), _) => Err(ProcessError::Exit { code }),
-        (None, Some(signal)) => Err(ProcessError::Signal { signal }),
-        (None, None) => Err(ProcessError::Exit { code: -1 }),
-    }
+    outcome(status, exited, interrupted, timeout)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use windows::Win32::System::Threading::{
 };
 
 use super::stderr::Drainer;
-use crate::error::ProcessError;
+use crate::error::{ProcessError, outcome};
 use crate::stderr::StderrTail;
 use crate::supervisor::Supervisor;
 
@@ -140,31 +140,6 @@ pub(crate) fn wait_for(
 /// which cannot happen.
 fn still_running() -> std::io::Error {
     std::io::Error::other("the child was still running after its wait")
-}
-
-/// What a run comes to, as on Unix: killed by the interrupt, or still
-/// running at it, is [`ProcessError::Interrupted`] (a clean exit that beat
-/// the interrupt is a success); killed at its deadline,
-/// [`ProcessError::TimedOut`]. A job's termination gives exit code 1,
-/// which is never read as the child's own: `exited` and `interrupted` say
-/// who ended it.
-fn outcome(
-    status: Result<ExitStatus, ProcessError>,
-    exited: bool,
-    interrupted: bool,
-    timeout: Duration,
-) -> Result<(), ProcessError> {
-    if interrupted && !matches!(&status, Ok(s) if s.success()) {
-        return Err(ProcessError::Interrupted);
-    }
-    if !exited {
-        return Err(ProcessError::TimedOut { timeout });
-    }
-    match status?.code() {
-        Some(0) => Ok(()),
-        Some(code) => Err(ProcessError::Exit { code }),
-        None => Err(ProcessError::Exit { code: -1 }),
-    }
 }
 
 /// Writes `line` to the child's stdin on a thread of its own, then closes
