@@ -156,6 +156,8 @@ compile_error!(
 
 #[cfg(windows)]
 mod windows;
+#[cfg(windows)]
+use windows::open_dir;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -171,6 +173,15 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 #[cfg(unix)]
 use rustix::io::Errno;
+
+/// An open directory that names are opened beneath: a descriptor on Unix,
+/// a handle (cap-std's `Dir`) on Windows.
+#[cfg(unix)]
+type DirHandle = OwnedFd;
+/// An open directory that names are opened beneath: a descriptor on Unix,
+/// a handle (cap-std's `Dir`) on Windows.
+#[cfg(windows)]
+type DirHandle = cap_std::fs::Dir;
 
 /// Set once `openat2` has answered `ENOSYS` or `EPERM`: it is not asked
 /// again in this process.
@@ -197,11 +208,7 @@ pub struct Root {
     path: PathBuf,
     /// The directory, opened; `None` for a lazy root that could not be
     /// opened when it was made, opened then at each open.
-    #[cfg(unix)]
-    fd: Option<OwnedFd>,
-    /// The directory, opened as a handle that names are opened beneath.
-    #[cfg(windows)]
-    fd: Option<cap_std::fs::Dir>,
+    fd: Option<DirHandle>,
     /// The top-level names whose trees are the program's own state.
     owned: Vec<OsString>,
     /// The walk only (tests force the fallback).
@@ -661,7 +668,6 @@ impl Root {
     ///
     /// # Errors
     /// When `path` cannot be opened as a directory.
-    #[cfg(unix)]
     pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
         let given = path.as_ref();
         let path = absolute(given);
@@ -674,7 +680,6 @@ impl Root {
     /// working directory itself) and opened now when it can be. When it
     /// cannot (it does not exist yet, or is no directory), each
     /// [`Root::open_file`] opens it first, and fails as that open fails.
-    #[cfg(unix)]
     pub fn lazy(path: impl AsRef<Path>) -> Self {
         let given = path.as_ref();
         let path = absolute(given);
@@ -683,14 +688,15 @@ impl Root {
     }
 
     /// The root `given`, at `path`, open as `fd`.
-    #[cfg(unix)]
-    fn with(given: &Path, path: PathBuf, fd: Option<OwnedFd>) -> Self {
+    fn with(given: &Path, path: PathBuf, fd: Option<DirHandle>) -> Self {
         Root {
             given: given.to_path_buf(),
             path,
             fd,
             owned: Vec::new(),
+            #[cfg(unix)]
             walk: false,
+            #[cfg(unix)]
             no_proc: false,
         }
     }
@@ -1261,6 +1267,17 @@ impl At<'_> {
     ) -> Result<OwnedFd, Miss> {
         let flags = flags | OFlags::CLOEXEC;
         if !self.root.walk && !NO_OPENAT2.load(Ordering::Relaxed) {
+            // One name, not followed if it is a link: `openat2` would check
+            // nothing that `O_NOFOLLOW` does not (the name has no `/` to
+            // leave by, and is not `..`), and a plain `openat` is about
+            // 180 ns cheaper an open (BENCHMARKS.md): on the per-event path
+            // of an `append` hook whose file sits at the root, a fifth of
+            // what the engine adds to the syscalls. Here and not in
+            // `kernel`: its `EPERM` (an append-only or immutable file) is
+            // the file's answer, never `openat2`'s absence.
+            if cfg!(target_os = "linux") && flags.contains(OFlags::NOFOLLOW) && is_one_name(rel) {
+                return rustix::fs::openat(self.fd, rel, flags, mode).map_err(Miss::Errno);
+            }
             match kernel(self.fd, rel, flags, mode, links) {
                 Err(Errno::NOSYS | Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
                 // Renamed under it each time it was tried: the walk, this
@@ -1501,15 +1518,6 @@ fn kernel(
     links: Links,
 ) -> rustix::io::Result<OwnedFd> {
     use rustix::fs::ResolveFlags;
-    // One name, not followed if it is a link: `openat2` would check nothing
-    // that `O_NOFOLLOW` does not (the name has no `/` to leave by, and is
-    // not `..`), and a plain `openat` is about 180 ns cheaper an open
-    // (BENCHMARKS.md): on the per-event path of an `append` hook whose
-    // file sits at the root, a fifth of what the engine adds to the
-    // syscalls.
-    if flags.contains(OFlags::NOFOLLOW) && is_one_name(rel) {
-        return rustix::fs::openat(root, rel, flags, mode);
-    }
     let resolve = match links {
         Links::None => ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
         Links::Beneath => ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
@@ -1520,7 +1528,7 @@ fn kernel(
 
 /// Whether `rel` is one name: not empty, without a `/`, and neither `.`
 /// nor `..`.
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 fn is_one_name(rel: &Path) -> bool {
     let bytes = rel.as_os_str().as_encoded_bytes();
     !bytes.is_empty() && !bytes.contains(&b'/') && bytes != b"." && bytes != b".."

@@ -30,7 +30,7 @@ use cap_fs_ext::{
 };
 use cap_std::fs::{Dir, OpenOptions};
 
-use crate::{Error, Kind, Links, Open, Opened, Root, Via, Way, absolute, names, no_file};
+use crate::{Error, Kind, Links, Open, Opened, Root, Via, Way, names, no_file};
 
 /// `ERROR_STOPPED_ON_SYMLINK`: what an open that follows no reparse point
 /// says of one, Windows' `ELOOP`.
@@ -76,38 +76,6 @@ const DEVICES: [&str; 32] = [
 ];
 
 impl Root {
-    /// Returns the directory `path` opened as a root, made absolute against
-    /// the working directory now (an empty path is the working directory).
-    ///
-    /// # Errors
-    /// When `path` cannot be opened as a directory.
-    pub fn open(path: impl AsRef<Path>) -> io::Result<Self> {
-        let given = path.as_ref();
-        let path = absolute(given);
-        let dir = open_dir(&path)?;
-        Ok(Root::made(given, path, Some(dir)))
-    }
-
-    /// Returns the root `path`, made absolute against the working directory
-    /// now and opened now when it can be; else each [`Root::open_file`]
-    /// opens it first, and fails as that open fails.
-    pub fn lazy(path: impl AsRef<Path>) -> Self {
-        let given = path.as_ref();
-        let path = absolute(given);
-        let dir = open_dir(&path).ok();
-        Root::made(given, path, dir)
-    }
-
-    /// The root `given`, at `path`, open as `dir`.
-    fn made(given: &Path, path: PathBuf, dir: Option<Dir>) -> Self {
-        Root {
-            given: given.to_path_buf(),
-            path,
-            fd: dir,
-            owned: Vec::new(),
-        }
-    }
-
     /// Opens `rel`, a relative path without `..`, beneath the root as `how`
     /// says, by the rules of the [crate] kept the Windows way (no
     /// link or junction followed; device names, streams and aliases of owned
@@ -193,7 +161,7 @@ fn kind(file_type: cap_std::fs::FileType) -> Kind {
 }
 
 /// Opens the directory `path`, to open names beneath it.
-fn open_dir(path: &Path) -> io::Result<Dir> {
+pub(crate) fn open_dir(path: &Path) -> io::Result<Dir> {
     Dir::open_ambient_dir(path, cap_std::ambient_authority())
 }
 

@@ -1,15 +1,17 @@
-//! The runner's entry points on a [`Supervisor`], written once: each
-//! platform's runner (`run.rs` on Unix, `windows/run.rs`) spawns and waits.
+//! The runner's entry points on a [`Supervisor`], and the child's
+//! `Command` built from an argv, written once: each platform's runner
+//! (`run.rs` on Unix, `windows/run.rs`) spawns and waits.
 
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::resolve::{absolute_entries, only_absolute_entries};
 #[cfg(unix)]
-use crate::run::{Watch, null, spawn_and_wait, wait_for};
+use crate::run::{Watch, null, wait_for};
 #[cfg(windows)]
-use crate::windows::run::{Watch, null, spawn_and_wait, wait_for};
+use crate::windows::run::{Watch, null, wait_for};
 use crate::{ProcessError, StderrTail, Supervisor};
 
 /// The runner's entry points on a [`Supervisor`], the same on every
@@ -144,5 +146,66 @@ impl Supervisor {
     ) -> Result<(), ProcessError> {
         let program = command.get_program().to_string_lossy().into_owned();
         wait_for(command, &program, input, timeout, Watch::auto(self, None))
+    }
+}
+
+/// Runs `argv` from `root` as the entry points above say: the program
+/// resolved as [`Supervisor::resolve`] finds it (an absolute path, so that
+/// no search of the platform's own runs), `stdout` given, stderr null unless
+/// `watch` keeps it, the child's `PATH` its absolute entries, and `env`
+/// applied; then the platform's runner spawns it and waits.
+pub(crate) fn spawn_and_wait(
+    argv: &[String],
+    timeout: Duration,
+    root: &Path,
+    line: &[u8],
+    stdout: Stdio,
+    watch: Watch<'_>,
+    env: &[(&OsStr, Option<&OsStr>)],
+) -> Result<(), ProcessError> {
+    let (program, args) = match argv.split_first() {
+        Some((program, args)) => (program.as_str(), args),
+        None => ("", &[][..]),
+    };
+    let path_var = std::env::var_os("PATH");
+    let exe = watch
+        .supervisor
+        .resolve(program, root, path_var.as_deref())?;
+    // On Windows, a `.bat` or `.cmd` is run by std through `cmd.exe`, each
+    // argument quoted, or refused.
+    let mut command = Command::new(&exe);
+    command
+        .args(args)
+        .current_dir(root)
+        .stdout(stdout)
+        .stderr(null());
+    // The child searches `PATH` as we do: a script's bare `ls` must not run
+    // a `./ls` planted in the repository either. Set only when some entry
+    // is not absolute: setting any variable makes std copy the whole
+    // environment for the child, which was most of a `run` hook's own cost.
+    if let Some(path_var) = path_var.as_deref().filter(|p| !only_absolute_entries(p)) {
+        command.env("PATH", absolute_entries(path_var));
+    }
+    // `cmd.exe` (a `.cmd` hook, or one a hook runs) looks in the working
+    // directory before `PATH` unless this is set: a script's bare `git` must
+    // not run a `git.exe` planted in the repository.
+    #[cfg(windows)]
+    command.env("NoDefaultCurrentDirectoryInExePath", "1");
+    for &(name, value) in env {
+        match value {
+            Some(value) if is_path_name(name) => command.env(name, absolute_entries(value)),
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    wait_for(command, program, line, timeout, watch)
+}
+
+/// Whether the variable `name` is the search path: `PATH`, in any case on
+/// Windows, whose variables' names are.
+fn is_path_name(name: &OsStr) -> bool {
+    match cfg!(windows) {
+        true => name.eq_ignore_ascii_case("PATH"),
+        false => name == "PATH",
     }
 }

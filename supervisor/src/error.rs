@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::io;
+use std::process::ExitStatus;
 use std::time::Duration;
 
 /// Why a program run by the supervisor failed. Its `Display` is written
@@ -122,6 +123,38 @@ impl fmt::Display for OsMessage<'_> {
 /// `io::Error` itself is the variant's `cause` field (not `source`, which
 /// derive macros such as thiserror's would take for the chain's next link).
 impl std::error::Error for ProcessError {}
+
+/// What a run comes to, on every platform: killed by the interrupt, or
+/// still running at it, is [`ProcessError::Interrupted`] (a clean exit that
+/// beat the interrupt is a success still); still running at its deadline,
+/// [`ProcessError::TimedOut`]; else its `status` read. The status a kill
+/// gives (`SIGKILL`, or exit code 1 from a job's termination on Windows) is
+/// never read as the child's own: `exited` and `interrupted` say who ended
+/// it.
+pub(crate) fn outcome(
+    status: Result<ExitStatus, ProcessError>,
+    exited: bool,
+    interrupted: bool,
+    timeout: Duration,
+) -> Result<(), ProcessError> {
+    if interrupted && !matches!(&status, Ok(s) if s.success()) {
+        return Err(ProcessError::Interrupted);
+    }
+    if !exited {
+        return Err(ProcessError::TimedOut { timeout });
+    }
+    let status = status?;
+    match status.code() {
+        Some(0) => return Ok(()),
+        Some(code) => return Err(ProcessError::Exit { code }),
+        None => {}
+    }
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        return Err(ProcessError::Signal { signal });
+    }
+    Err(ProcessError::Exit { code: -1 })
+}
 
 /// The C name of signal number `signal` (`SIGKILL`), for the signals rustix
 /// names; `None` for another number.

@@ -1,19 +1,17 @@
-//! One child, from its spawn to its reaping: the program resolved, a
-//! process group of its own, the stdin pipe, the supervisor's slot, the
-//! deadline, the kill, and the exit status read as a [`ProcessError`].
+//! One child, from its spawn to its reaping (its `Command` built from the
+//! argv in `entry.rs`): a process group of its own, the stdin pipe, the
+//! supervisor's slot, the deadline, the kill, and the exit status read as a
+//! [`ProcessError`].
 
-use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::error::ProcessError;
-use super::resolve::{absolute_entries, only_absolute_entries};
+use super::error::{ProcessError, outcome};
 use super::stderr::{Drainer, StderrTail};
 use super::supervisor::Supervisor;
 use super::wait::{WaitMode, Waiter, feed_and_wait, set_fresh_pipe_nonblocking};
@@ -22,7 +20,7 @@ use super::wait::{WaitMode, Waiter, feed_and_wait, set_fresh_pipe_nonblocking};
 pub(super) fn run_with(
     argv: &[String],
     timeout: Duration,
-    root: &Path,
+    root: &std::path::Path,
     line: &[u8],
     mode: WaitMode,
 ) -> Result<(), ProcessError> {
@@ -32,7 +30,7 @@ pub(super) fn run_with(
         supervisor: &supervisor,
         capture: None,
     };
-    spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch, &[])
+    super::entry::spawn_and_wait(argv, timeout, root, line, Stdio::null(), watch, &[])
 }
 
 /// How a child is watched while it runs, beside its deadline: how its exit
@@ -75,46 +73,6 @@ pub(crate) fn null() -> Stdio {
 fn open_null() -> Option<OwnedFd> {
     use rustix::fs::{Mode, OFlags, open};
     open("/dev/null", OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty()).ok()
-}
-
-pub(crate) fn spawn_and_wait(
-    argv: &[String],
-    timeout: Duration,
-    root: &Path,
-    line: &[u8],
-    stdout: Stdio,
-    watch: Watch<'_>,
-    env: &[(&OsStr, Option<&OsStr>)],
-) -> Result<(), ProcessError> {
-    let (program, args) = match argv.split_first() {
-        Some((program, args)) => (program.as_str(), args),
-        None => ("", &[][..]),
-    };
-    let path_var = std::env::var_os("PATH");
-    let exe = watch
-        .supervisor
-        .resolve(program, root, path_var.as_deref())?;
-    let mut command = Command::new(&exe);
-    command
-        .args(args)
-        .current_dir(root)
-        .stdout(stdout)
-        .stderr(null());
-    // The child searches `PATH` as we do: a script's bare `ls` must not
-    // run a `./ls` planted in the repository either. Set only when some
-    // entry is not absolute: setting any variable makes std copy the whole
-    // environment for the child, which was most of a `run` hook's own cost.
-    if let Some(path_var) = path_var.as_deref().filter(|p| !only_absolute_entries(p)) {
-        command.env("PATH", absolute_entries(path_var));
-    }
-    for &(name, value) in env {
-        match value {
-            Some(value) if name == "PATH" => command.env(name, absolute_entries(value)),
-            Some(value) => command.env(name, value),
-            None => command.env_remove(name),
-        };
-    }
-    wait_for(command, program, line, timeout, watch)
 }
 
 pub(crate) fn wait_for(
@@ -180,26 +138,13 @@ pub(crate) fn wait_for(
     if let (Some(capture), Some(drainer)) = (capture, drainer) {
         capture.tail = drainer.finish();
     }
-    // Killed by the interrupt, or still running at it (a clean exit that
-    // beat the interrupt to it is a success still).
-    if interrupted && !matches!(&status, Ok(s) if s.success()) {
-        return Err(ProcessError::Interrupted);
-    }
-    if !exited {
-        return Err(ProcessError::TimedOut { timeout });
-    }
-    let status = status?;
-    match (status.code(), status.signal()) {
-        (Some(0), _) => Ok(()),
-        (Some(code), _) => Err(ProcessError::Exit { code }),
-        (None, Some(signal)) => Err(ProcessError::Signal { signal }),
-        (None, None) => Err(ProcessError::Exit { code: -1 }),
-    }
+    outcome(status, exited, interrupted, timeout)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     use super::super::test_watchdog::{alive, read_pid, wait_until, within};
 

@@ -1,12 +1,11 @@
-//! One child on Windows, from its spawn to its end: the program resolved
-//! (`PATHEXT`), a job object of its own with no console window and a
-//! process group of its own, the event line written on a thread, the child
+//! One child on Windows, from its spawn to its end (its `Command` built
+//! from the argv in `entry.rs`, the program found with `PATHEXT`): a job
+//! object of its own with no console window and a process group of its
+//! own, the event line written on a thread, the child
 //! polled against its deadline, the job terminated at the deadline or the
 //! interrupt, and the exit code read as a [`ProcessError`].
 
-use std::ffi::OsStr;
 use std::io::Write;
-use std::path::Path;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -17,8 +16,7 @@ use windows::Win32::System::Threading::{
 };
 
 use super::stderr::Drainer;
-use crate::error::ProcessError;
-use crate::resolve::{absolute_entries, only_absolute_entries};
+use crate::error::{ProcessError, outcome};
 use crate::stderr::StderrTail;
 use crate::supervisor::Supervisor;
 
@@ -46,7 +44,7 @@ fn lock(group: &Group) -> MutexGuard<'_, Box<dyn ChildWrapper>> {
 /// [`Supervisor`] it is in flight on, and where the end of its stderr is
 /// kept, when anywhere.
 pub(crate) struct Watch<'a> {
-    supervisor: &'a Supervisor,
+    pub(crate) supervisor: &'a Supervisor,
     capture: Option<&'a mut StderrTail>,
 }
 
@@ -64,51 +62,6 @@ impl<'a> Watch<'a> {
 /// The null device for a child's stdout.
 pub(crate) fn null() -> Stdio {
     Stdio::null()
-}
-
-pub(crate) fn spawn_and_wait(
-    argv: &[String],
-    timeout: Duration,
-    root: &Path,
-    line: &[u8],
-    stdout: Stdio,
-    watch: Watch<'_>,
-    env: &[(&OsStr, Option<&OsStr>)],
-) -> Result<(), ProcessError> {
-    let (program, args) = match argv.split_first() {
-        Some((program, args)) => (program.as_str(), args),
-        None => ("", &[][..]),
-    };
-    let path_var = std::env::var_os("PATH");
-    let exe = watch
-        .supervisor
-        .resolve(program, root, path_var.as_deref())?;
-    // An absolute path: std's own search (the application's directory and
-    // the working directory first) never runs. A `.bat` or `.cmd` is run by
-    // std through `cmd.exe`, each argument quoted, or refused.
-    let mut command = Command::new(&exe);
-    command
-        .args(args)
-        .current_dir(root)
-        .stdout(stdout)
-        .stderr(Stdio::null());
-    // The child searches `PATH` as we do, and `cmd.exe` (a `.cmd` hook, or
-    // one a hook runs) looks in no working directory before it: a script's
-    // bare `git` must not run a `git.exe` planted in the repository.
-    if let Some(path_var) = path_var.as_deref().filter(|p| !only_absolute_entries(p)) {
-        command.env("PATH", absolute_entries(path_var));
-    }
-    command.env("NoDefaultCurrentDirectoryInExePath", "1");
-    for &(name, value) in env {
-        match value {
-            Some(value) if name.eq_ignore_ascii_case("PATH") => {
-                command.env(name, absolute_entries(value))
-            }
-            Some(value) => command.env(name, value),
-            None => command.env_remove(name),
-        };
-    }
-    wait_for(command, program, line, timeout, watch)
 }
 
 /// Spawns `command` suspended in a job object of its own, with no console
@@ -187,31 +140,6 @@ pub(crate) fn wait_for(
 /// which cannot happen.
 fn still_running() -> std::io::Error {
     std::io::Error::other("the child was still running after its wait")
-}
-
-/// What a run comes to, as on Unix: killed by the interrupt, or still
-/// running at it, is [`ProcessError::Interrupted`] (a clean exit that beat
-/// the interrupt is a success); killed at its deadline,
-/// [`ProcessError::TimedOut`]. A job's termination gives exit code 1,
-/// which is never read as the child's own: `exited` and `interrupted` say
-/// who ended it.
-fn outcome(
-    status: Result<ExitStatus, ProcessError>,
-    exited: bool,
-    interrupted: bool,
-    timeout: Duration,
-) -> Result<(), ProcessError> {
-    if interrupted && !matches!(&status, Ok(s) if s.success()) {
-        return Err(ProcessError::Interrupted);
-    }
-    if !exited {
-        return Err(ProcessError::TimedOut { timeout });
-    }
-    match status?.code() {
-        Some(0) => Ok(()),
-        Some(code) => Err(ProcessError::Exit { code }),
-        None => Err(ProcessError::Exit { code: -1 }),
-    }
 }
 
 /// Writes `line` to the child's stdin on a thread of its own, then closes
