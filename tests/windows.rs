@@ -201,6 +201,28 @@ fn helper_toml() -> String {
 /// One `started` event, as `io replay` reads it.
 const STARTED: &str = "{\"event\":\"started\",\"goal\":\"g\",\"resumed\":false,\"run_id\":\"r\",\"depth\":0,\"seq\":0}\n";
 
+/// A workspace whose `io.local.toml` runs the helper on the event `on`,
+/// with a timeout of `timeout_ms`.
+fn helper_hook(on: &str, timeout_ms: u32) -> Env {
+    let env = Env::new();
+    env.write(
+        "io.local.toml",
+        &format!(
+            "[[hook]]\non = [\"{on}\"]\nrun = {}\ntimeout_ms = {timeout_ms}\n",
+            helper_toml()
+        ),
+    );
+    env
+}
+
+/// A workspace to `io replay events.jsonl` in: one `started` event, whose
+/// hook runs the helper with a minute's timeout (more than any test waits).
+fn started_replay() -> Env {
+    let env = helper_hook("started", 60_000);
+    env.write("events.jsonl", STARTED);
+    env
+}
+
 /// What the child does, when this binary is run as one (and nothing in a
 /// run of the suite).
 #[test]
@@ -276,14 +298,7 @@ fn a_run_hook_through_cmd_gets_the_event_line_on_stdin_then_eof() {
 
 #[test]
 fn a_hook_past_its_timeout_is_killed_with_the_grandchild_it_started() {
-    let env = Env::new();
-    env.write(
-        "io.local.toml",
-        &format!(
-            "[[hook]]\non = [\"started\"]\nrun = {}\ntimeout_ms = 8000\n",
-            helper_toml()
-        ),
-    );
+    let env = helper_hook("started", 8000);
     env.write("events.jsonl", STARTED);
     let mut io = env.io(&["replay", "events.jsonl"]);
     io.env(HELPER, "parent");
@@ -530,14 +545,7 @@ fn ctrl_c(env: &Env, args: &str, role: &str, ready: &str) -> Option<String> {
 
 #[test]
 fn ctrl_c_stops_a_run_in_flight_and_io_exits_130() {
-    let env = Env::new();
-    env.write(
-        "io.local.toml",
-        &format!(
-            "[[hook]]\non = [\"tool_call\"]\nrun = {}\ntimeout_ms = 60000\n",
-            helper_toml()
-        ),
-    );
+    let env = helper_hook("tool_call", 60000);
     env.write("script.toml", SCRIPT);
     let Some(reported) = ctrl_c(&env, "run script.toml", "sleep", "hook.ready") else {
         return;
@@ -557,15 +565,7 @@ fn ctrl_c_stops_a_run_in_flight_and_io_exits_130() {
 /// hook and the grandchild it started), and `io` exits with 130.
 #[test]
 fn ctrl_c_with_no_run_in_flight_ends_io_and_every_child_at_once() {
-    let env = Env::new();
-    env.write(
-        "io.local.toml",
-        &format!(
-            "[[hook]]\non = [\"started\"]\nrun = {}\ntimeout_ms = 60000\n",
-            helper_toml()
-        ),
-    );
-    env.write("events.jsonl", STARTED);
+    let env = started_replay();
     let Some(reported) = ctrl_c(&env, "replay events.jsonl", "parent", "ready") else {
         return;
     };
@@ -586,15 +586,7 @@ fn ctrl_break_ends_io_with_149() {
         );
         return;
     }
-    let env = Env::new();
-    env.write(
-        "io.local.toml",
-        &format!(
-            "[[hook]]\non = [\"started\"]\nrun = {}\ntimeout_ms = 60000\n",
-            helper_toml()
-        ),
-    );
-    env.write("events.jsonl", STARTED);
+    let env = started_replay();
     let mut io = env.io(&["replay", "events.jsonl"]);
     io.env(HELPER, "sleep");
     console::new_process_group(&mut io);
@@ -621,15 +613,7 @@ fn a_closed_console_ends_io_with_129_and_every_childs_job() {
         );
         return;
     }
-    let env = Env::new();
-    env.write(
-        "io.local.toml",
-        &format!(
-            "[[hook]]\non = [\"started\"]\nrun = {}\ntimeout_ms = 60000\n",
-            helper_toml()
-        ),
-    );
-    env.write("events.jsonl", STARTED);
+    let env = started_replay();
     let mut io = env.io(&["replay", "events.jsonl"]);
     io.env(HELPER, "parent");
     console::new_console(&mut io);

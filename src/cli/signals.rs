@@ -273,7 +273,6 @@ fn on(signal: i32) {
         err(&stopping_line(signal, &run_id));
         return;
     }
-    SIGNALLED.store(true, Ordering::SeqCst);
     end_now(signal);
 }
 
@@ -288,19 +287,18 @@ fn on(signal: i32) {
 /// Returns the flag the event thread sets before it starts ending things.
 #[cfg(windows)]
 pub(crate) fn start_process() -> &'static AtomicBool {
-    windows::listen(on, || {
-        SIGNALLED.store(true, Ordering::SeqCst);
-        end_now(windows::SIGHUP)
-    });
+    windows::listen(on, || end_now(windows::SIGHUP));
     &SIGNALLED
 }
 
-/// Ends every child in flight and `io` with it, on `signal`: kills their
+/// Ends every child in flight and `io` with it, on `signal`: sets the flag
+/// that says `io` is ending ([`claim_last_line`] reads it), kills their
 /// process groups and refuses new ones, waits (boundedly) for them to be
 /// reaped, says what each background hook was not given and prints the
 /// line set for it ([`on_signal`]), and exits with 128 + the signal's
 /// number.
 fn end_now(signal: i32) -> ! {
+    SIGNALLED.store(true, Ordering::SeqCst);
     // What the signal ends, as it was when it came: the interrupt below
     // lets the main thread go on, and clear it, before this one prints.
     let line = signal_line();

@@ -153,20 +153,22 @@ use windows::USER_DIR_VARS;
 #[cfg(windows)]
 pub(super) use windows::{data_dir_from, user_dir_from};
 
+/// The environment `vars` as the lookups here take one: the tests' (both
+/// platforms').
+#[cfg(test)]
+fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+    move |name| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| OsString::from(v))
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
-    use std::ffi::OsString;
     use std::path::PathBuf;
 
     use super::*;
-
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
-        move |name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| OsString::from(v))
-        }
-    }
 
     #[test]
     fn io_config_home_comes_first() {

@@ -56,34 +56,30 @@ pub(super) fn listen(on: fn(i32), closed: fn() -> !) {
             return;
         }
     };
-    let started = std::thread::Builder::new()
-        .name("signals".to_owned())
-        .spawn(move || receive(events, on, closed));
-    // Without this thread a Ctrl-C would end nothing: `io` stops here,
-    // before any work, rather than run unstoppable.
+    // Without the runtime or the thread a Ctrl-C would end `io` alone
+    // (Windows' default), its hooks left running: `io` stops here, before
+    // any work, rather than run so.
+    let started = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .and_then(|runtime| {
+            std::thread::Builder::new()
+                .name("signals".to_owned())
+                .spawn(move || receive(&runtime, events, on, closed))
+        });
     if let Err(e) = started {
         err(&format!("io: cannot start a thread: {}\n", os_error(&e)));
         std::process::exit(1);
     }
 }
 
-/// The event thread: waits for each event on a current-thread runtime and
-/// does what it says, for as long as `io` runs.
+/// The event thread: waits for each event on `runtime`, a current-thread
+/// one, and does what it says, for as long as `io` runs.
 fn receive(
+    runtime: &tokio::runtime::Runtime,
     (mut c, mut brk, mut close): (CtrlC, CtrlBreak, CtrlClose),
     on: fn(i32),
     closed: fn() -> !,
 ) {
-    let runtime = match tokio::runtime::Builder::new_current_thread().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            err(&format!(
-                "io: cannot receive the console's events (no runtime: {})\n",
-                os_error(&e)
-            ));
-            return;
-        }
-    };
     runtime.block_on(async {
         loop {
             tokio::select! {

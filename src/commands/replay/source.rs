@@ -70,9 +70,24 @@ mod id {
     }
 
     /// The identity of the file at `path` (a reparse point there is
-    /// followed; an append fails on one, so writes nothing).
+    /// followed; an append fails on one, so writes nothing), from a handle
+    /// with no access to its data, as std's `metadata` opens one: the path
+    /// is an `append` hook's, which a clone may have put a file at.
     pub(super) fn of_path(path: &Path) -> Option<FileId> {
-        same_file::Handle::from_path(path).ok()
+        use std::os::windows::fs::OpenOptionsExt;
+        /// `FILE_FLAG_BACKUP_SEMANTICS`: a directory is opened too.
+        const BACKUP_SEMANTICS: u32 = 0x0200_0000;
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "a look, as `metadata` is: no access to the file's data is asked for, and \
+                      nothing is read or written through the handle; only its identity is taken"
+        )]
+        let file = std::fs::OpenOptions::new()
+            .access_mode(0)
+            .custom_flags(BACKUP_SEMANTICS)
+            .open(path)
+            .ok()?;
+        same_file::Handle::from_file(file).ok()
     }
 
     /// A duplicate of stdin's handle, as a file, when it is a regular

@@ -63,19 +63,10 @@ fn base_dir_from(
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
     use std::path::PathBuf;
 
     use super::{base_dir_from, data_dir_from, known_folder, user_dir_from};
-    use crate::config::discover::user_dir_passed_over;
-
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
-        move |name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| OsString::from(v))
-        }
-    }
+    use crate::config::discover::{env, user_dir_passed_over};
 
     fn known() -> Option<PathBuf> {
         Some(PathBuf::from(r"C:\Users\me\AppData\Roaming"))

@@ -3,7 +3,8 @@
 //! on Unix; a run's lock is taken on a sidecar file beside its journal,
 //! `<run>.jsonl.lock` (fs4, `LockFileEx`), since Windows' locks are
 //! mandatory and a locked journal could not be appended to; the journals'
-//! directory is read, and a journal renamed in, by path. A journal `io`
+//! directory is read, and a journal renamed in, by path, while it is held
+//! open beneath the root. A journal `io`
 //! makes is given a DACL of one entry, its owner's full control (0600 the
 //! Windows way): one made where it would inherit a DACL that lets others
 //! write it (a directory made in `C:\` grants Authenticated Users
@@ -154,18 +155,33 @@ impl FileStore {
     }
 
     /// Gives the file `temp_name` beside the journal `rel` the journal's
-    /// name (`MoveFileEx` with replace, as std's rename is on Windows).
+    /// name (`MoveFileEx` with replace, as std's rename is on Windows), by
+    /// path. The journals' directory of a store beneath a root is held
+    /// open meanwhile, reached beneath the root through no link: a
+    /// directory io-beneath opens is shared without `FILE_SHARE_DELETE`
+    /// (cap-std's rule), so it cannot be renamed away and a junction put in
+    /// its place between that open and the rename.
     pub(super) fn rename(
         &self,
         rel: &Path,
         temp_name: &OsStr,
         name: &OsStr,
     ) -> Result<(), StoreError> {
+        let _held = match self.rel.as_os_str().is_empty() {
+            // `FileStore::new`'s: the embedder's own directory, beneath no
+            // root, as Unix's `dir_fd` takes it.
+            true => None,
+            false => Some(
+                self.open(&self.rel, Open::read())
+                    .map_err(|e| self.refused(&self.rel, e))?,
+            ),
+        };
         let dir = self.dir();
         #[allow(
             clippy::disallowed_methods,
             reason = "both names are in the journals' directory, which the temporary file was \
-                      just made in beneath the root through no link; io-beneath has no rename"
+                      just made in beneath the root through no link and which is held open \
+                      through the rename; io-beneath has no rename"
         )]
         fs::rename(dir.join(temp_name), dir.join(name)).map_err(|e| self.fail(rel, e))
     }
