@@ -17,7 +17,7 @@ mod common;
 
 use std::fs;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -233,6 +233,48 @@ fn a_reparse_point_as_the_logs_last_name_is_refused() {
         assert!(failure.unwrap().contains("symbolic link"), "{link:?}");
         assert_eq!(fs::read_to_string(&target).unwrap(), "");
     }
+}
+
+/// A sidecar `<log>.lock` that is in the way (a clone's committed
+/// directory of that name) would fail every append: building the hooks
+/// says so, naming it, under the root and outside it alike.
+#[test]
+fn a_sidecar_lock_in_the_way_is_a_problem_when_the_hooks_are_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    for log in [
+        dir.path().join("audit.jsonl"),
+        outside.path().join("audit.jsonl"),
+    ] {
+        let lock = lock_of(&log);
+        fs::create_dir(&lock).unwrap();
+        let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], dir.path());
+        let said: Vec<String> = hooks.problems().iter().map(ToString::to_string).collect();
+        assert!(
+            said.iter().any(|p| p.contains(&*lock.to_string_lossy())
+                && p.contains("is a directory, so every append would fail")),
+            "{log:?}: {said:?}"
+        );
+        let mut failure = None;
+        let _ = hooks.fire_with(&started("x"), &started("x"), |run| {
+            failure = run.result.err().map(ToString::to_string);
+        });
+        assert!(failure.is_some(), "{log:?}: the append fails, as said");
+        fs::remove_dir(&lock).unwrap();
+        let hooks = Hooks::new(vec![append(&log, &[], Flow::Continue)], dir.path());
+        assert!(
+            hooks.problems().is_empty(),
+            "{log:?}: {:?}",
+            hooks.problems()
+        );
+    }
+}
+
+/// `<log>.lock` beside `log`.
+fn lock_of(log: &Path) -> PathBuf {
+    let mut name = log.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
 }
 
 /// `check` judges a program by its extension and its kind, not a `#!`

@@ -74,6 +74,20 @@ pub(crate) enum AppendProblem {
         /// The part of the path the operator wrote.
         text: String,
     },
+    /// Windows: the sidecar `<log>.lock` every append to the log takes its
+    /// lock on is in the way: a directory, a symbolic link or not a
+    /// regular file (a clone's committed `audit.jsonl.lock/`), so every
+    /// append would fail.
+    #[cfg(windows)]
+    LockInTheWay {
+        /// The log.
+        path: PathBuf,
+        /// Its sidecar.
+        lock: PathBuf,
+        /// What the sidecar is: `a directory`, `a symbolic link`, `not a
+        /// regular file`.
+        is: &'static str,
+    },
     /// The path was resolved against another root when its table was read
     /// ([`TomlFile::hooks`](crate::TomlFile::hooks),
     /// [`HookTables::into_specs`](crate::HookTables::into_specs)) than the
@@ -109,6 +123,10 @@ impl AppendProblem {
             AppendProblem::OtherRoot { .. } => {
                 "read the file and build the hooks with the same root".to_owned()
             }
+            #[cfg(windows)]
+            AppendProblem::LockInTheWay { .. } => {
+                "move the lock path away, or name another log".to_owned()
+            }
         })
     }
 
@@ -130,6 +148,8 @@ impl AppendProblem {
             | AppendProblem::Owned { path, .. }
             | AppendProblem::CannotCreate { path, .. }
             | AppendProblem::OtherRoot { path, .. } => Some(path),
+            #[cfg(windows)]
+            AppendProblem::LockInTheWay { lock, .. } => Some(lock),
         }
     }
 }
@@ -177,6 +197,14 @@ impl fmt::Display for AppendProblem {
                 path.display(),
                 read_with.display(),
                 root.display()
+            ),
+            #[cfg(windows)]
+            AppendProblem::LockInTheWay { path, lock, is } => write!(
+                f,
+                "append: `{}`, the file appends to `{}` take their lock on, is {is}, so \
+                 every append would fail",
+                lock.display(),
+                path.display()
             ),
         }
     }

@@ -325,6 +325,19 @@ pub(crate) fn check(path: &Path, root: &Root) -> Vec<AppendProblem> {
             text: written.display().to_string(),
         }];
     }
+    let problems = check_kind(path, root);
+    // Windows: each append locks the sidecar too; one in the way fails them
+    // all, as the log itself would.
+    #[cfg(windows)]
+    let problems = match problems.is_empty() {
+        true => lock_in_the_way(path, root).into_iter().collect(),
+        false => problems,
+    };
+    problems
+}
+
+/// What [`check`] finds at `path` itself: what it is, and the way to it.
+fn check_kind(path: &Path, root: &Root) -> Vec<AppendProblem> {
     let mut problems = Vec::new();
     match (target(root, path), root.is_open()) {
         (Target::Beneath(name), true) => check_beneath(path, &name, root, &mut problems),
@@ -332,6 +345,24 @@ pub(crate) fn check(path: &Path, root: &Root) -> Vec<AppendProblem> {
         _ => check_as_written(path, &mut problems),
     }
     problems
+}
+
+/// Windows: the log `path`'s sidecar ([`sidecar`]) when something not a
+/// regular file sits at its name, reached as the log is.
+#[cfg(windows)]
+fn lock_in_the_way(path: &Path, root: &Root) -> Option<AppendProblem> {
+    let lock = sidecar(path);
+    let is = check_kind(&lock, root).into_iter().find_map(|p| match p {
+        AppendProblem::IsDirectory { .. } => Some("a directory"),
+        AppendProblem::IsSymlink { .. } => Some("a symbolic link"),
+        AppendProblem::NotRegular { .. } => Some("not a regular file"),
+        _ => None,
+    })?;
+    Some(AppendProblem::LockInTheWay {
+        path: path.to_path_buf(),
+        lock,
+        is,
+    })
 }
 
 /// [`check`] for a path outside the root.
