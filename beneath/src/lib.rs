@@ -1272,14 +1272,17 @@ impl At<'_> {
             // leave by, and is not `..`), and a plain `openat` is about
             // 180 ns cheaper an open (BENCHMARKS.md): on the per-event path
             // of an `append` hook whose file sits at the root, a fifth of
-            // what the engine adds to the syscalls. Here and not in
-            // `kernel`: its `EPERM` (an append-only or immutable file) is
-            // the file's answer, never `openat2`'s absence.
+            // what the engine adds to the syscalls.
             if cfg!(target_os = "linux") && flags.contains(OFlags::NOFOLLOW) && is_one_name(rel) {
                 return rustix::fs::openat(self.fd, rel, flags, mode).map_err(Miss::Errno);
             }
             match kernel(self.fd, rel, flags, mode, links) {
-                Err(Errno::NOSYS | Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
+                // Only when `openat2` itself is refused: an `EPERM` can be
+                // the file's answer (an append-only or immutable file),
+                // which must not send every later open to the walk.
+                Err(Errno::NOSYS | Errno::PERM) if openat2_refused(self.fd) => {
+                    NO_OPENAT2.store(true, Ordering::Relaxed);
+                }
                 // Renamed under it each time it was tried: the walk, this
                 // once.
                 Err(Errno::AGAIN) => {}
@@ -1532,6 +1535,21 @@ fn kernel(
 fn is_one_name(rel: &Path) -> bool {
     let bytes = rel.as_os_str().as_encoded_bytes();
     !bytes.is_empty() && !bytes.contains(&b'/') && bytes != b"." && bytes != b".."
+}
+
+/// Whether `openat2` itself is refused here (`ENOSYS`: a kernel before
+/// 5.6; `EPERM`: a seccomp filter), asked with an open that cannot fail
+/// otherwise: the root itself, as a path.
+#[cfg(unix)]
+fn openat2_refused(root: BorrowedFd<'_>) -> bool {
+    let probe = kernel(
+        root,
+        Path::new("."),
+        OFlags::PATH,
+        Mode::empty(),
+        Links::None,
+    );
+    matches!(probe, Err(Errno::NOSYS | Errno::PERM))
 }
 
 /// How many times `openat2` is asked while it answers `EAGAIN`, as cap-std

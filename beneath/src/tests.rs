@@ -661,45 +661,56 @@ fn a_root_is_made_absolute_and_compared_so() {
     assert_eq!(Root::open("").unwrap().path(), cwd);
 }
 
-/// A one-name `O_NOFOLLOW` open is a plain `openat`, and its `EPERM` (here
-/// an immutable file's, as an append-only file's would be) is the file's
+/// A file's `EPERM` (here an immutable file's, as an append-only file's
+/// would be), by the one-name `openat` or by `openat2`, is the file's
 /// answer: it never leaves `openat2` unasked for the rest of the process,
 /// which would send every later open to the walk and refuse the links
 /// beneath the root that `openat2` follows.
 #[test]
-fn a_one_name_opens_eperm_leaves_openat2_asked() {
+fn a_files_eperm_leaves_openat2_asked() {
     use rustix::fs::{IFlags, ioctl_getflags, ioctl_setflags};
     if !kernel_resolves() {
         eprintln!("skipped: no openat2 here");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("log");
-    std::fs::write(&path, "").unwrap();
-    let file = File::open(&path).unwrap();
-    let flags = ioctl_getflags(&file).unwrap();
-    if ioctl_setflags(&file, flags | IFlags::IMMUTABLE).is_err() {
-        eprintln!("skipped: cannot make a file immutable here (needs root and ext4 or the like)");
-        return;
-    }
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
     /// Lifts the flag even when an assertion fails, so the temp dir goes.
-    struct Mutable<'f>(&'f File, IFlags);
-    impl Drop for Mutable<'_> {
+    struct Mutable(File, IFlags);
+    impl Drop for Mutable {
         fn drop(&mut self) {
-            let _ = ioctl_setflags(self.0, self.1);
+            let _ = ioctl_setflags(&self.0, self.1);
         }
     }
-    let _mutable = Mutable(&file, flags);
+    let mut held = Vec::new();
+    // One name (a plain `openat`) and two (`openat2`).
+    for rel in ["log", "sub/log"] {
+        let path = dir.path().join(rel);
+        std::fs::write(&path, "").unwrap();
+        let file = File::open(&path).unwrap();
+        let flags = ioctl_getflags(&file).unwrap();
+        if ioctl_setflags(&file, flags | IFlags::IMMUTABLE).is_err() {
+            eprintln!(
+                "skipped: cannot make a file immutable here (needs root and ext4 or the like)"
+            );
+            return;
+        }
+        held.push(Mutable(file, flags));
+    }
     let root = Root::open(dir.path()).unwrap();
     let append = Open::append().nofollow().unjudged();
-    match root.open_file("log", &append) {
-        Err(Error::Io(e)) => assert_eq!(e.raw_os_error(), Some(Errno::PERM.raw_os_error())),
-        other => panic!("an immutable file opened to append: {other:?}"),
+    for rel in ["log", "sub/log"] {
+        match root.open_file(rel, &append) {
+            Err(Error::Io(e)) => {
+                assert_eq!(e.raw_os_error(), Some(Errno::PERM.raw_os_error()), "{rel}")
+            }
+            other => panic!("an immutable {rel} opened to append: {other:?}"),
+        }
+        assert!(
+            !NO_OPENAT2.load(Ordering::Relaxed),
+            "{rel}: a file's EPERM was taken for openat2's absence"
+        );
     }
-    assert!(
-        !NO_OPENAT2.load(Ordering::Relaxed),
-        "a file's EPERM was taken for openat2's absence"
-    );
 }
 
 /// `openat2`'s `EAGAIN` is asked again, at most four times in all; any
