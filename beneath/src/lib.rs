@@ -1540,7 +1540,7 @@ fn is_one_name(rel: &Path) -> bool {
 /// Whether `openat2` itself is refused here (`ENOSYS`: a kernel before
 /// 5.6; `EPERM`: a seccomp filter), asked with an open that cannot fail
 /// otherwise: the root itself, as a path.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn openat2_refused(root: BorrowedFd<'_>) -> bool {
     let probe = kernel(
         root,
@@ -1552,16 +1552,22 @@ fn openat2_refused(root: BorrowedFd<'_>) -> bool {
     matches!(probe, Err(Errno::NOSYS | Errno::PERM))
 }
 
+/// No `openat2` here: always refused.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn openat2_refused(_: BorrowedFd<'_>) -> bool {
+    true
+}
+
 /// How many times `openat2` is asked while it answers `EAGAIN`, as cap-std
 /// asks it: the kernel says so when a rename anywhere on the host raced the
 /// resolution, which can happen again each time, so the tries are bounded
 /// and the caller then walks.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 const AGAIN_TRIES: usize = 4;
 
 /// `open`, asked again while it answers `EAGAIN`, at most [`AGAIN_TRIES`]
 /// times in all; then `EAGAIN`.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn retry_again<T>(mut open: impl FnMut() -> rustix::io::Result<T>) -> rustix::io::Result<T> {
     for _ in 1..AGAIN_TRIES {
         match open() {

@@ -702,7 +702,7 @@ fn a_files_eperm_leaves_openat2_asked() {
     for rel in ["log", "sub/log"] {
         match root.open_file(rel, &append) {
             Err(Error::Io(e)) => {
-                assert_eq!(e.raw_os_error(), Some(Errno::PERM.raw_os_error()), "{rel}")
+                assert_eq!(e.raw_os_error(), Some(Errno::PERM.raw_os_error()), "{rel}");
             }
             other => panic!("an immutable {rel} opened to append: {other:?}"),
         }
@@ -716,6 +716,7 @@ fn a_files_eperm_leaves_openat2_asked() {
 /// `openat2`'s `EAGAIN` is asked again, at most four times in all; any
 /// other answer is the answer.
 #[test]
+#[cfg(target_os = "linux")]
 fn eagain_is_retried_a_bounded_number_of_times() {
     for fails in 0..=5 {
         let mut calls = 0;
